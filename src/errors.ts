@@ -1,0 +1,99 @@
+/**
+ * Errors are data with a code. One factory per code; each message says what happened, names the
+ * hook, and says what to do next. Check errors by `code`, never by `instanceof` across threads.
+ */
+
+/** Every kind of failure hookbox reports. The README documents each one. */
+export const HOOK_ERROR_CODES = [
+  "load_failed",
+  "handler_threw",
+  "invalid_result",
+  "result_too_large",
+  "timeout",
+  "unresponsive",
+  "crashed",
+  "out_of_memory",
+  "disabled",
+  "protocol_violation",
+] as const;
+export type HookErrorCode = (typeof HOOK_ERROR_CODES)[number];
+
+/** What `onError` listeners receive. */
+export interface HookError {
+  /** The hook's path as configured (or `command:<name>` for a command the host ran). */
+  hookPath: string;
+  /** The event type, `load`, `command`, `render` or `worker`. */
+  event: string;
+  /** A readable message: what happened and what to do. */
+  error: string;
+  code: HookErrorCode;
+  /** The worker-side stack, pointing into the hook's file, when there is one. */
+  stack?: string;
+}
+
+/** An Error that carries a `HookErrorCode`; thrown by `emitToolCall` and returned by the sandbox. */
+export class HookFailure extends Error {
+  readonly code: HookErrorCode;
+  readonly hookPath: string;
+  readonly event: string;
+  constructor(code: HookErrorCode, hookPath: string, event: string, message: string, stack?: string) {
+    super(message);
+    this.name = "HookFailure";
+    this.code = code;
+    this.hookPath = hookPath;
+    this.event = event;
+    if (stack) this.stack = stack;
+  }
+  toHookError(): HookError {
+    const e: HookError = { hookPath: this.hookPath, event: this.event, error: this.message, code: this.code };
+    if (this.stack) e.stack = this.stack;
+    return e;
+  }
+}
+
+/** Readable text for anything thrown: an Error's message, a string, or a JSON rendering of other values. */
+export function describeThrown(value: unknown): string {
+  if (value instanceof Error) return value.message || value.name || "Error";
+  if (value && typeof value === "object" && typeof (value as { message?: unknown }).message === "string") {
+    return (value as { message: string }).message;
+  }
+  if (value === undefined) return "undefined was thrown (throw an Error to give a message)";
+  if (typeof value === "string") return value;
+  try {
+    return `a non-Error value was thrown: ${JSON.stringify(value) ?? String(value)}`;
+  } catch {
+    return `a non-Error value was thrown: ${Object.prototype.toString.call(value)}`;
+  }
+}
+
+const name = (hookPath: string) => `Hook "${hookPath}"`;
+
+/** One factory per code. */
+export const Errors = {
+  loadFailed: (hookPath: string, reason: string, stack?: string) =>
+    new HookFailure("load_failed", hookPath, "load", `Failed to load hook: ${reason}`, stack),
+  handlerThrew: (hookPath: string, event: string, message: string, stack?: string) =>
+    new HookFailure("handler_threw", hookPath, event, message, stack),
+  invalidResult: (hookPath: string, event: string, detail: string) =>
+    new HookFailure("invalid_result", hookPath, event,
+      `${name(hookPath)} returned an invalid ${event} result, which was not applied: ${detail}`),
+  resultTooLarge: (hookPath: string, event: string, bytes: number, limit: number) =>
+    new HookFailure("result_too_large", hookPath, event,
+      `${name(hookPath)} sent ${bytes} bytes on ${event}, over the ${limit}-byte limit (limits.maxMessageBytes); it was refused. Return less data or raise the limit.`),
+  timeout: (hookPath: string, event: string, ms: number) =>
+    new HookFailure("timeout", hookPath, event,
+      `${name(hookPath)} did not settle ${event} within ${ms} ms of its own time (deadlines option); the result was dropped and the runner went on.`),
+  unresponsive: (hookPath: string, event: string, ms: number) =>
+    new HookFailure("unresponsive", hookPath, event,
+      `${name(hookPath)} stopped answering for ${ms} ms during ${event} (its event loop is blocked, e.g. a synchronous loop); its worker was terminated.`),
+  crashed: (hookPath: string, event: string, detail: string, stack?: string) =>
+    new HookFailure("crashed", hookPath, event, `${name(hookPath)} crashed during ${event}: ${detail}`, stack),
+  outOfMemory: (hookPath: string, event: string) =>
+    new HookFailure("out_of_memory", hookPath, event,
+      `${name(hookPath)} hit its memory limit during ${event} (resourceLimits); its worker was ended. Raise limits.resourceLimits if the hook really needs more.`),
+  disabled: (hookPath: string, event: string, why: string) =>
+    new HookFailure("disabled", hookPath, event, `${name(hookPath)} is disabled (${why}); ${event} skipped it. Fix the hook and reload it.`),
+  protocolViolation: (hookPath: string, detail: string) =>
+    new HookFailure("protocol_violation", hookPath, "worker",
+      `${name(hookPath)} sent a message outside the protocol, which was dropped: ${detail}`),
+} as const;

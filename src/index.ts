@@ -1,0 +1,17 @@
+/**
+ * hookbox: the hook contract of the original subsystem, with each hook module in its own worker.
+ * Swap the import; the API is the same.
+ */
+export { loadHooks, type LoadHooksResult, type LoadOptions } from "./loader.js";
+export { discoverAndLoadHooks, type DiscoverOptions } from "./discovery/index.js";
+export { HookRunner, type RunnerInitOptions, type RunnerOptions } from "./runner.js";
+export { HookToolWrapper } from "./tool-wrapper.js";
+export { execCommand } from "./exec.js";
+export { HOOK_ERROR_CODES, HookFailure, type HookError, type HookErrorCode } from "./errors.js";
+export type { LoadedHook, HandlerFn } from "./hook.js";
+export type { SandboxOptions } from "./options.js";
+export type { SandboxState } from "./sandbox/sandbox.js";
+export { StatusLine, sanitizeStatusText, truncateToWidth, displayWidth } from "./status-line.js";
+export { createNoOpUIContext } from "./bridge/ui.js";
+export { resolvePath, expandPath } from "./paths.js";
+export * from "./types.js";

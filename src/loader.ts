@@ -1,0 +1,85 @@
+/**
+ * loadHooks: one worker per hook module, started in parallel; the result keeps the order of
+ * `paths`. A module that fails to load lands in `errors` with its code, and its worker is ended.
+ */
+import { existsSync } from "node:fs";
+import { Errors, type HookErrorCode } from "./errors.js";
+import type { HandlerFn, LoadedHook } from "./hook.js";
+import { deadlineFor, resolveSandboxOptions, type SandboxOptions } from "./options.js";
+import { resolvePath } from "./paths.js";
+import { HookSandbox } from "./sandbox/sandbox.js";
+import type { Manifest } from "./protocol.js";
+import type { HookCommandContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
+
+export interface LoadHooksResult {
+  hooks: LoadedHook[];
+  errors: Array<{ path: string; error: string; code: HookErrorCode }>;
+}
+
+export interface LoadOptions extends SandboxOptions {
+  /** Per-hook overrides, keyed by the path as given (or its absolute path). */
+  perHook?: Record<string, SandboxOptions>;
+}
+
+export async function loadHooks(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
+  const { perHook, ...shared } = options;
+  const outcomes = await Promise.all(paths.map(async (hookPath) => {
+    const resolvedPath = resolvePath(hookPath, cwd);
+    if (!existsSync(resolvedPath)) {
+      return { hookPath, failure: Errors.loadFailed(hookPath, `file not found: ${resolvedPath}`) };
+    }
+    const own = perHook?.[hookPath] ?? perHook?.[resolvedPath];
+    const sandbox = new HookSandbox(hookPath, resolvedPath, cwd, resolveSandboxOptions({ ...shared, ...own }));
+    const failure = await sandbox.start();
+    return { hookPath, failure, sandbox };
+  }));
+  const result: LoadHooksResult = { hooks: [], errors: [] };
+  for (const { hookPath, failure, sandbox } of outcomes) {
+    if (failure) result.errors.push({ path: hookPath, error: failure.message, code: failure.code });
+    else result.hooks.push(sandboxedHook(sandbox!));
+  }
+  return result;
+}
+
+/** A `LoadedHook` whose maps are live views of what the worker registered. */
+export function sandboxedHook(sandbox: HookSandbox): LoadedHook {
+  let seen: Manifest | undefined;
+  let handlers = new Map<string, HandlerFn[]>();
+  let commands = new Map<string, RegisteredCommand>();
+  let renderers = new Map<string, HookMessageRenderer>();
+  const refresh = () => {
+    const m = sandbox.manifest;
+    if (m === seen) return;
+    seen = m;
+    // Each entry runs that one handler in the worker, as calling the original's handler would.
+    handlers = new Map(Object.entries(m.events).map(([type, count]) => [type,
+      Array.from({ length: count }, (_, only): HandlerFn => async (event, ctx) => {
+        const c = ctx as { hasUI?: boolean; cwd?: string; model?: unknown } | undefined;
+        const reply = await sandbox.request({ t: "emit", event, plan: { only }, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: c?.model } },
+          type, deadlineFor(sandbox.options, type)) as { steps: Array<{ ok: boolean; r?: unknown; e?: { message: string } }> };
+        const step = reply.steps[0];
+        if (step && !step.ok) throw new Error(step.e?.message);
+        return step?.r;
+      })]));
+    commands = new Map(m.commands.map((c): [string, RegisteredCommand] => [c.name, {
+      ...c,
+      handler: async (args: string, ctx: HookCommandContext) => {
+        await sandbox.request({ t: "command", name: c.name, args, ctx: { hasUI: ctx.hasUI, cwd: ctx.cwd, model: structuredClone(ctx.model) } },
+          "command", deadlineFor(sandbox.options, "command"));
+      },
+    }]));
+    renderers = new Map(m.renderers.map((type) => [type, sandbox.renderer(type)]));
+  };
+  // The worker's sendMessage goes through the runner's bridge, which reads the runner's handlers.
+  const ignore = () => {};
+  return {
+    path: sandbox.hookPath,
+    resolvedPath: sandbox.resolvedPath,
+    get handlers() { refresh(); return handlers; },
+    get commands() { refresh(); return commands; },
+    get messageRenderers() { refresh(); return renderers; },
+    setSendMessageHandler: ignore,
+    setAppendEntryHandler: ignore,
+    sandbox,
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Options for the sandbox a hook runs in, and their defaults. Every limit has a name here and in
+ * the README.
+ */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ResourceLimits } from "node:worker_threads";
+
+export interface SandboxOptions {
+  /**
+   * Deadlines in ms of the hook's own time (waiting on the host does not count), per event type,
+   * with `default` for the rest and `command` for slash commands. `Infinity` is allowed.
+   */
+  deadlines?: Partial<Record<string, number>> & { default?: number };
+  /** A worker that sends nothing for this long while it has work is terminated (`unresponsive`). Default 3000. */
+  unresponsiveMs?: number;
+  /** V8 heap limits of each worker. Defaults: old generation 128 MB, young 16 MB (never more: #47224), stack 4 MB. */
+  resourceLimits?: ResourceLimits;
+  /** Largest message (result, sendMessage, log line) a hook may send, estimated bytes. Default 16 MiB. */
+  maxMessageBytes?: number;
+  /** Fire-and-forget calls (sendMessage, appendEntry, setStatus, notify, log) per second per hook. Default 1000. */
+  maxPostsPerSecond?: number;
+  /** Restarts allowed within `restartWindowMs` before the hook is disabled. Default 3. */
+  maxRestarts?: number;
+  /** Default 5 minutes. */
+  restartWindowMs?: number;
+  /** `closed` (default): a tool_call is blocked while a hook with tool_call handlers is failing, restarting or disabled. */
+  toolCallFailure?: "closed" | "open";
+  /** Where jiti caches transformed TypeScript; `false` disables the cache. Default `<tmp>/hookbox-jiti`. */
+  transformCacheDir?: string | false;
+  /** How long a synchronous `ctx` call waits for the host, in ms. Default 5000. */
+  syncTimeoutMs?: number;
+  /** Where `pi.logger` lines go. Default: dropped. */
+  onLog?: (hookPath: string, level: string, line: string) => void;
+  /** Environment of the worker. Default: a copy of the host's. */
+  env?: Record<string, string | undefined>;
+  /** Extra `execArgv` for the worker. */
+  execArgv?: string[];
+}
+
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "onLog" | "deadlines">> & {
+  deadlines: Partial<Record<string, number>> & { default: number };
+  env: Record<string, string | undefined> | undefined;
+  execArgv: string[] | undefined;
+  onLog: (hookPath: string, level: string, line: string) => void;
+};
+
+const YOUNG_GENERATION_CAP_MB = 16;
+
+export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
+  const limits = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: YOUNG_GENERATION_CAP_MB, stackSizeMb: 4, ...options.resourceLimits };
+  if ((limits.maxYoungGenerationSizeMb ?? 0) > YOUNG_GENERATION_CAP_MB) {
+    throw new RangeError(`resourceLimits.maxYoungGenerationSizeMb must be at most ${YOUNG_GENERATION_CAP_MB}: larger values can abort the whole process on Node 20 (nodejs/node#47224)`);
+  }
+  return {
+    deadlines: { default: 30_000, ...options.deadlines } as ResolvedSandboxOptions["deadlines"],
+    unresponsiveMs: options.unresponsiveMs ?? 3_000,
+    resourceLimits: limits,
+    maxMessageBytes: options.maxMessageBytes ?? 16 * 1024 * 1024,
+    maxPostsPerSecond: options.maxPostsPerSecond ?? 1_000,
+    maxRestarts: options.maxRestarts ?? 3,
+    restartWindowMs: options.restartWindowMs ?? 5 * 60_000,
+    toolCallFailure: options.toolCallFailure ?? "closed",
+    transformCacheDir: options.transformCacheDir ?? join(tmpdir(), "hookbox-jiti"),
+    syncTimeoutMs: options.syncTimeoutMs ?? 5_000,
+    onLog: options.onLog ?? (() => {}),
+    env: options.env,
+    execArgv: options.execArgv,
+  };
+}
+
+export function deadlineFor(options: ResolvedSandboxOptions, event: string): number {
+  return options.deadlines[event] ?? options.deadlines.default;
+}

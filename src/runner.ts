@@ -1,0 +1,332 @@
+/**
+ * HookRunner: the original's runner over sandboxed hooks. Order is hooks-array order, then
+ * registration order; the conflict rules are `dispatch.ts`; every result is validated before it is
+ * applied; every sandbox fault becomes a `HookError` with a code.
+ */
+import { createHostBridge, type BridgeSurface } from "./bridge/host-bridge.js";
+import { createNoOpUIContext } from "./bridge/ui.js";
+import { finish, nextInput, ruleFor, type Rule } from "./dispatch.js";
+import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js";
+import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
+import type { ContextSnapshot, RunPlan } from "./protocol.js";
+import { describeIssues } from "./schemas.js";
+import type {
+  AgentMessage, AppendEntryHandler, BeforeAgentStartEventResult, BranchHandler, HookCommandContext, HookContext, HookEvent,
+  HookMessageRenderer, HookUIContext, ImageContent, Model, ModelRegistry, NavigateTreeHandler, NewSessionHandler,
+  ReadonlySessionManager, RegisteredCommand, SendMessageHandler, ToolCallEvent, ToolCallEventResult,
+} from "./types.js";
+
+export interface RunnerInitOptions {
+  getModel: () => Model | undefined;
+  sendMessageHandler: SendMessageHandler;
+  appendEntryHandler: AppendEntryHandler;
+  newSessionHandler?: NewSessionHandler;
+  branchHandler?: BranchHandler;
+  navigateTreeHandler?: NavigateTreeHandler;
+  isIdle?: () => boolean;
+  waitForIdle?: () => Promise<void>;
+  abort?: () => void;
+  hasQueuedMessages?: () => boolean;
+  uiContext?: HookUIContext;
+  hasUI?: boolean;
+}
+
+export interface RunnerOptions {
+  /** Where `pi.logger` lines of every hook go (overrides each hook's `onLog`). */
+  onLog?: (hookPath: string, level: string, line: string) => void;
+}
+
+const PLAN_TOOL_CALL: RunPlan = { stop: "block", stopOnError: true };
+const notCancelled = async () => ({ cancelled: false });
+
+export class HookRunner {
+  readonly #hooks: LoadedHook[];
+  readonly #units: HookUnit[];
+  readonly #cwd: string;
+  readonly #sessionManager: ReadonlySessionManager;
+  readonly #modelRegistry: ModelRegistry;
+  readonly #errorListeners = new Set<(e: HookError) => void>();
+  readonly #disabledReported = new Set<string>();
+  readonly #unlisten: Array<() => void> = [];
+  #uiContext: HookUIContext = createNoOpUIContext();
+  #hasUI = false;
+  #getModel: () => Model | undefined = () => undefined;
+  #isIdle: () => boolean = () => true;
+  #waitForIdle: () => Promise<void> = async () => {};
+  #abort: () => void = () => {};
+  #hasQueuedMessages: () => boolean = () => false;
+  #newSession: NewSessionHandler = notCancelled;
+  #branch: BranchHandler = notCancelled;
+  #navigateTree: NavigateTreeHandler = notCancelled;
+  #sendMessage: SendMessageHandler | undefined;
+  #appendEntry: AppendEntryHandler | undefined;
+  #snapshotModel: { source: unknown; plain: unknown } = { source: undefined, plain: undefined };
+  #disposed: Promise<void> | undefined;
+
+  constructor(hooks: LoadedHook[], cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry, options: RunnerOptions = {}) {
+    this.#hooks = hooks;
+    this.#cwd = cwd;
+    this.#sessionManager = sessionManager;
+    this.#modelRegistry = modelRegistry;
+    this.#units = hooks.map((hook) => {
+      const sandbox = hook.sandbox;
+      if (!sandbox) return inlineUnit(hook);
+      const unit = sandboxUnit(hook, sandbox, (ctx) => this.#snapshot(ctx));
+      const surface = this.#surface(hook.path, options.onLog ?? sandbox.options.onLog);
+      sandbox.setBridge(createHostBridge(surface, hook.path, async () => {
+        await sandbox.request({ t: "setup" }, "command", Infinity);
+      }));
+      this.#unlisten.push(sandbox.listen({ fault: (f) => this.#report(f) }));
+      return unit;
+    });
+  }
+
+  initialize(options: RunnerInitOptions): void {
+    this.#getModel = options.getModel;
+    this.#sendMessage = options.sendMessageHandler;
+    this.#appendEntry = options.appendEntryHandler;
+    if (options.newSessionHandler) this.#newSession = options.newSessionHandler;
+    if (options.branchHandler) this.#branch = options.branchHandler;
+    if (options.navigateTreeHandler) this.#navigateTree = options.navigateTreeHandler;
+    this.#isIdle = options.isIdle ?? (() => true);
+    this.#waitForIdle = options.waitForIdle ?? (async () => {});
+    this.#abort = options.abort ?? (() => {});
+    this.#hasQueuedMessages = options.hasQueuedMessages ?? (() => false);
+    this.#uiContext = options.uiContext ?? createNoOpUIContext();
+    this.#hasUI = options.hasUI ?? false;
+    for (const hook of this.#hooks) {
+      hook.setSendMessageHandler(options.sendMessageHandler);
+      hook.setAppendEntryHandler(options.appendEntryHandler);
+      hook.sandbox?.markInitialized(this.#hasUI);
+    }
+  }
+
+  getUIContext(): HookUIContext | null { return this.#uiContext; }
+  getHasUI(): boolean { return this.#hasUI; }
+  getHookPaths(): string[] { return this.#hooks.map((h) => h.path); }
+  /** The hooks, in order, as loaded (with their sandbox state and restarts). */
+  getHooks(): readonly LoadedHook[] { return this.#hooks; }
+
+  onError(listener: (e: HookError) => void): () => void {
+    this.#errorListeners.add(listener);
+    return () => { this.#errorListeners.delete(listener); };
+  }
+
+  emitError(error: HookError): void {
+    for (const listener of this.#errorListeners) listener(error);
+  }
+
+  hasHandlers(eventType: string): boolean {
+    return this.#units.some((u) => u.count(eventType) > 0);
+  }
+
+  getMessageRenderer(customType: string): HookMessageRenderer | undefined {
+    for (const hook of this.#hooks) {
+      const renderer = hook.messageRenderers.get(customType);
+      if (renderer) return renderer;
+    }
+    return undefined;
+  }
+
+  getRegisteredCommands(): RegisteredCommand[] {
+    return this.#hooks.flatMap((h) => [...h.commands.values()]);
+  }
+
+  getCommand(name: string): RegisteredCommand | undefined {
+    for (const hook of this.#hooks) {
+      const command = hook.commands.get(name);
+      if (command) return command;
+    }
+    return undefined;
+  }
+
+  createCommandContext(): HookCommandContext {
+    return {
+      ...this.#createContext(),
+      waitForIdle: () => this.#waitForIdle(),
+      newSession: (options) => this.#newSession(options),
+      branch: (entryId) => this.#branch(entryId),
+      navigateTree: (targetId, options) => this.#navigateTree(targetId, options),
+    };
+  }
+
+  /** Emit any event; returns the combined result of the events that have one. */
+  async emit(event: HookEvent): Promise<any> {
+    return this.#dispatch(event as HookEvent & Record<string, unknown>, false);
+  }
+
+  /** `tool_call`: a handler that throws makes this reject; a sandbox fault blocks (fail closed). */
+  async emitToolCall(event: ToolCallEvent): Promise<ToolCallEventResult | undefined> {
+    return this.#dispatch(event as ToolCallEvent & Record<string, unknown>, true) as Promise<ToolCallEventResult | undefined>;
+  }
+
+  /** `context`: chained; returns the input array itself when no hook changed it. */
+  async emitContext(messages: AgentMessage[]): Promise<AgentMessage[]> {
+    return this.#dispatch({ type: "context", messages }, false) as Promise<AgentMessage[]>;
+  }
+
+  async emitBeforeAgentStart(prompt: string, images?: ImageContent[]): Promise<BeforeAgentStartEventResult | undefined> {
+    const event = images === undefined ? { type: "before_agent_start", prompt } : { type: "before_agent_start", prompt, images };
+    return this.#dispatch(event, false) as Promise<BeforeAgentStartEventResult | undefined>;
+  }
+
+  /** End every worker. Idempotent; later emits reject. */
+  dispose(): Promise<void> {
+    this.#disposed ??= (async () => {
+      for (const off of this.#unlisten) off();
+      await Promise.all(this.#hooks.map((h) => h.sandbox?.dispose()));
+    })();
+    return this.#disposed;
+  }
+
+  async #dispatch(event: Record<string, unknown> & { type: string }, toolCall: boolean): Promise<unknown> {
+    if (this.#disposed) throw new Error("HookRunner was disposed: create a new runner to emit events");
+    const type = event.type;
+    const rule = ruleFor(type);
+    const plan = toolCall ? PLAN_TOOL_CALL : rule.plan;
+    let acc: unknown;
+    let ctx: HookContext | undefined;
+    let payload = event;
+    let signals: Array<[string, AbortSignal]> | undefined;
+    let split = false;
+    for (const unit of this.#units) {
+      if (unit.count(type) === 0) continue;
+      if (!split) {
+        split = true;
+        ctx = this.#createContext();
+        [payload, signals] = splitSignals(event);
+      }
+      const input = nextInput(rule, payload, acc);
+      let reply;
+      try {
+        reply = await unit.run(unit.hook.sandbox ? input : nextInput(rule, event, acc), plan, ctx!, signals);
+      } catch (err) {
+        const failure = this.#failureOf(err, unit, type);
+        if (toolCall && failure.code === "handler_threw") throw failure;
+        if (this.#shouldReport(unit, failure)) this.#report(failure);
+        if (toolCall && this.#failClosed(unit)) return blocked(failure);
+        continue;
+      }
+      for (const step of reply.steps) {
+        if (!step.ok) {
+          const failure = Errors.handlerThrew(unit.hook.path, type, step.e.message, step.e.stack);
+          if (toolCall) throw failure;
+          this.#report(failure);
+          continue;
+        }
+        if (!step.r || rule.kind === "series") continue;
+        const result = this.#validate(rule, unit, type, step.r);
+        if (!result) {
+          if (toolCall && this.#failClosed(unit)) return blocked(Errors.invalidResult(unit.hook.path, type, "see the reported error"));
+          continue;
+        }
+        const next = rule.step(acc, result);
+        acc = next.acc;
+        if (next.done) return acc;
+      }
+      if (reply.value !== undefined) {
+        const result = this.#validate(rule, unit, type, { messages: reply.value });
+        if (result) acc = result.messages;
+      }
+    }
+    return finish(rule, acc, event as { messages?: unknown });
+  }
+
+  #validate(rule: Rule, unit: HookUnit, type: string, value: unknown): Record<string, unknown> | undefined {
+    const parsed = rule.schema!.safeParse(value);
+    if (parsed.success) return parsed.data as Record<string, unknown>;
+    this.#report(Errors.invalidResult(unit.hook.path, type, describeIssues(parsed.error)));
+    return undefined;
+  }
+
+  #failureOf(err: unknown, unit: HookUnit, type: string): HookFailure {
+    if (err instanceof HookFailure) return err;
+    const e = err as Error | undefined;
+    return Errors.handlerThrew(unit.hook.path, type, describeThrown(err), e instanceof Error ? e.stack : undefined);
+  }
+
+  /** A disabled hook is reported once; a restarting one not at all (its crash was reported). */
+  #shouldReport(unit: HookUnit, failure: HookFailure): boolean {
+    if (failure.code !== "disabled") return true;
+    const state = unit.hook.sandbox?.state;
+    if (state === "restarting" || state === "disposed") return false;
+    if (this.#disabledReported.has(unit.hook.path)) return false;
+    this.#disabledReported.add(unit.hook.path);
+    return true;
+  }
+
+  #failClosed(unit: HookUnit): boolean {
+    return unit.hook.sandbox?.options.toolCallFailure !== "open";
+  }
+
+  #report(failure: HookFailure): void {
+    this.emitError(failure.toHookError());
+  }
+
+  #createContext(): HookContext {
+    return {
+      ui: this.#uiContext,
+      hasUI: this.#hasUI,
+      cwd: this.#cwd,
+      sessionManager: this.#sessionManager,
+      modelRegistry: this.#modelRegistry,
+      model: this.#getModel(),
+      isIdle: () => this.#isIdle(),
+      abort: () => this.#abort(),
+      hasQueuedMessages: () => this.#hasQueuedMessages(),
+    };
+  }
+
+  /** The plain-data snapshot a worker gets; the model is copied once per distinct object. */
+  #snapshot(ctx: HookContext): ContextSnapshot {
+    if (ctx.model !== this.#snapshotModel.source) {
+      this.#snapshotModel = { source: ctx.model, plain: ctx.model === undefined ? undefined : JSON.parse(JSON.stringify(ctx.model)) };
+    }
+    return { hasUI: ctx.hasUI, cwd: ctx.cwd, model: this.#snapshotModel.plain };
+  }
+
+  #surface(hookPath: string, onLog: (hookPath: string, level: string, line: string) => void): BridgeSurface {
+    const runner = this;
+    return {
+      sendMessage(message, options) {
+        if (!runner.#sendMessage) throw new Error("sendMessage handler not initialized");
+        runner.#sendMessage(message, options);
+      },
+      appendEntry(customType, data) {
+        if (!runner.#appendEntry) throw new Error("appendEntry handler not initialized");
+        runner.#appendEntry(customType, data);
+      },
+      ui: () => runner.#uiContext,
+      sessionManager: runner.#sessionManager,
+      modelRegistry: runner.#modelRegistry,
+      isIdle: () => runner.#isIdle(),
+      hasQueuedMessages: () => runner.#hasQueuedMessages(),
+      abort: () => runner.#abort(),
+      waitForIdle: () => runner.#waitForIdle(),
+      newSession: (options) => runner.#newSession(options),
+      branch: (entryId) => runner.#branch(entryId),
+      navigateTree: (targetId, options) => runner.#navigateTree(targetId, options),
+      log: (level, line) => onLog(hookPath, level, line),
+      cwd: runner.#cwd,
+    };
+  }
+}
+
+/** AbortSignals cannot cross a thread: the worker gets live stand-ins, aborted when these abort. */
+function splitSignals<E extends Record<string, unknown>>(event: E): [E, Array<[string, AbortSignal]> | undefined] {
+  let signals: Array<[string, AbortSignal]> | undefined;
+  let copy: E | undefined;
+  for (const key in event) {
+    const value = event[key];
+    if (value instanceof AbortSignal) {
+      (signals ??= []).push([key, value]);
+      copy ??= { ...event };
+      delete copy[key];
+    }
+  }
+  return [copy ?? event, signals];
+}
+
+function blocked(failure: HookFailure): ToolCallEventResult {
+  return { block: true, reason: `Blocked because hook "${failure.hookPath}" failed (${failure.code}): ${failure.message}` };
+}

@@ -1,0 +1,304 @@
+/**
+ * The host's side of one worker's wire: a pending table where every request has a deadline and
+ * rejects the moment the worker dies, liveness (acks and pings), and the allowlisted bridge for
+ * what the worker asks of the host. Every message read from the worker is validated first.
+ */
+import type { Worker } from "node:worker_threads";
+import type { MessagePort } from "node:worker_threads";
+import { Errors, HookFailure } from "../errors.js";
+import type { HostMessage, WorkerMessage, WireError } from "../protocol.js";
+import { describeIssues, workerMessageSchema } from "../schemas.js";
+import { PausableDeadline } from "./deadline.js";
+import { estimateBytes } from "./size.js";
+
+/** What the worker may ask of the host. Implementations validate arguments per method. */
+export interface BridgeHost {
+  call(method: string, args: unknown[]): Promise<unknown>;
+  sync(method: string, args: unknown[]): unknown;
+  post(method: string, args: unknown[]): void;
+}
+
+export interface ChannelLimits {
+  /** A message from the worker over this many bytes (estimated) is refused. */
+  maxMessageBytes: number;
+  /** No message from a busy worker for this long: it is terminated as unresponsive. */
+  unresponsiveMs: number;
+  /** Fire-and-forget calls (sendMessage, setStatus, log…) allowed per second; the excess is dropped. */
+  maxPostsPerSecond: number;
+}
+
+interface Pending {
+  event: string;
+  deadlineMs: number;
+  deadline: PausableDeadline;
+  resolve(value: unknown): void;
+  reject(error: HookFailure): void;
+  acked: boolean;
+  /** Detach AbortSignal listeners relayed for this request. */
+  detach?: () => void;
+}
+
+export interface ChannelEvents {
+  /** A fault the hook caused outside any request (bad message, flood, oversized post). */
+  fault(failure: HookFailure): void;
+  /** Registrations changed after load. */
+  manifest(manifest: unknown): void;
+  /** The channel decided the worker must die (unresponsive); the sandbox terminates it. */
+  kill(failure: HookFailure): void;
+}
+
+export class WorkerChannel {
+  readonly #worker: Worker;
+  readonly #hookPath: string;
+  readonly #limits: ChannelLimits;
+  readonly #events: ChannelEvents;
+  readonly #syncPort: MessagePort;
+  readonly #syncState: Int32Array;
+  readonly #pending = new Map<number, Pending>();
+  #bridge: BridgeHost;
+  #nextId = 1;
+  #lastHeard = performance.now();
+  #liveness: NodeJS.Timeout | undefined;
+  #pinging = false;
+  #closed: HookFailure | undefined;
+  #postWindowStart = 0;
+  #postsInWindow = 0;
+  #floodReported = false;
+  /** Requests outside the pending table that still need liveness checks (the comlink load). */
+  #externalBusy = 0;
+
+  constructor(worker: Worker, hookPath: string, syncPort: MessagePort, syncState: SharedArrayBuffer, bridge: BridgeHost, limits: ChannelLimits, events: ChannelEvents) {
+    this.#worker = worker;
+    this.#hookPath = hookPath;
+    this.#syncPort = syncPort;
+    this.#syncState = new Int32Array(syncState);
+    this.#bridge = bridge;
+    this.#limits = limits;
+    this.#events = events;
+    worker.on("message", (raw: unknown) => this.#onMessage(raw));
+  }
+
+  setBridge(bridge: BridgeHost): void {
+    this.#bridge = bridge;
+  }
+
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** Send a request; it settles with the worker's value, a `timeout`, or the worker's death. */
+  request(body: Record<string, unknown> & { t: string }, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const deadline = new PausableDeadline(deadlineMs, () => this.#expire(id));
+      const pending: Pending = { event, deadlineMs, deadline, resolve, reject, acked: false };
+      this.#pending.set(id, pending);
+      if (this.#pending.size === 1 && this.#externalBusy === 0) this.#busy();
+      try {
+        body.id = id;
+        this.#worker.postMessage(body);
+        if (signals) pending.detach = this.#relaySignals(id, signals);
+      } catch (err) {
+        this.#settle(id);
+        deadline.clear();
+        reject(Errors.handlerThrew(this.#hookPath, event,
+          `the ${event} payload cannot be sent to a worker: ${(err as Error).message}. Hooks receive plain data (no functions or class instances with private state).`));
+      }
+    });
+  }
+
+  /** Send a one-way notice (cancel, abort, initialized). */
+  notify(message: HostMessage): void {
+    if (!this.#closed) this.#worker.postMessage(message);
+  }
+
+  /** Track work that does not go through `request` (the comlink load) for liveness. */
+  trackExternal<T>(work: Promise<T>): Promise<T> {
+    if (this.#externalBusy++ === 0 && this.#pending.size === 0) this.#busy();
+    return work.finally(() => {
+      if (--this.#externalBusy === 0 && this.#pending.size === 0) this.#idle();
+    });
+  }
+
+  /** The worker is gone: reject every pending request with `failure` (its event filled in). */
+  close(failure: (event: string) => HookFailure): void {
+    if (this.#closed) return;
+    this.#closed = failure("worker");
+    this.#idle();
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) {
+      p.deadline.clear();
+      p.detach?.();
+      p.reject(failure(p.event));
+    }
+  }
+
+  #relaySignals(id: number, signals: Array<[string, AbortSignal]>): () => void {
+    const detach: Array<() => void> = [];
+    for (const [field, signal] of signals) {
+      const onAbort = () => this.notify({ t: "abort", id, field });
+      if (signal.aborted) { onAbort(); continue; }
+      signal.addEventListener("abort", onAbort, { once: true });
+      detach.push(() => signal.removeEventListener("abort", onAbort));
+    }
+    return () => { for (const d of detach) d(); };
+  }
+
+  #settle(id: number): Pending | undefined {
+    const p = this.#pending.get(id);
+    if (!p) return undefined;
+    this.#pending.delete(id);
+    p.deadline.clear();
+    p.detach?.();
+    if (this.#pending.size === 0 && this.#externalBusy === 0) this.#idle();
+    return p;
+  }
+
+  #expire(id: number): void {
+    const p = this.#settle(id);
+    if (!p) return;
+    this.notify({ t: "cancel", id });
+    p.reject(Errors.timeout(this.#hookPath, p.event, p.deadlineMs));
+  }
+
+  #busy(): void {
+    this.#worker.ref();
+    this.#lastHeard = performance.now();
+    const every = Math.max(5, Math.floor(this.#limits.unresponsiveMs / 4));
+    this.#liveness = setInterval(() => this.#checkLiveness(), every);
+  }
+
+  #idle(): void {
+    if (this.#liveness) clearInterval(this.#liveness);
+    this.#liveness = undefined;
+    this.#pinging = false;
+    this.#worker.unref();
+  }
+
+  #checkLiveness(): void {
+    const silent = performance.now() - this.#lastHeard;
+    if (silent >= this.#limits.unresponsiveMs) {
+      const event = [...this.#pending.values()][0]?.event ?? "load";
+      this.#events.kill(Errors.unresponsive(this.#hookPath, event, Math.round(silent)));
+      return;
+    }
+    if (silent >= this.#limits.unresponsiveMs / 2 && !this.#pinging) {
+      this.#pinging = true;
+      this.notify({ t: "ping", id: 0 });
+    }
+  }
+
+  #onMessage(raw: unknown): void {
+    this.#lastHeard = performance.now();
+    this.#pinging = false;
+    const parsed = workerMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      // comlink traffic uses its own port; anything else here is outside the protocol.
+      this.#events.fault(Errors.protocolViolation(this.#hookPath, describeIssues(parsed.error)));
+      return;
+    }
+    const msg = parsed.data as WorkerMessage;
+    switch (msg.t) {
+      case "ack": {
+        const p = this.#pending.get(msg.id);
+        if (p) p.acked = true;
+        return;
+      }
+      case "res": return this.#onResult(msg.id, msg.ok, msg.v, msg.e);
+      case "pong": return;
+      case "call": return void this.#onCall(msg.id, msg.rid, msg.m, msg.a);
+      case "post": return this.#onPost(msg.m, msg.a);
+      case "sync": return this.#onSync(msg.id, msg.m, msg.a);
+      case "manifest": return this.#events.manifest(msg.manifest);
+    }
+  }
+
+  #onResult(id: number, ok: boolean, value: unknown, error: WireError | undefined): void {
+    const p = this.#settle(id);
+    // A late answer to a request that timed out, or a reply to nothing: dropped.
+    if (!p) return;
+    if (!ok) {
+      const e = error ?? { message: "the handler failed without a message" };
+      p.reject(Errors.handlerThrew(this.#hookPath, p.event, e.message, e.stack));
+      return;
+    }
+    const bytes = estimateBytes(value, this.#limits.maxMessageBytes);
+    if (bytes > this.#limits.maxMessageBytes) {
+      p.reject(Errors.resultTooLarge(this.#hookPath, p.event, bytes, this.#limits.maxMessageBytes));
+      return;
+    }
+    p.resolve(value);
+  }
+
+  async #onCall(id: number, rid: number | undefined, method: string, args: unknown[]): Promise<void> {
+    const owner = rid === undefined ? undefined : this.#pending.get(rid);
+    owner?.deadline.pause();
+    let reply: HostMessage;
+    try {
+      const v = await this.#bridge.call(method, args);
+      reply = { t: "ret", id, ok: true, v };
+    } catch (err) {
+      reply = { t: "ret", id, ok: false, e: hostError(err) };
+      if (err instanceof HookFailure) this.#events.fault(err);
+    } finally {
+      owner?.deadline.resume();
+    }
+    try {
+      this.notify(reply);
+    } catch (err) {
+      this.notify({ t: "ret", id, ok: false, e: { message: `the host's answer to ${method} could not be sent: ${(err as Error).message}` } });
+    }
+  }
+
+  #onPost(method: string, args: unknown[]): void {
+    const now = performance.now();
+    if (now - this.#postWindowStart >= 1000) {
+      this.#postWindowStart = now;
+      this.#postsInWindow = 0;
+    }
+    if (++this.#postsInWindow > this.#limits.maxPostsPerSecond) {
+      if (!this.#floodReported) {
+        this.#floodReported = true;
+        this.#events.fault(Errors.protocolViolation(this.#hookPath,
+          `more than ${this.#limits.maxPostsPerSecond} messages in one second (${method}); the excess is dropped (limits.maxPostsPerSecond). Reported once.`));
+      }
+      return;
+    }
+    const bytes = estimateBytes(args, this.#limits.maxMessageBytes);
+    if (bytes > this.#limits.maxMessageBytes) {
+      this.#events.fault(Errors.resultTooLarge(this.#hookPath, method, bytes, this.#limits.maxMessageBytes));
+      return;
+    }
+    try {
+      this.#bridge.post(method, args);
+    } catch (err) {
+      if (err instanceof HookFailure) this.#events.fault(err);
+      else this.#events.fault(Errors.handlerThrew(this.#hookPath, method, `the host's ${method} handler threw: ${(err as Error)?.message ?? String(err)}`));
+    }
+  }
+
+  #onSync(id: number, method: string, args: unknown[]): void {
+    let reply;
+    try {
+      reply = { id, ok: true, v: this.#bridge.sync(method, args) };
+    } catch (err) {
+      reply = { id, ok: false, e: hostError(err) };
+      if (err instanceof HookFailure) this.#events.fault(err);
+    }
+    try {
+      this.#syncPort.postMessage(reply);
+    } catch (err) {
+      this.#syncPort.postMessage({ id, ok: false, e: { message: `the answer to ${method}() is not plain data: ${(err as Error).message}` } });
+    }
+    // Why this order: the answer is on the port before the worker wakes to read it.
+    Atomics.store(this.#syncState, 0, 1);
+    Atomics.notify(this.#syncState, 0);
+  }
+}
+
+function hostError(err: unknown): WireError {
+  if (err instanceof Error) return { message: err.message, name: err.name };
+  return { message: String(err) };
+}

@@ -1,0 +1,280 @@
+/**
+ * One hook's worker, for its whole life: spawn, load (the comlink control call), requests with
+ * deadlines, death and its name, and restarts within the budget.
+ */
+import { mkdirSync } from "node:fs";
+import { MessageChannel, Worker } from "node:worker_threads";
+import * as Comlink from "comlink";
+import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
+import { Errors, HookFailure, describeThrown } from "../errors.js";
+import type { ResolvedSandboxOptions } from "../options.js";
+import type { HookMessageRenderer } from "../types.js";
+import type { HostMessage, Manifest, WorkerBoot, WorkerControl } from "../protocol.js";
+import { loadReplySchema, manifestSchema, describeIssues } from "../schemas.js";
+import { WorkerChannel, type BridgeHost } from "./channel.js";
+import { RestartBudget } from "./restart-budget.js";
+
+/** The worker entry: `worker/` sits beside `src/` both in the source tree and in `dist/`. */
+const WORKER_ENTRY = new URL("../../worker/entry.mjs", import.meta.url);
+
+export type SandboxState = "starting" | "ready" | "restarting" | "disabled" | "failed" | "disposed";
+
+export interface SandboxListener {
+  /** A fault outside any request: a crash between events, a bad message, a flood. */
+  fault?(failure: HookFailure): void;
+  /** State changes: `restarting`, `ready` (after a restart), `disabled`. */
+  state?(state: SandboxState, sandbox: HookSandbox): void;
+}
+
+const NO_BRIDGE: BridgeHost = {
+  call: async (m) => { throw new Error(`${m} is not available before the hook runner exists`); },
+  sync: (m) => { throw new Error(`${m}() is not available before the hook runner exists`); },
+  post: () => {},
+};
+
+export class HookSandbox {
+  readonly hookPath: string;
+  readonly resolvedPath: string;
+  readonly cwd: string;
+  readonly options: ResolvedSandboxOptions;
+  state: SandboxState = "starting";
+  manifest: Manifest = { events: {}, commands: [], renderers: [] };
+  /** How many times the worker was restarted. */
+  restarts = 0;
+  /** The failure that disabled or failed this hook. */
+  lastFailure: HookFailure | undefined;
+
+  #worker: Worker | undefined;
+  #channel: WorkerChannel | undefined;
+  #bridge: BridgeHost = NO_BRIDGE;
+  #listeners = new Set<SandboxListener>();
+  #budget: RestartBudget;
+  #initialized = false;
+  #hasUI = false;
+  #deathFailure: ((event: string) => HookFailure) | undefined;
+  #exited: Promise<void> = Promise.resolve();
+
+  constructor(hookPath: string, resolvedPath: string, cwd: string, options: ResolvedSandboxOptions) {
+    this.hookPath = hookPath;
+    this.resolvedPath = resolvedPath;
+    this.cwd = cwd;
+    this.options = options;
+    this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs);
+  }
+
+  listen(listener: SandboxListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  setBridge(bridge: BridgeHost): void {
+    this.#bridge = bridge;
+    this.#channel?.setBridge(bridge);
+  }
+
+  /** The runner was initialized: `sendMessage` / `appendEntry` work from now on. */
+  markInitialized(hasUI: boolean): void {
+    this.#initialized = true;
+    this.#hasUI = hasUI;
+    this.#channel?.notify({ t: "initialized", hasUI });
+  }
+
+  /** Start the worker and load the hook. Resolves with the failure if loading failed (the worker is ended). */
+  async start(): Promise<HookFailure | undefined> {
+    const failure = await this.#spawnAndLoad();
+    if (failure) {
+      this.state = "failed";
+      this.lastFailure = failure;
+      await this.#terminate();
+      return failure;
+    }
+    this.state = "ready";
+    return undefined;
+  }
+
+  /** Send one request to the worker. Rejects with a `HookFailure` carrying the code. */
+  request(body: Record<string, unknown> & { t: string }, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
+    if (this.state !== "ready" || !this.#channel) {
+      return Promise.reject(Errors.disabled(this.hookPath, event, this.#unavailableReason()));
+    }
+    return this.#channel.request(body, event, deadlineMs, signals);
+  }
+
+  /** A renderer the host can call synchronously; it renders in the worker within a small bound. */
+  renderer(customType: string): HookMessageRenderer {
+    return () => {
+      this.#fault(Errors.timeout(this.hookPath, "render", 0));
+      return undefined;
+    };
+  }
+
+  notify(message: HostMessage): void {
+    this.#channel?.notify(message);
+  }
+
+  /** End the worker for good. Idempotent. */
+  async dispose(): Promise<void> {
+    if (this.state === "disposed") return this.#exited;
+    this.state = "disposed";
+    this.#deathFailure ??= (event) => Errors.disabled(this.hookPath, event, "the runner was disposed");
+    this.#channel?.close(this.#deathFailure);
+    await this.#terminate();
+  }
+
+  #unavailableReason(): string {
+    switch (this.state) {
+      case "restarting": return "its worker is restarting after a failure";
+      case "disposed": return "the runner was disposed";
+      case "failed": return `it failed to load: ${this.lastFailure?.message ?? "unknown"}`;
+      default: return `it failed ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s: ${this.lastFailure?.message ?? "unknown"}`;
+    }
+  }
+
+  #emitState(state: SandboxState): void {
+    this.state = state;
+    for (const l of this.#listeners) l.state?.(state, this);
+  }
+
+  #fault(failure: HookFailure): void {
+    for (const l of this.#listeners) l.fault?.(failure);
+  }
+
+  async #terminate(): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    await worker.terminate().catch(() => {});
+    await this.#exited;
+  }
+
+  async #spawnAndLoad(): Promise<HookFailure | undefined> {
+    const { options } = this;
+    if (options.transformCacheDir) mkdirSync(options.transformCacheDir, { recursive: true });
+    const control = new MessageChannel();
+    const sync = new MessageChannel();
+    const syncState = new SharedArrayBuffer(4);
+    const boot: WorkerBoot = {
+      hookPath: this.hookPath,
+      control: control.port2,
+      sync: sync.port2,
+      syncState,
+      jitiCacheDir: options.transformCacheDir,
+      maxMessageBytes: options.maxMessageBytes,
+      syncTimeoutMs: options.syncTimeoutMs,
+    };
+    const worker = new Worker(WORKER_ENTRY, {
+      workerData: boot,
+      transferList: [control.port2, sync.port2],
+      resourceLimits: options.resourceLimits,
+      env: options.env ?? process.env,
+      ...(options.execArgv ? { execArgv: options.execArgv } : {}),
+    });
+    worker.unref();
+    this.#worker = worker;
+    this.#deathFailure = undefined;
+    const channel = new WorkerChannel(worker, this.hookPath, sync.port1, syncState, this.#bridge, {
+      maxMessageBytes: options.maxMessageBytes,
+      unresponsiveMs: options.unresponsiveMs,
+      maxPostsPerSecond: options.maxPostsPerSecond,
+    }, {
+      fault: (f) => this.#fault(f),
+      manifest: (m) => {
+        const parsed = manifestSchema.safeParse(m);
+        if (parsed.success) this.manifest = parsed.data;
+      },
+      kill: (f) => this.#kill(worker, () => Errors.unresponsive(f.hookPath, f.event, options.unresponsiveMs), f),
+    });
+    this.#channel = channel;
+
+    let died!: (f: HookFailure) => void;
+    const death = new Promise<HookFailure>((resolve) => (died = resolve));
+    worker.on("error", (err) => {
+      this.#deathFailure ??= classifyError(this.hookPath, err);
+      channel.close(this.#deathFailure);
+    });
+    this.#exited = new Promise((resolve) => worker.once("exit", (code) => {
+      this.#deathFailure ??= (event) => Errors.crashed(this.hookPath, event, `the worker exited with code ${code} (process.exit(${code}) or a fatal error)`);
+      channel.close(this.#deathFailure);
+      control.port1.close();
+      sync.port1.close();
+      died(this.#deathFailure("load"));
+      resolve();
+      if (this.#worker === worker) this.#onExit();
+    }));
+
+    const remote = Comlink.wrap<WorkerControl>(nodeEndpoint(control.port1 as any));
+    let timer: NodeJS.Timeout | undefined;
+    const loadDeadline = options.deadlines.load ?? options.deadlines.default;
+    const timedOut = new Promise<HookFailure>((resolve) => {
+      if (Number.isFinite(loadDeadline)) {
+        timer = setTimeout(() => resolve(Errors.timeout(this.hookPath, "load", loadDeadline)), loadDeadline);
+      }
+    });
+    const loaded = channel.trackExternal(
+      remote.load({ resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI })
+        .then((reply): HookFailure | Manifest => {
+          const parsed = loadReplySchema.safeParse(reply);
+          if (!parsed.success) return Errors.protocolViolation(this.hookPath, `bad load reply: ${describeIssues(parsed.error)}`);
+          if (!parsed.data.ok) return Errors.loadFailed(this.hookPath, parsed.data.e.message, parsed.data.e.stack);
+          return parsed.data.manifest;
+        }, (err) => Errors.loadFailed(this.hookPath, describeThrown(err))),
+    );
+    const outcome = await Promise.race([loaded, death, timedOut]);
+    clearTimeout(timer);
+    remote[Comlink.releaseProxy]();
+    // A failure during load keeps its code (a factory that loops is `unresponsive`); the caller
+    // does not restart a module that cannot load.
+    if (outcome instanceof HookFailure) return outcome;
+    this.manifest = outcome;
+    return undefined;
+  }
+
+  #kill(worker: Worker, failure: (event: string) => HookFailure, reason: HookFailure): void {
+    if (this.#deathFailure) return;
+    this.#deathFailure = failure;
+    this.#channel?.close(failure);
+    this.lastFailure = reason;
+    void worker.terminate();
+  }
+
+  #onExit(): void {
+    const failure = this.#deathFailure!("worker");
+    this.#worker = undefined;
+    this.#channel = undefined;
+    if (this.state !== "ready") return;
+    this.lastFailure = failure;
+    this.#fault(failure);
+    if (!this.#budget.allow(Date.now())) {
+      this.#emitState("disabled");
+      this.#fault(Errors.disabled(this.hookPath, "worker", `its worker died ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s; last: ${failure.message}`));
+      return;
+    }
+    this.#emitState("restarting");
+    void this.#restart();
+  }
+
+  async #restart(): Promise<void> {
+    this.restarts++;
+    const failure = await this.#spawnAndLoad();
+    if (this.state !== "restarting") {
+      if (this.state === "disposed") await this.#terminate();
+      return;
+    }
+    if (failure) {
+      this.lastFailure = failure;
+      await this.#terminate();
+      this.#emitState("disabled");
+      this.#fault(Errors.disabled(this.hookPath, "worker", `its restart failed to load: ${failure.message}`));
+      return;
+    }
+    if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });
+    this.#emitState("ready");
+  }
+}
+
+function classifyError(hookPath: string, err: unknown): (event: string) => HookFailure {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === "ERR_WORKER_OUT_OF_MEMORY") return (event) => Errors.outOfMemory(hookPath, event);
+  const stack = err instanceof Error ? err.stack : undefined;
+  const what = err instanceof Error ? `uncaught ${err.name}: ${err.message}` : `uncaught ${describeThrown(err)}`;
+  return (event) => Errors.crashed(hookPath, event, `${what} (an exception or rejection nothing caught, e.g. in a timer)`, stack);
+}

@@ -1,0 +1,103 @@
+/**
+ * zod at the boundary: one strict object per event result, the envelope of every message a worker
+ * may send, and the arguments of every bridge method. Nothing a worker sends is used before it
+ * passes one of these.
+ */
+import { z } from "zod";
+
+// ---- event results ---------------------------------------------------------------------------
+
+const textContent = z.strictObject({ type: z.literal("text"), text: z.string(), textSignature: z.string().optional() });
+const imageContent = z.strictObject({ type: z.literal("image"), data: z.string(), mimeType: z.string() });
+export const toolContent = z.discriminatedUnion("type", [textContent, imageContent]);
+
+/** An agent message: a role and anything else (messages are the agent's, shaped by the host). */
+export const agentMessage = z.looseObject({ role: z.string() });
+
+const hookMessage = z.strictObject({
+  customType: z.string(),
+  content: z.union([z.string(), z.array(toolContent)]),
+  display: z.boolean(),
+  details: z.unknown().optional(),
+  attribution: z.enum(["user", "agent"]).optional(),
+});
+
+const compactionResult = z.strictObject({
+  summary: z.string(),
+  shortSummary: z.string().optional(),
+  firstKeptEntryId: z.string(),
+  tokensBefore: z.number(),
+  details: z.unknown().optional(),
+  preserveData: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** The result schema of every event whose handlers may return something. */
+export const resultSchemas = {
+  tool_call: z.strictObject({ block: z.boolean().optional(), reason: z.string().optional() }),
+  tool_result: z.strictObject({
+    content: z.array(toolContent).optional(),
+    details: z.unknown().optional(),
+    isError: z.boolean().optional(),
+    isWarning: z.boolean().optional(),
+  }),
+  context: z.strictObject({ messages: z.array(agentMessage).optional() }),
+  before_agent_start: z.strictObject({ message: hookMessage.optional() }),
+  session_before_switch: z.strictObject({ cancel: z.boolean().optional() }),
+  session_before_branch: z.strictObject({ cancel: z.boolean().optional(), skipConversationRestore: z.boolean().optional() }),
+  session_before_compact: z.strictObject({ cancel: z.boolean().optional(), compaction: compactionResult.optional() }),
+  session_before_tree: z.strictObject({
+    cancel: z.boolean().optional(),
+    summary: z.strictObject({ summary: z.string(), details: z.unknown().optional() }).optional(),
+  }),
+  "session.compacting": z.strictObject({
+    context: z.array(z.string()).optional(),
+    prompt: z.string().optional(),
+    preserveData: z.record(z.string(), z.unknown()).optional(),
+  }),
+} as const;
+export type ResultEvent = keyof typeof resultSchemas;
+
+/** One line per problem, each naming the field: `block: expected boolean, received string`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const at = issue.path.length ? issue.path.map(String).join(".") : "(result)";
+      return `${at}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+// ---- the wire envelope (worker -> host) ------------------------------------------------------
+
+const id = z.number().int().nonnegative();
+const wireError = z.strictObject({
+  message: z.string(),
+  name: z.string().optional(),
+  stack: z.string().optional(),
+  code: z.string().optional(),
+});
+export const manifestSchema = z.strictObject({
+  events: z.record(z.string(), z.number().int().nonnegative()),
+  commands: z.array(z.strictObject({ name: z.string(), description: z.string().optional() })),
+  renderers: z.array(z.string()),
+});
+const step = z.union([
+  z.strictObject({ ok: z.literal(true), r: z.unknown().optional() }),
+  z.strictObject({ ok: z.literal(false), e: wireError }),
+]);
+export const emitReplySchema = z.strictObject({ steps: z.array(step), value: z.unknown().optional() });
+
+export const workerMessageSchema = z.discriminatedUnion("t", [
+  z.strictObject({ t: z.literal("ack"), id }),
+  z.strictObject({ t: z.literal("res"), id, ok: z.boolean(), v: z.unknown().optional(), e: wireError.optional() }),
+  z.strictObject({ t: z.literal("pong"), id }),
+  z.strictObject({ t: z.literal("call"), id, rid: id.optional(), m: z.string(), a: z.array(z.unknown()) }),
+  z.strictObject({ t: z.literal("post"), m: z.string(), a: z.array(z.unknown()) }),
+  z.strictObject({ t: z.literal("sync"), id, m: z.string(), a: z.array(z.unknown()) }),
+  z.strictObject({ t: z.literal("manifest"), manifest: manifestSchema }),
+]);
+export const loadReplySchema = z.union([
+  z.strictObject({ ok: z.literal(true), manifest: manifestSchema }),
+  z.strictObject({ ok: z.literal(false), e: wireError }),
+]);
+export type WireErrorShape = z.infer<typeof wireError>;

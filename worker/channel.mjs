@@ -1,0 +1,108 @@
+// The worker's side of the wire: posting results, bridge calls to the host, and synchronous
+// calls answered through a SharedArrayBuffer. See src/protocol.ts for every message shape.
+/** @import { WorkerMessage, SyncReply, WireError, BridgeReply } from "../src/protocol.js" */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { parentPort, receiveMessageOnPort } from "node:worker_threads";
+
+/** The host request (`id`) that the code now running belongs to, so bridge calls pause its deadline. */
+export const currentRequest = new AsyncLocalStorage();
+
+const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
+
+/** @param {WorkerMessage} message */
+export function send(message) {
+  port.postMessage(message);
+}
+
+/** @param {unknown} err @returns {WireError} */
+export function toWireError(err) {
+  if (err instanceof Error) {
+    /** @type {WireError} */
+    const out = { message: err.message, name: err.name };
+    if (typeof err.stack === "string") out.stack = err.stack;
+    const code = /** @type {{ code?: unknown }} */ (err).code;
+    if (typeof code === "string") out.code = code;
+    return out;
+  }
+  if (err && typeof err === "object" && typeof (/** @type {any} */ (err).message) === "string") {
+    return { message: /** @type {any} */ (err).message };
+  }
+  if (err === undefined) return { message: "undefined was thrown (throw an Error to give a message)" };
+  if (typeof err === "string") return { message: err };
+  let text;
+  try { text = JSON.stringify(err); } catch { text = undefined; }
+  return { message: `a non-Error value was thrown: ${text ?? String(err)}` };
+}
+
+/** @param {WireError} e */
+function fromWireError(e) {
+  const err = new Error(e.message);
+  if (e.name) err.name = e.name;
+  if (e.code) /** @type {any} */ (err).code = e.code;
+  return err;
+}
+
+let nextCallId = 1;
+/** @type {Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>} */
+const pendingCalls = new Map();
+
+/**
+ * Ask the host to do something and wait for the answer. The host's deadline for the request this
+ * runs under is paused until the answer comes back.
+ * @param {string} m @param {unknown[]} a
+ */
+export function call(m, a) {
+  const id = nextCallId++;
+  /** @type {number | undefined} */
+  const rid = currentRequest.getStore();
+  return new Promise((resolve, reject) => {
+    pendingCalls.set(id, { resolve, reject });
+    send(rid === undefined ? { t: "call", id, m, a } : { t: "call", id, rid, m, a });
+  });
+}
+
+/** @param {BridgeReply} msg */
+export function settleCall(msg) {
+  const pending = pendingCalls.get(msg.id);
+  if (!pending) return;
+  pendingCalls.delete(msg.id);
+  if (msg.ok) pending.resolve(msg.v);
+  else pending.reject(fromWireError(msg.e ?? { message: "host call failed" }));
+}
+
+/** Fire and forget: the host applies these in the order they were posted. @param {string} m @param {unknown[]} a */
+export function post(m, a) {
+  send({ t: "post", m, a });
+}
+
+/** @type {{ port: import("node:worker_threads").MessagePort; state: Int32Array; timeoutMs: number } | undefined} */
+let syncChannel;
+/** @param {import("node:worker_threads").MessagePort} syncPort @param {SharedArrayBuffer} buffer @param {number} timeoutMs */
+export function setSyncChannel(syncPort, buffer, timeoutMs) {
+  syncChannel = { port: syncPort, state: new Int32Array(buffer), timeoutMs };
+}
+
+let nextSyncId = 1;
+/**
+ * A synchronous call into the host: post the request, then block this thread (never the host)
+ * until the host has posted the answer on the sync port and notified the shared buffer.
+ * @param {string} m @param {unknown[]} a
+ */
+export function callSync(m, a) {
+  if (!syncChannel) throw new Error("hookbox: synchronous host calls are not available in this worker");
+  const { port: syncPort, state, timeoutMs } = syncChannel;
+  const id = nextSyncId++;
+  Atomics.store(state, 0, 0);
+  send({ t: "sync", id, m, a });
+  const waited = Atomics.wait(state, 0, 0, timeoutMs);
+  // Why a loop: a late answer to an earlier call that timed out may still sit on the port.
+  for (;;) {
+    const got = receiveMessageOnPort(syncPort);
+    if (!got) break;
+    const reply = /** @type {SyncReply} */ (got.message);
+    if (reply.id !== id) continue;
+    if (reply.ok) return reply.v;
+    throw fromWireError(reply.e ?? { message: `host call ${m} failed` });
+  }
+  throw new Error(`hookbox: the host did not answer ${m}() within ${timeoutMs} ms (${waited})`);
+}

@@ -1,0 +1,133 @@
+// Entry of a hook worker: one hook module per worker. Plain JS on purpose: vitest and the built
+// package both start it with `new Worker` unchanged. It loads the hook with jiti, runs the
+// factory, then serves the host's requests on parentPort. See src/protocol.ts.
+/** @import { HostMessage, WorkerBoot, WorkerControl, LoadSpec, ContextSnapshot } from "../src/protocol.js" */
+import { parentPort, workerData } from "node:worker_threads";
+import { pathToFileURL } from "node:url";
+import * as Comlink from "comlink";
+import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
+import { HookRegistry, createHookAPI } from "./api.mjs";
+import { currentRequest, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
+import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
+import { runHandlers } from "./run.mjs";
+
+const boot = /** @type {WorkerBoot} */ (workerData);
+const { control, sync, syncState, jitiCacheDir } = boot;
+// Why: hook code can read `workerData`; the ports are the runtime's, not the hook's.
+delete (/** @type {any} */ (boot)).control;
+delete (/** @type {any} */ (boot)).sync;
+delete (/** @type {any} */ (boot)).syncState;
+setSyncChannel(sync, syncState, boot.syncTimeoutMs);
+
+const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
+const registry = new HookRegistry();
+/** Requests the host gave up on (timeout): their results are not sent. @type {Set<number>} */
+const cancelled = new Set();
+/** Live AbortControllers for AbortSignal fields of in-flight events. @type {Map<number, Map<string, AbortController>>} */
+const signals = new Map();
+
+/** @param {string} specifier */
+async function importHook(specifier) {
+  if (/\.(mjs|cjs|js)$/.test(specifier)) {
+    try {
+      return await import(pathToFileURL(specifier).href);
+    } catch (err) {
+      // A `.js` file in a CommonJS or TS-flavoured project: let jiti try before giving up.
+      if (!(err instanceof SyntaxError)) throw err;
+    }
+  }
+  const { createJiti } = await import("jiti");
+  const jiti = createJiti(import.meta.url, { fsCache: jitiCacheDir, moduleCache: false, interopDefault: true });
+  return jiti.import(specifier);
+}
+
+/** @type {WorkerControl} */
+const controlApi = {
+  async load(/** @type {LoadSpec} */ spec) {
+    registry.initialized = spec.initialized;
+    try {
+      const mod = /** @type {any} */ (await importHook(spec.resolvedPath));
+      const factory = mod?.default;
+      if (typeof factory !== "function") return { ok: false, e: { message: "Hook must export a default function" } };
+      await factory(createHookAPI(registry, spec.cwd));
+      registry.loaded = true;
+      return { ok: true, manifest: registry.manifest() };
+    } catch (err) {
+      return { ok: false, e: toWireError(err) };
+    }
+  },
+};
+Comlink.expose(controlApi, nodeEndpoint(/** @type {any} */ (control)));
+
+/** @param {number} id @param {() => Promise<unknown>} work */
+function serve(id, work) {
+  let settled = false;
+  currentRequest.run(id, work).then(
+    (v) => { settled = true; finish(id, { t: "res", id, ok: true, v }); },
+    (err) => { settled = true; finish(id, { t: "res", id, ok: false, e: toWireError(err) }); },
+  );
+  // Why setImmediate: a handler that finishes on microtasks alone answers with its result in this
+  // turn, so the common case costs one message each way; otherwise the host gets an ack now.
+  setImmediate(() => { if (!settled && !cancelled.has(id)) send({ t: "ack", id }); });
+}
+
+/** @param {number} id @param {import("../src/protocol.js").ResultMessage} message */
+function finish(id, message) {
+  signals.delete(id);
+  if (cancelled.delete(id)) return;
+  try {
+    send(message);
+  } catch (err) {
+    send({ t: "res", id, ok: false, e: { message: `the result could not be sent to the host: ${toWireError(err).message}`, name: "DataCloneError" } });
+  }
+}
+
+/** @param {number} id @param {Record<string, unknown>} event @param {string[] | undefined} fields */
+function reviveSignals(id, event, fields) {
+  if (!fields?.length) return event;
+  const controllers = new Map();
+  const out = { ...event };
+  for (const field of fields) {
+    const controller = new AbortController();
+    controllers.set(field, controller);
+    out[field] = controller.signal;
+  }
+  signals.set(id, controllers);
+  return out;
+}
+
+/** @param {ContextSnapshot} snap */
+const ctxOf = (snap) => createContext(snap);
+
+port.on("message", (/** @type {HostMessage} */ msg) => {
+  switch (msg.t) {
+    case "emit": {
+      const handlers = registry.handlers.get(msg.event.type) ?? [];
+      const event = reviveSignals(msg.id, msg.event, msg.signals);
+      serve(msg.id, () => runHandlers(handlers, event, msg.plan, ctxOf(msg.ctx)));
+      return;
+    }
+    case "command": {
+      const command = registry.commands.get(msg.name);
+      serve(msg.id, async () => {
+        if (!command) throw new Error(`this hook has no command "${msg.name}"`);
+        await command.handler(msg.args, createCommandContext(msg.ctx));
+      });
+      return;
+    }
+    case "setup": {
+      const setup = pendingSetups.shift();
+      serve(msg.id, async () => {
+        if (!setup) throw new Error("no newSession setup callback is waiting");
+        await setup(createSetupSessionManager());
+      });
+      return;
+    }
+    case "ret": settleCall(msg); return;
+    case "ping": send({ t: "pong", id: msg.id }); return;
+    case "cancel": cancelled.add(msg.id); signals.get(msg.id)?.forEach((c) => c.abort(new Error("hook deadline passed"))); return;
+    case "abort": signals.get(msg.id)?.get(msg.field)?.abort(); return;
+    case "initialized": registry.initialized = true; return;
+    default: return;
+  }
+});
