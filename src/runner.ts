@@ -6,9 +6,9 @@
 import { createHostBridge, type BridgeSurface } from "./bridge/host-bridge.js";
 import { createNoOpUIContext } from "./bridge/ui.js";
 import { finish, nextInput, ruleFor, type Rule } from "./dispatch.js";
-import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js";
+import { Errors, HOOK_ERROR_CODES, HookFailure, describeThrown, type HookError, type HookErrorCode } from "./errors.js";
 import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
-import type { ContextSnapshot, RunPlan } from "./protocol.js";
+import type { ContextSnapshot, RunPlan, WireError } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import type {
   AgentMessage, AppendEntryHandler, BeforeAgentStartEventResult, BranchHandler, HookCommandContext, HookContext, HookEvent,
@@ -202,16 +202,13 @@ export class HookRunner {
         reply = await unit.run(unit.hook.sandbox ? input : nextInput(rule, event, acc), plan, ctx!, signals);
       } catch (err) {
         const failure = this.#failureOf(err, unit, type);
-        if (toolCall && failure.code === "handler_threw") throw failure;
-        if (this.#shouldReport(unit, failure)) this.#report(failure);
-        if (toolCall && this.#failClosed(unit)) return blocked(failure);
+        if (this.#fail(unit, failure, toolCall)) return blocked(failure);
         continue;
       }
       for (const step of reply.steps) {
         if (!step.ok) {
-          const failure = Errors.handlerThrew(unit.hook.path, type, step.e.message, step.e.stack);
-          if (toolCall) throw failure;
-          this.#report(failure);
+          const failure = stepFailure(unit, type, step.e);
+          if (this.#fail(unit, failure, toolCall)) return blocked(failure);
           continue;
         }
         if (!step.r || rule.kind === "series") continue;
@@ -230,6 +227,17 @@ export class HookRunner {
       }
     }
     return finish(rule, acc, event as { messages?: unknown });
+  }
+
+  /**
+   * Report a failure; true when the tool call must be blocked. A handler error in `tool_call`
+   * propagates to the caller as the original does; every other fault is reported and, in
+   * `tool_call`, blocks unless the hook's policy is fail-open.
+   */
+  #fail(unit: HookUnit, failure: HookFailure, toolCall: boolean): boolean {
+    if (toolCall && failure.code === "handler_threw") throw failure;
+    if (this.#shouldReport(unit, failure)) this.#report(failure);
+    return toolCall && this.#failClosed(unit);
   }
 
   #validate(rule: Rule, unit: HookUnit, type: string, value: unknown): Record<string, unknown> | undefined {
@@ -325,6 +333,19 @@ function splitSignals<E extends Record<string, unknown>>(event: E): [E, Array<[s
     }
   }
   return [copy ?? event, signals];
+}
+
+/**
+ * A handler error from a worker is always `handler_threw`: a hook cannot name its own fault. A
+ * trusted in-process hook (a hand-built LoadedHook, the shell-hook adapter) may throw a
+ * `HookFailure` whose code is kept.
+ */
+function stepFailure(unit: HookUnit, type: string, e: WireError): HookFailure {
+  const code = e.code as HookErrorCode | undefined;
+  if (!unit.hook.sandbox && code && code !== "handler_threw" && (HOOK_ERROR_CODES as readonly string[]).includes(code)) {
+    return new HookFailure(code, unit.hook.path, type, e.message, e.stack);
+  }
+  return Errors.handlerThrew(unit.hook.path, type, e.message, e.stack);
 }
 
 function blocked(failure: HookFailure): ToolCallEventResult {
