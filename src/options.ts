@@ -9,7 +9,8 @@ import type { ResourceLimits } from "node:worker_threads";
 export interface SandboxOptions {
   /**
    * Deadlines in ms of the hook's own time (waiting on the host does not count), per event type,
-   * with `default` for the rest and `command` for slash commands. `Infinity` is allowed.
+   * with `default` for the rest, `command` for slash commands and `load` for loading the module
+   * (default 30 s, not `default`). `Infinity` is allowed.
    */
   deadlines?: Partial<Record<string, number>> & { default?: number };
   /** A worker that sends nothing for this long while it has work is terminated (`unresponsive`). Default 3000. */

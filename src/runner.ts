@@ -46,7 +46,6 @@ export class HookRunner {
   readonly #sessionManager: ReadonlySessionManager;
   readonly #modelRegistry: ModelRegistry;
   readonly #errorListeners = new Set<(e: HookError) => void>();
-  readonly #disabledReported = new Set<string>();
   readonly #unlisten: Array<() => void> = [];
   #uiContext: HookUIContext = createNoOpUIContext();
   #hasUI = false;
@@ -236,7 +235,7 @@ export class HookRunner {
    */
   #fail(unit: HookUnit, failure: HookFailure, toolCall: boolean): boolean {
     if (toolCall && failure.code === "handler_threw") throw failure;
-    if (this.#shouldReport(unit, failure)) this.#report(failure);
+    if (this.#shouldReport(failure)) this.#report(failure);
     return toolCall && this.#failClosed(unit);
   }
 
@@ -253,14 +252,9 @@ export class HookRunner {
     return Errors.handlerThrew(unit.hook.path, type, describeThrown(err), e instanceof Error ? e.stack : undefined);
   }
 
-  /** A disabled hook is reported once; a restarting one not at all (its crash was reported). */
-  #shouldReport(unit: HookUnit, failure: HookFailure): boolean {
-    if (failure.code !== "disabled") return true;
-    const state = unit.hook.sandbox?.state;
-    if (state === "restarting" || state === "disposed") return false;
-    if (this.#disabledReported.has(unit.hook.path)) return false;
-    this.#disabledReported.add(unit.hook.path);
-    return true;
+  /** A disabled hook was reported once, by its sandbox, when it was disabled; skips are not reported again. */
+  #shouldReport(failure: HookFailure): boolean {
+    return failure.code !== "disabled";
   }
 
   #failClosed(unit: HookUnit): boolean {

@@ -17,6 +17,9 @@ import { RestartBudget } from "./restart-budget.js";
 /** The worker entry: `worker/` sits beside `src/` both in the source tree and in `dist/`. */
 const WORKER_ENTRY = new URL("../../worker/entry.mjs", import.meta.url);
 
+/** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
+const DEFAULT_LOAD_DEADLINE_MS = 30_000;
+
 export type SandboxState = "starting" | "ready" | "restarting" | "disabled" | "failed" | "disposed";
 
 export interface SandboxListener {
@@ -203,7 +206,7 @@ export class HookSandbox {
 
     const remote = Comlink.wrap<WorkerControl>(nodeEndpoint(control.port1 as any));
     let timer: NodeJS.Timeout | undefined;
-    const loadDeadline = options.deadlines.load ?? options.deadlines.default;
+    const loadDeadline = options.deadlines.load ?? DEFAULT_LOAD_DEADLINE_MS;
     const timedOut = new Promise<HookFailure>((resolve) => {
       if (Number.isFinite(loadDeadline)) {
         timer = setTimeout(() => resolve(Errors.timeout(this.hookPath, "load", loadDeadline)), loadDeadline);

@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { loadHooks } from "../src/index.js";
+import { fixture, start, toolCall, turnStart, until } from "./support/runner.js";
+
+describe("deadlines and liveness", () => {
+  it("a synchronous loop in a tool_call handler is terminated as unresponsive and the call is blocked", async () => {
+    const { runner, errors } = await start(["faulty/loops-forever-in-handler.ts", "valid/redacts-api-key.ts"], { maxRestarts: 0 });
+    const result = await runner.emitToolCall(toolCall());
+    expect(result?.block).toBe(true);
+    expect(result?.reason).toContain("unresponsive");
+    expect(errors.map((e) => e.code)).toContain("unresponsive");
+    // The other hook still answers.
+    const redacted = await runner.emit({ type: "tool_result", toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text", text: "API_KEY=s3cret" }], isError: false });
+    expect(redacted).toEqual({ content: [{ type: "text", text: "API_KEY=[REDACTED]" }] });
+    // Disabled (no restarts allowed) with tool_call handlers: tool calls stay blocked.
+    await until(() => runner.getHooks()[0]!.sandbox!.state === "disabled", 5_000, "disabled");
+    expect((await runner.emitToolCall(toolCall()))?.block).toBe(true);
+    expect(errors.filter((e) => e.code === "disabled")).toHaveLength(1);
+  });
+
+  it("a synchronous loop in the factory fails the load as unresponsive", async () => {
+    const { errors } = await loadHooks([fixture("faulty/loops-forever-in-factory.ts")], process.cwd(), { unresponsiveMs: 300 });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.code).toBe("unresponsive");
+  });
+
+  it("a handler that never settles times out and the runner goes on to the next hook", async () => {
+    const { runner, errors } = await start(["faulty/hangs-async.ts", "valid/drops-debug-messages.ts"], { deadlines: { default: 150 } });
+    const messages = [{ role: "user", content: "hi" }, { role: "custom", customType: "debug-only", content: "x" }];
+    const out = await runner.emitContext(messages);
+    expect(out).toEqual([{ role: "user", content: "hi" }]);
+    expect(errors.map((e) => e.code)).toEqual(["timeout"]);
+    expect(errors[0]!.event).toBe("context");
+  });
+
+  it("a tool_call whose handler times out is blocked (fail closed)", async () => {
+    const { runner, errors } = await start(["faulty/hangs-async.ts"], { deadlines: { tool_call: 100 } });
+    const result = await runner.emitToolCall(toolCall());
+    expect(result?.block).toBe(true);
+    expect(errors.map((e) => e.code)).toEqual(["timeout"]);
+  });
+
+  it("with toolCallFailure open, a timed-out tool_call is reported but allowed", async () => {
+    const { runner, errors } = await start(["faulty/hangs-async.ts"], { deadlines: { tool_call: 100 }, toolCallFailure: "open" });
+    expect(await runner.emitToolCall(toolCall())).toBeUndefined();
+    expect(errors.map((e) => e.code)).toEqual(["timeout"]);
+  });
+
+  it("time spent waiting on the host's UI does not count against the deadline", async () => {
+    const { runner, errors } = await start(["faulty/waits-on-ui-then-hangs.ts"], { deadlines: { default: 150 } }, {
+      hasUI: true,
+      uiContext: { ...(await import("../src/index.js")).createNoOpUIContext(), confirm: () => new Promise((r) => setTimeout(() => r(true), 400)) },
+    });
+    // The user takes 400 ms against a 150 ms deadline: still allowed.
+    expect(await runner.emitToolCall(toolCall())).toEqual({ block: false, reason: "user said no" });
+    expect(errors).toEqual([]);
+    // After the answer, the hook's own hang is counted and cut off.
+    await runner.emit(turnStart());
+    expect(errors.map((e) => e.code)).toEqual(["timeout"]);
+  });
+});
+
+describe("death is contained and named", () => {
+  it("process.exit in a handler is reported as crashed with the exit code, and tool_call is blocked", async () => {
+    const { runner, errors } = await start(["faulty/exits-process.ts"]);
+    const result = await runner.emitToolCall(toolCall());
+    expect(result?.block).toBe(true);
+    expect(errors[0]!.code).toBe("crashed");
+    expect(errors[0]!.error).toContain("code 7");
+  });
+
+  it("an uncaught exception from a timer after the handler returned is reported as crashed", async () => {
+    const { runner, errors } = await start(["faulty/throws-from-timer.ts"]);
+    await runner.emit(turnStart());
+    await until(() => errors.length > 0, 5_000, "the crash report");
+    expect(errors[0]!.code).toBe("crashed");
+    expect(errors[0]!.error).toContain("late timer failure");
+    expect(errors[0]!.stack).toContain("throws-from-timer.ts");
+  });
+
+  it("an unhandled rejection is reported as crashed", async () => {
+    const { runner, errors } = await start(["faulty/rejects-unhandled.ts"]);
+    await runner.emit(turnStart());
+    await until(() => errors.length > 0, 5_000, "the crash report");
+    expect(errors[0]!.code).toBe("crashed");
+    expect(errors[0]!.error).toContain("nobody caught me");
+  });
+
+  it("throw undefined from a timer still gives a readable crash message", async () => {
+    const { runner, errors } = await start(["faulty/throws-undefined-from-timer.ts"]);
+    await runner.emit(turnStart());
+    await until(() => errors.length > 0, 5_000, "the crash report");
+    expect(errors[0]!.code).toBe("crashed");
+    expect(errors[0]!.error).toContain("undefined was thrown");
+  });
+
+  it("heap exhaustion is reported as out_of_memory and the host keeps running", async () => {
+    const { runner, errors } = await start(["faulty/exhausts-heap.ts", "valid/blocks-rm-rf.ts"], {
+      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 }, unresponsiveMs: 10_000, maxRestarts: 0,
+    });
+    await runner.emit(turnStart());
+    expect(errors.map((e) => e.code)).toContain("out_of_memory");
+    expect(await runner.emitToolCall(toolCall("rm -rf /"))).toEqual({ block: true, reason: "rm -rf blocked (no UI)" });
+  });
+
+  it("non-Error values thrown by handlers become readable handler_threw messages", async () => {
+    const { runner, errors } = await start(["faulty/throws-non-errors.ts"]);
+    await runner.emit(turnStart());
+    expect(errors.map((e) => e.code)).toEqual(["handler_threw", "handler_threw", "handler_threw"]);
+    expect(errors.map((e) => e.error)).toEqual([
+      "undefined was thrown (throw an Error to give a message)",
+      'a non-Error value was thrown: {"notAnError":1}',
+      "just a string",
+    ]);
+  });
+
+  it("a factory that exits fails the load and is not restarted", async () => {
+    const { hooks, errors } = await loadHooks([fixture("faulty/fails-at-load-with-exit.ts")], process.cwd());
+    expect(hooks).toEqual([]);
+    expect(errors[0]!.code).toBe("crashed");
+    expect(errors[0]!.error).toContain("code 3");
+  });
+});
