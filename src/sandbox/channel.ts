@@ -121,9 +121,9 @@ export class WorkerChannel {
     });
   }
 
-  /** The worker is gone: reject every pending request with `failure` (its event filled in). */
-  close(failure: (event: string) => HookFailure): void {
-    if (this.#closed) return;
+  /** The worker is gone: reject every pending request with `failure` (its event filled in). Returns how many. */
+  close(failure: (event: string) => HookFailure): number {
+    if (this.#closed) return 0;
     this.#closed = failure("worker");
     this.#idle();
     const pending = [...this.#pending.values()];
@@ -133,6 +133,7 @@ export class WorkerChannel {
       p.detach?.();
       p.reject(failure(p.event));
     }
+    return pending.length;
   }
 
   #relaySignals(id: number, signals: Array<[string, AbortSignal]>): () => void {

@@ -55,6 +55,8 @@ export class HookSandbox {
   #initialized = false;
   #hasUI = false;
   #deathFailure: ((event: string) => HookFailure) | undefined;
+  /** The death already reached callers as rejected requests (so it is not reported again). */
+  #deathSeenByRequests = false;
   #exited: Promise<void> = Promise.resolve();
 
   constructor(hookPath: string, resolvedPath: string, cwd: string, options: ResolvedSandboxOptions) {
@@ -190,18 +192,27 @@ export class HookSandbox {
 
     let died!: (f: HookFailure) => void;
     const death = new Promise<HookFailure>((resolve) => (died = resolve));
+    this.#deathSeenByRequests = false;
     worker.on("error", (err) => {
       this.#deathFailure ??= classifyError(this.hookPath, err);
-      channel.close(this.#deathFailure);
+      if (channel.close(this.#deathFailure) > 0) this.#deathSeenByRequests = true;
     });
     this.#exited = new Promise((resolve) => worker.once("exit", (code) => {
       this.#deathFailure ??= (event) => Errors.crashed(this.hookPath, event, `the worker exited with code ${code} (process.exit(${code}) or a fatal error)`);
-      channel.close(this.#deathFailure);
+      if (channel.close(this.#deathFailure) > 0) this.#deathSeenByRequests = true;
       control.port1.close();
       sync.port1.close();
       died(this.#deathFailure("load"));
       resolve();
-      if (this.#worker === worker) this.#onExit();
+      if (this.#worker === worker) {
+        this.#worker = undefined;
+        this.#channel = undefined;
+        if (this.state !== "ready") return;
+        // From now on calls are skipped (and tool calls blocked) until the restart is decided.
+        this.state = "restarting";
+        // Why setImmediate: callers whose requests were just rejected report the death first.
+        setImmediate(() => this.#onExit());
+      }
     }));
 
     const remote = Comlink.wrap<WorkerControl>(nodeEndpoint(control.port1 as any));
@@ -234,18 +245,17 @@ export class HookSandbox {
   #kill(worker: Worker, failure: (event: string) => HookFailure, reason: HookFailure): void {
     if (this.#deathFailure) return;
     this.#deathFailure = failure;
-    this.#channel?.close(failure);
+    if (this.#channel && this.#channel.close(failure) > 0) this.#deathSeenByRequests = true;
     this.lastFailure = reason;
     void worker.terminate();
   }
 
   #onExit(): void {
     const failure = this.#deathFailure!("worker");
-    this.#worker = undefined;
-    this.#channel = undefined;
-    if (this.state !== "ready") return;
+    if (this.state !== "restarting") return;
     this.lastFailure = failure;
-    this.#fault(failure);
+    // A death between events has no caller to hear about it: report it here.
+    if (!this.#deathSeenByRequests) this.#fault(failure);
     if (!this.#budget.allow(Date.now())) {
       this.#emitState("disabled");
       this.#fault(Errors.disabled(this.hookPath, "worker", `its worker died ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s; last: ${failure.message}`));

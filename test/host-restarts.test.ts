@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import type { SandboxState } from "../src/index.js";
+import { start, toolCall, turnStart, until } from "./support/runner.js";
+
+describe("restart budget", () => {
+  it("a hook whose worker died is restarted with a fresh worker, and its handlers work again", async () => {
+    const { runner, errors } = await start(["faulty/crashes-every-call.ts"]);
+    const sandbox = runner.getHooks()[0]!.sandbox!;
+    const states: SandboxState[] = [];
+    sandbox.listen({ state: (s) => states.push(s) });
+    await runner.emit(turnStart());
+    expect(errors.map((e) => e.code)).toEqual(["crashed"]);
+    await until(() => sandbox.state === "ready" && sandbox.restarts === 1, 10_000, "the restart");
+    expect(states).toEqual(["restarting", "ready"]);
+    // The factory ran again: its tool_call handler answers.
+    expect(await runner.emitToolCall(toolCall())).toBeUndefined();
+  });
+
+  it("after 3 restarts within the window the hook is disabled, reported once, and its calls are skipped", async () => {
+    const { runner, errors } = await start(["faulty/crashes-every-call.ts", "valid/redacts-api-key.ts"]);
+    const sandbox = runner.getHooks()[0]!.sandbox!;
+    for (let i = 0; i < 4; i++) {
+      await until(() => sandbox.state === "ready" || sandbox.state === "disabled", 10_000, "a settled state");
+      await runner.emit(turnStart());
+    }
+    await until(() => sandbox.state === "disabled", 10_000, "disabled");
+    expect(sandbox.restarts).toBe(3);
+    expect(errors.map((e) => e.code)).toEqual(["crashed", "crashed", "crashed", "crashed", "disabled"]);
+    // Skipped from now on, not reported again.
+    await runner.emit(turnStart());
+    await runner.emit(turnStart());
+    expect(errors.filter((e) => e.code === "disabled")).toHaveLength(1);
+    // A disabled hook with tool_call handlers blocks tool calls (fail closed).
+    const blocked = await runner.emitToolCall(toolCall());
+    expect(blocked?.block).toBe(true);
+    expect(blocked?.reason).toContain("(disabled)");
+    // The other hook still works.
+    expect(await runner.emit({ type: "tool_result", toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text", text: "API_KEY=1" }], isError: false }))
+      .toEqual({ content: [{ type: "text", text: "API_KEY=[REDACTED]" }] });
+  });
+
+  it("a tool_call while the hook is restarting is blocked, and allowed with toolCallFailure open", async () => {
+    for (const toolCallFailure of ["closed", "open"] as const) {
+      const { runner } = await start(["faulty/crashes-every-call.ts"], { toolCallFailure });
+      const sandbox = runner.getHooks()[0]!.sandbox!;
+      await runner.emit(turnStart());
+      await until(() => sandbox.state === "restarting", 5_000, "restarting");
+      const result = await runner.emitToolCall(toolCall());
+      if (toolCallFailure === "closed") expect(result?.block).toBe(true);
+      else expect(result).toBeUndefined();
+    }
+  });
+});
