@@ -80,7 +80,9 @@ export interface PostMessage { t: "post"; m: string; a: unknown[] }
 export interface SyncMessage { t: "sync"; id: number; m: string; a: unknown[] }
 /** Registrations changed after load (a handler called `pi.on` later). */
 export interface ManifestMessage { t: "manifest"; manifest: Manifest }
-export type WorkerMessage = AckMessage | ResultMessage | PongMessage | CallMessage | PostMessage | SyncMessage | ManifestMessage;
+/** The worker refused to post a result (`id`) or a call (`m`) over `maxMessageBytes`. */
+export interface TooLargeMessage { t: "big"; id?: number; m?: string; bytes: number }
+export type WorkerMessage = TooLargeMessage | AckMessage | ResultMessage | PongMessage | CallMessage | PostMessage | SyncMessage | ManifestMessage;
 
 /** The answer to a sync call, posted on the sync port before the shared buffer is notified. */
 export interface SyncReply { id: number; ok: boolean; v?: unknown; e?: WireError }

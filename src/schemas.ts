@@ -95,6 +95,7 @@ export const workerMessageSchema = z.discriminatedUnion("t", [
   z.strictObject({ t: z.literal("post"), m: z.string(), a: z.array(z.unknown()) }),
   z.strictObject({ t: z.literal("sync"), id, m: z.string(), a: z.array(z.unknown()) }),
   z.strictObject({ t: z.literal("manifest"), manifest: manifestSchema }),
+  z.strictObject({ t: z.literal("big"), id: id.optional(), m: z.string().optional(), bytes: z.number().nonnegative() }),
 ]);
 export const loadReplySchema = z.union([
   z.strictObject({ ok: z.literal(true), manifest: manifestSchema }),

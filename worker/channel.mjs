@@ -2,7 +2,8 @@
 // calls answered through a SharedArrayBuffer. See src/protocol.ts for every message shape.
 /** @import { WorkerMessage, SyncReply, WireError, BridgeReply } from "../src/protocol.js" */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { parentPort, receiveMessageOnPort } from "node:worker_threads";
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
+import { estimateBytes } from "./size.mjs";
 
 /** The host request (`id`) that the code now running belongs to, so bridge calls pause its deadline. */
 export const currentRequest = new AsyncLocalStorage();
@@ -55,6 +56,7 @@ export function call(m, a) {
   const id = nextCallId++;
   /** @type {number | undefined} */
   const rid = currentRequest.getStore();
+  if (refuseIfTooLarge(a, { m })) return Promise.reject(new Error(`hookbox: the arguments to ${m} are over the size limit (maxMessageBytes ${maxBytes})`));
   return new Promise((resolve, reject) => {
     pendingCalls.set(id, { resolve, reject });
     send(rid === undefined ? { t: "call", id, m, a } : { t: "call", id, rid, m, a });
@@ -70,8 +72,20 @@ export function settleCall(msg) {
   else pending.reject(fromWireError(msg.e ?? { message: "host call failed" }));
 }
 
+// `workerData` is null when the host imports this module for in-process hooks.
+const maxBytes = /** @type {import("../src/protocol.js").WorkerBoot | null} */ (workerData)?.maxMessageBytes ?? Infinity;
+
+/** True (and the host told) when `value` is over the size limit, so it is never posted. @param {unknown} value @param {{ id?: number; m?: string }} what */
+export function refuseIfTooLarge(value, what) {
+  const bytes = estimateBytes(value, maxBytes);
+  if (bytes <= maxBytes) return false;
+  send({ t: "big", ...what, bytes });
+  return true;
+}
+
 /** Fire and forget: the host applies these in the order they were posted. @param {string} m @param {unknown[]} a */
 export function post(m, a) {
+  if (refuseIfTooLarge(a, { m })) return;
   send({ t: "post", m, a });
 }
 

@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import { HookRegistry, createHookAPI } from "./api.mjs";
-import { currentRequest, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
+import { currentRequest, refuseIfTooLarge, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
 
@@ -76,6 +76,7 @@ function finish(id, message) {
   signals.delete(id);
   if (cancelled.delete(id)) return;
   try {
+    if (message.ok && refuseIfTooLarge(message.v, { id })) return;
     send(message);
   } catch (err) {
     send({ t: "res", id, ok: false, e: { message: `the result could not be sent to the host: ${toWireError(err).message}`, name: "DataCloneError" } });

@@ -9,7 +9,8 @@ import { Errors, HookFailure } from "../errors.js";
 import type { HostMessage, WorkerMessage, WireError } from "../protocol.js";
 import { describeIssues, workerMessageSchema } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
-import { estimateBytes } from "./size.js";
+// @ts-ignore: plain JS shared with the worker, typed through JSDoc
+import { estimateBytes } from "../../worker/size.mjs";
 
 /** What the worker may ask of the host. Implementations validate arguments per method. */
 export interface BridgeHost {
@@ -213,13 +214,17 @@ export class WorkerChannel {
       case "post": return this.#onPost(msg.m, msg.a);
       case "sync": return this.#onSync(msg.id, msg.m, msg.a);
       case "manifest": return this.#events.manifest(msg.manifest);
+      case "big": return this.#onRefused(msg.id, msg.m, msg.bytes);
     }
   }
 
   #onResult(id: number, ok: boolean, value: unknown, error: WireError | undefined): void {
     const p = this.#settle(id);
-    // A late answer to a request that timed out, or a reply to nothing: dropped.
-    if (!p) return;
+    if (!p) {
+      // A late answer to a request that timed out is dropped quietly; an answer to an id never sent is forged.
+      if (id >= this.#nextId) this.#events.fault(Errors.protocolViolation(this.#hookPath, `a reply to request ${id}, which the host never sent`));
+      return;
+    }
     if (!ok) {
       const e = error ?? { message: "the handler failed without a message" };
       p.reject(Errors.handlerThrew(this.#hookPath, p.event, e.message, e.stack));
@@ -231,6 +236,14 @@ export class WorkerChannel {
       return;
     }
     p.resolve(value);
+  }
+
+  /** The worker refused to send something over the limit: the host never held it. */
+  #onRefused(id: number | undefined, method: string | undefined, bytes: number): void {
+    const limit = this.#limits.maxMessageBytes;
+    const p = id === undefined ? undefined : this.#settle(id);
+    if (p) p.reject(Errors.resultTooLarge(this.#hookPath, p.event, bytes, limit));
+    else this.#events.fault(Errors.resultTooLarge(this.#hookPath, method ?? "message", bytes, limit));
   }
 
   async #onCall(id: number, rid: number | undefined, method: string, args: unknown[]): Promise<void> {

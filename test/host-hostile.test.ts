@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { start, toolCall, turnStart, until } from "./support/runner.js";
+
+const clean = () => {
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  expect(Object.prototype).not.toHaveProperty("polluted");
+};
+const redact = { type: "tool_result" as const, toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text" as const, text: "API_KEY=k" }], isError: false };
+const REDACTED = { content: [{ type: "text", text: "API_KEY=[REDACTED]" }] };
+
+describe("hostile messages", () => {
+  it("comlink SET/GET/CONSTRUCT walks sent over parentPort are dropped as protocol_violation", async () => {
+    const { runner, errors } = await start(["hostile/posts-comlink-walks.ts", "valid/redacts-api-key.ts"]);
+    expect(await runner.emitToolCall(toolCall())).toBeUndefined();
+    await until(() => errors.length >= 4, 5_000, "four reports");
+    expect(errors.map((e) => e.code)).toEqual(["protocol_violation", "protocol_violation", "protocol_violation", "protocol_violation"]);
+    clean();
+    expect(await runner.emit(redact)).toEqual(REDACTED);
+  });
+
+  it("forged replies to ids the host never sent are reported, and cannot speak for the real call", async () => {
+    const { runner, errors } = await start(["hostile/forges-replies.ts", "valid/redacts-api-key.ts"]);
+    expect(await runner.emitToolCall(toolCall())).toEqual({ block: true, reason: "honest answer" });
+    await until(() => errors.length >= 1, 5_000, "a report");
+    expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["protocol_violation"]));
+    expect(errors.every((e) => e.hookPath.endsWith("forges-replies.ts"))).toBe(true);
+    expect(await runner.emit(redact)).toEqual(REDACTED);
+  });
+
+  it("an error that claims another hookPath is reported under the hook's own path", async () => {
+    const { runner, errors } = await start(["hostile/forges-hook-path.ts"]);
+    await runner.emit(turnStart());
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.code).toBe("handler_threw");
+    expect(errors[0]!.hookPath.endsWith("forges-hook-path.ts")).toBe(true);
+  });
+
+  it("a result with an own __proto__ key is refused as invalid_result and the prototype stays clean", async () => {
+    const { runner, errors } = await start(["hostile/returns-own-proto-key.ts"]);
+    const result = await runner.emitToolCall(toolCall());
+    expect(result?.block).toBe(true);
+    expect(await runner.emit(redact)).toBeUndefined();
+    expect(errors.map((e) => e.code)).toEqual(["invalid_result", "invalid_result"]);
+    expect(errors[0]!.error).toContain("__proto__");
+    clean();
+  });
+
+  it("a flood of sendMessage and setStatus calls is bounded, reported once, and the host stays responsive", async () => {
+    const statuses: string[] = [];
+    const { runner, errors, sent } = await start(["hostile/floods-messages.ts", "valid/redacts-api-key.ts"], { maxPostsPerSecond: 500 }, {
+      uiContext: { ...(await import("../src/index.js")).createNoOpUIContext(), setStatus: (_k, t) => { statuses.push(String(t)); } },
+    });
+    await runner.emit(turnStart());
+    expect(await runner.emit(redact)).toEqual(REDACTED);
+    await until(() => errors.length > 0, 5_000, "the flood report");
+    expect(sent.length + statuses.length).toBeLessThanOrEqual(500);
+    expect(errors.map((e) => e.code)).toEqual(["protocol_violation"]);
+  });
+
+  it("getter-laden, throwing-getter and cyclic results are cloned or refused without touching the host", async () => {
+    const { runner, errors } = await start(["hostile/returns-tricky-objects.ts"]);
+    expect(await runner.emit({ ...redact, toolCallId: "getter" })).toEqual({ content: [{ type: "text", text: "from a getter" }] });
+    const cyclic = await runner.emit({ ...redact, toolCallId: "cyclic" }) as { details: { self: unknown } };
+    expect(cyclic.details.self).toBe(cyclic.details);
+    expect(await runner.emit({ ...redact, toolCallId: "throwing-getter" })).toBeUndefined();
+    expect(errors.map((e) => e.code)).toEqual(["handler_threw"]);
+    expect(errors[0]!.error).toContain("getter exploded");
+  });
+
+  it("unknown bridge methods and malformed arguments are refused as protocol_violation", async () => {
+    const { runner, errors, sent } = await start(["hostile/calls-unknown-bridge-methods.ts"]);
+    await runner.emit(turnStart());
+    await until(() => errors.length >= 4, 5_000, "four reports");
+    expect(errors.map((e) => e.code)).toEqual(["protocol_violation", "protocol_violation", "protocol_violation", "protocol_violation"]);
+    expect(sent).toEqual([]);
+    clean();
+  });
+});
