@@ -1,22 +1,126 @@
-/** discoverAndLoadHooks: discovered hook paths, then configured ones, de-duplicated, then loaded. */
-import { resolve } from "node:path";
+/**
+ * discoverAndLoadHooks: the paths the capability registry discovers, then the configured ones,
+ * de-duplicated by absolute path (first wins), loaded in that order. A discovered file that is not a
+ * JS/TS module is a shell hook: it fails to load (as the original documents) unless `shellHooks` is
+ * on, in which case it runs as a command hook in its own process.
+ */
+import { homedir } from "node:os";
+import { extname, resolve } from "node:path";
+import { Errors, type HookFailure } from "../errors.js";
+import type { LoadedHook } from "../hook.js";
 import { loadHooks, type LoadHooksResult, type LoadOptions } from "../loader.js";
+import { deadlineFor, resolveSandboxOptions } from "../options.js";
 import { resolvePath } from "../paths.js";
+import { checkShellHook, shellHook, type ShellHookOptions } from "../shell/hook.js";
+import { defaultHookProviders } from "./providers.js";
+import { HookRegistry } from "./registry.js";
+import type { DiscoveredHook, DiscoveryReport, HookProvider } from "./types.js";
 
 export interface DiscoverOptions {
-  /** Discovered hook paths (the capability registry's output); empty by default. */
+  /** The user's home folder for `~/…` hook folders and `~` in configured paths. Default `os.homedir()`. */
+  home?: string;
+  /** The providers to run, replacing the defaults (`defaultHookProviders()`); `[]` turns discovery off. */
+  providers?: readonly HookProvider[];
+  /** Sort each hook folder's entries by name. Default false: `readdir` order, as the original. */
+  sortEntries?: boolean;
+  /**
+   * Run discovered files that are not JS/TS modules as shell hooks, each in its own child process.
+   * Default false: such a file fails to load with `load_failed`, as in the original.
+   */
+  shellHooks?: boolean | ShellHookOptions;
+  /** Extra discovered paths, loaded after the registry's items and before the configured paths. */
   discovered?: string[];
 }
 
-export async function discoverAndLoadHooks(configuredPaths: string[], cwd: string, options: DiscoverOptions & LoadOptions = {}): Promise<LoadHooksResult> {
-  const { discovered = [], ...load } = options;
-  const seen = new Set<string>();
-  const all: string[] = [];
-  for (const p of [...discovered, ...configuredPaths.map((c) => resolvePath(c, cwd))]) {
-    const key = resolve(cwd, p);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    all.push(p);
-  }
-  return loadHooks(all, cwd, load);
+/** `LoadHooksResult` plus what discovery found, so a host can show why a hook was or was not loaded. */
+export interface DiscoverAndLoadResult extends LoadHooksResult {
+  discovery: DiscoveryReport;
 }
+
+/** File extensions loaded as hook modules; every other discovered file is a shell hook. */
+export const MODULE_EXTENSIONS: readonly string[] = [".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".jsx"];
+
+/** True when `path` is loaded as a module (by its extension). */
+export function isModulePath(path: string): boolean {
+  return MODULE_EXTENSIONS.includes(extname(path).toLowerCase());
+}
+
+/** What one path in load order becomes. */
+type Entry =
+  | { kind: "module"; path: string }
+  | { kind: "shell"; path: string; item: DiscoveredHook }
+  | { kind: "failed"; path: string; failure: HookFailure };
+
+/** Run the registry's providers for `cwd` and `home`. */
+export async function discoverHooks(cwd: string, options: Pick<DiscoverOptions, "home" | "providers" | "sortEntries"> = {}): Promise<DiscoveryReport> {
+  const registry = new HookRegistry(options.providers ?? defaultHookProviders());
+  return registry.load({ cwd, home: options.home ?? homedir(), sortEntries: options.sortEntries ?? false });
+}
+
+/** The message of a discovered shell hook while the adapter is off. */
+function notAModule(item: DiscoveredHook): HookFailure {
+  return Errors.loadFailed(item.path,
+    `${item.path} is not a JS/TS module; it looks like a shell hook (${item.type} hook for ${item.tool === "*" ? "every tool" : `tool "${item.tool}"`}, from ${item.providerName}). ` +
+    "To run it as a command hook in its own process, pass { shellHooks: true } to discoverAndLoadHooks; to load it as a hook module, give it a .ts or .js extension and a default-exported factory.");
+}
+
+/**
+ * Discover hooks, add `configuredPaths` (resolved against `cwd`, `~` expanded), de-duplicate by
+ * absolute path (first wins), and load them in that order. Module hooks each get a worker; shell
+ * hooks (with `shellHooks`) run as child processes and take their place in the same order.
+ */
+export async function discoverAndLoadHooks(configuredPaths: string[], cwd: string, options: DiscoverOptions & LoadOptions = {}): Promise<DiscoverAndLoadResult> {
+  const { home, providers, sortEntries, shellHooks, discovered = [], ...load } = options;
+  const discovery = await discoverHooks(cwd, { home, providers, sortEntries });
+  const seen = new Set<string>();
+  const entries: Entry[] = [];
+  const add = (path: string, make: () => Entry) => {
+    const key = resolve(cwd, path);
+    if (seen.has(key)) return;
+    seen.add(key);
+    entries.push(make());
+  };
+  for (const item of discovery.items) {
+    add(item.path, (): Entry => {
+      if (isModulePath(item.path)) return { kind: "module", path: item.path };
+      if (!shellHooks) return { kind: "failed", path: item.path, failure: notAModule(item) };
+      const failure = checkShellHook(item.path);
+      return failure ? { kind: "failed", path: item.path, failure } : { kind: "shell", path: item.path, item };
+    });
+  }
+  for (const p of discovered) add(p, () => ({ kind: "module", path: p }));
+  for (const p of configuredPaths) {
+    const abs = resolvePath(p, cwd, home);
+    add(abs, () => ({ kind: "module", path: abs }));
+  }
+
+  const modules = await loadHooks(entries.filter((e) => e.kind === "module").map((e) => e.path), cwd, load);
+  const loaded = new Map(modules.hooks.map((h) => [h.path, h]));
+  const failed = new Map(modules.errors.map((e) => [e.path, e]));
+  const shellOptions = typeof shellHooks === "object" ? shellHooks : {};
+  const result: DiscoverAndLoadResult = { hooks: [], errors: [], discovery };
+  for (const entry of entries) {
+    if (entry.kind === "failed") {
+      result.errors.push({ path: entry.path, error: entry.failure.message, code: entry.failure.code });
+    } else if (entry.kind === "shell") {
+      result.hooks.push(shellHookFor(entry.item, cwd, load, shellOptions));
+    } else {
+      const hook = loaded.get(entry.path);
+      if (hook) result.hooks.push(hook);
+      const error = failed.get(entry.path);
+      if (error) result.errors.push(error);
+    }
+  }
+  return result;
+}
+
+/** A shell hook with the same deadlines a module hook at that path would get. */
+function shellHookFor(item: DiscoveredHook, cwd: string, load: LoadOptions, shell: ShellHookOptions): LoadedHook {
+  const { perHook, ...shared } = load;
+  const sandbox = resolveSandboxOptions({ ...shared, ...perHook?.[item.path] });
+  return shellHook(item, { ...shell, cwd, deadline: (event) => deadlineFor(sandbox, event) });
+}
+
+export { HookRegistry, hookKey, validateHookItem, mergeProviderResults, HOOK_CAPABILITY_ID } from "./registry.js";
+export { defaultHookProviders, folderProvider, nativeProvider, xcshHomeProvider, claudeProvider } from "./providers.js";
+export type { DiscoveredHook, DiscoveryContext, DiscoveryReport, HookItem, HookItemType, HookLevel, HookProvider, ProviderResult } from "./types.js";
