@@ -1,0 +1,140 @@
+/**
+ * The conflict rules of src/dispatch.ts as pure functions, run through the conformance matrix
+ * (test/helpers/matrix.ts) with each fixture's script standing in for its handlers. The harness
+ * folds handler results the way the contract describes: hooks in order, handlers in order, a
+ * validated truthy result through `rule.step`, stop when it says done.
+ */
+import { describe, expect, it } from "vitest";
+import { finish, nextInput, ruleFor } from "../src/dispatch.js";
+import type { AgentMessage, HookEvent } from "../src/types.js";
+import { ALL_EVENTS, BAIL_EVENTS, FIRST_MESSAGE_EVENTS, LAST_WINS_EVENTS, SERIES_EVENTS, outcome } from "../fixtures/valid/lib/scripted.js";
+import { sample } from "./helpers/events.js";
+import { MATRIX, SCRIPTS } from "./helpers/matrix.js";
+
+interface Folded { result: unknown; calls: string[]; received: unknown[] }
+
+function fold(event: HookEvent, hooks: string[]): Folded {
+  const rule = ruleFor(event.type);
+  const calls: string[] = [];
+  const received: unknown[] = [];
+  let acc: unknown;
+  for (const name of hooks) {
+    const steps = SCRIPTS[name]![event.type] ?? [];
+    for (const [index, step] of steps.entries()) {
+      const input = nextInput(rule, event, acc) as { messages?: AgentMessage[] };
+      calls.push(`${name} ${event.type}#${index}`);
+      received.push(input.messages);
+      const r = outcome(step, input);
+      if (!r || rule.kind === "series") continue;
+      const parsed = rule.schema!.safeParse(r);
+      if (!parsed.success) throw new Error(`fixture ${name} returned an invalid ${event.type} result`);
+      const next = rule.step(acc, parsed.data as Record<string, unknown>);
+      acc = next.acc;
+      if (next.done) return { result: acc, calls, received };
+    }
+  }
+  return { result: finish(rule, acc, event as { messages?: unknown }), calls, received };
+}
+
+describe("the conformance matrix over the pure rules", () => {
+  for (const [type, cases] of MATRIX) {
+    describe(type, () => {
+      for (const c of cases) {
+        it(c.rule, () => {
+          const out = fold(sample(type), c.hooks);
+          expect(out.result).toEqual(c.result);
+          expect(out.calls).toEqual(c.calls);
+          if (c.received) expect(out.received).toEqual(c.received);
+        });
+      }
+    });
+  }
+
+  it("the matrix covers every event of the contract", () => {
+    expect(MATRIX.map(([t]) => t).sort()).toEqual([...ALL_EVENTS].sort());
+  });
+});
+
+describe("ruleFor", () => {
+  it("names the rule of every event by the contract's semantics", () => {
+    for (const t of BAIL_EVENTS) expect(ruleFor(t).kind).toBe("bail");
+    for (const t of LAST_WINS_EVENTS) expect(ruleFor(t).kind).toBe("last-wins");
+    for (const t of FIRST_MESSAGE_EVENTS) expect(ruleFor(t).kind).toBe("first-message");
+    for (const t of SERIES_EVENTS) expect(ruleFor(t).kind).toBe("series");
+    expect(ruleFor("context").kind).toBe("waterfall");
+  });
+
+  it("treats unknown event names, prototype keys included, as series", () => {
+    for (const t of ["no_such_event", "__proto__", "constructor", "toString", "hasOwnProperty", ""]) {
+      const rule = ruleFor(t);
+      expect(rule.kind).toBe("series");
+      expect(rule.schema).toBeUndefined();
+    }
+  });
+
+  it("asks workers to stop a hook's handlers at block on tool_call and at cancel on session_before_*", () => {
+    expect(ruleFor("tool_call").plan.stop).toBe("block");
+    for (const t of BAIL_EVENTS.filter((e) => e !== "tool_call")) expect(ruleFor(t).plan.stop).toBe("cancel");
+    expect(ruleFor("context").plan.chain).toBe("messages");
+    for (const t of SERIES_EVENTS) expect(ruleFor(t).plan.discard).toBe(true);
+  });
+
+  it("accepts every result the matrix fixtures return and rejects fields the contract does not define", () => {
+    for (const [name, script] of Object.entries(SCRIPTS)) {
+      for (const [type, steps] of Object.entries(script)) {
+        const schema = ruleFor(type).schema;
+        for (const step of steps) {
+          if (step.kind !== "returns" || !schema) continue;
+          expect(schema.safeParse(step.value).success, `${name} ${type}`).toBe(true);
+        }
+      }
+    }
+    for (const t of [...BAIL_EVENTS, ...LAST_WINS_EVENTS, ...FIRST_MESSAGE_EVENTS, "context"]) {
+      expect(ruleFor(t).schema!.safeParse({ input: { command: "rm" } }).success, t).toBe(false);
+    }
+  });
+});
+
+describe("the steps of each rule", () => {
+  it("bail keeps a result that does not bail and goes on", () => {
+    expect(ruleFor("tool_call").step(undefined, { block: false })).toEqual({ acc: { block: false }, done: false });
+    expect(ruleFor("session_before_tree").step({ cancel: false }, { summary: { summary: "s" } })).toEqual({ acc: { summary: { summary: "s" } }, done: false });
+  });
+
+  it("bail ends the emit on its own key only", () => {
+    expect(ruleFor("tool_call").step(undefined, { block: true }).done).toBe(true);
+    expect(ruleFor("tool_call").step(undefined, { cancel: true } as never).done).toBe(false);
+    expect(ruleFor("session_before_switch").step(undefined, { cancel: true }).done).toBe(true);
+    expect(ruleFor("session_before_switch").step(undefined, { block: true } as never).done).toBe(false);
+  });
+
+  it("waterfall takes an empty messages array as the new value, and keeps the current one without messages", () => {
+    const current = [{ role: "user" }];
+    expect(ruleFor("context").step(current, { messages: [] }).acc).toEqual([]);
+    expect(ruleFor("context").step(current, {}).acc).toBe(current);
+  });
+
+  it("first-message ignores a result without a message and every result after the first message", () => {
+    const rule = ruleFor("before_agent_start");
+    const first = { message: { customType: "a", content: "a", display: true } };
+    expect(rule.step(undefined, {}).acc).toBeUndefined();
+    expect(rule.step(first, { message: { customType: "b", content: "b", display: true } }).acc).toBe(first);
+    expect(rule.step(undefined, first)).toEqual({ acc: first, done: false });
+  });
+
+  it("series keeps nothing and finishes with undefined", () => {
+    const rule = ruleFor("turn_end");
+    expect(rule.step(undefined, { block: true })).toEqual({ acc: undefined, done: false });
+    expect(finish(rule, { anything: 1 }, {})).toBeUndefined();
+  });
+
+  it("a waterfall nobody changed finishes with the very input array, and the next input is the event itself", () => {
+    const messages = [{ role: "user" }];
+    const event = { type: "context", messages };
+    const rule = ruleFor("context");
+    expect(finish(rule, undefined, event)).toBe(messages);
+    expect(nextInput(rule, event, undefined)).toBe(event);
+    expect(nextInput(rule, event, [])).toEqual({ type: "context", messages: [] });
+    expect(nextInput(ruleFor("tool_result"), event, [1])).toBe(event);
+  });
+});

@@ -1,0 +1,96 @@
+/** Real runners over real fixture workers, with every runner disposed after each test. */
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach } from "vitest";
+import { HookRunner, loadHooks, type HookError, type LoadOptions, type RunnerInitOptions, type RunnerOptions } from "../../src/index.js";
+import type { HookMessage } from "../../src/types.js";
+import { CALL } from "../../fixtures/valid/lib/scripted.js";
+
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** Absolute path of `fixtures/valid/<name>.ts` (or of `fixtures/<rel>` when it has an extension). */
+export const fixture = (name: string) =>
+  fileURLToPath(new URL(`../../fixtures/${/\.\w+$/.test(name) ? name : `valid/${name}.ts`}`, import.meta.url));
+
+const live: HookRunner[] = [];
+afterEach(async () => {
+  await Promise.all(live.splice(0).map((r) => r.dispose()));
+});
+
+/** Dispose `runner` after the test (for runners a test builds itself). */
+export function track(runner: HookRunner): HookRunner {
+  live.push(runner);
+  return runner;
+}
+
+export interface Host {
+  runner: HookRunner;
+  /** HookErrors reported to onError, in order. */
+  errors: HookError[];
+  /** Every message hooks sent with pi.sendMessage, with its options, in order. */
+  sent: Array<{ message: HookMessage; options: unknown }>;
+  /** Every pi.appendEntry, in order. */
+  entries: Array<[string, unknown]>;
+  /** The handler calls the scripted fixtures recorded: "<label> <event>#<index>". */
+  calls(): string[];
+  /** The event each recorded call received. */
+  received(): Array<Record<string, unknown>>;
+}
+
+export interface StartOptions {
+  load?: LoadOptions;
+  init?: Partial<RunnerInitOptions> | false;
+  runner?: RunnerOptions;
+  sessionManager?: object;
+}
+
+/** Load fixtures (names under fixtures/valid, or absolute paths), build and initialize a runner. */
+export async function start(names: string[], options: StartOptions = {}): Promise<Host> {
+  return build(names, options, track);
+}
+
+const shared = new Map<string, Promise<Host>>();
+afterAll(async () => {
+  const hosts = await Promise.all([...shared.values()]);
+  shared.clear();
+  await Promise.all(hosts.map((h) => h.runner.dispose()));
+});
+
+/**
+ * A runner over `names` shared by the tests of one file (disposed after all of them), its records
+ * cleared for each caller. For the conformance matrix, where ~100 cases use ~15 hook sets and
+ * loading each set per case would only measure worker start-up.
+ */
+export async function startShared(names: string[]): Promise<Host> {
+  const key = names.join("\0");
+  let host = shared.get(key);
+  if (!host) shared.set(key, (host = build(names, {}, (r) => r)));
+  const h = await host;
+  h.errors.length = 0;
+  h.sent.length = 0;
+  h.entries.length = 0;
+  return h;
+}
+
+async function build(names: string[], options: StartOptions, keep: (r: HookRunner) => HookRunner): Promise<Host> {
+  const paths = names.map((n) => (n.startsWith("/") ? n : fixture(n)));
+  const { hooks, errors: loadErrors } = await loadHooks(paths, ROOT, options.load);
+  const runner = keep(new HookRunner(hooks, ROOT, (options.sessionManager ?? {}) as never, {} as never, options.runner));
+  if (loadErrors.length > 0) throw new Error(`fixtures failed to load: ${JSON.stringify(loadErrors)}`);
+  const errors: HookError[] = [];
+  const sent: Host["sent"] = [];
+  const entries: Host["entries"] = [];
+  runner.onError((e) => errors.push(e));
+  if (options.init !== false) {
+    runner.initialize({
+      getModel: () => undefined,
+      sendMessageHandler: (message, opts) => { sent.push({ message, options: opts }); },
+      appendEntryHandler: (customType, data) => { entries.push([customType, data]); },
+      ...options.init,
+    });
+  }
+  const recorded = () => sent.filter((s) => s.message.customType === CALL);
+  return {
+    runner, errors, sent, entries,
+    calls: () => recorded().map((s) => String(s.message.content)),
+    received: () => recorded().map((s) => (s.message.details as { event: Record<string, unknown> }).event),
+  };
+}
