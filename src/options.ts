@@ -19,7 +19,7 @@ export interface SandboxOptions {
   resourceLimits?: ResourceLimits;
   /** Largest message (result, sendMessage, log line) a hook may send, estimated bytes. Default 16 MiB. */
   maxMessageBytes?: number;
-  /** Fire-and-forget calls (sendMessage, appendEntry, setStatus, notify, log) per second per hook. Default 1000. */
+  /** Fire-and-forget calls (sendMessage, appendEntry, setStatus, notify, log) per second per hook. Default 5000. */
   maxPostsPerSecond?: number;
   /** Restarts allowed within `restartWindowMs` before the hook is disabled. Default 3. */
   maxRestarts?: number;
@@ -58,7 +58,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     unresponsiveMs: options.unresponsiveMs ?? 3_000,
     resourceLimits: limits,
     maxMessageBytes: options.maxMessageBytes ?? 16 * 1024 * 1024,
-    maxPostsPerSecond: options.maxPostsPerSecond ?? 1_000,
+    maxPostsPerSecond: options.maxPostsPerSecond ?? 5_000,
     maxRestarts: options.maxRestarts ?? 3,
     restartWindowMs: options.restartWindowMs ?? 5 * 60_000,
     toolCallFailure: options.toolCallFailure ?? "closed",

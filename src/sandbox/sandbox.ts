@@ -2,6 +2,7 @@
  * One hook's worker, for its whole life: spawn, load (the comlink control call), requests with
  * deadlines, death and its name, and restarts within the budget.
  */
+import { once } from "node:events";
 import { mkdirSync } from "node:fs";
 import { MessageChannel, Worker } from "node:worker_threads";
 import * as Comlink from "comlink";
@@ -157,6 +158,7 @@ export class HookSandbox {
     const control = new MessageChannel();
     const sync = new MessageChannel();
     const syncState = new SharedArrayBuffer(4);
+    const portsClosed = Promise.all([once(control.port1, "close"), once(sync.port1, "close")]);
     const boot: WorkerBoot = {
       hookPath: this.hookPath,
       control: control.port2,
@@ -200,10 +202,11 @@ export class HookSandbox {
     this.#exited = new Promise((resolve) => worker.once("exit", (code) => {
       this.#deathFailure ??= (event) => Errors.crashed(this.hookPath, event, `the worker exited with code ${code} (process.exit(${code}) or a fatal error)`);
       if (channel.close(this.#deathFailure) > 0) this.#deathSeenByRequests = true;
+      died(this.#deathFailure("load"));
       control.port1.close();
       sync.port1.close();
-      died(this.#deathFailure("load"));
-      resolve();
+      // Ports close asynchronously; `dispose()` resolves once nothing of this worker is left.
+      void portsClosed.then(() => resolve());
       if (this.#worker === worker) {
         this.#worker = undefined;
         this.#channel = undefined;
@@ -234,7 +237,8 @@ export class HookSandbox {
     );
     const outcome = await Promise.race([loaded, death, timedOut]);
     clearTimeout(timer);
-    remote[Comlink.releaseProxy]();
+    // The control plane is done after load; closing our end closes the worker's too.
+    if (!(outcome instanceof HookFailure)) control.port1.close();
     // A failure during load keeps its code (a factory that loops is `unresponsive`); the caller
     // does not restart a module that cannot load.
     if (outcome instanceof HookFailure) return outcome;
