@@ -1,0 +1,100 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { claudeProvider, nativeProvider } from "../src/discovery/index.js";
+import { HookRunner, discoverAndLoadHooks, type LoadedHook } from "../src/index.js";
+
+const fixture = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
+
+const made: string[] = [];
+const loaded: LoadedHook[] = [];
+afterEach(async () => {
+  await Promise.all(loaded.splice(0).map((h) => h.sandbox?.dispose()));
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function folders() {
+  const root = mkdtempSync(join(tmpdir(), "hookbox-discover-load-"));
+  made.push(root);
+  const cwd = join(root, "project");
+  const home = join(root, "home");
+  mkdirSync(cwd, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  return { cwd, home };
+}
+
+/** Copy `fixtures/<rel>` to `dest` (made executable). */
+function place(rel: string, dest: string) {
+  mkdirSync(dirname(dest), { recursive: true });
+  copyFileSync(fixture(rel), dest);
+  return dest;
+}
+
+async function discover(...args: Parameters<typeof discoverAndLoadHooks>) {
+  const result = await discoverAndLoadHooks(...args);
+  loaded.push(...result.hooks);
+  return result;
+}
+
+describe("discoverAndLoadHooks", () => {
+  it("loads discovered paths first, then configured paths resolved against cwd, de-duplicated by absolute path, first wins", async () => {
+    const { cwd, home } = folders();
+    const discovered = place("valid/blocks-rm-rf.ts", join(cwd, ".xcsh/hooks/pre/bash.ts"));
+    const inHome = place("valid/drops-debug-messages.ts", join(home, "my-hooks/drops-debug.ts"));
+    const inProject = place("valid/redacts-api-key.ts", join(cwd, "hooks/redact.ts"));
+    const result = await discover(["hooks/redact.ts", ".xcsh/hooks/pre/bash.ts", "~/my-hooks/drops-debug.ts", inProject], cwd, { home });
+    expect(result.errors).toEqual([]);
+    expect(result.hooks.map((h) => h.path)).toEqual([discovered, inProject, inHome]);
+    expect(result.hooks.every((h) => h.sandbox)).toBe(true);
+    // The discovered module hook registered what its factory registered, whatever its file name says.
+    const runner = new HookRunner(result.hooks, cwd, {} as never, {} as never);
+    runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
+    expect(await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "rm -rf /" } }))
+      .toEqual({ block: true, reason: "rm -rf blocked (no UI)" });
+    await runner.dispose();
+  });
+
+  it("carries the discovery report: each item with its provider, level and shadowed flag, and the warnings", async () => {
+    const { cwd, home } = folders();
+    const mine = place("valid/blocks-rm-rf.ts", join(cwd, ".xcsh/hooks/pre/bash.ts"));
+    place("valid/blocks-rm-rf.ts", join(home, ".claude/hooks/pre/bash.ts"));
+    const result = await discover([], cwd, { home, providers: [
+      nativeProvider,
+      claudeProvider,
+      { id: "broken", displayName: "Broken", priority: 1, load: () => ({ items: [{ name: "x", path: "x", type: "pre", tool: "x", level: "user" }] }) },
+    ] });
+    expect(result.hooks.map((h) => h.path)).toEqual([mine]);
+    expect(result.discovery.all.map((i) => [i.provider, i.level, i.shadowed])).toEqual([["native", "project", false], ["claude", "user", true]]);
+    expect(result.discovery.warnings).toEqual(["[Broken] invalid hook at x: path: must be an absolute path"]);
+  });
+
+  it("reports a discovered shell script as load_failed by default, with a message that says how to enable shell hooks", async () => {
+    const { cwd, home } = folders();
+    const script = place("shell/blocks-rm-rf-by-exit-2.sh", join(cwd, ".xcsh/hooks/pre/bash.sh"));
+    const module = place("valid/redacts-api-key.ts", join(cwd, ".xcsh/hooks/post/read.ts"));
+    const result = await discover([], cwd, { home });
+    expect(result.hooks.map((h) => h.path)).toEqual([module]);
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatchObject({ path: script, code: "load_failed" });
+    expect(result.errors[0]!.error).toContain("looks like a shell hook");
+    expect(result.errors[0]!.error).toContain('pre hook for tool "bash"');
+    expect(result.errors[0]!.error).toContain("{ shellHooks: true }");
+  });
+
+  it("reports a configured path that does not exist as load_failed and loads the rest", async () => {
+    const { cwd, home } = folders();
+    const good = place("valid/redacts-api-key.ts", join(cwd, "redact.ts"));
+    const result = await discover(["missing.ts", "redact.ts"], cwd, { home });
+    expect(result.hooks.map((h) => h.path)).toEqual([good]);
+    expect(result.errors).toEqual([expect.objectContaining({ path: join(cwd, "missing.ts"), code: "load_failed" })]);
+  });
+
+  it("runs no discovery at all with providers: []", async () => {
+    const { cwd, home } = folders();
+    place("shell/exits-1.sh", join(cwd, ".xcsh/hooks/pre/bash.sh"));
+    const result = await discover([], cwd, { home, providers: [] });
+    expect(result).toEqual({ hooks: [], errors: [], discovery: { items: [], all: [], warnings: [], providers: [] } });
+  });
+});
