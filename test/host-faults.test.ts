@@ -18,6 +18,13 @@ describe("deadlines and liveness", () => {
     expect(errors.filter((e) => e.code === "disabled")).toHaveLength(1);
   });
 
+  it("a synchronous loop that outlasts its deadline times out, then its worker is terminated as unresponsive", async () => {
+    const { runner, errors } = await start(["faulty/loops-forever-in-handler.ts"], { deadlines: { tool_call: 100 }, unresponsiveMs: 400, maxRestarts: 0 });
+    expect((await runner.emitToolCall(toolCall()))?.block).toBe(true);
+    await until(() => runner.getHooks()[0]!.sandbox!.state === "disabled", 5_000, "the worker to be ended");
+    expect(errors.map((e) => e.code)).toEqual(["timeout", "unresponsive", "disabled"]);
+  });
+
   it("a synchronous loop in the factory fails the load as unresponsive", async () => {
     const { errors } = await loadHooks([fixture("faulty/loops-forever-in-factory.ts")], process.cwd(), { unresponsiveMs: 300 });
     expect(errors).toHaveLength(1);

@@ -65,8 +65,10 @@ export class WorkerChannel {
   #postWindowStart = 0;
   #postsInWindow = 0;
   #floodReported = false;
-  /** Requests outside the pending table that still need liveness checks (the comlink load). */
+  /** Work outside the pending table that still needs liveness checks (the comlink load, a probe). */
   #externalBusy = 0;
+  /** Set after a timeout until the worker shows it is alive: the event that timed out. */
+  #probing: string | undefined;
 
   constructor(worker: Worker, hookPath: string, syncPort: MessagePort, syncState: SharedArrayBuffer, bridge: BridgeHost, limits: ChannelLimits, events: ChannelEvents) {
     this.#worker = worker;
@@ -163,6 +165,21 @@ export class WorkerChannel {
     if (!p) return;
     this.notify({ t: "cancel", id });
     p.reject(Errors.timeout(this.#hookPath, p.event, p.deadlineMs));
+    this.#probe(p.event);
+  }
+
+  /**
+   * After a timeout the worker must still show it is alive: it gets a ping, and any message within
+   * `unresponsiveMs` clears it. A slow handler leaves the loop free and answers; a synchronous loop
+   * does not, and its worker is terminated instead of spinning forever.
+   */
+  #probe(event: string): void {
+    if (this.#probing || this.#closed) return;
+    this.#probing = event;
+    if (this.#externalBusy++ === 0 && this.#pending.size === 0) this.#busy();
+    this.#pinging = true;
+    this.#lastHeard = performance.now();
+    this.notify({ t: "ping", id: 0 });
   }
 
   #busy(): void {
@@ -182,7 +199,7 @@ export class WorkerChannel {
   #checkLiveness(): void {
     const silent = performance.now() - this.#lastHeard;
     if (silent >= this.#limits.unresponsiveMs) {
-      const event = [...this.#pending.values()][0]?.event ?? "load";
+      const event = [...this.#pending.values()][0]?.event ?? this.#probing ?? "load";
       this.#events.kill(Errors.unresponsive(this.#hookPath, event, Math.round(silent)));
       return;
     }
@@ -195,6 +212,10 @@ export class WorkerChannel {
   #onMessage(raw: unknown): void {
     this.#lastHeard = performance.now();
     this.#pinging = false;
+    if (this.#probing) {
+      this.#probing = undefined;
+      if (--this.#externalBusy === 0 && this.#pending.size === 0) this.#idle();
+    }
     const parsed = workerMessageSchema.safeParse(raw);
     if (!parsed.success) {
       // comlink traffic uses its own port; anything else here is outside the protocol.

@@ -1,0 +1,81 @@
+/**
+ * `npm run faults`: inject each fault kind into a real runner beside a healthy hook and print the
+ * code reported, the time to detection, and whether the host and the other hook kept working;
+ * then a soak with random faults. Figures, not assertions: the tests check the codes.
+ */
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { HookRunner, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
+
+const f = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
+const OPTIONS = { deadlines: { default: 200 }, unresponsiveMs: 500, maxRestarts: 1_000, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } };
+const turnStart = { type: "turn_start", turnIndex: 0, timestamp: 0 } as const;
+const redact: ToolResultEvent = { type: "tool_result", toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text", text: "API_KEY=k" }], isError: false };
+
+interface Case { fault: string; fixture: string; fire: (r: HookRunner) => Promise<unknown> }
+const toolCall = (r: HookRunner) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "ls" } });
+const CASES: Case[] = [
+  { fault: "handler throws", fixture: "faulty/throws-non-errors.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "sync loop in handler", fixture: "faulty/loops-forever-in-handler.ts", fire: toolCall },
+  { fault: "handler never settles", fixture: "faulty/hangs-async.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "process.exit(7)", fixture: "faulty/exits-process.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "uncaught throw in timer", fixture: "faulty/throws-from-timer.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "unhandled rejection", fixture: "faulty/rejects-unhandled.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "heap exhausted", fixture: "faulty/exhausts-heap.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "invalid result", fixture: "hostile/returns-own-proto-key.ts", fire: toolCall },
+  { fault: "oversized result", fixture: "faulty/returns-oversized-result.ts", fire: (r) => r.emit(redact) },
+  { fault: "comlink walk on parentPort", fixture: "hostile/posts-comlink-walks.ts", fire: toolCall },
+  { fault: "forged replies", fixture: "hostile/forges-replies.ts", fire: toolCall },
+  { fault: "message flood", fixture: "hostile/floods-messages.ts", fire: (r) => r.emit(turnStart) },
+];
+
+async function runCase(c: Case) {
+  const { hooks } = await loadHooks([f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000 });
+  const runner = new HookRunner(hooks, process.cwd(), {} as never, {} as never);
+  runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
+  const errors: Array<HookError & { at: number }> = [];
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  lag.enable();
+  const t0 = performance.now();
+  runner.onError((e) => errors.push({ ...e, at: performance.now() - t0 }));
+  await c.fire(runner).catch(() => {});
+  const deadline = performance.now() + 3_000;
+  while (errors.length === 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  // Follow-up reports (a timed-out loop is then found unresponsive) come within unresponsiveMs.
+  await new Promise((r) => setTimeout(r, OPTIONS.unresponsiveMs + 200));
+  const other = JSON.stringify(await runner.emit(redact)).includes("[REDACTED]");
+  lag.disable();
+  await runner.dispose();
+  return { fault: c.fault, code: [...new Set(errors.map((e) => e.code))].join(", ") || "(none)", detectedMs: errors[0]?.at ?? NaN, hostLagMs: lag.max / 1e6, otherHookOk: other };
+}
+
+async function soak(events: number) {
+  const { hooks } = await loadHooks([f("valid/sends-sequence.ts"), f("faulty/fails-on-command.ts")], process.cwd(), { ...OPTIONS, deadlines: { tool_call: 100 } });
+  const runner = new HookRunner(hooks, process.cwd(), {} as never, {} as never);
+  const sent: number[] = [];
+  let faults = 0;
+  const worst = { ms: 0 };
+  runner.initialize({ getModel: () => undefined, sendMessageHandler: (m) => { sent.push(Number(m.content)); }, appendEntryHandler: () => {} });
+  const kinds = ["throw", "hang", "exit", "invalid"];
+  let settled = 0;
+  for (let seq = 0; seq < events; seq++) {
+    const fault = seq % 17 === 0 ? kinds[(seq / 17) % kinds.length] : undefined;
+    if (fault) faults++;
+    const t = performance.now();
+    await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: `c${seq}`, input: { seq, fault } }).catch(() => {});
+    worst.ms = Math.max(worst.ms, performance.now() - t);
+    settled++;
+  }
+  await runner.dispose();
+  const lost = events - new Set(sent).size;
+  const inOrder = sent.every((v, i) => v === i);
+  return { events, faultsInjected: faults, settled, lost, inOrder, worstSettleMs: Math.round(worst.ms) };
+}
+
+const rows = [];
+for (const c of CASES) rows.push(await runCase(c));
+console.log("| fault | code reported | detected after | host's worst event-loop lag | other hook answered after |");
+console.log("| --- | --- | --- | --- | --- |");
+for (const r of rows) console.log(`| ${r.fault} | \`${r.code}\` | ${Number.isNaN(r.detectedMs) ? "-" : `${r.detectedMs.toFixed(0)} ms`} | ${r.hostLagMs.toFixed(0)} ms | ${r.otherHookOk ? "yes" : "no"} |`);
+const s = await soak(Number(process.argv[2] ?? 3_000));
+console.log(`\nsoak: ${s.events} events, ${s.faultsInjected} faults injected, ${s.settled} settled, lost = ${s.lost}, in order: ${s.inOrder ? "yes" : "no"}, slowest emit ${s.worstSettleMs} ms (tool_call deadline 100 ms)`);
