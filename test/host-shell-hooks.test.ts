@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,6 +73,22 @@ describe("shell hooks (shellHooks: true)", () => {
     expect(result?.block).toBe(true);
     expect(result?.reason).toContain("(timeout)");
     expect(errors.map((e) => [e.code, e.event, e.hookPath])).toEqual([["timeout", "tool_call", paths["pre/bash.sh"]]]);
+  });
+
+  // A killed child left unreaped is a zombie: it counts as gone.
+  const alive = (pid: number) => { try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8")); } catch { return false; } };
+
+  it.runIf(process.platform === "linux")("a hook killed at its deadline takes the processes it started with it", async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), "hookbox-pid-")), "child.pid");
+    made.push(dirname(pidFile));
+    const { runner, errors } = await start({ "pre/bash.sh": "shell/hangs-with-a-child.sh" },
+      { deadlines: { tool_call: 300 }, shellHooks: { env: { ...process.env, CHILD_PID_FILE: pidFile } } });
+    expect((await runner.emitToolCall(bash("ls")))?.block).toBe(true);
+    expect(errors.map((e) => e.code)).toEqual(["timeout"]);
+    const child = Number(readFileSync(pidFile, "utf8"));
+    const end = Date.now() + 5_000;
+    while (alive(child) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    expect(alive(child)).toBe(false);
   });
 
   it("a pre hook that exits 1 blocks the call (fail closed) and is reported as crashed", async () => {
