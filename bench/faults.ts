@@ -43,7 +43,7 @@ async function runCase(c: Case) {
   while (errors.length === 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   // Follow-up reports (a timed-out loop is then found unresponsive) come within unresponsiveMs.
   await new Promise((r) => setTimeout(r, OPTIONS.unresponsiveMs + 200));
-  const other = JSON.stringify(await runner.emit(redact)).includes("[REDACTED]");
+  const other = String(JSON.stringify(await runner.emit(redact))).includes("[REDACTED]");
   lag.disable();
   await runner.dispose();
   return { fault: c.fault, code: [...new Set(errors.map((e) => e.code))].join(", ") || "(none)", detectedMs: errors[0]?.at ?? NaN, hostLagMs: lag.max / 1e6, otherHookOk: other };
