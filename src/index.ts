@@ -3,7 +3,8 @@
  * Swap the import; the API is the same.
  */
 export { loadHooks, type LoadHooksResult, type LoadOptions } from "./loader.js";
-export { discoverAndLoadHooks, type DiscoverOptions } from "./discovery/index.js";
+export { discoverAndLoadHooks, discoverHooks, HookRegistry, defaultHookProviders, folderProvider, hookKey, type DiscoverOptions, type DiscoverAndLoadResult, type DiscoveryReport, type DiscoveredHook, type DiscoveryContext, type HookItem, type HookProvider, type ProviderResult } from "./discovery/index.js";
+export type { ShellHookOptions } from "./shell/hook.js";
 export { HookRunner, type RunnerInitOptions, type RunnerOptions } from "./runner.js";
 export { HookToolWrapper } from "./tool-wrapper.js";
 export { execCommand } from "./exec.js";
