@@ -100,6 +100,20 @@ describe("shell hooks (shellHooks: true)", () => {
     expect(errors[0]!.error).toContain("jq: command not found");
   });
 
+  it("a pre hook killed by a signal blocks the call and is reported as crashed", async () => {
+    const { runner, errors } = await start({ "pre/bash.sh": "shell/kills-itself.sh" });
+    expect((await runner.emitToolCall(bash("ls")))?.block).toBe(true);
+    expect(errors.map((e) => e.code)).toEqual(["crashed"]);
+    expect(errors[0]!.error).toContain("SIGKILL");
+  });
+
+  it("a pre hook that cannot start (its #! interpreter is missing) blocks the call and is reported as crashed", async () => {
+    const { runner, errors } = await start({ "pre/bash.sh": "shell/has-missing-interpreter.sh" });
+    expect((await runner.emitToolCall(bash("ls")))?.block).toBe(true);
+    expect(errors.map((e) => e.code)).toEqual(["crashed"]);
+    expect(errors[0]!.error).toContain("could not be started");
+  });
+
   it("a pre hook runs only for its own tool, and * runs for every tool", async () => {
     const { runner, errors } = await start({ "pre/bash.sh": "shell/exits-1.sh", "pre/*.sh": "shell/blocks-by-json.sh" });
     const write = { type: "tool_call" as const, toolName: "write", toolCallId: "w", input: {} };
