@@ -33,13 +33,17 @@ export function execCommand(command: string, args: string[], cwd: string, option
     options.signal?.addEventListener("abort", kill, { once: true });
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => { stdout += chunk; });
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => { stderr += chunk; });
-    child.on("error", (err) => { stderr += (stderr ? "\n" : "") + err.message; });
+    let failedToStart = false;
+    child.on("error", (err) => {
+      if (child.pid === undefined) failedToStart = true;
+      stderr += (stderr ? "\n" : "") + err.message;
+    });
     child.on("close", (code) => {
       if (timer) clearTimeout(timer);
       if (graceTimer) clearTimeout(graceTimer);
       options.signal?.removeEventListener("abort", kill);
-      // A spawn failure (ENOENT) has no exit code: report 1 as the original did when the streams failed.
-      const failedToStart = code === null && !killed && child.pid === undefined;
+      // A spawn failure (ENOENT) closes with a negative errno, not an exit code: report 1 as the
+      // original did when the streams failed.
       resolve({ stdout, stderr, code: failedToStart ? 1 : (code ?? 0), killed });
     });
   });
