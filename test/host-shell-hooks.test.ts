@@ -75,6 +75,18 @@ describe("shell hooks (shellHooks: true)", () => {
     expect(errors.map((e) => [e.code, e.event, e.hookPath])).toEqual([["timeout", "tool_call", paths["pre/bash.sh"]]]);
   });
 
+  it("a shell hook takes its deadline from perHook by its path, like a module hook", async () => {
+    const { cwd, home, paths } = project({ "pre/bash.sh": "shell/hangs.sh" });
+    const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, perHook: { [paths["pre/bash.sh"]!]: { deadlines: { tool_call: 200 } } } });
+    const runner = new HookRunner(result.hooks, cwd, {} as never, {} as never);
+    runners.push(runner);
+    const errors: HookError[] = [];
+    runner.onError((e) => errors.push(e));
+    expect((await runner.emitToolCall(bash("ls")))?.block).toBe(true);
+    expect(errors.map((e) => e.code)).toEqual(["timeout"]);
+    expect(errors[0]!.error).toContain("within 200 ms");
+  });
+
   // A killed child left unreaped is a zombie: it counts as gone.
   const alive = (pid: number) => { try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8")); } catch { return false; } };
 
