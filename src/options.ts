@@ -15,6 +15,8 @@ export interface SandboxOptions {
   deadlines?: Partial<Record<string, number>> & { default?: number };
   /** A worker that sends nothing for this long while it has work is terminated (`unresponsive`). Default 3000. */
   unresponsiveMs?: number;
+  /** The same bound while the module loads: a cold TypeScript transform blocks the worker for a while. Default 10000. */
+  loadUnresponsiveMs?: number;
   /** V8 heap limits of each worker. Defaults: old generation 128 MB, young 16 MB (never more: #47224), stack 4 MB. */
   resourceLimits?: ResourceLimits;
   /** Largest message (result, sendMessage, log line) a hook may send, estimated bytes. Default 16 MiB. */
@@ -31,6 +33,8 @@ export interface SandboxOptions {
   transformCacheDir?: string | false;
   /** How long a synchronous `ctx` call waits for the host, in ms. Default 5000. */
   syncTimeoutMs?: number;
+  /** How long the host blocks for a message renderer in the worker, in ms. Default 100. */
+  renderTimeoutMs?: number;
   /** Where `pi.logger` lines go. Default: dropped. */
   onLog?: (hookPath: string, level: string, line: string) => void;
   /** Environment of the worker. Default: a copy of the host's. */
@@ -56,6 +60,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
   return {
     deadlines: { default: 30_000, ...options.deadlines } as ResolvedSandboxOptions["deadlines"],
     unresponsiveMs: options.unresponsiveMs ?? 3_000,
+    loadUnresponsiveMs: options.loadUnresponsiveMs ?? 10_000,
     resourceLimits: limits,
     maxMessageBytes: options.maxMessageBytes ?? 16 * 1024 * 1024,
     maxPostsPerSecond: options.maxPostsPerSecond ?? 5_000,
@@ -64,6 +69,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     toolCallFailure: options.toolCallFailure ?? "closed",
     transformCacheDir: options.transformCacheDir ?? join(tmpdir(), "hookbox-jiti"),
     syncTimeoutMs: options.syncTimeoutMs ?? 5_000,
+    renderTimeoutMs: options.renderTimeoutMs ?? 100,
     onLog: options.onLog ?? (() => {}),
     env: options.env,
     execArgv: options.execArgv,

@@ -56,7 +56,6 @@ export interface EmitRequest {
   signals?: string[];
 }
 export interface CommandRequest { t: "command"; id: number; name: string; args: string; ctx: ContextSnapshot }
-export interface RenderRequest { t: "render"; id: number; customType: string; message: unknown; options: { expanded: boolean }; width: number }
 /** Run the `setup` callback the hook passed to `ctx.newSession` (the host opened the session). */
 export interface SetupRequest { t: "setup"; id: number }
 export interface PingRequest { t: "ping"; id: number }
@@ -65,7 +64,7 @@ export interface AbortNotice { t: "abort"; id: number; field: string }
 export interface InitializedNotice { t: "initialized"; hasUI: boolean }
 export interface BridgeReply { t: "ret"; id: number; ok: boolean; v?: unknown; e?: WireError }
 export type HostMessage =
-  | EmitRequest | CommandRequest | RenderRequest | SetupRequest | PingRequest | CancelNotice | AbortNotice | InitializedNotice | BridgeReply;
+  | EmitRequest | CommandRequest | SetupRequest | PingRequest | CancelNotice | AbortNotice | InitializedNotice | BridgeReply;
 
 // ---- worker -> host on parentPort -----------------------------------------------------------
 
@@ -86,6 +85,20 @@ export type WorkerMessage = TooLargeMessage | AckMessage | ResultMessage | PongM
 
 /** The answer to a sync call, posted on the sync port before the shared buffer is notified. */
 export interface SyncReply { id: number; ok: boolean; v?: unknown; e?: WireError }
+
+// ---- synchronous rendering (render port + shared buffer; the host blocks, boundedly) ---------
+
+export type RenderRequest = { id: number } & (
+  | { op: "create"; customType: string; message: unknown; options: { expanded: boolean } }
+  | { op: "render"; cid: number; width: number }
+  | { op: "input"; cid: number; data: string }
+  | { op: "invalidate"; cid: number }
+  | { op: "release"; cid: number }
+);
+/** On the render port: the answer (`reply`), or a synchronous host call made while rendering (`sync`). */
+export type RenderReply =
+  | { kind: "reply"; id: number; ok: boolean; v?: unknown; e?: WireError }
+  | ({ kind: "sync" } & SyncMessage);
 
 // ---- control plane (comlink) ----------------------------------------------------------------
 
@@ -110,6 +123,8 @@ export interface WorkerBoot {
   control: MessagePort;
   sync: MessagePort;
   syncState: SharedArrayBuffer;
+  render: MessagePort;
+  renderState: SharedArrayBuffer;
   jitiCacheDir: string | false;
   maxMessageBytes: number;
   syncTimeoutMs: number;

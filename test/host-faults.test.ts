@@ -26,7 +26,7 @@ describe("deadlines and liveness", () => {
   });
 
   it("a synchronous loop in the factory fails the load as unresponsive", async () => {
-    const { errors } = await loadHooks([fixture("faulty/loops-forever-in-factory.ts")], process.cwd(), { unresponsiveMs: 300 });
+    const { errors } = await loadHooks([fixture("faulty/loops-forever-in-factory.ts")], process.cwd(), { loadUnresponsiveMs: 300 });
     expect(errors).toHaveLength(1);
     expect(errors[0]!.code).toBe("unresponsive");
   });

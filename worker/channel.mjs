@@ -96,6 +96,13 @@ export function setSyncChannel(syncPort, buffer, timeoutMs) {
   syncChannel = { port: syncPort, state: new Int32Array(buffer), timeoutMs };
 }
 
+/** While a renderer runs, sync requests go to the render port (the host waits there). @type {((message: any) => void) | undefined} */
+let syncRoute;
+/** @param {((message: any) => void) | undefined} route */
+export function setSyncRoute(route) {
+  syncRoute = route;
+}
+
 let nextSyncId = 1;
 /**
  * A synchronous call into the host: post the request, then block this thread (never the host)
@@ -107,7 +114,8 @@ export function callSync(m, a) {
   const { port: syncPort, state, timeoutMs } = syncChannel;
   const id = nextSyncId++;
   Atomics.store(state, 0, 0);
-  send({ t: "sync", id, m, a });
+  if (syncRoute) syncRoute({ kind: "sync", t: "sync", id, m, a });
+  else send({ t: "sync", id, m, a });
   const waited = Atomics.wait(state, 0, 0, timeoutMs);
   // Why a loop: a late answer to an earlier call that timed out may still sit on the port.
   for (;;) {

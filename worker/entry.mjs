@@ -10,13 +10,16 @@ import { HookRegistry, createHookAPI } from "./api.mjs";
 import { currentRequest, refuseIfTooLarge, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
+import { serveRenders } from "./render.mjs";
 
 const boot = /** @type {WorkerBoot} */ (workerData);
-const { control, sync, syncState, jitiCacheDir } = boot;
+const { control, sync, syncState, render, renderState, jitiCacheDir } = boot;
 // Why: hook code can read `workerData`; the ports are the runtime's, not the hook's.
 delete (/** @type {any} */ (boot)).control;
 delete (/** @type {any} */ (boot)).sync;
 delete (/** @type {any} */ (boot)).syncState;
+delete (/** @type {any} */ (boot)).render;
+delete (/** @type {any} */ (boot)).renderState;
 setSyncChannel(sync, syncState, boot.syncTimeoutMs);
 
 const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
@@ -58,6 +61,7 @@ const controlApi = {
   },
 };
 Comlink.expose(controlApi, nodeEndpoint(/** @type {any} */ (control)));
+serveRenders(render, renderState, registry.renderers, () => createContext({ hasUI: false, cwd: "", model: undefined }).ui.theme);
 
 /** @param {number} id @param {() => Promise<unknown>} work */
 function serve(id, work) {

@@ -44,8 +44,8 @@ export interface ChannelEvents {
   fault(failure: HookFailure): void;
   /** Registrations changed after load. */
   manifest(manifest: unknown): void;
-  /** The channel decided the worker must die (unresponsive); the sandbox terminates it. */
-  kill(failure: HookFailure): void;
+  /** The worker sent nothing for `silentMs` while busy: the sandbox terminates it as unresponsive. */
+  kill(silentMs: number): void;
 }
 
 export class WorkerChannel {
@@ -67,6 +67,8 @@ export class WorkerChannel {
   #floodReported = false;
   /** Work outside the pending table that still needs liveness checks (the comlink load, a probe). */
   #externalBusy = 0;
+  /** While loading: the liveness bound for the load. */
+  #loadBound: number | undefined;
   /** Set after a timeout until the worker shows it is alive: the event that timed out. */
   #probing: string | undefined;
 
@@ -116,12 +118,21 @@ export class WorkerChannel {
     if (!this.#closed) this.#worker.postMessage(message);
   }
 
-  /** Track work that does not go through `request` (the comlink load) for liveness. */
-  trackExternal<T>(work: Promise<T>): Promise<T> {
+  /**
+   * Track the load (the comlink call) for liveness, with its own bound: a cold TypeScript
+   * transform blocks the worker's event loop for a while, legitimately.
+   */
+  trackLoad<T>(work: Promise<T>, unresponsiveMs: number): Promise<T> {
+    this.#loadBound = unresponsiveMs;
     if (this.#externalBusy++ === 0 && this.#pending.size === 0) this.#busy();
     return work.finally(() => {
+      this.#loadBound = undefined;
       if (--this.#externalBusy === 0 && this.#pending.size === 0) this.#idle();
     });
+  }
+
+  get #bound(): number {
+    return this.#loadBound ?? this.#limits.unresponsiveMs;
   }
 
   /** The worker is gone: reject every pending request with `failure` (its event filled in). Returns how many. */
@@ -185,7 +196,7 @@ export class WorkerChannel {
   #busy(): void {
     this.#worker.ref();
     this.#lastHeard = performance.now();
-    const every = Math.max(5, Math.floor(this.#limits.unresponsiveMs / 4));
+    const every = Math.max(5, Math.floor(this.#bound / 4));
     this.#liveness = setInterval(() => this.#checkLiveness(), every);
   }
 
@@ -198,12 +209,11 @@ export class WorkerChannel {
 
   #checkLiveness(): void {
     const silent = performance.now() - this.#lastHeard;
-    if (silent >= this.#limits.unresponsiveMs) {
-      const event = [...this.#pending.values()][0]?.event ?? this.#probing ?? "load";
-      this.#events.kill(Errors.unresponsive(this.#hookPath, event, Math.round(silent)));
+    if (silent >= this.#bound) {
+      this.#events.kill(Math.round(silent));
       return;
     }
-    if (silent >= this.#limits.unresponsiveMs / 2 && !this.#pinging) {
+    if (silent >= this.#bound / 2 && !this.#pinging) {
       this.#pinging = true;
       this.notify({ t: "ping", id: 0 });
     }

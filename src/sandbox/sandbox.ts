@@ -13,6 +13,7 @@ import type { HookMessageRenderer } from "../types.js";
 import type { HostMessage, Manifest, WorkerBoot, WorkerControl } from "../protocol.js";
 import { loadReplySchema, manifestSchema, describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
+import { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 
 /** The worker entry: `worker/` sits beside `src/` both in the source tree and in `dist/`. */
@@ -49,6 +50,7 @@ export class HookSandbox {
   lastFailure: HookFailure | undefined;
 
   #worker: Worker | undefined;
+  #render: RenderClient | undefined;
   #channel: WorkerChannel | undefined;
   #bridge: BridgeHost = NO_BRIDGE;
   #listeners = new Set<SandboxListener>();
@@ -106,11 +108,33 @@ export class HookSandbox {
     return this.#channel.request(body, event, deadlineMs, signals);
   }
 
-  /** A renderer the host can call synchronously; it renders in the worker within a small bound. */
+  /**
+   * A renderer the host can call synchronously, as a TUI does: it renders in the worker within
+   * `renderTimeoutMs`. When the worker fails or is too slow it returns `undefined` (default
+   * rendering) and the failure is reported.
+   */
   renderer(customType: string): HookMessageRenderer {
-    return () => {
-      this.#fault(Errors.timeout(this.hookPath, "render", 0));
-      return undefined;
+    const call = (body: Parameters<RenderClient["call"]>[0]): { ok: true; v: unknown } | { ok: false } => {
+      if (this.state !== "ready" || !this.#render) return { ok: false };
+      try {
+        return { ok: true, v: this.#render.call(body, this.#bridge) };
+      } catch (err) {
+        this.#fault(err instanceof HookFailure ? err : Errors.handlerThrew(this.hookPath, "render", describeThrown(err)));
+        return { ok: false };
+      }
+    };
+    return (message, options) => {
+      const created = call({ op: "create", customType, message, options: { expanded: Boolean(options?.expanded) } });
+      if (!created.ok || typeof created.v !== "number") return undefined;
+      const cid = created.v;
+      return {
+        render: (width: number) => {
+          const r = call({ op: "render", cid, width });
+          return r.ok && Array.isArray(r.v) ? (r.v as string[]) : [];
+        },
+        handleInput: (data: string) => { call({ op: "input", cid, data }); },
+        invalidate: () => { call({ op: "invalidate", cid }); },
+      };
     };
   }
 
@@ -158,19 +182,23 @@ export class HookSandbox {
     const control = new MessageChannel();
     const sync = new MessageChannel();
     const syncState = new SharedArrayBuffer(4);
-    const portsClosed = Promise.all([once(control.port1, "close"), once(sync.port1, "close")]);
+    const render = new MessageChannel();
+    const renderState = new SharedArrayBuffer(4);
+    const portsClosed = Promise.all([once(control.port1, "close"), once(sync.port1, "close"), once(render.port1, "close")]);
     const boot: WorkerBoot = {
       hookPath: this.hookPath,
       control: control.port2,
       sync: sync.port2,
       syncState,
+      render: render.port2,
+      renderState,
       jitiCacheDir: options.transformCacheDir,
       maxMessageBytes: options.maxMessageBytes,
       syncTimeoutMs: options.syncTimeoutMs,
     };
     const worker = new Worker(WORKER_ENTRY, {
       workerData: boot,
-      transferList: [control.port2, sync.port2],
+      transferList: [control.port2, sync.port2, render.port2],
       resourceLimits: options.resourceLimits,
       env: options.env ?? process.env,
       ...(options.execArgv ? { execArgv: options.execArgv } : {}),
@@ -188,9 +216,10 @@ export class HookSandbox {
         const parsed = manifestSchema.safeParse(m);
         if (parsed.success) this.manifest = parsed.data;
       },
-      kill: (f) => this.#kill(worker, () => Errors.unresponsive(f.hookPath, f.event, options.unresponsiveMs), f),
+      kill: (silentMs) => this.#kill(worker, (event) => Errors.unresponsive(this.hookPath, event, silentMs)),
     });
     this.#channel = channel;
+    this.#render = new RenderClient(render.port1, renderState, sync.port1, syncState, this.hookPath, options.renderTimeoutMs);
 
     let died!: (f: HookFailure) => void;
     const death = new Promise<HookFailure>((resolve) => (died = resolve));
@@ -205,11 +234,13 @@ export class HookSandbox {
       died(this.#deathFailure("load"));
       control.port1.close();
       sync.port1.close();
+      render.port1.close();
       // Ports close asynchronously; `dispose()` resolves once nothing of this worker is left.
       void portsClosed.then(() => resolve());
       if (this.#worker === worker) {
         this.#worker = undefined;
         this.#channel = undefined;
+        this.#render = undefined;
         if (this.state !== "ready") return;
         // From now on calls are skipped (and tool calls blocked) until the restart is decided.
         this.state = "restarting";
@@ -226,7 +257,7 @@ export class HookSandbox {
         timer = setTimeout(() => resolve(Errors.timeout(this.hookPath, "load", loadDeadline)), loadDeadline);
       }
     });
-    const loaded = channel.trackExternal(
+    const loaded = channel.trackLoad(
       remote.load({ resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI })
         .then((reply): HookFailure | Manifest => {
           const parsed = loadReplySchema.safeParse(reply);
@@ -234,6 +265,7 @@ export class HookSandbox {
           if (!parsed.data.ok) return Errors.loadFailed(this.hookPath, parsed.data.e.message, parsed.data.e.stack);
           return parsed.data.manifest;
         }, (err) => Errors.loadFailed(this.hookPath, describeThrown(err))),
+      options.loadUnresponsiveMs,
     );
     const outcome = await Promise.race([loaded, death, timedOut]);
     clearTimeout(timer);
@@ -246,11 +278,11 @@ export class HookSandbox {
     return undefined;
   }
 
-  #kill(worker: Worker, failure: (event: string) => HookFailure, reason: HookFailure): void {
+  #kill(worker: Worker, failure: (event: string) => HookFailure): void {
     if (this.#deathFailure) return;
     this.#deathFailure = failure;
     if (this.#channel && this.#channel.close(failure) > 0) this.#deathSeenByRequests = true;
-    this.lastFailure = reason;
+    this.lastFailure = failure("worker");
     void worker.terminate();
   }
 

@@ -1,0 +1,74 @@
+// Message renderers run here, called synchronously by the host: the host blocks (a bounded
+// Atomics.wait) until this worker posts the answer on the render port. While a renderer runs,
+// synchronous calls back into the host (the theme) go through the render port too, because the
+// host is waiting there and not reading parentPort.
+/** @import { RenderRequest, RenderReply } from "../src/protocol.js" */
+import { setSyncRoute, toWireError } from "./channel.mjs";
+
+const MAX_COMPONENTS = 256;
+
+/**
+ * @param {import("node:worker_threads").MessagePort} port
+ * @param {SharedArrayBuffer} buffer
+ * @param {Map<string, Function>} renderers
+ * @param {() => unknown} theme
+ */
+export function serveRenders(port, buffer, renderers, theme) {
+  const state = new Int32Array(buffer);
+  /** @type {Map<number, any>} */
+  const components = new Map();
+  let nextComponent = 1;
+  /** @param {RenderReply} reply */
+  const answer = (reply) => {
+    port.postMessage(reply);
+    Atomics.store(state, 0, 1);
+    Atomics.notify(state, 0);
+  };
+  port.on("message", (/** @type {RenderRequest} */ req) => {
+    setSyncRoute((message) => {
+      port.postMessage(message);
+      Atomics.store(state, 0, 2);
+      Atomics.notify(state, 0);
+    });
+    try {
+      answer({ kind: "reply", id: req.id, ok: true, v: run(req) });
+    } catch (err) {
+      answer({ kind: "reply", id: req.id, ok: false, e: toWireError(err) });
+    } finally {
+      setSyncRoute(undefined);
+    }
+  });
+
+  /** @param {RenderRequest} req */
+  function run(req) {
+    switch (req.op) {
+      case "create": {
+        const renderer = renderers.get(req.customType);
+        if (!renderer) throw new Error(`no renderer for ${req.customType}`);
+        const component = renderer(req.message, req.options, theme());
+        if (component === undefined || component === null) return null;
+        if (typeof component.render !== "function") throw new TypeError("a renderer must return a component with render(width) or undefined");
+        const cid = nextComponent++;
+        components.set(cid, component);
+        if (components.size > MAX_COMPONENTS) components.delete(/** @type {number} */ (components.keys().next().value));
+        return cid;
+      }
+      case "render": {
+        const lines = component(req.cid).render(req.width);
+        if (!Array.isArray(lines) || !lines.every((l) => typeof l === "string")) throw new TypeError("render(width) must return an array of strings");
+        return lines;
+      }
+      case "input": component(req.cid).handleInput?.(req.data); return null;
+      case "invalidate": component(req.cid).invalidate?.(); return null;
+      case "release": components.delete(req.cid); return null;
+      default: throw new Error("unknown render operation");
+    }
+  }
+
+  /** @param {number} cid */
+  function component(cid) {
+    const c = components.get(cid);
+    if (!c) throw new Error("this component was released");
+    return c;
+  }
+}
