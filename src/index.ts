@@ -6,6 +6,7 @@ export { loadHooks, type LoadHooksResult, type LoadOptions } from "./loader.js";
 export { discoverAndLoadHooks, discoverHooks, HookRegistry, defaultHookProviders, folderProvider, hookKey, type DiscoverOptions, type DiscoverAndLoadResult, type DiscoveryReport, type DiscoveredHook, type DiscoveryContext, type HookItem, type HookProvider, type ProviderResult } from "./discovery/index.js";
 export type { ShellHookOptions } from "./shell/hook.js";
 export { HookRunner, type RunnerInitOptions, type RunnerOptions } from "./runner.js";
+export type { HookStats, EventStats, LatencyStats } from "./stats.js";
 export { HookToolWrapper } from "./tool-wrapper.js";
 export { execCommand } from "./exec.js";
 export { HOOK_ERROR_CODES, HookFailure, type HookError, type HookErrorCode } from "./errors.js";

@@ -10,6 +10,7 @@ import { Errors, HOOK_ERROR_CODES, HookFailure, describeThrown, type HookError, 
 import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import type { ContextSnapshot, RunPlan, WireError } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
+import { StatsRecorder, type HookStats } from "./stats.js";
 import type {
   AgentMessage, AppendEntryHandler, BeforeAgentStartEventResult, BranchHandler, HookCommandContext, HookContext, HookEvent,
   HookMessageRenderer, HookUIContext, ImageContent, Model, ModelRegistry, NavigateTreeHandler, NewSessionHandler,
@@ -61,6 +62,7 @@ export class HookRunner {
   #appendEntry: AppendEntryHandler | undefined;
   #snapshotModel: { source: unknown; plain: unknown } = { source: undefined, plain: undefined };
   #disposed: Promise<void> | undefined;
+  readonly #stats = new StatsRecorder();
 
   constructor(hooks: LoadedHook[], cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry, options: RunnerOptions = {}) {
     this.#hooks = hooks;
@@ -105,6 +107,8 @@ export class HookRunner {
   getHookPaths(): string[] { return this.#hooks.map((h) => h.path); }
   /** The hooks, in order, as loaded (with their sandbox state and restarts). */
   getHooks(): readonly LoadedHook[] { return this.#hooks; }
+  /** Per hook, in order: state, calls and latency per event, errors by code, restarts, reloads. */
+  stats(): HookStats[] { return this.#stats.snapshot(this.#hooks); }
 
   onError(listener: (e: HookError) => void): () => void {
     this.#errorListeners.add(listener);
@@ -197,12 +201,15 @@ export class HookRunner {
       }
       const input = nextInput(rule, payload, acc);
       let reply;
+      const started = performance.now();
       try {
         reply = await unit.run(unit.hook.sandbox ? input : nextInput(rule, event, acc), plan, ctx!, signals);
       } catch (err) {
         const failure = this.#failureOf(err, unit, type);
         if (this.#fail(unit, failure, toolCall)) return blocked(failure);
         continue;
+      } finally {
+        this.#stats.call(unit.hook.path, type, performance.now() - started);
       }
       for (const step of reply.steps) {
         if (!step.ok) {
@@ -234,7 +241,10 @@ export class HookRunner {
    * `tool_call`, blocks unless the hook's policy is fail-open.
    */
   #fail(unit: HookUnit, failure: HookFailure, toolCall: boolean): boolean {
-    if (toolCall && failure.code === "handler_threw") throw failure;
+    if (toolCall && failure.code === "handler_threw") {
+      this.#stats.error(failure.hookPath, failure.code);
+      throw failure;
+    }
     if (this.#shouldReport(failure)) this.#report(failure);
     return toolCall && this.#failClosed(unit);
   }
@@ -262,6 +272,7 @@ export class HookRunner {
   }
 
   #report(failure: HookFailure): void {
+    this.#stats.error(failure.hookPath, failure.code);
     this.emitError(failure.toHookError());
   }
 
