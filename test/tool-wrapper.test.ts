@@ -17,6 +17,7 @@ class ReadTool extends BaseTool {
   parameters = { type: "object", properties: { path: { type: "string" } } };
   calls: unknown[][] = [];
   results: AgentToolResult[] = [];
+  thrown: unknown[] = [];
   #hidden = false;
   get hidden() { return this.#hidden; }
   hide() { this.#hidden = true; }
@@ -24,7 +25,11 @@ class ReadTool extends BaseTool {
   async execute(toolCallId: string, params: Record<string, unknown>, signal?: AbortSignal, onUpdate?: (p: AgentToolResult) => void, context?: unknown): Promise<AgentToolResult> {
     this.calls.push([toolCallId, params, signal, onUpdate, context]);
     onUpdate?.({ content: [{ type: "text", text: "partial" }] });
-    if (params.fail) throw (params.fail === "string" ? "a string" : new Error("disk on fire"));
+    if (params.fail) {
+      const error = params.fail === "string" ? "a string" : new Error("disk on fire");
+      this.thrown.push(error);
+      throw error;
+    }
     const result: AgentToolResult = { content: [{ type: "text", text: String(params.text ?? "API_KEY=abc rest") }], details: { lines: 1 }, isWarning: true };
     this.results.push(result);
     return result;
@@ -151,8 +156,8 @@ describe("after a tool error", () => {
   it("emits tool_result with isError: true and the message as text, then rethrows the error even when a handler returns an override", async () => {
     const { wrapper, tool, received } = await wrapped(["records-call-order", "returns-first-result"]);
     const error = await wrapper.execute("c", { fail: true }).catch((e: unknown) => e);
+    expect(error).toBe(tool.thrown[0]);
     expect(error).toEqual(new Error("disk on fire"));
-    expect(error).not.toHaveProperty("code");
     expect(tool.calls).toHaveLength(1);
     expect(received().filter((e) => e.type === "tool_result")).toEqual([
       { type: "tool_result", toolName: "read", toolCallId: "c", input: { fail: true }, content: [{ type: "text", text: "disk on fire" }], isError: true },

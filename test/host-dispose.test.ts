@@ -1,0 +1,75 @@
+/** dispose(): every worker ended (its thread gone), idempotent, and the runner refuses work after. */
+import { existsSync, readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { HookRunner, loadHooks } from "../src/index.js";
+import { MESSAGES, sample } from "./helpers/events.js";
+import { writeHook, tempDir } from "./helpers/files.js";
+import { ROOT, fixture, start } from "./helpers/host.js";
+
+/** OS threads of this process: each worker is one, and it is gone once its worker has exited. */
+const threads = () => readdirSync("/proc/self/task").length;
+const ports = () => process.getActiveResourcesInfo().filter((r) => r === "MessagePort").length;
+const onLinux = existsSync("/proc/self/task");
+const HOOKS = ["records-call-order", "returns-block-true", "returns-first-result"];
+
+describe("dispose", () => {
+  it.runIf(onLinux)("ends every worker: each sandbox is disposed and the process is back to its threads and ports", async () => {
+    // One round first, so lazily started runtime threads are not counted against dispose.
+    await (await start(HOOKS)).runner.dispose();
+    const before = { threads: threads(), ports: ports() };
+    const { runner } = await start(HOOKS);
+    expect(threads()).toBe(before.threads + HOOKS.length);
+    expect(runner.getHooks().map((h) => h.sandbox?.state)).toEqual(["ready", "ready", "ready"]);
+    await runner.dispose();
+    expect(runner.getHooks().map((h) => h.sandbox?.state)).toEqual(["disposed", "disposed", "disposed"]);
+    expect({ threads: threads(), ports: ports() }).toEqual(before);
+  });
+
+  it("ends every worker even while handlers are still running, and the pending emits settle", async () => {
+    const { runner, errors } = await start(["never-settles-turn-start", "records-call-order"]);
+    const pendingEmit = runner.emit(sample("turn_start"));
+    const pendingCall = runner.emitToolCall(sample("tool_call") as never);
+    await runner.dispose();
+    expect(await pendingEmit).toBeUndefined();
+    expect((await pendingCall)?.block).toBe(true);
+    expect(runner.getHooks().map((h) => h.sandbox?.state)).toEqual(["disposed", "disposed"]);
+    expect(errors).toEqual([]);
+  });
+
+  it("a second dispose is harmless: it resolves, reports nothing and changes nothing", async () => {
+    const { runner, errors } = await start(HOOKS);
+    await runner.dispose();
+    await expect(runner.dispose()).resolves.toBeUndefined();
+    await Promise.all([runner.dispose(), runner.dispose()]);
+    expect(runner.getHooks().every((h) => h.sandbox?.state === "disposed")).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it("every emit method rejects after dispose, naming the disposal", async () => {
+    const { runner } = await start(HOOKS);
+    await runner.dispose();
+    const disposed = /disposed/;
+    await expect(runner.emit(sample("turn_start"))).rejects.toThrow(disposed);
+    await expect(runner.emit(sample("tool_result"))).rejects.toThrow(disposed);
+    await expect(runner.emitToolCall(sample("tool_call") as never)).rejects.toThrow(disposed);
+    await expect(runner.emitContext(MESSAGES)).rejects.toThrow(disposed);
+    await expect(runner.emitBeforeAgentStart("p")).rejects.toThrow(disposed);
+  });
+
+  it("a runner without hooks disposes too, and refuses emits after", async () => {
+    const runner = new HookRunner([], ROOT, {} as never, {} as never);
+    await runner.dispose();
+    await expect(runner.emit(sample("turn_start"))).rejects.toThrow(/disposed/);
+  });
+
+  it.runIf(onLinux)("a hook that fails to load leaves no worker behind", async () => {
+    await loadHooks([fixture("records-call-order")], ROOT).then(({ hooks }) => new HookRunner(hooks, ROOT, {} as never, {} as never).dispose());
+    const before = { threads: threads(), ports: ports() };
+    const dir = tempDir();
+    const bad = [writeHook(dir, "throws.ts", "export default () => { throw new Error(\"no\"); };\n"), writeHook(dir, "none.ts", "export const x = 1;\n")];
+    const { hooks, errors } = await loadHooks(bad, ROOT);
+    expect(hooks).toEqual([]);
+    expect(errors.map((e) => e.code)).toEqual(["load_failed", "load_failed"]);
+    expect({ threads: threads(), ports: ports() }).toEqual(before);
+  });
+});
