@@ -96,3 +96,27 @@ describe("context over real workers", () => {
     expect(received().map((e) => e.messages)).toEqual([[MESSAGES[0]]]);
   });
 });
+
+describe("what each handler receives", () => {
+  it("tool_result is not chained: every handler receives the tool's own content, not an earlier override", async () => {
+    const { runner, received } = await start(["returns-first-result", "records-call-order"]);
+    const event = sample("tool_result");
+    await runner.emit(event);
+    expect(received().map((e) => e.content)).toEqual([(event as { content: unknown }).content, (event as { content: unknown }).content]);
+  });
+
+  it("before_agent_start handlers receive the prompt and the images", async () => {
+    const { runner, received } = await start(["records-call-order", "registers-two-handlers"]);
+    const images = [{ type: "image" as const, data: "aGk=", mimeType: "image/png" }];
+    await runner.emitBeforeAgentStart("look", images);
+    expect(received()).toEqual(Array(3).fill({ type: "before_agent_start", prompt: "look", images }));
+  });
+
+  it("each entry of a loaded hook's handlers map runs that one handler in the worker", async () => {
+    const { runner, calls } = await start(["registers-two-handlers"]);
+    const handlers = runner.getHooks()[0]!.handlers.get("tool_call")!;
+    expect(handlers).toHaveLength(2);
+    await handlers[1]!(sample("tool_call"), runner.createCommandContext());
+    expect(calls()).toEqual(["registers-two-handlers tool_call#1"]);
+  });
+});

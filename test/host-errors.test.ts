@@ -110,6 +110,17 @@ describe("invalid results", () => {
   });
 });
 
+describe("invalid results in a chain", () => {
+  // BUG (src/runner.ts #dispatch + worker/run.mjs): a hook's context handlers are chained inside
+  // the worker and only the final value is validated, so one invalid handler discards the valid
+  // change of the handler before it in the same hook (and the invalid list reaches the next handler).
+  it.fails("an invalid context result drops only that handler's change: the one before it in the same hook stays applied", async () => {
+    const { runner, errors } = await start(["chains-valid-then-invalid-context"]);
+    expect(await runner.emitContext(MESSAGES)).toEqual([...MESSAGES, { role: "custom", customType: "mark", content: "kept" }]);
+    expect(errors.map((e) => e.code)).toEqual(["invalid_result"]);
+  });
+});
+
 describe("results of events that return nothing", () => {
   it("are ignored whatever they are, functions and symbols included, without an error", async () => {
     const { runner, errors, calls } = await start(["returns-uncloneable-from-result-less-events", "records-call-order"]);
