@@ -5,6 +5,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
+import { resolvePolicy, type Policy, type PolicyOption } from "./policy.js";
 
 export interface SandboxOptions {
   /**
@@ -37,13 +38,23 @@ export interface SandboxOptions {
   renderTimeoutMs?: number;
   /** Where `pi.logger` lines go. Default: dropped. */
   onLog?: (hookPath: string, level: string, line: string) => void;
-  /** Environment of the worker. Default: a copy of the host's. */
+  /**
+   * Confinement: `"untrusted"` (default: Node's permission model on, reads of the hook's own folder
+   * and its imports only, no child processes, a clean environment, no `pi.exec`), `"trusted"`
+   * (like the original: everything allowed), or a partial policy over `untrusted`.
+   */
+  policy?: PolicyOption;
+  /** Every `pi.exec` the host ran or refused for a hook. */
+  onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
+  /** Environment of the worker, replacing the policy's. */
   env?: Record<string, string | undefined>;
-  /** Extra `execArgv` for the worker. */
+  /** `execArgv` of the worker, replacing the policy's permission flags. */
   execArgv?: string[];
 }
 
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "onLog" | "deadlines">> & {
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "onLog" | "onExec" | "deadlines" | "policy">> & {
+  policy: Policy;
+  onExec: NonNullable<SandboxOptions["onExec"]>;
   deadlines: Partial<Record<string, number>> & { default: number };
   env: Record<string, string | undefined> | undefined;
   execArgv: string[] | undefined;
@@ -71,6 +82,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     syncTimeoutMs: options.syncTimeoutMs ?? 5_000,
     renderTimeoutMs: options.renderTimeoutMs ?? 100,
     onLog: options.onLog ?? (() => {}),
+    onExec: options.onExec ?? (() => {}),
+    policy: resolvePolicy(options.policy),
     env: options.env,
     execArgv: options.execArgv,
   };

@@ -76,7 +76,7 @@ export class HookRunner {
       const surface = this.#surface(hook.path, options.onLog ?? sandbox.options.onLog);
       sandbox.setBridge(createHostBridge(surface, hook.path, async () => {
         await sandbox.request({ t: "setup" }, "command", Infinity);
-      }));
+      }, { policy: sandbox.options.policy, record: sandbox.options.onExec }));
       this.#unlisten.push(sandbox.listen({ fault: (f) => this.#report(f) }));
       return unit;
     });

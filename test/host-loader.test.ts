@@ -79,7 +79,7 @@ describe("order and parallel start", () => {
   it("workers start in parallel: a hook whose factory waits for a later hook's factory still loads", async () => {
     rmSync(MARKER, { force: true });
     try {
-      const { hooks, errors } = await load([fixture("waits-for-sibling-at-load"), fixture("creates-sibling-marker-at-load")], ROOT, { deadlines: { load: 20_000 } });
+      const { hooks, errors } = await load([fixture("waits-for-sibling-at-load"), fixture("creates-sibling-marker-at-load")], ROOT, { deadlines: { load: 20_000 }, policy: { fsRead: [MARKER], fsWrite: [MARKER] } });
       expect(errors).toEqual([]);
       expect(hooks.map((h) => relative(ROOT, h.path))).toEqual(["fixtures/valid/waits-for-sibling-at-load.ts", "fixtures/valid/creates-sibling-marker-at-load.ts"]);
     } finally {
@@ -123,6 +123,18 @@ describe("the factory", () => {
     expect(runner.hasHandlers("tool_call")).toBe(true);
     expect(runner.getCommand("late")?.description).toBe("registered after an await");
     expect(await runner.emitToolCall(sample("tool_call") as never)).toEqual({ block: true, reason: "registered after an await" });
+  });
+
+  it("the runner reports the paths as configured, and the no-UI defaults until initialize says otherwise", async () => {
+    const dir = tempDir();
+    writeHook(dir, "a.ts", blocksWith("a"));
+    const { runner } = await load(["./a.ts", "missing.ts"], dir);
+    expect(runner.getHookPaths()).toEqual(["./a.ts"]);
+    expect(runner.getHasUI()).toBe(false);
+    expect(await runner.getUIContext()!.confirm("t", "m")).toBe(false);
+    const ui = { ...runner.getUIContext()! };
+    runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {}, hasUI: true, uiContext: ui });
+    expect([runner.getHasUI(), runner.getUIContext()]).toEqual([true, ui]);
   });
 
   it("a module written against the original's type-only import loads unchanged", async () => {
@@ -170,7 +182,7 @@ describe("pi.sendMessage and pi.appendEntry", () => {
 
 describe("pi.exec and pi.logger", () => {
   it("pi.exec runs a program in the loader's cwd by default and resolves its result", async () => {
-    const { runner } = await start(["runs-exec"]);
+    const { runner } = await start(["runs-exec"], { load: { policy: { exec: { allow: [process.execPath] } } } });
     const prompt = JSON.stringify({ command: process.execPath, args: ["-e", "process.stdout.write(process.cwd()); process.exit(3)"] });
     const message = (await runner.emitBeforeAgentStart(prompt))?.message;
     expect(message?.content).toBe(ROOT.replace(/\/$/, ""));
@@ -179,7 +191,7 @@ describe("pi.exec and pi.logger", () => {
 
   it("pi.exec honours a cwd option", async () => {
     const dir = tempDir();
-    const { runner } = await start(["runs-exec"]);
+    const { runner } = await start(["runs-exec"], { load: { policy: { exec: { allow: [process.execPath] } } } });
     const prompt = JSON.stringify({ command: process.execPath, args: ["-e", "process.stdout.write(process.cwd())"], cwd: dir });
     expect((await runner.emitBeforeAgentStart(prompt))?.message?.content).toBe(dir);
   });

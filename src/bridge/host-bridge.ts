@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { Errors } from "../errors.js";
 import { execCommand } from "../exec.js";
+import { execRefusal, presets, type Policy } from "../policy.js";
 import { describeIssues } from "../schemas.js";
 import type { BridgeHost } from "../sandbox/channel.js";
 import { SESSION_MANAGER_METHODS } from "../types.js";
@@ -47,6 +48,10 @@ const execOptions = z.strictObject({ cwd: z.string().optional(), timeout: z.numb
 const methodName = z.string().regex(/^[A-Za-z_$][\w$]*$/).refine((m) => !FORBIDDEN.has(m), "that name is not callable");
 const FORBIDDEN = new Set(["constructor", "__proto__", "prototype", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "valueOf", "toString"]);
 
+function cut(text: string, maxBytes: number): string {
+  return Buffer.byteLength(text) <= maxBytes ? text : `${Buffer.from(text).subarray(0, maxBytes).toString()}\n[output cut at ${maxBytes} bytes]`;
+}
+
 function parse<T extends z.ZodType>(hookPath: string, method: string, schema: T, args: unknown[]): z.infer<T> {
   const r = schema.safeParse(args);
   if (!r.success) throw Errors.protocolViolation(hookPath, `bad arguments to ${method}: ${describeIssues(r.error)}`);
@@ -62,7 +67,13 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
   return fn.apply(target, args);
 }
 
-export function createHostBridge(surface: BridgeSurface, hookPath: string, runSetup: RunSetup): BridgeHost {
+/** What the bridge enforces for `pi.exec`, from the hook's policy. */
+export interface ExecGate {
+  policy: Policy;
+  record: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
+}
+
+export function createHostBridge(surface: BridgeSurface, hookPath: string, runSetup: RunSetup, gate: ExecGate = { policy: presets.trusted, record: () => {} }): BridgeHost {
   const editorSignals = new Map<number, AbortController>();
   let setupSession: SessionManager | undefined;
 
@@ -83,7 +94,14 @@ export function createHostBridge(surface: BridgeSurface, hookPath: string, runSe
     },
     exec: async (a) => {
       const [command, args, options] = parse(hookPath, "exec", z.tuple([str, z.array(str), execOptions]), a);
-      return execCommand(command, args, options.cwd ?? surface.cwd, options);
+      const refused = execRefusal(gate.policy, command);
+      gate.record(hookPath, refused ? { command, args, refused } : { command, args });
+      if (refused) throw new Error(refused);
+      const { timeoutMs = 30_000, maxOutputBytes = 1024 * 1024 } = gate.policy.exec;
+      const timeout = Math.min(options.timeout && options.timeout > 0 ? options.timeout : Infinity, timeoutMs);
+      const result = await execCommand(command, args, options.cwd ?? surface.cwd, { timeout });
+      gate.record(hookPath, { command, args, code: result.code, killed: result.killed });
+      return { ...result, stdout: cut(result.stdout, maxOutputBytes), stderr: cut(result.stderr, maxOutputBytes) };
     },
     waitForIdle: async () => surface.waitForIdle(),
     newSession: async (a) => {

@@ -13,6 +13,7 @@ import type { HookMessageRenderer } from "../types.js";
 import type { HostMessage, Manifest, WorkerBoot, WorkerControl } from "../protocol.js";
 import { loadReplySchema, manifestSchema, describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
+import { hookEnv, permissionArgs } from "../policy.js";
 import { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 
@@ -200,8 +201,8 @@ export class HookSandbox {
       workerData: boot,
       transferList: [control.port2, sync.port2, render.port2],
       resourceLimits: options.resourceLimits,
-      env: options.env ?? process.env,
-      ...(options.execArgv ? { execArgv: options.execArgv } : {}),
+      env: options.env ?? hookEnv(options.policy),
+      ...execArgvFor(options, this.resolvedPath),
     });
     worker.unref();
     this.#worker = worker;
@@ -318,6 +319,12 @@ export class HookSandbox {
     if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });
     this.#emitState("ready");
   }
+}
+
+/** The policy's permission flags, or the caller's own `execArgv`; absent means inherit (trusted). */
+function execArgvFor(options: ResolvedSandboxOptions, resolvedPath: string): { execArgv?: string[] } {
+  const execArgv = options.execArgv ?? permissionArgs(options.policy, resolvedPath, options.transformCacheDir);
+  return execArgv ? { execArgv } : {};
 }
 
 function classifyError(hookPath: string, err: unknown): (event: string) => HookFailure {
