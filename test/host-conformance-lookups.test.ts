@@ -112,6 +112,14 @@ describe("what each handler receives", () => {
     expect(received()).toEqual(Array(3).fill({ type: "before_agent_start", prompt: "look", images }));
   });
 
+  it("an AbortSignal in the payload reaches the handler live: aborting it on the host aborts it in the worker", async () => {
+    const { runner } = await start(["cancels-compaction-when-aborted"]);
+    const controller = new AbortController();
+    const pending = runner.emit({ ...(sample("session_before_compact") as object), signal: controller.signal } as never);
+    controller.abort();
+    expect(await pending).toEqual({ cancel: true });
+  });
+
   it("each entry of a loaded hook's handlers map runs that one handler in the worker", async () => {
     const { runner, calls } = await start(["registers-two-handlers"]);
     const handlers = runner.getHooks()[0]!.handlers.get("tool_call")!;

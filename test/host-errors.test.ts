@@ -110,6 +110,25 @@ describe("invalid results", () => {
   });
 });
 
+describe("error listeners", () => {
+  it("onError returns a function that unsubscribes the listener", async () => {
+    const { runner } = await start(["throws-from-handlers"]);
+    const seen: string[] = [];
+    const off = runner.onError((e) => { seen.push(e.event); });
+    await runner.emit(sample("turn_start"));
+    off();
+    await runner.emit(sample("turn_start"));
+    expect(seen).toEqual(["turn_start"]);
+  });
+
+  it("emitError calls every listener synchronously with the error as given", async () => {
+    const { runner, errors } = await start(["records-call-order"]);
+    const error: HookError = { hookPath: "command:handoff", event: "command", error: "failed", code: "handler_threw" };
+    runner.emitError(error);
+    expect(errors).toEqual([error]);
+  });
+});
+
 describe("invalid results in a chain", () => {
   // BUG (src/runner.ts #dispatch + worker/run.mjs): a hook's context handlers are chained inside
   // the worker and only the final value is validated, so one invalid handler discards the valid
