@@ -32,11 +32,16 @@ export interface SandboxListener {
   state?(state: SandboxState, sandbox: HookSandbox): void;
 }
 
-const NO_BRIDGE: BridgeHost = {
-  call: async (m) => { throw new Error(`${m} is not available before the hook runner exists`); },
-  sync: (m) => { throw new Error(`${m}() is not available before the hook runner exists`); },
-  post: () => {},
-};
+/** Before a runner exists only `pi.logger` lines have somewhere to go: the `onLog` given to loadHooks. */
+function loadBridge(hookPath: string, onLog: ResolvedSandboxOptions["onLog"]): BridgeHost {
+  return {
+    call: async (m) => { throw new Error(`${m} is not available before the hook runner exists`); },
+    sync: (m) => { throw new Error(`${m}() is not available before the hook runner exists`); },
+    post: (m, a) => {
+      if (m === "log" && typeof a[0] === "string" && typeof a[1] === "string") onLog(hookPath, a[0], a[1]);
+    },
+  };
+}
 
 export class HookSandbox {
   readonly hookPath: string;
@@ -53,7 +58,7 @@ export class HookSandbox {
   #worker: Worker | undefined;
   #render: RenderClient | undefined;
   #channel: WorkerChannel | undefined;
-  #bridge: BridgeHost = NO_BRIDGE;
+  #bridge: BridgeHost;
   #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
   #initialized = false;
@@ -69,6 +74,7 @@ export class HookSandbox {
     this.cwd = cwd;
     this.options = options;
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs);
+    this.#bridge = loadBridge(hookPath, options.onLog);
   }
 
   listen(listener: SandboxListener): () => void {
