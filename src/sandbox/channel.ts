@@ -56,6 +56,7 @@ export class WorkerChannel {
   readonly #syncPort: MessagePort;
   readonly #syncState: Int32Array;
   readonly #pending = new Map<number, Pending>();
+  readonly #flushes = new Map<number, () => void>();
   #bridge: BridgeHost;
   #nextId = 1;
   #lastHeard = performance.now();
@@ -113,6 +114,20 @@ export class WorkerChannel {
     });
   }
 
+  /**
+   * Resolve once every message the worker posted before now has been handled: a ping on the
+   * same FIFO port. The load answer comes on the control port, so the factory's own posts
+   * (log lines) are flushed with this before the load is reported.
+   */
+  flush(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const id = this.#nextId++;
+    return new Promise((resolve) => {
+      this.#flushes.set(id, resolve);
+      this.notify({ t: "ping", id });
+    });
+  }
+
   /** Send a one-way notice (cancel, abort, initialized). */
   notify(message: HostMessage): void {
     if (!this.#closed) this.#worker.postMessage(message);
@@ -140,6 +155,8 @@ export class WorkerChannel {
     if (this.#closed) return 0;
     this.#closed = failure("worker");
     this.#idle();
+    for (const flushed of this.#flushes.values()) flushed();
+    this.#flushes.clear();
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const p of pending) {
@@ -240,7 +257,11 @@ export class WorkerChannel {
         return;
       }
       case "res": return this.#onResult(msg.id, msg.ok, msg.v, msg.e);
-      case "pong": return;
+      case "pong": {
+        const flushed = this.#flushes.get(msg.id);
+        if (flushed) { this.#flushes.delete(msg.id); flushed(); }
+        return;
+      }
       case "call": return void this.#onCall(msg.id, msg.rid, msg.m, msg.a);
       case "post": return this.#onPost(msg.m, msg.a);
       case "sync": return this.#onSync(msg.id, msg.m, msg.a);

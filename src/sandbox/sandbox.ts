@@ -281,6 +281,7 @@ export class HookSandbox {
     // A failure during load keeps its code (a factory that loops is `unresponsive`); the caller
     // does not restart a module that cannot load.
     if (outcome instanceof HookFailure) return outcome;
+    await Promise.race([channel.flush(), death]);
     this.manifest = outcome;
     return undefined;
   }
