@@ -1,0 +1,110 @@
+/**
+ * `hookbox emit <hook…> --event <type> [--payload <json> | --payload-file <file>]`: run one event
+ * through a real `HookRunner` and print the result and every `HookError`. For `tool_call`, print
+ * whether the call would be blocked and why.
+ */
+import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
+import { BadEvent, EVENT_TYPES, isEventType, outcomeJson, parseEvent, runEvent, unknownType, type Outcome } from "./events.js";
+import { openHost, settle } from "./host.js";
+import { errorLine, type Output } from "./render.js";
+import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, milliseconds, parse, requireHooks } from "./usage.js";
+import type { HookError } from "../errors.js";
+
+export const EMIT_HELP = `Usage: hookbox emit <hook…> --event <type> [--payload <json> | --payload-file <file>] [--json]
+
+Run one event through a real HookRunner over the given hooks (each in its own worker) and print
+the combined result and every HookError. For tool_call it prints whether the call would be
+blocked, and why. The payload is the event's fields as JSON ("type" may be left out). Exits 2 on
+bad JSON or an unknown event type, 1 if a hook failed to load.
+
+Options:
+  --event <type>         the event type (tool_call, tool_result, context, turn_start, …)
+  --payload <json>       the event's fields as JSON (default {})
+  --payload-file <file>  read the payload from a file ("-" for stdin)
+
+${COMMON_HELP}
+
+Event types:
+${wrap(EVENT_TYPES.join(", "), 96, "  ")}
+
+Examples:
+  hookbox emit fixtures/valid/blocks-rm-rf.ts --event tool_call \\
+    --payload '{"toolName":"bash","toolCallId":"1","input":{"command":"rm -rf /"}}'
+  hookbox emit fixtures/valid/redacts-api-key.ts --event tool_result --payload-file result.json --json
+`;
+
+/** `text` cut into lines of at most `width` characters at spaces, each indented. */
+function wrap(text: string, width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + word.length + 1 > width) { lines.push(line); line = word; } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => indent + l).join("\n");
+}
+
+const EMIT_OPTIONS = {
+  event: { type: "string" },
+  payload: { type: "string" },
+  "payload-file": { type: "string" },
+} as const;
+
+/** Run `emit`; returns the exit code. */
+export async function emit(args: string[], out: Output): Promise<number> {
+  const { values, positionals } = parse("emit", (c) => parseArgs({ ...c, options: { ...COMMON_OPTIONS, ...EMIT_OPTIONS } }), args);
+  if (values.help) {
+    out.write(EMIT_HELP);
+    return EXIT.ok;
+  }
+  const paths = requireHooks("emit", positionals);
+  const type = values.event;
+  if (type === undefined) throw new UsageError("--event <type> is required", "emit");
+  if (!isEventType(type)) throw new UsageError(unknownType(type), "emit");
+  if (values.payload !== undefined && values["payload-file"] !== undefined) {
+    throw new UsageError("give --payload or --payload-file, not both", "emit");
+  }
+  const text = values["payload-file"] !== undefined ? readPayload(values["payload-file"]) : values.payload ?? "{}";
+  let event;
+  try {
+    event = parseEvent(text, type);
+  } catch (err) {
+    if (err instanceof BadEvent) throw new UsageError(`bad payload: ${err.message}`, "emit");
+    throw err;
+  }
+  const host = await openHost(paths, { cwd: values.cwd, timeout: milliseconds("emit", "timeout", values.timeout) });
+  try {
+    const outcome = await runEvent(host.runner, event);
+    await settle();
+    const errors = host.takeErrors();
+    if (values.json) {
+      const loadErrors = host.loadErrors.map((e) => ({ hookPath: e.path, event: "load", error: e.error, code: e.code }));
+      out.write(`${JSON.stringify({ ...outcomeJson(outcome, errors), loadErrors, messages: host.messages }, null, 2)}\n`);
+    } else {
+      for (const e of host.loadErrors) out.write(errorLine({ code: e.code, hookPath: e.path, event: "load", error: e.error }, ""));
+      out.write(describe(outcome, errors));
+      for (const m of host.messages) out.write(`message   ${m.customType}: ${typeof m.content === "string" ? m.content : JSON.stringify(m.content)}\n`);
+    }
+    return host.loadErrors.length > 0 ? EXIT.hookErrors : EXIT.ok;
+  } finally {
+    await host.dispose();
+  }
+}
+
+function readPayload(file: string): string {
+  try {
+    return readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read --payload-file ${file}: ${(err as Error).message}`, "emit");
+  }
+}
+
+function describe(o: Outcome, errors: HookError[]): string {
+  let text = `event     ${o.type}\n`;
+  if (o.blocked !== undefined) text += o.blocked ? `blocked   yes: ${o.reason}\n` : "blocked   no\n";
+  if (o.type !== "tool_call") text += `result    ${o.result === undefined ? "none" : JSON.stringify(o.result, null, 2).replace(/\n/g, "\n          ")}\n`;
+  const all = [...(o.thrown ? [o.thrown] : []), ...errors];
+  text += all.length === 0 ? "errors    none\n" : `errors    ${all.length}\n${all.map((e) => errorLine(e)).join("")}`;
+  return text;
+}

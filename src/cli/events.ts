@@ -1,0 +1,112 @@
+/**
+ * Events from the command line: the known event types, turning JSON text into an event (with a
+ * message naming what is wrong), and running one event through the runner method the contract
+ * names for its type.
+ */
+import { HookFailure, describeThrown, type HookError } from "../errors.js";
+import type { HookRunner } from "../runner.js";
+import type { HookEvent, HookEventType } from "../types.js";
+
+/** Every event type of the contract. */
+export const EVENT_TYPES = [
+  "session_start", "session_before_switch", "session_switch", "session_before_branch", "session_branch",
+  "session_before_compact", "session.compacting", "session_compact", "session_before_tree", "session_tree",
+  "session_shutdown", "context", "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end",
+  "auto_compaction_start", "auto_compaction_end", "auto_retry_start", "auto_retry_end", "ttsr_triggered",
+  "todo_reminder", "tool_call", "tool_result",
+] as const satisfies readonly HookEventType[];
+// Fails to compile when types.ts gains an event this list lacks.
+const everyEventListed: Exclude<HookEventType, (typeof EVENT_TYPES)[number]> extends never ? true : never = true;
+void everyEventListed;
+
+/** Events whose payload carries an AbortSignal (`signal`); the CLI gives them a live one. */
+const WITH_SIGNAL = new Set(["session_before_compact", "session_before_tree"]);
+
+/** Why a piece of JSON is not an event. */
+export class BadEvent extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BadEvent";
+  }
+}
+
+/** Is `type` an event of the contract? */
+export function isEventType(type: string): type is HookEventType {
+  return (EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** The message for an unknown event type, with the closest known names. */
+export function unknownType(type: string): string {
+  const close = EVENT_TYPES.filter((t) => t.includes(type) || type.includes(t) || t.split("_")[0] === type.split("_")[0]);
+  const hint = close.length ? `did you mean ${close.slice(0, 3).join(", ")}?` : "not an event of the hook contract (hookbox emit --help lists them)";
+  return `unknown event type "${type}": ${hint}`;
+}
+
+/**
+ * Parse `text` as an event object. `type` (from `--event`) fills in a missing `type` field and
+ * must agree with one that is there. Throws `BadEvent` naming the problem.
+ */
+export function parseEvent(text: string, type?: string): HookEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new BadEvent(`not valid JSON: ${(err as Error).message}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new BadEvent(`an event must be a JSON object, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`);
+  }
+  const event = value as Record<string, unknown>;
+  if (type !== undefined && event.type !== undefined && event.type !== type) {
+    throw new BadEvent(`the payload's type "${String(event.type)}" does not match --event ${type}`);
+  }
+  const actual = event.type ?? type;
+  if (actual === undefined) throw new BadEvent(`the event has no "type" field`);
+  if (typeof actual !== "string") throw new BadEvent(`"type" must be a string, got ${typeof actual}`);
+  if (!isEventType(actual)) throw new BadEvent(unknownType(actual));
+  const out: Record<string, unknown> = { ...event, type: actual };
+  if (WITH_SIGNAL.has(actual)) out.signal = new AbortController().signal;
+  return out as unknown as HookEvent;
+}
+
+/** What one event did. */
+export interface Outcome {
+  type: string;
+  /** What the runner returned (for `context`, the resulting messages). */
+  result: unknown;
+  /** `tool_call` only: whether the tool call would be blocked, and why. */
+  blocked?: boolean;
+  reason?: string;
+  /** `tool_call` only: the handler error that made `emitToolCall` reject (the wrapper blocks on it). */
+  thrown?: HookError;
+}
+
+/** Run `event` through the method the contract names for its type. Never rejects. */
+export async function runEvent(runner: HookRunner, event: HookEvent): Promise<Outcome> {
+  switch (event.type) {
+    case "tool_call": {
+      try {
+        const result = await runner.emitToolCall(event);
+        return { type: event.type, result, blocked: Boolean(result?.block), ...(result?.block ? { reason: result.reason || "Tool execution was blocked by a hook" } : {}) };
+      } catch (err) {
+        const thrown: HookError = err instanceof HookFailure ? err.toHookError() : { hookPath: "?", event: event.type, error: describeThrown(err), code: "handler_threw" };
+        return { type: event.type, result: undefined, blocked: true, reason: `a handler threw (the tool wrapper blocks): ${thrown.error}`, thrown };
+      }
+    }
+    case "context":
+      return { type: event.type, result: await runner.emitContext(event.messages ?? []) };
+    case "before_agent_start":
+      return { type: event.type, result: await runner.emitBeforeAgentStart(event.prompt, event.images) };
+    default:
+      return { type: event.type, result: await runner.emit(event) };
+  }
+}
+
+/** An outcome as plain JSON (stacks dropped from the thrown error). */
+export function outcomeJson(o: Outcome, errors: HookError[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { event: o.type, result: o.result ?? null };
+  if (o.blocked !== undefined) out.blocked = o.blocked;
+  if (o.reason !== undefined) out.reason = o.reason;
+  out.errors = [...(o.thrown ? [o.thrown] : []), ...errors].map(({ stack: _s, ...e }) => e);
+  return out;
+}

@@ -1,0 +1,97 @@
+/**
+ * The `hookbox` command: `check`, `emit` and `replay` over real workers. `main` returns the exit
+ * code: 0 ok, 1 a hook failed to load, 2 a usage error (bad flag, bad JSON, unknown event type).
+ */
+import { readFileSync } from "node:fs";
+import { check, CHECK_HELP } from "./check.js";
+import { emit, EMIT_HELP } from "./emit.js";
+import type { Output } from "./render.js";
+import { replay, REPLAY_HELP } from "./replay.js";
+import { EXIT, UsageError } from "./usage.js";
+
+export const HELP = `hookbox: try coding-agent hooks without an agent, each hook in its own worker.
+
+Usage:
+  hookbox check  <hook…>                                   what each hook registers; load errors
+  hookbox emit   <hook…> --event <type> [--payload <json>]   run one event, print result and errors
+  hookbox replay <hook…> --events <file.jsonl>             run a recorded stream, print a stats table
+  hookbox <command> --help                                 options and examples of a command
+  hookbox --version
+
+Exit codes: 0 ok; 1 a hook failed to load; 2 a usage error (bad flag, bad JSON, unknown event).
+
+Examples:
+  hookbox check fixtures/valid/blocks-rm-rf.ts
+  hookbox emit fixtures/valid/blocks-rm-rf.ts --event tool_call \\
+    --payload '{"toolName":"bash","toolCallId":"1","input":{"command":"rm -rf /"}}'
+  hookbox replay fixtures/valid/*.ts --events session.jsonl
+`;
+
+const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: AbortSignal) => Promise<number>; help: string }> = {
+  check: { run: check, help: CHECK_HELP },
+  emit: { run: emit, help: EMIT_HELP },
+  replay: { run: replay, help: REPLAY_HELP },
+};
+
+export interface MainIO {
+  stdout: Output;
+  stderr: Output;
+  /** Ends `replay --watch` when aborted (default: Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+/** The package version: package.json is two folders up from source, three from `dist/`. */
+function version(): string {
+  for (const rel of ["../../package.json", "../../../package.json"]) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "hookbox") return String(pkg.version);
+    } catch {
+      // not there: try the next
+    }
+  }
+  return "unknown";
+}
+
+/** Run the command line `argv` (without `node` and the script); resolves with the exit code. */
+export async function main(argv: string[], io: MainIO = processIO()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    const topic = name === "help" ? rest[0] : undefined;
+    io.stdout.write(topic && COMMANDS[topic] ? COMMANDS[topic].help : HELP);
+    return EXIT.ok;
+  }
+  if (name === "--version" || name === "-v") {
+    io.stdout.write(`${version()}\n`);
+    return EXIT.ok;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(", ")}; see hookbox --help)\n`);
+    return EXIT.usage;
+  }
+  // Why: hook workers are unref()'d, so while the CLI only waits on them nothing keeps Node's
+  // event loop alive and the process would exit mid-load (code 13). Hold a handle until done.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  try {
+    return await command.run(rest, io.stdout, io.signal);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`hookbox ${name}: ${err.message}\n(see hookbox ${name} --help)\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
+/** The process's stdout and stderr. */
+export function processIO(): MainIO {
+  const wrap = (s: NodeJS.WriteStream): Output => ({
+    write: (t) => { s.write(t); },
+    get isTTY() { return Boolean(s.isTTY); },
+    get columns() { return s.columns; },
+  });
+  return { stdout: wrap(process.stdout), stderr: wrap(process.stderr) };
+}

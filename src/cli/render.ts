@@ -1,0 +1,116 @@
+/**
+ * Plain-text rendering for the CLI: aligned tables, millisecond figures, one-line JSON previews,
+ * and a progress bar that redraws in place on a terminal (and does nothing elsewhere).
+ */
+import type { HookError } from "../errors.js";
+import type { HookStats } from "../stats.js";
+
+/** Where a command writes. `isTTY` decides whether a progress bar is drawn. */
+export interface Output {
+  write(text: string): void;
+  readonly isTTY: boolean;
+  /** Terminal width, when known. */
+  readonly columns?: number;
+}
+
+/** Rows of cells as left-aligned columns (right-aligned where `right[i]`), two spaces apart. */
+export function table(head: string[], rows: string[][], right: boolean[] = []): string {
+  const all = [head, ...rows];
+  const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
+  const line = (r: string[]) => r.map((cell, i) => {
+    const c = cell ?? "";
+    if (i === r.length - 1 && !right[i]) return c;
+    return right[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!);
+  }).join("  ").trimEnd();
+  return [line(head), ...rows.map(line)].join("\n") + "\n";
+}
+
+/** `0.42 ms`, `12.5 ms`, `340 ms`. */
+export function ms(value: number): string {
+  if (value < 10) return `${value.toFixed(2)} ms`;
+  if (value < 100) return `${value.toFixed(1)} ms`;
+  return `${Math.round(value)} ms`;
+}
+
+/** A value as one line of JSON, cut to `max` characters. */
+export function preview(value: unknown, max = 100): string {
+  const text = value === undefined ? "undefined" : JSON.stringify(value) ?? String(value);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** `crashed 1, timeout 2`, or `-` when there are none. */
+export function errorCounts(errors: HookStats["errors"]): string {
+  const parts = Object.entries(errors).map(([code, n]) => `${code} ${n}`);
+  return parts.length ? parts.join(", ") : "-";
+}
+
+/** One HookError as an indented line: `! crashed  fixtures/x.ts (tool_call): message`. */
+export function errorLine(e: Pick<HookError, "code" | "hookPath" | "event" | "error">, indent = "    "): string {
+  return `${indent}! ${e.code}  ${e.hookPath} (${e.event}): ${e.error}\n`;
+}
+
+/** The per-hook summary table drawn from `runner.stats()`: one row per hook and event type. */
+export function statsTable(stats: HookStats[]): string {
+  const rows: string[][] = [];
+  for (const s of stats) {
+    const events = Object.entries(s.events);
+    const tail = [errorCounts(s.errors), String(s.restarts)];
+    if (events.length === 0) rows.push([s.hookPath, s.state, "-", "0", "-", "-", ...tail]);
+    events.forEach(([type, e], i) => {
+      rows.push([i === 0 ? s.hookPath : "", i === 0 ? s.state : "", type, String(e.calls), ms(e.p50), ms(e.p99), ...(i === 0 ? tail : ["", ""])]);
+    });
+  }
+  return table(["hook", "state", "event", "calls", "p50", "p99", "errors", "restarts"], rows,
+    [false, false, false, true, true, true, false, true]);
+}
+
+/**
+ * A progress bar on the last line of a terminal. `line()` prints a line above it; on a
+ * non-terminal `line()` just writes and the bar is never drawn.
+ */
+export class Progress {
+  readonly #out: Output;
+  readonly #total: number;
+  readonly #enabled: boolean;
+  #done = 0;
+  #drawnAt = 0;
+  #shown = false;
+
+  constructor(out: Output, total: number, enabled: boolean) {
+    this.#out = out;
+    this.#total = total;
+    this.#enabled = enabled && out.isTTY && total > 0;
+  }
+
+  /** Write `text` (whole lines) above the bar. */
+  line(text: string): void {
+    if (!this.#enabled) return this.#out.write(text);
+    this.#out.write(`\r\x1b[K${text}`);
+    this.#shown = false;
+    this.#draw(true);
+  }
+
+  /** One more item done. */
+  tick(): void {
+    this.#done++;
+    this.#draw(this.#done === this.#total);
+  }
+
+  /** Remove the bar. */
+  clear(): void {
+    if (this.#enabled && this.#shown) this.#out.write("\r\x1b[K");
+    this.#shown = false;
+  }
+
+  #draw(force: boolean): void {
+    if (!this.#enabled) return;
+    const now = Date.now();
+    if (!force && this.#shown && now - this.#drawnAt < 50) return;
+    this.#drawnAt = now;
+    const width = Math.max(10, Math.min(40, (this.#out.columns ?? 80) - 30));
+    const filled = Math.round((this.#done / this.#total) * width);
+    const pct = Math.floor((this.#done / this.#total) * 100);
+    this.#out.write(`\r\x1b[K[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${this.#done}/${this.#total} ${pct}%`);
+    this.#shown = true;
+  }
+}
