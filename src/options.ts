@@ -44,6 +44,8 @@ export interface SandboxOptions {
    * (like the original: everything allowed), or a partial policy over `untrusted`.
    */
   policy?: PolicyOption;
+  /** `"worker"` (default): a worker thread per hook. `"process"`: a child process per hook, with its own heap. */
+  isolation?: "worker" | "process";
   /** Every `pi.exec` the host ran or refused for a hook. */
   onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
   /** Environment of the worker, replacing the policy's. */
@@ -84,6 +86,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     onLog: options.onLog ?? (() => {}),
     onExec: options.onExec ?? (() => {}),
     policy: resolvePolicy(options.policy),
+    isolation: options.isolation ?? "worker",
     env: options.env,
     execArgv: options.execArgv,
   };

@@ -2,17 +2,15 @@
 // calls answered through a SharedArrayBuffer. See src/protocol.ts for every message shape.
 /** @import { WorkerMessage, SyncReply, WireError, BridgeReply } from "../src/protocol.js" */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { estimateBytes } from "./size.mjs";
+import { awaitSyncReply, boot, send as post_ } from "./transport.mjs";
 
 /** The host request (`id`) that the code now running belongs to, so bridge calls pause its deadline. */
 export const currentRequest = new AsyncLocalStorage();
 
-const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
-
 /** @param {WorkerMessage} message */
 export function send(message) {
-  port.postMessage(message);
+  post_(message);
 }
 
 /** @param {unknown} err @returns {WireError} */
@@ -72,8 +70,8 @@ export function settleCall(msg) {
   else pending.reject(fromWireError(msg.e ?? { message: "host call failed" }));
 }
 
-// `workerData` is null when the host imports this module for in-process hooks.
-const maxBytes = /** @type {import("../src/protocol.js").WorkerBoot | null} */ (workerData)?.maxMessageBytes ?? Infinity;
+// No boot when the host imports this module for in-process hooks.
+const maxBytes = boot?.maxMessageBytes ?? Infinity;
 
 /** True (and the host told) when `value` is over the size limit, so it is never posted. @param {unknown} value @param {{ id?: number; m?: string }} what */
 export function refuseIfTooLarge(value, what) {
@@ -89,12 +87,13 @@ export function post(m, a) {
   send({ t: "post", m, a });
 }
 
-/** @type {{ port: import("node:worker_threads").MessagePort; state: Int32Array; timeoutMs: number } | undefined} */
-let syncChannel;
-/** @param {import("node:worker_threads").MessagePort} syncPort @param {SharedArrayBuffer} buffer @param {number} timeoutMs */
-export function setSyncChannel(syncPort, buffer, timeoutMs) {
-  syncChannel = { port: syncPort, state: new Int32Array(buffer), timeoutMs };
+/** @type {{ port: import("node:worker_threads").MessagePort; state: Int32Array } | undefined} */
+let shared;
+/** Worker mode: answers come on `syncPort`, signalled through `buffer`. @param {import("node:worker_threads").MessagePort} syncPort @param {SharedArrayBuffer} buffer */
+export function setSyncChannel(syncPort, buffer) {
+  shared = { port: syncPort, state: new Int32Array(buffer) };
 }
+const syncTimeoutMs = boot?.syncTimeoutMs ?? 5_000;
 
 /** While a renderer runs, sync requests go to the render port (the host waits there). @type {((message: any) => void) | undefined} */
 let syncRoute;
@@ -106,25 +105,17 @@ export function setSyncRoute(route) {
 let nextSyncId = 1;
 /**
  * A synchronous call into the host: post the request, then block this thread (never the host)
- * until the host has posted the answer on the sync port and notified the shared buffer.
+ * until the host's answer is there (shared buffer and port for a worker, a pipe for a process).
  * @param {string} m @param {unknown[]} a
  */
 export function callSync(m, a) {
-  if (!syncChannel) throw new Error("hookbox: synchronous host calls are not available in this worker");
-  const { port: syncPort, state, timeoutMs } = syncChannel;
+  if (!boot) throw new Error("hookbox: synchronous host calls are only available inside a hook sandbox");
   const id = nextSyncId++;
-  Atomics.store(state, 0, 0);
+  if (shared) Atomics.store(shared.state, 0, 0);
   if (syncRoute) syncRoute({ kind: "sync", t: "sync", id, m, a });
   else send({ t: "sync", id, m, a });
-  const waited = Atomics.wait(state, 0, 0, timeoutMs);
-  // Why a loop: a late answer to an earlier call that timed out may still sit on the port.
-  for (;;) {
-    const got = receiveMessageOnPort(syncPort);
-    if (!got) break;
-    const reply = /** @type {SyncReply} */ (got.message);
-    if (reply.id !== id) continue;
-    if (reply.ok) return reply.v;
-    throw fromWireError(reply.e ?? { message: `host call ${m} failed` });
-  }
-  throw new Error(`hookbox: the host did not answer ${m}() within ${timeoutMs} ms (${waited})`);
+  const reply = awaitSyncReply(id, syncTimeoutMs, shared);
+  if (!reply) throw new Error(`hookbox: the host did not answer ${m}() within ${syncTimeoutMs} ms`);
+  if (reply.ok) return reply.v;
+  throw fromWireError(reply.e ?? { message: `host call ${m} failed` });
 }

@@ -2,7 +2,6 @@
 // package both start it with `new Worker` unchanged. It loads the hook with jiti, runs the
 // factory, then serves the host's requests on parentPort. See src/protocol.ts.
 /** @import { HostMessage, WorkerBoot, WorkerControl, LoadSpec, ContextSnapshot } from "../src/protocol.js" */
-import { parentPort, workerData } from "node:worker_threads";
 import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
@@ -11,8 +10,9 @@ import { currentRequest, refuseIfTooLarge, send, settleCall, setSyncChannel, toW
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
 import { serveRenders } from "./render.mjs";
+import { boot as booted, mode, onMessage, processControl } from "./transport.mjs";
 
-const boot = /** @type {WorkerBoot} */ (workerData);
+const boot = /** @type {WorkerBoot} */ (booted);
 const { control, sync, syncState, render, renderState, jitiCacheDir } = boot;
 // Why: hook code can read `workerData`; the ports are the runtime's, not the hook's.
 delete (/** @type {any} */ (boot)).control;
@@ -20,9 +20,7 @@ delete (/** @type {any} */ (boot)).sync;
 delete (/** @type {any} */ (boot)).syncState;
 delete (/** @type {any} */ (boot)).render;
 delete (/** @type {any} */ (boot)).renderState;
-setSyncChannel(sync, syncState, boot.syncTimeoutMs);
-
-const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
+if (mode === "worker") setSyncChannel(sync, syncState);
 const registry = new HookRegistry();
 /** Requests the host gave up on (timeout): their results are not sent. @type {Set<number>} */
 const cancelled = new Set();
@@ -60,8 +58,12 @@ const controlApi = {
     }
   },
 };
-Comlink.expose(controlApi, nodeEndpoint(/** @type {any} */ (control)));
-serveRenders(render, renderState, registry.renderers, () => createContext({ hasUI: false, cwd: "", model: undefined }).ui.theme);
+if (mode === "worker") {
+  Comlink.expose(controlApi, nodeEndpoint(/** @type {any} */ (control)));
+  serveRenders(render, renderState, registry.renderers, () => createContext({ hasUI: false, cwd: "", model: undefined }).ui.theme);
+} else {
+  Comlink.expose(controlApi, /** @type {any} */ (processControl));
+}
 
 /** @param {number} id @param {() => Promise<unknown>} work */
 function serve(id, work) {
@@ -104,7 +106,7 @@ function reviveSignals(id, event, fields) {
 /** @param {ContextSnapshot} snap */
 const ctxOf = (snap) => createContext(snap);
 
-port.on("message", (/** @type {HostMessage} */ msg) => {
+onMessage((/** @type {HostMessage} */ msg) => {
   switch (msg.t) {
     case "emit": {
       const handlers = registry.handlers.get(msg.event.type) ?? [];

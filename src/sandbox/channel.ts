@@ -3,12 +3,11 @@
  * rejects the moment the worker dies, liveness (acks and pings), and the allowlisted bridge for
  * what the worker asks of the host. Every message read from the worker is validated first.
  */
-import type { Worker } from "node:worker_threads";
-import type { MessagePort } from "node:worker_threads";
 import { Errors, HookFailure } from "../errors.js";
 import type { HostMessage, WorkerMessage, WireError } from "../protocol.js";
 import { describeIssues, workerMessageSchema } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
+import type { HookEndpoint } from "./endpoint.js";
 // @ts-ignore: plain JS shared with the worker, typed through JSDoc
 import { estimateBytes } from "../../worker/size.mjs";
 
@@ -49,12 +48,10 @@ export interface ChannelEvents {
 }
 
 export class WorkerChannel {
-  readonly #worker: Worker;
+  readonly #worker: HookEndpoint;
   readonly #hookPath: string;
   readonly #limits: ChannelLimits;
   readonly #events: ChannelEvents;
-  readonly #syncPort: MessagePort;
-  readonly #syncState: Int32Array;
   readonly #pending = new Map<number, Pending>();
   readonly #flushes = new Map<number, () => void>();
   #bridge: BridgeHost;
@@ -73,15 +70,13 @@ export class WorkerChannel {
   /** Set after a timeout until the worker shows it is alive: the event that timed out. */
   #probing: string | undefined;
 
-  constructor(worker: Worker, hookPath: string, syncPort: MessagePort, syncState: SharedArrayBuffer, bridge: BridgeHost, limits: ChannelLimits, events: ChannelEvents) {
-    this.#worker = worker;
+  constructor(endpoint: HookEndpoint, hookPath: string, bridge: BridgeHost, limits: ChannelLimits, events: ChannelEvents) {
+    this.#worker = endpoint;
     this.#hookPath = hookPath;
-    this.#syncPort = syncPort;
-    this.#syncState = new Int32Array(syncState);
     this.#bridge = bridge;
     this.#limits = limits;
     this.#events = events;
-    worker.on("message", (raw: unknown) => this.#onMessage(raw));
+    endpoint.onMessage((raw: unknown) => this.#onMessage(raw));
   }
 
   setBridge(bridge: BridgeHost): void {
@@ -103,7 +98,7 @@ export class WorkerChannel {
       if (this.#pending.size === 1 && this.#externalBusy === 0) this.#busy();
       try {
         body.id = id;
-        this.#worker.postMessage(body);
+        this.#worker.post(body);
         if (signals) pending.detach = this.#relaySignals(id, signals);
       } catch (err) {
         this.#settle(id);
@@ -122,15 +117,18 @@ export class WorkerChannel {
   flush(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     const id = this.#nextId++;
-    return new Promise((resolve) => {
+    if (this.#externalBusy++ === 0 && this.#pending.size === 0) this.#busy();
+    return new Promise<void>((resolve) => {
       this.#flushes.set(id, resolve);
       this.notify({ t: "ping", id });
+    }).finally(() => {
+      if (--this.#externalBusy === 0 && this.#pending.size === 0) this.#idle();
     });
   }
 
   /** Send a one-way notice (cancel, abort, initialized). */
   notify(message: HostMessage): void {
-    if (!this.#closed) this.#worker.postMessage(message);
+    if (!this.#closed) this.#worker.post(message as unknown as Record<string, unknown>);
   }
 
   /**
@@ -346,21 +344,12 @@ export class WorkerChannel {
   }
 
   #onSync(id: number, method: string, args: unknown[]): void {
-    let reply;
     try {
-      reply = { id, ok: true, v: this.#bridge.sync(method, args) };
+      this.#worker.answerSync({ id, ok: true, v: this.#bridge.sync(method, args) });
     } catch (err) {
-      reply = { id, ok: false, e: hostError(err) };
+      this.#worker.answerSync({ id, ok: false, e: hostError(err) });
       if (err instanceof HookFailure) this.#events.fault(err);
     }
-    try {
-      this.#syncPort.postMessage(reply);
-    } catch (err) {
-      this.#syncPort.postMessage({ id, ok: false, e: { message: `the answer to ${method}() is not plain data: ${(err as Error).message}` } });
-    }
-    // Why this order: the answer is on the port before the worker wakes to read it.
-    Atomics.store(this.#syncState, 0, 1);
-    Atomics.notify(this.#syncState, 0);
   }
 }
 

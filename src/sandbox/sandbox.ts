@@ -2,11 +2,8 @@
  * One hook's worker, for its whole life: spawn, load (the comlink control call), requests with
  * deadlines, death and its name, and restarts within the budget.
  */
-import { once } from "node:events";
 import { mkdirSync } from "node:fs";
-import { MessageChannel, Worker } from "node:worker_threads";
 import * as Comlink from "comlink";
-import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import type { HookMessageRenderer } from "../types.js";
@@ -14,7 +11,8 @@ import type { HostMessage, Manifest, WorkerBoot, WorkerControl } from "../protoc
 import { loadReplySchema, manifestSchema, describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
 import { hookEnv, permissionArgs } from "../policy.js";
-import { RenderClient } from "./render.js";
+import { processEndpoint, workerEndpoint, type EndpointDeath, type HookEndpoint } from "./endpoint.js";
+import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 
 /** The worker entry: `worker/` sits beside `src/` both in the source tree and in `dist/`. */
@@ -55,7 +53,7 @@ export class HookSandbox {
   /** The failure that disabled or failed this hook. */
   lastFailure: HookFailure | undefined;
 
-  #worker: Worker | undefined;
+  #worker: HookEndpoint | undefined;
   #render: RenderClient | undefined;
   #channel: WorkerChannel | undefined;
   #bridge: BridgeHost;
@@ -186,34 +184,23 @@ export class HookSandbox {
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
     if (options.transformCacheDir) mkdirSync(options.transformCacheDir, { recursive: true });
-    const control = new MessageChannel();
-    const sync = new MessageChannel();
-    const syncState = new SharedArrayBuffer(4);
-    const render = new MessageChannel();
-    const renderState = new SharedArrayBuffer(4);
-    const portsClosed = Promise.all([once(control.port1, "close"), once(sync.port1, "close"), once(render.port1, "close")]);
-    const boot: WorkerBoot = {
-      hookPath: this.hookPath,
-      control: control.port2,
-      sync: sync.port2,
-      syncState,
-      render: render.port2,
-      renderState,
-      jitiCacheDir: options.transformCacheDir,
-      maxMessageBytes: options.maxMessageBytes,
-      syncTimeoutMs: options.syncTimeoutMs,
-    };
-    const worker = new Worker(WORKER_ENTRY, {
-      workerData: boot,
-      transferList: [control.port2, sync.port2, render.port2],
-      resourceLimits: options.resourceLimits,
+    const spawn = options.isolation === "process" ? processEndpoint : workerEndpoint;
+    const endpoint = spawn({
+      entry: WORKER_ENTRY,
+      boot: {
+        hookPath: this.hookPath,
+        jitiCacheDir: options.transformCacheDir,
+        maxMessageBytes: options.maxMessageBytes,
+        syncTimeoutMs: options.syncTimeoutMs,
+      },
       env: options.env ?? hookEnv(options.policy),
-      ...execArgvFor(options, this.resolvedPath),
+      execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.transformCacheDir),
+      resourceLimits: options.resourceLimits,
+      renderTimeoutMs: options.renderTimeoutMs,
     });
-    worker.unref();
-    this.#worker = worker;
+    this.#worker = endpoint;
     this.#deathFailure = undefined;
-    const channel = new WorkerChannel(worker, this.hookPath, sync.port1, syncState, this.#bridge, {
+    const channel = new WorkerChannel(endpoint, this.hookPath, this.#bridge, {
       maxMessageBytes: options.maxMessageBytes,
       unresponsiveMs: options.unresponsiveMs,
       maxPostsPerSecond: options.maxPostsPerSecond,
@@ -223,28 +210,21 @@ export class HookSandbox {
         const parsed = manifestSchema.safeParse(m);
         if (parsed.success) this.manifest = parsed.data;
       },
-      kill: (silentMs) => this.#kill(worker, (event) => Errors.unresponsive(this.hookPath, event, silentMs)),
+      kill: (silentMs) => this.#kill(endpoint, (event) => Errors.unresponsive(this.hookPath, event, silentMs)),
     });
     this.#channel = channel;
-    this.#render = new RenderClient(render.port1, renderState, sync.port1, syncState, this.hookPath, options.renderTimeoutMs);
+    this.#render = endpoint.render;
 
     let died!: (f: HookFailure) => void;
     const death = new Promise<HookFailure>((resolve) => (died = resolve));
     this.#deathSeenByRequests = false;
-    worker.on("error", (err) => {
-      this.#deathFailure ??= classifyError(this.hookPath, err);
-      if (channel.close(this.#deathFailure) > 0) this.#deathSeenByRequests = true;
-    });
-    this.#exited = new Promise((resolve) => worker.once("exit", (code) => {
-      this.#deathFailure ??= (event) => Errors.crashed(this.hookPath, event, `the worker exited with code ${code} (process.exit(${code}) or a fatal error)`);
+    this.#exited = new Promise((resolve) => endpoint.onDeath((end) => {
+      this.#deathFailure ??= classifyDeath(this.hookPath, end);
       if (channel.close(this.#deathFailure) > 0) this.#deathSeenByRequests = true;
       died(this.#deathFailure("load"));
-      control.port1.close();
-      sync.port1.close();
-      render.port1.close();
       // Ports close asynchronously; `dispose()` resolves once nothing of this worker is left.
-      void portsClosed.then(() => resolve());
-      if (this.#worker === worker) {
+      void endpoint.released.then(() => resolve());
+      if (this.#worker === endpoint) {
         this.#worker = undefined;
         this.#channel = undefined;
         this.#render = undefined;
@@ -256,7 +236,7 @@ export class HookSandbox {
       }
     }));
 
-    const remote = Comlink.wrap<WorkerControl>(nodeEndpoint(control.port1 as any));
+    const remote = Comlink.wrap<WorkerControl>(endpoint.control);
     let timer: NodeJS.Timeout | undefined;
     const loadDeadline = options.deadlines.load ?? DEFAULT_LOAD_DEADLINE_MS;
     const timedOut = new Promise<HookFailure>((resolve) => {
@@ -276,8 +256,8 @@ export class HookSandbox {
     );
     const outcome = await Promise.race([loaded, death, timedOut]);
     clearTimeout(timer);
-    // The control plane is done after load; closing our end closes the worker's too.
-    if (!(outcome instanceof HookFailure)) control.port1.close();
+    // The control plane is done after load: closing it leaves no handle that keeps the host alive.
+    endpoint.closeControl();
     // A failure during load keeps its code (a factory that loops is `unresponsive`); the caller
     // does not restart a module that cannot load.
     if (outcome instanceof HookFailure) return outcome;
@@ -286,7 +266,7 @@ export class HookSandbox {
     return undefined;
   }
 
-  #kill(worker: Worker, failure: (event: string) => HookFailure): void {
+  #kill(worker: HookEndpoint, failure: (event: string) => HookFailure): void {
     if (this.#deathFailure) return;
     this.#deathFailure = failure;
     if (this.#channel && this.#channel.close(failure) > 0) this.#deathSeenByRequests = true;
@@ -328,16 +308,17 @@ export class HookSandbox {
   }
 }
 
-/** The policy's permission flags, or the caller's own `execArgv`; absent means inherit (trusted). */
-function execArgvFor(options: ResolvedSandboxOptions, resolvedPath: string): { execArgv?: string[] } {
-  const execArgv = options.execArgv ?? permissionArgs(options.policy, resolvedPath, options.transformCacheDir);
-  return execArgv ? { execArgv } : {};
-}
-
-function classifyError(hookPath: string, err: unknown): (event: string) => HookFailure {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (code === "ERR_WORKER_OUT_OF_MEMORY") return (event) => Errors.outOfMemory(hookPath, event);
-  const stack = err instanceof Error ? err.stack : undefined;
-  const what = err instanceof Error ? `uncaught ${err.name}: ${err.message}` : `uncaught ${describeThrown(err)}`;
-  return (event) => Errors.crashed(hookPath, event, `${what} (an exception or rejection nothing caught, e.g. in a timer)`, stack);
+function classifyDeath(hookPath: string, end: EndpointDeath): (event: string) => HookFailure {
+  const { errored, error, code, signal, stderrTail } = end;
+  if ((error as { code?: unknown } | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY" || /heap out of memory|Reached heap limit/.test(stderrTail ?? "")) {
+    return (event) => Errors.outOfMemory(hookPath, event);
+  }
+  if (errored) {
+    const stack = error instanceof Error ? error.stack : undefined;
+    const what = error instanceof Error ? `uncaught ${error.name}: ${error.message}` : `uncaught ${describeThrown(error)}`;
+    return (event) => Errors.crashed(hookPath, event, `${what} (an exception or rejection nothing caught, e.g. in a timer)`, stack);
+  }
+  const who = stderrTail === undefined ? "worker" : "process";
+  const how = signal ? `was killed by ${signal}` : `exited with code ${code} (process.exit(${code}) or a fatal error)`;
+  return (event) => Errors.crashed(hookPath, event, `the ${who} ${how}`);
 }

@@ -1,0 +1,91 @@
+// How this runtime reaches its host: as a worker thread (parentPort, comlink over a control port,
+// shared buffers for synchronous answers) or as a child process (IPC with structured-clone
+// serialisation, the control plane multiplexed on it, and fd 4, a pipe read synchronously, for
+// synchronous answers). See src/sandbox/endpoint.ts for the host's side.
+/** @import { WorkerBoot, SyncReply } from "../src/protocol.js" */
+import { readSync } from "node:fs";
+import { deserialize } from "node:v8";
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
+
+/** `host` when the host imports these modules to run trusted in-process hooks. */
+export const mode = parentPort ? "worker" : process.send && process.argv[2]?.startsWith("{") ? "process" : "host";
+
+/** @type {WorkerBoot | undefined} */
+export const boot = mode === "worker" ? workerData : mode === "process" ? JSON.parse(/** @type {string} */ (process.argv[2])) : undefined;
+if (mode === "process") process.argv.splice(2, 1);
+
+/** @param {unknown} message */
+export function send(message) {
+  if (mode === "worker") /** @type {import("node:worker_threads").MessagePort} */ (parentPort).postMessage(message);
+  else if (mode === "process") /** @type {(m: unknown) => void} */ (process.send)(message);
+}
+
+/** @type {Set<(ev: { data: unknown }) => void>} */
+const controlListeners = new Set();
+
+/** @param {(message: any) => void} handler */
+export function onMessage(handler) {
+  if (mode === "worker") /** @type {import("node:worker_threads").MessagePort} */ (parentPort).on("message", handler);
+  else if (mode === "process") {
+    process.on("message", (/** @type {any} */ message) => {
+      if (message && message.t === "ctl") for (const l of controlListeners) l({ data: message.d });
+      else handler(message);
+    });
+  }
+}
+
+/** The comlink endpoint of the control plane in process mode (IPC, tagged `ctl`). */
+export const processControl = {
+  postMessage: (/** @type {unknown} */ d) => send({ t: "ctl", d }),
+  addEventListener: (/** @type {string} */ _type, /** @type {any} */ l) => { controlListeners.add(l); },
+  removeEventListener: (/** @type {string} */ _type, /** @type {any} */ l) => { controlListeners.delete(l); },
+};
+
+/**
+ * Block until the host's answer to sync call `id` arrives, or `timeoutMs` passes.
+ * @param {number} id @param {number} timeoutMs @param {{ port: import("node:worker_threads").MessagePort; state: Int32Array } | undefined} shared
+ * @returns {SyncReply | undefined}
+ */
+export function awaitSyncReply(id, timeoutMs, shared) {
+  if (mode === "worker" && shared) {
+    Atomics.wait(shared.state, 0, 0, timeoutMs);
+    // Why a loop: a late answer to an earlier call that timed out may still sit on the port.
+    for (let got = receiveMessageOnPort(shared.port); got; got = receiveMessageOnPort(shared.port)) {
+      const reply = /** @type {SyncReply} */ (got.message);
+      if (reply.id === id) return reply;
+    }
+    return undefined;
+  }
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const reply = /** @type {SyncReply | undefined} */ (readFrame(end));
+    if (!reply) return undefined;
+    if (reply.id === id) return reply;
+  }
+}
+
+const SYNC_FD = 4;
+const nap = new Int32Array(new SharedArrayBuffer(4));
+/** @param {number} end */
+function readExactly(/** @type {number} */ length, end) {
+  const buf = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    try {
+      const n = readSync(SYNC_FD, buf, got, length - got, null);
+      if (n === 0) return undefined;
+      got += n;
+    } catch (err) {
+      if (/** @type {{ code?: string }} */ (err).code !== "EAGAIN" || Date.now() > end) return undefined;
+      Atomics.wait(nap, 0, 0, 1);
+    }
+  }
+  return buf;
+}
+/** @param {number} end */
+function readFrame(end) {
+  const head = readExactly(4, end);
+  if (!head) return undefined;
+  const body = readExactly(head.readUInt32BE(0), Infinity);
+  return body ? deserialize(body) : undefined;
+}
