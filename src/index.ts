@@ -7,6 +7,7 @@ export { discoverAndLoadHooks, discoverHooks, HookRegistry, defaultHookProviders
 export type { ShellHookOptions } from "./shell/hook.js";
 export { HookRunner, type RunnerInitOptions, type RunnerOptions } from "./runner.js";
 export type { HookStats, EventStats, LatencyStats } from "./stats.js";
+export { watchHooks, localImports, type HookWatcher, type WatchOptions } from "./watch.js";
 export { HookToolWrapper } from "./tool-wrapper.js";
 export { execCommand } from "./exec.js";
 export { HOOK_ERROR_CODES, HookFailure, type HookError, type HookErrorCode } from "./errors.js";

@@ -9,6 +9,7 @@ import { deadlineFor, resolveSandboxOptions, type SandboxOptions } from "./optio
 import { resolvePath } from "./paths.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
 import type { Manifest } from "./protocol.js";
+import { markWatched } from "./watch.js";
 import type { HookCommandContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
 
 export interface LoadHooksResult {
@@ -19,10 +20,15 @@ export interface LoadHooksResult {
 export interface LoadOptions extends SandboxOptions {
   /** Per-hook overrides, keyed by the path as given (or its absolute path). */
   perHook?: Record<string, SandboxOptions>;
+  /**
+   * Hot reload: a `HookRunner` built over these hooks restarts a hook's worker when its file (or a
+   * local file it imports) changes, keeping its place in the order (see `watch.ts`).
+   */
+  watch?: boolean;
 }
 
 export async function loadHooks(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
-  const { perHook, ...shared } = options;
+  const { perHook, watch, ...shared } = options;
   const outcomes = await Promise.all(paths.map(async (hookPath) => {
     const resolvedPath = resolvePath(hookPath, cwd);
     if (!existsSync(resolvedPath)) {
@@ -30,6 +36,7 @@ export async function loadHooks(paths: string[], cwd: string, options: LoadOptio
     }
     const own = perHook?.[hookPath] ?? perHook?.[resolvedPath];
     const sandbox = new HookSandbox(hookPath, resolvedPath, cwd, resolveSandboxOptions({ ...shared, ...own }));
+    if (watch) markWatched(sandbox);
     const failure = await sandbox.start();
     return { hookPath, failure, sandbox };
   }));

@@ -11,6 +11,9 @@ import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.
 import type { ContextSnapshot, RunPlan, WireError } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { StatsRecorder, type HookStats } from "./stats.js";
+import { sandboxedHook } from "./loader.js";
+import { HookSandbox } from "./sandbox/sandbox.js";
+import { watchMarked, type HookWatcher } from "./watch.js";
 import type {
   AgentMessage, AppendEntryHandler, BeforeAgentStartEventResult, BranchHandler, HookCommandContext, HookContext, HookEvent,
   HookMessageRenderer, HookUIContext, ImageContent, Model, ModelRegistry, NavigateTreeHandler, NewSessionHandler,
@@ -47,7 +50,9 @@ export class HookRunner {
   readonly #sessionManager: ReadonlySessionManager;
   readonly #modelRegistry: ModelRegistry;
   readonly #errorListeners = new Set<(e: HookError) => void>();
-  readonly #unlisten: Array<() => void> = [];
+  readonly #unlisten = new Map<LoadedHook, () => void>();
+  readonly #onLog: RunnerOptions["onLog"];
+  readonly #watcher: HookWatcher | undefined;
   #uiContext: HookUIContext = createNoOpUIContext();
   #hasUI = false;
   #getModel: () => Model | undefined = () => undefined;
@@ -69,17 +74,55 @@ export class HookRunner {
     this.#cwd = cwd;
     this.#sessionManager = sessionManager;
     this.#modelRegistry = modelRegistry;
-    this.#units = hooks.map((hook) => {
-      const sandbox = hook.sandbox;
-      if (!sandbox) return inlineUnit(hook);
-      const unit = sandboxUnit(hook, sandbox, (ctx) => this.#snapshot(ctx));
-      const surface = this.#surface(hook.path, options.onLog ?? sandbox.options.onLog);
-      sandbox.setBridge(createHostBridge(surface, hook.path, async () => {
-        await sandbox.request({ t: "setup" }, "command", Infinity);
-      }, { policy: sandbox.options.policy, record: sandbox.options.onExec }));
-      this.#unlisten.push(sandbox.listen({ fault: (f) => this.#report(f) }));
-      return unit;
-    });
+    this.#onLog = options.onLog;
+    this.#units = hooks.map((hook) => this.#adopt(hook));
+    this.#watcher = watchMarked(this, hooks);
+  }
+
+  /** The unit that runs `hook`; a sandboxed hook gets its bridge to this runner and its fault listener. */
+  #adopt(hook: LoadedHook): HookUnit {
+    const sandbox = hook.sandbox;
+    if (!sandbox) return inlineUnit(hook);
+    const unit = sandboxUnit(hook, sandbox, (ctx) => this.#snapshot(ctx));
+    const surface = this.#surface(hook.path, this.#onLog ?? sandbox.options.onLog);
+    sandbox.setBridge(createHostBridge(surface, hook.path, async () => {
+      await sandbox.request({ t: "setup" }, "command", Infinity);
+    }, { policy: sandbox.options.policy, record: sandbox.options.onExec }));
+    this.#unlisten.set(hook, sandbox.listen({ fault: (f) => this.#report(f) }));
+    return unit;
+  }
+
+  /**
+   * Reload the hook at `path` (as configured, or its absolute path) from its file, in a new worker
+   * at the same place in the order; the old worker is then disposed. When the new version fails to
+   * load, the old one keeps running and a `load_failed` HookError is reported (and returned).
+   */
+  async reload(path: string): Promise<HookError | undefined> {
+    if (this.#disposed) throw new Error("HookRunner was disposed: create a new runner to reload hooks");
+    const current = this.#hooks.find((h) => h.path === path || h.resolvedPath === path);
+    const old = current?.sandbox;
+    if (!current || !old) throw new Error(`reload: no hook loaded from "${path}" runs in a worker in this runner`);
+    const hook = sandboxedHook(new HookSandbox(old.hookPath, old.resolvedPath, old.cwd, old.options));
+    const unit = this.#adopt(hook);
+    if (this.#sendMessage) hook.sandbox!.markInitialized(this.#hasUI);
+    const failure = await hook.sandbox!.start();
+    const index = this.#hooks.indexOf(current);
+    if (failure || this.#disposed || index < 0) {
+      this.#unlisten.get(hook)?.();
+      this.#unlisten.delete(hook);
+      await hook.sandbox!.dispose();
+      if (!failure) return undefined;
+      const error = Errors.loadFailed(old.hookPath, `reload failed (${failure.code}): ${failure.message.replace(/^Failed to load hook: /, "")}; the previous version keeps running`);
+      this.#report(error);
+      return error.toHookError();
+    }
+    this.#hooks[index] = hook;
+    this.#units[index] = unit;
+    this.#unlisten.get(current)?.();
+    this.#unlisten.delete(current);
+    this.#stats.reload(hook.path);
+    await old.dispose();
+    return undefined;
   }
 
   initialize(options: RunnerInitOptions): void {
@@ -176,7 +219,8 @@ export class HookRunner {
   /** End every worker. Idempotent; later emits reject. */
   dispose(): Promise<void> {
     this.#disposed ??= (async () => {
-      for (const off of this.#unlisten) off();
+      this.#watcher?.close();
+      for (const off of this.#unlisten.values()) off();
       await Promise.all(this.#hooks.map((h) => h.sandbox?.dispose()));
     })();
     return this.#disposed;

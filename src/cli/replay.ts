@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import type { HookError } from "../errors.js";
 import { BadEvent, outcomeJson, parseEvent, runEvent, type Outcome } from "./events.js";
+import { watchHooks } from "../watch.js";
 import { openHost, settle, type CliHost } from "./host.js";
 import { Progress, errorLine, preview, statsTable, type Output } from "./render.js";
 import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, milliseconds, parse, requireHooks } from "./usage.js";
@@ -121,7 +122,30 @@ function describe(line: number, width: number, o: Outcome, errors: HookError[]):
   return `line ${String(line).padStart(width)}  ${o.type.padEnd(20)}  ${what}\n${all.map((e) => errorLine(e, " ".repeat(width + 7))).join("")}`;
 }
 
-/** `--watch`: replay again after each reload, until `signal` aborts (Ctrl-C). */
-async function watchAndReplay(_host: CliHost, _lines: Line[], _out: Output, _signal?: AbortSignal): Promise<void> {
-  // Wired once hot reload exists (src/watch.ts).
+/** `--watch`: replay again after each successful reload, until `signal` aborts (default: Ctrl-C). */
+async function watchAndReplay(host: CliHost, lines: Line[], out: Output, signal?: AbortSignal): Promise<void> {
+  out.write("\nwatching the hooks and the files they import; edit one to replay again (Ctrl-C to stop)\n");
+  await new Promise<void>((resolve) => {
+    let running = Promise.resolve();
+    const watcher = watchHooks(host.runner, {
+      onReload: (hookPath, error) => {
+        host.takeErrors();
+        if (error) {
+          out.write(`\nreload failed; the previous version keeps running:\n${errorLine(error)}`);
+          return;
+        }
+        running = running.then(async () => {
+          out.write(`\n${hookPath} reloaded; replaying ${lines.length} line${lines.length === 1 ? "" : "s"}\n\n`);
+          await runStream(host, lines, out, false);
+          out.write("\nwatching (Ctrl-C to stop)\n");
+        });
+      },
+    });
+    const stop = () => {
+      watcher.close();
+      void running.then(() => resolve());
+    };
+    if (signal) signal.addEventListener("abort", stop, { once: true });
+    else process.once("SIGINT", stop);
+  });
 }
