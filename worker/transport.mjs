@@ -70,14 +70,18 @@ const nap = new Int32Array(new SharedArrayBuffer(4));
 function readExactly(/** @type {number} */ length, end) {
   const buf = Buffer.alloc(length);
   let got = 0;
+  let idle = 0;
   while (got < length) {
     try {
       const n = readSync(SYNC_FD, buf, got, length - got, null);
       if (n === 0) return undefined;
       got += n;
+      idle = 0;
     } catch (err) {
       if (/** @type {{ code?: string }} */ (err).code !== "EAGAIN" || Date.now() > end) return undefined;
-      Atomics.wait(nap, 0, 0, 1);
+      // Why a backoff: the pipe is non-blocking on this side; spin briefly (answers take tens of
+      // microseconds), then sleep in growing steps up to 1 ms so a slow host costs no CPU.
+      if (++idle > 200) Atomics.wait(nap, 0, 0, Math.min(1, (idle - 200) * 0.01));
     }
   }
   return buf;
