@@ -394,7 +394,7 @@ function stepFailure(unit: HookUnit, type: string, e: WireError): HookFailure {
   if (!unit.hook.sandbox && code && code !== "handler_threw" && (HOOK_ERROR_CODES as readonly string[]).includes(code)) {
     return new HookFailure(code, unit.hook.path, type, e.message, e.stack);
   }
-  return Errors.handlerThrew(unit.hook.path, type, e.message, e.stack);
+  return Errors.handlerThrew(unit.hook.path, type, e.code ? `${e.message} [${e.code}]` : e.message, e.stack);
 }
 
 function blocked(failure: HookFailure): ToolCallEventResult {
