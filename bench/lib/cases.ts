@@ -1,0 +1,134 @@
+/**
+ * One function per figure of issue 7. Each measures hookbox and its floor in the same run, in
+ * alternating rounds where it can, and returns the raw summaries; `run.ts` turns them into ratios.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { HookRunner } from "../../src/index.js";
+import { EchoWorker, bareWorkersAnswering } from "./floor.js";
+import { TOOL_CALL, TURN_START, benchFixture, countPosts, history, inProcessHook, loadRunner, newRunner } from "./host.js";
+import { interleave, sample, sampleBatched, summarize, type Plan, type Summary } from "./measure.js";
+
+export interface Plans {
+  rtt: Plan;
+  batch: Plan & { size: number };
+  pipelined: Plan & { concurrent: number };
+  context: Plan;
+  startup: Plan & { hooks: number };
+  /** Idle hooks (and bare workers) the RSS figure is measured over. */
+  rssHooks: number;
+}
+
+export const FULL: Plans = {
+  rtt: { warmup: 300, iterations: 3000 },
+  batch: { warmup: 5, iterations: 50, size: 2000 },
+  pipelined: { warmup: 3, iterations: 20, concurrent: 1000 },
+  context: { warmup: 5, iterations: 40 },
+  startup: { warmup: 1, iterations: 5, hooks: 8 },
+  rssHooks: 16,
+};
+
+/** `--quick`: one iteration of each, for a CI smoke run (numbers meaningless, shape checked). */
+export const QUICK: Plans = {
+  rtt: { warmup: 0, iterations: 1 },
+  batch: { warmup: 0, iterations: 1, size: 1 },
+  pipelined: { warmup: 0, iterations: 1, concurrent: 1000 },
+  context: { warmup: 0, iterations: 1 },
+  startup: { warmup: 0, iterations: 1, hooks: 2 },
+  rssHooks: 4,
+};
+
+const HOOK = "allows-every-tool-call.ts";
+
+export interface ToolCallFigures { hook: Summary; floor: Summary; inProcess: Summary; unsubscribedMs: Summary; unsubscribedPosts: number }
+
+/** tool_call round trip vs raw echo; the same call in-process; an event nobody subscribed to. */
+export async function toolCall(plans: Plans): Promise<ToolCallFigures> {
+  const echo = await EchoWorker.start();
+  const runner = await loadRunner([benchFixture(HOOK)]);
+  const inline = newRunner([await inProcessHook(HOOK)]);
+  try {
+    const [hook, floor] = await interleave(() => runner.emitToolCall(TOOL_CALL), () => echo.roundTrip(TOOL_CALL), plans.rtt);
+    const inProcess = await sample(() => inline.emitToolCall(TOOL_CALL), plans.rtt);
+    const b = plans.batch;
+    const [unsubscribed, posts] = await countPosts(() => sampleBatched(() => runner.emit(TURN_START), b.size, b));
+    return { hook: summarize(hook), floor: summarize(floor), inProcess: summarize(inProcess), unsubscribedMs: summarize(unsubscribed), unsubscribedPosts: posts };
+  } finally {
+    await Promise.all([runner.dispose(), echo.terminate()]);
+  }
+}
+
+export interface ThroughputFigures { hookPerSec: number; floorPerSec: number; hook: Summary; floor: Summary }
+
+/** `concurrent` tool_calls at once to one hook vs the same count of raw echoes in flight. */
+export async function pipelined(plans: Plans): Promise<ThroughputFigures> {
+  const n = plans.pipelined.concurrent;
+  const echo = await EchoWorker.start();
+  const runner = await loadRunner([benchFixture(HOOK)]);
+  try {
+    const burst = () => Promise.all(Array.from({ length: n }, () => runner.emitToolCall(TOOL_CALL)));
+    const [hook, floor] = await interleave(burst, () => echo.pipelined(TOOL_CALL, n), plans.pipelined);
+    const h = summarize(hook);
+    const f = summarize(floor);
+    return { hookPerSec: (n / h.median) * 1000, floorPerSec: (n / f.median) * 1000, hook: h, floor: f };
+  } finally {
+    await Promise.all([runner.dispose(), echo.terminate()]);
+  }
+}
+
+export interface ContextFigures { filtered: Summary; passthrough: Summary; floor: Summary; bytes: number; messages: number }
+
+/** emitContext with ~1 MiB of history through 4 hooks, vs 4 raw round trips of the same history. */
+export async function context(plans: Plans): Promise<ContextFigures> {
+  const messages = history();
+  const echo = await EchoWorker.start();
+  const filters = await loadRunner(Array.from({ length: 4 }, () => benchFixture("filters-debug-messages.ts")));
+  const readers = await loadRunner(Array.from({ length: 4 }, () => benchFixture("reads-context-unchanged.ts")));
+  try {
+    const fourEchoes = async () => { for (let i = 0; i < 4; i++) await echo.roundTrip(messages); };
+    const [filtered, floor] = await interleave(() => filters.emitContext(messages), fourEchoes, plans.context);
+    const [passthrough, floor2] = await interleave(() => readers.emitContext(messages), fourEchoes, plans.context);
+    return {
+      filtered: summarize(filtered), passthrough: summarize(passthrough), floor: summarize([...floor, ...floor2]),
+      bytes: JSON.stringify(messages).length, messages: messages.length,
+    };
+  } finally {
+    await Promise.all([filters.dispose(), readers.dispose(), echo.terminate()]);
+  }
+}
+
+export interface StartupFigures { cold: Summary; warm: Summary; floor: Summary }
+
+/** 8 hooks loaded and ready (transform cache empty / warm) vs 8 bare workers answering one message. */
+export async function startup(plans: Plans): Promise<StartupFigures> {
+  const hooks = plans.startup.hooks;
+  const paths = Array.from({ length: hooks }, () => benchFixture(HOOK));
+  const dirs: string[] = [];
+  const freshDir = () => { const d = mkdtempSync(join(tmpdir(), "hookbox-bench-cache-")); dirs.push(d); return d; };
+  const loadAll = async (transformCacheDir: string) => {
+    const t0 = performance.now();
+    const runner = await loadRunner(paths, { transformCacheDir });
+    const ms = performance.now() - t0;
+    await runner.dispose();
+    return ms;
+  };
+  try {
+    const warmDir = freshDir();
+    await loadAll(warmDir);
+    for (let i = 0; i < plans.startup.warmup; i++) await bareWorkersAnswering(hooks);
+    const cold: number[] = [];
+    const warm: number[] = [];
+    const floor: number[] = [];
+    for (let i = 0; i < plans.startup.iterations; i++) {
+      floor.push(await bareWorkersAnswering(hooks));
+      warm.push(await loadAll(warmDir));
+      cold.push(await loadAll(freshDir()));
+    }
+    return { cold: summarize(cold), warm: summarize(warm), floor: summarize(floor) };
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+export type { HookRunner };

@@ -1,0 +1,64 @@
+/**
+ * The floors every ratio divides by, measured in the same run: raw worker `postMessage` echo
+ * round trips (parentPort is a MessagePort) with the same payload, raw pipelined throughput, and
+ * bare workers that answer one message.
+ */
+import { Worker } from "node:worker_threads";
+
+export const ECHO_WORKER = new URL("../fixtures/echoes-messages.mjs", import.meta.url);
+
+/** A bare echo worker and the two ways the benchmarks drive it. */
+export class EchoWorker {
+  readonly #worker: Worker;
+  #waiting: (() => void) | undefined;
+  #left = 0;
+
+  private constructor(worker: Worker) {
+    this.#worker = worker;
+    worker.on("message", () => {
+      if (--this.#left <= 0) {
+        const done = this.#waiting;
+        this.#waiting = undefined;
+        done?.();
+      }
+    });
+  }
+
+  static async start(): Promise<EchoWorker> {
+    const echo = new EchoWorker(new Worker(ECHO_WORKER));
+    await echo.roundTrip(0);
+    return echo;
+  }
+
+  /** One message there and back. */
+  roundTrip(payload: unknown): Promise<void> {
+    return this.pipelined(payload, 1);
+  }
+
+  /** `count` messages posted at once; resolves when every echo is back. */
+  pipelined(payload: unknown, count: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.#left = count;
+      this.#waiting = resolve;
+      for (let i = 0; i < count; i++) this.#worker.postMessage(payload);
+    });
+  }
+
+  async terminate(): Promise<void> {
+    await this.#worker.terminate();
+  }
+}
+
+/** Start `count` bare workers in parallel; resolves (ms) once each answered one message, then ends them. */
+export async function bareWorkersAnswering(count: number): Promise<number> {
+  const t0 = performance.now();
+  const workers = Array.from({ length: count }, () => new Worker(ECHO_WORKER));
+  await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
+    w.once("message", () => resolve());
+    w.once("error", reject);
+    w.postMessage(0);
+  })));
+  const ms = performance.now() - t0;
+  await Promise.all(workers.map((w) => w.terminate()));
+  return ms;
+}

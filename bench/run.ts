@@ -1,0 +1,123 @@
+/**
+ * `npm run bench`: hookbox against the floor (issue 7). Every figure is a ratio against a floor
+ * measured in the same run (raw worker postMessage echoes, bare workers), because the machine is
+ * shared and noisy. Prints a table; `--json` also prints one JSON object as the last line;
+ * `--quick` runs one iteration of each (a CI smoke run: the shape is checked, not the numbers).
+ *
+ *   npm run bench                 table
+ *   npm run bench -- --json       table, then the JSON object on the last line
+ *   npx tsx bench/run.ts --quick --json
+ */
+import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { FULL, QUICK, context, pipelined, startup, toolCall } from "./lib/cases.js";
+import { measureInChild, measureInFreshProcess, type MemoryCase } from "./lib/memory.js";
+import type { Summary } from "./lib/measure.js";
+
+const { values: args } = parseArgs({
+  options: {
+    json: { type: "boolean", default: false },
+    quick: { type: "boolean", default: false },
+    case: { type: "string" },
+    count: { type: "string" },
+  },
+});
+
+interface Row {
+  key: string;
+  value: number;
+  unit: string;
+  target?: { op: "<=" | ">=" | "=="; value: number };
+  detail: string;
+}
+
+const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+const spread = (s: Summary, fmt: (v: number) => string) => `${fmt(s.median)} (p99 ${fmt(s.p99)})`;
+const progress = (what: string) => process.stderr.write(`bench: ${what}\n`);
+
+function passes(row: Row): boolean | undefined {
+  const t = row.target;
+  if (!t) return undefined;
+  if (t.op === "<=") return row.value <= t.value;
+  if (t.op === ">=") return row.value >= t.value;
+  return row.value === t.value;
+}
+
+function table(rows: Row[]): string {
+  const cells = rows.map((r) => {
+    const ok = passes(r);
+    return [
+      r.key,
+      r.unit === "x" ? r.value.toFixed(2) : r.unit === "" ? String(r.value) : `${r.value.toFixed(r.unit === "µs" ? 3 : 1)} ${r.unit}`,
+      r.target ? `${r.target.op} ${r.target.value}${r.unit === "x" || r.unit === "" ? "" : ` ${r.unit}`}` : "-",
+      ok === undefined ? "-" : ok ? "pass" : "FAIL",
+      r.detail,
+    ];
+  });
+  const head = ["figure", "value", "target", "result", "measured (median, p99) / floor"];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => `| ${c.map((v, i) => v.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...cells.map(line)].join("\n");
+}
+
+async function main(): Promise<void> {
+  if (args.case) {
+    // A child of the memory figure: print one number and leave.
+    console.log(await measureInChild(args.case as MemoryCase, Number(args.count ?? 16)));
+    return;
+  }
+  const plans = args.quick ? QUICK : FULL;
+  const script = fileURLToPath(import.meta.url);
+  progress(`node ${process.version}, ${cpus().length} cpus, ${cpus()[0]?.model ?? "unknown cpu"}${args.quick ? ", --quick" : ""}`);
+
+  progress("tool_call round trip, in-process, unsubscribed emit");
+  const tc = await toolCall(plans);
+  progress("pipelined throughput");
+  const tp = await pipelined(plans);
+  progress("1 MiB context through 4 hooks");
+  const cx = await context(plans);
+  progress(`startup of ${plans.startup.hooks} hooks (cold and warm transform cache)`);
+  const st = await startup(plans);
+  progress(`idle RSS per hook over ${plans.rssHooks} hooks (fresh processes)`);
+  const rssHooks = await measureInFreshProcess("rss-hooks", plans.rssHooks, script);
+  const rssBare = await measureInFreshProcess("rss-bare", plans.rssHooks, script);
+
+  const rows: Row[] = [
+    { key: "tool_call_rtt_ratio", value: tc.hook.median / tc.floor.median, unit: "x", target: { op: "<=", value: 1.3 },
+      detail: `emitToolCall ${spread(tc.hook, us)} / raw echo ${spread(tc.floor, us)}` },
+    { key: "unsubscribed_emit_us", value: tc.unsubscribedMs.median * 1000, unit: "µs", target: { op: "<=", value: 1 },
+      detail: `emit(turn_start), no subscriber: ${spread(tc.unsubscribedMs, us)} per call` },
+    { key: "unsubscribed_emit_messages", value: tc.unsubscribedPosts, unit: "", target: { op: "==", value: 0 },
+      detail: "postMessage calls on any worker or port during those emits" },
+    { key: "pipelined_throughput_ratio", value: tp.hookPerSec / tp.floorPerSec, unit: "x", target: { op: ">=", value: 0.5 },
+      detail: `1000 concurrent: ${Math.round(tp.hookPerSec)}/s (${spread(tp.hook, ms)} a burst) / raw ${Math.round(tp.floorPerSec)}/s (${spread(tp.floor, ms)})` },
+    { key: "context_1mb_ratio", value: cx.filtered.median / cx.floor.median, unit: "x", target: { op: "<=", value: 1.3 },
+      detail: `4 filtering hooks ${spread(cx.filtered, ms)} / 4 raw echoes ${spread(cx.floor, ms)} (${(cx.bytes / 1048576).toFixed(2)} MiB, ${cx.messages} msgs)` },
+    { key: "context_1mb_passthrough_ratio", value: cx.passthrough.median / cx.floor.median, unit: "x", target: { op: "<=", value: 0.6 },
+      detail: `4 hooks returning nothing ${spread(cx.passthrough, ms)} / 4 raw echoes ${ms(cx.floor.median)}` },
+    { key: "startup_ratio", value: st.warm.median / st.floor.median, unit: "x", target: { op: "<=", value: 1.5 },
+      detail: `${plans.startup.hooks} hooks ready, warm cache ${spread(st.warm, ms)} / ${plans.startup.hooks} bare workers answering ${spread(st.floor, ms)}` },
+    { key: "cold_startup_ms", value: st.cold.median, unit: "ms", detail: `${plans.startup.hooks} hooks, empty transform cache: ${spread(st.cold, ms)}` },
+    { key: "warm_startup_ms", value: st.warm.median, unit: "ms", detail: `${plans.startup.hooks} hooks, warm transform cache: ${spread(st.warm, ms)}` },
+    { key: "idle_worker_rss_mb", value: rssHooks, unit: "MB", target: { op: "<=", value: 12 },
+      detail: `host RSS growth per idle loaded hook over ${plans.rssHooks} / bare worker ${rssBare.toFixed(1)} MB` },
+    { key: "in_process_ratio", value: tc.hook.median / tc.inProcess.median, unit: "x",
+      detail: `emitToolCall in a worker ${us(tc.hook.median)} / same hook in-process ${spread(tc.inProcess, us)}` },
+  ];
+
+  console.log(table(rows));
+  const failed = rows.filter((r) => passes(r) === false).map((r) => r.key);
+  console.log(failed.length ? `\ntargets missed: ${failed.join(", ")}` : "\nevery target met");
+  if (args.json) console.log(JSON.stringify(Object.fromEntries(rows.map((r) => [r.key, Number(r.value.toPrecision(4))]))));
+}
+
+// Why a keep-alive: hook workers are unref'd while idle, and at HEAD the post-load flush waits on a
+// pong with nothing ref'd, so a host with nothing else alive would exit mid-load.
+const keepAlive = setInterval(() => {}, 1 << 30);
+try {
+  await main();
+} finally {
+  clearInterval(keepAlive);
+}
