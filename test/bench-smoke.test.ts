@@ -1,0 +1,25 @@
+/**
+ * The benchmark runs end to end and prints every figure of issue 7. One iteration of each
+ * (`--quick`): the numbers mean nothing here and no time is asserted; CI never runs the full bench.
+ */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { expect, test } from "vitest";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const KEYS = [
+  "tool_call_rtt_ratio", "unsubscribed_emit_us", "unsubscribed_emit_messages", "pipelined_throughput_ratio",
+  "context_1mb_ratio", "context_1mb_passthrough_ratio", "startup_ratio", "cold_startup_ms", "warm_startup_ms",
+  "idle_worker_rss_mb", "in_process_ratio",
+];
+
+test("bench --quick --json prints one JSON object with every figure as a finite number on its last line", async () => {
+  const { stdout } = await promisify(execFile)("npx", ["tsx", "bench/run.ts", "--quick", "--json"], {
+    cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 170_000,
+  });
+  const last = stdout.trim().split("\n").pop()!;
+  const figures = JSON.parse(last) as Record<string, unknown>;
+  expect(Object.keys(figures).sort()).toEqual([...KEYS].sort());
+  for (const key of KEYS) expect(Number.isFinite(figures[key]), `${key} = ${String(figures[key])}`).toBe(true);
+}, 180_000);
