@@ -1,0 +1,104 @@
+/**
+ * The package as users get it: build, `npm pack`, install the tarball into a fresh project outside
+ * this checkout, and there load a TypeScript hook and fire tool_call using only node_modules.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "./helpers/files.js";
+import { ROOT } from "./helpers/host.js";
+
+const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+let project: string;
+
+function run(cmd: string, args: string[], cwd: string) {
+  const r = spawnSync(cmd, args, { cwd, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false" } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const HOOK = `import type { HookAPI, ToolCallEventResult } from "hookbox/hooks";
+
+export default function (pi: HookAPI): void {
+  pi.on("tool_call", (event): ToolCallEventResult | undefined => {
+    const command: string = String(event.input.command ?? "");
+    return command.includes("rm -rf") ? { block: true, reason: \`blocked: \${command}\` } : undefined;
+  });
+}
+`;
+
+const MAIN = `import { HookRunner, loadHooks } from "hookbox";
+const keepAlive = setInterval(() => {}, 1 << 30);
+const { hooks, errors } = await loadHooks(["./hook.ts"], process.cwd());
+const runner = new HookRunner(hooks, process.cwd(), {}, {});
+const blocked = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "rm -rf /" } });
+const allowed = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "2", input: { command: "ls" } });
+await runner.dispose();
+clearInterval(keepAlive);
+console.log(JSON.stringify({ errors, blocked, allowed: allowed ?? null, entry: import.meta.resolve("hookbox") }));
+`;
+
+const TSCONFIG = JSON.stringify({
+  compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, types: [] },
+  files: ["hook.ts"],
+});
+
+beforeAll(() => {
+  rmSync(join(ROOT, "dist"), { recursive: true, force: true });
+  execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "pipe" });
+  const out = tempDir("hookbox-pack-");
+  const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", out], { cwd: ROOT, encoding: "utf8" })) as Array<{ filename: string }>;
+  project = join(out, "project");
+  execFileSync("mkdir", ["-p", project]);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "pack-probe", private: true, type: "module" }));
+  const install = run("npm", ["install", join(out, packed[0]!.filename), "--no-audit", "--no-fund", "--prefer-offline"], project);
+  if (install.code !== 0) throw new Error(`npm install failed: ${install.stderr}`);
+  writeFileSync(join(project, "hook.ts"), HOOK);
+  writeFileSync(join(project, "main.mjs"), MAIN);
+  writeFileSync(join(project, "tsconfig.json"), TSCONFIG);
+}, 240_000);
+
+describe("the packed package", () => {
+  it("installs with its runtime dependencies and without the source tree", () => {
+    const installed = join(project, "node_modules", "hookbox");
+    for (const dep of ["comlink", "jiti", "zod"]) expect(existsSync(join(project, "node_modules", dep, "package.json"))).toBe(true);
+    expect(existsSync(join(installed, "dist", "worker", "entry.mjs"))).toBe(true);
+    expect(existsSync(join(installed, "dist", "src", "index.js"))).toBe(true);
+    expect(existsSync(join(installed, "src"))).toBe(false);
+    expect(existsSync(join(installed, "test"))).toBe(false);
+    const pkg = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
+    expect(pkg.bin).toEqual({ hookbox: "./bin/hookbox.mjs" });
+  });
+
+  it("loads a TypeScript hook and blocks a tool_call with only the installed package", () => {
+    const r = run("node", ["main.mjs"], project);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.errors).toEqual([]);
+    expect(out.blocked).toEqual({ block: true, reason: "blocked: rm -rf /" });
+    expect(out.allowed).toBeNull();
+    expect(out.entry).toBe(`file://${join(project, "node_modules", "hookbox", "dist", "src", "index.js")}`);
+  });
+
+  it("gives hook authors the whole authoring surface as types from hookbox/hooks", () => {
+    const ok = run("node", [TSC, "-p", "."], project);
+    expect(ok.stdout + ok.stderr).toBe("");
+    expect(ok.code).toBe(0);
+  });
+
+  it("rejects a hook that misuses the types, so the type check above is real", () => {
+    writeFileSync(join(project, "bad.ts"), `import type { HookAPI, ToolCallEventResult } from "hookbox/hooks";\nconst r: ToolCallEventResult = { block: "yes" };\nexport default (pi: HookAPI) => { pi.sendMessage({ customType: 1, content: "x", display: true }); return r; };\n`);
+    writeFileSync(join(project, "tsconfig.bad.json"), TSCONFIG.replace('"hook.ts"', '"bad.ts"'));
+    const bad = run("node", [TSC, "-p", "tsconfig.bad.json"], project);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stdout).toMatch(/bad\.ts\(2,\d+\): error TS2322/);
+    expect(bad.stdout).toMatch(/bad\.ts\(3,\d+\): error TS2322/);
+  });
+
+  it("runs the hookbox bin from dist: check lists what the hook registered", () => {
+    const r = run(join(project, "node_modules", ".bin", "hookbox"), ["check", "hook.ts", "--json"], project);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ ok: true, hooks: [{ path: "hook.ts", ok: true, events: { tool_call: 1 }, commands: [], renderers: [] }] });
+  });
+});
