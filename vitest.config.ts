@@ -1,11 +1,21 @@
 import { defineConfig } from "vitest/config";
 
+/** The conformance and fault suites run a second time with a child process per hook. */
+const BOTH_MODES = [
+  "test/host-conformance.test.ts", "test/host-conformance-examples.test.ts", "test/host-errors.test.ts", "test/tool-wrapper.test.ts",
+  "test/host-faults.test.ts", "test/host-hostile.test.ts", "test/host-restarts.test.ts", "test/host-bridge.test.ts",
+  "test/host-limits.test.ts", "test/host-soak.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Tests start real workers; two cores, so two test files at a time.
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: "worker", include: ["test/**/*.test.ts"] } },
+      { extends: true, test: { name: "process", include: BOTH_MODES, env: { HOOKBOX_TEST_ISOLATION: "process" } } },
+    ],
   },
 });

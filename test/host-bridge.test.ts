@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createNoOpUIContext, StatusLine, type HookUIContext, type Theme } from "../src/index.js";
-import { start, toolCall } from "./support/runner.js";
+import { ISOLATION, start, toolCall } from "./support/runner.js";
 
 const entries = [
   { type: "message", id: "e1", parentId: null },
@@ -143,7 +143,8 @@ describe("commands", () => {
 });
 
 describe("message renderers and signals", () => {
-  it("a renderer runs in the worker synchronously and styles with the host's theme", async () => {
+  // Synchronous rendering needs a shared buffer: worker isolation only (README, "Process isolation").
+  it.skipIf(ISOLATION === "process")("a renderer runs in the worker synchronously and styles with the host's theme", async () => {
     const { runner, errors } = await start(["valid/renders-with-theme.ts"], {}, { uiContext: { ...createNoOpUIContext(), get theme() { return theme; } } });
     const render = runner.getMessageRenderer("status-card")!;
     const component = render({ role: "custom", customType: "status-card", content: "hello world", display: true, timestamp: 0 }, { expanded: true }, theme)!;
@@ -152,7 +153,7 @@ describe("message renderers and signals", () => {
     expect(errors).toEqual([]);
   });
 
-  it("a renderer that throws or is too slow gives undefined and a HookError", async () => {
+  it.skipIf(ISOLATION === "process")("a renderer that throws or is too slow gives undefined and a HookError", async () => {
     const { runner, errors } = await start(["valid/renders-with-theme.ts"], { renderTimeoutMs: 100 });
     const msg = { role: "custom" as const, customType: "x", content: "", display: true, timestamp: 0 };
     expect(runner.getMessageRenderer("throws")!(msg, { expanded: false }, theme)).toBeUndefined();

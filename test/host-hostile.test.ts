@@ -47,13 +47,15 @@ describe("hostile messages", () => {
 
   it("a flood of sendMessage and setStatus calls is bounded, reported once, and the host stays responsive", async () => {
     const statuses: string[] = [];
-    const { runner, errors, sent } = await start(["hostile/floods-messages.ts", "valid/redacts-api-key.ts"], { maxPostsPerSecond: 500 }, {
+    const { runner, errors, sent } = await start(["hostile/floods-messages.ts", "valid/redacts-api-key.ts"], { maxPostsPerSecond: 500, unresponsiveMs: 10_000 }, {
       uiContext: { ...(await import("../src/index.js")).createNoOpUIContext(), setStatus: (_k, t) => { statuses.push(String(t)); } },
     });
     await runner.emit(turnStart());
     expect(await runner.emit(redact)).toEqual(REDACTED);
     await until(() => errors.length > 0, 5_000, "the flood report");
-    expect(sent.length + statuses.length).toBeLessThanOrEqual(500);
+    // 40 000 calls at 500 a second: most were refused (each second lets 500 through).
+    expect(sent.length + statuses.length).toBeLessThan(4_000);
+    expect(sent.length + statuses.length).toBeGreaterThan(0);
     expect(errors.map((e) => e.code)).toEqual(["protocol_violation"]);
   });
 

@@ -14,6 +14,22 @@ export const mode = parentPort ? "worker" : process.send && process.argv[2]?.sta
 export const boot = mode === "worker" ? workerData : mode === "process" ? JSON.parse(/** @type {string} */ (process.argv[2])) : undefined;
 if (mode === "process") process.argv.splice(2, 1);
 
+/** The line that carries an uncaught error to the host through stderr (process mode). */
+export const FATAL_MARK = "[hookbox:fatal] ";
+if (mode === "process") {
+  // Why stderr: the process is about to die and IPC is asynchronous; a pipe write is not. A
+  // monitor changes nothing about Node's own handling: the process still exits.
+  process.on("uncaughtExceptionMonitor", (err) => {
+    const e = err instanceof Error ? { message: err.message, name: err.name, stack: err.stack } : { value: describe(err) };
+    process.stderr.write(`\n${FATAL_MARK}${JSON.stringify(e)}\n`);
+  });
+}
+/** @param {unknown} value */
+function describe(value) {
+  if (value === undefined) return "undefined";
+  try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
+}
+
 /** @param {unknown} message */
 export function send(message) {
   if (mode === "worker") /** @type {import("node:worker_threads").MessagePort} */ (parentPort).postMessage(message);

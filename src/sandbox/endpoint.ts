@@ -104,6 +104,20 @@ export function workerEndpoint(spec: EndpointSpec): HookEndpoint {
   };
 }
 
+/** The uncaught error the child's runtime wrote to stderr before dying (see worker/transport.mjs). */
+function fatalFrom(stderr: string): Pick<EndpointDeath, "errored" | "error"> {
+  const line = stderr.split("\n").reverse().find((l) => l.startsWith(FATAL_MARK));
+  if (!line) return {};
+  try {
+    const e = JSON.parse(line.slice(FATAL_MARK.length)) as { message?: string; name?: string; stack?: string; value?: string };
+    if (e.message === undefined) return { errored: true, error: e.value === "undefined" ? undefined : e.value };
+    return { errored: true, error: Object.assign(new Error(e.message), { name: e.name ?? "Error", stack: e.stack }) };
+  } catch {
+    return {};
+  }
+}
+const FATAL_MARK = "[hookbox:fatal] ";
+
 /** How much of the child's stderr is kept to name its death. */
 const STDERR_TAIL = 4096;
 
@@ -122,8 +136,10 @@ export function processEndpoint(spec: EndpointSpec): HookEndpoint {
   });
   let stderrTail = "";
   child.stderr!.on("data", (chunk: Buffer) => {
-    process.stderr.write(chunk);
-    stderrTail = (stderrTail + chunk.toString()).slice(-STDERR_TAIL);
+    const text = chunk.toString();
+    // The runtime's own fatal line is for the host, not for the terminal.
+    process.stderr.write(text.split("\n").filter((l) => !l.startsWith(FATAL_MARK)).join("\n"));
+    stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
   });
   const syncPipe = child.stdio[4] as NodeJS.WritableStream & { destroy(): void };
   const controlListeners = new Set<(ev: { data: unknown }) => void>();
@@ -138,8 +154,9 @@ export function processEndpoint(spec: EndpointSpec): HookEndpoint {
   });
   const deathHandlers: Array<(d: EndpointDeath) => void> = [];
   const released = once(child, "close").then(() => {});
-  child.once("exit", (code, signal) => {
-    for (const h of deathHandlers) h({ code, signal, stderrTail });
+  // 'close', not 'exit': by then stderr has been read to the end, so its tail names the death.
+  child.once("close", (code, signal) => {
+    for (const h of deathHandlers) h({ code, signal, stderrTail, ...fatalFrom(stderrTail) });
   });
   child.on("error", () => {});
   child.unref();

@@ -4,6 +4,7 @@ import { afterAll, afterEach } from "vitest";
 import { HookRunner, loadHooks, type HookError, type LoadOptions, type RunnerInitOptions, type RunnerOptions } from "../../src/index.js";
 import type { HookMessage } from "../../src/types.js";
 import { CALL } from "../../fixtures/valid/lib/scripted.js";
+import { ISOLATION } from "../support/isolation.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** Absolute path of `fixtures/valid/<name>.ts` (or of `fixtures/<rel>` when it has an extension). */
@@ -72,7 +73,7 @@ export async function startShared(names: string[]): Promise<Host> {
 
 async function build(names: string[], options: StartOptions, keep: (r: HookRunner) => HookRunner): Promise<Host> {
   const paths = names.map((n) => (n.startsWith("/") ? n : fixture(n)));
-  const { hooks, errors: loadErrors } = await loadHooks(paths, ROOT, options.load);
+  const { hooks, errors: loadErrors } = await loadHooks(paths, ROOT, { isolation: ISOLATION, ...options.load });
   const runner = keep(new HookRunner(hooks, ROOT, (options.sessionManager ?? {}) as never, {} as never, options.runner));
   if (loadErrors.length > 0) throw new Error(`fixtures failed to load: ${JSON.stringify(loadErrors)}`);
   const errors: HookError[] = [];

@@ -5,6 +5,9 @@ import { HookRunner, loadHooks, type HookError, type LoadOptions, type RunnerIni
 
 export const fixture = (rel: string) => fileURLToPath(new URL(`../../fixtures/${rel}`, import.meta.url));
 
+import { ISOLATION } from "./isolation.js";
+export { ISOLATION };
+
 const live: HookRunner[] = [];
 afterEach(async () => {
   await Promise.all(live.splice(0).map((r) => r.dispose()));
@@ -20,7 +23,7 @@ export interface Started {
 
 /** Load `fixtures/<rel>` files with `options`, build and initialize a runner; disposed after the test. */
 export async function start(rels: string[], options: LoadOptions = {}, init: Partial<RunnerInitOptions> = {}, sessionManager: object = {}): Promise<Started> {
-  const { hooks, errors: loadErrors } = await loadHooks(rels.map(fixture), process.cwd(), { unresponsiveMs: 500, ...options });
+  const { hooks, errors: loadErrors } = await loadHooks(rels.map(fixture), process.cwd(), { unresponsiveMs: 500, isolation: ISOLATION, ...options });
   if (loadErrors.length > 0 && !options.perHook) throw new Error(`fixtures failed to load: ${JSON.stringify(loadErrors)}`);
   const runner = new HookRunner(hooks, process.cwd(), sessionManager as never, {} as never);
   live.push(runner);

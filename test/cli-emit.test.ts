@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { hookbox } from "./cli-run.js";
+import { tempDir, writeHook } from "./helpers/files.js";
+
+const RM = JSON.stringify({ toolName: "bash", toolCallId: "1", input: { command: "rm -rf /" } });
+const LS = JSON.stringify({ toolName: "bash", toolCallId: "2", input: { command: "ls" } });
+const READ = JSON.stringify({ toolName: "read", toolCallId: "3", input: { path: ".env" }, content: [{ type: "text", text: "API_KEY=sk-123 USER=me" }], isError: false });
+
+describe("hookbox emit", () => {
+  it("says a tool_call would be blocked, and why", async () => {
+    const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", "--payload", RM]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("event     tool_call\nblocked   yes: rm -rf blocked (no UI)\nerrors    none\n");
+  });
+
+  it("says a tool_call would be allowed when no hook blocks it", async () => {
+    const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", "--payload", LS, "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ event: "tool_call", result: null, blocked: false, errors: [], loadErrors: [], messages: [] });
+  });
+
+  it("blocks a tool_call whose handler throws, and reports it as handler_threw", async () => {
+    const r = await hookbox(["emit", "fixtures/valid/throws-from-handlers.ts", "--event", "tool_call", "--payload", LS, "--json"]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.blocked).toBe(true);
+    expect(doc.reason).toMatch(/tool_call handler failed/);
+    expect(doc.errors.map((e: { code: string }) => e.code)).toEqual(["handler_threw"]);
+  });
+
+  it("prints the combined result of a tool_result", async () => {
+    const r = await hookbox(["emit", "fixtures/valid/redacts-api-key.ts", "--event", "tool_result", "--payload", READ, "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).result).toEqual({ content: [{ type: "text", text: "API_KEY=[REDACTED] USER=me" }] });
+  });
+
+  it("reads the payload from --payload-file, and from stdin with -", async () => {
+    const dir = tempDir();
+    const file = writeHook(dir, "context.json", JSON.stringify({ messages: [{ role: "user", content: "hi" }, { role: "custom", customType: "debug-only", content: "x" }] }));
+    const fromFile = await hookbox(["emit", "fixtures/valid/drops-debug-messages.ts", "--event", "context", "--payload-file", file, "--json"]);
+    expect(fromFile.code).toBe(0);
+    expect(JSON.parse(fromFile.stdout).result).toEqual([{ role: "user", content: "hi" }]);
+    const fromStdin = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", "--payload-file", "-", "--json"], { stdin: RM });
+    expect(JSON.parse(fromStdin.stdout).blocked).toBe(true);
+  });
+
+  it("reports every HookError with its code: a crash and a hang cut off at --timeout", async () => {
+    const r = await hookbox(["emit", "fixtures/faulty/exits-process.ts", "fixtures/faulty/hangs-async.ts", "--timeout", "200",
+      "--event", "turn_start", "--payload", '{"turnIndex":0,"timestamp":1}', "--json"]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.errors.map((e: { hookPath: string; code: string }) => [e.hookPath, e.code])).toEqual([
+      ["fixtures/faulty/exits-process.ts", "crashed"],
+      ["fixtures/faulty/hangs-async.ts", "timeout"],
+    ]);
+    expect(doc.errors[1].error).toMatch(/within 200 ms/);
+  });
+
+  it("prints what hooks sent with pi.sendMessage", async () => {
+    const dir = tempDir();
+    const hook = writeHook(dir, "notes.ts",
+      "export default (pi: any) => { pi.on(\"turn_start\", (e: any) => { pi.sendMessage({ customType: \"note\", content: `turn ${e.turnIndex}`, display: true }); }); };\n");
+    const r = await hookbox(["emit", hook, "--event", "turn_start", "--payload", '{"turnIndex":4,"timestamp":1}']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("event     turn_start\nresult    none\nerrors    none\nmessage   note: turn 4\n");
+  });
+
+  it("runs the hooks that loaded and exits 1 when one did not", async () => {
+    const r = await hookbox(["emit", "missing.ts", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", "--payload", RM, "--json"]);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.blocked).toBe(true);
+    expect(doc.loadErrors).toEqual([{ hookPath: "missing.ts", event: "load", code: "load_failed", error: expect.stringMatching(/file not found/) }]);
+  });
+
+  it("rejects bad JSON with exit 2 and a message naming the problem, before loading any hook", async () => {
+    const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", "--payload", '{"toolName":']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^hookbox emit: bad payload: not valid JSON: /);
+  });
+
+  it("rejects an unknown event type with exit 2, suggesting the closest names", async () => {
+    const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_cal"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('hookbox emit: unknown event type "tool_cal": did you mean tool_call, tool_result?\n(see hookbox emit --help)\n');
+  });
+
+  it.each([
+    [["--payload", "[1]"], "bad payload: an event must be a JSON object, got an array"],
+    [["--payload", '{"type":"turn_start"}'], 'bad payload: the payload\'s type "turn_start" does not match --event tool_call'],
+    [["--payload", "{}", "--payload-file", "x.json"], "give --payload or --payload-file, not both"],
+    [["--payload-file", "/nonexistent/x.json"], "cannot read --payload-file /nonexistent/x.json"],
+    [["--timeout", "soon"], '--timeout must be a positive number of milliseconds, got "soon"'],
+  ])("rejects %j with exit 2: %s", async (extra, message) => {
+    const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", ...extra]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`hookbox emit: ${message}`);
+  });
+
+  it("requires --event, with exit 2", async () => {
+    const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--payload", RM]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^hookbox emit: --event <type> is required/);
+  });
+});

@@ -1,0 +1,118 @@
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { BIN, hookbox } from "./cli-run.js";
+import { blocksWith, tempDir, writeHook } from "./helpers/files.js";
+
+const line = (event: object) => JSON.stringify(event);
+const RM = { type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "rm -rf /" } };
+const LS = { type: "tool_call", toolName: "bash", toolCallId: "2", input: { command: "ls" } };
+const TURN = { type: "turn_start", turnIndex: 0, timestamp: 1 };
+const READ = { type: "tool_result", toolName: "read", toolCallId: "3", input: {}, content: [{ type: "text", text: "API_KEY=abc" }], isError: false };
+
+function stream(lines: string[]): string {
+  const dir = tempDir();
+  return writeHook(dir, "events.jsonl", `${lines.join("\n")}\n`);
+}
+
+describe("hookbox replay", () => {
+  it("prints one line per event in order, then the per-hook table, and exits 0", async () => {
+    const events = stream([line(TURN), line(LS), line(RM), line(READ)]);
+    const r = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts", "fixtures/valid/redacts-api-key.ts", "--events", events]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split("\n");
+    expect(lines.slice(0, 4)).toEqual([
+      "line 1  turn_start            ok",
+      "line 2  tool_call             allowed",
+      "line 3  tool_call             blocked: rm -rf blocked (no UI)",
+      'line 4  tool_result           result {"content":[{"type":"text","text":"API_KEY=[REDACTED]"}]}',
+    ]);
+    expect(r.stdout).toContain("\n4 events replayed; 1 tool call blocked, 0 errors\n");
+    expect(lines.find((l) => l.startsWith("hook "))).toMatch(/^hook\s+state\s+event\s+calls\s+p50\s+p99\s+errors\s+restarts$/);
+    expect(lines.find((l) => l.startsWith("fixtures/valid/blocks-rm-rf.ts"))).toMatch(/^fixtures\/valid\/blocks-rm-rf\.ts\s+ready\s+tool_call\s+2\s+[\d.]+ ms\s+[\d.]+ ms\s+-\s+0$/);
+    expect(lines.find((l) => l.startsWith("fixtures/valid/redacts-api-key.ts"))).toMatch(/\s+tool_result\s+1\s/);
+  });
+
+  it("reports a malformed line with its line number, skips it and counts it in the summary", async () => {
+    const events = stream([line(TURN), "not json", "", line({ type: "nope" }), "[1]", line({ toolName: "bash" }), line(RM)]);
+    const r = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts", "--events", events]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^line 2  skipped: not valid JSON: /m);
+    expect(r.stdout).toContain('line 4  skipped: unknown event type "nope"');
+    expect(r.stdout).toContain("line 5  skipped: an event must be a JSON object, got an array");
+    expect(r.stdout).toContain('line 6  skipped: the event has no "type" field');
+    expect(r.stdout).toContain("line 7  tool_call             blocked: rm -rf blocked (no UI)");
+    expect(r.stdout).toContain("2 events replayed, 4 malformed lines skipped (2, 4, 5, 6); 1 tool call blocked, 0 errors");
+  });
+
+  it("with --json prints one document: summary, each event by line, malformed lines, and runner.stats()", async () => {
+    const events = stream([line(TURN), "{oops", line(RM), line(TURN)]);
+    const r = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts", "fixtures/faulty/crashes-every-call.ts", "--events", events, "--json"]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.summary).toEqual({ events: 3, malformed: 1, blocked: 1, errors: 1 });
+    expect(doc.malformed).toEqual([{ line: 2, error: expect.stringMatching(/^not valid JSON/) }]);
+    expect(doc.events.map((e: { line: number; event: string }) => [e.line, e.event])).toEqual([[1, "turn_start"], [3, "tool_call"], [4, "turn_start"]]);
+    expect(doc.events[0].errors).toEqual([expect.objectContaining({ hookPath: "fixtures/faulty/crashes-every-call.ts", code: "crashed" })]);
+    expect(doc.events[1]).toMatchObject({ blocked: true, reason: "rm -rf blocked (no UI)" });
+    const [blocks, crashes] = doc.stats;
+    expect(blocks).toMatchObject({ hookPath: "fixtures/valid/blocks-rm-rf.ts", state: "ready", events: { tool_call: { calls: 1 } }, errors: {}, restarts: 0 });
+    expect(crashes).toMatchObject({ hookPath: "fixtures/faulty/crashes-every-call.ts", errors: { crashed: 1 } });
+    expect(crashes.events.turn_start.p50).toBeLessThanOrEqual(crashes.events.turn_start.p99);
+  });
+
+  it("draws no progress bar when stdout is piped, however long the stream", async () => {
+    const events = stream(Array.from({ length: 60 }, (_, i) => line({ ...LS, toolCallId: `c${i}` })));
+    const r = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts", "--events", events]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(/[\r\x1b]/);
+    expect(r.stdout.split("\n").filter((l) => l.startsWith("line ")).length).toBe(60);
+  });
+
+  it("reads the stream from stdin with --events -", async () => {
+    const r = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts", "--events", "-", "--json"], { stdin: `${line(RM)}\n${line(LS)}\n` });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).summary).toEqual({ events: 2, malformed: 0, blocked: 1, errors: 0 });
+  });
+
+  it("requires --events, and a readable file, with exit 2", async () => {
+    const none = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^hookbox replay: --events <file.jsonl> is required/);
+    const missing = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts", "--events", "/nonexistent/e.jsonl"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^hookbox replay: cannot read --events \/nonexistent\/e\.jsonl: ENOENT/);
+  });
+
+  it("with --watch replays the stream again when a hook file changes, and stops cleanly on Ctrl-C", async () => {
+    const dir = tempDir();
+    const hook = writeHook(dir, "hook.ts", blocksWith("first version"));
+    const events = writeHook(dir, "events.jsonl", `${line(LS)}\n`);
+    const child = spawn(process.execPath, [BIN, "replay", "hook.ts", "--events", events, "--watch"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    const waiters: Array<() => void> = [];
+    child.stdout.on("data", (d) => { stdout += d; for (const w of waiters.splice(0)) w(); });
+    child.stderr.on("data", (d) => { stderr += d; });
+    /** Resolves once stdout holds `text` (the watcher reacts in its own time: no fixed wait). */
+    const seen = (text: string) => new Promise<void>((resolve, reject) => {
+      const check = () => (stdout.includes(text) ? resolve() : waiters.push(check));
+      child.once("exit", () => reject(new Error(`exited before printing ${JSON.stringify(text)}: ${stdout}${stderr}`)));
+      check();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      await seen("edit one to replay again");
+      expect(stdout).toContain("line 1  tool_call             blocked: first version");
+      writeFileSync(hook, blocksWith("second version"));
+      await seen("blocked: second version");
+      expect(stdout).toContain("hook.ts reloaded; replaying 1 line");
+      await seen("watching (Ctrl-C to stop)");
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await exited).toBe(0);
+    expect(stderr).toBe("");
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { Progress, statsTable, table, type Output } from "../src/cli/render.js";
+import { hookbox } from "./cli-run.js";
+
+function sink(isTTY: boolean): Output & { text: string } {
+  const out = { text: "", isTTY, columns: 80, write(t: string) { out.text += t; } };
+  return out;
+}
+
+describe("hookbox --help and friends", () => {
+  it("prints the overview with every command and examples, and exits 0", async () => {
+    const r = await hookbox(["--help"]);
+    expect(r.code).toBe(0);
+    for (const text of ["hookbox check", "hookbox emit", "hookbox replay", "Exit codes:", "Examples:"]) expect(r.stdout).toContain(text);
+  });
+
+  it.each(["check", "emit", "replay"])("prints the help of %s with its options and examples", async (command) => {
+    const r = await hookbox([command, "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Usage: hookbox ${command} `));
+    expect(r.stdout).toContain("--json");
+    expect(r.stdout).toContain(`Examples:\n  hookbox ${command} `);
+  });
+
+  it("prints the package version", async () => {
+    const r = await hookbox(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it("rejects an unknown command with exit 2, naming it and the commands there are", async () => {
+    const r = await hookbox(["fire"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('hookbox: unknown command "fire" (commands: check, emit, replay; see hookbox --help)\n');
+  });
+});
+
+describe("the CLI's renderer", () => {
+  it("draws a progress bar on a terminal, redrawn under each line and cleared at the end", () => {
+    const out = sink(true);
+    const p = new Progress(out, 2, true);
+    p.line("one\n");
+    p.tick();
+    p.line("two\n");
+    p.tick();
+    p.clear();
+    expect(out.text).toContain("[");
+    expect(out.text).toContain("2/2 100%");
+    expect(out.text.endsWith("\r\x1b[K")).toBe(true);
+    expect(out.text.replace(/\r\x1b\[K(\[[#-]+\] \d+\/\d+ \d+%)?/g, "")).toBe("one\ntwo\n");
+  });
+
+  it("draws no progress bar when the output is not a terminal", () => {
+    const out = sink(false);
+    const p = new Progress(out, 2, true);
+    p.line("one\n");
+    p.tick();
+    p.clear();
+    expect(out.text).toBe("one\n");
+  });
+
+  it("aligns table columns, numbers to the right", () => {
+    expect(table(["a", "n"], [["long", "1"], ["x", "100"]], [false, true])).toBe("a       n\nlong    1\nx     100\n");
+  });
+
+  it("draws one row per hook and event, with a dash for a hook that ran nothing", () => {
+    const text = statsTable([
+      { hookPath: "a.ts", state: "ready", calls: 3, events: { tool_call: { calls: 2, p50: 0.5, p99: 1, max: 1 }, turn_start: { calls: 1, p50: 2, p99: 2, max: 2 } }, latency: { p50: 0.5, p99: 2, max: 2 }, errors: { timeout: 1 }, restarts: 1, reloads: 0 },
+      { hookPath: "b.ts", state: "disabled", calls: 0, events: {}, latency: { p50: 0, p99: 0, max: 0 }, errors: {}, restarts: 3, reloads: 0 },
+    ]);
+    expect(text.split("\n")).toEqual([
+      "hook  state     event       calls      p50      p99  errors     restarts",
+      "a.ts  ready     tool_call       2  0.50 ms  1.00 ms  timeout 1         1",
+      "                turn_start      1  2.00 ms  2.00 ms",
+      "b.ts  disabled  -               0        -        -  -                 3",
+      "",
+    ]);
+  });
+});
