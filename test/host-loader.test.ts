@@ -197,9 +197,7 @@ describe("pi.exec and pi.logger", () => {
     expect((await runner.emitBeforeAgentStart(prompt))?.message?.content).toBe(dir);
   });
 
-  // BUG (src/sandbox/sandbox.ts loadBridge): before a HookRunner exists every bridge call is
-  // refused, so an async factory that awaits pi.exec fails to load.
-  it.fails("pi.exec works inside the factory, before any runner exists", async () => {
+  it("pi.exec works inside the factory, before any runner exists", async () => {
     const { runner } = await start(["runs-exec-at-load"], { load: { policy: { exec: { allow: [process.execPath] } } } });
     expect((await runner.emitBeforeAgentStart("p"))?.message?.content).toBe("ran at load");
   });

@@ -28,12 +28,16 @@ export async function runHandlers(handlers, event, plan, ctx) {
       continue;
     }
     if (chain) {
-      const next = result && typeof result === "object" ? /** @type {Record<string, unknown>} */ (result)[chain] : undefined;
-      if (Array.isArray(next)) {
+      if (result === undefined || result === null) { steps.push({ ok: true }); continue; }
+      const next = typeof result === "object" ? /** @type {Record<string, unknown>} */ (result)[chain] : undefined;
+      if (isMessageList(next) && Object.keys(/** @type {object} */ (result)).every((k) => k === chain)) {
         current = { ...current, [chain]: next };
         changed = true;
+        steps.push({ ok: true });
+      } else {
+        // Not applied: the host validates it and reports what is wrong; the chain goes on unchanged.
+        steps.push({ ok: true, r: result });
       }
-      steps.push({ ok: true });
       continue;
     }
     if (discard || result === undefined || result === null) {
@@ -45,4 +49,9 @@ export async function runHandlers(handlers, event, plan, ctx) {
   }
   if (chain && changed) return { steps, value: current[chain] };
   return { steps };
+}
+
+/** The shape the host's schema accepts for `messages`: an array of objects with a string `role`. @param {unknown} value */
+function isMessageList(value) {
+  return Array.isArray(value) && value.every((m) => m !== null && typeof m === "object" && typeof m.role === "string");
 }

@@ -48,6 +48,22 @@ const execOptions = z.strictObject({ cwd: z.string().optional(), timeout: z.numb
 const methodName = z.string().regex(/^[A-Za-z_$][\w$]*$/).refine((m) => !FORBIDDEN.has(m), "that name is not callable");
 const FORBIDDEN = new Set(["constructor", "__proto__", "prototype", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "valueOf", "toString"]);
 
+/**
+ * `pi.exec` through the host: checked against the hook's policy, recorded, bounded in time and
+ * output. Works from the factory on (before a runner exists) as in the original.
+ */
+export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string, a: unknown[]): Promise<unknown> {
+  const [command, args, options] = parse(hookPath, "exec", z.tuple([str, z.array(str), execOptions]), a);
+  const refused = execRefusal(gate.policy, command);
+  gate.record(hookPath, refused ? { command, args, refused } : { command, args });
+  if (refused) throw new Error(refused);
+  const { timeoutMs = 30_000, maxOutputBytes = 1024 * 1024 } = gate.policy.exec;
+  const timeout = Math.min(options.timeout && options.timeout > 0 ? options.timeout : Infinity, timeoutMs);
+  const result = await execCommand(command, args, options.cwd ?? cwd, { timeout });
+  gate.record(hookPath, { command, args, code: result.code, killed: result.killed });
+  return { ...result, stdout: cut(result.stdout, maxOutputBytes), stderr: cut(result.stderr, maxOutputBytes) };
+}
+
 function cut(text: string, maxBytes: number): string {
   return Buffer.byteLength(text) <= maxBytes ? text : `${Buffer.from(text).subarray(0, maxBytes).toString()}\n[output cut at ${maxBytes} bytes]`;
 }
@@ -92,17 +108,7 @@ export function createHostBridge(surface: BridgeSurface, hookPath: string, runSe
         editorSignals.delete(signalId);
       }
     },
-    exec: async (a) => {
-      const [command, args, options] = parse(hookPath, "exec", z.tuple([str, z.array(str), execOptions]), a);
-      const refused = execRefusal(gate.policy, command);
-      gate.record(hookPath, refused ? { command, args, refused } : { command, args });
-      if (refused) throw new Error(refused);
-      const { timeoutMs = 30_000, maxOutputBytes = 1024 * 1024 } = gate.policy.exec;
-      const timeout = Math.min(options.timeout && options.timeout > 0 ? options.timeout : Infinity, timeoutMs);
-      const result = await execCommand(command, args, options.cwd ?? surface.cwd, { timeout });
-      gate.record(hookPath, { command, args, code: result.code, killed: result.killed });
-      return { ...result, stdout: cut(result.stdout, maxOutputBytes), stderr: cut(result.stderr, maxOutputBytes) };
-    },
+    exec: (a) => mediatedExec(hookPath, gate, surface.cwd, a),
     waitForIdle: async () => surface.waitForIdle(),
     newSession: async (a) => {
       const [options, hasSetup] = parse(hookPath, "newSession", z.tuple([z.strictObject({ parentSession: optStr }), z.boolean()]), a);

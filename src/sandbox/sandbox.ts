@@ -10,6 +10,7 @@ import type { HookMessageRenderer } from "../types.js";
 import type { HostMessage, Manifest, WorkerBoot, WorkerControl } from "../protocol.js";
 import { loadReplySchema, manifestSchema, describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
+import { mediatedExec } from "../bridge/host-bridge.js";
 import { hookEnv, permissionArgs } from "../policy.js";
 import { processEndpoint, workerEndpoint, type EndpointDeath, type HookEndpoint } from "./endpoint.js";
 import type { RenderClient } from "./render.js";
@@ -30,13 +31,20 @@ export interface SandboxListener {
   state?(state: SandboxState, sandbox: HookSandbox): void;
 }
 
-/** Before a runner exists only `pi.logger` lines have somewhere to go: the `onLog` given to loadHooks. */
-function loadBridge(hookPath: string, onLog: ResolvedSandboxOptions["onLog"]): BridgeHost {
+/**
+ * Before a runner exists a factory can still log (to the `onLog` given to loadHooks) and exec
+ * (under its policy); everything else needs the runner's handlers.
+ */
+function loadBridge(hookPath: string, cwd: string, options: ResolvedSandboxOptions): BridgeHost {
+  const gate = { policy: options.policy, record: options.onExec };
   return {
-    call: async (m) => { throw new Error(`${m} is not available before the hook runner exists`); },
+    call: async (m, a) => {
+      if (m === "exec") return mediatedExec(hookPath, gate, cwd, a);
+      throw new Error(`${m} is not available before the hook runner exists`);
+    },
     sync: (m) => { throw new Error(`${m}() is not available before the hook runner exists`); },
     post: (m, a) => {
-      if (m === "log" && typeof a[0] === "string" && typeof a[1] === "string") onLog(hookPath, a[0], a[1]);
+      if (m === "log" && typeof a[0] === "string" && typeof a[1] === "string") options.onLog(hookPath, a[0], a[1]);
     },
   };
 }
@@ -72,7 +80,7 @@ export class HookSandbox {
     this.cwd = cwd;
     this.options = options;
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs);
-    this.#bridge = loadBridge(hookPath, options.onLog);
+    this.#bridge = loadBridge(hookPath, cwd, options);
   }
 
   listen(listener: SandboxListener): () => void {
