@@ -28,6 +28,10 @@ export interface LoadedHook {
   setAppendEntryHandler(handler: AppendEntryHandler): void;
   /** The worker this hook runs in; absent for a hand-built, in-process hook. */
   sandbox?: HookSandbox;
+  /** For an in-process hook (e.g. a shell hook): `open` lets a tool call through when it fails. Default `closed`. */
+  toolCallFailure?: "closed" | "open";
+  /** For an in-process hook: what `runner.dispose()` must end (e.g. running child processes). */
+  dispose?(): Promise<void>;
 }
 
 /** How the runner runs one hook's handlers for one event, wherever they live. */

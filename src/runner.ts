@@ -221,7 +221,7 @@ export class HookRunner {
     this.#disposed ??= (async () => {
       this.#watcher?.close();
       for (const off of this.#unlisten.values()) off();
-      await Promise.all(this.#hooks.map((h) => h.sandbox?.dispose()));
+      await Promise.all(this.#hooks.map((h) => (h.sandbox ? h.sandbox.dispose() : h.dispose?.())));
     })();
     return this.#disposed;
   }
@@ -312,7 +312,7 @@ export class HookRunner {
   }
 
   #failClosed(unit: HookUnit): boolean {
-    return unit.hook.sandbox?.options.toolCallFailure !== "open";
+    return (unit.hook.sandbox?.options.toolCallFailure ?? unit.hook.toolCallFailure) !== "open";
   }
 
   #report(failure: HookFailure): void {
