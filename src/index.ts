@@ -13,6 +13,7 @@ export { execCommand } from "./exec.js";
 export { HOOK_ERROR_CODES, HookFailure, type HookError, type HookErrorCode } from "./errors.js";
 export type { LoadedHook, HandlerFn } from "./hook.js";
 export type { SandboxOptions } from "./options.js";
+export { presets, SAFE_ENV, type Policy, type PolicyOption, type ExecPolicy } from "./policy.js";
 export type { SandboxState } from "./sandbox/sandbox.js";
 export { StatusLine, sanitizeStatusText, truncateToWidth, displayWidth } from "./status-line.js";
 export { createNoOpUIContext } from "./bridge/ui.js";
