@@ -67,6 +67,8 @@ export function describeThrown(value: unknown): string {
 }
 
 const name = (hookPath: string) => `Hook "${hookPath}"`;
+/** `worker` is the event of faults outside any request. */
+const during = (event: string) => (event === "worker" ? "outside any event" : `during ${event}`);
 
 /** One factory per code. */
 export const Errors = {
@@ -79,18 +81,18 @@ export const Errors = {
       `${name(hookPath)} returned an invalid ${event} result, which was not applied: ${detail}`),
   resultTooLarge: (hookPath: string, event: string, bytes: number, limit: number) =>
     new HookFailure("result_too_large", hookPath, event,
-      `${name(hookPath)} sent ${bytes} bytes on ${event}, over the ${limit}-byte limit (limits.maxMessageBytes); it was refused. Return less data or raise the limit.`),
+      `${name(hookPath)} sent ${bytes} bytes on ${event}, over the ${limit}-byte limit (the maxMessageBytes option); it was refused. Return less data or raise the limit.`),
   timeout: (hookPath: string, event: string, ms: number) =>
     new HookFailure("timeout", hookPath, event,
       `${name(hookPath)} did not settle ${event} within ${ms} ms of its own time (deadlines option); the result was dropped and the runner went on.`),
   unresponsive: (hookPath: string, event: string, ms: number) =>
     new HookFailure("unresponsive", hookPath, event,
-      `${name(hookPath)} stopped answering for ${ms} ms during ${event} (its event loop is blocked, e.g. a synchronous loop); its worker was terminated.`),
+      `${name(hookPath)} stopped answering for ${ms} ms ${during(event)} (its event loop is blocked, e.g. a synchronous loop); its worker was terminated.`),
   crashed: (hookPath: string, event: string, detail: string, stack?: string) =>
-    new HookFailure("crashed", hookPath, event, `${name(hookPath)} crashed during ${event}: ${detail}`, stack),
+    new HookFailure("crashed", hookPath, event, `${name(hookPath)} crashed ${during(event)}: ${detail}`, stack),
   outOfMemory: (hookPath: string, event: string) =>
     new HookFailure("out_of_memory", hookPath, event,
-      `${name(hookPath)} hit its memory limit during ${event} (resourceLimits); its worker was ended. Raise limits.resourceLimits if the hook really needs more.`),
+      `${name(hookPath)} hit its memory limit ${during(event)} (resourceLimits); its worker was ended. Raise the resourceLimits option if the hook really needs more.`),
   disabled: (hookPath: string, event: string, why: string) =>
     new HookFailure("disabled", hookPath, event, `${name(hookPath)} is disabled (${why}); ${event} skipped it. Fix the hook and reload it.`),
   protocolViolation: (hookPath: string, detail: string) =>

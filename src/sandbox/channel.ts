@@ -43,8 +43,8 @@ export interface ChannelEvents {
   fault(failure: HookFailure): void;
   /** Registrations changed after load. */
   manifest(manifest: unknown): void;
-  /** The worker sent nothing for `silentMs` while busy: the sandbox terminates it as unresponsive. */
-  kill(silentMs: number): void;
+  /** The worker sent nothing for `silentMs` while busy with `event`: the sandbox terminates it as unresponsive. */
+  kill(silentMs: number, event: string): void;
 }
 
 export class WorkerChannel {
@@ -225,7 +225,8 @@ export class WorkerChannel {
   #checkLiveness(): void {
     const silent = performance.now() - this.#lastHeard;
     if (silent >= this.#bound) {
-      this.#events.kill(Math.round(silent));
+      const event = this.#pending.values().next().value?.event ?? this.#probing ?? (this.#loadBound !== undefined ? "load" : "worker");
+      this.#events.kill(Math.round(silent), event);
       return;
     }
     if (silent >= this.#bound / 2 && !this.#pinging) {

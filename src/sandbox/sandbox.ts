@@ -218,7 +218,7 @@ export class HookSandbox {
         const parsed = manifestSchema.safeParse(m);
         if (parsed.success) this.manifest = parsed.data;
       },
-      kill: (silentMs) => this.#kill(endpoint, (event) => Errors.unresponsive(this.hookPath, event, silentMs)),
+      kill: (silentMs, busyWith) => this.#kill(endpoint, (event) => Errors.unresponsive(this.hookPath, event === "worker" ? busyWith : event, silentMs)),
     });
     this.#channel = channel;
     this.#render = endpoint.render;
