@@ -99,6 +99,8 @@ describe("hookbox replay", () => {
     const seen = (text: string) => new Promise<void>((resolve, reject) => {
       const check = () => (stdout.includes(text) ? resolve() : waiters.push(check));
       child.once("exit", () => reject(new Error(`exited before printing ${JSON.stringify(text)}: ${stdout}${stderr}`)));
+      // A diagnostic, not a timing assertion: say what was printed if the text never comes.
+      setTimeout(() => reject(new Error(`never printed ${JSON.stringify(text)}; stdout so far:\n${stdout}\nstderr:\n${stderr}`)), 20_000).unref();
       check();
     });
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -124,7 +124,6 @@ function describe(line: number, width: number, o: Outcome, errors: HookError[]):
 
 /** `--watch`: replay again after each successful reload, until `signal` aborts (default: Ctrl-C). */
 async function watchAndReplay(host: CliHost, lines: Line[], out: Output, signal?: AbortSignal): Promise<void> {
-  out.write("\nwatching the hooks and the files they import; edit one to replay again (Ctrl-C to stop)\n");
   await new Promise<void>((resolve) => {
     let running = Promise.resolve();
     const watcher = watchHooks(host.runner, {
@@ -141,6 +140,8 @@ async function watchAndReplay(host: CliHost, lines: Line[], out: Output, signal?
         });
       },
     });
+    // Printed once the folders are watched, so an edit made on seeing it is never missed.
+    out.write("\nwatching the hooks and the files they import; edit one to replay again (Ctrl-C to stop)\n");
     const stop = () => {
       watcher.close();
       void running.then(() => resolve());
