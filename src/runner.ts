@@ -246,14 +246,17 @@ export class HookRunner {
       const input = nextInput(rule, payload, acc);
       let reply;
       const started = performance.now();
+      let skipped = false;
       try {
         reply = await unit.run(unit.hook.sandbox ? input : nextInput(rule, event, acc), plan, ctx!, signals);
       } catch (err) {
         const failure = this.#failureOf(err, unit, type);
+        skipped = failure.code === "disabled";
         if (this.#fail(unit, failure, toolCall)) return blocked(failure);
         continue;
       } finally {
-        this.#stats.call(unit.hook.path, type, performance.now() - started);
+        if (skipped) this.#stats.skip(unit.hook.path);
+        else this.#stats.call(unit.hook.path, type, performance.now() - started);
       }
       for (const step of reply.steps) {
         if (!step.ok) {

@@ -38,6 +38,8 @@ export interface HookStats {
   restarts: number;
   /** Times the hook was reloaded (`runner.reload`, or a watched file changed). */
   reloads: number;
+  /** Events that skipped the hook while it was restarting or disabled (not in `calls` or latency). */
+  skipped: number;
 }
 
 /** How many latency samples are kept per hook and event (the newest win). */
@@ -59,6 +61,7 @@ interface HookRecord {
   events: Map<string, Samples>;
   errors: Map<HookErrorCode, number>;
   reloads: number;
+  skipped: number;
 }
 
 /** Records what the runner saw, keyed by hook path. Not exported from the package: read it with `runner.stats()`. */
@@ -67,7 +70,7 @@ export class StatsRecorder {
 
   #of(hookPath: string): HookRecord {
     let r = this.#byHook.get(hookPath);
-    if (!r) this.#byHook.set(hookPath, (r = { events: new Map(), errors: new Map(), reloads: 0 }));
+    if (!r) this.#byHook.set(hookPath, (r = { events: new Map(), errors: new Map(), reloads: 0, skipped: 0 }));
     return r;
   }
 
@@ -83,6 +86,11 @@ export class StatsRecorder {
   error(hookPath: string, code: HookErrorCode): void {
     const errors = this.#of(hookPath).errors;
     errors.set(code, (errors.get(code) ?? 0) + 1);
+  }
+
+  /** An event skipped `hookPath` (restarting or disabled). */
+  skip(hookPath: string): void {
+    this.#of(hookPath).skipped++;
   }
 
   /** `hookPath` was reloaded with a new worker. */
@@ -111,6 +119,7 @@ export class StatsRecorder {
         errors: Object.fromEntries(r.errors) as HookStats["errors"],
         restarts: hook.sandbox?.restarts ?? 0,
         reloads: r.reloads,
+        skipped: r.skipped,
       };
     });
   }

@@ -63,10 +63,16 @@ describe("the CLI's renderer", () => {
     expect(table(["a", "n"], [["long", "1"], ["x", "100"]], [false, true])).toBe("a       n\nlong    1\nx     100\n");
   });
 
+  it("adds a skipped column only when an event skipped a restarting or disabled hook", () => {
+    const base = { hookPath: "a.ts", state: "disabled" as const, calls: 1, events: { turn_start: { calls: 1, p50: 1, p99: 1, max: 1 } }, latency: { p50: 1, p99: 1, max: 1 }, errors: { crashed: 1 }, restarts: 0, reloads: 0 };
+    expect(statsTable([{ ...base, skipped: 0 }])).not.toContain("skipped");
+    expect(statsTable([{ ...base, skipped: 2 }]).split("\n")[1]).toMatch(/crashed 1\s+0\s+2$/);
+  });
+
   it("draws one row per hook and event, with a dash for a hook that ran nothing", () => {
     const text = statsTable([
-      { hookPath: "a.ts", state: "ready", calls: 3, events: { tool_call: { calls: 2, p50: 0.5, p99: 1, max: 1 }, turn_start: { calls: 1, p50: 2, p99: 2, max: 2 } }, latency: { p50: 0.5, p99: 2, max: 2 }, errors: { timeout: 1 }, restarts: 1, reloads: 0 },
-      { hookPath: "b.ts", state: "disabled", calls: 0, events: {}, latency: { p50: 0, p99: 0, max: 0 }, errors: {}, restarts: 3, reloads: 0 },
+      { hookPath: "a.ts", state: "ready", calls: 3, events: { tool_call: { calls: 2, p50: 0.5, p99: 1, max: 1 }, turn_start: { calls: 1, p50: 2, p99: 2, max: 2 } }, latency: { p50: 0.5, p99: 2, max: 2 }, errors: { timeout: 1 }, restarts: 1, reloads: 0, skipped: 0 },
+      { hookPath: "b.ts", state: "disabled", calls: 0, events: {}, latency: { p50: 0, p99: 0, max: 0 }, errors: {}, restarts: 3, reloads: 0, skipped: 0 },
     ]);
     expect(text.split("\n")).toEqual([
       "hook  state     event       calls      p50      p99  errors     restarts",

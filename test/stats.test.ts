@@ -42,6 +42,20 @@ describe("runner.stats()", () => {
     expect(runner.stats()[0]!.errors).toEqual({ handler_threw: 2 });
   });
 
+  it("counts an event that skipped a disabled hook as skipped, not as a call with a latency", async () => {
+    const { runner, errors } = await start(["faulty/crashes-every-call.ts"], { maxRestarts: 0 });
+    const sandbox = runner.getHooks()[0]!.sandbox!;
+    await runner.emit(turnStart());
+    await until(() => sandbox.state === "disabled", 10_000, "disabled");
+    await runner.emit(turnStart());
+    expect(errors.map((e) => e.code)).toEqual(["crashed", "disabled"]);
+    const [s] = runner.stats();
+    expect(s!.events.turn_start!.calls).toBe(1);
+    expect(s!.skipped).toBe(1);
+    expect(s!.errors).toEqual({ crashed: 1, disabled: 1 });
+    expect(s!.state).toBe("disabled");
+  });
+
   it("counts a hang cut off at its deadline as timeout", async () => {
     const { runner } = await start(["faulty/hangs-async.ts"], { deadlines: { default: 50 } });
     await runner.emit(turnStart());

@@ -49,19 +49,24 @@ export function errorLine(e: Pick<HookError, "code" | "hookPath" | "event" | "er
   return `${indent}! ${e.code}  ${e.hookPath} (${e.event}): ${e.error}\n`;
 }
 
-/** The per-hook summary table drawn from `runner.stats()`: one row per hook and event type. */
+/**
+ * The per-hook summary table drawn from `runner.stats()`: one row per hook and event type. A
+ * `skipped` column appears when an event skipped a restarting or disabled hook.
+ */
 export function statsTable(stats: HookStats[]): string {
+  const withSkipped = stats.some((s) => s.skipped > 0);
   const rows: string[][] = [];
   for (const s of stats) {
     const events = Object.entries(s.events);
-    const tail = [errorCounts(s.errors), String(s.restarts)];
+    const tail = [errorCounts(s.errors), String(s.restarts), ...(withSkipped ? [String(s.skipped)] : [])];
+    const blank = tail.map(() => "");
     if (events.length === 0) rows.push([s.hookPath, s.state, "-", "0", "-", "-", ...tail]);
     events.forEach(([type, e], i) => {
-      rows.push([i === 0 ? s.hookPath : "", i === 0 ? s.state : "", type, String(e.calls), ms(e.p50), ms(e.p99), ...(i === 0 ? tail : ["", ""])]);
+      rows.push([i === 0 ? s.hookPath : "", i === 0 ? s.state : "", type, String(e.calls), ms(e.p50), ms(e.p99), ...(i === 0 ? tail : blank)]);
     });
   }
-  return table(["hook", "state", "event", "calls", "p50", "p99", "errors", "restarts"], rows,
-    [false, false, false, true, true, true, false, true]);
+  const head = ["hook", "state", "event", "calls", "p50", "p99", "errors", "restarts", ...(withSkipped ? ["skipped"] : [])];
+  return table(head, rows, [false, false, false, true, true, true, false, true, true]);
 }
 
 /**
