@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { HookRunner } from "../../src/index.js";
 import { EchoWorker, bareWorkersAnswering } from "./floor.js";
 import { TOOL_CALL, TURN_START, benchFixture, countPosts, history, inProcessHook, loadRunner, newRunner } from "./host.js";
-import { interleave, sample, sampleBatched, summarize, type Plan, type Summary } from "./measure.js";
+import { interleave, medianRatio, sampleBatched, summarize, type Plan, type Summary } from "./measure.js";
 
 export interface Plans {
   rtt: Plan;
@@ -21,9 +21,9 @@ export interface Plans {
 }
 
 export const FULL: Plans = {
-  rtt: { warmup: 300, iterations: 3000 },
+  rtt: { warmup: 2000, iterations: 3000 },
   batch: { warmup: 5, iterations: 50, size: 2000 },
-  pipelined: { warmup: 3, iterations: 20, concurrent: 1000 },
+  pipelined: { warmup: 3, iterations: 30, concurrent: 1000 },
   context: { warmup: 5, iterations: 40 },
   startup: { warmup: 1, iterations: 5, hooks: 8 },
   rssHooks: 16,
@@ -41,7 +41,7 @@ export const QUICK: Plans = {
 
 const HOOK = "allows-every-tool-call.ts";
 
-export interface ToolCallFigures { hook: Summary; floor: Summary; inProcess: Summary; unsubscribedMs: Summary; unsubscribedPosts: number }
+export interface ToolCallFigures { ratio: number; inProcessRatio: number; hook: Summary; floor: Summary; inProcess: Summary; unsubscribedMs: Summary; unsubscribedPosts: number }
 
 /** tool_call round trip vs raw echo; the same call in-process; an event nobody subscribed to. */
 export async function toolCall(plans: Plans): Promise<ToolCallFigures> {
@@ -49,17 +49,17 @@ export async function toolCall(plans: Plans): Promise<ToolCallFigures> {
   const runner = await loadRunner([benchFixture(HOOK)]);
   const inline = newRunner([await inProcessHook(HOOK)]);
   try {
-    const [hook, floor] = await interleave(() => runner.emitToolCall(TOOL_CALL), () => echo.roundTrip(TOOL_CALL), plans.rtt);
-    const inProcess = await sample(() => inline.emitToolCall(TOOL_CALL), plans.rtt);
+    const paired = await interleave(() => runner.emitToolCall(TOOL_CALL), () => echo.roundTrip(TOOL_CALL), plans.rtt);
+    const inProcess = await interleave(() => runner.emitToolCall(TOOL_CALL), () => inline.emitToolCall(TOOL_CALL), plans.rtt);
     const b = plans.batch;
     const [unsubscribed, posts] = await countPosts(() => sampleBatched(() => runner.emit(TURN_START), b.size, b));
-    return { hook: summarize(hook), floor: summarize(floor), inProcess: summarize(inProcess), unsubscribedMs: summarize(unsubscribed), unsubscribedPosts: posts };
+    return { ratio: medianRatio(paired), hook: summarize(paired.a), floor: summarize(paired.b), inProcessRatio: medianRatio(inProcess), inProcess: summarize(inProcess.b), unsubscribedMs: summarize(unsubscribed), unsubscribedPosts: posts };
   } finally {
     await Promise.all([runner.dispose(), echo.terminate()]);
   }
 }
 
-export interface ThroughputFigures { hookPerSec: number; floorPerSec: number; hook: Summary; floor: Summary }
+export interface ThroughputFigures { ratio: number; hookPerSec: number; floorPerSec: number; hook: Summary; floor: Summary }
 
 /** `concurrent` tool_calls at once to one hook vs the same count of raw echoes in flight. */
 export async function pipelined(plans: Plans): Promise<ThroughputFigures> {
@@ -68,16 +68,18 @@ export async function pipelined(plans: Plans): Promise<ThroughputFigures> {
   const runner = await loadRunner([benchFixture(HOOK)]);
   try {
     const burst = () => Promise.all(Array.from({ length: n }, () => runner.emitToolCall(TOOL_CALL)));
-    const [hook, floor] = await interleave(burst, () => echo.pipelined(TOOL_CALL, n), plans.pipelined);
-    const h = summarize(hook);
-    const f = summarize(floor);
-    return { hookPerSec: (n / h.median) * 1000, floorPerSec: (n / f.median) * 1000, hook: h, floor: f };
+    const paired = await interleave(burst, () => echo.pipelined(TOOL_CALL, n), plans.pipelined);
+    const h = summarize(paired.a);
+    const f = summarize(paired.b);
+    // Throughput ratio = floor time / hook time, per round.
+    const ratio = summarize(paired.ratios.map((r) => 1 / r)).median;
+    return { ratio, hookPerSec: (n / h.median) * 1000, floorPerSec: (n / f.median) * 1000, hook: h, floor: f };
   } finally {
     await Promise.all([runner.dispose(), echo.terminate()]);
   }
 }
 
-export interface ContextFigures { filtered: Summary; passthrough: Summary; floor: Summary; bytes: number; messages: number }
+export interface ContextFigures { ratio: number; passthroughRatio: number; filtered: Summary; passthrough: Summary; floor: Summary; bytes: number; messages: number }
 
 /** emitContext with ~1 MiB of history through 4 hooks, vs 4 raw round trips of the same history. */
 export async function context(plans: Plans): Promise<ContextFigures> {
@@ -87,10 +89,11 @@ export async function context(plans: Plans): Promise<ContextFigures> {
   const readers = await loadRunner(Array.from({ length: 4 }, () => benchFixture("reads-context-unchanged.ts")));
   try {
     const fourEchoes = async () => { for (let i = 0; i < 4; i++) await echo.roundTrip(messages); };
-    const [filtered, floor] = await interleave(() => filters.emitContext(messages), fourEchoes, plans.context);
-    const [passthrough, floor2] = await interleave(() => readers.emitContext(messages), fourEchoes, plans.context);
+    const filtered = await interleave(() => filters.emitContext(messages), fourEchoes, plans.context, 20);
+    const passthrough = await interleave(() => readers.emitContext(messages), fourEchoes, plans.context, 20);
     return {
-      filtered: summarize(filtered), passthrough: summarize(passthrough), floor: summarize([...floor, ...floor2]),
+      ratio: medianRatio(filtered), passthroughRatio: medianRatio(passthrough),
+      filtered: summarize(filtered.a), passthrough: summarize(passthrough.a), floor: summarize([...filtered.b, ...passthrough.b]),
       bytes: JSON.stringify(messages).length, messages: messages.length,
     };
   } finally {
@@ -98,7 +101,7 @@ export async function context(plans: Plans): Promise<ContextFigures> {
   }
 }
 
-export interface StartupFigures { cold: Summary; warm: Summary; floor: Summary }
+export interface StartupFigures { ratio: number; cold: Summary; warm: Summary; floor: Summary }
 
 /** 8 hooks loaded and ready (transform cache empty / warm) vs 8 bare workers answering one message. */
 export async function startup(plans: Plans): Promise<StartupFigures> {
@@ -125,7 +128,8 @@ export async function startup(plans: Plans): Promise<StartupFigures> {
       warm.push(await loadAll(warmDir));
       cold.push(await loadAll(freshDir()));
     }
-    return { cold: summarize(cold), warm: summarize(warm), floor: summarize(floor) };
+    const ratio = summarize(warm.map((w, i) => w / floor[i]!)).median;
+    return { ratio, cold: summarize(cold), warm: summarize(warm), floor: summarize(floor) };
   } finally {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }

@@ -42,26 +42,40 @@ export async function sample(fn: () => Promise<unknown>, plan: Plan): Promise<nu
   return out;
 }
 
+/** Samples of two subjects taken in alternating rounds, and the ratio a/b of each round's medians. */
+export interface Paired {
+  a: number[];
+  b: number[];
+  /** Per round: median(a) / median(b). Its median is the figure: robust when load shifts between rounds. */
+  ratios: number[];
+}
+
 /**
  * Sample two subjects in alternating rounds so that a burst of load on the shared machine lands
- * on both, not on one. Returns the samples of each (ms per call).
+ * on both, not on one.
  */
 export async function interleave(
   a: () => Promise<unknown>,
   b: () => Promise<unknown>,
   plan: Plan,
-  rounds = 5,
-): Promise<[number[], number[]]> {
-  const per = { warmup: plan.warmup, iterations: Math.max(1, Math.ceil(plan.iterations / rounds)) };
-  const outA: number[] = [];
-  const outB: number[] = [];
-  for (let r = 0; r < Math.min(rounds, plan.iterations); r++) {
-    outA.push(...(await sample(a, per)));
-    outB.push(...(await sample(b, per)));
+  rounds = 30,
+): Promise<Paired> {
+  const n = Math.min(rounds, plan.iterations);
+  const per = { warmup: plan.warmup, iterations: Math.max(1, Math.ceil(plan.iterations / n)) };
+  const out: Paired = { a: [], b: [], ratios: [] };
+  for (let r = 0; r < n; r++) {
+    const sa = await sample(a, per);
+    const sb = await sample(b, per);
+    out.a.push(...sa);
+    out.b.push(...sb);
+    out.ratios.push(summarize(sa).median / summarize(sb).median);
     per.warmup = Math.min(per.warmup, 10);
   }
-  return [outA, outB];
+  return out;
 }
+
+/** The median of the per-round ratios. */
+export const medianRatio = (p: Paired) => summarize(p.ratios).median;
 
 /** Time batches of `batch` calls and return ms per call, one value per batch (for sub-µs work). */
 export async function sampleBatched(fn: () => Promise<unknown> | unknown, batch: number, plan: Plan): Promise<number[]> {
