@@ -112,7 +112,8 @@ export class HookRunner {
       this.#unlisten.delete(hook);
       await hook.sandbox!.dispose();
       if (!failure) return undefined;
-      const error = Errors.loadFailed(old.hookPath, `reload failed (${failure.code}): ${failure.message.replace(/^Failed to load hook: /, "")}; the previous version keeps running`);
+      const why = failure.code === "load_failed" ? failure.message.replace(/^Failed to load hook: /, "") : `${failure.code}: ${failure.message}`;
+      const error = Errors.loadFailed(old.hookPath, `reload failed, the previous version keeps running: ${why}`);
       this.#report(error);
       return error.toHookError();
     }

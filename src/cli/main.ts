@@ -24,7 +24,7 @@ Examples:
   hookbox check fixtures/valid/blocks-rm-rf.ts
   hookbox emit fixtures/valid/blocks-rm-rf.ts --event tool_call \\
     --payload '{"toolName":"bash","toolCallId":"1","input":{"command":"rm -rf /"}}'
-  hookbox replay fixtures/valid/*.ts --events session.jsonl
+  hookbox replay fixtures/valid/blocks-rm-rf.ts fixtures/valid/redacts-api-key.ts --events demo/session.jsonl
 `;
 
 const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: AbortSignal) => Promise<number>; help: string }> = {

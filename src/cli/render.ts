@@ -44,9 +44,9 @@ export function errorCounts(errors: HookStats["errors"]): string {
   return parts.length ? parts.join(", ") : "-";
 }
 
-/** One HookError as an indented line: `! crashed  fixtures/x.ts (tool_call): message`. */
+/** One HookError as one indented line (line breaks in the message folded): `! crashed  fixtures/x.ts (tool_call): message`. */
 export function errorLine(e: Pick<HookError, "code" | "hookPath" | "event" | "error">, indent = "    "): string {
-  return `${indent}! ${e.code}  ${e.hookPath} (${e.event}): ${e.error}\n`;
+  return `${indent}! ${e.code}  ${e.hookPath} (${e.event}): ${e.error.replace(/\s*\n\s*/g, " ").trim()}\n`;
 }
 
 /**

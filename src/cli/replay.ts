@@ -28,7 +28,7 @@ Options:
 ${COMMON_HELP}
 
 Examples:
-  hookbox replay fixtures/valid/blocks-rm-rf.ts --events session.jsonl
+  hookbox replay fixtures/valid/blocks-rm-rf.ts --events demo/session.jsonl
   hookbox replay hooks/*.ts --events session.jsonl --json > report.json
 `;
 
@@ -130,7 +130,7 @@ async function watchAndReplay(host: CliHost, lines: Line[], out: Output, signal?
       onReload: (hookPath, error) => {
         host.takeErrors();
         if (error) {
-          out.write(`\nreload failed; the previous version keeps running:\n${errorLine(error)}`);
+          out.write(`\n${errorLine(error, "")}`);
           return;
         }
         running = running.then(async () => {
