@@ -23,9 +23,6 @@ const elapsed = () => `${Math.round(performance.now() - started)} ms`.padStart(7
 const say = (text: string) => console.log(`[${elapsed()}] ${text}`);
 const indent = (text: string) => console.log(`            ${text}`);
 
-// Hook workers are unref()'d; hold the event loop open while the session runs.
-const keepAlive = setInterval(() => {}, 1 << 30);
-
 const errors: HookError[] = [];
 const showErrors = () => {
   for (const e of errors.splice(0)) indent(`HookError ${e.code} from ${e.hookPath}: ${e.error}`);
@@ -123,5 +120,4 @@ console.log("\n-- runner.stats() --");
 process.stdout.write(statsTable(runner.stats()));
 
 await runner.dispose();
-clearInterval(keepAlive);
 say("runner disposed: every worker ended; the host never crashed.");

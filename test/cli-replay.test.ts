@@ -76,13 +76,16 @@ describe("hookbox replay", () => {
     expect(JSON.parse(r.stdout).summary).toEqual({ events: 2, malformed: 0, blocked: 1, errors: 0 });
   });
 
-  it("requires --events, and a readable file, with exit 2", async () => {
+  it("requires --events and a readable file, and refuses --watch with --json, with exit 2", async () => {
     const none = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts"]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^hookbox replay: --events <file.jsonl> is required/);
     const missing = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts", "--events", "/nonexistent/e.jsonl"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^hookbox replay: cannot read --events \/nonexistent\/e\.jsonl: ENOENT/);
+    const both = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts", "--events", "-", "--watch", "--json"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/^hookbox replay: --watch prints text as it goes; it cannot be combined with --json/);
   });
 
   it("with --watch replays the stream again when a hook file changes, and stops cleanly on Ctrl-C", async () => {

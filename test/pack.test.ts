@@ -28,13 +28,11 @@ export default function (pi: HookAPI): void {
 `;
 
 const MAIN = `import { HookRunner, loadHooks } from "hookbox";
-const keepAlive = setInterval(() => {}, 1 << 30);
 const { hooks, errors } = await loadHooks(["./hook.ts"], process.cwd());
 const runner = new HookRunner(hooks, process.cwd(), {}, {});
 const blocked = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "rm -rf /" } });
 const allowed = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "2", input: { command: "ls" } });
 await runner.dispose();
-clearInterval(keepAlive);
 console.log(JSON.stringify({ errors, blocked, allowed: allowed ?? null, entry: import.meta.resolve("hookbox") }));
 `;
 

@@ -70,9 +70,6 @@ export async function main(argv: string[], io: MainIO = processIO()): Promise<nu
     io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(", ")}; see hookbox --help)\n`);
     return EXIT.usage;
   }
-  // Why: hook workers are unref()'d, so while the CLI only waits on them nothing keeps Node's
-  // event loop alive and the process would exit mid-load (code 13). Hold a handle until done.
-  const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     return await command.run(rest, io.stdout, io.signal);
   } catch (err) {
@@ -81,8 +78,6 @@ export async function main(argv: string[], io: MainIO = processIO()): Promise<nu
       return EXIT.usage;
     }
     throw err;
-  } finally {
-    clearInterval(keepAlive);
   }
 }
 

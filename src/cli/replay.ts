@@ -50,14 +50,13 @@ export async function replay(args: string[], out: Output, signal?: AbortSignal):
   }
   const paths = requireHooks("replay", positionals);
   if (values.events === undefined) throw new UsageError("--events <file.jsonl> is required", "replay");
+  if (values.watch && values.json) throw new UsageError("--watch prints text as it goes; it cannot be combined with --json", "replay");
   const lines = readLines(values.events);
   const host = await openHost(paths, { cwd: values.cwd, timeout: milliseconds("replay", "timeout", values.timeout) });
   try {
     for (const e of host.loadErrors) out.write(errorLine({ code: e.code, hookPath: e.path, event: "load", error: e.error }, ""));
     await runStream(host, lines, out, Boolean(values.json));
-    if (values.watch && !values.json) {
-      await watchAndReplay(host, lines, out, signal);
-    }
+    if (values.watch) await watchAndReplay(host, lines, out, signal);
     return host.loadErrors.length > 0 ? EXIT.hookErrors : EXIT.ok;
   } finally {
     await host.dispose();
@@ -142,7 +141,11 @@ async function watchAndReplay(host: CliHost, lines: Line[], out: Output, signal?
     });
     // Printed once the folders are watched, so an edit made on seeing it is never missed.
     out.write("\nwatching the hooks and the files they import; edit one to replay again (Ctrl-C to stop)\n");
+    // Idle workers are unref()'d and the folder watchers are not persistent: hold the process
+    // open while waiting for an edit.
+    const keepAlive = setInterval(() => {}, 1 << 30);
     const stop = () => {
+      clearInterval(keepAlive);
       watcher.close();
       void running.then(() => resolve());
     };
