@@ -29,6 +29,16 @@ describe("hookbox emit", () => {
     expect(doc.errors.map((e: { code: string }) => e.code)).toEqual(["handler_threw"]);
   });
 
+  it("gives the same answer with --isolation process, each hook in a child process, and reports a crash there as crashed", async () => {
+    const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "fixtures/faulty/exits-process.ts", "--isolation", "process",
+      "--event", "tool_call", "--payload", RM, "--json"]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ blocked: true, reason: "rm -rf blocked (no UI)", errors: [] });
+    const crash = await hookbox(["emit", "fixtures/faulty/exits-process.ts", "--isolation", "process", "--event", "turn_start", "--payload", '{"turnIndex":0,"timestamp":1}', "--json"]);
+    expect(JSON.parse(crash.stdout).errors.map((e: { code: string }) => e.code)).toEqual(["crashed"]);
+  });
+
   it("prints the combined result of a tool_result", async () => {
     const r = await hookbox(["emit", "fixtures/valid/redacts-api-key.ts", "--event", "tool_result", "--payload", READ, "--json"]);
     expect(r.code).toBe(0);
@@ -93,6 +103,7 @@ describe("hookbox emit", () => {
     [["--payload", "{}", "--payload-file", "x.json"], "give --payload or --payload-file, not both"],
     [["--payload-file", "/nonexistent/x.json"], "cannot read --payload-file /nonexistent/x.json"],
     [["--timeout", "soon"], '--timeout must be a positive number of milliseconds, got "soon"'],
+    [["--isolation", "thread"], '--isolation must be "worker" or "process", got "thread"'],
   ])("rejects %j with exit 2: %s", async (extra, message) => {
     const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", ...extra]);
     expect(r.code).toBe(2);

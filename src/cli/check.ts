@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import type { LoadedHook } from "../hook.js";
 import { openHost, settle } from "./host.js";
 import { errorLine, type Output } from "./render.js";
-import { COMMON_HELP, COMMON_OPTIONS, EXIT, milliseconds, parse, requireHooks } from "./usage.js";
+import { COMMON_HELP, COMMON_OPTIONS, EXIT, hostOptions, parse, requireHooks } from "./usage.js";
 
 export const CHECK_HELP = `Usage: hookbox check <hook…> [--json]
 
@@ -48,7 +48,7 @@ export async function check(args: string[], out: Output): Promise<number> {
     return EXIT.ok;
   }
   const paths = requireHooks("check", positionals);
-  const host = await openHost(paths, { cwd: values.cwd, timeout: milliseconds("check", "timeout", values.timeout) });
+  const host = await openHost(paths, hostOptions("check", values));
   try {
     await settle();
     const loaded = new Map(host.runner.getHooks().map((h) => [h.path, registered(h)]));

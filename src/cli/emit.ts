@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { BadEvent, EVENT_TYPES, isEventType, outcomeJson, parseEvent, runEvent, unknownType, type Outcome } from "./events.js";
 import { openHost, settle } from "./host.js";
 import { errorLine, type Output } from "./render.js";
-import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, milliseconds, parse, requireHooks } from "./usage.js";
+import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, hostOptions, parse, requireHooks } from "./usage.js";
 import type { HookError } from "../errors.js";
 
 export const EMIT_HELP = `Usage: hookbox emit <hook…> --event <type> [--payload <json> | --payload-file <file>] [--json]
@@ -73,7 +73,7 @@ export async function emit(args: string[], out: Output): Promise<number> {
     if (err instanceof BadEvent) throw new UsageError(`bad payload: ${err.message}`, "emit");
     throw err;
   }
-  const host = await openHost(paths, { cwd: values.cwd, timeout: milliseconds("emit", "timeout", values.timeout) });
+  const host = await openHost(paths, hostOptions("emit", values));
   try {
     const outcome = await runEvent(host.runner, event);
     await settle();

@@ -12,6 +12,8 @@ export interface HostOptions {
   cwd?: string;
   /** Deadline of each handler (`deadlines.default`), ms. */
   timeout?: number;
+  /** Where each hook runs: a worker thread (default) or a child process. */
+  isolation?: "worker" | "process";
 }
 
 export interface CliHost {
@@ -56,6 +58,7 @@ export async function openHost(paths: string[], options: HostOptions = {}): Prom
   const cwd = resolve(options.cwd ?? process.cwd());
   const load: LoadOptions = {};
   if (options.timeout !== undefined) load.deadlines = { default: options.timeout };
+  if (options.isolation !== undefined) load.isolation = options.isolation;
   const { hooks, errors: loadErrors } = await loadHooks(paths, cwd, load);
   const runner = new HookRunner(hooks, cwd, emptySession(cwd), {});
   let pending: HookError[] = [];

@@ -10,7 +10,7 @@ import { BadEvent, outcomeJson, parseEvent, runEvent, type Outcome } from "./eve
 import { watchHooks } from "../watch.js";
 import { openHost, settle, type CliHost } from "./host.js";
 import { Progress, errorLine, preview, statsTable, type Output } from "./render.js";
-import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, milliseconds, parse, requireHooks } from "./usage.js";
+import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, hostOptions, parse, requireHooks } from "./usage.js";
 
 export const REPLAY_HELP = `Usage: hookbox replay <hook…> --events <file.jsonl> [--json] [--watch]
 
@@ -52,7 +52,7 @@ export async function replay(args: string[], out: Output, signal?: AbortSignal):
   if (values.events === undefined) throw new UsageError("--events <file.jsonl> is required", "replay");
   if (values.watch && values.json) throw new UsageError("--watch prints text as it goes; it cannot be combined with --json", "replay");
   const lines = readLines(values.events);
-  const host = await openHost(paths, { cwd: values.cwd, timeout: milliseconds("replay", "timeout", values.timeout) });
+  const host = await openHost(paths, hostOptions("replay", values));
   try {
     for (const e of host.loadErrors) out.write(errorLine({ code: e.code, hookPath: e.path, event: "load", error: e.error }, ""));
     await runStream(host, lines, out, Boolean(values.json));

@@ -3,6 +3,7 @@
  * unknown event type) exits with code 2 and a message naming the problem.
  */
 import type { ParseArgsConfig } from "node:util";
+import type { HostOptions } from "./host.js";
 
 /** Exit codes of the `hookbox` command. */
 export const EXIT = { ok: 0, hookErrors: 1, usage: 2 } as const;
@@ -22,6 +23,7 @@ export const COMMON_OPTIONS = {
   json: { type: "boolean" },
   cwd: { type: "string" },
   timeout: { type: "string" },
+  isolation: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
 
@@ -29,6 +31,7 @@ export const COMMON_HELP = `Common options:
   --json            print one JSON document for machines instead of text
   --cwd <dir>       resolve hook paths (and ctx.cwd) against <dir> (default: the current folder)
   --timeout <ms>    deadline of each handler, in ms of the hook's own time (default 30000)
+  --isolation <m>   run each hook in a "worker" thread (default) or a child "process"
   -h, --help        show this help`;
 
 /** Run a `util.parseArgs` call (strict, positionals allowed); its errors become `UsageError`s. */
@@ -52,4 +55,13 @@ export function milliseconds(command: string, flag: string, value: string | unde
 export function requireHooks(command: string, positionals: string[]): string[] {
   if (positionals.length === 0) throw new UsageError("no hook given: pass one or more hook files", command);
   return positionals;
+}
+
+/** The host options every command takes, checked: `--cwd`, `--timeout`, `--isolation`. */
+export function hostOptions(command: string, values: { cwd?: string; timeout?: string; isolation?: string }): HostOptions {
+  const { isolation } = values;
+  if (isolation !== undefined && isolation !== "worker" && isolation !== "process") {
+    throw new UsageError(`--isolation must be "worker" or "process", got "${isolation}"`, command);
+  }
+  return { cwd: values.cwd, timeout: milliseconds(command, "timeout", values.timeout), isolation };
 }
