@@ -10,7 +10,7 @@ import { currentRequest, refuseIfTooLarge, send, settleCall, setSyncChannel, toW
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
 import { serveRenders } from "./render.mjs";
-import { boot as booted, mode, onMessage, processControl } from "./transport.mjs";
+import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
 
 const boot = /** @type {WorkerBoot} */ (booted);
 const { control, sync, syncState, render, renderState, jitiCacheDir } = boot;
@@ -65,29 +65,55 @@ if (mode === "worker") {
   Comlink.expose(controlApi, /** @type {any} */ (processControl));
 }
 
+/** Requests received in this turn, with whether each has settled; acked together at the turn's end. @type {Map<number, boolean>} */
+const turn = new Map();
+let turnScheduled = false;
+/** Whether results go out at the turn's end (a batch came in) or at once (a lone request: lowest latency). */
+let batching = false;
+
+/**
+ * Why one setImmediate per turn: a handler that finishes on microtasks alone is answered by its
+ * result in this turn (no ack needed), so the common case costs one message each way; the rest
+ * get an ack now. Everything the turn produced goes out as one message.
+ */
+function endTurn() {
+  turnScheduled = false;
+  for (const [id, settled] of turn) if (!settled && !cancelled.has(id)) queue({ t: "ack", id });
+  turn.clear();
+  batching = false;
+  flushTurn();
+}
+
 /** @param {number} id @param {() => Promise<unknown>} work */
 function serve(id, work) {
-  let settled = false;
+  turn.set(id, false);
+  if (!turnScheduled) { turnScheduled = true; setImmediate(endTurn); }
   currentRequest.run(id, work).then(
-    (v) => { settled = true; finish(id, { t: "res", id, ok: true, v }); },
-    (err) => { settled = true; finish(id, { t: "res", id, ok: false, e: toWireError(err) }); },
+    (v) => finish(id, { t: "res", id, ok: true, v }),
+    (err) => finish(id, { t: "res", id, ok: false, e: toWireError(err) }),
   );
-  // Why setImmediate: a handler that finishes on microtasks alone answers with its result in this
-  // turn, so the common case costs one message each way; otherwise the host gets an ack now.
-  setImmediate(() => { if (!settled && !cancelled.has(id)) send({ t: "ack", id }); });
 }
 
 /** @param {number} id @param {import("../src/protocol.js").ResultMessage} message */
 function finish(id, message) {
+  if (turn.has(id)) turn.set(id, true);
   signals.delete(id);
   if (cancelled.delete(id)) return;
   try {
     if (message.ok && refuseIfTooLarge(message.v, { id })) return;
-    send(message);
+    if (batching) queue(message);
+    else send(message);
   } catch (err) {
-    send({ t: "res", id, ok: false, e: { message: `the result could not be sent to the host: ${toWireError(err).message}`, name: "DataCloneError" } });
+    unsendableResult(message, err);
   }
 }
+
+/** @param {any} message @param {unknown} err */
+function unsendableResult(message, err) {
+  if (message?.t !== "res") return;
+  send({ t: "res", id: message.id, ok: false, e: { message: `the result could not be sent to the host: ${toWireError(err).message}`, name: "DataCloneError" } });
+}
+onUnsendable(unsendableResult);
 
 /** @param {number} id @param {Record<string, unknown>} event @param {string[] | undefined} fields */
 function reviveSignals(id, event, fields) {
@@ -106,7 +132,18 @@ function reviveSignals(id, event, fields) {
 /** @param {ContextSnapshot} snap */
 const ctxOf = (snap) => createContext(snap);
 
-onMessage((/** @type {HostMessage} */ msg) => {
+onMessage((/** @type {HostMessage | { t: "batch"; m: HostMessage[] }} */ msg) => {
+  if (msg.t === "batch") {
+    batching = true;
+    if (!turnScheduled) { turnScheduled = true; setImmediate(endTurn); }
+    for (const one of msg.m) handle(one);
+    return;
+  }
+  handle(msg);
+});
+
+/** @param {HostMessage} msg */
+function handle(msg) {
   switch (msg.t) {
     case "emit": {
       const handlers = registry.handlers.get(msg.event.type) ?? [];
@@ -137,4 +174,4 @@ onMessage((/** @type {HostMessage} */ msg) => {
     case "initialized": registry.initialized = true; return;
     default: return;
   }
-});
+}

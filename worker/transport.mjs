@@ -31,9 +31,43 @@ function describe(value) {
 }
 
 /** @param {unknown} message */
-export function send(message) {
+function raw(message) {
   if (mode === "worker") /** @type {import("node:worker_threads").MessagePort} */ (parentPort).postMessage(message);
   else if (mode === "process") /** @type {(m: unknown) => void} */ (process.send)(message);
+}
+
+/** Results and acks of the current turn, posted together by `flushTurn` (one message for many). @type {unknown[]} */
+const outbox = [];
+/** @type {(message: any, err: unknown) => void} */
+let unsendable = () => {};
+/** What to do with a queued message that cannot be cloned (the entry turns a result into an error). @param {(message: any, err: unknown) => void} handler */
+export function onUnsendable(handler) {
+  unsendable = handler;
+}
+
+/** Post now, after whatever the turn has queued, so the host sees everything in order. Throws if `message` cannot be cloned. @param {unknown} message */
+export function send(message) {
+  if (outbox.length > 0) flushTurn();
+  raw(message);
+}
+
+/** Queue a result or ack for the end of this turn. @param {unknown} message */
+export function queue(message) {
+  outbox.push(message);
+}
+
+/** Post what this turn queued: one message, or one batch. */
+export function flushTurn() {
+  if (outbox.length === 0) return;
+  const messages = outbox.splice(0);
+  try {
+    raw(messages.length === 1 ? messages[0] : { t: "batch", m: messages });
+  } catch {
+    // One uncloneable value must not take the others with it: post them one by one.
+    for (const message of messages) {
+      try { raw(message); } catch (err) { unsendable(message, err); }
+    }
+  }
 }
 
 /** @type {Set<(ev: { data: unknown }) => void>} */

@@ -54,10 +54,12 @@ export class WorkerChannel {
   readonly #events: ChannelEvents;
   readonly #pending = new Map<number, Pending>();
   readonly #flushes = new Map<number, () => void>();
+  readonly #outbox: Array<Record<string, unknown>> = [];
   #bridge: BridgeHost;
   #nextId = 1;
   #lastHeard = performance.now();
   #liveness: NodeJS.Timeout | undefined;
+  #livenessEvery = 0;
   #pinging = false;
   #closed: HookFailure | undefined;
   #postWindowStart = 0;
@@ -96,17 +98,38 @@ export class WorkerChannel {
       const pending: Pending = { event, deadlineMs, deadline, resolve, reject, acked: false };
       this.#pending.set(id, pending);
       if (this.#pending.size === 1 && this.#externalBusy === 0) this.#busy();
-      try {
-        body.id = id;
-        this.#worker.post(body);
-        if (signals) pending.detach = this.#relaySignals(id, signals);
-      } catch (err) {
-        this.#settle(id);
-        deadline.clear();
-        reject(Errors.handlerThrew(this.#hookPath, event,
-          `the ${event} payload cannot be sent to a worker: ${(err as Error).message}. Hooks receive plain data (no functions or class instances with private state).`));
-      }
+      body.id = id;
+      this.#queue(body);
+      if (signals) pending.detach = this.#relaySignals(id, signals);
     });
+  }
+
+  /**
+   * Requests made in the same synchronous run (1000 concurrent emits) go out as one message at the
+   * next microtask; a lone request goes out alone, a microtask later.
+   */
+  #queue(body: Record<string, unknown>): void {
+    this.#outbox.push(body);
+    if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
+  }
+
+  #flush(): void {
+    if (this.#outbox.length === 0 || this.#closed) { this.#outbox.length = 0; return; }
+    const messages = this.#outbox.splice(0);
+    try {
+      this.#worker.post(messages.length === 1 ? messages[0]! : { t: "batch", m: messages });
+    } catch {
+      // One payload that cannot be cloned must not take the others with it.
+      for (const message of messages) {
+        try {
+          this.#worker.post(message);
+        } catch (err) {
+          const p = this.#settle(message.id as number);
+          p?.reject(Errors.handlerThrew(this.#hookPath, p.event,
+            `the ${p.event} payload cannot be sent to a worker: ${(err as Error).message}. Hooks receive plain data (no functions or class instances with private state).`));
+        }
+      }
+    }
   }
 
   /**
@@ -128,7 +151,9 @@ export class WorkerChannel {
 
   /** Send a one-way notice (cancel, abort, initialized). */
   notify(message: HostMessage): void {
-    if (!this.#closed) this.#worker.post(message as unknown as Record<string, unknown>);
+    if (this.#closed) return;
+    if (this.#outbox.length > 0) this.#flush();
+    this.#worker.post(message as unknown as Record<string, unknown>);
   }
 
   /**
@@ -153,6 +178,7 @@ export class WorkerChannel {
     if (this.#closed) return 0;
     this.#closed = failure("worker");
     this.#idle();
+    this.#stopLiveness();
     for (const flushed of this.#flushes.values()) flushed();
     this.#flushes.clear();
     const pending = [...this.#pending.values()];
@@ -212,17 +238,26 @@ export class WorkerChannel {
     this.#worker.ref();
     this.#lastHeard = performance.now();
     const every = Math.max(5, Math.floor(this.#bound / 4));
+    if (this.#liveness && this.#livenessEvery === every) return;
+    if (this.#liveness) clearInterval(this.#liveness);
+    this.#livenessEvery = every;
     this.#liveness = setInterval(() => this.#checkLiveness(), every);
+    this.#liveness.unref();
   }
 
+  /** The liveness timer stops itself at its next tick (cheaper than a timer per request). */
   #idle(): void {
-    if (this.#liveness) clearInterval(this.#liveness);
-    this.#liveness = undefined;
     this.#pinging = false;
     this.#worker.unref();
   }
 
+  #stopLiveness(): void {
+    if (this.#liveness) clearInterval(this.#liveness);
+    this.#liveness = undefined;
+  }
+
   #checkLiveness(): void {
+    if (this.#closed || (this.#pending.size === 0 && this.#externalBusy === 0)) return this.#stopLiveness();
     const silent = performance.now() - this.#lastHeard;
     if (silent >= this.#bound) {
       const event = this.#pending.values().next().value?.event ?? this.#probing ?? (this.#loadBound !== undefined ? "load" : "worker");
@@ -236,6 +271,12 @@ export class WorkerChannel {
   }
 
   #onMessage(raw: unknown): void {
+    if (!isBatch(raw)) return this.#onOne(raw);
+    // One level only: a batch inside a batch fails the envelope check below.
+    for (const one of raw.m) this.#onOne(one);
+  }
+
+  #onOne(raw: unknown): void {
     this.#lastHeard = performance.now();
     this.#pinging = false;
     if (this.#probing) {
@@ -352,6 +393,12 @@ export class WorkerChannel {
       if (err instanceof HookFailure) this.#events.fault(err);
     }
   }
+}
+
+/** A worker's turn: several messages in one (see worker/transport.mjs flushTurn). */
+function isBatch(raw: unknown): raw is { t: "batch"; m: unknown[] } {
+  return typeof raw === "object" && raw !== null && (raw as { t?: unknown }).t === "batch" && Array.isArray((raw as { m?: unknown }).m)
+    && Object.keys(raw).length === 2;
 }
 
 function hostError(err: unknown): WireError {

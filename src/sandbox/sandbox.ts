@@ -185,8 +185,15 @@ export class HookSandbox {
   async #terminate(): Promise<void> {
     const worker = this.#worker;
     if (!worker) return;
-    await worker.terminate().catch(() => {});
-    await this.#exited;
+    // Why a timer: the worker is unref'd when idle, and a caller awaiting dispose() must not see
+    // the process exit under it before the worker's ports have closed.
+    const hold = setInterval(() => {}, 1_000);
+    try {
+      await worker.terminate().catch(() => {});
+      await this.#exited;
+    } finally {
+      clearInterval(hold);
+    }
   }
 
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
