@@ -332,11 +332,16 @@ export class HookRunner {
       sessionManager: this.#sessionManager,
       modelRegistry: this.#modelRegistry,
       model: this.#getModel(),
-      isIdle: () => this.#isIdle(),
-      abort: () => this.#abort(),
-      hasQueuedMessages: () => this.#hasQueuedMessages(),
+      isIdle: this.#ctxIsIdle,
+      abort: this.#ctxAbort,
+      hasQueuedMessages: this.#ctxHasQueued,
     };
   }
+
+  // Built once: a context is made per emit, and these read the handlers `initialize` set.
+  readonly #ctxIsIdle = () => this.#isIdle();
+  readonly #ctxAbort = () => this.#abort();
+  readonly #ctxHasQueued = () => this.#hasQueuedMessages();
 
   /** The plain-data snapshot a worker gets; the model is copied once per distinct object. */
   #snapshot(ctx: HookContext): ContextSnapshot {
