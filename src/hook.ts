@@ -45,12 +45,15 @@ export interface HookUnit {
 /** The snapshot of a context that crosses to a worker. */
 export type SnapshotOf = (ctx: HookContext) => ContextSnapshot;
 
+/** What a worker's empty answer means: every handler ran and returned nothing. */
+const NO_RESULTS: EmitReply = Object.freeze({ steps: [] }) as EmitReply;
+
 /** In-process handlers of a hand-built `LoadedHook`: trusted, no isolation, same rules. */
 export function inlineUnit(hook: LoadedHook): HookUnit {
   return {
     hook,
     count: (type) => hook.handlers.get(type)?.length ?? 0,
-    run: (event, plan, ctx) => runHandlers(hook.handlers.get(event.type) ?? [], event, plan, ctx),
+    run: async (event, plan, ctx) => (await runHandlers(hook.handlers.get(event.type) ?? [], event, plan, ctx)) ?? NO_RESULTS,
     runCommand: async (name, args, ctx) => {
       const command = hook.commands.get(name);
       if (!command) throw new Error(`hook ${hook.path} has no command "${name}"`);
@@ -69,6 +72,7 @@ export function sandboxUnit(hook: LoadedHook, sandbox: HookSandbox, snapshot: Sn
         ? { t: "emit", event, plan, ctx: snapshot(ctx), signals: signals.map(([field]) => field) }
         : { t: "emit", event, plan, ctx: snapshot(ctx) };
       const raw = await sandbox.request(body, event.type, deadlineFor(sandbox.options, event.type), signals);
+      if (raw === undefined) return NO_RESULTS;
       const parsed = emitReplySchema.safeParse(raw);
       if (!parsed.success) throw Errors.protocolViolation(hook.path, `bad ${event.type} reply: ${describeIssues(parsed.error)}`);
       return parsed.data as EmitReply;

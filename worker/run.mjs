@@ -10,7 +10,7 @@ import { toWireError } from "./channel.mjs";
  * @param {Record<string, unknown>} event
  * @param {RunPlan} plan
  * @param {unknown} ctx
- * @returns {Promise<EmitReply>}
+ * @returns {Promise<EmitReply | undefined>}
  */
 export async function runHandlers(handlers, event, plan, ctx) {
   /** @type {Step[]} */
@@ -48,6 +48,9 @@ export async function runHandlers(handlers, event, plan, ctx) {
     if (stop && /** @type {Record<string, unknown>} */ (result)[stop] === true) break;
   }
   if (chain && changed) return { steps, value: current[chain] };
+  // Nothing to report (every handler returned nothing): the host reads no reply as no results,
+  // which saves cloning the steps on the commonest path. `only` callers read their one step.
+  if (only === undefined && steps.every((st) => st.ok && !("r" in st))) return undefined;
   return { steps };
 }
 
