@@ -1,29 +1,19 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeProvider, nativeProvider } from "../src/discovery/index.js";
 import { HookRunner, discoverAndLoadHooks, type LoadedHook } from "../src/index.js";
+import { projectAndHome } from "./support/folders.js";
 
 const fixture = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
 
-const made: string[] = [];
 const loaded: LoadedHook[] = [];
 afterEach(async () => {
   await Promise.all(loaded.splice(0).map((h) => h.sandbox?.dispose()));
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function folders() {
-  const root = mkdtempSync(join(tmpdir(), "hookbox-discover-load-"));
-  made.push(root);
-  const cwd = join(root, "project");
-  const home = join(root, "home");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(home, { recursive: true });
-  return { cwd, home };
-}
+const folders = () => projectAndHome("hookbox-discover-load-");
 
 /** Copy `fixtures/<rel>` to `dest` (made executable). */
 function place(rel: string, dest: string) {

@@ -1,25 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   HookRegistry, claudeProvider, defaultHookProviders, discoverHooks, hookKey, nativeProvider, validateHookItem, xcshHomeProvider,
   type HookItem, type HookProvider,
 } from "../src/discovery/index.js";
+import { projectAndHome } from "./support/folders.js";
 
-const made: string[] = [];
-afterEach(() => { for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true }); });
 
-/** A temporary project folder and home folder. */
-function folders() {
-  const root = mkdtempSync(join(tmpdir(), "hookbox-discovery-"));
-  made.push(root);
-  const cwd = join(root, "project");
-  const home = join(root, "home");
-  mkdirSync(cwd, { recursive: true });
-  mkdirSync(home, { recursive: true });
-  return { cwd, home };
-}
+const folders = () => projectAndHome("hookbox-discovery-");
 
 function touch(path: string, text = "#!/bin/sh\nexit 0\n") {
   mkdirSync(dirname(path), { recursive: true });
