@@ -64,14 +64,24 @@ export function inlineUnit(hook: LoadedHook): HookUnit {
 
 /** Handlers that live in the hook's worker. */
 export function sandboxUnit(hook: LoadedHook, sandbox: HookSandbox, snapshot: SnapshotOf): HookUnit {
+  let sent: ContextSnapshot | undefined;
+  let sentTo = -1;
   return {
     hook,
     count: (type) => sandbox.manifest.events[type] ?? 0,
     async run(event, plan, ctx, signals) {
-      const body = signals
-        ? { t: "emit", event, plan, ctx: snapshot(ctx), signals: signals.map(([field]) => field) }
-        : { t: "emit", event, plan, ctx: snapshot(ctx) };
-      const raw = await sandbox.request(body, event.type, deadlineFor(sandbox.options, event.type), signals);
+      const body: Record<string, unknown> & { t: string } = { t: "emit", event, plan };
+      // The worker keeps the last context it was sent: send it only when it changed or the worker is new.
+      const snap = snapshot(ctx);
+      if (snap !== sent || sandbox.generation !== sentTo) {
+        body.ctx = snap;
+        sent = snap;
+        sentTo = sandbox.generation;
+      }
+      if (signals) body.signals = signals.map(([field]) => field);
+      // A request that failed may never have reached the worker: send the context again next time.
+      const raw = await sandbox.request(body, event.type, deadlineFor(sandbox.options, event.type), signals)
+        .catch((err: unknown) => { sent = undefined; throw err; });
       if (raw === undefined) return NO_RESULTS;
       const parsed = emitReplySchema.safeParse(raw);
       if (!parsed.success) throw Errors.protocolViolation(hook.path, `bad ${event.type} reply: ${describeIssues(parsed.error)}`);

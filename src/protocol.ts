@@ -51,7 +51,8 @@ export interface EmitReply {
 // ---- host -> worker on parentPort -----------------------------------------------------------
 
 export interface EmitRequest {
-  t: "emit"; id: number; event: Record<string, unknown> & { type: string }; plan: RunPlan; ctx: ContextSnapshot;
+  /** `ctx` is absent when it is the same as the last one this worker was sent. */
+  t: "emit"; id: number; event: Record<string, unknown> & { type: string }; plan: RunPlan; ctx?: ContextSnapshot;
   /** Payload fields that were AbortSignals on the host; the worker recreates them live. */
   signals?: string[];
 }

@@ -66,6 +66,7 @@ export class HookRunner {
   #sendMessage: SendMessageHandler | undefined;
   #appendEntry: AppendEntryHandler | undefined;
   #snapshotModel: { source: unknown; plain: unknown } = { source: undefined, plain: undefined };
+  #lastSnapshot: ContextSnapshot | undefined;
   #disposed: Promise<void> | undefined;
   readonly #stats = new StatsRecorder();
 
@@ -343,13 +344,19 @@ export class HookRunner {
   readonly #ctxAbort = () => this.#abort();
   readonly #ctxHasQueued = () => this.#hasQueuedMessages();
 
-  /** The plain-data snapshot a worker gets; the model is copied once per distinct object. */
+  /**
+   * The plain-data snapshot a worker gets; the model is copied once per distinct object, and the
+   * same snapshot object is reused while nothing changed (workers are then not sent it again).
+   */
   #snapshot(ctx: HookContext): ContextSnapshot {
+    const last = this.#lastSnapshot;
+    if (ctx.model === this.#snapshotModel.source && last && last.hasUI === ctx.hasUI && last.cwd === ctx.cwd) return last;
     if (ctx.model !== this.#snapshotModel.source) {
       this.#snapshotModel = { source: ctx.model, plain: ctx.model === undefined ? undefined : JSON.parse(JSON.stringify(ctx.model)) };
     }
-    return { hasUI: ctx.hasUI, cwd: ctx.cwd, model: this.#snapshotModel.plain };
+    return (this.#lastSnapshot = { hasUI: ctx.hasUI, cwd: ctx.cwd, model: this.#snapshotModel.plain });
   }
+
 
   #surface(hookPath: string, onLog: (hookPath: string, level: string, line: string) => void): BridgeSurface {
     const runner = this;

@@ -129,8 +129,10 @@ function reviveSignals(id, event, fields) {
   return out;
 }
 
-/** @param {ContextSnapshot} snap */
-const ctxOf = (snap) => createContext(snap);
+/** The last context snapshot the host sent; it sends one only when it changed. @type {ContextSnapshot} */
+let lastSnapshot = { hasUI: false, cwd: "", model: undefined };
+/** @param {ContextSnapshot | undefined} snap */
+const ctxOf = (snap) => createContext(snap ? (lastSnapshot = snap) : lastSnapshot);
 
 onMessage((/** @type {HostMessage | { t: "batch"; m: HostMessage[] }} */ msg) => {
   if (msg.t === "batch") {

@@ -58,6 +58,8 @@ export class HookSandbox {
   manifest: Manifest = { events: {}, commands: [], renderers: [] };
   /** How many times the worker was restarted. */
   restarts = 0;
+  /** Counts the workers this sandbox started: state a worker keeps (its last context) is per generation. */
+  generation = 0;
   /** The failure that disabled or failed this hook. */
   lastFailure: HookFailure | undefined;
 
@@ -214,6 +216,7 @@ export class HookSandbox {
       renderTimeoutMs: options.renderTimeoutMs,
     });
     this.#worker = endpoint;
+    this.generation++;
     this.#deathFailure = undefined;
     const channel = new WorkerChannel(endpoint, this.hookPath, this.#bridge, {
       maxMessageBytes: options.maxMessageBytes,
