@@ -3,37 +3,23 @@
  * registration order; the conflict rules are `dispatch.ts`; every result is validated before it is
  * applied; every sandbox fault becomes a `HookError` with a code.
  */
-import { createHostBridge, type BridgeSurface } from "./bridge/host-bridge.js";
-import { createNoOpUIContext } from "./bridge/ui.js";
+import { createHostBridge } from "./bridge/host-bridge.js";
 import { finish, nextInput, ruleFor, type Rule } from "./dispatch.js";
 import { Errors, HOOK_ERROR_CODES, HookFailure, describeThrown, type HookError, type HookErrorCode } from "./errors.js";
 import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
-import type { ContextSnapshot, RunPlan, WireError } from "./protocol.js";
+import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
+import type { RunPlan, WireError } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { StatsRecorder, type HookStats } from "./stats.js";
 import { sandboxedHook } from "./loader.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
 import { watchMarked, type HookWatcher } from "./watch.js";
 import type {
-  AgentMessage, AppendEntryHandler, BeforeAgentStartEventResult, BranchHandler, HookCommandContext, HookContext, HookEvent,
-  HookMessageRenderer, HookUIContext, ImageContent, Model, ModelRegistry, NavigateTreeHandler, NewSessionHandler,
-  ReadonlySessionManager, RegisteredCommand, SendMessageHandler, ToolCallEvent, ToolCallEventResult,
+  AgentMessage, BeforeAgentStartEventResult, HookCommandContext, HookContext, HookEvent, HookMessageRenderer, HookUIContext,
+  ImageContent, ModelRegistry, ReadonlySessionManager, RegisteredCommand, ToolCallEvent, ToolCallEventResult,
 } from "./types.js";
 
-export interface RunnerInitOptions {
-  getModel: () => Model | undefined;
-  sendMessageHandler: SendMessageHandler;
-  appendEntryHandler: AppendEntryHandler;
-  newSessionHandler?: NewSessionHandler;
-  branchHandler?: BranchHandler;
-  navigateTreeHandler?: NavigateTreeHandler;
-  isIdle?: () => boolean;
-  waitForIdle?: () => Promise<void>;
-  abort?: () => void;
-  hasQueuedMessages?: () => boolean;
-  uiContext?: HookUIContext;
-  hasUI?: boolean;
-}
+export type { RunnerInitOptions };
 
 export interface RunnerOptions {
   /** Where `pi.logger` lines of every hook go (overrides each hook's `onLog`). */
@@ -41,40 +27,21 @@ export interface RunnerOptions {
 }
 
 const PLAN_TOOL_CALL: RunPlan = { stop: "block", stopOnError: true };
-const notCancelled = async () => ({ cancelled: false });
 
 export class HookRunner {
   readonly #hooks: LoadedHook[];
   readonly #units: HookUnit[];
-  readonly #cwd: string;
-  readonly #sessionManager: ReadonlySessionManager;
-  readonly #modelRegistry: ModelRegistry;
+  readonly #host: HostHandlers;
   readonly #errorListeners = new Set<(e: HookError) => void>();
   readonly #unlisten = new Map<LoadedHook, () => void>();
   readonly #onLog: RunnerOptions["onLog"];
   readonly #watcher: HookWatcher | undefined;
-  #uiContext: HookUIContext = createNoOpUIContext();
-  #hasUI = false;
-  #getModel: () => Model | undefined = () => undefined;
-  #isIdle: () => boolean = () => true;
-  #waitForIdle: () => Promise<void> = async () => {};
-  #abort: () => void = () => {};
-  #hasQueuedMessages: () => boolean = () => false;
-  #newSession: NewSessionHandler = notCancelled;
-  #branch: BranchHandler = notCancelled;
-  #navigateTree: NavigateTreeHandler = notCancelled;
-  #sendMessage: SendMessageHandler | undefined;
-  #appendEntry: AppendEntryHandler | undefined;
-  #snapshotModel: { source: unknown; plain: unknown } = { source: undefined, plain: undefined };
-  #lastSnapshot: ContextSnapshot | undefined;
   #disposed: Promise<void> | undefined;
   readonly #stats = new StatsRecorder();
 
   constructor(hooks: LoadedHook[], cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry, options: RunnerOptions = {}) {
     this.#hooks = hooks;
-    this.#cwd = cwd;
-    this.#sessionManager = sessionManager;
-    this.#modelRegistry = modelRegistry;
+    this.#host = new HostHandlers(cwd, sessionManager, modelRegistry);
     this.#onLog = options.onLog;
     this.#units = hooks.map((hook) => this.#adopt(hook));
     this.#watcher = watchMarked(this, hooks);
@@ -84,8 +51,8 @@ export class HookRunner {
   #adopt(hook: LoadedHook): HookUnit {
     const sandbox = hook.sandbox;
     if (!sandbox) return inlineUnit(hook);
-    const unit = sandboxUnit(hook, sandbox, (ctx) => this.#snapshot(ctx));
-    const surface = this.#surface(hook.path, this.#onLog ?? sandbox.options.onLog);
+    const unit = sandboxUnit(hook, sandbox, (ctx) => this.#host.snapshot(ctx));
+    const surface = this.#host.surface(hook.path, this.#onLog ?? sandbox.options.onLog);
     sandbox.setBridge(createHostBridge(surface, hook.path, async () => {
       await sandbox.request({ t: "setup" }, "command", Infinity);
     }, { policy: sandbox.options.policy, record: sandbox.options.onExec }));
@@ -105,7 +72,7 @@ export class HookRunner {
     if (!current || !old) throw new Error(`reload: no hook loaded from "${path}" runs in a worker in this runner`);
     const hook = sandboxedHook(new HookSandbox(old.hookPath, old.resolvedPath, old.cwd, old.options));
     const unit = this.#adopt(hook);
-    if (this.#sendMessage) hook.sandbox!.markInitialized(this.#hasUI);
+    if (this.#host.initialized) hook.sandbox!.markInitialized(this.#host.hasUI);
     const failure = await hook.sandbox!.start();
     const index = this.#hooks.indexOf(current);
     if (failure || this.#disposed || index < 0) {
@@ -128,27 +95,16 @@ export class HookRunner {
   }
 
   initialize(options: RunnerInitOptions): void {
-    this.#getModel = options.getModel;
-    this.#sendMessage = options.sendMessageHandler;
-    this.#appendEntry = options.appendEntryHandler;
-    if (options.newSessionHandler) this.#newSession = options.newSessionHandler;
-    if (options.branchHandler) this.#branch = options.branchHandler;
-    if (options.navigateTreeHandler) this.#navigateTree = options.navigateTreeHandler;
-    this.#isIdle = options.isIdle ?? (() => true);
-    this.#waitForIdle = options.waitForIdle ?? (async () => {});
-    this.#abort = options.abort ?? (() => {});
-    this.#hasQueuedMessages = options.hasQueuedMessages ?? (() => false);
-    this.#uiContext = options.uiContext ?? createNoOpUIContext();
-    this.#hasUI = options.hasUI ?? false;
+    this.#host.initialize(options);
     for (const hook of this.#hooks) {
       hook.setSendMessageHandler(options.sendMessageHandler);
       hook.setAppendEntryHandler(options.appendEntryHandler);
-      hook.sandbox?.markInitialized(this.#hasUI);
+      hook.sandbox?.markInitialized(this.#host.hasUI);
     }
   }
 
-  getUIContext(): HookUIContext | null { return this.#uiContext; }
-  getHasUI(): boolean { return this.#hasUI; }
+  getUIContext(): HookUIContext | null { return this.#host.ui; }
+  getHasUI(): boolean { return this.#host.hasUI; }
   getHookPaths(): string[] { return this.#hooks.map((h) => h.path); }
   /** The hooks, in order, as loaded (with their sandbox state and restarts). */
   getHooks(): readonly LoadedHook[] { return this.#hooks; }
@@ -189,13 +145,7 @@ export class HookRunner {
   }
 
   createCommandContext(): HookCommandContext {
-    return {
-      ...this.#createContext(),
-      waitForIdle: () => this.#waitForIdle(),
-      newSession: (options) => this.#newSession(options),
-      branch: (entryId) => this.#branch(entryId),
-      navigateTree: (targetId, options) => this.#navigateTree(targetId, options),
-    };
+    return this.#host.commandContext();
   }
 
   /** Emit any event; returns the combined result of the events that have one. */
@@ -326,62 +276,7 @@ export class HookRunner {
   }
 
   #createContext(): HookContext {
-    return {
-      ui: this.#uiContext,
-      hasUI: this.#hasUI,
-      cwd: this.#cwd,
-      sessionManager: this.#sessionManager,
-      modelRegistry: this.#modelRegistry,
-      model: this.#getModel(),
-      isIdle: this.#ctxIsIdle,
-      abort: this.#ctxAbort,
-      hasQueuedMessages: this.#ctxHasQueued,
-    };
-  }
-
-  // Built once: a context is made per emit, and these read the handlers `initialize` set.
-  readonly #ctxIsIdle = () => this.#isIdle();
-  readonly #ctxAbort = () => this.#abort();
-  readonly #ctxHasQueued = () => this.#hasQueuedMessages();
-
-  /**
-   * The plain-data snapshot a worker gets; the model is copied once per distinct object, and the
-   * same snapshot object is reused while nothing changed (workers are then not sent it again).
-   */
-  #snapshot(ctx: HookContext): ContextSnapshot {
-    const last = this.#lastSnapshot;
-    if (ctx.model === this.#snapshotModel.source && last && last.hasUI === ctx.hasUI && last.cwd === ctx.cwd) return last;
-    if (ctx.model !== this.#snapshotModel.source) {
-      this.#snapshotModel = { source: ctx.model, plain: ctx.model === undefined ? undefined : JSON.parse(JSON.stringify(ctx.model)) };
-    }
-    return (this.#lastSnapshot = { hasUI: ctx.hasUI, cwd: ctx.cwd, model: this.#snapshotModel.plain });
-  }
-
-
-  #surface(hookPath: string, onLog: (hookPath: string, level: string, line: string) => void): BridgeSurface {
-    const runner = this;
-    return {
-      sendMessage(message, options) {
-        if (!runner.#sendMessage) throw new Error("sendMessage handler not initialized");
-        runner.#sendMessage(message, options);
-      },
-      appendEntry(customType, data) {
-        if (!runner.#appendEntry) throw new Error("appendEntry handler not initialized");
-        runner.#appendEntry(customType, data);
-      },
-      ui: () => runner.#uiContext,
-      sessionManager: runner.#sessionManager,
-      modelRegistry: runner.#modelRegistry,
-      isIdle: () => runner.#isIdle(),
-      hasQueuedMessages: () => runner.#hasQueuedMessages(),
-      abort: () => runner.#abort(),
-      waitForIdle: () => runner.#waitForIdle(),
-      newSession: (options) => runner.#newSession(options),
-      branch: (entryId) => runner.#branch(entryId),
-      navigateTree: (targetId, options) => runner.#navigateTree(targetId, options),
-      log: (level, line) => onLog(hookPath, level, line),
-      cwd: runner.#cwd,
-    };
+    return this.#host.context();
   }
 }
 
