@@ -118,6 +118,9 @@ function fatalFrom(stderr: string): Pick<EndpointDeath, "errored" | "error"> {
 }
 const FATAL_MARK = "[hookbox:fatal] ";
 
+/** A failed IPC write means the child died; its death is reported through 'close', not here. */
+const ignoreSendError = () => {};
+
 /** How much of the child's stderr is kept to name its death. */
 const STDERR_TAIL = 4096;
 
@@ -156,13 +159,20 @@ export function processEndpoint(spec: EndpointSpec): HookEndpoint {
   const released = once(child, "close").then(() => {});
   // 'close', not 'exit': by then stderr has been read to the end, so its tail names the death.
   child.once("close", (code, signal) => {
+    controlOpen = false;
     for (const h of deathHandlers) h({ code, signal, stderrTail, ...fatalFrom(stderrTail) });
   });
   child.on("error", () => {});
   child.unref();
   (child.channel as { unref?(): void } | undefined)?.unref?.();
+  let controlOpen = true;
   const control: Endpoint = {
-    postMessage: (data: unknown) => { if (child.connected) child.send({ t: "ctl", d: data }); },
+    // Why guarded twice: comlink may post (a RELEASE from its FinalizationRegistry) after the child
+    // is gone; `connected` can still be true then, and the write fails with EPIPE asynchronously.
+    postMessage: (data: unknown) => {
+      if (!controlOpen || !child.connected) return;
+      try { child.send({ t: "ctl", d: data }, ignoreSendError); } catch { /* the child is gone */ }
+    },
     addEventListener: (_type: string, listener: any) => { controlListeners.add(listener); },
     removeEventListener: (_type: string, listener: any) => { controlListeners.delete(listener); },
   };
@@ -170,7 +180,7 @@ export function processEndpoint(spec: EndpointSpec): HookEndpoint {
     kind: "process",
     post: (message) => {
       if (!child.connected) throw new Error("the hook process is gone");
-      child.send(message);
+      child.send(message, ignoreSendError);
     },
     onMessage: (handler) => { messageHandlers.push(handler); },
     answerSync(reply) {
@@ -185,7 +195,7 @@ export function processEndpoint(spec: EndpointSpec): HookEndpoint {
       syncPipe.write(Buffer.concat([head, body]));
     },
     control,
-    closeControl: () => controlListeners.clear(),
+    closeControl: () => { controlOpen = false; controlListeners.clear(); },
     render: undefined,
     ref: () => { child.ref(); (child.channel as { ref?(): void } | undefined)?.ref?.(); },
     unref: () => { child.unref(); (child.channel as { unref?(): void } | undefined)?.unref?.(); },
