@@ -11,8 +11,15 @@ const textContent = z.strictObject({ type: z.literal("text"), text: z.string(), 
 const imageContent = z.strictObject({ type: z.literal("image"), data: z.string(), mimeType: z.string() });
 export const toolContent = z.discriminatedUnion("type", [textContent, imageContent]);
 
-/** An agent message: a role and anything else (messages are the agent's, shaped by the host). */
-export const agentMessage = z.looseObject({ role: z.string() });
+/**
+ * An agent message: an object with a string `role`, anything else kept as is (messages are the
+ * agent's, shaped by the host). A check rather than `looseObject`, which would copy every message
+ * of a 1 MB history on each validation.
+ */
+export const agentMessage = z.custom<{ role: string; [key: string]: unknown }>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as { role?: unknown }).role === "string",
+  { message: "expected a message object with a string role" },
+);
 
 const hookMessage = z.strictObject({
   customType: z.string(),
