@@ -12,8 +12,17 @@
  * - `sync` (a MessagePort plus a SharedArrayBuffer): answers to the worker's synchronous calls
  *   (`ctx.sessionManager.*`, `ctx.isIdle()`, `ui.getEditorText()`, `ui.theme.*`). The worker
  *   blocks on `Atomics.wait`, never the host.
+ * - `render` (a MessagePort plus a SharedArrayBuffer): synchronous message renderers; here the
+ *   host blocks, for at most `renderTimeoutMs`.
+ *
+ * In process mode (`isolation: "process"`) the same messages travel over IPC; comlink's messages
+ * are wrapped as `{ t: "ctl", d }`, and sync answers come on a pipe (fd 4) the child reads
+ * synchronously. Either side may send several messages of one turn as one `Batch`.
  */
 import type { MessagePort } from "node:worker_threads";
+
+/** Several messages of one turn in one post (one level only: a batch inside a batch is refused). */
+export interface Batch<M> { t: "batch"; m: M[] }
 
 /** How the worker runs one hook's handlers for one event (see `dispatch.ts` for the host's rules). */
 export interface RunPlan {

@@ -134,7 +134,7 @@ let lastSnapshot = { hasUI: false, cwd: "", model: undefined };
 /** @param {ContextSnapshot | undefined} snap */
 const ctxOf = (snap) => createContext(snap ? (lastSnapshot = snap) : lastSnapshot);
 
-onMessage((/** @type {HostMessage | { t: "batch"; m: HostMessage[] }} */ msg) => {
+onMessage((/** @type {HostMessage | import("../src/protocol.js").Batch<HostMessage>} */ msg) => {
   if (msg.t === "batch") {
     batching = true;
     if (!turnScheduled) { turnScheduled = true; setImmediate(endTurn); }

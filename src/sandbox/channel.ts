@@ -4,7 +4,7 @@
  * what the worker asks of the host. Every message read from the worker is validated first.
  */
 import { Errors, HookFailure } from "../errors.js";
-import type { HostMessage, WorkerMessage, WireError } from "../protocol.js";
+import type { Batch, HostMessage, WorkerMessage, WireError } from "../protocol.js";
 import { describeIssues, workerMessageSchema } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
 import type { HookEndpoint } from "./endpoint.js";
@@ -33,7 +33,6 @@ interface Pending {
   deadline: PausableDeadline;
   resolve(value: unknown): void;
   reject(error: HookFailure): void;
-  acked: boolean;
   /** Detach AbortSignal listeners relayed for this request. */
   detach?: () => void;
 }
@@ -85,17 +84,13 @@ export class WorkerChannel {
     this.#bridge = bridge;
   }
 
-  get pendingCount(): number {
-    return this.#pending.size;
-  }
-
   /** Send a request; it settles with the worker's value, a `timeout`, or the worker's death. */
   request(body: Record<string, unknown> & { t: string }, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
     if (this.#closed) return Promise.reject(this.#closed);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       const deadline = new PausableDeadline(deadlineMs, () => this.#expire(id));
-      const pending: Pending = { event, deadlineMs, deadline, resolve, reject, acked: false };
+      const pending: Pending = { event, deadlineMs, deadline, resolve, reject };
       this.#pending.set(id, pending);
       if (this.#pending.size === 1 && this.#externalBusy === 0) this.#busy();
       body.id = id;
@@ -110,10 +105,10 @@ export class WorkerChannel {
    */
   #queue(body: Record<string, unknown>): void {
     this.#outbox.push(body);
-    if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
+    if (this.#outbox.length === 1) queueMicrotask(() => this.#sendQueued());
   }
 
-  #flush(): void {
+  #sendQueued(): void {
     if (this.#outbox.length === 0 || this.#closed) { this.#outbox.length = 0; return; }
     const messages = this.#outbox.splice(0);
     try {
@@ -152,7 +147,7 @@ export class WorkerChannel {
   /** Send a one-way notice (cancel, abort, initialized). */
   notify(message: HostMessage): void {
     if (this.#closed) return;
-    if (this.#outbox.length > 0) this.#flush();
+    if (this.#outbox.length > 0) this.#sendQueued();
     this.#worker.post(message as unknown as Record<string, unknown>);
   }
 
@@ -291,11 +286,8 @@ export class WorkerChannel {
     }
     const msg = parsed.data as WorkerMessage;
     switch (msg.t) {
-      case "ack": {
-        const p = this.#pending.get(msg.id);
-        if (p) p.acked = true;
-        return;
-      }
+      // An ack only proves the worker is reading: `#lastHeard` above is all it updates.
+      case "ack": return;
       case "res": return this.#onResult(msg.id, msg.ok, msg.v, msg.e);
       case "pong": {
         const flushed = this.#flushes.get(msg.id);
@@ -396,7 +388,7 @@ export class WorkerChannel {
 }
 
 /** A worker's turn: several messages in one (see worker/transport.mjs flushTurn). */
-function isBatch(raw: unknown): raw is { t: "batch"; m: unknown[] } {
+function isBatch(raw: unknown): raw is Batch<unknown> {
   return typeof raw === "object" && raw !== null && (raw as { t?: unknown }).t === "batch" && Array.isArray((raw as { m?: unknown }).m)
     && Object.keys(raw).length === 2;
 }

@@ -7,7 +7,7 @@ import * as Comlink from "comlink";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import type { HookMessageRenderer } from "../types.js";
-import type { HostMessage, Manifest, WorkerBoot, WorkerControl } from "../protocol.js";
+import type { HostMessage, Manifest, WorkerControl } from "../protocol.js";
 import { loadReplySchema, manifestSchema, describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
 import { mediatedExec } from "../bridge/host-bridge.js";
