@@ -7,6 +7,7 @@ import { Errors, HookFailure } from "../errors.js";
 import type { Batch, HostMessage, WorkerMessage, WireError } from "../protocol.js";
 import { describeIssues, workerMessageSchema } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
+import { HostCalls } from "./host-calls.js";
 import type { HookEndpoint } from "./endpoint.js";
 // @ts-ignore: plain JS shared with the worker, typed through JSDoc
 import { estimateBytes } from "../../worker/size.mjs";
@@ -54,16 +55,13 @@ export class WorkerChannel {
   readonly #pending = new Map<number, Pending>();
   readonly #flushes = new Map<number, () => void>();
   readonly #outbox: Array<Record<string, unknown>> = [];
-  #bridge: BridgeHost;
+  readonly #calls: HostCalls;
   #nextId = 1;
   #lastHeard = performance.now();
   #liveness: NodeJS.Timeout | undefined;
   #livenessEvery = 0;
   #pinging = false;
   #closed: HookFailure | undefined;
-  #postWindowStart = 0;
-  #postsInWindow = 0;
-  #floodReported = false;
   /** Work outside the pending table that still needs liveness checks (the comlink load, a probe). */
   #externalBusy = 0;
   /** While loading: the liveness bound for the load. */
@@ -74,14 +72,14 @@ export class WorkerChannel {
   constructor(endpoint: HookEndpoint, hookPath: string, bridge: BridgeHost, limits: ChannelLimits, events: ChannelEvents) {
     this.#worker = endpoint;
     this.#hookPath = hookPath;
-    this.#bridge = bridge;
     this.#limits = limits;
     this.#events = events;
+    this.#calls = new HostCalls(hookPath, bridge, limits, (f) => events.fault(f), (m) => this.notify(m), (r) => endpoint.answerSync(r));
     endpoint.onMessage((raw: unknown) => this.#onMessage(raw));
   }
 
   setBridge(bridge: BridgeHost): void {
-    this.#bridge = bridge;
+    this.#calls.bridge = bridge;
   }
 
   /** Send a request; it settles with the worker's value, a `timeout`, or the worker's death. */
@@ -294,9 +292,9 @@ export class WorkerChannel {
         if (flushed) { this.#flushes.delete(msg.id); flushed(); }
         return;
       }
-      case "call": return void this.#onCall(msg.id, msg.rid, msg.m, msg.a);
-      case "post": return this.#onPost(msg.m, msg.a);
-      case "sync": return this.#onSync(msg.id, msg.m, msg.a);
+      case "call": return void this.#calls.call(msg.id, msg.m, msg.a, msg.rid === undefined ? undefined : this.#pending.get(msg.rid)?.deadline);
+      case "post": return this.#calls.post(msg.m, msg.a);
+      case "sync": return this.#calls.sync(msg.id, msg.m, msg.a);
       case "manifest": return this.#events.manifest(msg.manifest);
       case "big": return this.#onRefused(msg.id, msg.m, msg.bytes);
     }
@@ -330,61 +328,6 @@ export class WorkerChannel {
     else this.#events.fault(Errors.resultTooLarge(this.#hookPath, method ?? "message", bytes, limit));
   }
 
-  async #onCall(id: number, rid: number | undefined, method: string, args: unknown[]): Promise<void> {
-    const owner = rid === undefined ? undefined : this.#pending.get(rid);
-    owner?.deadline.pause();
-    let reply: HostMessage;
-    try {
-      const v = await this.#bridge.call(method, args);
-      reply = { t: "ret", id, ok: true, v };
-    } catch (err) {
-      reply = { t: "ret", id, ok: false, e: hostError(err) };
-      if (err instanceof HookFailure) this.#events.fault(err);
-    } finally {
-      owner?.deadline.resume();
-    }
-    try {
-      this.notify(reply);
-    } catch (err) {
-      this.notify({ t: "ret", id, ok: false, e: { message: `the host's answer to ${method} could not be sent: ${(err as Error).message}` } });
-    }
-  }
-
-  #onPost(method: string, args: unknown[]): void {
-    const now = performance.now();
-    if (now - this.#postWindowStart >= 1000) {
-      this.#postWindowStart = now;
-      this.#postsInWindow = 0;
-    }
-    if (++this.#postsInWindow > this.#limits.maxPostsPerSecond) {
-      if (!this.#floodReported) {
-        this.#floodReported = true;
-        this.#events.fault(Errors.protocolViolation(this.#hookPath,
-          `more than ${this.#limits.maxPostsPerSecond} messages in one second (${method}); the excess is dropped (limits.maxPostsPerSecond). Reported once.`));
-      }
-      return;
-    }
-    const bytes = estimateBytes(args, this.#limits.maxMessageBytes);
-    if (bytes > this.#limits.maxMessageBytes) {
-      this.#events.fault(Errors.resultTooLarge(this.#hookPath, method, bytes, this.#limits.maxMessageBytes));
-      return;
-    }
-    try {
-      this.#bridge.post(method, args);
-    } catch (err) {
-      if (err instanceof HookFailure) this.#events.fault(err);
-      else this.#events.fault(Errors.handlerThrew(this.#hookPath, method, `the host's ${method} handler threw: ${(err as Error)?.message ?? String(err)}`));
-    }
-  }
-
-  #onSync(id: number, method: string, args: unknown[]): void {
-    try {
-      this.#worker.answerSync({ id, ok: true, v: this.#bridge.sync(method, args) });
-    } catch (err) {
-      this.#worker.answerSync({ id, ok: false, e: hostError(err) });
-      if (err instanceof HookFailure) this.#events.fault(err);
-    }
-  }
 }
 
 /** A worker's turn: several messages in one (see worker/transport.mjs flushTurn). */
@@ -393,7 +336,3 @@ function isBatch(raw: unknown): raw is Batch<unknown> {
     && Object.keys(raw).length === 2;
 }
 
-function hostError(err: unknown): WireError {
-  if (err instanceof Error) return { message: err.message, name: err.name };
-  return { message: String(err) };
-}
