@@ -26,7 +26,7 @@ export interface Policy {
   fsWrite: string[];
   /** Whether the hook may start child processes itself (`child_process`). `pi.exec` is governed by `exec`. */
   childProcess: boolean;
-  /** Environment variables passed to the hook besides `SAFE_ENV`; secret-looking names only pass when listed here. */
+  /** Environment variables passed to the hook besides `SAFE_ENV`; secret-looking names only pass when listed here; `"*"` passes everything. */
   env: string[];
   /** What `pi.exec` may run (through the host, recorded). */
   exec: ExecPolicy;
@@ -60,7 +60,8 @@ export function hookEnv(policy: Policy, hostEnv: NodeJS.ProcessEnv = process.env
     if (value === undefined) continue;
     const named = policy.env.includes(name);
     const safe = (SAFE_ENV as readonly string[]).includes(name) || name.startsWith("LC_");
-    if (named || (!SECRET_NAME.test(name) && (safe || everything))) out[name] = value;
+    // `"*"` (the trusted preset) is the host's whole environment, as the original: secrets included.
+    if (everything || named || (safe && !SECRET_NAME.test(name))) out[name] = value;
   }
   return out;
 }

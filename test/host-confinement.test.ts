@@ -43,6 +43,8 @@ describe.each(["worker", "process"] as const)("confinement in %s mode", (isolati
     expect(JSON.parse((await runner.emitToolCall(probe("env")))!.reason!)).toEqual({ secret: null, path: true });
     const named = await start(["hostile/probes-confinement.ts"], { isolation, policy: { env: ["OPENAI_API_KEY"] } });
     expect(JSON.parse((await named.runner.emitToolCall(probe("env")))!.reason!).secret).toBe("sk-host-only");
+    const trusted = await start(["hostile/probes-confinement.ts"], { isolation, policy: "trusted" });
+    expect(JSON.parse((await trusted.runner.emitToolCall(probe("env")))!.reason!).secret).toBe("sk-host-only");
   });
 
   it("pi.exec outside the policy is refused with a clear error, and recorded", async () => {
