@@ -178,9 +178,9 @@ export function processEndpoint(spec: EndpointSpec): HookEndpoint {
   };
   return {
     kind: "process",
+    // A child that is gone takes nothing; its 'close' rejects every pending request with its death.
     post: (message) => {
-      if (!child.connected) throw new Error("the hook process is gone");
-      child.send(message, ignoreSendError);
+      if (child.connected) child.send(message, ignoreSendError);
     },
     onMessage: (handler) => { messageHandlers.push(handler); },
     answerSync(reply) {
