@@ -171,7 +171,14 @@ function handle(msg) {
     }
     case "ret": settleCall(msg); return;
     case "ping": send({ t: "pong", id: msg.id }); return;
-    case "cancel": cancelled.add(msg.id); signals.get(msg.id)?.forEach((c) => c.abort(new Error("hook deadline passed"))); return;
+    case "cancel": {
+      // A handler that never settles never removes its id: keep the set bounded.
+      if (cancelled.size >= 10_000) cancelled.delete(/** @type {number} */ (cancelled.values().next().value));
+      cancelled.add(msg.id);
+      signals.get(msg.id)?.forEach((c) => c.abort(new Error("hook deadline passed")));
+      signals.delete(msg.id);
+      return;
+    }
     case "abort": signals.get(msg.id)?.get(msg.field)?.abort(); return;
     case "initialized": registry.initialized = true; return;
     default: return;
