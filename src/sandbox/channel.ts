@@ -78,6 +78,11 @@ export class WorkerChannel {
     endpoint.onMessage((raw: unknown) => this.#onMessage(raw));
   }
 
+  /** Answer a synchronous call now (a renderer's, while the host waits on the render port). */
+  answerSync(id: number, method: string, args: unknown[]): void {
+    this.#calls.sync(id, method, args);
+  }
+
   setBridge(bridge: BridgeHost): void {
     this.#calls.bridge = bridge;
   }

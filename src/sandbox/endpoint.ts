@@ -95,7 +95,7 @@ export function workerEndpoint(spec: EndpointSpec): HookEndpoint {
     },
     control: nodeEndpoint(control.port1),
     closeControl: () => control.port1.close(),
-    render: new RenderClient(render.port1, renderState, sync.port1, syncState, spec.boot.hookPath, spec.renderTimeoutMs),
+    render: new RenderClient(render.port1, renderState, spec.boot.hookPath, spec.renderTimeoutMs),
     ref: () => worker.ref(),
     unref: () => worker.unref(),
     terminate: async () => { await worker.terminate().catch(() => {}); },

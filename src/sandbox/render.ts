@@ -5,32 +5,30 @@
  * port while the host waits, and are answered in place.
  */
 import { receiveMessageOnPort, type MessagePort } from "node:worker_threads";
-import { Errors, type HookFailure } from "../errors.js";
-import type { RenderReply, RenderRequest, SyncReply, WireError } from "../protocol.js";
-import type { BridgeHost } from "./channel.js";
+import { Errors } from "../errors.js";
+import type { RenderReply, RenderRequest, WireError } from "../protocol.js";
+
+/** Answers a synchronous host call the renderer made (the channel's own sync path). */
+export type AnswerSync = (id: number, method: string, args: unknown[]) => void;
 
 type Body = RenderRequest extends infer R ? (R extends RenderRequest ? Omit<R, "id"> : never) : never;
 
 export class RenderClient {
   readonly #port: MessagePort;
   readonly #state: Int32Array;
-  readonly #syncPort: MessagePort;
-  readonly #syncState: Int32Array;
   readonly #hookPath: string;
   readonly #timeoutMs: number;
   #nextId = 1;
 
-  constructor(port: MessagePort, state: SharedArrayBuffer, syncPort: MessagePort, syncState: SharedArrayBuffer, hookPath: string, timeoutMs: number) {
+  constructor(port: MessagePort, state: SharedArrayBuffer, hookPath: string, timeoutMs: number) {
     this.#port = port;
     this.#state = new Int32Array(state);
-    this.#syncPort = syncPort;
-    this.#syncState = new Int32Array(syncState);
     this.#hookPath = hookPath;
     this.#timeoutMs = timeoutMs;
   }
 
   /** One synchronous round trip; throws a `HookFailure` (`timeout`, `handler_threw`). */
-  call(body: Body, bridge: BridgeHost): unknown {
+  call(body: Body, answerSync: AnswerSync): unknown {
     const id = this.#nextId++;
     Atomics.store(this.#state, 0, 0);
     this.#port.postMessage({ ...body, id });
@@ -44,7 +42,7 @@ export class RenderClient {
       Atomics.store(this.#state, 0, 0);
       for (let got = receiveMessageOnPort(this.#port); got; got = receiveMessageOnPort(this.#port)) {
         const msg = got.message as RenderReply;
-        if (msg.kind === "sync") { this.#answerSync(msg.id, msg.m, msg.a, bridge); continue; }
+        if (msg.kind === "sync") { answerSync(msg.id, msg.m, msg.a); continue; }
         if (msg.id !== id) continue; // a late answer to a render that timed out
         if (msg.ok) return msg.v;
         throw Errors.handlerThrew(this.#hookPath, "render", (msg.e as WireError).message, (msg.e as WireError).stack);
@@ -52,15 +50,4 @@ export class RenderClient {
     }
   }
 
-  #answerSync(id: number, method: string, args: unknown[], bridge: BridgeHost): void {
-    let reply: SyncReply;
-    try {
-      reply = { id, ok: true, v: bridge.sync(method, args) };
-    } catch (err) {
-      reply = { id, ok: false, e: { message: (err as HookFailure).message ?? String(err) } };
-    }
-    this.#syncPort.postMessage(reply);
-    Atomics.store(this.#syncState, 0, 1);
-    Atomics.notify(this.#syncState, 0);
-  }
 }

@@ -132,7 +132,8 @@ export class HookSandbox {
     const call = (body: Parameters<RenderClient["call"]>[0]): { ok: true; v: unknown } | { ok: false } => {
       if (this.state !== "ready" || !this.#render) return { ok: false };
       try {
-        return { ok: true, v: this.#render.call(body, this.#bridge) };
+        const channel = this.#channel;
+        return { ok: true, v: this.#render.call(body, (id, m, a) => channel?.answerSync(id, m, a)) };
       } catch (err) {
         this.#fault(err instanceof HookFailure ? err : Errors.handlerThrew(this.hookPath, "render", describeThrown(err)));
         return { ok: false };
