@@ -52,19 +52,7 @@ export class HookFailure extends Error {
 }
 
 /** Readable text for anything thrown: an Error's message, a string, or a JSON rendering of other values. */
-export function describeThrown(value: unknown): string {
-  if (value instanceof Error) return value.message || value.name || "Error";
-  if (value && typeof value === "object" && typeof (value as { message?: unknown }).message === "string") {
-    return (value as { message: string }).message;
-  }
-  if (value === undefined) return "undefined was thrown (throw an Error to give a message)";
-  if (typeof value === "string") return value;
-  try {
-    return `a non-Error value was thrown: ${JSON.stringify(value) ?? String(value)}`;
-  } catch {
-    return `a non-Error value was thrown: ${Object.prototype.toString.call(value)}`;
-  }
-}
+export { describeThrown } from "../worker/describe.mjs";
 
 const name = (hookPath: string) => `Hook "${hookPath}"`;
 /** `worker` is the event of faults outside any request. */

@@ -2,6 +2,7 @@
 // calls answered through a SharedArrayBuffer. See src/protocol.ts for every message shape.
 /** @import { WorkerMessage, SyncReply, WireError, BridgeReply } from "../src/protocol.js" */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { describeThrown } from "./describe.mjs";
 import { estimateBytes } from "./size.mjs";
 import { awaitSyncReply, boot, send as post_ } from "./transport.mjs";
 
@@ -23,14 +24,7 @@ export function toWireError(err) {
     if (typeof code === "string") out.code = code;
     return out;
   }
-  if (err && typeof err === "object" && typeof (/** @type {any} */ (err).message) === "string") {
-    return { message: /** @type {any} */ (err).message };
-  }
-  if (err === undefined) return { message: "undefined was thrown (throw an Error to give a message)" };
-  if (typeof err === "string") return { message: err };
-  let text;
-  try { text = JSON.stringify(err); } catch { text = undefined; }
-  return { message: `a non-Error value was thrown: ${text ?? String(err)}` };
+  return { message: describeThrown(err) };
 }
 
 /** @param {WireError} e */

@@ -6,6 +6,7 @@
 import { readSync } from "node:fs";
 import { deserialize } from "node:v8";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
+import { describeThrown } from "./describe.mjs";
 
 /** `host` when the host imports these modules to run trusted in-process hooks. */
 export const mode = parentPort ? "worker" : process.send && process.argv[2]?.startsWith("{") ? "process" : "host";
@@ -20,14 +21,9 @@ if (mode === "process") {
   // Why stderr: the process is about to die and IPC is asynchronous; a pipe write is not. A
   // monitor changes nothing about Node's own handling: the process still exits.
   process.on("uncaughtExceptionMonitor", (err) => {
-    const e = err instanceof Error ? { message: err.message, name: err.name, stack: err.stack } : { value: describe(err) };
+    const e = err instanceof Error ? { message: err.message, name: err.name, stack: err.stack } : { value: describeThrown(err) };
     process.stderr.write(`\n${FATAL_MARK}${JSON.stringify(e)}\n`);
   });
-}
-/** @param {unknown} value */
-function describe(value) {
-  if (value === undefined) return "undefined";
-  try { return JSON.stringify(value) ?? String(value); } catch { return String(value); }
 }
 
 /** @param {unknown} message */

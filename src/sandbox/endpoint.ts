@@ -110,7 +110,8 @@ function fatalFrom(stderr: string): Pick<EndpointDeath, "errored" | "error"> {
   if (!line) return {};
   try {
     const e = JSON.parse(line.slice(FATAL_MARK.length)) as { message?: string; name?: string; stack?: string; value?: string };
-    if (e.message === undefined) return { errored: true, error: e.value === "undefined" ? undefined : e.value };
+    // A non-Error arrives already described (worker/describe.mjs).
+    if (e.message === undefined) return { errored: true, error: e.value };
     return { errored: true, error: Object.assign(new Error(e.message), { name: e.name ?? "Error", stack: e.stack }) };
   } catch {
     return {};
