@@ -73,6 +73,10 @@ export const Errors = {
   timeout: (hookPath: string, event: string, ms: number) =>
     new HookFailure("timeout", hookPath, event,
       `${name(hookPath)} did not settle ${event} within ${ms} ms of its own time (deadlines option); the result was dropped and the runner went on.`),
+  /** A `timeout` whose request waited on UI prompts for more than `maxPausedMs` in all. */
+  pausedTooLong: (hookPath: string, event: string, ms: number) =>
+    new HookFailure("timeout", hookPath, event,
+      `${name(hookPath)} kept ${event} waiting on UI prompts for more than ${ms} ms in all (the maxPausedMs option); the result was dropped and the runner went on.`),
   unresponsive: (hookPath: string, event: string, ms: number) =>
     new HookFailure("unresponsive", hookPath, event,
       `${name(hookPath)} stopped answering for ${ms} ms ${during(event)} (its event loop is blocked, e.g. a synchronous loop); its worker was terminated.`),
@@ -83,7 +87,7 @@ export const Errors = {
       `${name(hookPath)} hit its memory limit ${during(event)} (resourceLimits); its worker was ended. Raise the resourceLimits option if the hook really needs more.`),
   disabled: (hookPath: string, event: string, why: string) =>
     new HookFailure("disabled", hookPath, event, `${name(hookPath)} is disabled (${why}); ${event} skipped it. Fix the hook and reload it.`),
-  protocolViolation: (hookPath: string, detail: string) =>
-    new HookFailure("protocol_violation", hookPath, "worker",
+  protocolViolation: (hookPath: string, detail: string, event = "worker") =>
+    new HookFailure("protocol_violation", hookPath, event,
       `${name(hookPath)} sent a message outside the protocol, which was dropped: ${detail}`),
 } as const;

@@ -8,14 +8,15 @@ import type { ExecOptions, ExecResult } from "./types.js";
 /** Grace period between SIGTERM and SIGKILL, as the original's `killProcess`. */
 const KILL_GRACE_MS = 5_000;
 
-export function execCommand(command: string, args: string[], cwd: string, options: ExecOptions = {}): Promise<ExecResult> {
+/** `env` replaces the child's environment (hookbox passes a hook's cleaned one); default: the host's. */
+export function execCommand(command: string, args: string[], cwd: string, options: ExecOptions = {}, env?: NodeJS.ProcessEnv): Promise<ExecResult> {
   return new Promise((resolve) => {
     let stdout = "";
     let stderr = "";
     let killed = false;
     let child;
     try {
-      child = spawn(command, args, { cwd: options.cwd ?? cwd, stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn(command, args, { cwd: options.cwd ?? cwd, stdio: ["ignore", "pipe", "pipe"], ...(env ? { env } : {}) });
     } catch (err) {
       resolve({ stdout, stderr: (err as Error).message, code: 1, killed });
       return;

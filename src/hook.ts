@@ -3,8 +3,8 @@
  * with in-process handlers still work, as the original's tests build them); a hook loaded by
  * hookbox also carries its sandbox, and its maps are views of what the worker registered.
  */
-import type { EmitReply, RunPlan, ContextSnapshot } from "./protocol.js";
-import { emitReplySchema, describeIssues } from "./schemas.js";
+import { emitReplySchema, type EmitReply, type RunPlan, type ContextSnapshot } from "./protocol.js";
+import { describeIssues } from "./schemas.js";
 import { Errors } from "./errors.js";
 import { deadlineFor } from "./options.js";
 import type { HookSandbox } from "./sandbox/sandbox.js";

@@ -5,7 +5,7 @@
  */
 import type { BridgeSurface } from "./bridge/host-bridge.js";
 import { createNoOpUIContext } from "./bridge/ui.js";
-import type { ContextSnapshot } from "./protocol.js";
+import { modelText, type ContextSnapshot } from "./protocol.js";
 import type {
   AppendEntryHandler, BranchHandler, HookCommandContext, HookContext, HookUIContext, Model, ModelRegistry, NavigateTreeHandler,
   NewSessionHandler, ReadonlySessionManager, SendMessageHandler,
@@ -44,7 +44,7 @@ export class HostHandlers {
   #navigateTree: NavigateTreeHandler = notCancelled;
   #sendMessage: SendMessageHandler | undefined;
   #appendEntry: AppendEntryHandler | undefined;
-  #snapshotModel: { source: unknown; plain: unknown } = { source: undefined, plain: undefined };
+  #snapshotModel: { text: string | undefined; plain: unknown } = { text: undefined, plain: undefined };
   #lastSnapshot: ContextSnapshot | undefined;
 
   constructor(cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry) {
@@ -104,15 +104,16 @@ export class HostHandlers {
   }
 
   /**
-   * The plain-data snapshot a worker gets; the model is copied once per distinct object, and the
-   * same snapshot object is reused while nothing changed (workers are then not sent it again).
+   * The plain-data snapshot a worker gets. The model is copied as JSON each time (one copy rule
+   * for events and commands, see `snapshotModel`) and compared by its text, not by identity, so a
+   * model changed in place is sent again; the same snapshot object is reused while nothing
+   * changed (workers are then not sent it again).
    */
   snapshot(ctx: HookContext): ContextSnapshot {
     const last = this.#lastSnapshot;
-    if (ctx.model === this.#snapshotModel.source && last && last.hasUI === ctx.hasUI && last.cwd === ctx.cwd) return last;
-    if (ctx.model !== this.#snapshotModel.source) {
-      this.#snapshotModel = { source: ctx.model, plain: ctx.model === undefined ? undefined : JSON.parse(JSON.stringify(ctx.model)) };
-    }
+    const text = modelText(ctx.model);
+    if (last && text === this.#snapshotModel.text && last.hasUI === ctx.hasUI && last.cwd === ctx.cwd) return last;
+    if (text !== this.#snapshotModel.text) this.#snapshotModel = { text, plain: text === undefined ? undefined : JSON.parse(text) };
     return (this.#lastSnapshot = { hasUI: ctx.hasUI, cwd: ctx.cwd, model: this.#snapshotModel.plain });
   }
 
@@ -142,3 +143,4 @@ export class HostHandlers {
     };
   }
 }
+

@@ -8,7 +8,7 @@ import type { HandlerFn, LoadedHook } from "./hook.js";
 import { deadlineFor, resolveSandboxOptions, type SandboxOptions } from "./options.js";
 import { resolvePath } from "./paths.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
-import type { Manifest } from "./protocol.js";
+import { snapshotModel, type Manifest } from "./protocol.js";
 import { markWatched } from "./watch.js";
 import type { HookCommandContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
 
@@ -62,7 +62,7 @@ export function sandboxedHook(sandbox: HookSandbox): LoadedHook {
     handlers = new Map(Object.entries(m.events).map(([type, count]) => [type,
       Array.from({ length: count }, (_, only): HandlerFn => async (event, ctx) => {
         const c = ctx as { hasUI?: boolean; cwd?: string; model?: unknown } | undefined;
-        const reply = await sandbox.request({ t: "emit", event, plan: { only }, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: c?.model } },
+        const reply = await sandbox.request({ t: "emit", event, plan: { only }, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(c?.model) } },
           type, deadlineFor(sandbox.options, type)) as { steps: Array<{ ok: boolean; r?: unknown; e?: { message: string } }> };
         const step = reply.steps[0];
         if (step && !step.ok) throw new Error(step.e?.message);
@@ -71,7 +71,7 @@ export function sandboxedHook(sandbox: HookSandbox): LoadedHook {
     commands = new Map(m.commands.map((c): [string, RegisteredCommand] => [c.name, {
       ...c,
       handler: async (args: string, ctx: HookCommandContext) => {
-        await sandbox.request({ t: "command", name: c.name, args, ctx: { hasUI: ctx.hasUI, cwd: ctx.cwd, model: structuredClone(ctx.model) } },
+        await sandbox.request({ t: "command", name: c.name, args, ctx: { hasUI: ctx.hasUI, cwd: ctx.cwd, model: snapshotModel(ctx.model) } },
           "command", deadlineFor(sandbox.options, "command"));
       },
     }]));

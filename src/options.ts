@@ -24,6 +24,11 @@ export interface SandboxOptions {
   maxMessageBytes?: number;
   /** Fire-and-forget calls (sendMessage, appendEntry, setStatus, notify, log) per second per hook. Default 5000. */
   maxPostsPerSecond?: number;
+  /**
+   * How long one request may wait on UI prompts in all (that time does not count against its
+   * deadline); past it the request times out (`timeout`). Default 10 minutes.
+   */
+  maxPausedMs?: number;
   /** Restarts allowed within `restartWindowMs` before the hook is disabled. Default 3. */
   maxRestarts?: number;
   /** Default 5 minutes. */
@@ -77,6 +82,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     resourceLimits: limits,
     maxMessageBytes: options.maxMessageBytes ?? 16 * 1024 * 1024,
     maxPostsPerSecond: options.maxPostsPerSecond ?? 5_000,
+    maxPausedMs: options.maxPausedMs ?? 10 * 60_000,
     maxRestarts: options.maxRestarts ?? 3,
     restartWindowMs: options.restartWindowMs ?? 5 * 60_000,
     toolCallFailure: options.toolCallFailure ?? "closed",

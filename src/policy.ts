@@ -8,9 +8,24 @@ import { createRequire } from "node:module";
 import { dirname, join, parse } from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** One program `pi.exec` may run, and what its arguments may be. */
+export interface ExecRule {
+  /** A name looked up on the host's PATH (`"git"`), or an absolute path the hook must give exactly. */
+  command: string;
+  /**
+   * What each argument may be: an exact string, or a RegExp the whole argument must match. Omitted:
+   * any arguments (for git that includes `-c alias.x=!sh`, i.e. any shell command).
+   */
+  args?: Array<string | RegExp>;
+}
+
 export interface ExecPolicy {
-  /** Commands (argv[0], as given or as a base name) `pi.exec` may run; `"*"` for any. */
-  allow: string[] | "*";
+  /**
+   * What `pi.exec` may run; `"*"` for anything. A string is a rule with any arguments: `["git"]`
+   * lets the hook run the host's `git` with any arguments, which includes shell commands through
+   * `-c alias.x=!cmd`; bound the arguments with `{ command: "git", args: [...] }`.
+   */
+  allow: Array<string | ExecRule> | "*";
   /** Deadline of one run, in ms. Default 30000. */
   timeoutMs?: number;
   /** stdout and stderr are each cut to this many bytes. Default 1 MiB. */
@@ -106,13 +121,27 @@ function grant(p: string): string {
   return parse(p).ext && !p.endsWith("/") ? p : `${p.replace(/\/+$/, "")}/*`;
 }
 
-/** Why `pi.exec(command)` is refused under `policy`, or undefined when it may run. */
-export function execRefusal(policy: Policy, command: string): string | undefined {
+/**
+ * Why `pi.exec(command, args)` is refused under `policy`, or undefined when it may run. A command
+ * with a `/` runs only when that exact absolute path is allowed; a name is looked up on the host's
+ * PATH by the caller, never on the hook's.
+ */
+export function execRefusal(policy: Policy, command: string, args: readonly string[] = []): string | undefined {
   const { allow } = policy.exec;
   if (allow === "*") return undefined;
-  const base = command.split("/").pop()!;
-  if (allow.includes(command) || allow.includes(base)) return undefined;
-  return allow.length === 0
-    ? `pi.exec is not allowed for this hook (policy.exec.allow is empty); allow "${base}" in its policy to run it`
-    : `pi.exec("${command}") is not in this hook's policy (allowed: ${allow.join(", ")})`;
+  if (allow.length === 0) return `pi.exec is not allowed for this hook (policy.exec.allow is empty); allow "${command}" in its policy to run it`;
+  if (command.includes("/") && !command.startsWith("/")) {
+    return `pi.exec("${command}") names a relative path; only names found on the host's PATH, or absolute paths listed in policy.exec.allow, run`;
+  }
+  const rules = allow.map((r) => (typeof r === "string" ? { command: r } : r));
+  const rule = rules.find((r) => r.command === command);
+  if (!rule) return `pi.exec("${command}") is not in this hook's policy (allowed: ${rules.map((r) => r.command).join(", ")})`;
+  if (!rule.args) return undefined;
+  const bad = args.find((a) => !rule.args!.some((p) => (typeof p === "string" ? p === a : wholeMatch(p, a))));
+  return bad === undefined ? undefined : `pi.exec("${command}") was given the argument ${JSON.stringify(bad)}, which this hook's policy does not allow`;
+}
+
+function wholeMatch(pattern: RegExp, value: string): boolean {
+  const m = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, "")).exec(value);
+  return m !== null && m.index === 0 && m[0].length === value.length;
 }

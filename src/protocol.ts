@@ -1,102 +1,138 @@
 /**
- * The wire protocol between the host and one hook worker. Both sides import this file with
- * `import type` only (the worker through JSDoc `@import`), so it holds no runtime code.
+ * The wire between the host and one hook's worker or process: one zod schema per message, the
+ * types inferred from them (the worker's JSDoc `@import`s the same types), and the bounds of
+ * `worker/wire.mjs`. The host validates every message a worker sends against these before it
+ * uses it; what fails is dropped as `protocol_violation`. Bridge methods are `bridge/methods.ts`.
  *
  * Channels:
- * - `parentPort` (the worker's default port): the hot path. Host requests (`emit`, `command`,
- *   `render`, `ping`, replies to bridge calls) and worker replies (`ack`, `res`, `pong`) and bridge
- *   calls (`call`, `post`, `sync`). The host validates every message it reads here against
- *   `schemas.ts#WorkerMessage` and drops the rest as `protocol_violation`.
- * - `control` (a MessagePort handed over at start): comlink. The worker `expose()`s a
- *   `WorkerControl`; the host only ever `wrap()`s it. The host exposes nothing.
- * - `sync` (a MessagePort plus a SharedArrayBuffer): answers to the worker's synchronous calls
- *   (`ctx.sessionManager.*`, `ctx.isIdle()`, `ui.getEditorText()`, `ui.theme.*`). The worker
- *   blocks on `Atomics.wait`, never the host.
- * - `render` (a MessagePort plus a SharedArrayBuffer): synchronous message renderers; here the
- *   host blocks, for at most `renderTimeoutMs`.
- *
- * In process mode (`isolation: "process"`) the same messages travel over IPC; comlink's messages
- * are wrapped as `{ t: "ctl", d }`, and sync answers come on a pipe (fd 4) the child reads
- * synchronously. Either side may send several messages of one turn as one `Batch`.
+ * - the message channel (parentPort, or the child's pipe in process mode): host requests (`emit`,
+ *   `command`, `setup`, `ping`, replies to bridge calls) and worker replies (`ack`, `res`, `pong`)
+ *   and bridge calls (`call`, `post`, `sync`). Either side may send one turn as one `batch`.
+ * - `control`: comlink, for `load` only. The worker `expose()`s a `WorkerControl`; the host only
+ *   `wrap()`s it and validates the answer (`loadReplySchema`).
+ * - `sync`: answers to the worker's synchronous calls; the worker blocks, never the host.
+ * - `render` (worker mode): synchronous message renderers; here the host blocks, boundedly.
  */
 import type { MessagePort } from "node:worker_threads";
+import { z } from "zod";
+import { LIMITS, METHOD } from "../worker/wire.mjs";
+
+const id = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const name = z.string().max(LIMITS.maxName);
+const text = z.string().max(LIMITS.maxText);
+
+/** A plain object with at most `max` own keys, checked before any key is parsed. */
+const fewKeys = (max: number) => z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length <= max,
+  { message: `expected an object with at most ${max} keys` },
+);
+
+/** A serialisable error. `stack` is the worker's, pointing into the hook file. */
+export const wireErrorSchema = z.strictObject({ message: text, name: name.optional(), stack: text.optional(), code: name.optional() });
+export type WireError = z.infer<typeof wireErrorSchema>;
+
+/** What a hook registered, as the worker reports it. Every count is bounded (`LIMITS`). */
+export const manifestSchema = z.strictObject({
+  /** Event type -> number of handlers, in registration order. */
+  events: fewKeys(LIMITS.maxEvents).pipe(z.record(name, z.number().int().nonnegative().max(LIMITS.maxHandlers))),
+  commands: z.array(z.strictObject({ name, description: text.optional() })).max(LIMITS.maxCommands),
+  renderers: z.array(name).max(LIMITS.maxCommands),
+});
+export type Manifest = z.infer<typeof manifestSchema>;
+
+/** One handler's outcome. `r` absent: it returned nothing. */
+const stepSchema = z.union([
+  z.strictObject({ ok: z.literal(true), r: z.unknown().optional() }),
+  z.strictObject({ ok: z.literal(false), e: wireErrorSchema }),
+]);
+export type Step = z.infer<typeof stepSchema>;
+export const emitReplySchema = z.strictObject({
+  steps: z.array(stepSchema).max(LIMITS.maxHandlers),
+  /** For a waterfall: the chained value, present only if some handler changed it. */
+  value: z.unknown().optional(),
+});
+export type EmitReply = z.infer<typeof emitReplySchema>;
+
+export const loadReplySchema = z.union([
+  z.strictObject({ ok: z.literal(true), manifest: manifestSchema }),
+  z.strictObject({ ok: z.literal(false), e: wireErrorSchema }),
+]);
+
+/** A method name of the bridge table (anything else fails the envelope). */
+const method = z.enum(Object.values(METHOD) as [string, ...string[]]);
+const args = z.array(z.unknown()).max(LIMITS.maxArgs);
+
+// ---- worker -> host --------------------------------------------------------------------------
+
+export const workerMessageSchema = z.discriminatedUnion("t", [
+  z.strictObject({ t: z.literal("ack"), id }),
+  z.strictObject({ t: z.literal("res"), id, ok: z.boolean(), v: z.unknown().optional(), e: wireErrorSchema.optional() }),
+  z.strictObject({ t: z.literal("pong"), id }),
+  /** An async bridge call; `rid` names the request it runs under, which the host checks (see channel.ts). */
+  z.strictObject({ t: z.literal("call"), id, rid: id.optional(), m: method, a: args }),
+  /** Fire and forget (`sendMessage`, `appendEntry`, `notify`, `setStatus`, log lines…). */
+  z.strictObject({ t: z.literal("post"), m: method, a: args }),
+  /** Synchronous: the worker waits on the sync channel for the answer. */
+  z.strictObject({ t: z.literal("sync"), id, m: method, a: args }),
+  /** Registrations changed after load (a handler called `pi.on` later). */
+  z.strictObject({ t: z.literal("manifest"), manifest: manifestSchema }),
+  /** The worker refused to post a result (`id`) or a call (`m`) over `maxMessageBytes`. */
+  z.strictObject({ t: z.literal("big"), id: id.optional(), m: method.optional(), bytes: z.number().nonnegative() }),
+  /** The worker refused to post a result (`id`) or a call (`m`) that is not JSON data (depth, cycle, BigInt). */
+  z.strictObject({ t: z.literal("invalid"), id: id.optional(), m: method.optional(), issue: text }),
+]);
+export type WorkerMessage = z.infer<typeof workerMessageSchema>;
+export type ResultMessage = Extract<WorkerMessage, { t: "res" }>;
+export type SyncMessage = Extract<WorkerMessage, { t: "sync" }>;
 
 /** Several messages of one turn in one post (one level only: a batch inside a batch is refused). */
 export interface Batch<M> { t: "batch"; m: M[] }
 
+// ---- host -> worker (built by the host, so typed rather than parsed) -------------------------
+
 /** How the worker runs one hook's handlers for one event (see `dispatch.ts` for the host's rules). */
-export interface RunPlan {
+export const runPlanSchema = z.strictObject({
   /** Stop this hook's handlers at the first result whose `stop` key is `true` (bail). */
-  stop?: "block" | "cancel";
+  stop: z.enum(["block", "cancel"]).optional(),
   /** Feed each result's `chain` key into the next handler's event (waterfall). */
-  chain?: "messages";
+  chain: z.literal("messages").optional(),
   /** The event returns nothing: do not send results back (series). */
-  discard?: boolean;
+  discard: z.boolean().optional(),
   /** Stop at the first handler that throws (tool_call: the error propagates, later handlers do not run). */
-  stopOnError?: boolean;
+  stopOnError: z.boolean().optional(),
   /** Run only the handler at this registration index (a `LoadedHook.handlers` entry called directly). */
-  only?: number;
-}
+  only: z.number().int().nonnegative().optional(),
+});
+export type RunPlan = z.infer<typeof runPlanSchema>;
 
-/** What the worker knows of the host's context for one request (a snapshot, as the original). */
-export interface ContextSnapshot {
-  hasUI: boolean;
-  cwd: string;
-  model: unknown;
-}
+/** What the worker knows of the host's context for one request (a JSON snapshot, see `snapshotModel`). */
+export const contextSnapshotSchema = z.strictObject({ hasUI: z.boolean(), cwd: z.string(), model: z.unknown() });
+export type ContextSnapshot = z.infer<typeof contextSnapshotSchema>;
 
-/** A serialisable error. `stack` is the worker's, pointing into the hook file. */
-export interface WireError { message: string; name?: string; stack?: string; code?: string }
+export const hostMessageSchema = z.discriminatedUnion("t", [
+  /** `ctx` is absent when it is the same as the last one this worker was sent. `signals`: payload fields that were AbortSignals. */
+  z.strictObject({
+    t: z.literal("emit"), id, event: z.looseObject({ type: z.string() }), plan: runPlanSchema,
+    ctx: contextSnapshotSchema.optional(), signals: z.array(z.string()).optional(),
+  }),
+  z.strictObject({ t: z.literal("command"), id, name: z.string(), args: z.string(), ctx: contextSnapshotSchema }),
+  /** Run the `setup` callback the hook passed to `ctx.newSession` (the host opened the session). */
+  z.strictObject({ t: z.literal("setup"), id }),
+  z.strictObject({ t: z.literal("ping"), id }),
+  z.strictObject({ t: z.literal("cancel"), id }),
+  z.strictObject({ t: z.literal("abort"), id, field: z.string() }),
+  z.strictObject({ t: z.literal("initialized"), hasUI: z.boolean() }),
+  /** The answer to a bridge call. */
+  z.strictObject({ t: z.literal("ret"), id, ok: z.boolean(), v: z.unknown().optional(), e: wireErrorSchema.optional() }),
+]);
+export type HostMessage = z.infer<typeof hostMessageSchema>;
+export type EmitRequest = Extract<HostMessage, { t: "emit" }>;
+export type BridgeReply = Extract<HostMessage, { t: "ret" }>;
 
-/** One handler's outcome. `r` absent: it returned nothing. */
-export type Step = { ok: true; r?: unknown } | { ok: false; e: WireError };
-
-export interface EmitReply {
-  steps: Step[];
-  /** For a waterfall: the chained value, present only if some handler changed it. */
-  value?: unknown;
-}
-
-// ---- host -> worker on parentPort -----------------------------------------------------------
-
-export interface EmitRequest {
-  /** `ctx` is absent when it is the same as the last one this worker was sent. */
-  t: "emit"; id: number; event: Record<string, unknown> & { type: string }; plan: RunPlan; ctx?: ContextSnapshot;
-  /** Payload fields that were AbortSignals on the host; the worker recreates them live. */
-  signals?: string[];
-}
-export interface CommandRequest { t: "command"; id: number; name: string; args: string; ctx: ContextSnapshot }
-/** Run the `setup` callback the hook passed to `ctx.newSession` (the host opened the session). */
-export interface SetupRequest { t: "setup"; id: number }
-export interface PingRequest { t: "ping"; id: number }
-export interface CancelNotice { t: "cancel"; id: number }
-export interface AbortNotice { t: "abort"; id: number; field: string }
-export interface InitializedNotice { t: "initialized"; hasUI: boolean }
-export interface BridgeReply { t: "ret"; id: number; ok: boolean; v?: unknown; e?: WireError }
-export type HostMessage =
-  | EmitRequest | CommandRequest | SetupRequest | PingRequest | CancelNotice | AbortNotice | InitializedNotice | BridgeReply;
-
-// ---- worker -> host on parentPort -----------------------------------------------------------
-
-export interface AckMessage { t: "ack"; id: number }
-export interface ResultMessage { t: "res"; id: number; ok: boolean; v?: unknown; e?: WireError }
-export interface PongMessage { t: "pong"; id: number }
-/** An async bridge call; `rid` is the host request it runs under (its deadline pauses meanwhile). */
-export interface CallMessage { t: "call"; id: number; rid?: number; m: string; a: unknown[] }
-/** A fire-and-forget bridge call (`sendMessage`, `appendEntry`, `notify`, `setStatus`, log lines…). */
-export interface PostMessage { t: "post"; m: string; a: unknown[] }
-/** A synchronous bridge call: the worker waits on the shared buffer for the answer on the sync port. */
-export interface SyncMessage { t: "sync"; id: number; m: string; a: unknown[] }
-/** Registrations changed after load (a handler called `pi.on` later). */
-export interface ManifestMessage { t: "manifest"; manifest: Manifest }
-/** The worker refused to post a result (`id`) or a call (`m`) over `maxMessageBytes`. */
-export interface TooLargeMessage { t: "big"; id?: number; m?: string; bytes: number }
-export type WorkerMessage = TooLargeMessage | AckMessage | ResultMessage | PongMessage | CallMessage | PostMessage | SyncMessage | ManifestMessage;
-
-/** The answer to a sync call, posted on the sync port before the shared buffer is notified. */
+/** The answer to a sync call, posted on the sync channel before the worker is woken. */
 export interface SyncReply { id: number; ok: boolean; v?: unknown; e?: WireError }
 
-// ---- synchronous rendering (render port + shared buffer; the host blocks, boundedly) ---------
+// ---- synchronous rendering (worker mode: render port + shared buffer; the host blocks) -------
 
 export type RenderRequest = { id: number } & (
   | { op: "create"; customType: string; message: unknown; options: { expanded: boolean } }
@@ -106,19 +142,21 @@ export type RenderRequest = { id: number } & (
   | { op: "release"; cid: number }
 );
 /** On the render port: the answer (`reply`), or a synchronous host call made while rendering (`sync`). */
-export type RenderReply =
-  | { kind: "reply"; id: number; ok: boolean; v?: unknown; e?: WireError }
-  | ({ kind: "sync" } & SyncMessage);
+export const renderReplySchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("reply"), id, ok: z.boolean(), v: z.unknown().optional(), e: wireErrorSchema.optional() }),
+  z.strictObject({ kind: z.literal("sync"), t: z.literal("sync"), id, m: method, a: args }),
+]);
+export type RenderReply = z.infer<typeof renderReplySchema>;
+/** What each render operation answers: a component id (or null: default rendering), lines, or nothing. */
+export const renderValueSchemas = {
+  create: z.union([id, z.null()]),
+  render: z.array(z.string().max(LIMITS.maxText)).max(LIMITS.maxRenderLines),
+  input: z.null(),
+  invalidate: z.null(),
+  release: z.null(),
+} as const;
 
 // ---- control plane (comlink) ----------------------------------------------------------------
-
-/** What a hook registered, as the worker reports it. */
-export interface Manifest {
-  /** Event type -> number of handlers, in registration order. */
-  events: Record<string, number>;
-  commands: Array<{ name: string; description?: string }>;
-  renderers: string[];
-}
 
 export interface LoadSpec { resolvedPath: string; cwd: string; initialized: boolean; hasUI: boolean }
 
@@ -138,4 +176,20 @@ export interface WorkerBoot {
   jitiCacheDir: string | false;
   maxMessageBytes: number;
   syncTimeoutMs: number;
+}
+
+/** The model as JSON text (methods and cycles dropped the way JSON drops them); undefined when there is none or it cannot be one. */
+export function modelText(model: unknown): string | undefined {
+  if (model === undefined) return undefined;
+  try {
+    return JSON.stringify(model);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The model as a worker sees it, the same on the event and the command path: a JSON copy. */
+export function snapshotModel(model: unknown): unknown {
+  const text = modelText(model);
+  return text === undefined ? undefined : JSON.parse(text);
 }

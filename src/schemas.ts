@@ -1,7 +1,6 @@
 /**
- * zod at the boundary: one strict object per event result, the envelope of every message a worker
- * may send, and the arguments of every bridge method. Nothing a worker sends is used before it
- * passes one of these.
+ * What handlers may return: one strict object per event result, applied by the runner before a
+ * result is used. The wire's own messages are `protocol.ts`; bridge methods are `bridge/methods.ts`.
  */
 import { z } from "zod";
 
@@ -73,39 +72,3 @@ export function describeIssues(error: z.ZodError): string {
     })
     .join("; ");
 }
-
-// ---- the wire envelope (worker -> host) ------------------------------------------------------
-
-const id = z.number().int().nonnegative();
-const wireError = z.strictObject({
-  message: z.string(),
-  name: z.string().optional(),
-  stack: z.string().optional(),
-  code: z.string().optional(),
-});
-export const manifestSchema = z.strictObject({
-  events: z.record(z.string(), z.number().int().nonnegative()),
-  commands: z.array(z.strictObject({ name: z.string(), description: z.string().optional() })),
-  renderers: z.array(z.string()),
-});
-const step = z.union([
-  z.strictObject({ ok: z.literal(true), r: z.unknown().optional() }),
-  z.strictObject({ ok: z.literal(false), e: wireError }),
-]);
-export const emitReplySchema = z.strictObject({ steps: z.array(step), value: z.unknown().optional() });
-
-export const workerMessageSchema = z.discriminatedUnion("t", [
-  z.strictObject({ t: z.literal("ack"), id }),
-  z.strictObject({ t: z.literal("res"), id, ok: z.boolean(), v: z.unknown().optional(), e: wireError.optional() }),
-  z.strictObject({ t: z.literal("pong"), id }),
-  z.strictObject({ t: z.literal("call"), id, rid: id.optional(), m: z.string(), a: z.array(z.unknown()) }),
-  z.strictObject({ t: z.literal("post"), m: z.string(), a: z.array(z.unknown()) }),
-  z.strictObject({ t: z.literal("sync"), id, m: z.string(), a: z.array(z.unknown()) }),
-  z.strictObject({ t: z.literal("manifest"), manifest: manifestSchema }),
-  z.strictObject({ t: z.literal("big"), id: id.optional(), m: z.string().optional(), bytes: z.number().nonnegative() }),
-]);
-export const loadReplySchema = z.union([
-  z.strictObject({ ok: z.literal(true), manifest: manifestSchema }),
-  z.strictObject({ ok: z.literal(false), e: wireError }),
-]);
-export type WireErrorShape = z.infer<typeof wireError>;

@@ -1,9 +1,10 @@
 // The worker's side of the wire: posting results, bridge calls to the host, and synchronous
-// calls answered through a SharedArrayBuffer. See src/protocol.ts for every message shape.
-/** @import { WorkerMessage, SyncReply, WireError, BridgeReply } from "../src/protocol.js" */
+// calls answered through a SharedArrayBuffer. See src/protocol.ts for every message shape and
+// src/bridge/methods.ts for every method.
+/** @import { WorkerMessage, WireError, BridgeReply } from "../src/protocol.js" */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { describeThrown } from "./describe.mjs";
-import { estimateBytes } from "./size.mjs";
+import { LIMITS, measure } from "./wire.mjs";
 import { awaitSyncReply, boot, send as post_ } from "./transport.mjs";
 
 /** The host request (`id`) that the code now running belongs to, so bridge calls pause its deadline. */
@@ -14,17 +15,20 @@ export function send(message) {
   post_(message);
 }
 
-/** @param {unknown} err @returns {WireError} */
+/** @param {string} text @param {number} max */
+const cut = (text, max) => (text.length <= max ? text : `${text.slice(0, max - 16)} [cut by hookbox]`);
+
+/** An error as the wire carries it, each text within its bound. @param {unknown} err @returns {WireError} */
 export function toWireError(err) {
   if (err instanceof Error) {
     /** @type {WireError} */
-    const out = { message: err.message, name: err.name };
-    if (typeof err.stack === "string") out.stack = err.stack;
+    const out = { message: cut(String(err.message), LIMITS.maxText), name: cut(String(err.name), LIMITS.maxName) };
+    if (typeof err.stack === "string") out.stack = cut(err.stack, LIMITS.maxText);
     const code = /** @type {{ code?: unknown }} */ (err).code;
-    if (typeof code === "string") out.code = code;
+    if (typeof code === "string") out.code = cut(code, LIMITS.maxName);
     return out;
   }
-  return { message: describeThrown(err) };
+  return { message: cut(describeThrown(err), LIMITS.maxText) };
 }
 
 /** @param {WireError} e */
@@ -48,7 +52,8 @@ export function call(m, a) {
   const id = nextCallId++;
   /** @type {number | undefined} */
   const rid = currentRequest.getStore();
-  if (refuseIfTooLarge(a, { m })) return Promise.reject(new Error(`hookbox: the arguments to ${m} are over the size limit (maxMessageBytes ${maxBytes})`));
+  const refused = refuseUnsendable(a, { m });
+  if (refused) return Promise.reject(new Error(`hookbox: the arguments to ${m} were not sent: ${refused}`));
   return new Promise((resolve, reject) => {
     pendingCalls.set(id, { resolve, reject });
     send(rid === undefined ? { t: "call", id, m, a } : { t: "call", id, rid, m, a });
@@ -67,17 +72,25 @@ export function settleCall(msg) {
 // No boot when the host imports this module for in-process hooks.
 const maxBytes = boot?.maxMessageBytes ?? Infinity;
 
-/** True (and the host told) when `value` is over the size limit, so it is never posted. @param {unknown} value @param {{ id?: number; m?: string }} what */
-export function refuseIfTooLarge(value, what) {
-  const bytes = estimateBytes(value, maxBytes);
-  if (bytes <= maxBytes) return false;
-  send({ t: "big", ...what, bytes });
-  return true;
+/**
+ * Why `value` cannot be posted (over the size limit, or not JSON data: too deep, a cycle, a
+ * BigInt), the host told; undefined when it can. The host checks again: this only spares the wire.
+ * @param {unknown} value @param {{ id?: number; m?: string }} what @param {number} [depth] levels above the value in its message
+ */
+export function refuseUnsendable(value, what, depth = 0) {
+  const { bytes, issue } = measure(value, maxBytes, LIMITS.maxDepth + depth);
+  if (issue) {
+    send(/** @type {WorkerMessage} */ ({ t: "invalid", ...what, issue }));
+    return issue;
+  }
+  if (bytes <= maxBytes) return undefined;
+  send(/** @type {WorkerMessage} */ ({ t: "big", ...what, bytes }));
+  return `${bytes} bytes is over the size limit (maxMessageBytes ${maxBytes})`;
 }
 
 /** Fire and forget: the host applies these in the order they were posted. @param {string} m @param {unknown[]} a */
 export function post(m, a) {
-  if (refuseIfTooLarge(a, { m })) return;
+  if (refuseUnsendable(a, { m })) return;
   send({ t: "post", m, a });
 }
 
@@ -104,6 +117,8 @@ let nextSyncId = 1;
  */
 export function callSync(m, a) {
   if (!boot) throw new Error("hookbox: synchronous host calls are only available inside a hook sandbox");
+  const refused = refuseUnsendable(a, { m });
+  if (refused) throw new Error(`hookbox: the arguments to ${m}() were not sent: ${refused}`);
   const id = nextSyncId++;
   if (shared) Atomics.store(shared.state, 0, 0);
   if (syncRoute) syncRoute({ kind: "sync", t: "sync", id, m, a });

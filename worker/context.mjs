@@ -3,22 +3,11 @@
 // answers. Members that are async go through ordinary bridge calls, which pause the deadline.
 /** @import { ContextSnapshot } from "../src/protocol.js" */
 import { call, callSync, post } from "./channel.mjs";
+import { METHOD, SESSION_METHODS } from "./wire.mjs";
 
-const SESSION_METHODS = [
-  "getCwd", "getSessionDir", "getSessionId", "getSessionFile", "getSessionName", "getArtifactsDir",
-  "allocateArtifactPath", "saveArtifact", "getArtifactPath", "getLeafId", "getLeafEntry", "getEntry",
-  "getLabel", "getBranch", "getHeader", "getEntries", "getTree", "getUsageStatistics", "putBlob",
-];
-
-/** @param {string} prefix @param {readonly string[]} names */
-function syncFacade(prefix, names) {
-  /** @type {Record<string, Function>} */
-  const out = {};
-  for (const name of names) out[name] = (/** @type {unknown[]} */ ...args) => callSync(`${prefix}.${name}`, args);
-  return Object.freeze(out);
-}
-
-const sessionManager = syncFacade("session", SESSION_METHODS);
+/** The session manager facade: each method runs on the host's, synchronously. */
+const sessionManager = Object.freeze(Object.fromEntries(SESSION_METHODS.map((name) =>
+  [name, (/** @type {unknown[]} */ ...args) => callSync(METHOD.session, [name, args])])));
 
 /** A model registry facade: any method name is forwarded synchronously to the host's registry. */
 const modelRegistry = new Proxy(Object.freeze({}), {

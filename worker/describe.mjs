@@ -1,5 +1,5 @@
 // Readable text for anything thrown: an Error's message, a string, or a JSON rendering of other
-// values. Shared by the worker (what it sends) and the host (what it reports), like size.mjs.
+// values. Shared by the worker (what it sends) and the host (what it reports), like wire.mjs.
 
 /** @param {unknown} value @returns {string} */
 export function describeThrown(value) {

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import { HookRegistry, createHookAPI } from "./api.mjs";
-import { currentRequest, refuseIfTooLarge, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
+import { currentRequest, refuseUnsendable, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
 import { serveRenders } from "./render.mjs";
@@ -100,7 +100,8 @@ function finish(id, message) {
   signals.delete(id);
   if (cancelled.delete(id)) return;
   try {
-    if (message.ok && refuseIfTooLarge(message.v, { id })) return;
+    // An emit reply holds the result 3 levels down ({ steps: [{ r }] }).
+    if (message.ok && refuseUnsendable(message.v, { id }, 3)) return;
     if (batching) queue(message);
     else send(message);
   } catch (err) {
@@ -150,7 +151,10 @@ function handle(msg) {
     case "emit": {
       const handlers = registry.handlers.get(msg.event.type) ?? [];
       const event = reviveSignals(msg.id, msg.event, msg.signals);
-      serve(msg.id, () => runHandlers(handlers, event, msg.plan, ctxOf(msg.ctx)));
+      // Why not cached: a handler called directly brings its own ctx, which the host's cache of
+      // what this worker holds does not know about; the next emit must not run under it.
+      const ctx = msg.plan.only === undefined ? ctxOf(msg.ctx) : createContext(msg.ctx ?? lastSnapshot);
+      serve(msg.id, () => runHandlers(handlers, event, msg.plan, ctx));
       return;
     }
     case "command": {

@@ -1,16 +1,16 @@
 /**
  * The host's side of one worker's wire: a pending table where every request has a deadline and
- * rejects the moment the worker dies, liveness (acks and pings), and the allowlisted bridge for
- * what the worker asks of the host. Every message read from the worker is validated first.
+ * rejects the moment the worker dies, liveness (acks and pings), the bridge for what the worker
+ * asks of the host, and a budget of protocol violations. Every message read from the worker is
+ * validated first (`protocol.ts`); a result must be JSON data within the size and depth bounds.
  */
 import { Errors, HookFailure } from "../errors.js";
-import type { Batch, HostMessage, WorkerMessage, WireError } from "../protocol.js";
-import { describeIssues, workerMessageSchema } from "../schemas.js";
+import { workerMessageSchema, type Batch, type HostMessage, type WireError } from "../protocol.js";
+import { describeIssues } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
 import { HostCalls } from "./host-calls.js";
 import type { HookEndpoint } from "./endpoint.js";
-// @ts-ignore: plain JS shared with the worker, typed through JSDoc
-import { estimateBytes } from "../../worker/size.mjs";
+import { LIMITS, measure } from "../../worker/wire.mjs";
 
 /** What the worker may ask of the host. Implementations validate arguments per method. */
 export interface BridgeHost {
@@ -26,9 +26,13 @@ export interface ChannelLimits {
   unresponsiveMs: number;
   /** Fire-and-forget calls (sendMessage, setStatus, log…) allowed per second; the excess is dropped. */
   maxPostsPerSecond: number;
+  /** A request's total time paused on UI prompts; past it the request times out. */
+  maxPausedMs: number;
 }
 
 interface Pending {
+  /** The request's message type: `emit`, `command` or `setup` (command-only methods check it). */
+  kind: string;
   event: string;
   deadlineMs: number;
   deadline: PausableDeadline;
@@ -43,8 +47,8 @@ export interface ChannelEvents {
   fault(failure: HookFailure): void;
   /** Registrations changed after load. */
   manifest(manifest: unknown): void;
-  /** The worker sent nothing for `silentMs` while busy with `event`: the sandbox terminates it as unresponsive. */
-  kill(silentMs: number, event: string): void;
+  /** End the worker with this failure (unresponsive, or over its protocol-violation budget). */
+  end(failure: (event: string) => HookFailure): void;
 }
 
 export class WorkerChannel {
@@ -68,13 +72,21 @@ export class WorkerChannel {
   #loadBound: number | undefined;
   /** Set after a timeout until the worker shows it is alive: the event that timed out. */
   #probing: string | undefined;
+  /** Requests that timed out lately: one late reply each is expected, not a violation. */
+  readonly #expired = new Set<number>();
+  #violations = 0;
 
   constructor(endpoint: HookEndpoint, hookPath: string, bridge: BridgeHost, limits: ChannelLimits, events: ChannelEvents) {
     this.#worker = endpoint;
     this.#hookPath = hookPath;
     this.#limits = limits;
     this.#events = events;
-    this.#calls = new HostCalls(hookPath, bridge, limits, (f) => events.fault(f), (m) => this.notify(m), (r) => endpoint.answerSync(r));
+    this.#calls = new HostCalls(hookPath, bridge, limits, {
+      fault: (f) => events.fault(f),
+      violation: (f) => this.#violation(f),
+      reply: (m) => this.notify(m),
+      answerSync: (r) => endpoint.answerSync(r),
+    });
     endpoint.onMessage((raw: unknown) => this.#onMessage(raw));
   }
 
@@ -92,8 +104,8 @@ export class WorkerChannel {
     if (this.#closed) return Promise.reject(this.#closed);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      const deadline = new PausableDeadline(deadlineMs, () => this.#expire(id));
-      const pending: Pending = { event, deadlineMs, deadline, resolve, reject };
+      const deadline = new PausableDeadline(deadlineMs, (paused) => this.#expire(id, paused), this.#limits.maxPausedMs);
+      const pending: Pending = { kind: body.t, event, deadlineMs, deadline, resolve, reject };
       this.#pending.set(id, pending);
       if (this.#pending.size === 1 && this.#externalBusy === 0) this.#busy();
       body.id = id;
@@ -210,11 +222,13 @@ export class WorkerChannel {
     return p;
   }
 
-  #expire(id: number): void {
+  #expire(id: number, paused: boolean): void {
     const p = this.#settle(id);
     if (!p) return;
+    if (this.#expired.size >= 1024) this.#expired.delete(this.#expired.values().next().value!);
+    this.#expired.add(id);
     this.notify({ t: "cancel", id });
-    p.reject(Errors.timeout(this.#hookPath, p.event, p.deadlineMs));
+    p.reject(paused ? Errors.pausedTooLong(this.#hookPath, p.event, this.#limits.maxPausedMs) : Errors.timeout(this.#hookPath, p.event, p.deadlineMs));
     this.#probe(p.event);
   }
 
@@ -259,7 +273,8 @@ export class WorkerChannel {
     const silent = performance.now() - this.#lastHeard;
     if (silent >= this.#bound) {
       const event = this.#pending.values().next().value?.event ?? this.#probing ?? (this.#loadBound !== undefined ? "load" : "worker");
-      this.#events.kill(Math.round(silent), event);
+      const ms = Math.round(silent);
+      this.#events.end((e) => Errors.unresponsive(this.#hookPath, e === "worker" ? event : e, ms));
       return;
     }
     if (silent >= this.#bound / 2 && !this.#pinging) {
@@ -269,9 +284,23 @@ export class WorkerChannel {
   }
 
   #onMessage(raw: unknown): void {
+    if (this.#closed) return;
     if (!isBatch(raw)) return this.#onOne(raw);
+    if (raw.m.length > LIMITS.maxBatch) return this.#violation(Errors.protocolViolation(this.#hookPath, `a batch of ${raw.m.length} messages (at most ${LIMITS.maxBatch})`));
     // One level only: a batch inside a batch fails the envelope check below.
-    for (const one of raw.m) this.#onOne(one);
+    for (const one of raw.m) if (!this.#closed) this.#onOne(one);
+  }
+
+  /**
+   * Each violation is counted; the first few are reported one by one, and past the budget the
+   * worker is ended as `protocol_violation`, reported once (a flood costs the host a bounded amount).
+   */
+  #violation(failure: HookFailure): void {
+    const n = ++this.#violations;
+    if (n <= LIMITS.reportedViolations) this.#events.fault(failure);
+    if (n !== LIMITS.maxViolations + 1) return;
+    const detail = `more than ${LIMITS.maxViolations} messages outside the protocol (last: ${failure.message.replace(/^.*?which was dropped: /, "")}); its worker was ended`;
+    this.#events.end((event) => Errors.protocolViolation(this.#hookPath, detail, event));
   }
 
   #onOne(raw: unknown): void {
@@ -284,10 +313,10 @@ export class WorkerChannel {
     const parsed = workerMessageSchema.safeParse(raw);
     if (!parsed.success) {
       // comlink traffic uses its own port; anything else here is outside the protocol.
-      this.#events.fault(Errors.protocolViolation(this.#hookPath, describeIssues(parsed.error)));
+      this.#violation(Errors.protocolViolation(this.#hookPath, describeIssues(parsed.error)));
       return;
     }
-    const msg = parsed.data as WorkerMessage;
+    const msg = parsed.data;
     switch (msg.t) {
       // An ack only proves the worker is reading: `#lastHeard` above is all it updates.
       case "ack": return;
@@ -297,19 +326,25 @@ export class WorkerChannel {
         if (flushed) { this.#flushes.delete(msg.id); flushed(); }
         return;
       }
-      case "call": return void this.#calls.call(msg.id, msg.m, msg.a, msg.rid === undefined ? undefined : this.#pending.get(msg.rid)?.deadline);
+      // Why `rid` is looked up, not trusted: it must name a request of this hook that is still
+      // pending; only a UI prompt pauses it, for `maxPausedMs` at most in all.
+      case "call": return void this.#calls.call(msg.id, msg.m, msg.a, msg.rid === undefined ? undefined : this.#pending.get(msg.rid));
       case "post": return this.#calls.post(msg.m, msg.a);
       case "sync": return this.#calls.sync(msg.id, msg.m, msg.a);
       case "manifest": return this.#events.manifest(msg.manifest);
-      case "big": return this.#onRefused(msg.id, msg.m, msg.bytes);
+      case "big": return this.#onRefused(msg.id, msg.m, (event) => Errors.resultTooLarge(this.#hookPath, event, msg.bytes, this.#limits.maxMessageBytes));
+      case "invalid": return this.#onRefused(msg.id, msg.m, (event) => Errors.invalidResult(this.#hookPath, event, `it is not JSON data: ${msg.issue}`));
     }
   }
 
   #onResult(id: number, ok: boolean, value: unknown, error: WireError | undefined): void {
     const p = this.#settle(id);
     if (!p) {
-      // A late answer to a request that timed out is dropped quietly; an answer to an id never sent is forged.
-      if (id >= this.#nextId) this.#events.fault(Errors.protocolViolation(this.#hookPath, `a reply to request ${id}, which the host never sent`));
+      // One late answer to a request that timed out is expected; anything else is forged, and not read.
+      if (this.#expired.delete(id)) return;
+      this.#violation(Errors.protocolViolation(this.#hookPath, id >= this.#nextId
+        ? `a reply to request ${id}, which the host never sent`
+        : `a second reply to request ${id}, which was already settled`));
       return;
     }
     if (!ok) {
@@ -317,7 +352,12 @@ export class WorkerChannel {
       p.reject(Errors.handlerThrew(this.#hookPath, p.event, e.message, e.stack));
       return;
     }
-    const bytes = estimateBytes(value, this.#limits.maxMessageBytes);
+    // The result sits 3 levels down an emit reply ({ steps: [{ r }] }).
+    const { bytes, issue } = measure(value, this.#limits.maxMessageBytes, LIMITS.maxDepth + 3);
+    if (issue) {
+      p.reject(Errors.invalidResult(this.#hookPath, p.event, `it is not JSON data: ${issue}`));
+      return;
+    }
     if (bytes > this.#limits.maxMessageBytes) {
       p.reject(Errors.resultTooLarge(this.#hookPath, p.event, bytes, this.#limits.maxMessageBytes));
       return;
@@ -325,12 +365,11 @@ export class WorkerChannel {
     p.resolve(value);
   }
 
-  /** The worker refused to send something over the limit: the host never held it. */
-  #onRefused(id: number | undefined, method: string | undefined, bytes: number): void {
-    const limit = this.#limits.maxMessageBytes;
+  /** The worker refused to send something (too large, not JSON): the host never held it. */
+  #onRefused(id: number | undefined, method: string | undefined, failure: (event: string) => HookFailure): void {
     const p = id === undefined ? undefined : this.#settle(id);
-    if (p) p.reject(Errors.resultTooLarge(this.#hookPath, p.event, bytes, limit));
-    else this.#events.fault(Errors.resultTooLarge(this.#hookPath, method ?? "message", bytes, limit));
+    if (p) p.reject(failure(p.event));
+    else if (id === undefined || !this.#expired.delete(id)) this.#events.fault(failure(method ?? "message"));
   }
 
 }

@@ -1,54 +1,87 @@
 /**
- * What a worker asks of the host, as the channel receives it: bridge calls (their request's
- * deadline paused meanwhile), fire-and-forget posts (rate- and size-limited) and synchronous calls
- * (answered at once through the endpoint). The bridge validates each method's arguments.
+ * What a worker asks of the host, checked against the bridge table (`bridge/methods.ts`) before
+ * the host's implementation sees it: the method exists and travels the way it was sent, the caller
+ * may make it (command-only methods), its arguments are JSON data within `maxMessageBytes` and
+ * pass their schema, and the host's answer passes its result schema. Calls are bounded per hook
+ * (`LIMITS.maxConcurrentCalls`), UI prompts run one at a time, and only a prompt pauses the
+ * deadline of the request it runs under.
  */
 import { Errors, HookFailure } from "../errors.js";
 import type { HostMessage, SyncReply, WireError } from "../protocol.js";
-// @ts-ignore: plain JS shared with the worker, typed through JSDoc
-import { estimateBytes } from "../../worker/size.mjs";
+import { describeIssues } from "../schemas.js";
+import { methodSpec, type MethodSpec } from "../bridge/methods.js";
+import { LIMITS, measure } from "../../worker/wire.mjs";
 import type { BridgeHost, ChannelLimits } from "./channel.js";
 
-/** The deadline of the request a call runs under. */
-export interface Pausable { pause(): void; resume(): void }
+/** The pending request a call names (checked by the channel): its kind and its deadline. */
+export interface CallOwner { kind: string; deadline: { pause(): void; resume(): void } }
+
+export interface CallSink {
+  /** A fault that is not a protocol violation (oversized or non-JSON arguments). */
+  fault(failure: HookFailure): void;
+  /** A protocol violation: counted against the hook's budget, reported while within it. */
+  violation(failure: HookFailure): void;
+  reply(message: HostMessage): void;
+  answerSync(reply: SyncReply): void;
+}
+
+/** Why a request was refused before it reached the host's implementation. */
+class Refused extends Error {}
 
 export class HostCalls {
   bridge: BridgeHost;
   readonly #hookPath: string;
   readonly #limits: ChannelLimits;
-  readonly #fault: (failure: HookFailure) => void;
-  readonly #reply: (message: HostMessage) => void;
-  readonly #answerSync: (reply: SyncReply) => void;
+  readonly #sink: CallSink;
   #postWindowStart = 0;
   #postsInWindow = 0;
   #floodReported = false;
+  #inFlight = 0;
+  #prompting = false;
+  readonly #promptQueue: Array<() => void> = [];
 
-  constructor(hookPath: string, bridge: BridgeHost, limits: ChannelLimits, fault: (failure: HookFailure) => void,
-    reply: (message: HostMessage) => void, answerSync: (reply: SyncReply) => void) {
+  constructor(hookPath: string, bridge: BridgeHost, limits: ChannelLimits, sink: CallSink) {
     this.#hookPath = hookPath;
     this.bridge = bridge;
     this.#limits = limits;
-    this.#fault = fault;
-    this.#reply = reply;
-    this.#answerSync = answerSync;
+    this.#sink = sink;
   }
 
-  async call(id: number, method: string, args: unknown[], owner: Pausable | undefined): Promise<void> {
-    owner?.pause();
+  async call(id: number, method: string, args: unknown[], owner: CallOwner | undefined): Promise<void> {
     let reply: HostMessage;
+    let counted = false;
+    let pausing: CallOwner["deadline"] | undefined;
+    let prompting = false;
     try {
-      const v = await this.bridge.call(method, args);
-      reply = { t: "ret", id, ok: true, v };
+      const spec = this.#check("call", method, args);
+      if (spec.scope === "command" && owner?.kind !== "command") {
+        throw this.#refuse(`${method} exists only in a command's context (ctx of registerCommand's handler), called outside one`);
+      }
+      if (this.#inFlight >= LIMITS.maxConcurrentCalls) {
+        throw this.#refuse(`more than ${LIMITS.maxConcurrentCalls} bridge calls at once (${method}); refused`);
+      }
+      this.#inFlight++;
+      counted = true;
+      if (spec.prompt) {
+        // Why pause before the queue: waiting behind another prompt is waiting on the host too.
+        pausing = owner?.deadline;
+        pausing?.pause();
+        await this.#promptTurn(method);
+        prompting = true;
+      }
+      reply = { t: "ret", id, ok: true, v: this.#answer(method, spec, await this.bridge.call(method, args)) };
     } catch (err) {
       reply = { t: "ret", id, ok: false, e: hostError(err) };
-      if (err instanceof HookFailure) this.#fault(err);
+      this.#blame(err);
     } finally {
-      owner?.resume();
+      if (prompting) this.#promptDone();
+      pausing?.resume();
+      if (counted) this.#inFlight--;
     }
     try {
-      this.#reply(reply);
+      this.#sink.reply(reply);
     } catch (err) {
-      this.#reply({ t: "ret", id, ok: false, e: { message: `the host's answer to ${method} could not be sent: ${(err as Error).message}` } });
+      this.#sink.reply({ t: "ret", id, ok: false, e: { message: `the host's answer to ${method} could not be sent: ${(err as Error).message}` } });
     }
   }
 
@@ -61,35 +94,84 @@ export class HostCalls {
     if (++this.#postsInWindow > this.#limits.maxPostsPerSecond) {
       if (!this.#floodReported) {
         this.#floodReported = true;
-        this.#fault(Errors.protocolViolation(this.#hookPath,
+        this.#sink.fault(Errors.protocolViolation(this.#hookPath,
           `more than ${this.#limits.maxPostsPerSecond} messages in one second (${method}); the excess is dropped (the maxPostsPerSecond option). Reported once.`));
       }
       return;
     }
-    const bytes = estimateBytes(args, this.#limits.maxMessageBytes);
-    if (bytes > this.#limits.maxMessageBytes) {
-      this.#fault(Errors.resultTooLarge(this.#hookPath, method, bytes, this.#limits.maxMessageBytes));
-      return;
-    }
     try {
+      this.#check("post", method, args);
       this.bridge.post(method, args);
     } catch (err) {
-      if (err instanceof HookFailure) this.#fault(err);
-      else this.#fault(Errors.handlerThrew(this.#hookPath, method, `the host's ${method} handler threw: ${(err as Error)?.message ?? String(err)}`));
+      if (!this.#blame(err)) {
+        // The embedder's own handler threw: a host fault, not the hook's.
+        process.emitWarning(`hookbox: the host's ${method} handler threw while serving hook ${this.#hookPath}: ${(err as Error)?.message ?? String(err)}`, "HookboxHostWarning");
+      }
     }
   }
 
   sync(id: number, method: string, args: unknown[]): void {
     try {
-      this.#answerSync({ id, ok: true, v: this.bridge.sync(method, args) });
+      const spec = this.#check("sync", method, args);
+      this.#sink.answerSync({ id, ok: true, v: this.#answer(method, spec, this.bridge.sync(method, args)) });
     } catch (err) {
-      this.#answerSync({ id, ok: false, e: hostError(err) });
-      if (err instanceof HookFailure) this.#fault(err);
+      this.#sink.answerSync({ id, ok: false, e: hostError(err) });
+      this.#blame(err);
     }
+  }
+
+  /** The row of `method`, after the arguments passed it; throws a refusal otherwise. */
+  #check(kind: MethodSpec["kind"], method: string, args: unknown[]): MethodSpec {
+    const spec = methodSpec(method);
+    if (!spec || spec.kind !== kind) throw this.#refuse(`${JSON.stringify(method)} is not a host ${kind}`);
+    const { bytes, issue } = measure(args, this.#limits.maxMessageBytes);
+    if (issue) throw Errors.invalidResult(this.#hookPath, method, `its arguments are not JSON data: ${issue}`);
+    if (bytes > this.#limits.maxMessageBytes) throw Errors.resultTooLarge(this.#hookPath, method, bytes, this.#limits.maxMessageBytes);
+    const parsed = spec.args.safeParse(args);
+    if (!parsed.success) throw this.#refuse(`bad arguments to ${method}: ${describeIssues(parsed.error)}`);
+    return spec;
+  }
+
+  /** The host's answer, if it is what the table says (a host that answers otherwise is not the hook's fault). */
+  #answer(method: string, spec: MethodSpec, value: unknown): unknown {
+    const parsed = spec.result.safeParse(value);
+    if (!parsed.success) throw new Error(`the host answered ${method} with a value outside the protocol: ${describeIssues(parsed.error)}`);
+    return value;
+  }
+
+  #refuse(detail: string): Refused {
+    this.#sink.violation(Errors.protocolViolation(this.#hookPath, detail));
+    return new Refused(detail);
+  }
+
+  /** Report what the hook caused; false when the error is the host's own. */
+  #blame(err: unknown): boolean {
+    if (err instanceof Refused) return true;
+    if (err instanceof HookFailure) {
+      if (err.code === "protocol_violation") this.#sink.violation(err);
+      else this.#sink.fault(err);
+      return true;
+    }
+    return false;
+  }
+
+  async #promptTurn(method: string): Promise<void> {
+    if (!this.#prompting) { this.#prompting = true; return; }
+    if (this.#promptQueue.length >= LIMITS.maxQueuedPrompts) {
+      throw this.#refuse(`more than ${LIMITS.maxQueuedPrompts} UI prompts waiting (${method}); prompts run one at a time`);
+    }
+    await new Promise<void>((resolve) => this.#promptQueue.push(resolve));
+  }
+
+  #promptDone(): void {
+    const next = this.#promptQueue.shift();
+    if (next) next();
+    else this.#prompting = false;
   }
 }
 
 function hostError(err: unknown): WireError {
-  if (err instanceof Error) return { message: err.message, name: err.name };
-  return { message: String(err) };
+  const message = err instanceof Error ? err.message : String(err);
+  const cut = message.length > LIMITS.maxText ? `${message.slice(0, LIMITS.maxText - 20)} [cut]` : message;
+  return err instanceof Error ? { message: cut, name: err.name.slice(0, LIMITS.maxName) } : { message: cut };
 }

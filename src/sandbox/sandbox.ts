@@ -7,8 +7,8 @@ import * as Comlink from "comlink";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import type { HookMessageRenderer } from "../types.js";
-import type { HostMessage, Manifest, WorkerControl } from "../protocol.js";
-import { loadReplySchema, manifestSchema, describeIssues } from "../schemas.js";
+import { loadReplySchema, manifestSchema, type HostMessage, type Manifest, type WorkerControl } from "../protocol.js";
+import { describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
 import { mediatedExec } from "../bridge/host-bridge.js";
 import { hookEnv, permissionArgs } from "../policy.js";
@@ -223,13 +223,14 @@ export class HookSandbox {
       maxMessageBytes: options.maxMessageBytes,
       unresponsiveMs: options.unresponsiveMs,
       maxPostsPerSecond: options.maxPostsPerSecond,
+      maxPausedMs: options.maxPausedMs,
     }, {
       fault: (f) => this.#fault(f),
       manifest: (m) => {
         const parsed = manifestSchema.safeParse(m);
         if (parsed.success) this.manifest = parsed.data;
       },
-      kill: (silentMs, busyWith) => this.#kill(endpoint, (event) => Errors.unresponsive(this.hookPath, event === "worker" ? busyWith : event, silentMs)),
+      end: (failure) => this.#kill(endpoint, failure),
     });
     this.#channel = channel;
     this.#render = endpoint.render;

@@ -1,0 +1,97 @@
+/**
+ * The bridge: every method a worker may ask of the host, in one table. Each row says how the call
+ * travels (`call`: async with an answer, `post`: fire and forget, `sync`: the worker blocks), who
+ * may make it, its arguments (bounded), what the host answers, and whether waiting on it pauses the
+ * request's deadline. The channel (`sandbox/host-calls.ts`) enforces the row before the host's
+ * implementation (`host-bridge.ts`) sees anything; the worker's proxies use the same names
+ * (`worker/wire.mjs`).
+ */
+import { z } from "zod";
+import { LIMITS, METHOD, SESSION_METHODS } from "../../worker/wire.mjs";
+
+/**
+ * Who may make a call:
+ * - `any`: any handler, renderer or timer, once the runner exists (`atLoad`: from the factory on);
+ * - `command`: only while a command of this hook runs, from that command (the call names a pending
+ *   command request); anything else is refused as `protocol_violation`;
+ * - `setup`: only inside the `setup` callback of `ctx.newSession` (the host checks the session is open).
+ */
+export type Scope = "any" | "command" | "setup";
+
+export interface MethodSpec {
+  kind: "call" | "post" | "sync";
+  scope: Scope;
+  /** Also served before the runner exists (from the hook's factory). */
+  atLoad?: boolean;
+  args: z.ZodType<unknown[]>;
+  result: z.ZodType;
+  /** A UI wait: it pauses the request's deadline (up to `maxPausedMs` in all) and runs one at a time per hook. */
+  prompt?: boolean;
+}
+
+const text = z.string().max(LIMITS.maxText);
+const name = z.string().max(LIMITS.maxName);
+/** A method name on a host object (theme, model registry, setup session): never a prototype builtin. */
+const FORBIDDEN = new Set(["constructor", "__proto__", "prototype", "__defineGetter__", "__defineSetter__", "__lookupGetter__",
+  "__lookupSetter__", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "valueOf", "toString"]);
+const memberName = name.regex(/^[A-Za-z_$][\w$]*$/).refine((m) => !FORBIDDEN.has(m), "that name is not callable");
+const memberCall = z.tuple([memberName, z.array(z.unknown()).max(LIMITS.maxArgs)]);
+const none = z.tuple([]);
+const cancelled = z.looseObject({ cancelled: z.boolean() });
+
+const content = z.union([z.string(), z.array(z.looseObject({ type: name })).max(LIMITS.maxHandlers)]);
+const message = z.strictObject({
+  customType: name,
+  content,
+  display: z.boolean(),
+  details: z.unknown().optional(),
+  attribution: z.enum(["user", "agent"]).optional(),
+});
+const sendOptions = z.strictObject({ triggerTurn: z.boolean().optional(), deliverAs: z.enum(["steer", "followUp"]).optional() }).optional();
+const execOptions = z.strictObject({ cwd: z.string().max(LIMITS.maxText).optional(), timeout: z.number().nonnegative().optional() });
+/** `pi.exec(command, args, options)`: the program name and its arguments, bounded. */
+export const execArgs = z.tuple([z.string().min(1).max(4096), z.array(z.string().max(LIMITS.maxText)).max(4096), execOptions]);
+const execResult = z.strictObject({ stdout: z.string(), stderr: z.string(), code: z.number(), killed: z.boolean() });
+
+const call = (scope: Scope, args: z.ZodType<unknown[]>, result: z.ZodType, extra: Partial<MethodSpec> = {}): MethodSpec =>
+  ({ kind: "call", scope, args, result, ...extra });
+const prompt = (args: z.ZodType<unknown[]>, result: z.ZodType): MethodSpec => call("any", args, result, { prompt: true });
+const post = (args: z.ZodType<unknown[]>, extra: Partial<MethodSpec> = {}): MethodSpec =>
+  ({ kind: "post", scope: "any", args, result: z.undefined(), ...extra });
+const sync = (args: z.ZodType<unknown[]>, result: z.ZodType): MethodSpec => ({ kind: "sync", scope: "any", args, result });
+
+/** The table. A method not in it does not exist. */
+export const BRIDGE = {
+  [METHOD.select]: prompt(z.tuple([text, z.array(text).max(LIMITS.maxOptions)]), z.string().optional()),
+  [METHOD.confirm]: prompt(z.tuple([text, text]), z.boolean()),
+  [METHOD.input]: prompt(z.tuple([text, text.optional()]), z.string().optional()),
+  // The prefill is bounded by `maxMessageBytes`, as every argument is.
+  [METHOD.editor]: prompt(z.tuple([text, z.string().optional(), z.number().int().nonnegative().optional()]), z.string().optional()),
+  [METHOD.exec]: call("any", execArgs, execResult, { atLoad: true }),
+  [METHOD.waitForIdle]: call("command", none, z.undefined()),
+  [METHOD.newSession]: call("command", z.tuple([z.strictObject({ parentSession: text.optional() }), z.boolean()]), cancelled),
+  [METHOD.branch]: call("command", z.tuple([text]), cancelled),
+  [METHOD.navigateTree]: call("command", z.tuple([text, z.strictObject({ summarize: z.boolean().optional() })]), cancelled),
+  [METHOD.setupCall]: call("setup", memberCall, z.unknown()),
+  [METHOD.sendMessage]: post(z.tuple([message, sendOptions])),
+  [METHOD.appendEntry]: post(z.tuple([name]).rest(z.unknown())),
+  [METHOD.notify]: post(z.tuple([text, z.enum(["info", "warning", "error"]).optional()])),
+  [METHOD.setStatus]: post(z.tuple([name, text.optional()])),
+  [METHOD.setEditorText]: post(z.tuple([z.string()])),
+  [METHOD.abortEditor]: post(z.tuple([z.number().int().nonnegative()])),
+  [METHOD.abort]: post(none),
+  [METHOD.log]: post(z.tuple([z.enum(["debug", "info", "warn", "error"]), z.string()]), { atLoad: true }),
+  [METHOD.isIdle]: sync(none, z.boolean()),
+  [METHOD.hasQueuedMessages]: sync(none, z.boolean()),
+  [METHOD.getEditorText]: sync(none, z.string()),
+  [METHOD.theme]: sync(memberCall, z.string()),
+  [METHOD.modelRegistry]: sync(memberCall, z.unknown()),
+  [METHOD.session]: sync(z.tuple([z.enum(SESSION_METHODS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)]), z.unknown()),
+} satisfies Record<(typeof METHOD)[keyof typeof METHOD], MethodSpec>;
+
+export type MethodName = keyof typeof BRIDGE;
+
+/** The row of `method`, or undefined for a name that is not a bridge method. */
+export function methodSpec(method: string): MethodSpec | undefined {
+  return Object.hasOwn(BRIDGE, method) ? (BRIDGE as Record<string, MethodSpec>)[method] : undefined;
+}

@@ -1,0 +1,121 @@
+// The run-time half of the wire that both sides need: bridge method names and the bounds every
+// message obeys. Plain JS because the worker runs it unchanged; the host's zod schemas
+// (src/protocol.ts, src/bridge/methods.ts) are built from these same constants.
+
+/** Every bridge method a worker may name. Who may call each, and how, is `src/bridge/methods.ts`. */
+export const METHOD = Object.freeze({
+  select: "ui.select",
+  confirm: "ui.confirm",
+  input: "ui.input",
+  editor: "ui.editor",
+  exec: "exec",
+  waitForIdle: "waitForIdle",
+  newSession: "newSession",
+  setupCall: "setup.call",
+  branch: "branch",
+  navigateTree: "navigateTree",
+  sendMessage: "sendMessage",
+  appendEntry: "appendEntry",
+  notify: "ui.notify",
+  setStatus: "ui.setStatus",
+  setEditorText: "ui.setEditorText",
+  abortEditor: "ui.abortEditor",
+  abort: "abort",
+  log: "log",
+  isIdle: "isIdle",
+  hasQueuedMessages: "hasQueuedMessages",
+  getEditorText: "ui.getEditorText",
+  theme: "theme",
+  modelRegistry: "modelRegistry",
+  session: "session",
+});
+
+/** The read-only session manager methods a hook may call (`ctx.sessionManager.*`). */
+export const SESSION_METHODS = Object.freeze([
+  "getCwd", "getSessionDir", "getSessionId", "getSessionFile", "getSessionName", "getArtifactsDir",
+  "allocateArtifactPath", "saveArtifact", "getArtifactPath", "getLeafId", "getLeafEntry", "getEntry",
+  "getLabel", "getBranch", "getHeader", "getEntries", "getTree", "getUsageStatistics", "putBlob",
+]);
+
+/**
+ * Upper bounds of every count, length and depth on the wire (sizes in bytes are the
+ * `maxMessageBytes` option). A message over one of them is refused by the host.
+ */
+export const LIMITS = Object.freeze({
+  /** Nesting depth of a value a hook sends (result, details, arguments), below the value itself. */
+  maxDepth: 64,
+  /** Characters of a name: event type, command, renderer type, method, error name or code. */
+  maxName: 256,
+  /** Characters of an error message or stack, a UI title or a label (longer texts are cut by the worker). */
+  maxText: 64 * 1024,
+  /** Distinct event types a hook may register handlers for. */
+  maxEvents: 256,
+  /** Handlers per event type. */
+  maxHandlers: 1_000,
+  /** Commands and message renderers, each. */
+  maxCommands: 256,
+  /** Arguments of one bridge call, and options of one `ui.select`. */
+  maxArgs: 16,
+  maxOptions: 1_000,
+  /** Messages in one batch. */
+  maxBatch: 10_000,
+  /** Lines of one `render(width)` answer. */
+  maxRenderLines: 10_000,
+  /** Bridge calls of one hook waiting on the host at once; more are refused. */
+  maxConcurrentCalls: 64,
+  /** UI prompts of one hook waiting behind the one on screen (prompts run one at a time); more are refused. */
+  maxQueuedPrompts: 16,
+  /** Protocol violations a hook may commit before its worker is ended as `protocol_violation`. */
+  maxViolations: 100,
+  /** Of those, how many are reported one by one (the end is reported once more). */
+  reportedViolations: 10,
+});
+
+/**
+ * Walks a value as JSON would and reports the first reason it cannot be one, or its estimated
+ * size. Stops once the size passes `maxBytes` (so a huge or exponentially shared value costs at
+ * most that much work) and never goes deeper than `maxDepth` (so the walk itself cannot overflow).
+ * Strings count 2 bytes a character (V8's worst case), numbers 8, each key its length, each object
+ * and array 16. Shared references are counted each time, as JSON would write them.
+ * @param {unknown} value @param {number} maxBytes @param {number} [maxDepth]
+ * @returns {{ bytes: number; issue?: string }}
+ */
+export function measure(value, maxBytes, maxDepth = LIMITS.maxDepth) {
+  let bytes = 0;
+  /** @type {string | undefined} */
+  let issue;
+  /** @type {Set<object>} */
+  const path = new Set();
+  /** @param {unknown} v @param {number} depth @returns {boolean} false to stop */
+  const walk = (v, depth) => {
+    switch (typeof v) {
+      case "string": bytes += 2 * v.length + 4; break;
+      case "number": bytes += 8; break;
+      case "boolean": case "undefined": bytes += 1; break;
+      case "bigint": issue = "a BigInt is not JSON data"; return false;
+      case "object": {
+        if (v === null) { bytes += 1; break; }
+        if (path.has(v)) { issue = "the value contains a cycle"; return false; }
+        if (depth >= maxDepth) { issue = `the value is nested deeper than ${maxDepth} levels`; return false; }
+        bytes += 16;
+        if (ArrayBuffer.isView(v)) { bytes += v.byteLength; break; }
+        if (v instanceof ArrayBuffer) { bytes += v.byteLength; break; }
+        path.add(v);
+        if (Array.isArray(v)) {
+          for (let i = 0; i < v.length; i++) if (!walk(v[i], depth + 1)) return false;
+        } else {
+          for (const key in v) {
+            bytes += key.length + 4;
+            if (!walk(/** @type {Record<string, unknown>} */ (v)[key], depth + 1)) return false;
+          }
+        }
+        path.delete(v);
+        break;
+      }
+      default: bytes += 8;
+    }
+    return bytes <= maxBytes;
+  };
+  walk(value, 0);
+  return issue === undefined ? { bytes } : { bytes, issue };
+}
