@@ -78,7 +78,7 @@ const maxBytes = boot?.maxMessageBytes ?? Infinity;
  * @param {unknown} value @param {{ id?: number; m?: string }} what @param {number} [depth] levels above the value in its message
  */
 export function refuseUnsendable(value, what, depth = 0) {
-  const { bytes, issue } = measure(value, maxBytes, LIMITS.maxDepth + depth);
+  const { bytes, issue } = measure(value, maxBytes, depth);
   if (issue) {
     send(/** @type {WorkerMessage} */ ({ t: "invalid", ...what, issue }));
     return issue;

@@ -77,10 +77,12 @@ export const LIMITS = Object.freeze({
  * most that much work) and never goes deeper than `maxDepth` (so the walk itself cannot overflow).
  * Strings count 2 bytes a character (V8's worst case), numbers 8, each key its length, each object
  * and array 16. Shared references are counted each time, as JSON would write them.
- * @param {unknown} value @param {number} maxBytes @param {number} [maxDepth]
+ * `envelope`: levels of the message above the value (an emit reply holds a result 3 levels down).
+ * @param {unknown} value @param {number} maxBytes @param {number} [envelope]
  * @returns {{ bytes: number; issue?: string }}
  */
-export function measure(value, maxBytes, maxDepth = LIMITS.maxDepth) {
+export function measure(value, maxBytes, envelope = 0) {
+  const maxDepth = LIMITS.maxDepth + envelope;
   let bytes = 0;
   /** @type {string | undefined} */
   let issue;
@@ -96,7 +98,7 @@ export function measure(value, maxBytes, maxDepth = LIMITS.maxDepth) {
       case "object": {
         if (v === null) { bytes += 1; break; }
         if (path.has(v)) { issue = "the value contains a cycle"; return false; }
-        if (depth >= maxDepth) { issue = `the value is nested deeper than ${maxDepth} levels`; return false; }
+        if (depth >= maxDepth) { issue = `the value is nested deeper than ${LIMITS.maxDepth} levels`; return false; }
         bytes += 16;
         if (ArrayBuffer.isView(v)) { bytes += v.byteLength; break; }
         if (v instanceof ArrayBuffer) { bytes += v.byteLength; break; }

@@ -353,7 +353,7 @@ export class WorkerChannel {
       return;
     }
     // The result sits 3 levels down an emit reply ({ steps: [{ r }] }).
-    const { bytes, issue } = measure(value, this.#limits.maxMessageBytes, LIMITS.maxDepth + 3);
+    const { bytes, issue } = measure(value, this.#limits.maxMessageBytes, 3);
     if (issue) {
       p.reject(Errors.invalidResult(this.#hookPath, p.event, `it is not JSON data: ${issue}`));
       return;

@@ -6,7 +6,8 @@
  */
 import { receiveMessageOnPort, type MessagePort } from "node:worker_threads";
 import { Errors } from "../errors.js";
-import type { RenderReply, RenderRequest, WireError } from "../protocol.js";
+import { renderReplySchema, renderValueSchemas, type RenderRequest } from "../protocol.js";
+import { describeIssues } from "../schemas.js";
 
 /** Answers a synchronous host call the renderer made (the channel's own sync path). */
 export type AnswerSync = (id: number, method: string, args: unknown[]) => void;
@@ -41,11 +42,16 @@ export class RenderClient {
       // Why reset first: the worker may finish right after it gets the sync answer below.
       Atomics.store(this.#state, 0, 0);
       for (let got = receiveMessageOnPort(this.#port); got; got = receiveMessageOnPort(this.#port)) {
-        const msg = got.message as RenderReply;
+        const parsed = renderReplySchema.safeParse(got.message);
+        if (!parsed.success) throw Errors.protocolViolation(this.#hookPath, `bad render reply: ${describeIssues(parsed.error)}`, "render");
+        const msg = parsed.data;
         if (msg.kind === "sync") { answerSync(msg.id, msg.m, msg.a); continue; }
         if (msg.id !== id) continue; // a late answer to a render that timed out
-        if (msg.ok) return msg.v;
-        throw Errors.handlerThrew(this.#hookPath, "render", (msg.e as WireError).message, (msg.e as WireError).stack);
+        if (!msg.ok) throw Errors.handlerThrew(this.#hookPath, "render", msg.e?.message ?? "the renderer failed", msg.e?.stack);
+        // Why checked here too: the worker checks what a renderer returns, but a hook can fool that check.
+        const value = renderValueSchemas[body.op].safeParse(msg.v ?? null);
+        if (!value.success) throw Errors.invalidResult(this.#hookPath, "render", describeIssues(value.error));
+        return value.data;
       }
     }
   }

@@ -1,0 +1,58 @@
+/** Floods: bounded per hook, each kind reported a bounded number of times, the hook ended past its budget. */
+import { describe, expect, it } from "vitest";
+import { createNoOpUIContext } from "../src/index.js";
+import { start, toolCall, turnStart, until } from "./support/runner.js";
+
+const HEALTHY = "valid/redacts-api-key.ts";
+const redact = { type: "tool_result" as const, toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text" as const, text: "API_KEY=k" }], isError: false };
+const REDACTED = { content: [{ type: "text", text: "API_KEY=[REDACTED]" }] };
+const ended = (errors: Array<{ error: string }>) => errors.some((e) => e.error.includes("its worker was ended"));
+
+describe("floods", () => {
+  it("5000 ui.confirm calls reach the UI one at a time, the excess is refused, and past the budget the hook is ended as protocol_violation", async () => {
+    let open = 0;
+    let most = 0;
+    let shown = 0;
+    const { runner, errors } = await start(["hostile/floods-prompts.ts", HEALTHY], {}, {
+      hasUI: true,
+      uiContext: {
+        ...createNoOpUIContext(),
+        confirm: async () => {
+          shown++;
+          most = Math.max(most, ++open);
+          await new Promise((r) => setTimeout(r, 1));
+          open--;
+          return false;
+        },
+      },
+    });
+    await runner.emit(turnStart());
+    await until(() => ended(errors), 10_000, "the hook to be ended");
+    expect(most).toBe(1);
+    expect(shown).toBeLessThan(100);
+    expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["protocol_violation"]));
+    expect(errors.length).toBeLessThanOrEqual(11);
+    expect(await runner.emit(redact)).toEqual(REDACTED);
+  });
+
+  it("150 000 malformed messages are reported at most 11 times and end the hook as protocol_violation, once", async () => {
+    const { runner, errors } = await start(["hostile/floods-malformed-messages.ts", HEALTHY], { unresponsiveMs: 10_000 });
+    await runner.emit(turnStart());
+    await until(() => ended(errors), 10_000, "the hook to be ended");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["protocol_violation"]));
+    expect(errors.length).toBeLessThanOrEqual(11);
+    expect(errors.filter((e) => e.error.includes("its worker was ended"))).toHaveLength(1);
+    expect(await runner.emit(redact)).toEqual(REDACTED);
+  });
+
+  it("replies to a request already settled are not read, count against the budget, and end the hook as protocol_violation", async () => {
+    const { runner, errors } = await start(["hostile/replies-to-settled-requests.ts", HEALTHY]);
+    expect(await runner.emitToolCall(toolCall())).toEqual({ block: true, reason: "honest answer" });
+    await until(() => ended(errors), 10_000, "the hook to be ended");
+    expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["protocol_violation"]));
+    expect(errors[0]!.error).toContain("already settled");
+    expect(errors.length).toBeLessThanOrEqual(11);
+    expect(await runner.emit(redact)).toEqual(REDACTED);
+  });
+});
