@@ -8,7 +8,9 @@ import { fileURLToPath } from "node:url";
 import { HookRunner, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
 
 const f = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
-const OPTIONS = { deadlines: { default: 200 }, unresponsiveMs: 500, maxRestarts: 1_000, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } };
+/** `HOOKBOX_TEST_ISOLATION=process npm run faults` measures process mode. */
+const ISOLATION = (process.env.HOOKBOX_TEST_ISOLATION ?? "worker") as "worker" | "process";
+const OPTIONS = { isolation: ISOLATION, deadlines: { default: 200 }, unresponsiveMs: 500, maxRestarts: 1_000, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } };
 const turnStart = { type: "turn_start", turnIndex: 0, timestamp: 0 } as const;
 const redact: ToolResultEvent = { type: "tool_result", toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text", text: "API_KEY=k" }], isError: false };
 
@@ -27,6 +29,15 @@ const CASES: Case[] = [
   { fault: "comlink walk on parentPort", fixture: "hostile/posts-comlink-walks.ts", fire: toolCall },
   { fault: "forged replies", fixture: "hostile/forges-replies.ts", fire: toolCall },
   { fault: "message flood", fixture: "hostile/floods-messages.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "forged manifest (4e9 handlers)", fixture: "hostile/forges-huge-manifest.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "forged waitForIdle to pause a deadline", fixture: "hostile/forges-deadline-pauses.ts", fire: toolCall },
+  { fault: "command-only calls from tool_call", fixture: "hostile/calls-command-methods-outside-commands.ts", fire: toolCall },
+  { fault: "result nested 5000 deep", fixture: "hostile/returns-non-json-results.ts", fire: (r) => r.emit({ ...redact, toolCallId: "deep" }) },
+  { fault: "BigInt in a result", fixture: "hostile/returns-non-json-results.ts", fire: (r) => r.emit({ ...redact, toolCallId: "bigint" }) },
+  { fault: "oversized sync argument", fixture: "hostile/sends-oversized-sync-arguments.ts", fire: toolCall },
+  { fault: "5000 ui.confirm at once", fixture: "hostile/floods-prompts.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "150 000 malformed messages", fixture: "hostile/floods-malformed-messages.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "120 replies to a settled request", fixture: "hostile/replies-to-settled-requests.ts", fire: toolCall },
 ];
 
 async function runCase(c: Case) {
@@ -74,6 +85,7 @@ async function soak(events: number) {
 
 const rows = [];
 for (const c of CASES) rows.push(await runCase(c));
+console.log(`isolation: ${ISOLATION}\n`);
 console.log("| fault | code reported | detected after | host's worst event-loop lag | other hook answered after |");
 console.log("| --- | --- | --- | --- | --- |");
 for (const r of rows) console.log(`| ${r.fault} | \`${r.code}\` | ${Number.isNaN(r.detectedMs) ? "-" : `${r.detectedMs.toFixed(0)} ms`} | ${r.hostLagMs.toFixed(0)} ms | ${r.otherHookOk ? "yes" : "no"} |`);

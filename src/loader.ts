@@ -8,7 +8,8 @@ import type { HandlerFn, LoadedHook } from "./hook.js";
 import { deadlineFor, resolveSandboxOptions, type SandboxOptions } from "./options.js";
 import { resolvePath } from "./paths.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
-import { snapshotModel, type Manifest } from "./protocol.js";
+import { emitReplySchema, snapshotModel, type Manifest } from "./protocol.js";
+import { describeIssues } from "./schemas.js";
 import { markWatched } from "./watch.js";
 import type { HookCommandContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
 
@@ -62,9 +63,11 @@ export function sandboxedHook(sandbox: HookSandbox): LoadedHook {
     handlers = new Map(Object.entries(m.events).map(([type, count]) => [type,
       Array.from({ length: count }, (_, only): HandlerFn => async (event, ctx) => {
         const c = ctx as { hasUI?: boolean; cwd?: string; model?: unknown } | undefined;
-        const reply = await sandbox.request({ t: "emit", event, plan: { only }, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(c?.model) } },
-          type, deadlineFor(sandbox.options, type)) as { steps: Array<{ ok: boolean; r?: unknown; e?: { message: string } }> };
-        const step = reply.steps[0];
+        const raw = await sandbox.request({ t: "emit", event, plan: { only }, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(c?.model) } },
+          type, deadlineFor(sandbox.options, type));
+        const reply = emitReplySchema.safeParse(raw ?? { steps: [] });
+        if (!reply.success) throw Errors.protocolViolation(sandbox.hookPath, `bad ${type} reply: ${describeIssues(reply.error)}`, type);
+        const step = reply.data.steps[0];
         if (step && !step.ok) throw new Error(step.e?.message);
         return step?.r;
       })]));
