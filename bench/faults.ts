@@ -5,7 +5,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { HookRunner, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
+import { HookRunner, createNoOpUIContext, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
 
 const f = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
 /** `HOOKBOX_TEST_ISOLATION=process npm run faults` measures process mode. */
@@ -14,7 +14,9 @@ const OPTIONS = { isolation: ISOLATION, deadlines: { default: 200 }, unresponsiv
 const turnStart = { type: "turn_start", turnIndex: 0, timestamp: 0 } as const;
 const redact: ToolResultEvent = { type: "tool_result", toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text", text: "API_KEY=k" }], isError: false };
 
-interface Case { fault: string; fixture: string; fire: (r: HookRunner) => Promise<unknown> }
+interface Case { fault: string; fixture: string; fire: (r: HookRunner) => Promise<unknown>; slowUI?: boolean }
+/** A UI whose prompts take 1 ms to answer, so a flood of them queues. */
+const slowUI = { ...createNoOpUIContext(), confirm: () => new Promise<boolean>((r) => setTimeout(() => r(false), 1)) };
 const toolCall = (r: HookRunner) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "ls" } });
 const CASES: Case[] = [
   { fault: "handler throws", fixture: "faulty/throws-non-errors.ts", fire: (r) => r.emit(turnStart) },
@@ -35,7 +37,7 @@ const CASES: Case[] = [
   { fault: "result nested 5000 deep", fixture: "hostile/returns-non-json-results.ts", fire: (r) => r.emit({ ...redact, toolCallId: "deep" }) },
   { fault: "BigInt in a result", fixture: "hostile/returns-non-json-results.ts", fire: (r) => r.emit({ ...redact, toolCallId: "bigint" }) },
   { fault: "oversized sync argument", fixture: "hostile/sends-oversized-sync-arguments.ts", fire: toolCall },
-  { fault: "5000 ui.confirm at once", fixture: "hostile/floods-prompts.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "5000 ui.confirm at once", fixture: "hostile/floods-prompts.ts", fire: (r) => r.emit(turnStart), slowUI: true },
   { fault: "150 000 malformed messages", fixture: "hostile/floods-malformed-messages.ts", fire: (r) => r.emit(turnStart) },
   { fault: "120 replies to a settled request", fixture: "hostile/replies-to-settled-requests.ts", fire: toolCall },
 ];
@@ -43,7 +45,7 @@ const CASES: Case[] = [
 async function runCase(c: Case) {
   const { hooks } = await loadHooks([f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000 });
   const runner = new HookRunner(hooks, process.cwd(), {} as never, {} as never);
-  runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
+  runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {}, ...(c.slowUI ? { hasUI: true, uiContext: slowUI } : {}) });
   const errors: Array<HookError & { at: number }> = [];
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
