@@ -88,6 +88,12 @@ export type SyncMessage = Extract<WorkerMessage, { t: "sync" }>;
 /** Several messages of one turn in one post (one level only: a batch inside a batch is refused). */
 export interface Batch<M> { t: "batch"; m: M[] }
 
+/** A turn's messages in one (see worker/transport.mjs flushTurn): exactly `{ t: "batch", m: [...] }`. */
+export function isBatch(raw: unknown): raw is Batch<unknown> {
+  return typeof raw === "object" && raw !== null && (raw as { t?: unknown }).t === "batch" && Array.isArray((raw as { m?: unknown }).m)
+    && Object.keys(raw).length === 2;
+}
+
 // ---- host -> worker (built by the host, so typed rather than parsed) -------------------------
 
 /** How the worker runs one hook's handlers for one event (see `dispatch.ts` for the host's rules). */

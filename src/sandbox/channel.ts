@@ -5,10 +5,11 @@
  * validated first (`protocol.ts`); a result must be JSON data within the size and depth bounds.
  */
 import { Errors, HookFailure } from "../errors.js";
-import { workerMessageSchema, type Batch, type HostMessage, type WireError } from "../protocol.js";
+import { isBatch, workerMessageSchema, type HostMessage, type WireError } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
 import { HostCalls } from "./host-calls.js";
+import { Liveness } from "./liveness.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { LIMITS, measure } from "../../worker/wire.mjs";
 
@@ -60,18 +61,9 @@ export class WorkerChannel {
   readonly #flushes = new Map<number, () => void>();
   readonly #outbox: Array<Record<string, unknown>> = [];
   readonly #calls: HostCalls;
+  readonly #live: Liveness;
   #nextId = 1;
-  #lastHeard = performance.now();
-  #liveness: NodeJS.Timeout | undefined;
-  #livenessEvery = 0;
-  #pinging = false;
   #closed: HookFailure | undefined;
-  /** Work outside the pending table that still needs liveness checks (the comlink load, a probe). */
-  #externalBusy = 0;
-  /** While loading: the liveness bound for the load. */
-  #loadBound: number | undefined;
-  /** Set after a timeout until the worker shows it is alive: the event that timed out. */
-  #probing: string | undefined;
   /** Requests that timed out lately: one late reply each is expected, not a violation. */
   readonly #expired = new Set<number>();
   #violations = 0;
@@ -86,6 +78,12 @@ export class WorkerChannel {
       violation: (f) => this.#violation(f),
       reply: (m) => this.notify(m),
       answerSync: (r) => endpoint.answerSync(r),
+    });
+    this.#live = new Liveness(endpoint, limits.unresponsiveMs, {
+      pending: () => this.#pending.size,
+      firstEvent: () => this.#pending.values().next().value?.event,
+      ping: () => this.notify({ t: "ping", id: 0 }),
+      unresponsive: (ms, event) => events.end((e) => Errors.unresponsive(hookPath, e === "worker" ? event : e, ms)),
     });
     endpoint.onMessage((raw: unknown) => this.#onMessage(raw));
   }
@@ -107,7 +105,7 @@ export class WorkerChannel {
       const deadline = new PausableDeadline(deadlineMs, (paused) => this.#expire(id, paused), this.#limits.maxPausedMs);
       const pending: Pending = { kind: body.t, event, deadlineMs, deadline, resolve, reject };
       this.#pending.set(id, pending);
-      if (this.#pending.size === 1 && this.#externalBusy === 0) this.#busy();
+      if (this.#pending.size === 1) this.#live.update();
       body.id = id;
       this.#queue(body);
       if (signals) pending.detach = this.#relaySignals(id, signals);
@@ -150,13 +148,10 @@ export class WorkerChannel {
   flush(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     const id = this.#nextId++;
-    if (this.#externalBusy++ === 0 && this.#pending.size === 0) this.#busy();
-    return new Promise<void>((resolve) => {
+    return this.#live.track(new Promise<void>((resolve) => {
       this.#flushes.set(id, resolve);
       this.notify({ t: "ping", id });
-    }).finally(() => {
-      if (--this.#externalBusy === 0 && this.#pending.size === 0) this.#idle();
-    });
+    }));
   }
 
   /** Send a one-way notice (cancel, abort, initialized). */
@@ -171,24 +166,14 @@ export class WorkerChannel {
    * transform blocks the worker's event loop for a while, legitimately.
    */
   trackLoad<T>(work: Promise<T>, unresponsiveMs: number): Promise<T> {
-    this.#loadBound = unresponsiveMs;
-    if (this.#externalBusy++ === 0 && this.#pending.size === 0) this.#busy();
-    return work.finally(() => {
-      this.#loadBound = undefined;
-      if (--this.#externalBusy === 0 && this.#pending.size === 0) this.#idle();
-    });
-  }
-
-  get #bound(): number {
-    return this.#loadBound ?? this.#limits.unresponsiveMs;
+    return this.#live.track(work, unresponsiveMs);
   }
 
   /** The worker is gone: reject every pending request with `failure` (its event filled in). Returns how many. */
   close(failure: (event: string) => HookFailure): number {
     if (this.#closed) return 0;
     this.#closed = failure("worker");
-    this.#idle();
-    this.#stopLiveness();
+    this.#live.stop();
     for (const flushed of this.#flushes.values()) flushed();
     this.#flushes.clear();
     const pending = [...this.#pending.values()];
@@ -218,7 +203,7 @@ export class WorkerChannel {
     this.#pending.delete(id);
     p.deadline.clear();
     p.detach?.();
-    if (this.#pending.size === 0 && this.#externalBusy === 0) this.#idle();
+    if (this.#pending.size === 0) this.#live.update();
     return p;
   }
 
@@ -229,58 +214,7 @@ export class WorkerChannel {
     this.#expired.add(id);
     this.notify({ t: "cancel", id });
     p.reject(paused ? Errors.pausedTooLong(this.#hookPath, p.event, this.#limits.maxPausedMs) : Errors.timeout(this.#hookPath, p.event, p.deadlineMs));
-    this.#probe(p.event);
-  }
-
-  /**
-   * After a timeout the worker must still show it is alive: it gets a ping, and any message within
-   * `unresponsiveMs` clears it. A slow handler leaves the loop free and answers; a synchronous loop
-   * does not, and its worker is terminated instead of spinning forever.
-   */
-  #probe(event: string): void {
-    if (this.#probing || this.#closed) return;
-    this.#probing = event;
-    if (this.#externalBusy++ === 0 && this.#pending.size === 0) this.#busy();
-    this.#pinging = true;
-    this.#lastHeard = performance.now();
-    this.notify({ t: "ping", id: 0 });
-  }
-
-  #busy(): void {
-    this.#worker.ref();
-    this.#lastHeard = performance.now();
-    const every = Math.max(5, Math.floor(this.#bound / 4));
-    if (this.#liveness && this.#livenessEvery === every) return;
-    if (this.#liveness) clearInterval(this.#liveness);
-    this.#livenessEvery = every;
-    this.#liveness = setInterval(() => this.#checkLiveness(), every);
-    this.#liveness.unref();
-  }
-
-  /** The liveness timer stops itself at its next tick (cheaper than a timer per request). */
-  #idle(): void {
-    this.#pinging = false;
-    this.#worker.unref();
-  }
-
-  #stopLiveness(): void {
-    if (this.#liveness) clearInterval(this.#liveness);
-    this.#liveness = undefined;
-  }
-
-  #checkLiveness(): void {
-    if (this.#closed || (this.#pending.size === 0 && this.#externalBusy === 0)) return this.#stopLiveness();
-    const silent = performance.now() - this.#lastHeard;
-    if (silent >= this.#bound) {
-      const event = this.#pending.values().next().value?.event ?? this.#probing ?? (this.#loadBound !== undefined ? "load" : "worker");
-      const ms = Math.round(silent);
-      this.#events.end((e) => Errors.unresponsive(this.#hookPath, e === "worker" ? event : e, ms));
-      return;
-    }
-    if (silent >= this.#bound / 2 && !this.#pinging) {
-      this.#pinging = true;
-      this.notify({ t: "ping", id: 0 });
-    }
+    this.#live.probe(p.event);
   }
 
   #onMessage(raw: unknown): void {
@@ -304,12 +238,7 @@ export class WorkerChannel {
   }
 
   #onOne(raw: unknown): void {
-    this.#lastHeard = performance.now();
-    this.#pinging = false;
-    if (this.#probing) {
-      this.#probing = undefined;
-      if (--this.#externalBusy === 0 && this.#pending.size === 0) this.#idle();
-    }
+    this.#live.heard();
     const parsed = workerMessageSchema.safeParse(raw);
     if (!parsed.success) {
       // comlink traffic uses its own port; anything else here is outside the protocol.
@@ -318,7 +247,7 @@ export class WorkerChannel {
     }
     const msg = parsed.data;
     switch (msg.t) {
-      // An ack only proves the worker is reading: `#lastHeard` above is all it updates.
+      // An ack only proves the worker is reading: `heard()` above is all it does.
       case "ack": return;
       case "res": return this.#onResult(msg.id, msg.ok, msg.v, msg.e);
       case "pong": {
@@ -373,10 +302,3 @@ export class WorkerChannel {
   }
 
 }
-
-/** A worker's turn: several messages in one (see worker/transport.mjs flushTurn). */
-function isBatch(raw: unknown): raw is Batch<unknown> {
-  return typeof raw === "object" && raw !== null && (raw as { t?: unknown }).t === "batch" && Array.isArray((raw as { m?: unknown }).m)
-    && Object.keys(raw).length === 2;
-}
-
