@@ -3,7 +3,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BRIDGE, methodSpec } from "../src/bridge/methods.js";
 import { workerMessageSchema } from "../src/protocol.js";
-import { LIMITS, METHOD, measure } from "../worker/wire.mjs";
+import { SESSION_MANAGER_METHODS } from "../src/types.js";
+import { LIMITS, METHOD, SESSION_METHODS, measure } from "../worker/wire.mjs";
 
 const workerDir = new URL("../worker/", import.meta.url);
 const uses = readdirSync(workerDir).filter((f) => f.endsWith(".mjs")).flatMap((f) => {
@@ -19,6 +20,10 @@ describe("the bridge table", () => {
 
   it("the table and the worker's name constants list the same methods", () => {
     expect(Object.keys(BRIDGE).sort()).toEqual(Object.values(METHOD).sort());
+  });
+
+  it("the session methods a hook may call are the ReadonlySessionManager methods of the public types", () => {
+    expect([...SESSION_METHODS].sort()).toEqual([...SESSION_MANAGER_METHODS].sort());
   });
 
   it("a name from Object.prototype is not a method", () => {
