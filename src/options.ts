@@ -45,7 +45,7 @@ export interface SandboxOptions {
    */
   policy?: PolicyOption;
   /** `"worker"` (default): a worker thread per hook. `"process"`: a child process per hook, with its own heap. */
-  isolation?: "worker" | "process";
+  isolation?: "worker" | "process" | "sandbox";
   /** Every `pi.exec` the host ran or refused for a hook. */
   onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
   /** Environment of the worker, replacing the policy's. */

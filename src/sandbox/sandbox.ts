@@ -12,12 +12,14 @@ import { loadReplySchema, manifestSchema, describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
 import { mediatedExec } from "../bridge/host-bridge.js";
 import { hookEnv, permissionArgs } from "../policy.js";
-import { processEndpoint, workerEndpoint, type EndpointDeath, type HookEndpoint } from "./endpoint.js";
+import { DISPOSE_BOUND_MS, workerEndpoint, type EndpointDeath, type EndpointSpec, type HookEndpoint } from "./endpoint.js";
+import { processEndpoint } from "./process-endpoint.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 
-/** The worker entry: `worker/` sits beside `src/` both in the source tree and in `dist/`. */
-const WORKER_ENTRY = new URL("../../worker/entry.mjs", import.meta.url);
+/** The entry of each mode: `worker/` sits beside `src/` both in the source tree and in `dist/`. */
+const THREAD_ENTRY = new URL("../../worker/entry-thread.mjs", import.meta.url);
+const PROCESS_ENTRY = new URL("../../worker/entry-process.mjs", import.meta.url);
 
 /** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
 const DEFAULT_LOAD_DEADLINE_MS = 30_000;
@@ -202,9 +204,8 @@ export class HookSandbox {
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
     if (options.transformCacheDir) mkdirSync(options.transformCacheDir, { recursive: true });
-    const spawn = options.isolation === "process" ? processEndpoint : workerEndpoint;
-    const endpoint = spawn({
-      entry: WORKER_ENTRY,
+    const endpoint = spawnEndpoint(options, {
+      entry: options.isolation === "worker" ? THREAD_ENTRY : PROCESS_ENTRY,
       boot: {
         hookPath: this.hookPath,
         jitiCacheDir: options.transformCacheDir,
@@ -215,6 +216,7 @@ export class HookSandbox {
       execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.transformCacheDir),
       resourceLimits: options.resourceLimits,
       renderTimeoutMs: options.renderTimeoutMs,
+      onOutput: (stream, line) => options.onLog(this.hookPath, stream, line),
     });
     this.#worker = endpoint;
     this.generation++;
@@ -242,7 +244,8 @@ export class HookSandbox {
       if (channel.close(this.#deathFailure) > 0) this.#deathSeenByRequests = true;
       died(this.#deathFailure("load"));
       // Ports close asynchronously; `dispose()` resolves once nothing of this worker is left.
-      void endpoint.released.then(() => resolve());
+      if (end.abandoned) resolve();
+      else void endpoint.released.then(() => resolve());
       if (this.#worker === endpoint) {
         this.#worker = undefined;
         this.#channel = undefined;
@@ -327,17 +330,34 @@ export class HookSandbox {
   }
 }
 
-function classifyDeath(hookPath: string, end: EndpointDeath): (event: string) => HookFailure {
-  const { errored, error, code, signal, stderrTail } = end;
-  if ((error as { code?: unknown } | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY" || /heap out of memory|Reached heap limit/.test(stderrTail ?? "")) {
-    return (event) => Errors.outOfMemory(hookPath, event);
+function spawnEndpoint(options: ResolvedSandboxOptions, spec: EndpointSpec): HookEndpoint {
+  if (options.isolation === "process") return processEndpoint(spec);
+  return workerEndpoint(spec);
+}
+
+/**
+ * The fault code of a death, from what the host observed (see EndpointDeath): never from text
+ * the hook printed or fields of what it threw. What the hook claimed only adds to the message.
+ */
+export function classifyDeath(hookPath: string, end: EndpointDeath): (event: string) => HookFailure {
+  const { kind, code, signal, claim } = end;
+  if (end.violation) {
+    const detail = `its channel broke the protocol: ${end.violation}`;
+    return () => Errors.protocolViolation(hookPath, detail);
   }
-  if (errored) {
+  if (end.outOfMemory) return (event) => Errors.outOfMemory(hookPath, event);
+  if (end.abandoned) {
+    return (event) => Errors.crashed(hookPath, event, `the ${kind === "worker" ? "worker" : "process"} did not end within ${DISPOSE_BOUND_MS} ms of being terminated (blocked in a system call?); the host stopped waiting for it`);
+  }
+  if (end.errored) {
+    const { error } = end;
     const stack = error instanceof Error ? error.stack : undefined;
     const what = error instanceof Error ? `uncaught ${error.name}: ${error.message}` : `uncaught ${describeThrown(error)}`;
     return (event) => Errors.crashed(hookPath, event, `${what} (an exception or rejection nothing caught, e.g. in a timer)`, stack);
   }
-  const who = stderrTail === undefined ? "worker" : "process";
+  const who = kind === "worker" ? "worker" : "process";
   const how = signal ? `was killed by ${signal}` : `exited with code ${code} (process.exit(${code}) or a fatal error)`;
-  return (event) => Errors.crashed(hookPath, event, `the ${who} ${how}`);
+  // Why labelled: the runtime inside the child reports the uncaught exception, but the hook owns that process.
+  const said = claim ? `; the hook's runtime reported: uncaught ${claim.message === undefined ? claim.value ?? "?" : `${claim.name ?? "Error"}: ${claim.message}`}` : "";
+  return (event) => Errors.crashed(hookPath, event, `the ${who} ${how}${said}`, claim?.stack);
 }
