@@ -116,7 +116,13 @@ export function workerEndpoint(spec: EndpointSpec): HookEndpoint {
     for (const port of [control.port1, sync.port1, render.port1]) port.close();
     for (const h of deathHandlers) h(death);
   };
-  worker.once("exit", (code) => die({ kind: "worker", code, outOfMemory, errored, error }));
+  let violation: string | undefined;
+  // A message the host cannot deserialise (e.g. nested past its stack) ends the hook.
+  worker.on("messageerror", (err) => {
+    violation ??= `a message the host could not decode (${err.message})`;
+    void worker.terminate();
+  });
+  worker.once("exit", (code) => die({ kind: "worker", code, outOfMemory, errored, error, violation }));
   return {
     kind: "worker",
     post: (message) => worker.postMessage(message),
