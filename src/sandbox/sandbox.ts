@@ -14,6 +14,8 @@ import { mediatedExec } from "../bridge/host-bridge.js";
 import { hookEnv, permissionArgs } from "../policy.js";
 import { DISPOSE_BOUND_MS, workerEndpoint, type EndpointDeath, type EndpointSpec, type HookEndpoint } from "./endpoint.js";
 import { processEndpoint } from "./process-endpoint.js";
+import { hookSandboxSpec } from "./sandbox-spec.js";
+import { sandboxAvailability, sandboxLauncher } from "./bwrap.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 
@@ -204,6 +206,10 @@ export class HookSandbox {
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
     if (options.transformCacheDir) mkdirSync(options.transformCacheDir, { recursive: true });
+    if (options.isolation === "sandbox") {
+      const available = sandboxAvailability();
+      if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
+    }
     const endpoint = spawnEndpoint(options, {
       entry: options.isolation === "worker" ? THREAD_ENTRY : PROCESS_ENTRY,
       boot: {
@@ -217,7 +223,7 @@ export class HookSandbox {
       resourceLimits: options.resourceLimits,
       renderTimeoutMs: options.renderTimeoutMs,
       onOutput: (stream, line) => options.onLog(this.hookPath, stream, line),
-    });
+    }, this.resolvedPath);
     this.#worker = endpoint;
     this.generation++;
     this.#deathFailure = undefined;
@@ -330,8 +336,9 @@ export class HookSandbox {
   }
 }
 
-function spawnEndpoint(options: ResolvedSandboxOptions, spec: EndpointSpec): HookEndpoint {
+function spawnEndpoint(options: ResolvedSandboxOptions, spec: EndpointSpec, resolvedPath: string): HookEndpoint {
   if (options.isolation === "process") return processEndpoint(spec);
+  if (options.isolation === "sandbox") return processEndpoint(spec, sandboxLauncher(hookSandboxSpec(options, resolvedPath, spec.env)));
   return workerEndpoint(spec);
 }
 
