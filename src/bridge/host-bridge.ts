@@ -59,7 +59,8 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
   if (refused) throw new Error(refused);
   const { timeoutMs = 30_000, maxOutputBytes = 1024 * 1024 } = gate.policy.exec;
   const timeout = Math.min(options.timeout && options.timeout > 0 ? options.timeout : Infinity, timeoutMs);
-  const result = await execCommand(command, args, options.cwd ?? cwd, { timeout });
+  const run = gate.wrap ? gate.wrap(command, args, options.cwd ?? cwd) : { command, args };
+  const result = await execCommand(run.command, run.args, options.cwd ?? cwd, { timeout });
   gate.record(hookPath, { command, args, code: result.code, killed: result.killed });
   return { ...result, stdout: cut(result.stdout, maxOutputBytes), stderr: cut(result.stderr, maxOutputBytes) };
 }
@@ -87,6 +88,8 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
 export interface ExecGate {
   policy: Policy;
   record: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
+  /** Sandbox mode: the command line that runs the program inside the hook's sandbox (src/sandbox/bwrap.ts). */
+  wrap?: (command: string, args: string[], cwd: string) => { command: string; args: string[] };
 }
 
 export function createHostBridge(surface: BridgeSurface, hookPath: string, runSetup: RunSetup, gate: ExecGate = { policy: presets.trusted, record: () => {} }): BridgeHost {

@@ -121,7 +121,8 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   for (const b of spec.extraBinds ?? []) args.push(b.writable ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
   const env = { ...spec.env, HOME: SANDBOX_HOME, TMPDIR: "/tmp", ...spec.extraEnv };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) args.push("--setenv", k, v);
-  args.push("--chdir", spec.chdir);
+  // Why: the skeleton bwrap builds (folders above the binds) would be writable, though private.
+  args.push("--remount-ro", "/", "--chdir", spec.chdir);
   return args;
 }
 
@@ -196,4 +197,17 @@ function removeGroup(group: string, attempts: number): void {
   } catch {
     if (attempts > 0) setTimeout(() => removeGroup(group, attempts - 1), 200).unref();
   }
+}
+
+/**
+ * The command line that runs `pi.exec`'s program inside a sandbox of `spec`'s shape (no network,
+ * the same binds; ./sandbox-spec.ts adds what a program needs). The program is resolved on the
+ * host's PATH, never a path inside the hook's reach that the hook chose.
+ */
+export function sandboxedExecArgv(spec: SandboxSpec, command: string, args: string[]): { command: string; args: string[] } {
+  const program = command.includes("/") ? command : findOnPath(command) ?? command;
+  return {
+    command: BASH,
+    args: ["-c", PROLOGUE, "hookbox-sandbox", "", String(spec.memoryMb * 1024), "bwrap", ...bwrapArgs(spec), "--", program, ...args],
+  };
 }

@@ -10,12 +10,12 @@ import type { HookMessageRenderer } from "../types.js";
 import type { HostMessage, Manifest, WorkerControl } from "../protocol.js";
 import { loadReplySchema, manifestSchema, describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
-import { mediatedExec } from "../bridge/host-bridge.js";
+import { mediatedExec, type ExecGate } from "../bridge/host-bridge.js";
 import { hookEnv, permissionArgs } from "../policy.js";
 import { DISPOSE_BOUND_MS, workerEndpoint, type EndpointDeath, type EndpointSpec, type HookEndpoint } from "./endpoint.js";
 import { processEndpoint } from "./process-endpoint.js";
-import { hookSandboxSpec } from "./sandbox-spec.js";
-import { sandboxAvailability, sandboxLauncher } from "./bwrap.js";
+import { execSandboxSpec, hookSandboxSpec } from "./sandbox-spec.js";
+import { sandboxAvailability, sandboxedExecArgv, sandboxLauncher } from "./bwrap.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 
@@ -39,8 +39,7 @@ export interface SandboxListener {
  * Before a runner exists a factory can still log (to the `onLog` given to loadHooks) and exec
  * (under its policy); everything else needs the runner's handlers.
  */
-function loadBridge(hookPath: string, cwd: string, options: ResolvedSandboxOptions): BridgeHost {
-  const gate = { policy: options.policy, record: options.onExec };
+function loadBridge(hookPath: string, cwd: string, gate: ExecGate, onLog: ResolvedSandboxOptions["onLog"]): BridgeHost {
   return {
     call: async (m, a) => {
       if (m === "exec") return mediatedExec(hookPath, gate, cwd, a);
@@ -48,7 +47,7 @@ function loadBridge(hookPath: string, cwd: string, options: ResolvedSandboxOptio
     },
     sync: (m) => { throw new Error(`${m}() is not available before the hook runner exists`); },
     post: (m, a) => {
-      if (m === "log" && typeof a[0] === "string" && typeof a[1] === "string") options.onLog(hookPath, a[0], a[1]);
+      if (m === "log" && typeof a[0] === "string" && typeof a[1] === "string") onLog(hookPath, a[0], a[1]);
     },
   };
 }
@@ -66,6 +65,9 @@ export class HookSandbox {
   generation = 0;
   /** The failure that disabled or failed this hook. */
   lastFailure: HookFailure | undefined;
+
+  /** What `pi.exec` may run for this hook and how (the sandbox's runner in sandbox mode). */
+  readonly execGate: ExecGate;
 
   #worker: HookEndpoint | undefined;
   #render: RenderClient | undefined;
@@ -86,7 +88,15 @@ export class HookSandbox {
     this.cwd = cwd;
     this.options = options;
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs);
-    this.#bridge = loadBridge(hookPath, cwd, options);
+    this.execGate = {
+      policy: options.policy,
+      record: options.onExec,
+      // Sandbox mode: pi.exec runs its program in a sandbox of the hook's shape, never in the host.
+      ...(options.isolation === "sandbox" ? {
+        wrap: (command: string, args: string[], execCwd: string) => sandboxedExecArgv(execSandboxSpec(hookSandboxSpec(options, resolvedPath, this.#env()), execCwd), command, args),
+      } : {}),
+    };
+    this.#bridge = loadBridge(hookPath, cwd, this.execGate, options.onLog);
   }
 
   listen(listener: SandboxListener): () => void {
@@ -171,6 +181,10 @@ export class HookSandbox {
     await this.#terminate();
   }
 
+  #env(): Record<string, string | undefined> {
+    return this.options.env ?? hookEnv(this.options.policy);
+  }
+
   #unavailableReason(): string {
     switch (this.state) {
       case "restarting": return "its worker is restarting after a failure";
@@ -218,7 +232,7 @@ export class HookSandbox {
         maxMessageBytes: options.maxMessageBytes,
         syncTimeoutMs: options.syncTimeoutMs,
       },
-      env: options.env ?? hookEnv(options.policy),
+      env: this.#env(),
       execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.transformCacheDir),
       resourceLimits: options.resourceLimits,
       renderTimeoutMs: options.renderTimeoutMs,
