@@ -26,6 +26,7 @@ export interface Launcher {
 
 /** After the child has exited, how long its pipes may stay open (a grandchild holding them) before the host closes them. */
 const PIPES_AFTER_EXIT_MS = 1_000;
+const SIGABRT = 6;
 
 export function processEndpoint(spec: EndpointSpec, launcher?: Launcher): HookEndpoint {
   const { maxOldGenerationSizeMb, maxYoungGenerationSizeMb, stackSizeMb } = spec.resourceLimits;
@@ -81,7 +82,9 @@ export function processEndpoint(spec: EndpointSpec, launcher?: Launcher): HookEn
   // 'close', not 'exit': by then fd 3 has been read to the end, so a last fatal frame is in.
   child.once("close", (code, signal) => {
     const observed = launcher?.afterDeath?.() ?? {};
-    die({ kind, code, signal, claim, violation, outOfMemory: observed.outOfMemory || (!violation && signal === "SIGABRT") });
+    // bwrap reports its child's death by signal N as exit status 128 + N.
+    const aborted = signal === "SIGABRT" || (launcher !== undefined && code === 128 + SIGABRT);
+    die({ kind, code, signal, claim, violation, outOfMemory: observed.outOfMemory || (!violation && aborted) });
   });
   child.once("exit", () => {
     const t = setTimeout(() => { for (const pipe of pipes) pipe.destroy(); }, PIPES_AFTER_EXIT_MS);

@@ -3,6 +3,7 @@
  * deadlines, death and its name, and restarts within the budget.
  */
 import { mkdirSync } from "node:fs";
+import { constants } from "node:os";
 import * as Comlink from "comlink";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
@@ -377,8 +378,15 @@ export function classifyDeath(hookPath: string, end: EndpointDeath): (event: str
     return (event) => Errors.crashed(hookPath, event, `${what} (an exception or rejection nothing caught, e.g. in a timer)`, stack);
   }
   const who = kind === "worker" ? "worker" : "process";
-  const how = signal ? `was killed by ${signal}` : `exited with code ${code} (process.exit(${code}) or a fatal error)`;
+  // bwrap reports its child's death by signal N as exit status 128 + N.
+  const viaSandbox = kind === "sandbox" && code !== null && code > 128 ? signalName(code - 128) : undefined;
+  const killedBy = signal ?? viaSandbox;
+  const how = killedBy ? `was killed by ${killedBy}` : `exited with code ${code} (process.exit(${code}) or a fatal error)`;
   // Why labelled: the runtime inside the child reports the uncaught exception, but the hook owns that process.
   const said = claim ? `; the hook's runtime reported: uncaught ${claim.message === undefined ? claim.value ?? "?" : `${claim.name ?? "Error"}: ${claim.message}`}` : "";
   return (event) => Errors.crashed(hookPath, event, `the ${who} ${how}${said}`, claim?.stack);
+}
+
+function signalName(n: number): string | undefined {
+  return Object.entries(constants.signals).find(([, v]) => v === n)?.[0];
 }
