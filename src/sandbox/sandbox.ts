@@ -3,7 +3,6 @@
  * deadlines, death and its name, and restarts within the budget.
  */
 import { mkdirSync } from "node:fs";
-import { constants } from "node:os";
 import * as Comlink from "comlink";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
@@ -13,16 +12,14 @@ import { loadReplySchema, manifestSchema, describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
 import { mediatedExec, type ExecGate } from "../bridge/host-bridge.js";
 import { hookEnv, permissionArgs } from "../policy.js";
-import { DISPOSE_BOUND_MS, workerEndpoint, type EndpointDeath, type EndpointSpec, type HookEndpoint } from "./endpoint.js";
-import { processEndpoint } from "./process-endpoint.js";
+import type { HookEndpoint } from "./endpoint.js";
+import { classifyDeath } from "./death.js";
 import { execSandboxSpec, hookSandboxSpec } from "./sandbox-spec.js";
-import { sandboxAvailability, sandboxedExecArgv, sandboxLauncher } from "./bwrap.js";
+import { sandboxAvailability, sandboxedExecArgv } from "./bwrap.js";
+import { spawnEndpoint } from "./spawn.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 
-/** The entry of each mode: `worker/` sits beside `src/` both in the source tree and in `dist/`. */
-const THREAD_ENTRY = new URL("../../worker/entry-thread.mjs", import.meta.url);
-const PROCESS_ENTRY = new URL("../../worker/entry-process.mjs", import.meta.url);
 
 /** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
 const DEFAULT_LOAD_DEADLINE_MS = 30_000;
@@ -226,7 +223,6 @@ export class HookSandbox {
       if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
     }
     const endpoint = spawnEndpoint(options, {
-      entry: options.isolation === "worker" ? THREAD_ENTRY : PROCESS_ENTRY,
       boot: {
         hookPath: this.hookPath,
         jitiCacheDir: options.transformCacheDir,
@@ -349,44 +345,4 @@ export class HookSandbox {
     if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });
     this.#emitState("ready");
   }
-}
-
-function spawnEndpoint(options: ResolvedSandboxOptions, spec: EndpointSpec, resolvedPath: string): HookEndpoint {
-  if (options.isolation === "process") return processEndpoint(spec);
-  if (options.isolation === "sandbox") return processEndpoint(spec, sandboxLauncher(hookSandboxSpec(options, resolvedPath, spec.env)));
-  return workerEndpoint(spec);
-}
-
-/**
- * The fault code of a death, from what the host observed (see EndpointDeath): never from text
- * the hook printed or fields of what it threw. What the hook claimed only adds to the message.
- */
-export function classifyDeath(hookPath: string, end: EndpointDeath): (event: string) => HookFailure {
-  const { kind, code, signal, claim } = end;
-  if (end.violation) {
-    const detail = `its channel broke the protocol: ${end.violation}`;
-    return () => Errors.protocolViolation(hookPath, detail);
-  }
-  if (end.outOfMemory) return (event) => Errors.outOfMemory(hookPath, event);
-  if (end.abandoned) {
-    return (event) => Errors.crashed(hookPath, event, `the ${kind === "worker" ? "worker" : "process"} did not end within ${DISPOSE_BOUND_MS} ms of being terminated (blocked in a system call?); the host stopped waiting for it`);
-  }
-  if (end.errored) {
-    const { error } = end;
-    const stack = error instanceof Error ? error.stack : undefined;
-    const what = error instanceof Error ? `uncaught ${error.name}: ${error.message}` : `uncaught ${describeThrown(error)}`;
-    return (event) => Errors.crashed(hookPath, event, `${what} (an exception or rejection nothing caught, e.g. in a timer)`, stack);
-  }
-  const who = kind === "worker" ? "worker" : "process";
-  // bwrap reports its child's death by signal N as exit status 128 + N.
-  const viaSandbox = kind === "sandbox" && code !== null && code > 128 ? signalName(code - 128) : undefined;
-  const killedBy = signal ?? viaSandbox;
-  const how = killedBy ? `was killed by ${killedBy}` : `exited with code ${code} (process.exit(${code}) or a fatal error)`;
-  // Why labelled: the runtime inside the child reports the uncaught exception, but the hook owns that process.
-  const said = claim ? `; the hook's runtime reported: uncaught ${claim.message === undefined ? claim.value ?? "?" : `${claim.name ?? "Error"}: ${claim.message}`}` : "";
-  return (event) => Errors.crashed(hookPath, event, `the ${who} ${how}${said}`, claim?.stack);
-}
-
-function signalName(n: number): string | undefined {
-  return Object.entries(constants.signals).find(([, v]) => v === n)?.[0];
 }
