@@ -71,6 +71,11 @@ function probe(): Availability {
     const said = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim();
     return { ok: false, reason: `bubblewrap cannot create namespaces here (${said}): enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or user.max_user_namespaces > 0)` };
   }
+  try {
+    nodeRuntimeFiles();
+  } catch (err) {
+    return { ok: false, reason: `isolation "sandbox" needs ldd to list node's shared libraries (${(err as Error).message})` };
+  }
   return { ok: true, memory: cgroupRoot() ? "cgroup" : "rlimit" };
 }
 

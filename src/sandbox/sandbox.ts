@@ -222,19 +222,25 @@ export class HookSandbox {
       const available = sandboxAvailability();
       if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
     }
-    const endpoint = spawnEndpoint(options, {
-      boot: {
-        hookPath: this.hookPath,
-        jitiCacheDir: options.transformCacheDir,
-        maxMessageBytes: options.maxMessageBytes,
-        syncTimeoutMs: options.syncTimeoutMs,
-      },
-      env: this.#env(),
-      execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.transformCacheDir),
-      resourceLimits: options.resourceLimits,
-      renderTimeoutMs: options.renderTimeoutMs,
-      onOutput: (stream, line) => options.onLog(this.hookPath, stream, line),
-    }, this.resolvedPath);
+    let endpoint: HookEndpoint;
+    try {
+      endpoint = spawnEndpoint(options, {
+        boot: {
+          hookPath: this.hookPath,
+          jitiCacheDir: options.transformCacheDir,
+          maxMessageBytes: options.maxMessageBytes,
+          syncTimeoutMs: options.syncTimeoutMs,
+        },
+        env: this.#env(),
+        execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.transformCacheDir),
+        resourceLimits: options.resourceLimits,
+        renderTimeoutMs: options.renderTimeoutMs,
+        onOutput: (stream, line) => options.onLog(this.hookPath, stream, line),
+      }, this.resolvedPath);
+    } catch (err) {
+      // Building the sandbox failed (its memory group, node's libraries): never start it with less.
+      return Errors.loadFailed(this.hookPath, `the hook's ${options.isolation} could not be started: ${describeThrown(err)}`);
+    }
     this.#worker = endpoint;
     this.generation++;
     this.#deathFailure = undefined;
