@@ -1,10 +1,15 @@
 import { defineConfig } from "vitest/config";
+import { sandboxAvailability } from "./src/sandbox/bwrap.js";
 
-/** The conformance and fault suites run a second time with a child process per hook. */
+const sandbox = sandboxAvailability();
+if (!sandbox.ok) console.log(`vitest project "sandbox" skipped: ${sandbox.reason}`);
+
+/** The conformance and fault suites run again with a child process per hook, and with each inside a sandbox (bubblewrap). */
 const BOTH_MODES = [
   "test/host-conformance.test.ts", "test/host-conformance-examples.test.ts", "test/host-errors.test.ts", "test/tool-wrapper.test.ts",
   "test/host-faults.test.ts", "test/host-hostile.test.ts", "test/host-restarts.test.ts", "test/host-bridge.test.ts",
   "test/host-limits.test.ts", "test/host-soak.test.ts", "test/host-wire.test.ts", "test/host-floods.test.ts", "test/host-exec-policy.test.ts",
+  "test/host-transport.test.ts",
 ];
 
 export default defineConfig({
@@ -16,6 +21,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "worker", include: ["test/**/*.test.ts"] } },
       { extends: true, test: { name: "process", include: BOTH_MODES, env: { HOOKBOX_TEST_ISOLATION: "process" } } },
+      ...(sandbox.ok ? [{ extends: true as const, test: { name: "sandbox", include: BOTH_MODES, env: { HOOKBOX_TEST_ISOLATION: "sandbox" } } }] : []),
     ],
   },
 });

@@ -13,6 +13,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { pinToOneCpu, unpin } from "./lib/affinity.js";
 import { FULL, QUICK, context, pipelined, startup, toolCall } from "./lib/cases.js";
+import { sandboxFigures, type SandboxFigures } from "./lib/sandbox.js";
+import { sandboxAvailability } from "../src/sandbox/bwrap.js";
 import { measureInChild, measureInFreshProcess, type MemoryCase } from "./lib/memory.js";
 import type { Summary } from "./lib/measure.js";
 
@@ -88,6 +90,14 @@ async function main(): Promise<void> {
   progress(`idle RSS per hook over ${plans.rssHooks} hooks (fresh processes)`);
   const rssHooks = await measureInFreshProcess("rss-hooks", plans.rssHooks, script);
   const rssBare = await measureInFreshProcess("rss-bare", plans.rssHooks, script);
+  const canSandbox = sandboxAvailability();
+  let sb: SandboxFigures | undefined;
+  if (canSandbox.ok) {
+    progress("sandbox mode against process mode: one hook ready, tool_call round trip, idle memory");
+    sb = await sandboxFigures(plans.startup, { warmup: Math.min(plans.rtt.warmup, 500), iterations: Math.min(plans.rtt.iterations, 1000) }, Math.min(plans.rssHooks, 4));
+  } else {
+    progress(`sandbox figures skipped: ${canSandbox.reason}`);
+  }
 
   const rows: Row[] = [
     { key: "tool_call_rtt_ratio", value: tc.ratio, unit: "x", target: { op: "<=", value: 1.3 },
@@ -108,6 +118,16 @@ async function main(): Promise<void> {
     { key: "warm_startup_ms", value: st.warm.median, unit: "ms", detail: `${plans.startup.hooks} hooks, warm transform cache: ${spread(st.warm, ms)}` },
     { key: "idle_worker_rss_mb", value: rssHooks, unit: "MB", target: { op: "<=", value: 12 },
       detail: `host RSS growth per idle loaded hook over ${plans.rssHooks} / bare worker ${rssBare.toFixed(1)} MB` },
+    ...(sb ? [
+      { key: "sandbox_startup_ratio", value: sb.startupRatio, unit: "x", target: { op: "<=" as const, value: 1.5 },
+        detail: `one TS hook ready, sandbox ${spread(sb.sandboxStartup, ms)} / process ${spread(sb.processStartup, ms)} (the sandbox cannot write the transform cache)` },
+      { key: "sandbox_startup_ratio_js", value: sb.startupRatioJs, unit: "x",
+        detail: `one .mjs hook ready (no transform), sandbox ${spread(sb.sandboxStartupJs, ms)} / process ${spread(sb.processStartupJs, ms)}` },
+      { key: "sandbox_rtt_ratio", value: sb.rttRatio, unit: "x", target: { op: "<=" as const, value: 1.2 },
+        detail: `emitToolCall, sandbox ${spread(sb.sandboxRtt, us)} / process ${spread(sb.processRtt, us)}` },
+      { key: "sandbox_idle_rss_mb", value: sb.sandboxRssMb, unit: "MB",
+        detail: `process tree RSS per idle sandboxed hook / per process-mode hook ${sb.processRssMb.toFixed(1)} MB` },
+    ] : []),
     { key: "in_process_ratio", value: tc.inProcessRatio, unit: "x",
       detail: `emitToolCall in a worker ${us(tc.hook.median)} / same hook in-process ${spread(tc.inProcess, us)}` },
   ];

@@ -49,8 +49,15 @@ export interface SandboxOptions {
    * (like the original: everything allowed), or a partial policy over `untrusted`.
    */
   policy?: PolicyOption;
-  /** `"worker"` (default): a worker thread per hook. `"process"`: a child process per hook, with its own heap. */
-  isolation?: "worker" | "process";
+  /**
+   * `"worker"` (default): a worker thread per hook. `"process"`: a child process per hook, with its
+   * own heap. `"sandbox"`: a child process per hook inside bubblewrap (Linux): its own namespaces,
+   * only its folder and hookbox's runtime visible read-only, no network. Where the sandbox cannot
+   * be built the hook fails to load (`load_failed`), never runs with less isolation.
+   */
+  isolation?: "worker" | "process" | "sandbox";
+  /** Memory bound of one sandboxed hook, external memory included, in MiB (`isolation: "sandbox"`). Default 512. */
+  sandboxMemoryMb?: number;
   /** Every `pi.exec` the host ran or refused for a hook. */
   onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
   /** Environment of the worker, replacing the policy's. */
@@ -93,6 +100,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     onExec: options.onExec ?? (() => {}),
     policy: resolvePolicy(options.policy),
     isolation: options.isolation ?? "worker",
+    sandboxMemoryMb: options.sandboxMemoryMb ?? 512,
     env: options.env,
     execArgv: options.execArgv,
   };

@@ -95,10 +95,10 @@ function packageDir(name: string): string {
 }
 
 /** What every hook worker must read: hookbox's worker runtime and its runtime dependencies. */
-const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod"].map(packageDir)];
+export const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod"].map(packageDir)];
 
 /** Folders a path may import from: its own folder and every `node_modules` above it. */
-function importRoots(resolvedPath: string): string[] {
+export function importRoots(resolvedPath: string): string[] {
   const roots = [dirname(resolvedPath)];
   for (let dir = dirname(resolvedPath); dir !== parse(dir).root; dir = dirname(dir)) roots.push(join(dir, "node_modules"));
   return roots;

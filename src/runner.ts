@@ -55,7 +55,7 @@ export class HookRunner {
     const surface = this.#host.surface(hook.path, this.#onLog ?? sandbox.options.onLog);
     sandbox.setBridge(createHostBridge(surface, hook.path, async () => {
       await sandbox.request({ t: "setup" }, "command", Infinity);
-    }, { policy: sandbox.options.policy, record: sandbox.options.onExec }));
+    }, sandbox.execGate));
     this.#unlisten.set(hook, sandbox.listen({ fault: (f) => this.#report(f) }));
     return unit;
   }

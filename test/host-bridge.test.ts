@@ -144,7 +144,7 @@ describe("commands", () => {
 
 describe("message renderers and signals", () => {
   // Synchronous rendering needs a shared buffer: worker isolation only (README, "Process isolation").
-  it.skipIf(ISOLATION === "process")("a renderer runs in the worker synchronously and styles with the host's theme", async () => {
+  it.skipIf(ISOLATION !== "worker")("a renderer runs in the worker synchronously and styles with the host's theme", async () => {
     const { runner, errors } = await start(["valid/renders-with-theme.ts"], {}, { uiContext: { ...createNoOpUIContext(), get theme() { return theme; } } });
     const render = runner.getMessageRenderer("status-card")!;
     const component = render({ role: "custom", customType: "status-card", content: "hello world", display: true, timestamp: 0 }, { expanded: true }, theme)!;
@@ -153,7 +153,7 @@ describe("message renderers and signals", () => {
     expect(errors).toEqual([]);
   });
 
-  it.skipIf(ISOLATION === "process")("a renderer that throws or is too slow gives undefined and a HookError", async () => {
+  it.skipIf(ISOLATION !== "worker")("a renderer that throws or is too slow gives undefined and a HookError", async () => {
     const { runner, errors } = await start(["valid/renders-with-theme.ts"], { renderTimeoutMs: 100 });
     const msg = { role: "custom" as const, customType: "x", content: "", display: true, timestamp: 0 };
     expect(runner.getMessageRenderer("throws")!(msg, { expanded: false }, theme)).toBeUndefined();

@@ -74,13 +74,14 @@ describe("process mode contains what worker threads cannot", () => {
       .toEqual({ content: [{ type: "text", text: "API_KEY=[REDACTED]" }] });
   }, 60_000);
 
-  it("a hook that posts a 200 MB string is refused as result_too_large and the host keeps running", async () => {
+  it("a hook that writes a 200 MB frame is ended as protocol_violation before the host buffers it, and the host keeps running", async () => {
     const { runner, errors } = await start(["hostile/posts-giant-message.ts", "valid/redacts-api-key.ts"], {
       isolation: "process", maxMessageBytes: 1_000_000, resourceLimits: { maxOldGenerationSizeMb: 1024 }, unresponsiveMs: 20_000,
     });
     await runner.emit(turnStart());
     await until(() => errors.length > 0, 30_000, "the report");
-    expect(errors.map((e) => e.code)).toEqual(["result_too_large"]);
+    expect(errors.map((e) => e.code)).toEqual(["protocol_violation"]);
+    expect(errors[0]!.error).toContain("over the bound");
     expect(await runner.emit({ type: "tool_result", toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text", text: "API_KEY=1" }], isError: false }))
       .toEqual({ content: [{ type: "text", text: "API_KEY=[REDACTED]" }] });
   }, 60_000);

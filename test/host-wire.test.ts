@@ -1,7 +1,7 @@
 /** The wire: every message bounded and validated, deadlines the host decides, command-only capabilities. */
 import { describe, expect, it } from "vitest";
 import { createNoOpUIContext } from "../src/index.js";
-import { ISOLATION, start, toolCall, turnStart, until } from "./support/runner.js";
+import { IN_PROCESS, start, toolCall, turnStart, until } from "./support/runner.js";
 
 const HEALTHY = "valid/redacts-api-key.ts";
 const redact = { type: "tool_result" as const, toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text" as const, text: "API_KEY=k" }], isError: false };
@@ -28,9 +28,7 @@ describe("every message is bounded", () => {
     expect(await runner.emit(redact)).toEqual(REDACTED);
   });
 
-  // Process mode: the sync pipe belongs to the transport (src/sandbox/endpoint.ts), where an answer
-  // the child never reads makes the pipe fail with ECONNRESET when the child ends; left to it.
-  it.skipIf(ISOLATION === "process")("a synchronous call forged with an argument over maxMessageBytes is refused on the host as result_too_large", async () => {
+  it("a synchronous call forged with an argument over maxMessageBytes is refused on the host as result_too_large", async () => {
     const { runner, errors } = await start(["hostile/sends-oversized-sync-arguments.ts", HEALTHY], { maxMessageBytes: 1_000_000 });
     await runner.emitToolCall({ ...toolCall(), input: { forge: true } });
     await until(() => errors.length >= 2, 5_000, "two reports");
@@ -65,7 +63,7 @@ describe("results are JSON data", () => {
     expect(sent).toEqual([]);
   });
 
-  it.skipIf(ISOLATION === "process")("render lines that are not strings are refused on the host as invalid_result, and nothing reaches the TUI", async () => {
+  it.skipIf(IN_PROCESS)("render lines that are not strings are refused on the host as invalid_result, and nothing reaches the TUI", async () => {
     const { runner, errors } = await start(["hostile/renders-objects-as-lines.ts"]);
     const component = runner.getMessageRenderer("fooled")!({ customType: "fooled", content: "x", display: true } as never, { expanded: false }, {} as never);
     expect(component!.render(80)).toEqual([]);

@@ -15,6 +15,8 @@ import { execArgs } from "./methods.js";
 export interface ExecGate {
   policy: Policy;
   record: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
+  /** Sandbox mode: the command line that runs the program inside the hook's sandbox (src/sandbox/bwrap.ts). */
+  wrap?: (command: string, args: string[], cwd: string) => { command: string; args: string[] };
 }
 
 /** Works from the factory on (before a runner exists), as in the original. */
@@ -33,7 +35,8 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
   }
   const { timeoutMs = 30_000, maxOutputBytes = 1024 * 1024 } = gate.policy.exec;
   const timeout = Math.min(options.timeout && options.timeout > 0 ? options.timeout : Infinity, timeoutMs);
-  const result = await execCommand(program, args, options.cwd ?? cwd, { timeout }, hookEnv(gate.policy));
+  const run = gate.wrap ? gate.wrap(program, args, options.cwd ?? cwd) : { command: program, args };
+  const result = await execCommand(run.command, run.args, options.cwd ?? cwd, { timeout }, hookEnv(gate.policy));
   gate.record(hookPath, { command, args, code: result.code, killed: result.killed });
   return { ...result, stdout: cut(result.stdout, maxOutputBytes), stderr: cut(result.stderr, maxOutputBytes) };
 }

@@ -1,32 +1,51 @@
 /**
- * Where a hook runs: a worker thread (default) or a child process (`isolation: "process"`). Both
- * carry the same protocol; this module hides the difference from the channel and the sandbox.
+ * Where a hook runs: a worker thread (default), a child process (`isolation: "process"`) or a
+ * child process inside an OS sandbox (`"sandbox"`). All carry the same protocol; this module
+ * hides the difference from the channel and the sandbox.
  * - worker: parentPort, a comlink control port, shared buffers for synchronous answers.
- * - process: IPC with structured-clone serialisation, the control plane multiplexed on it, and a
- *   pipe the child reads synchronously for synchronous answers. A process has its own heap, so a
- *   hook that exhausts memory or posts a giant message loses only its own process.
+ * - process / sandbox: hookbox's framed channel (./frames.ts, ./process-endpoint.ts). A process has
+ *   its own heap, so a hook that exhausts memory or posts a giant message loses only its own process.
+ * In every mode the hook's stdout and stderr go to `onLog` (./output.ts), never to the host's streams.
  */
-import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { serialize } from "node:v8";
 import { MessageChannel, Worker } from "node:worker_threads";
 import type { Endpoint } from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import type { SyncReply, WorkerBoot } from "../protocol.js";
 import { RenderClient } from "./render.js";
+import { drainOutput, type OutputSink } from "./output.js";
 
+/**
+ * How a hook's thread or process ended, as the host observed it. Only host observations choose a
+ * fault code; what the hook said about its own death (`claim`, `error`) only adds text.
+ */
 export interface EndpointDeath {
+  kind: "worker" | "process" | "sandbox";
   code: number | null;
   signal?: string | null;
-  /** An uncaught exception ended it (worker 'error'); `error` is what was thrown, maybe `undefined`. */
+  /**
+   * The runtime ran out of memory. Worker: Node's own ERR_WORKER_OUT_OF_MEMORY, raised during its
+   * exit handling (after the thread's handle is gone, which no hook message can be). Process and
+   * sandbox: death by SIGABRT (how V8 ends a process at its heap limit) or by the sandbox's memory
+   * bound.
+   */
+  outOfMemory?: boolean;
+  /** Worker: an uncaught exception ended it; `error` is what the hook threw (its content is the hook's). */
   errored?: boolean;
   error?: unknown;
-  /** What the process printed last on stderr (process mode), to name an out-of-memory death. */
-  stderrTail?: string;
+  /** Process and sandbox: the hook runtime's account of an uncaught exception, unverified. */
+  claim?: { message?: string; name?: string; stack?: string; value?: string };
+  /** The host ended it because its channel broke the framing (process and sandbox). */
+  violation?: string;
+  /** Termination did not finish within `DISPOSE_BOUND_MS`; the host stopped waiting. */
+  abandoned?: boolean;
 }
 
+/** How long terminating a hook may take before the host stops waiting for it (dispose's bound). */
+export const DISPOSE_BOUND_MS = 2_000;
+
 export interface HookEndpoint {
-  readonly kind: "worker" | "process";
+  readonly kind: "worker" | "process" | "sandbox";
   post(message: Record<string, unknown>): void;
   onMessage(handler: (raw: unknown) => void): void;
   answerSync(reply: SyncReply): void;
@@ -52,6 +71,8 @@ export interface EndpointSpec {
   execArgv: string[] | undefined;
   resourceLimits: { maxOldGenerationSizeMb?: number; maxYoungGenerationSizeMb?: number; stackSizeMb?: number };
   renderTimeoutMs: number;
+  /** Where the hook's stdout and stderr lines go. */
+  onOutput: OutputSink;
 }
 
 export function workerEndpoint(spec: EndpointSpec): HookEndpoint {
@@ -66,19 +87,42 @@ export function workerEndpoint(spec: EndpointSpec): HookEndpoint {
     transferList: [control.port2, sync.port2, render.port2],
     resourceLimits: spec.resourceLimits,
     env: spec.env,
+    // Why: a hook's output never reaches the host's streams; it goes to onLog, bounded.
+    stdout: true,
+    stderr: true,
+    stdin: false,
     ...(spec.execArgv ? { execArgv: spec.execArgv } : {}),
   });
   worker.unref();
+  drainOutput(worker.stdout, "stdout", spec.onOutput);
+  drainOutput(worker.stderr, "stderr", spec.onOutput);
   const syncView = new Int32Array(syncState);
   const released = Promise.all([once(control.port1, "close"), once(sync.port1, "close"), once(render.port1, "close")]).then(() => {});
   let error: unknown;
   let errored = false;
-  worker.on("error", (err) => { errored = true; error = err; });
-  const deathHandlers: Array<(d: EndpointDeath) => void> = [];
-  worker.once("exit", (code) => {
-    for (const port of [control.port1, sync.port1, render.port1]) port.close();
-    for (const h of deathHandlers) h({ code, errored, error });
+  let outOfMemory = false;
+  worker.on("error", (err) => {
+    // Why threadId: Node raises its own ERR_WORKER_OUT_OF_MEMORY in the exit handler after
+    // disposing the thread's handle (threadId is -1 from then on); a hook's uncaught exception,
+    // whatever its `code`, arrives as a message before that (lib/internal/worker.js, kOnExit).
+    if (worker.threadId === -1 && (err as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY") outOfMemory = true;
+    else { errored = true; error = err; }
   });
+  const deathHandlers: Array<(d: EndpointDeath) => void> = [];
+  let dead = false;
+  const die = (death: EndpointDeath) => {
+    if (dead) return;
+    dead = true;
+    for (const port of [control.port1, sync.port1, render.port1]) port.close();
+    for (const h of deathHandlers) h(death);
+  };
+  let violation: string | undefined;
+  // A message the host cannot deserialise (e.g. nested past its stack) ends the hook.
+  worker.on("messageerror", (err) => {
+    violation ??= `a message the host could not decode (${err.message})`;
+    void worker.terminate();
+  });
+  worker.once("exit", (code) => die({ kind: "worker", code, outOfMemory, errored, error, violation }));
   return {
     kind: "worker",
     post: (message) => worker.postMessage(message),
@@ -98,114 +142,27 @@ export function workerEndpoint(spec: EndpointSpec): HookEndpoint {
     render: new RenderClient(render.port1, renderState, spec.boot.hookPath, spec.renderTimeoutMs),
     ref: () => worker.ref(),
     unref: () => worker.unref(),
-    terminate: async () => { await worker.terminate().catch(() => {}); },
-    onDeath: (handler) => { deathHandlers.push(handler); },
-    released,
-  };
-}
-
-/** The uncaught error the child's runtime wrote to stderr before dying (see worker/transport.mjs). */
-function fatalFrom(stderr: string): Pick<EndpointDeath, "errored" | "error"> {
-  const line = stderr.split("\n").reverse().find((l) => l.startsWith(FATAL_MARK));
-  if (!line) return {};
-  try {
-    const e = JSON.parse(line.slice(FATAL_MARK.length)) as { message?: string; name?: string; stack?: string; value?: string };
-    // A non-Error arrives already described (worker/describe.mjs).
-    if (e.message === undefined) return { errored: true, error: e.value };
-    return { errored: true, error: Object.assign(new Error(e.message), { name: e.name ?? "Error", stack: e.stack }) };
-  } catch {
-    return {};
-  }
-}
-const FATAL_MARK = "[hookbox:fatal] ";
-
-/** A failed IPC write means the child died; its death is reported through 'close', not here. */
-const ignoreSendError = () => {};
-
-/** How much of the child's stderr is kept to name its death. */
-const STDERR_TAIL = 4096;
-
-export function processEndpoint(spec: EndpointSpec): HookEndpoint {
-  const { maxOldGenerationSizeMb, maxYoungGenerationSizeMb, stackSizeMb } = spec.resourceLimits;
-  const v8Flags = [
-    ...(maxOldGenerationSizeMb ? [`--max-old-space-size=${maxOldGenerationSizeMb}`] : []),
-    ...(maxYoungGenerationSizeMb ? [`--max-semi-space-size=${Math.max(1, Math.floor(maxYoungGenerationSizeMb / 2))}`] : []),
-    ...(stackSizeMb ? [`--stack-size=${Math.floor(stackSizeMb * 1024 * 0.9)}`] : []),
-  ];
-  const child: ChildProcess = fork(spec.entry, [JSON.stringify(spec.boot)], {
-    execArgv: [...(spec.execArgv ?? []), ...v8Flags],
-    env: spec.env as NodeJS.ProcessEnv,
-    serialization: "advanced",
-    stdio: ["ignore", "inherit", "pipe", "ipc", "pipe"],
-  });
-  let stderrTail = "";
-  child.stderr!.on("data", (chunk: Buffer) => {
-    const text = chunk.toString();
-    // The runtime's own fatal line is for the host, not for the terminal.
-    process.stderr.write(text.split("\n").filter((l) => !l.startsWith(FATAL_MARK)).join("\n"));
-    stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
-  });
-  const syncPipe = child.stdio[4] as NodeJS.WritableStream & { destroy(): void };
-  const controlListeners = new Set<(ev: { data: unknown }) => void>();
-  const messageHandlers: Array<(raw: unknown) => void> = [];
-  child.on("message", (raw: unknown) => {
-    // The control plane shares the IPC channel: `{ t: "ctl", d }` goes to comlink, the rest to the channel.
-    if (raw && typeof raw === "object" && (raw as { t?: unknown }).t === "ctl") {
-      for (const l of controlListeners) l({ data: (raw as { d?: unknown }).d });
-      return;
-    }
-    for (const h of messageHandlers) h(raw);
-  });
-  const deathHandlers: Array<(d: EndpointDeath) => void> = [];
-  const released = once(child, "close").then(() => {});
-  // 'close', not 'exit': by then stderr has been read to the end, so its tail names the death.
-  child.once("close", (code, signal) => {
-    controlOpen = false;
-    for (const h of deathHandlers) h({ code, signal, stderrTail, ...fatalFrom(stderrTail) });
-  });
-  child.on("error", () => {});
-  child.unref();
-  (child.channel as { unref?(): void } | undefined)?.unref?.();
-  let controlOpen = true;
-  const control: Endpoint = {
-    // Why guarded twice: comlink may post (a RELEASE from its FinalizationRegistry) after the child
-    // is gone; `connected` can still be true then, and the write fails with EPIPE asynchronously.
-    postMessage: (data: unknown) => {
-      if (!controlOpen || !child.connected) return;
-      try { child.send({ t: "ctl", d: data }, ignoreSendError); } catch { /* the child is gone */ }
-    },
-    addEventListener: (_type: string, listener: any) => { controlListeners.add(listener); },
-    removeEventListener: (_type: string, listener: any) => { controlListeners.delete(listener); },
-  };
-  return {
-    kind: "process",
-    // A child that is gone takes nothing; its 'close' rejects every pending request with its death.
-    post: (message) => {
-      if (child.connected) child.send(message, ignoreSendError);
-    },
-    onMessage: (handler) => { messageHandlers.push(handler); },
-    answerSync(reply) {
-      let body: Buffer;
-      try {
-        body = serialize(reply);
-      } catch (err) {
-        body = serialize({ id: reply.id, ok: false, e: { message: `the answer is not plain data: ${(err as Error).message}` } });
-      }
-      const head = Buffer.alloc(4);
-      head.writeUInt32BE(body.length);
-      syncPipe.write(Buffer.concat([head, body]));
-    },
-    control,
-    closeControl: () => { controlOpen = false; controlListeners.clear(); },
-    render: undefined,
-    ref: () => { child.ref(); (child.channel as { ref?(): void } | undefined)?.ref?.(); },
-    unref: () => { child.unref(); (child.channel as { unref?(): void } | undefined)?.unref?.(); },
+    // Why bounded: a thread blocked in a system call (readSync(0)) cannot be terminated; after
+    // DISPOSE_BOUND_MS the host stops waiting and no longer keeps its event loop alive for it.
     terminate: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGKILL");
-      await once(child, "exit").catch(() => {});
+      if (!(await within(worker.terminate(), DISPOSE_BOUND_MS))) {
+        worker.unref();
+        die({ kind: "worker", code: null, abandoned: true });
+      }
     },
     onDeath: (handler) => { deathHandlers.push(handler); },
     released,
   };
+}
+
+
+/** Whether `work` settled within `ms` (its rejection counts as settled); no timer outlives it. */
+export async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => { timer = setTimeout(resolve, ms, false); });
+  try {
+    return await Promise.race([work.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

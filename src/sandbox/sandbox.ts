@@ -10,14 +10,16 @@ import type { HookMessageRenderer } from "../types.js";
 import { loadReplySchema, manifestSchema, type HostMessage, type Manifest, type WorkerControl } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
-import { mediatedExec } from "../bridge/host-bridge.js";
+import { mediatedExec, type ExecGate } from "../bridge/host-bridge.js";
 import { hookEnv, permissionArgs } from "../policy.js";
-import { processEndpoint, workerEndpoint, type EndpointDeath, type HookEndpoint } from "./endpoint.js";
+import type { HookEndpoint } from "./endpoint.js";
+import { classifyDeath } from "./death.js";
+import { execSandboxSpec, hookSandboxSpec } from "./sandbox-spec.js";
+import { sandboxAvailability, sandboxedExecArgv } from "./bwrap.js";
+import { spawnEndpoint } from "./spawn.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 
-/** The worker entry: `worker/` sits beside `src/` both in the source tree and in `dist/`. */
-const WORKER_ENTRY = new URL("../../worker/entry.mjs", import.meta.url);
 
 /** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
 const DEFAULT_LOAD_DEADLINE_MS = 30_000;
@@ -35,8 +37,7 @@ export interface SandboxListener {
  * Before a runner exists a factory can still log (to the `onLog` given to loadHooks) and exec
  * (under its policy); everything else needs the runner's handlers.
  */
-function loadBridge(hookPath: string, cwd: string, options: ResolvedSandboxOptions): BridgeHost {
-  const gate = { policy: options.policy, record: options.onExec };
+function loadBridge(hookPath: string, cwd: string, gate: ExecGate, onLog: ResolvedSandboxOptions["onLog"]): BridgeHost {
   return {
     call: async (m, a) => {
       if (m === "exec") return mediatedExec(hookPath, gate, cwd, a);
@@ -44,7 +45,7 @@ function loadBridge(hookPath: string, cwd: string, options: ResolvedSandboxOptio
     },
     sync: (m) => { throw new Error(`${m}() is not available before the hook runner exists`); },
     post: (m, a) => {
-      if (m === "log" && typeof a[0] === "string" && typeof a[1] === "string") options.onLog(hookPath, a[0], a[1]);
+      if (m === "log" && typeof a[0] === "string" && typeof a[1] === "string") onLog(hookPath, a[0], a[1]);
     },
   };
 }
@@ -62,6 +63,9 @@ export class HookSandbox {
   generation = 0;
   /** The failure that disabled or failed this hook. */
   lastFailure: HookFailure | undefined;
+
+  /** What `pi.exec` may run for this hook and how (the sandbox's runner in sandbox mode). */
+  readonly execGate: ExecGate;
 
   #worker: HookEndpoint | undefined;
   #render: RenderClient | undefined;
@@ -82,7 +86,15 @@ export class HookSandbox {
     this.cwd = cwd;
     this.options = options;
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs);
-    this.#bridge = loadBridge(hookPath, cwd, options);
+    this.execGate = {
+      policy: options.policy,
+      record: options.onExec,
+      // Sandbox mode: pi.exec runs its program in a sandbox of the hook's shape, never in the host.
+      ...(options.isolation === "sandbox" ? {
+        wrap: (command: string, args: string[], execCwd: string) => sandboxedExecArgv(execSandboxSpec(hookSandboxSpec(options, resolvedPath, this.#env()), execCwd), command, args),
+      } : {}),
+    };
+    this.#bridge = loadBridge(hookPath, cwd, this.execGate, options.onLog);
   }
 
   listen(listener: SandboxListener): () => void {
@@ -167,6 +179,10 @@ export class HookSandbox {
     await this.#terminate();
   }
 
+  #env(): Record<string, string | undefined> {
+    return this.options.env ?? hookEnv(this.options.policy);
+  }
+
   #unavailableReason(): string {
     switch (this.state) {
       case "restarting": return "its worker is restarting after a failure";
@@ -202,20 +218,29 @@ export class HookSandbox {
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
     if (options.transformCacheDir) mkdirSync(options.transformCacheDir, { recursive: true });
-    const spawn = options.isolation === "process" ? processEndpoint : workerEndpoint;
-    const endpoint = spawn({
-      entry: WORKER_ENTRY,
-      boot: {
-        hookPath: this.hookPath,
-        jitiCacheDir: options.transformCacheDir,
-        maxMessageBytes: options.maxMessageBytes,
-        syncTimeoutMs: options.syncTimeoutMs,
-      },
-      env: options.env ?? hookEnv(options.policy),
-      execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.transformCacheDir),
-      resourceLimits: options.resourceLimits,
-      renderTimeoutMs: options.renderTimeoutMs,
-    });
+    if (options.isolation === "sandbox") {
+      const available = sandboxAvailability();
+      if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
+    }
+    let endpoint: HookEndpoint;
+    try {
+      endpoint = spawnEndpoint(options, {
+        boot: {
+          hookPath: this.hookPath,
+          jitiCacheDir: options.transformCacheDir,
+          maxMessageBytes: options.maxMessageBytes,
+          syncTimeoutMs: options.syncTimeoutMs,
+        },
+        env: this.#env(),
+        execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.transformCacheDir),
+        resourceLimits: options.resourceLimits,
+        renderTimeoutMs: options.renderTimeoutMs,
+        onOutput: (stream, line) => options.onLog(this.hookPath, stream, line),
+      }, this.resolvedPath);
+    } catch (err) {
+      // Building the sandbox failed (its memory group, node's libraries): never start it with less.
+      return Errors.loadFailed(this.hookPath, `the hook's ${options.isolation} could not be started: ${describeThrown(err)}`);
+    }
     this.#worker = endpoint;
     this.generation++;
     this.#deathFailure = undefined;
@@ -243,7 +268,8 @@ export class HookSandbox {
       if (channel.close(this.#deathFailure) > 0) this.#deathSeenByRequests = true;
       died(this.#deathFailure("load"));
       // Ports close asynchronously; `dispose()` resolves once nothing of this worker is left.
-      void endpoint.released.then(() => resolve());
+      if (end.abandoned) resolve();
+      else void endpoint.released.then(() => resolve());
       if (this.#worker === endpoint) {
         this.#worker = undefined;
         this.#channel = undefined;
@@ -326,19 +352,4 @@ export class HookSandbox {
     if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });
     this.#emitState("ready");
   }
-}
-
-function classifyDeath(hookPath: string, end: EndpointDeath): (event: string) => HookFailure {
-  const { errored, error, code, signal, stderrTail } = end;
-  if ((error as { code?: unknown } | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY" || /heap out of memory|Reached heap limit/.test(stderrTail ?? "")) {
-    return (event) => Errors.outOfMemory(hookPath, event);
-  }
-  if (errored) {
-    const stack = error instanceof Error ? error.stack : undefined;
-    const what = error instanceof Error ? `uncaught ${error.name}: ${error.message}` : `uncaught ${describeThrown(error)}`;
-    return (event) => Errors.crashed(hookPath, event, `${what} (an exception or rejection nothing caught, e.g. in a timer)`, stack);
-  }
-  const who = stderrTail === undefined ? "worker" : "process";
-  const how = signal ? `was killed by ${signal}` : `exited with code ${code} (process.exit(${code}) or a fatal error)`;
-  return (event) => Errors.crashed(hookPath, event, `the ${who} ${how}`);
 }

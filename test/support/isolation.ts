@@ -1,2 +1,7 @@
-/** `HOOKBOX_TEST_ISOLATION=process` runs the same suites with a child process per hook (see .ci/run). */
-export const ISOLATION = (process.env.HOOKBOX_TEST_ISOLATION ?? "worker") as "worker" | "process";
+/**
+ * `HOOKBOX_TEST_ISOLATION=process` runs the same suites with a child process per hook, `sandbox`
+ * with each child inside bubblewrap (see vitest.config.ts and .ci/run).
+ */
+export const ISOLATION = (process.env.HOOKBOX_TEST_ISOLATION ?? "worker") as "worker" | "process" | "sandbox";
+/** Whether hooks run in child processes (process and sandbox modes): no synchronous renderers, own stdin. */
+export const IN_PROCESS = ISOLATION !== "worker";

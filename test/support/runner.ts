@@ -5,8 +5,8 @@ import { HookRunner, loadHooks, type HookError, type LoadOptions, type RunnerIni
 
 export const fixture = (rel: string) => fileURLToPath(new URL(`../../fixtures/${rel}`, import.meta.url));
 
-import { ISOLATION } from "./isolation.js";
-export { ISOLATION };
+import { IN_PROCESS, ISOLATION } from "./isolation.js";
+export { IN_PROCESS, ISOLATION };
 
 const live: HookRunner[] = [];
 afterEach(async () => {

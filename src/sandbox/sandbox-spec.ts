@@ -1,0 +1,35 @@
+/**
+ * What a hook's sandbox (./bwrap.ts) is made of, from its options and policy: node and hookbox's
+ * runtime, the hook's folder and the `node_modules` above it, the transform cache, all read-only;
+ * the policy's extra reads read-only and its writes writable; the hook's cleaned environment.
+ */
+import { dirname } from "node:path";
+import type { ResolvedSandboxOptions } from "../options.js";
+import { importRoots, RUNTIME_READS } from "../policy.js";
+import { nodeRuntimeFiles, type SandboxSpec } from "./bwrap.js";
+
+export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: string, env: Record<string, string | undefined>): SandboxSpec {
+  const { policy, transformCacheDir } = options;
+  return {
+    readOnly: [
+      ...nodeRuntimeFiles(),
+      ...RUNTIME_READS,
+      ...importRoots(resolvedPath),
+      ...policy.fsRead,
+      ...(transformCacheDir ? [transformCacheDir] : []),
+    ],
+    extraBinds: policy.fsWrite.map((src) => ({ src, writable: true })),
+    env,
+    chdir: dirname(resolvedPath),
+    memoryMb: options.sandboxMemoryMb,
+  };
+}
+
+/**
+ * The sandbox a `pi.exec` program runs in: the hook's own, plus /usr (the program and what it
+ * loads; never /etc or home folders) and the exec's working directory, read-only.
+ */
+export function execSandboxSpec(hookSpec: SandboxSpec, cwd: string): SandboxSpec {
+  return { ...hookSpec, readOnly: [...hookSpec.readOnly, "/usr", cwd], chdir: cwd };
+}
+

@@ -1,0 +1,44 @@
+// A host of its own for one hostile fixture, run as a child process by host-transport.test.ts:
+// argv: <fixture under fixtures/> <isolation> <scenario: flood | stdin>. It prints one JSON line
+// of what it saw, and nothing else must reach its stdout.
+import { HookRunner, loadHooks } from "../../src/index.js";
+
+const [rel, isolation, scenario] = process.argv.slice(2) as [string, "worker" | "process" | "sandbox", string];
+const file = new URL(`../../fixtures/${rel}`, import.meta.url).pathname;
+const seen = { stdout: 0, stderr: 0, bytes: 0, first: [] as string[], cut: false, dropped: false };
+let maxRss = process.memoryUsage().rss;
+const sampler = setInterval(() => { maxRss = Math.max(maxRss, process.memoryUsage().rss); }, 10);
+const { hooks, errors } = await loadHooks([file], process.cwd(), {
+  isolation,
+  deadlines: { default: 60_000 },
+  unresponsiveMs: 60_000,
+  onLog: (_hook, level, line) => {
+    if (level !== "stdout" && level !== "stderr") return;
+    seen[level]++;
+    seen.bytes += line.length;
+    if (seen.first.length < 4) seen.first.push(`${level}: ${line.slice(0, 40)}`);
+    if (line.includes("[hookbox: line cut]")) seen.cut = true;
+    if (line.includes("dropped")) seen.dropped = true;
+  },
+});
+const runner = new HookRunner(hooks, process.cwd(), {} as never, {} as never);
+const messages: unknown[] = [];
+runner.initialize({ getModel: () => undefined, sendMessageHandler: (m) => messages.push(m.content), appendEntryHandler: () => {} });
+const turnStart = { type: "turn_start" as const, turnIndex: 0, timestamp: Date.now() };
+let disposeMs: number | undefined;
+if (scenario === "flood") {
+  await runner.emit(turnStart);
+  await new Promise((r) => setTimeout(r, 1_100));
+  await runner.dispose();
+} else {
+  void runner.emit(turnStart).catch(() => {});
+  await new Promise((r) => setTimeout(r, 500));
+  const t0 = Date.now();
+  await runner.dispose();
+  disposeMs = Date.now() - t0;
+}
+clearInterval(sampler);
+maxRss = Math.max(maxRss, process.memoryUsage().rss);
+process.stdout.write(`${JSON.stringify({ seen, maxRssMb: Math.round(maxRss / 2 ** 20), disposeMs, messages, errors: errors.map((e) => e.code) })}\n`);
+// Why exit: a worker stuck in readSync(0) keeps Node from exiting (it joins the thread); the test ends this process.
+process.exit(0);
