@@ -90,10 +90,11 @@ function importRoots(resolvedPath: string): string[] {
 }
 
 /** `execArgv` for a hook's worker under `policy`. Never `--allow-worker` (a nested Worker with `execArgv: []` escapes). */
-export function permissionArgs(policy: Policy, resolvedPath: string, cacheDir: string | false): string[] | undefined {
+export function permissionArgs(policy: Policy, resolvedPath: string): string[] | undefined {
   if (!policy.permissionModel) return undefined;
-  const reads = [...RUNTIME_READS, ...importRoots(resolvedPath), ...policy.fsRead, ...(cacheDir ? [cacheDir] : [])];
-  const writes = [...policy.fsWrite, ...(cacheDir ? [cacheDir] : [])];
+  // Why no cache folder: transforms are the host's (src/transform-cache.ts); a hook writes only what its policy names.
+  const reads = [...RUNTIME_READS, ...importRoots(resolvedPath), ...policy.fsRead];
+  const writes = policy.fsWrite;
   const args = [permissionFlag(), "--no-warnings"];
   for (const p of new Set(reads)) args.push(`--allow-fs-read=${grant(p)}`);
   for (const p of new Set(writes)) args.push(`--allow-fs-write=${grant(p)}`);

@@ -80,11 +80,17 @@ export class HostCalls {
   }
 
   sync(id: number, method: string, args: unknown[]): void {
-    try {
-      this.#answerSync({ id, ok: true, v: this.bridge.sync(method, args) });
-    } catch (err) {
+    const fail = (err: unknown) => {
       this.#answerSync({ id, ok: false, e: hostError(err) });
       if (err instanceof HookFailure) this.#fault(err);
+    };
+    try {
+      const v = this.bridge.sync(method, args);
+      // A host-side job (`transform`) answers when done; the worker stays blocked meanwhile.
+      if (v instanceof Promise) v.then((value) => this.#answerSync({ id, ok: true, v: value }), fail);
+      else this.#answerSync({ id, ok: true, v });
+    } catch (err) {
+      fail(err);
     }
   }
 }

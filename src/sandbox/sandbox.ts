@@ -2,7 +2,6 @@
  * One hook's worker, for its whole life: spawn, load (the comlink control call), requests with
  * deadlines, death and its name, and restarts within the budget.
  */
-import { mkdirSync } from "node:fs";
 import * as Comlink from "comlink";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
@@ -15,6 +14,7 @@ import { hookEnv, permissionArgs } from "../policy.js";
 import { processEndpoint, workerEndpoint, type EndpointDeath, type HookEndpoint } from "./endpoint.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
+import { transformCacheFor, transformCall, type TransformCache } from "../transform-cache.js";
 
 /** The worker entry: `worker/` sits beside `src/` both in the source tree and in `dist/`. */
 const WORKER_ENTRY = new URL("../../worker/entry.mjs", import.meta.url);
@@ -49,6 +49,18 @@ function loadBridge(hookPath: string, cwd: string, options: ResolvedSandboxOptio
   };
 }
 
+/**
+ * Every bridge of a sandbox also answers `transform`, from load on: the hook's jiti asks the host
+ * to transform each TypeScript file, so the cache is never a folder the hook can reach.
+ */
+function withTransform(bridge: BridgeHost, transform: (a: unknown[]) => Promise<unknown>): BridgeHost {
+  return {
+    call: (m, a) => bridge.call(m, a),
+    post: (m, a) => bridge.post(m, a),
+    sync: (m, a) => (m === "transform" ? transform(a) : bridge.sync(m, a)),
+  };
+}
+
 export class HookSandbox {
   readonly hookPath: string;
   readonly resolvedPath: string;
@@ -67,6 +79,7 @@ export class HookSandbox {
   #render: RenderClient | undefined;
   #channel: WorkerChannel | undefined;
   #bridge: BridgeHost;
+  readonly #cache: TransformCache;
   #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
   #initialized = false;
@@ -82,7 +95,8 @@ export class HookSandbox {
     this.cwd = cwd;
     this.options = options;
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs);
-    this.#bridge = loadBridge(hookPath, cwd, options);
+    this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
+    this.#bridge = withTransform(loadBridge(hookPath, cwd, options), (a) => this.#transform(a));
   }
 
   listen(listener: SandboxListener): () => void {
@@ -91,8 +105,8 @@ export class HookSandbox {
   }
 
   setBridge(bridge: BridgeHost): void {
-    this.#bridge = bridge;
-    this.#channel?.setBridge(bridge);
+    this.#bridge = withTransform(bridge, (a) => this.#transform(a));
+    this.#channel?.setBridge(this.#bridge);
   }
 
   /** The runner was initialized: `sendMessage` / `appendEntry` work from now on. */
@@ -176,6 +190,15 @@ export class HookSandbox {
     }
   }
 
+  /** Why the endpoint check: an answer that comes after its worker died is never written to a closed pipe. */
+  #transform(args: unknown[]): Promise<unknown> {
+    const asker = this.#worker;
+    return transformCall(this.hookPath, this.#cache, args).then(
+      (v) => (asker === this.#worker ? v : new Promise(() => {})),
+      (err) => (asker === this.#worker ? Promise.reject(err) : new Promise(() => {})),
+    );
+  }
+
   #emitState(state: SandboxState): void {
     this.state = state;
     for (const l of this.#listeners) l.state?.(state, this);
@@ -201,18 +224,16 @@ export class HookSandbox {
 
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
-    if (options.transformCacheDir) mkdirSync(options.transformCacheDir, { recursive: true });
     const spawn = options.isolation === "process" ? processEndpoint : workerEndpoint;
     const endpoint = spawn({
       entry: WORKER_ENTRY,
       boot: {
         hookPath: this.hookPath,
-        jitiCacheDir: options.transformCacheDir,
         maxMessageBytes: options.maxMessageBytes,
         syncTimeoutMs: options.syncTimeoutMs,
       },
       env: options.env ?? hookEnv(options.policy),
-      execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.transformCacheDir),
+      execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath),
       resourceLimits: options.resourceLimits,
       renderTimeoutMs: options.renderTimeoutMs,
     });
