@@ -50,6 +50,7 @@ export class TransformCache {
   /** Bytes in the folder as this host knows it; `undefined` until the first scan. */
   #bytes: number | undefined;
   #evicting: Promise<void> | undefined;
+  readonly #inFlight = new Map<string, Promise<string>>();
 
   constructor(dir: string | false, maxBytes = DEFAULT_TRANSFORM_CACHE_BYTES) {
     this.maxBytes = maxBytes;
@@ -62,8 +63,18 @@ export class TransformCache {
   }
 
   /** The transformed code of `request`: from the cache when a sound entry is there, else from the transform thread. */
-  async transform(request: TransformRequest): Promise<string> {
+  transform(request: TransformRequest): Promise<string> {
     const key = TransformCache.key(request);
+    // Hooks loaded together from one file share one transform.
+    let job = this.#inFlight.get(key);
+    if (!job) {
+      job = this.#transform(key, request).finally(() => this.#inFlight.delete(key));
+      this.#inFlight.set(key, job);
+    }
+    return job;
+  }
+
+  async #transform(key: string, request: TransformRequest): Promise<string> {
     const cached = await this.get(key);
     if (cached !== undefined) return cached;
     const code = await transformInThread(request);
