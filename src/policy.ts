@@ -5,7 +5,8 @@
  * README's threat table.
  */
 import { createRequire } from "node:module";
-import { dirname, join, parse } from "node:path";
+import { realpathSync } from "node:fs";
+import { dirname, join, parse, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export interface ExecPolicy {
@@ -100,6 +101,28 @@ export function permissionArgs(policy: Policy, resolvedPath: string): string[] |
   for (const p of new Set(writes)) args.push(`--allow-fs-write=${grant(p)}`);
   if (policy.childProcess) args.push("--allow-child-process");
   return args;
+}
+
+/**
+ * The first path `permissionArgs` would let the hook read or write that is `dir` or a folder above
+ * it, or undefined. The host's transform cache must be out of every hook's reach.
+ */
+export function grantReaching(policy: Policy, resolvedPath: string, dir: string): string | undefined {
+  if (!policy.permissionModel) return undefined;
+  const target = real(dir);
+  const grants = [...RUNTIME_READS, ...importRoots(resolvedPath), ...policy.fsRead, ...policy.fsWrite];
+  return grants.find((g) => {
+    const granted = real(g).replace(/\/+$/, "");
+    return target === granted || target.startsWith(`${granted}/`) || granted === "";
+  });
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(resolve(p));
+  } catch {
+    return resolve(p);
+  }
 }
 
 /** A folder is granted with everything below it (`dir/*`); a file as is. */

@@ -1,5 +1,9 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { start, toolCall } from "./support/runner.js";
+import { loadHooks } from "../src/index.js";
+import { tempDir } from "./helpers/files.js";
+import { ISOLATION, fixture, start, toolCall } from "./support/runner.js";
 
 const sessionStart = () => ({ type: "session_start" as const });
 
@@ -14,5 +18,15 @@ describe("the transform cache is the host's", () => {
     const trusted = await start(["hostile/rewrites-transform-cache.ts"], { policy: "trusted" });
     expect(await trusted.runner.emitToolCall(toolCall())).toBeUndefined();
     expect(trusted.errors).toEqual([]);
+  });
+
+  it("a confined hook whose policy reaches the transform cache folder does not load, so it can neither read nor poison the cache", async () => {
+    const cache = join(tempDir(), "cache");
+    for (const policy of [{ fsWrite: [tmpdir()] }, { fsRead: [join(cache, "..")] }, { fsRead: ["/"] }]) {
+      const { hooks, errors } = await loadHooks([fixture("valid/redacts-api-key.ts")], process.cwd(), { isolation: ISOLATION, transformCacheDir: cache, policy });
+      expect(hooks).toEqual([]);
+      expect(errors.map((e) => e.code)).toEqual(["load_failed"]);
+      expect(errors[0]!.error).toContain("transform cache");
+    }
   });
 });

@@ -10,7 +10,7 @@ import type { HostMessage, Manifest, WorkerControl } from "../protocol.js";
 import { loadReplySchema, manifestSchema, describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
 import { mediatedExec } from "../bridge/host-bridge.js";
-import { hookEnv, permissionArgs } from "../policy.js";
+import { grantReaching, hookEnv, permissionArgs } from "../policy.js";
 import { processEndpoint, workerEndpoint, type EndpointDeath, type HookEndpoint } from "./endpoint.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
@@ -224,6 +224,11 @@ export class HookSandbox {
 
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
+    // Why refuse: a hook that could read the cache reads other hooks' code; one that could write it poisons them.
+    const reach = this.#cache.dir && !options.execArgv ? grantReaching(options.policy, this.resolvedPath, this.#cache.dir) : undefined;
+    if (reach) {
+      return Errors.loadFailed(this.hookPath, `its policy grants access to ${reach}, which holds the host's transform cache (${this.#cache.dir}); set the transformCacheDir option to a folder no hook may read, or narrow the policy`);
+    }
     const spawn = options.isolation === "process" ? processEndpoint : workerEndpoint;
     const endpoint = spawn({
       entry: WORKER_ENTRY,
