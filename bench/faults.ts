@@ -27,6 +27,7 @@ const CASES: Case[] = [
   { fault: "comlink walk on parentPort", fixture: "hostile/posts-comlink-walks.ts", fire: toolCall },
   { fault: "forged replies", fixture: "hostile/forges-replies.ts", fire: toolCall },
   { fault: "message flood", fixture: "hostile/floods-messages.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "rewrites the transform cache", fixture: "hostile/rewrites-transform-cache.ts", fire: (r) => r.emit({ type: "session_start" }) },
 ];
 
 async function runCase(c: Case) {
