@@ -32,12 +32,7 @@ function start(): Worker {
     execArgv: [permissionFlag(), "--no-warnings", `--allow-fs-read=${jitiDir}/*`, `--allow-fs-read=${fileURLToPath(ENTRY)}`],
     resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
     env: {},
-    stdout: true,
-    stderr: true,
   });
-  // Why drained: Babel warns on large sources, and text a hook's source causes never reaches the host's streams.
-  worker.stdout.resume();
-  worker.stderr.resume();
   worker.unref();
   worker.on("message", (msg: { id: number; ok: boolean; code?: string; message?: string }) => {
     const p = pending.get(msg.id);

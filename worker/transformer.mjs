@@ -5,6 +5,8 @@
 import { parentPort } from "node:worker_threads";
 import { createJiti } from "jiti";
 
+// Why silenced: Babel warns on large sources, and no text a hook's source causes reaches the host's streams.
+for (const name of /** @type {const} */ (["log", "info", "warn", "error", "debug", "trace"])) console[name] = () => {};
 const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false });
 
 parentPort?.on("message", (/** @type {{ id: number; request: import("jiti").TransformOptions }} */ msg) => {
