@@ -9,7 +9,7 @@ const BOTH_MODES = [
   "test/host-conformance.test.ts", "test/host-conformance-examples.test.ts", "test/host-errors.test.ts", "test/tool-wrapper.test.ts",
   "test/host-faults.test.ts", "test/host-hostile.test.ts", "test/host-restarts.test.ts", "test/host-bridge.test.ts",
   "test/host-limits.test.ts", "test/host-soak.test.ts", "test/host-wire.test.ts", "test/host-floods.test.ts", "test/host-exec-policy.test.ts",
-  "test/host-transport.test.ts",
+  "test/host-transport.test.ts", "test/host-transform-hostile.test.ts",
 ];
 
 export default defineConfig({

@@ -40,6 +40,7 @@ const CASES: Case[] = [
   { fault: "5000 ui.confirm at once", fixture: "hostile/floods-prompts.ts", fire: (r) => r.emit(turnStart), slowUI: true },
   { fault: "150 000 malformed messages", fixture: "hostile/floods-malformed-messages.ts", fire: (r) => r.emit(turnStart) },
   { fault: "120 replies to a settled request", fixture: "hostile/replies-to-settled-requests.ts", fire: toolCall },
+  { fault: "rewrites the transform cache", fixture: "hostile/rewrites-transform-cache.ts", fire: (r) => r.emit({ type: "session_start" }) },
 ];
 
 async function runCase(c: Case) {

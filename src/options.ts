@@ -35,8 +35,14 @@ export interface SandboxOptions {
   restartWindowMs?: number;
   /** `closed` (default): a tool_call is blocked while a hook with tool_call handlers is failing, restarting or disabled. */
   toolCallFailure?: "closed" | "open";
-  /** Where jiti caches transformed TypeScript; `false` disables the cache. Default `<tmp>/hookbox-jiti`. */
+  /**
+   * Where the host caches transformed TypeScript (hooks never get access to it); `false` disables
+   * the cache. Used only when this user owns it and no other user may write it. Default
+   * `<tmp>/hookbox-transforms-<uid>`.
+   */
   transformCacheDir?: string | false;
+  /** Total size bound of the transform cache; least recently used entries go first. Default 64 MiB. */
+  transformCacheMaxBytes?: number;
   /** How long a synchronous `ctx` call waits for the host, in ms. Default 5000. */
   syncTimeoutMs?: number;
   /** How long the host blocks for a message renderer in the worker, in ms. Default 100. */
@@ -93,7 +99,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     maxRestarts: options.maxRestarts ?? 3,
     restartWindowMs: options.restartWindowMs ?? 5 * 60_000,
     toolCallFailure: options.toolCallFailure ?? "closed",
-    transformCacheDir: options.transformCacheDir ?? join(tmpdir(), "hookbox-jiti"),
+    transformCacheDir: options.transformCacheDir ?? join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`),
+    transformCacheMaxBytes: options.transformCacheMaxBytes ?? 64 * 1024 * 1024,
     syncTimeoutMs: options.syncTimeoutMs ?? 5_000,
     renderTimeoutMs: options.renderTimeoutMs ?? 100,
     onLog: options.onLog ?? (() => {}),

@@ -5,7 +5,8 @@
  * README's threat table.
  */
 import { createRequire } from "node:module";
-import { dirname, join, parse } from "node:path";
+import { realpathSync } from "node:fs";
+import { dirname, join, parse, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** One program `pi.exec` may run, and what its arguments may be. */
@@ -105,15 +106,38 @@ export function importRoots(resolvedPath: string): string[] {
 }
 
 /** `execArgv` for a hook's worker under `policy`. Never `--allow-worker` (a nested Worker with `execArgv: []` escapes). */
-export function permissionArgs(policy: Policy, resolvedPath: string, cacheDir: string | false): string[] | undefined {
+export function permissionArgs(policy: Policy, resolvedPath: string): string[] | undefined {
   if (!policy.permissionModel) return undefined;
-  const reads = [...RUNTIME_READS, ...importRoots(resolvedPath), ...policy.fsRead, ...(cacheDir ? [cacheDir] : [])];
-  const writes = [...policy.fsWrite, ...(cacheDir ? [cacheDir] : [])];
+  // Why no cache folder: transforms are the host's (src/transform-cache.ts); a hook writes only what its policy names.
+  const reads = [...RUNTIME_READS, ...importRoots(resolvedPath), ...policy.fsRead];
+  const writes = policy.fsWrite;
   const args = [permissionFlag(), "--no-warnings"];
   for (const p of new Set(reads)) args.push(`--allow-fs-read=${grant(p)}`);
   for (const p of new Set(writes)) args.push(`--allow-fs-write=${grant(p)}`);
   if (policy.childProcess) args.push("--allow-child-process");
   return args;
+}
+
+/**
+ * The first path `permissionArgs` would let the hook read or write that is `dir` or a folder above
+ * it, or undefined. The host's transform cache must be out of every hook's reach.
+ */
+export function grantReaching(policy: Policy, resolvedPath: string, dir: string): string | undefined {
+  if (!policy.permissionModel) return undefined;
+  const target = real(dir);
+  const grants = [...RUNTIME_READS, ...importRoots(resolvedPath), ...policy.fsRead, ...policy.fsWrite];
+  return grants.find((g) => {
+    const granted = real(g).replace(/\/+$/, "");
+    return target === granted || target.startsWith(`${granted}/`) || granted === "";
+  });
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(resolve(p));
+  } catch {
+    return resolve(p);
+  }
 }
 
 /** A folder is granted with everything below it (`dir/*`); a file as is. */

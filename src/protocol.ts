@@ -179,7 +179,6 @@ export interface WorkerBoot {
   syncState: SharedArrayBuffer;
   render: MessagePort;
   renderState: SharedArrayBuffer;
-  jitiCacheDir: string | false;
   maxMessageBytes: number;
   syncTimeoutMs: number;
 }

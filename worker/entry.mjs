@@ -6,14 +6,15 @@ import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import { HookRegistry, createHookAPI } from "./api.mjs";
-import { currentRequest, refuseUnsendable, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
+import { callSync, currentRequest, refuseUnsendable, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
 import { serveRenders } from "./render.mjs";
 import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
+import { METHOD } from "./wire.mjs";
 
 const boot = /** @type {WorkerBoot} */ (booted);
-const { control, sync, syncState, render, renderState, jitiCacheDir } = boot;
+const { control, sync, syncState, render, renderState } = boot;
 // Why: hook code can read `workerData`; the ports are the runtime's, not the hook's.
 delete (/** @type {any} */ (boot)).control;
 delete (/** @type {any} */ (boot)).sync;
@@ -38,8 +39,23 @@ async function importHook(specifier) {
     }
   }
   const { createJiti } = await import("jiti");
-  const jiti = createJiti(import.meta.url, { fsCache: jitiCacheDir, moduleCache: false, interopDefault: true });
+  const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true, transform: hostTransform });
   return jiti.import(specifier);
+}
+
+/**
+ * Why the host transforms: a cache folder the hook could write would let it change the code of
+ * every hook loaded after it. The host caches by the hash of what is sent here, so a hook only
+ * ever gets the transform of source it already has.
+ * @param {import("jiti").TransformOptions} opts
+ */
+function hostTransform(opts) {
+  const { source, filename = "", ts, retainLines, interopDefault, async, jsx, babel } = opts;
+  /** @type {Record<string, unknown>} */
+  const request = { source, filename, ts, retainLines, interopDefault, async, jsx: jsx === undefined ? undefined : Boolean(jsx) };
+  if (babel) request.babel = Object.fromEntries(["sourceFileName", "sourceMaps"].filter((k) => babel[k] !== undefined).map((k) => [k, babel[k]]));
+  for (const key of Object.keys(request)) if (request[key] === undefined) delete request[key];
+  return /** @type {{ code: string }} */ (callSync(METHOD.transform, [request]));
 }
 
 /** @type {WorkerControl} */

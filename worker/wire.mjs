@@ -28,6 +28,7 @@ export const METHOD = Object.freeze({
   theme: "theme",
   modelRegistry: "modelRegistry",
   session: "session",
+  transform: "transform",
 });
 
 /** The read-only session manager methods a hook may call (`ctx.sessionManager.*`). */

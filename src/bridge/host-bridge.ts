@@ -98,7 +98,8 @@ export function createHostBridge(surface: BridgeSurface, hookPath: string, runSe
     [METHOD.theme]: ([name, args]) => callMethod(hookPath, "theme", surface.ui().theme, name, args),
     [METHOD.modelRegistry]: ([name, args]) => callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args),
     [METHOD.session]: ([name, args]) => callMethod(hookPath, "sessionManager", surface.sessionManager, name, args),
-  } satisfies Record<keyof typeof BRIDGE, Impl>;
+  // `transform` is the sandbox's own (src/sandbox/sandbox.ts): it serves the hook's loading, before any runner.
+  } satisfies Record<Exclude<keyof typeof BRIDGE, typeof METHOD.transform>, Impl>;
 
   const run = (method: string, args: unknown[]) => {
     const fn = Object.hasOwn(impl, method) ? impl[method] : undefined;

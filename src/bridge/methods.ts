@@ -53,12 +53,33 @@ const execOptions = z.strictObject({ cwd: z.string().max(LIMITS.maxText).optiona
 export const execArgs = z.tuple([z.string().min(1).max(4096), z.array(z.string().max(LIMITS.maxText)).max(4096), execOptions]);
 const execResult = z.strictObject({ stdout: z.string(), stderr: z.string(), code: z.number(), killed: z.boolean() });
 
+/** Longest source a hook may send for one transform, in characters (the maxMessageBytes default). */
+export const MAX_TRANSFORM_SOURCE = 16 * 1024 * 1024;
+const path = z.string().max(4096);
+/**
+ * The one argument of the `transform` sync call: what jiti passes to a custom `transform`
+ * (src/transform-cache.ts). Why closed: jiti spreads `babel` into Babel's config, where `plugins`,
+ * `configFile` or `cwd` would make the host load code a hook named; only the source-map fields
+ * jiti itself sets pass.
+ */
+export const transformArgsSchema = z.tuple([z.strictObject({
+  source: z.string().max(MAX_TRANSFORM_SOURCE),
+  filename: path,
+  ts: z.boolean().optional(),
+  retainLines: z.boolean().optional(),
+  interopDefault: z.boolean().optional(),
+  async: z.boolean().optional(),
+  jsx: z.boolean().optional(),
+  babel: z.strictObject({ sourceFileName: path.optional(), sourceMaps: z.literal("inline").optional() }).optional(),
+})]);
+
 const call = (scope: Scope, args: z.ZodType<unknown[]>, result: z.ZodType, extra: Partial<MethodSpec> = {}): MethodSpec =>
   ({ kind: "call", scope, args, result, ...extra });
 const prompt = (args: z.ZodType<unknown[]>, result: z.ZodType): MethodSpec => call("any", args, result, { prompt: true });
 const post = (args: z.ZodType<unknown[]>, extra: Partial<MethodSpec> = {}): MethodSpec =>
   ({ kind: "post", scope: "any", args, result: z.undefined(), ...extra });
-const sync = (args: z.ZodType<unknown[]>, result: z.ZodType): MethodSpec => ({ kind: "sync", scope: "any", args, result });
+const sync = (args: z.ZodType<unknown[]>, result: z.ZodType, extra: Partial<MethodSpec> = {}): MethodSpec =>
+  ({ kind: "sync", scope: "any", args, result, ...extra });
 
 /** The table. A method not in it does not exist. */
 export const BRIDGE = {
@@ -86,6 +107,8 @@ export const BRIDGE = {
   [METHOD.getEditorText]: sync(none, z.string()),
   [METHOD.theme]: sync(memberCall, z.string()),
   [METHOD.modelRegistry]: sync(memberCall, z.unknown()),
+  // Served by the sandbox itself (src/transform-cache.ts): the hook's jiti asks, the worker blocks until the host answers.
+  [METHOD.transform]: sync(transformArgsSchema, z.strictObject({ code: z.string() }), { atLoad: true }),
   [METHOD.session]: sync(z.tuple([z.enum(SESSION_METHODS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)]), z.unknown()),
 } satisfies Record<(typeof METHOD)[keyof typeof METHOD], MethodSpec>;
 

@@ -111,12 +111,18 @@ export class HostCalls {
   }
 
   sync(id: number, method: string, args: unknown[]): void {
-    try {
-      const spec = this.#check("sync", method, args);
-      this.#sink.answerSync({ id, ok: true, v: this.#answer(method, spec, this.bridge.sync(method, args)) });
-    } catch (err) {
+    const fail = (err: unknown) => {
       this.#sink.answerSync({ id, ok: false, e: hostError(err) });
       this.#blame(err);
+    };
+    try {
+      const spec = this.#check("sync", method, args);
+      const v = this.bridge.sync(method, args);
+      // A host-side job (`transform`) answers when done; the worker stays blocked meanwhile.
+      if (v instanceof Promise) v.then((value) => this.#sink.answerSync({ id, ok: true, v: this.#answer(method, spec, value) }), fail);
+      else this.#sink.answerSync({ id, ok: true, v: this.#answer(method, spec, v) });
+    } catch (err) {
+      fail(err);
     }
   }
 

@@ -1,6 +1,7 @@
 /**
  * What a hook's sandbox (./bwrap.ts) is made of, from its options and policy: node and hookbox's
- * runtime, the hook's folder and the `node_modules` above it, the transform cache, all read-only;
+ * runtime, the hook's folder and the `node_modules` above it, all read-only (never the transform cache:
+ * the host transforms, src/transform-cache.ts);
  * the policy's extra reads read-only and its writes writable; the hook's cleaned environment.
  */
 import { dirname } from "node:path";
@@ -9,14 +10,13 @@ import { importRoots, RUNTIME_READS } from "../policy.js";
 import { nodeRuntimeFiles, type SandboxSpec } from "./bwrap.js";
 
 export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: string, env: Record<string, string | undefined>): SandboxSpec {
-  const { policy, transformCacheDir } = options;
+  const { policy } = options;
   return {
     readOnly: [
       ...nodeRuntimeFiles(),
       ...RUNTIME_READS,
       ...importRoots(resolvedPath),
       ...policy.fsRead,
-      ...(transformCacheDir ? [transformCacheDir] : []),
     ],
     extraBinds: policy.fsWrite.map((src) => ({ src, writable: true })),
     env,

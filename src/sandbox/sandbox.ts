@@ -2,7 +2,6 @@
  * One hook's worker, for its whole life: spawn, load (the comlink control call), requests with
  * deadlines, death and its name, and restarts within the budget.
  */
-import { mkdirSync } from "node:fs";
 import * as Comlink from "comlink";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
@@ -11,7 +10,7 @@ import { loadReplySchema, manifestSchema, type HostMessage, type Manifest, type 
 import { describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
 import { mediatedExec, type ExecGate } from "../bridge/host-bridge.js";
-import { hookEnv, permissionArgs } from "../policy.js";
+import { grantReaching, hookEnv, permissionArgs } from "../policy.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
 import { execSandboxSpec, hookSandboxSpec } from "./sandbox-spec.js";
@@ -19,7 +18,7 @@ import { sandboxAvailability, sandboxedExecArgv } from "./bwrap.js";
 import { spawnEndpoint } from "./spawn.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
-
+import { transformCacheFor, transformCall, type TransformCache } from "../transform-cache.js";
 
 /** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
 const DEFAULT_LOAD_DEADLINE_MS = 30_000;
@@ -50,6 +49,18 @@ function loadBridge(hookPath: string, cwd: string, gate: ExecGate, onLog: Resolv
   };
 }
 
+/**
+ * Every bridge of a sandbox also answers `transform`, from load on: the hook's jiti asks the host
+ * to transform each TypeScript file, so the cache is never a folder the hook can reach.
+ */
+function withTransform(bridge: BridgeHost, transform: (a: unknown[]) => Promise<unknown>): BridgeHost {
+  return {
+    call: (m, a) => bridge.call(m, a),
+    post: (m, a) => bridge.post(m, a),
+    sync: (m, a) => (m === "transform" ? transform(a) : bridge.sync(m, a)),
+  };
+}
+
 export class HookSandbox {
   readonly hookPath: string;
   readonly resolvedPath: string;
@@ -71,6 +82,7 @@ export class HookSandbox {
   #render: RenderClient | undefined;
   #channel: WorkerChannel | undefined;
   #bridge: BridgeHost;
+  readonly #cache: TransformCache;
   #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
   #initialized = false;
@@ -94,7 +106,8 @@ export class HookSandbox {
         wrap: (command: string, args: string[], execCwd: string) => sandboxedExecArgv(execSandboxSpec(hookSandboxSpec(options, resolvedPath, this.#env()), execCwd), command, args),
       } : {}),
     };
-    this.#bridge = loadBridge(hookPath, cwd, this.execGate, options.onLog);
+    this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
+    this.#bridge = withTransform(loadBridge(hookPath, cwd, this.execGate, options.onLog), (a) => this.#transform(a));
   }
 
   listen(listener: SandboxListener): () => void {
@@ -103,8 +116,8 @@ export class HookSandbox {
   }
 
   setBridge(bridge: BridgeHost): void {
-    this.#bridge = bridge;
-    this.#channel?.setBridge(bridge);
+    this.#bridge = withTransform(bridge, (a) => this.#transform(a));
+    this.#channel?.setBridge(this.#bridge);
   }
 
   /** The runner was initialized: `sendMessage` / `appendEntry` work from now on. */
@@ -192,6 +205,15 @@ export class HookSandbox {
     }
   }
 
+  /** Why the endpoint check: an answer that comes after its worker died is never written to a closed pipe. */
+  #transform(args: unknown[]): Promise<unknown> {
+    const asker = this.#worker;
+    return transformCall(this.hookPath, this.#cache, args).then(
+      (v) => (asker === this.#worker ? v : new Promise(() => {})),
+      (err) => (asker === this.#worker ? Promise.reject(err) : new Promise(() => {})),
+    );
+  }
+
   #emitState(state: SandboxState): void {
     this.state = state;
     for (const l of this.#listeners) l.state?.(state, this);
@@ -217,7 +239,13 @@ export class HookSandbox {
 
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
-    if (options.transformCacheDir) mkdirSync(options.transformCacheDir, { recursive: true });
+    // Why refuse: a hook that could read the cache reads other hooks' code; one that could write it poisons them.
+    // A sandbox binds what the policy names whether or not Node's permission model is on.
+    const reachPolicy = options.isolation === "sandbox" ? { ...options.policy, permissionModel: true } : options.policy;
+    const reach = this.#cache.dir && !options.execArgv ? grantReaching(reachPolicy, this.resolvedPath, this.#cache.dir) : undefined;
+    if (reach) {
+      return Errors.loadFailed(this.hookPath, `its policy grants access to ${reach}, which holds the host's transform cache (${this.#cache.dir}); set the transformCacheDir option to a folder no hook may read, or narrow the policy`);
+    }
     if (options.isolation === "sandbox") {
       const available = sandboxAvailability();
       if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
@@ -227,12 +255,11 @@ export class HookSandbox {
       endpoint = spawnEndpoint(options, {
         boot: {
           hookPath: this.hookPath,
-          jitiCacheDir: options.transformCacheDir,
           maxMessageBytes: options.maxMessageBytes,
           syncTimeoutMs: options.syncTimeoutMs,
         },
         env: this.#env(),
-        execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.transformCacheDir),
+        execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath),
         resourceLimits: options.resourceLimits,
         renderTimeoutMs: options.renderTimeoutMs,
         onOutput: (stream, line) => options.onLog(this.hookPath, stream, line),

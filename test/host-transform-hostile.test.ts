@@ -1,0 +1,32 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadHooks } from "../src/index.js";
+import { tempDir } from "./helpers/files.js";
+import { ISOLATION, fixture, start, toolCall } from "./support/runner.js";
+
+const sessionStart = () => ({ type: "session_start" as const });
+
+describe("the transform cache is the host's", () => {
+  it("a confined hook cannot list, read or write the transform cache, and a trusted hook loaded later from the same file runs the original code", async () => {
+    const hostile = await start(["hostile/rewrites-transform-cache.ts"]);
+    await hostile.runner.emit(sessionStart() as never);
+    expect(hostile.errors.map((e) => e.code)).toEqual(["handler_threw"]);
+    expect(hostile.errors[0]!.error).toContain("transform cache: ERR_ACCESS_DENIED ERR_ACCESS_DENIED ERR_ACCESS_DENIED ERR_ACCESS_DENIED");
+    await hostile.runner.dispose();
+
+    const trusted = await start(["hostile/rewrites-transform-cache.ts"], { policy: "trusted" });
+    expect(await trusted.runner.emitToolCall(toolCall())).toBeUndefined();
+    expect(trusted.errors).toEqual([]);
+  });
+
+  it("a confined hook whose policy reaches the transform cache folder does not load, so it can neither read nor poison the cache", async () => {
+    const cache = join(tempDir(), "cache");
+    for (const policy of [{ fsWrite: [tmpdir()] }, { fsRead: [join(cache, "..")] }, { fsRead: ["/"] }]) {
+      const { hooks, errors } = await loadHooks([fixture("valid/redacts-api-key.ts")], process.cwd(), { isolation: ISOLATION, transformCacheDir: cache, policy });
+      expect(hooks).toEqual([]);
+      expect(errors.map((e) => e.code)).toEqual(["load_failed"]);
+      expect(errors[0]!.error).toContain("transform cache");
+    }
+  });
+});

@@ -1,0 +1,102 @@
+import { chmodSync, existsSync, readFileSync, readdirSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { HookFailure } from "../src/errors.js";
+import { TransformCache, transformCall, type TransformRequest } from "../src/transform-cache.js";
+import { tempDir } from "./helpers/files.js";
+
+const request = (source: string, filename = "/hooks/a.ts"): TransformRequest => ({ source, filename, ts: true, async: true, interopDefault: true });
+const entryFile = (cache: TransformCache, r: TransformRequest) => join(cache.dir as string, `${TransformCache.key(r)}.js`);
+
+describe("the host's transform cache", () => {
+  it("the key is the hash of the source, the filename and every option, so any change is a different entry", () => {
+    const base = request("export const x: number = 1;");
+    const keys = [base, { ...base, source: "export const x: number = 2;" }, { ...base, filename: "/hooks/b.ts" }, { ...base, async: false }, { ...base, ts: false }].map(TransformCache.key);
+    expect(new Set(keys).size).toBe(5);
+    expect(TransformCache.key({ ...base })).toBe(keys[0]);
+    expect(keys[0]).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("a transform is stored under its key with the hash of its code, and the same request is answered from the entry", async () => {
+    const cache = new TransformCache(join(tempDir(), "cache"));
+    const r = request("export default (n: number): number => n + 1;");
+    const code = await cache.transform(r);
+    expect(code).toContain("exports.default");
+    expect(code).not.toContain(": number");
+    const file = entryFile(cache, r);
+    expect(readFileSync(file, "utf8").split("\n")[0]).toMatch(/^\/\/ hookbox-transform-1 [0-9a-f]{64}$/);
+    expect(await cache.get(TransformCache.key(r))).toBe(code);
+    expect(readdirSync(cache.dir as string).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("a corrupted or truncated entry is removed and the source is transformed again", async () => {
+    const cache = new TransformCache(join(tempDir(), "cache"));
+    const r = request("export const answer: number = 42;");
+    const code = await cache.transform(r);
+    const file = entryFile(cache, r);
+    truncateSync(file, statSync(file).size - 5);
+    expect(await cache.get(TransformCache.key(r))).toBeUndefined();
+    expect(existsSync(file)).toBe(false);
+    expect(await cache.transform(r)).toBe(code);
+    // Code changed under an intact-looking header is refused the same way.
+    const [header] = readFileSync(file, "utf8").split("\n");
+    writeFileSync(file, `${header}\nthrow new Error("poisoned");`);
+    expect(await cache.transform(r)).toBe(code);
+    expect(readFileSync(file, "utf8")).toContain("exports.answer");
+  });
+
+  it("the folder is kept within its size bound, least recently used entries removed first", async () => {
+    const dir = join(tempDir(), "cache");
+    const probe = new TransformCache(dir);
+    const one = await probe.transform(request("export const v0 = 0;"));
+    const entryBytes = statSync(entryFile(probe, request("export const v0 = 0;"))).size;
+    expect(one.length).toBeGreaterThan(0);
+    const cache = new TransformCache(dir, entryBytes * 3 + 10);
+    const requests = [1, 2, 3].map((i) => request(`export const v${i} = ${i};`));
+    for (const [i, r] of requests.entries()) {
+      await cache.transform(r);
+      utimesSync(entryFile(cache, r), new Date(2000 + i, 0), new Date(2000 + i, 0));
+    }
+    utimesSync(entryFile(cache, request("export const v0 = 0;")), new Date(1990, 0), new Date(1990, 0));
+    // v0 is the oldest; a fourth entry pushes the folder over the bound.
+    await cache.transform(request("export const v4 = 4;"));
+    const names = readdirSync(dir);
+    const total = names.reduce((sum, n) => sum + statSync(join(dir, n)).size, 0);
+    expect(total).toBeLessThanOrEqual(cache.maxBytes);
+    expect(existsSync(entryFile(cache, request("export const v0 = 0;")))).toBe(false);
+    expect(existsSync(entryFile(cache, request("export const v1 = 1;")))).toBe(false);
+    expect(existsSync(entryFile(cache, requests[2]!))).toBe(true);
+    expect(existsSync(entryFile(cache, request("export const v4 = 4;")))).toBe(true);
+  });
+
+  it("a folder other users may write is not used: transforms still work, nothing is stored", async () => {
+    const dir = join(tempDir(), "open");
+    new TransformCache(dir);
+    chmodSync(dir, 0o777);
+    const cache = new TransformCache(dir);
+    expect(cache.dir).toBe(false);
+    expect(await cache.transform(request("export const y: string = 'y';"))).toContain("exports.y");
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("a transform request with Babel options beyond the source-map fields is refused as protocol_violation", () => {
+    const cache = new TransformCache(false);
+    const bad = [
+      { ...request("1"), babel: { plugins: ["/tmp/evil.js"] } },
+      { ...request("1"), babel: { configFile: "/tmp/babel.config.js" } },
+      { ...request("1"), jsx: { pragma: "h" } },
+      { source: "x".repeat(16 * 1024 * 1024 + 1), filename: "/a.ts" },
+    ];
+    for (const args of bad) {
+      let thrown: unknown;
+      try { void transformCall("/hooks/a.ts", cache, [args]); } catch (err) { thrown = err; }
+      expect(thrown).toBeInstanceOf(HookFailure);
+      expect((thrown as HookFailure).code).toBe("protocol_violation");
+    }
+  });
+
+  it("a syntax error comes back as jiti's error module, which jiti turns into the load error", async () => {
+    const code = await new TransformCache(false).transform(request("export const = ;"));
+    expect(code).toContain("__JITI_ERROR__");
+  });
+});
