@@ -5,7 +5,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
-import { resolvePolicy, type Policy, type PolicyOption } from "./policy.js";
+import { resolveIsolation, resolvePolicy, type Isolation, type Policy, type PolicyOption } from "./policy.js";
 
 export interface SandboxOptions {
   /**
@@ -39,13 +39,18 @@ export interface SandboxOptions {
   /** Where `pi.logger` lines go. Default: dropped. */
   onLog?: (hookPath: string, level: string, line: string) => void;
   /**
-   * Confinement: `"untrusted"` (default: Node's permission model on, reads of the hook's own folder
-   * and its imports only, no child processes, a clean environment, no `pi.exec`), `"trusted"`
-   * (like the original: everything allowed), or a partial policy over `untrusted`.
+   * Confinement: `"confined"` (default: Node's permission model on, reads of the hook's own folder
+   * and its imports only, no child processes, a clean environment, no `pi.exec`; a seat belt),
+   * `"untrusted"` (the same inside the OS sandbox; implies `isolation: "sandbox"`), `"trusted"`
+   * (like the original: everything allowed), or a partial policy over `confined`.
    */
   policy?: PolicyOption;
-  /** `"worker"` (default): a worker thread per hook. `"process"`: a child process per hook, with its own heap. */
-  isolation?: "worker" | "process";
+  /**
+   * `"worker"` (default): a worker thread per hook. `"process"`: a child process per hook, with its
+   * own heap. `"sandbox"`: a child process inside bubblewrap (the default when the policy needs it;
+   * a weaker mode asked with such a policy fails the load).
+   */
+  isolation?: Isolation;
   /** Every `pi.exec` the host ran or refused for a hook. */
   onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
   /** Environment of the worker, replacing the policy's. */
@@ -66,6 +71,7 @@ export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "exec
 const YOUNG_GENERATION_CAP_MB = 16;
 
 export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
+  const policy = resolvePolicy(options.policy);
   const limits = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: YOUNG_GENERATION_CAP_MB, stackSizeMb: 4, ...options.resourceLimits };
   if ((limits.maxYoungGenerationSizeMb ?? 0) > YOUNG_GENERATION_CAP_MB) {
     throw new RangeError(`resourceLimits.maxYoungGenerationSizeMb must be at most ${YOUNG_GENERATION_CAP_MB}: larger values can abort the whole process on Node 20 (nodejs/node#47224)`);
@@ -85,8 +91,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     renderTimeoutMs: options.renderTimeoutMs ?? 100,
     onLog: options.onLog ?? (() => {}),
     onExec: options.onExec ?? (() => {}),
-    policy: resolvePolicy(options.policy),
-    isolation: options.isolation ?? "worker",
+    policy,
+    isolation: resolveIsolation(policy, options.isolation),
     env: options.env,
     execArgv: options.execArgv,
   };

@@ -202,6 +202,8 @@ export class HookSandbox {
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
     if (options.transformCacheDir) mkdirSync(options.transformCacheDir, { recursive: true });
+    // Placeholder until the sandbox transport lands: never run a hook that asked for the sandbox with less.
+    if (options.isolation === "sandbox") return Errors.loadFailed(this.hookPath, 'isolation "sandbox" is not available in this build of hookbox; load the hook with policy "confined" to run it with the seat belt');
     const spawn = options.isolation === "process" ? processEndpoint : workerEndpoint;
     const endpoint = spawn({
       entry: WORKER_ENTRY,
