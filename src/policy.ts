@@ -77,7 +77,7 @@ export const DEFAULT_POLICY: PolicyName = "confined";
 export function resolvePolicy(option: PolicyOption | undefined): Policy {
   if (option === undefined) return presets[DEFAULT_POLICY];
   if (typeof option === "string") {
-    if (!Object.hasOwn(presets, option)) throw new TypeError(`unknown policy preset "${option}"; use one of ${Object.keys(presets).map((n) => `"${n}"`).join(", ")}, or a partial policy`);
+    if (!Object.hasOwn(presets, option)) throw new PolicyError(`unknown policy preset "${option}"; use one of ${Object.keys(presets).map((n) => `"${n}"`).join(", ")}, or a partial policy`);
     return presets[option];
   }
   const base = presets[DEFAULT_POLICY];
