@@ -150,7 +150,7 @@ function packageDir(name: string): string {
 }
 
 /** What every hook worker must read: hookbox's worker runtime and its runtime dependencies. */
-const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod"].map(packageDir)];
+const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod", "undici"].map(packageDir)];
 
 /** Folders a path may import from: its own folder and every `node_modules` above it. */
 function importRoots(resolvedPath: string): string[] {
