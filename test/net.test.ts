@@ -144,7 +144,7 @@ describe("the in-sandbox network (worker/net.mjs)", () => {
   it("the sandbox spec binds the proxy's socket read-write and names it in the variable the runtime reads", async () => {
     const p = await proxy([`127.0.0.1:${allowedPort}`]);
     expect(RUNTIME_NET_SOCKET_ENV).toBe(NET_SOCKET_ENV);
-    expect(sandboxNetSpec(p)).toEqual({ extraBinds: [{ src: p.socketPath, dest: "/run/hookbox/net.sock", ro: false }], extraEnv: { HOOKBOX_NET_SOCKET: "/run/hookbox/net.sock" } });
+    expect(sandboxNetSpec(p)).toEqual({ extraBinds: [{ src: p.socketPath, dest: "/run/hookbox/net.sock", writable: true }], extraEnv: { HOOKBOX_NET_SOCKET: "/run/hookbox/net.sock" } });
   });
 
   it("routes fetch, http.get, https.get and curl through the proxy: allowed hosts answer, others are refused", async () => {

@@ -170,7 +170,7 @@ export const NET_SOCKET_ENV = "HOOKBOX_NET_SOCKET";
 
 /** What a sandbox spec adds for a hook with a network allow-list: the socket bound in, and the variable naming it. */
 export interface SandboxNetSpec {
-  extraBinds: Array<{ src: string; dest: string; ro: boolean }>;
+  extraBinds: Array<{ src: string; dest: string; writable: boolean }>;
   extraEnv: Record<string, string>;
 }
 
@@ -180,5 +180,5 @@ export interface SandboxNetSpec {
  * the hook's module loads.
  */
 export function sandboxNetSpec(proxy: NetProxy): SandboxNetSpec {
-  return { extraBinds: [{ src: proxy.socketPath, dest: SANDBOX_NET_SOCKET, ro: false }], extraEnv: { [NET_SOCKET_ENV]: SANDBOX_NET_SOCKET } };
+  return { extraBinds: [{ src: proxy.socketPath, dest: SANDBOX_NET_SOCKET, writable: true }], extraEnv: { [NET_SOCKET_ENV]: SANDBOX_NET_SOCKET } };
 }
