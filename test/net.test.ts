@@ -135,10 +135,23 @@ function probe(command: string[], probes: object[]): Promise<ProbeResult[]> {
 }
 
 const INSIDE_SOCKET = "/run/hookbox/net.sock";
+const NET_EXEC = fileURLToPath(new URL("../worker/net-exec.mjs", import.meta.url));
 /** A network-less sandbox: own user, pid and network namespaces, the host's files read-only, the proxy's socket bound in. */
-const bwrap = (socketPath: string) => ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+const bwrap = (socketPath: string, command: string[] = [process.execPath, PROBE, INSIDE_SOCKET]) => ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
   "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
-  "--bind", socketPath, INSIDE_SOCKET, process.execPath, PROBE, INSIDE_SOCKET];
+  "--bind", socketPath, INSIDE_SOCKET, "--setenv", NET_SOCKET_ENV, INSIDE_SOCKET, ...command];
+
+/** Run `argv` to its end: its exit code and output. */
+function run(argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 describe("the in-sandbox network (worker/net.mjs)", () => {
   it("the sandbox spec binds the proxy's socket read-write and names it in the variable the runtime reads", async () => {
@@ -194,5 +207,15 @@ describe("the in-sandbox network (worker/net.mjs)", () => {
     expect(results[6]!.value).toBe("ENETUNREACH");
     expect(results[7]!.value).toMatch(/^(EAI_AGAIN|ENOTFOUND)$/);
     expect(p.records.filter((r) => r.refused).map((r) => `${r.host}:${r.port}`)).toEqual([`127.0.0.1:${otherPort}`, "example.com:443"]);
+  });
+
+  it.skipIf(noBwrap)("a program started through net-exec.mjs in its own bwrap --unshare-net reaches allowed hosts through the proxy and nothing else", async () => {
+    const p = await proxy([`127.0.0.1:${allowedPort}`]);
+    const curl = (url: string) => run(bwrap(p.socketPath, [process.execPath, NET_EXEC, "curl", "-fsS", "--max-time", "5", url]));
+    expect(await curl(`http://127.0.0.1:${allowedPort}/exec`)).toMatchObject({ code: 0, stdout: "hello GET /exec" });
+    const refused = await curl(`http://127.0.0.1:${otherPort}/`);
+    expect(refused.code).toBe(22);
+    expect(refused.stderr).toContain("403");
+    expect((await run(bwrap(p.socketPath, [process.execPath, NET_EXEC, "curl", "-fsS", "--max-time", "5", "--noproxy", "*", `http://127.0.0.1:${allowedPort}/`]))).code).toBe(7);
   });
 });
