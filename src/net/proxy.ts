@@ -16,6 +16,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseAllowEntry } from "../policy.js";
 
 /** One attempt to reach out, as the proxy saw it. */
@@ -182,3 +183,21 @@ export interface SandboxNetSpec {
 export function sandboxNetSpec(proxy: NetProxy): SandboxNetSpec {
   return { extraBinds: [{ src: proxy.socketPath, dest: SANDBOX_NET_SOCKET, writable: true }], extraEnv: { [NET_SOCKET_ENV]: SANDBOX_NET_SOCKET } };
 }
+
+/** A sandboxed hook's network: its proxy and what its sandbox spec adds. */
+export interface HookNetwork extends SandboxNetSpec {
+  close(): Promise<void>;
+}
+
+/** Start the network of a sandboxed hook whose policy allows hosts; undefined when it allows none (no socket at all). */
+export async function startHookNetwork(allow: readonly string[], onNet: (record: NetRecord) => void): Promise<HookNetwork | undefined> {
+  if (allow.length === 0) return undefined;
+  const proxy = await startNetProxy(allow, { onNet });
+  return { ...sandboxNetSpec(proxy), close: proxy.close };
+}
+
+/** The argv that runs `command` (already resolved on the host) inside an exec sandbox with the hook's network: a bridge of its own first (see worker/net-exec.mjs). */
+export function netExecArgv(command: string, args: string[]): { command: string; args: string[] } {
+  return { command: process.execPath, args: [NET_EXEC, command, ...args] };
+}
+const NET_EXEC = fileURLToPath(new URL("../../worker/net-exec.mjs", import.meta.url));
