@@ -13,6 +13,7 @@ export { execCommand } from "./exec.js";
 export { HOOK_ERROR_CODES, HookFailure, type HookError, type HookErrorCode } from "./errors.js";
 export type { LoadedHook, HandlerFn } from "./hook.js";
 export type { SandboxOptions } from "./options.js";
+export type { NetRecord } from "./net/proxy.js";
 export { presets, SAFE_ENV, DEFAULT_POLICY, type Policy, type PolicyName, type PolicyOption, type ExecPolicy, type NetworkPolicy, type Isolation } from "./policy.js";
 export type { SandboxState } from "./sandbox/sandbox.js";
 export { StatusLine, sanitizeStatusText, truncateToWidth, displayWidth } from "./status-line.js";

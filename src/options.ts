@@ -5,6 +5,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
+import type { NetRecord } from "./net/proxy.js";
 import { resolveIsolation, resolvePolicy, type Isolation, type Policy, type PolicyOption } from "./policy.js";
 
 export interface SandboxOptions {
@@ -51,6 +52,8 @@ export interface SandboxOptions {
    * a weaker mode asked with such a policy fails the load).
    */
   isolation?: Isolation;
+  /** Every attempt of a sandboxed hook (or its `pi.exec` programs) to reach a host through its network proxy, allowed or refused. */
+  onNet?: (hookPath: string, record: NetRecord) => void;
   /** Every `pi.exec` the host ran or refused for a hook. */
   onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
   /** Environment of the worker, replacing the policy's. */
@@ -59,7 +62,8 @@ export interface SandboxOptions {
   execArgv?: string[];
 }
 
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "onLog" | "onExec" | "deadlines" | "policy">> & {
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "onLog" | "onExec" | "onNet" | "deadlines" | "policy">> & {
+  onNet: NonNullable<SandboxOptions["onNet"]>;
   policy: Policy;
   onExec: NonNullable<SandboxOptions["onExec"]>;
   deadlines: Partial<Record<string, number>> & { default: number };
@@ -91,6 +95,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     renderTimeoutMs: options.renderTimeoutMs ?? 100,
     onLog: options.onLog ?? (() => {}),
     onExec: options.onExec ?? (() => {}),
+    onNet: options.onNet ?? (() => {}),
     policy,
     isolation: resolveIsolation(policy, options.isolation),
     env: options.env,
