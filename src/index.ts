@@ -3,7 +3,7 @@
  * Swap the import; the API is the same.
  */
 export { loadHooks, type LoadHooksResult, type LoadOptions } from "./loader.js";
-export { discoverAndLoadHooks, discoverHooks, HookRegistry, defaultHookProviders, folderProvider, hookKey, type DiscoverOptions, type DiscoverAndLoadResult, type DiscoveryReport, type DiscoveredHook, type DiscoveryContext, type HookItem, type HookProvider, type ProviderResult } from "./discovery/index.js";
+export { discoverAndLoadHooks, discoverHooks, HookRegistry, defaultHookProviders, folderProvider, hookKey, type DiscoverOptions, type DiscoverAndLoadResult, type DiscoveryReport, type DiscoveredHook, type DiscoveryContext, type HookItem, type HookProvider, type ProviderResult, type HookOrigin, type TrustOptions, type TrustRecord } from "./discovery/index.js";
 export type { ShellHookOptions } from "./shell/hook.js";
 export { HookRunner, type RunnerInitOptions, type RunnerOptions } from "./runner.js";
 export type { HookStats, EventStats, LatencyStats } from "./stats.js";
@@ -13,7 +13,8 @@ export { execCommand } from "./exec.js";
 export { HOOK_ERROR_CODES, HookFailure, type HookError, type HookErrorCode } from "./errors.js";
 export type { LoadedHook, HandlerFn } from "./hook.js";
 export type { SandboxOptions } from "./options.js";
-export { presets, SAFE_ENV, type Policy, type PolicyOption, type ExecPolicy } from "./policy.js";
+export type { NetRecord } from "./net/proxy.js";
+export { presets, SAFE_ENV, DEFAULT_POLICY, type Policy, type PolicyName, type PolicyOption, type ExecPolicy, type NetworkPolicy, type Isolation } from "./policy.js";
 export type { SandboxState } from "./sandbox/sandbox.js";
 export { StatusLine, sanitizeStatusText, truncateToWidth, displayWidth } from "./status-line.js";
 export { createNoOpUIContext } from "./bridge/ui.js";

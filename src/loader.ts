@@ -1,11 +1,14 @@
 /**
  * loadHooks: one worker per hook module, started in parallel; the result keeps the order of
  * `paths`. A module that fails to load lands in `errors` with its code, and its worker is ended.
+ * Every hook gets `policy` (default `"confined"`, the seat belt) unless `perHook` says otherwise; a
+ * policy and an isolation that disagree fail that hook's load (`load_failed`), never run it weaker.
  */
 import { existsSync } from "node:fs";
 import { Errors, type HookErrorCode } from "./errors.js";
 import type { HandlerFn, LoadedHook } from "./hook.js";
-import { deadlineFor, resolveSandboxOptions, type SandboxOptions } from "./options.js";
+import { deadlineFor, resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from "./options.js";
+import { PolicyError } from "./policy.js";
 import { resolvePath } from "./paths.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
 import { emitReplySchema, snapshotModel, type Manifest } from "./protocol.js";
@@ -36,7 +39,14 @@ export async function loadHooks(paths: string[], cwd: string, options: LoadOptio
       return { hookPath, failure: Errors.loadFailed(hookPath, `file not found: ${resolvedPath}`) };
     }
     const own = perHook?.[hookPath] ?? perHook?.[resolvedPath];
-    const sandbox = new HookSandbox(hookPath, resolvedPath, cwd, resolveSandboxOptions({ ...shared, ...own }));
+    let resolved: ResolvedSandboxOptions;
+    try {
+      resolved = resolveSandboxOptions({ ...shared, ...own });
+    } catch (err) {
+      if (err instanceof PolicyError) return { hookPath, failure: Errors.loadFailed(hookPath, err.message) };
+      throw err;
+    }
+    const sandbox = new HookSandbox(hookPath, resolvedPath, cwd, resolved);
     if (watch) markWatched(sandbox);
     const failure = await sandbox.start();
     return { hookPath, failure, sandbox };

@@ -5,7 +5,8 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
-import { resolvePolicy, type Policy, type PolicyOption } from "./policy.js";
+import type { NetRecord } from "./net/proxy.js";
+import { resolveIsolation, resolvePolicy, type Isolation, type Policy, type PolicyOption } from "./policy.js";
 
 export interface SandboxOptions {
   /**
@@ -50,20 +51,25 @@ export interface SandboxOptions {
   /** Where `pi.logger` lines go. Default: dropped. */
   onLog?: (hookPath: string, level: string, line: string) => void;
   /**
-   * Confinement: `"untrusted"` (default: Node's permission model on, reads of the hook's own folder
-   * and its imports only, no child processes, a clean environment, no `pi.exec`), `"trusted"`
-   * (like the original: everything allowed), or a partial policy over `untrusted`.
+   * Confinement: `"confined"` (default: Node's permission model on, reads of the hook's own folder
+   * and its imports only, no child processes, a clean environment, no `pi.exec`; a seat belt),
+   * `"untrusted"` (the same inside the OS sandbox; implies `isolation: "sandbox"`), `"trusted"`
+   * (like the original: everything allowed), or a partial policy over `confined`.
    */
   policy?: PolicyOption;
   /**
    * `"worker"` (default): a worker thread per hook. `"process"`: a child process per hook, with its
    * own heap. `"sandbox"`: a child process per hook inside bubblewrap (Linux): its own namespaces,
-   * only its folder and hookbox's runtime visible read-only, no network. Where the sandbox cannot
-   * be built the hook fails to load (`load_failed`), never runs with less isolation.
+   * only its folder and hookbox's runtime visible read-only, no network but what `policy.network`
+   * allows. The default when the policy needs it (`untrusted`); a weaker mode asked with such a
+   * policy, or a sandbox that cannot be built here, fails the load (`load_failed`): a hook never
+   * runs with less isolation than asked.
    */
-  isolation?: "worker" | "process" | "sandbox";
+  isolation?: Isolation;
   /** Memory bound of one sandboxed hook, external memory included, in MiB (`isolation: "sandbox"`). Default 512. */
   sandboxMemoryMb?: number;
+  /** Every attempt of a sandboxed hook (or its `pi.exec` programs) to reach a host through its network proxy, allowed or refused. */
+  onNet?: (hookPath: string, record: NetRecord) => void;
   /** Every `pi.exec` the host ran or refused for a hook. */
   onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
   /** Environment of the worker, replacing the policy's. */
@@ -72,7 +78,8 @@ export interface SandboxOptions {
   execArgv?: string[];
 }
 
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "onLog" | "onExec" | "deadlines" | "policy">> & {
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "onLog" | "onExec" | "onNet" | "deadlines" | "policy">> & {
+  onNet: NonNullable<SandboxOptions["onNet"]>;
   policy: Policy;
   onExec: NonNullable<SandboxOptions["onExec"]>;
   deadlines: Partial<Record<string, number>> & { default: number };
@@ -84,6 +91,7 @@ export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "exec
 const YOUNG_GENERATION_CAP_MB = 16;
 
 export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
+  const policy = resolvePolicy(options.policy);
   const limits = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: YOUNG_GENERATION_CAP_MB, stackSizeMb: 4, ...options.resourceLimits };
   if ((limits.maxYoungGenerationSizeMb ?? 0) > YOUNG_GENERATION_CAP_MB) {
     throw new RangeError(`resourceLimits.maxYoungGenerationSizeMb must be at most ${YOUNG_GENERATION_CAP_MB}: larger values can abort the whole process on Node 20 (nodejs/node#47224)`);
@@ -105,8 +113,9 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     renderTimeoutMs: options.renderTimeoutMs ?? 100,
     onLog: options.onLog ?? (() => {}),
     onExec: options.onExec ?? (() => {}),
-    policy: resolvePolicy(options.policy),
-    isolation: options.isolation ?? "worker",
+    onNet: options.onNet ?? (() => {}),
+    policy,
+    isolation: resolveIsolation(policy, options.isolation),
     sandboxMemoryMb: options.sandboxMemoryMb ?? 512,
     env: options.env,
     execArgv: options.execArgv,

@@ -1,8 +1,8 @@
 /**
- * Per-hook confinement policy: what a hook may read, write, run and see. `untrusted` (the default)
- * switches Node's permission model on in the hook's worker; `trusted` behaves like the original
- * in-process hooks (everything allowed). The permission model is a seat belt, not a wall: see the
- * README's threat table.
+ * Per-hook confinement policy: what a hook may read, write, run, see and reach. Three presets, named
+ * for what they protect: `trusted` (the original's access; crash containment only), `confined` (the
+ * default of `loadHooks`: Node's permission model, a seat belt against mistakes, not a wall) and
+ * `untrusted` (the OS sandbox: it implies `isolation: "sandbox"`). See the README's threat table.
  */
 import { createRequire } from "node:module";
 import { realpathSync } from "node:fs";
@@ -46,6 +46,21 @@ export interface Policy {
   env: string[];
   /** What `pi.exec` may run (through the host, recorded). */
   exec: ExecPolicy;
+  /**
+   * The hook must run in `isolation: "sandbox"`; asking for a weaker isolation with it fails the
+   * load. True in the `untrusted` preset.
+   */
+  sandbox: boolean;
+  /** What the hook may reach over the network. Enforced only by the sandbox: a non-empty list implies `isolation: "sandbox"`. */
+  network: NetworkPolicy;
+}
+
+export interface NetworkPolicy {
+  /**
+   * `host:port` pairs reachable from inside the sandbox through hookbox's host-side proxy (exact
+   * match, DNS resolved on the host). Empty (the default): no network at all inside the sandbox.
+   */
+  allow: string[];
 }
 
 /** Variables every hook sees (when set in the host). */
@@ -53,19 +68,74 @@ export const SAFE_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LA
 /** Names that look like secrets: never passed unless listed in `policy.env` by exact name. */
 export const SECRET_NAME = /(_KEY|_TOKEN|_SECRET)$|PASSWORD|^(AWS|GITHUB|OPENAI|ANTHROPIC)_/i;
 
+const seatBelt = { permissionModel: true, fsRead: [], fsWrite: [], childProcess: false, env: [], exec: { allow: [] }, sandbox: false, network: { allow: [] } } satisfies Policy;
+
 export const presets = {
-  /** For hooks you did not write: permission model on, no child processes, a clean environment, no exec. */
-  untrusted: { permissionModel: true, fsRead: [], fsWrite: [], childProcess: false, env: [], exec: { allow: [] } } satisfies Policy,
-  /** Like the original in-process hooks: everything allowed, the host's whole environment. */
-  trusted: { permissionModel: false, fsRead: [], fsWrite: [], childProcess: true, env: ["*"], exec: { allow: "*" } } satisfies Policy,
+  /** Like the original in-process hooks: everything allowed, the host's whole environment. Crash containment only. */
+  trusted: { permissionModel: false, fsRead: [], fsWrite: [], childProcess: true, env: ["*"], exec: { allow: "*" }, sandbox: false, network: { allow: [] } } satisfies Policy,
+  /**
+   * For your own hooks (the default of `loadHooks`): Node's permission model on, no child processes,
+   * a clean environment, no exec. A seat belt against mistakes, not a wall: the network is open.
+   */
+  confined: seatBelt,
+  /** For hooks you did not write (project-level hooks by default): the seat belt inside the OS sandbox, no network. */
+  untrusted: { ...seatBelt, sandbox: true } satisfies Policy,
 } as const;
 
-export type PolicyOption = keyof typeof presets | Partial<Policy>;
+/** A preset name. */
+export type PolicyName = keyof typeof presets;
+/** A preset name, or a partial policy merged over `confined`. */
+export type PolicyOption = PolicyName | Partial<Omit<Policy, "exec" | "network">> & { exec?: Partial<ExecPolicy>; network?: Partial<NetworkPolicy> };
+
+/** The policy of `loadHooks` when none is given. */
+export const DEFAULT_POLICY: PolicyName = "confined";
 
 export function resolvePolicy(option: PolicyOption | undefined): Policy {
-  if (option === undefined) return presets.untrusted;
-  if (typeof option === "string") return presets[option];
-  return { ...presets.untrusted, ...option, exec: { ...presets.untrusted.exec, ...option.exec } };
+  if (option === undefined) return presets[DEFAULT_POLICY];
+  if (typeof option === "string") {
+    if (!Object.hasOwn(presets, option)) throw new PolicyError(`unknown policy preset "${option}"; use one of ${Object.keys(presets).map((n) => `"${n}"`).join(", ")}, or a partial policy`);
+    return presets[option];
+  }
+  const base = presets[DEFAULT_POLICY];
+  return { ...base, ...option, exec: { ...base.exec, ...option.exec }, network: { ...base.network, ...option.network } };
+}
+
+/** True when `policy` can only be enforced by the OS sandbox. */
+export function needsSandbox(policy: Policy): boolean {
+  policy.network.allow.forEach(parseAllowEntry);
+  return policy.sandbox || policy.network.allow.length > 0;
+}
+
+/** Isolation modes, weakest first. */
+export type Isolation = "worker" | "process" | "sandbox";
+
+/**
+ * The isolation a hook runs in: the one asked for, or `sandbox` when the policy needs it. Why it
+ * throws instead of picking the stronger mode: an embedder who wrote `isolation: "worker"` next to
+ * an untrusted policy must learn that the two disagree, never get a silently weaker (or silently
+ * different) mode.
+ */
+export function resolveIsolation(policy: Policy, asked: Isolation | undefined): Isolation {
+  if (!needsSandbox(policy)) return asked ?? "worker";
+  if (asked === undefined || asked === "sandbox") return "sandbox";
+  const why = policy.sandbox ? "its policy is untrusted (the OS sandbox)" : `its policy allows network hosts (${policy.network.allow.join(", ")}), which only the sandbox enforces`;
+  throw new PolicyError(`isolation "${asked}" was asked for, but ${why}: it needs isolation "sandbox". ` +
+    `Drop the isolation option (the policy implies "sandbox"), or give the hook a policy that does not need the sandbox ("confined", the seat belt, or "trusted").`);
+}
+
+/** A policy that cannot be honoured as asked (it disagrees with the isolation, or is malformed); the loader reports it as `load_failed`. */
+export class PolicyError extends Error {
+  override name = "PolicyError";
+}
+
+/** One `host:port` of `policy.network.allow`, lower-cased; throws `PolicyError` when malformed. */
+export function parseAllowEntry(entry: string): { host: string; port: number } {
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):(\d{1,5})$/i.exec(entry);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port < 1 || port > 65535) {
+    throw new PolicyError(`policy.network.allow entry "${entry}" is not host:port (e.g. "api.example.com:443"); wildcards and bare hosts are not accepted`);
+  }
+  return { host: m[1]!.toLowerCase().replace(/^\[|\]$/g, ""), port };
 }
 
 /** The environment a hook's worker gets. */
@@ -96,7 +166,7 @@ function packageDir(name: string): string {
 }
 
 /** What every hook worker must read: hookbox's worker runtime and its runtime dependencies. */
-export const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod"].map(packageDir)];
+export const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod", "undici"].map(packageDir)];
 
 /** Folders a path may import from: its own folder and every `node_modules` above it. */
 export function importRoots(resolvedPath: string): string[] {

@@ -22,8 +22,9 @@ function place(rel: string, dest: string) {
   return dest;
 }
 
-async function discover(...args: Parameters<typeof discoverAndLoadHooks>) {
-  const result = await discoverAndLoadHooks(...args);
+/** Project-level hooks get the seat belt here: these tests are about order and reports (trust by origin: test/trust.test.ts). */
+async function discover(paths: string[], cwd: string, options: Parameters<typeof discoverAndLoadHooks>[2] = {}) {
+  const result = await discoverAndLoadHooks(paths, cwd, { trust: { project: "confined" }, ...options });
   loaded.push(...result.hooks);
   return result;
 }
@@ -85,6 +86,6 @@ describe("discoverAndLoadHooks", () => {
     const { cwd, home } = folders();
     place("shell/exits-1.sh", join(cwd, ".xcsh/hooks/pre/bash.sh"));
     const result = await discover([], cwd, { home, providers: [] });
-    expect(result).toEqual({ hooks: [], errors: [], discovery: { items: [], all: [], warnings: [], providers: [] } });
+    expect(result).toEqual({ hooks: [], errors: [], discovery: { items: [], all: [], warnings: [], providers: [], trust: [] } });
   });
 });

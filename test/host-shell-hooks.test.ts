@@ -38,7 +38,8 @@ function project(hooks: Record<string, string>, mode = 0o755) {
 /** Discover with shell hooks on, build and initialize a runner (disposed after the test). */
 async function start(hooks: Record<string, string>, options: DiscoverOptions & LoadOptions = {}) {
   const { cwd, home, paths } = project(hooks);
-  const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, sortEntries: true, ...options });
+  // Shell hooks in a project folder run only when trusted (the policy cannot confine them): see test/trust.test.ts.
+  const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, sortEntries: true, trust: { project: "trusted" }, ...options });
   const runner = new HookRunner(result.hooks, cwd, {} as never, {} as never);
   runners.push(runner);
   const errors: HookError[] = [];
@@ -77,7 +78,7 @@ describe("shell hooks (shellHooks: true)", () => {
 
   it("a shell hook takes its deadline from perHook by its path, like a module hook", async () => {
     const { cwd, home, paths } = project({ "pre/bash.sh": "shell/hangs.sh" });
-    const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, perHook: { [paths["pre/bash.sh"]!]: { deadlines: { tool_call: 200 } } } });
+    const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, trust: { project: "trusted" }, perHook: { [paths["pre/bash.sh"]!]: { deadlines: { tool_call: 200 } } } });
     const runner = new HookRunner(result.hooks, cwd, {} as never, {} as never);
     runners.push(runner);
     const errors: HookError[] = [];
@@ -168,7 +169,7 @@ describe("shell hooks (shellHooks: true)", () => {
 
   it("a shell hook that is not executable fails to load with load_failed, saying to chmod +x", async () => {
     const { cwd, home, paths } = project({ "pre/bash.sh": "shell/allows-silently.sh" }, 0o644);
-    const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true });
+    const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, trust: { project: "trusted" } });
     expect(result.hooks).toEqual([]);
     expect(result.errors).toEqual([expect.objectContaining({ path: paths["pre/bash.sh"], code: "load_failed" })]);
     expect(result.errors[0]!.error).toContain("chmod +x");

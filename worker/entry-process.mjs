@@ -3,4 +3,6 @@
 import { useProcess } from "./link-process.mjs";
 
 useProcess();
+// Sandbox mode with policy.network.allow: the proxy's socket is bound in; reach it before the hook loads.
+if (process.env.HOOKBOX_NET_SOCKET) await (await import("./net.mjs")).installNetwork(process.env.HOOKBOX_NET_SOCKET);
 await import("./entry.mjs");

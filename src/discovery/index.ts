@@ -1,19 +1,21 @@
 /**
  * discoverAndLoadHooks: the paths the capability registry discovers, then the configured ones,
- * de-duplicated by absolute path (first wins), loaded in that order. A discovered file that is not a
- * JS/TS module is a shell hook: it fails to load (as the original documents) unless `shellHooks` is
- * on, in which case it runs as a command hook in its own process.
+ * de-duplicated by absolute path (first wins), loaded in that order, each with the policy its origin
+ * gives it (`trust.ts`). A discovered file that is not a JS/TS module is a shell hook: it fails to
+ * load (as the original documents) unless `shellHooks` is on, in which case it runs as a command
+ * hook in its own process.
  */
 import { homedir } from "node:os";
 import { extname, resolve } from "node:path";
 import { Errors, type HookFailure } from "../errors.js";
 import type { LoadedHook } from "../hook.js";
 import { loadHooks, type LoadHooksResult, type LoadOptions } from "../loader.js";
-import { deadlineFor, resolveSandboxOptions } from "../options.js";
+import { deadlineFor, resolveSandboxOptions, type SandboxOptions } from "../options.js";
 import { resolvePath } from "../paths.js";
 import { checkShellHook, shellHook, type ShellHookOptions } from "../shell/hook.js";
 import { defaultHookProviders } from "./providers.js";
 import { HookRegistry } from "./registry.js";
+import { policyFor, shellRefusal, trustRecord, type HookOrigin, type TrustOptions, type TrustRecord } from "./trust.js";
 import type { DiscoveredHook, DiscoveryReport, HookProvider } from "./types.js";
 
 export interface DiscoverOptions {
@@ -30,11 +32,17 @@ export interface DiscoverOptions {
   shellHooks?: boolean | ShellHookOptions;
   /** Extra discovered paths, loaded after the registry's items and before the configured paths. */
   discovered?: string[];
+  /**
+   * Policies by origin: project-level hooks get `"untrusted"` (the OS sandbox) unless this says
+   * otherwise; user-level and configured hooks get the `policy` option, else `"confined"`.
+   */
+  trust?: TrustOptions;
 }
 
 /** `LoadHooksResult` plus what discovery found, so a host can show why a hook was or was not loaded. */
 export interface DiscoverAndLoadResult extends LoadHooksResult {
-  discovery: DiscoveryReport;
+  /** What discovery found, and `trust`: the origin, policy and isolation of every hook it tried to load, in load order. */
+  discovery: DiscoveryReport & { trust: TrustRecord[] };
 }
 
 /** File extensions loaded as hook modules; every other discovered file is a shell hook. */
@@ -46,10 +54,10 @@ export function isModulePath(path: string): boolean {
 }
 
 /** What one path in load order becomes. */
-type Entry =
+type Entry = { origin: HookOrigin } & (
   | { kind: "module"; path: string }
   | { kind: "shell"; path: string; item: DiscoveredHook }
-  | { kind: "failed"; path: string; failure: HookFailure };
+  | { kind: "failed"; path: string; failure: HookFailure });
 
 /** Run the registry's providers for `cwd` and `home`. */
 export async function discoverHooks(cwd: string, options: Pick<DiscoverOptions, "home" | "providers" | "sortEntries"> = {}): Promise<DiscoveryReport> {
@@ -70,8 +78,8 @@ function notAModule(item: DiscoveredHook): HookFailure {
  * hooks (with `shellHooks`) run as child processes and take their place in the same order.
  */
 export async function discoverAndLoadHooks(configuredPaths: string[], cwd: string, options: DiscoverOptions & LoadOptions = {}): Promise<DiscoverAndLoadResult> {
-  const { home, providers, sortEntries, shellHooks, discovered = [], ...load } = options;
-  const discovery = await discoverHooks(cwd, { home, providers, sortEntries });
+  const { home, providers, sortEntries, shellHooks, discovered = [], trust = {}, ...load } = options;
+  const found = await discoverHooks(cwd, { home, providers, sortEntries });
   const seen = new Set<string>();
   const entries: Entry[] = [];
   const add = (path: string, make: () => Entry) => {
@@ -80,25 +88,35 @@ export async function discoverAndLoadHooks(configuredPaths: string[], cwd: strin
     seen.add(key);
     entries.push(make());
   };
-  for (const item of discovery.items) {
+  // Each hook's own options: its origin's policy under whatever perHook says (perHook wins).
+  const own = (path: string, origin: HookOrigin): SandboxOptions =>
+    ({ policy: policyFor(path, origin, cwd, trust, load.policy), ...(load.perHook?.[path] ?? load.perHook?.[resolve(cwd, path)]) });
+  for (const item of found.items) {
+    const origin = item.level;
     add(item.path, (): Entry => {
-      if (isModulePath(item.path)) return { kind: "module", path: item.path };
-      if (!shellHooks) return { kind: "failed", path: item.path, failure: notAModule(item) };
-      const failure = checkShellHook(item.path);
-      return failure ? { kind: "failed", path: item.path, failure } : { kind: "shell", path: item.path, item };
+      if (isModulePath(item.path)) return { origin, kind: "module", path: item.path };
+      if (!shellHooks) return { origin, kind: "failed", path: item.path, failure: notAModule(item) };
+      const refused = shellRefusal(item.path, origin, own(item.path, origin).policy!);
+      const failure = refused ? Errors.loadFailed(item.path, refused) : checkShellHook(item.path);
+      return failure ? { origin, kind: "failed", path: item.path, failure } : { origin, kind: "shell", path: item.path, item };
     });
   }
-  for (const p of discovered) add(p, () => ({ kind: "module", path: p }));
+  for (const p of discovered) add(p, () => ({ origin: "configured", kind: "module", path: p }));
   for (const p of configuredPaths) {
     const abs = resolvePath(p, cwd, home);
-    add(abs, () => ({ kind: "module", path: abs }));
+    add(abs, () => ({ origin: "configured", kind: "module", path: abs }));
   }
 
-  const modules = await loadHooks(entries.filter((e) => e.kind === "module").map((e) => e.path), cwd, load);
-  const loaded = new Map(modules.hooks.map((h) => [h.path, h]));
-  const failed = new Map(modules.errors.map((e) => [e.path, e]));
+  const modules = entries.filter((e) => e.kind === "module");
+  const perHook = Object.fromEntries(modules.map((e) => [e.path, own(e.path, e.origin)]));
+  const { hooks, errors } = await loadHooks(modules.map((e) => e.path), cwd, { ...load, perHook });
+  const loaded = new Map(hooks.map((h) => [h.path, h]));
+  const failed = new Map(errors.map((e) => [e.path, e]));
   const shellOptions = typeof shellHooks === "object" ? shellHooks : {};
-  const result: DiscoverAndLoadResult = { hooks: [], errors: [], discovery };
+  const trustRecords = entries.filter((e) => e.kind !== "failed").map((e): TrustRecord => e.kind === "shell"
+    ? { path: e.path, origin: e.origin, policy: policyName(own(e.path, e.origin).policy), isolation: "shell" }
+    : trustRecord(e.path, e.origin, { ...load, ...own(e.path, e.origin) }));
+  const result: DiscoverAndLoadResult = { hooks: [], errors: [], discovery: { ...found, trust: trustRecords } };
   for (const entry of entries) {
     if (entry.kind === "failed") {
       result.errors.push({ path: entry.path, error: entry.failure.message, code: entry.failure.code });
@@ -114,13 +132,17 @@ export async function discoverAndLoadHooks(configuredPaths: string[], cwd: strin
   return result;
 }
 
+const policyName = (option: SandboxOptions["policy"]) => (typeof option === "string" ? option : "custom");
+
 /** A shell hook with the same deadlines a module hook at that path would get. */
 function shellHookFor(item: DiscoveredHook, cwd: string, load: LoadOptions, shell: ShellHookOptions): LoadedHook {
   const { perHook, ...shared } = load;
-  const sandbox = resolveSandboxOptions({ ...shared, ...perHook?.[item.path] });
+  // Deadlines only: the policy's isolation does not apply to a shell hook (shellRefusal checked it).
+  const sandbox = resolveSandboxOptions({ ...shared, ...perHook?.[item.path], policy: "trusted", isolation: undefined });
   return shellHook(item, { ...shell, cwd, deadline: (event) => deadlineFor(sandbox, event) });
 }
 
 export { HookRegistry, hookKey, validateHookItem, mergeProviderResults, HOOK_CAPABILITY_ID } from "./registry.js";
 export { defaultHookProviders, folderProvider, nativeProvider, xcshHomeProvider, claudeProvider } from "./providers.js";
+export { policyFor, type HookOrigin, type TrustOptions, type TrustRecord } from "./trust.js";
 export type { DiscoveredHook, DiscoveryContext, DiscoveryReport, HookItem, HookItemType, HookLevel, HookProvider, ProviderResult } from "./types.js";

@@ -79,7 +79,8 @@ function probe(): Availability {
   return { ok: true, memory: cgroupRoot() ? "cgroup" : "rlimit" };
 }
 
-function findOnPath(name: string): string | undefined {
+/** The first executable `name` on the host's PATH. */
+export function findOnPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(":")) {
     const p = join(dir, name);
     try { accessSync(p, constants.X_OK); return p; } catch { /* next */ }

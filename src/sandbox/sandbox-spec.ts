@@ -1,15 +1,16 @@
 /**
  * What a hook's sandbox (./bwrap.ts) is made of, from its options and policy: node and hookbox's
- * runtime, the hook's folder and the `node_modules` above it, all read-only (never the transform cache:
- * the host transforms, src/transform-cache.ts);
- * the policy's extra reads read-only and its writes writable; the hook's cleaned environment.
+ * runtime, the hook's folder and the `node_modules` above it, all read-only (never the transform
+ * cache: the host transforms, src/transform-cache.ts); the policy's extra reads read-only and its
+ * writes writable; the hook's cleaned environment; the network proxy's socket when it has one.
  */
 import { dirname } from "node:path";
+import type { SandboxNetSpec } from "../net/proxy.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import { importRoots, RUNTIME_READS } from "../policy.js";
 import { nodeRuntimeFiles, type SandboxSpec } from "./bwrap.js";
 
-export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: string, env: Record<string, string | undefined>): SandboxSpec {
+export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: string, env: Record<string, string | undefined>, net?: SandboxNetSpec): SandboxSpec {
   const { policy } = options;
   return {
     readOnly: [
@@ -18,8 +19,9 @@ export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: s
       ...importRoots(resolvedPath),
       ...policy.fsRead,
     ],
-    extraBinds: policy.fsWrite.map((src) => ({ src, writable: true })),
+    extraBinds: [...policy.fsWrite.map((src) => ({ src, writable: true })), ...net?.extraBinds ?? []],
     env,
+    extraEnv: net?.extraEnv,
     chdir: dirname(resolvedPath),
     memoryMb: options.sandboxMemoryMb,
   };

@@ -14,7 +14,8 @@ import { grantReaching, hookEnv, permissionArgs } from "../policy.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
 import { execSandboxSpec, hookSandboxSpec } from "./sandbox-spec.js";
-import { sandboxAvailability, sandboxedExecArgv } from "./bwrap.js";
+import { findOnPath, sandboxAvailability, sandboxedExecArgv } from "./bwrap.js";
+import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js";
 import { spawnEndpoint } from "./spawn.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
@@ -91,6 +92,8 @@ export class HookSandbox {
   /** The death already reached callers as rejected requests (so it is not reported again). */
   #deathSeenByRequests = false;
   #exited: Promise<void> = Promise.resolve();
+  /** The proxy of a sandboxed hook whose policy allows hosts; one for the hook's whole life, restarts included. */
+  #network: HookNetwork | undefined;
 
   constructor(hookPath: string, resolvedPath: string, cwd: string, options: ResolvedSandboxOptions) {
     this.hookPath = hookPath;
@@ -103,7 +106,12 @@ export class HookSandbox {
       record: options.onExec,
       // Sandbox mode: pi.exec runs its program in a sandbox of the hook's shape, never in the host.
       ...(options.isolation === "sandbox" ? {
-        wrap: (command: string, args: string[], execCwd: string) => sandboxedExecArgv(execSandboxSpec(hookSandboxSpec(options, resolvedPath, this.#env()), execCwd), command, args),
+        wrap: (command: string, args: string[], execCwd: string) => {
+          const spec = execSandboxSpec(hookSandboxSpec(options, resolvedPath, this.#env(), this.#network), execCwd);
+          // With a network, the program runs behind a bridge of its own to the hook's proxy (its sandbox has its own network namespace).
+          const run = this.#network ? netExecArgv(findOnPath(command) ?? command, args) : { command, args };
+          return sandboxedExecArgv(spec, run.command, run.args);
+        },
       } : {}),
     };
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
@@ -134,6 +142,7 @@ export class HookSandbox {
       this.state = "failed";
       this.lastFailure = failure;
       await this.#terminate();
+      await this.#network?.close();
       return failure;
     }
     this.state = "ready";
@@ -190,6 +199,7 @@ export class HookSandbox {
     this.#deathFailure ??= (event) => Errors.disabled(this.hookPath, event, "the runner was disposed");
     this.#channel?.close(this.#deathFailure);
     await this.#terminate();
+    await this.#network?.close();
   }
 
   #env(): Record<string, string | undefined> {
@@ -249,6 +259,11 @@ export class HookSandbox {
     if (options.isolation === "sandbox") {
       const available = sandboxAvailability();
       if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
+      try {
+        this.#network ??= await startHookNetwork(options.policy.network.allow, (record) => options.onNet(this.hookPath, record));
+      } catch (err) {
+        return Errors.loadFailed(this.hookPath, `the hook's network proxy could not be started: ${describeThrown(err)}`);
+      }
     }
     let endpoint: HookEndpoint;
     try {
@@ -263,7 +278,7 @@ export class HookSandbox {
         resourceLimits: options.resourceLimits,
         renderTimeoutMs: options.renderTimeoutMs,
         onOutput: (stream, line) => options.onLog(this.hookPath, stream, line),
-      }, this.resolvedPath);
+      }, this.resolvedPath, this.#network);
     } catch (err) {
       // Building the sandbox failed (its memory group, node's libraries): never start it with less.
       return Errors.loadFailed(this.hookPath, `the hook's ${options.isolation} could not be started: ${describeThrown(err)}`);

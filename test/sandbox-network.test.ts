@@ -1,0 +1,62 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { HookRunner, loadHooks, type LoadedHook } from "../src/index.js";
+import type { NetRecord } from "../src/net/proxy.js";
+import type { SandboxOptions } from "../src/options.js";
+import { sandboxUnavailable, sayWhySkipped } from "./support/sandbox.js";
+
+const HOOK = fileURLToPath(new URL("../fixtures/hostile/reaches-the-network.ts", import.meta.url));
+const noSandbox = await sandboxUnavailable();
+sayWhySkipped("the sandbox network tests", noSandbox);
+
+const servers: Server[] = [];
+let allowed = 0;
+let other = 0;
+async function listen(): Promise<number> {
+  const server = createServer((req, res) => res.end(`hello ${req.url}`));
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as AddressInfo).port;
+}
+beforeAll(async () => { allowed = await listen(); other = await listen(); });
+afterAll(async () => { await Promise.all(servers.map((s) => new Promise((r) => s.close(r)))); });
+
+const hooks: LoadedHook[] = [];
+afterEach(async () => { await Promise.all(hooks.splice(0).map((h) => h.sandbox?.dispose())); });
+
+async function start(options: SandboxOptions) {
+  const records: NetRecord[] = [];
+  const result = await loadHooks([HOOK], process.cwd(), { ...options, onNet: (_path, r) => records.push(r) });
+  hooks.push(...result.hooks);
+  expect(result.errors).toEqual([]);
+  const runner = new HookRunner(result.hooks, process.cwd(), {} as never, {} as never);
+  runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
+  const reach = async (how: string, url: string) =>
+    (await runner.emitToolCall({ type: "tool_call", toolName: "net", toolCallId: "c", input: { how, url } }))!.reason;
+  return { reach, records, hook: result.hooks[0]! };
+}
+
+describe.skipIf(noSandbox)("the network of a sandboxed hook", () => {
+  it("policy.network.allow opens exactly its hosts to fetch, http.get and curl through pi.exec, and reports every attempt", async () => {
+    const { reach, records, hook } = await start({ isolation: "sandbox", policy: { network: { allow: [`127.0.0.1:${allowed}`] }, exec: { allow: ["curl"] } } });
+    expect(hook.sandbox!.options.isolation).toBe("sandbox");
+    expect(await reach("fetch", `http://127.0.0.1:${allowed}/f`)).toBe("200 hello /f");
+    expect(await reach("http", `http://127.0.0.1:${allowed}/h`)).toBe("200 hello /h");
+    expect(await reach("curl", `http://127.0.0.1:${allowed}/c`)).toBe("200 hello /c");
+    expect(await reach("fetch", `http://127.0.0.1:${other}/`)).toMatch(/^error /);
+    expect(await reach("http", `http://127.0.0.1:${other}/`)).toContain("refused (HTTP/1.1 403 Forbidden)");
+    expect(await reach("curl", `http://127.0.0.1:${other}/`)).toBe("exit 22");
+    expect(records.filter((r) => !r.refused).map((r) => r.port)).toEqual([allowed, allowed, allowed]);
+    expect(records.filter((r) => r.refused).map((r) => r.port)).toEqual([other, other, other]);
+  });
+
+  it("policy untrusted gets no network at all: nothing leaves and the proxy never starts", async () => {
+    const { reach, records } = await start({ policy: { sandbox: true, exec: { allow: ["curl"] } } });
+    expect(await reach("fetch", `http://127.0.0.1:${allowed}/`)).toBe("error ECONNREFUSED");
+    expect(await reach("fetch", "https://example.com/")).toMatch(/^error (EAI_AGAIN|ENOTFOUND)$/);
+    expect(await reach("curl", `http://127.0.0.1:${allowed}/`)).toBe("exit 7");
+    expect(records).toEqual([]);
+  });
+});
