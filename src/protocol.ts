@@ -55,6 +55,8 @@ export interface EmitReply {
   steps: Step[];
   /** For a waterfall: the chained value, present only if some handler changed it. */
   value?: unknown;
+  /** Top-level event fields the handlers edited in place, with their new values (see worker/edits.mjs). */
+  edits?: Record<string, unknown>;
 }
 
 // ---- host -> worker on parentPort -----------------------------------------------------------

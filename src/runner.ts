@@ -10,6 +10,7 @@ import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
 import type { RunPlan, WireError } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
+import { applyEdits, checkEdits } from "./edits.js";
 import { StatsRecorder, type HookStats } from "./stats.js";
 import { sandboxedHook } from "./loader.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
@@ -210,6 +211,7 @@ export class HookRunner {
         if (skipped) this.#stats.skip(unit.hook.path);
         else this.#stats.call(unit.hook.path, type, performance.now() - started);
       }
+      if (reply.edits) acc = this.#applyEdits(unit, type, rule, event, payload, reply.edits, acc);
       for (const step of reply.steps) {
         if (!step.ok) {
           const failure = stepFailure(unit, type, step.e);
@@ -232,6 +234,29 @@ export class HookRunner {
       }
     }
     return finish(rule, acc, event as { messages?: unknown });
+  }
+
+  /**
+   * A hook's in-place edits, validated and applied to the caller's event (and the copy later hooks
+   * get), so the next hook and the caller see them as in the original. In a waterfall whose value
+   * a hook already replaced, an edit of `messages` edits that value.
+   */
+  #applyEdits(unit: HookUnit, type: string, rule: Rule, event: Record<string, unknown>, payload: Record<string, unknown>,
+    edits: Record<string, unknown>, acc: unknown): unknown {
+    const { valid, refused } = checkEdits(edits);
+    for (const r of refused) this.#report(Errors.invalidEdit(unit.hook.path, type, r.field, r.detail));
+    if (rule.kind === "waterfall" && acc !== undefined && Object.hasOwn(valid, "messages")) {
+      acc = valid.messages;
+      delete valid.messages;
+    }
+    applyEdits(event, valid);
+    if (payload !== event) {
+      for (const k of Object.keys(valid)) {
+        if (Object.hasOwn(event, k)) payload[k] = event[k];
+        else delete payload[k];
+      }
+    }
+    return acc;
   }
 
   /**

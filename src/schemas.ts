@@ -92,7 +92,7 @@ const step = z.union([
   z.strictObject({ ok: z.literal(true), r: z.unknown().optional() }),
   z.strictObject({ ok: z.literal(false), e: wireError }),
 ]);
-export const emitReplySchema = z.strictObject({ steps: z.array(step), value: z.unknown().optional() });
+export const emitReplySchema = z.strictObject({ steps: z.array(step), value: z.unknown().optional(), edits: z.record(z.string(), z.unknown()).optional() });
 
 export const workerMessageSchema = z.discriminatedUnion("t", [
   z.strictObject({ t: z.literal("ack"), id }),
