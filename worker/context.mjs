@@ -10,21 +10,46 @@ const SESSION_METHODS = [
   "getLabel", "getBranch", "getHeader", "getEntries", "getTree", "getUsageStatistics", "putBlob",
 ];
 
-/** @param {string} prefix @param {readonly string[]} names */
-function syncFacade(prefix, names) {
+/**
+ * A method of a host object: synchronous when the host's method is, a promise when it returned
+ * one (the host answers `{ p }` and the value comes by an async call, see src/bridge/deferred.ts).
+ * A failure names the method.
+ * @param {string} label @param {string} m @param {unknown[]} a
+ */
+function hostMethod(label, m, a) {
+  /** @type {any} */
+  let answer;
+  try {
+    answer = callSync(m, a);
+  } catch (err) {
+    throw named(label, err);
+  }
+  if (answer && typeof answer === "object" && "p" in answer) return call("await", [answer.p]).catch((err) => { throw named(label, err); });
+  return answer?.v;
+}
+
+/** @param {string} label @param {unknown} err */
+function named(label, err) {
+  if (!(err instanceof Error) || err.message.startsWith(label)) return err;
+  err.message = `${label}: ${err.message}`;
+  return err;
+}
+
+/** @param {string} prefix @param {string} label @param {readonly string[]} names */
+function syncFacade(prefix, label, names) {
   /** @type {Record<string, Function>} */
   const out = {};
-  for (const name of names) out[name] = (/** @type {unknown[]} */ ...args) => callSync(`${prefix}.${name}`, args);
+  for (const name of names) out[name] = (/** @type {unknown[]} */ ...args) => hostMethod(`${label}.${name}()`, `${prefix}.${name}`, args);
   return Object.freeze(out);
 }
 
-const sessionManager = syncFacade("session", SESSION_METHODS);
+const sessionManager = syncFacade("session", "ctx.sessionManager", SESSION_METHODS);
 
-/** A model registry facade: any method name is forwarded synchronously to the host's registry. */
+/** A model registry facade: any method name is forwarded to the host's registry (sync stays sync). */
 const modelRegistry = new Proxy(Object.freeze({}), {
   get(_target, prop) {
     if (typeof prop !== "string" || prop === "then") return undefined;
-    return (/** @type {unknown[]} */ ...args) => callSync("modelRegistry", [prop, args]);
+    return (/** @type {unknown[]} */ ...args) => hostMethod(`ctx.modelRegistry.${prop}()`, "modelRegistry", [prop, args]);
   },
 });
 

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { Errors } from "../errors.js";
+import { Deferred } from "./deferred.js";
 import { execCommand } from "../exec.js";
 import { execRefusal, presets, type Policy } from "../policy.js";
 import { describeIssues } from "../schemas.js";
@@ -91,6 +92,7 @@ export interface ExecGate {
 
 export function createHostBridge(surface: BridgeSurface, hookPath: string, runSetup: RunSetup, gate: ExecGate = { policy: presets.trusted, record: () => {} }): BridgeHost {
   const editorSignals = new Map<number, AbortController>();
+  const later = new Deferred();
   let setupSession: SessionManager | undefined;
 
   const calls: Record<string, (args: unknown[]) => Promise<unknown>> = {
@@ -126,6 +128,7 @@ export function createHostBridge(surface: BridgeSurface, hookPath: string, runSe
       if (!setupSession) throw new Error(`the session manager given to setup is no longer open (${name} was called after setup returned)`);
       return callMethod(hookPath, "sessionManager", setupSession, name, args);
     },
+    await: async (a) => later.take(parse(hookPath, "await", z.tuple([z.number().int()]), a)[0]),
     branch: async (a) => surface.branch(...parse(hookPath, "branch", z.tuple([str]), a)),
     navigateTree: async (a) => surface.navigateTree(...parse(hookPath, "navigateTree", z.tuple([str, z.strictObject({ summarize: z.boolean().optional() })]), a)),
   };
@@ -155,7 +158,7 @@ export function createHostBridge(surface: BridgeSurface, hookPath: string, runSe
     },
     modelRegistry: (a) => {
       const [name, args] = parse(hookPath, "modelRegistry", z.tuple([methodName, z.array(z.unknown())]), a);
-      return callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args);
+      return later.wrap(`modelRegistry.${name}`, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args));
     },
   };
 
@@ -174,7 +177,7 @@ export function createHostBridge(surface: BridgeSurface, hookPath: string, runSe
       if (method.startsWith("session.")) {
         const name = method.slice("session.".length);
         if (!sessionMethods.has(name)) throw Errors.protocolViolation(hookPath, `unknown session method ${JSON.stringify(name)}`);
-        return callMethod(hookPath, "sessionManager", surface.sessionManager, name, args);
+        return later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args));
       }
       const fn = Object.hasOwn(syncs, method) ? syncs[method] : undefined;
       if (!fn) throw Errors.protocolViolation(hookPath, `unknown host call ${JSON.stringify(method)}`);
