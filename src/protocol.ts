@@ -66,6 +66,8 @@ export interface EmitRequest {
   t: "emit"; id: number; event: Record<string, unknown> & { type: string }; plan: RunPlan; ctx?: ContextSnapshot;
   /** Payload fields that were AbortSignals on the host; the worker recreates them live. */
   signals?: string[];
+  /** Those of `signals` already aborted when the event was sent: the worker creates them aborted. */
+  aborted?: string[];
 }
 export interface CommandRequest { t: "command"; id: number; name: string; args: string; ctx: ContextSnapshot }
 /** Run the `setup` callback the hook passed to `ctx.newSession` (the host opened the session). */

@@ -115,14 +115,15 @@ function unsendableResult(message, err) {
 }
 onUnsendable(unsendableResult);
 
-/** @param {number} id @param {Record<string, unknown>} event @param {string[] | undefined} fields */
-function reviveSignals(id, event, fields) {
+/** @param {number} id @param {Record<string, unknown>} event @param {string[] | undefined} fields @param {string[] | undefined} [aborted] */
+function reviveSignals(id, event, fields, aborted) {
   if (!fields?.length) return event;
   const controllers = new Map();
   const out = { ...event };
   for (const field of fields) {
     const controller = new AbortController();
     controllers.set(field, controller);
+    if (aborted?.includes(field)) controller.abort();
     out[field] = controller.signal;
   }
   signals.set(id, controllers);
@@ -149,7 +150,7 @@ function handle(msg) {
   switch (msg.t) {
     case "emit": {
       const handlers = registry.handlers.get(msg.event.type) ?? [];
-      const event = reviveSignals(msg.id, msg.event, msg.signals);
+      const event = reviveSignals(msg.id, msg.event, msg.signals, msg.aborted);
       serve(msg.id, () => runHandlers(handlers, event, msg.plan, ctxOf(msg.ctx)));
       return;
     }
