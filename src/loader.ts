@@ -10,6 +10,7 @@ import { resolvePath } from "./paths.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
 import type { Manifest } from "./protocol.js";
 import { markWatched } from "./watch.js";
+import { closeScope, openScope } from "./command-scope.js";
 import type { HookCommandContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
 
 export interface LoadHooksResult {
@@ -71,8 +72,14 @@ export function sandboxedHook(sandbox: HookSandbox): LoadedHook {
     commands = new Map(m.commands.map((c): [string, RegisteredCommand] => [c.name, {
       ...c,
       handler: async (args: string, ctx: HookCommandContext) => {
-        await sandbox.request({ t: "command", name: c.name, args, ctx: { hasUI: ctx.hasUI, cwd: ctx.cwd, model: structuredClone(ctx.model) } },
-          "command", deadlineFor(sandbox.options, "command"));
+        // The worker's command context reaches this `ctx` (its ui, newSession…), as the original's would.
+        const scope = openScope(sandbox, ctx);
+        try {
+          await sandbox.request({ t: "command", name: c.name, args, ctx: { hasUI: ctx.hasUI, cwd: ctx.cwd, model: structuredClone(ctx.model), scope } },
+            "command", deadlineFor(sandbox.options, "command"));
+        } finally {
+          closeScope(sandbox, scope);
+        }
       },
     }]));
     renderers = new Map(m.renderers.map((type) => [type, sandbox.renderer(type)]));

@@ -43,6 +43,8 @@ export interface ContextSnapshot {
   hasUI: boolean;
   cwd: string;
   model: unknown;
+  /** A command's context built by the caller: the worker's context calls reach it under this number. */
+  scope?: number;
 }
 
 /** A serialisable error. `stack` is the worker's, pointing into the hook file. */

@@ -11,6 +11,7 @@ import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
 import type { RunPlan, WireError } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
+import { scopedSurface, withScopes } from "./command-scope.js";
 import { StatsRecorder, type HookStats } from "./stats.js";
 import { sandboxedHook } from "./loader.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
@@ -54,9 +55,10 @@ export class HookRunner {
     if (!sandbox) return inlineUnit(hook);
     const unit = sandboxUnit(hook, sandbox, (ctx) => this.#host.snapshot(ctx));
     const surface = this.#host.surface(hook.path, this.#onLog ?? sandbox.options.onLog);
-    sandbox.setBridge(createHostBridge(surface, hook.path, async () => {
-      await sandbox.request({ t: "setup" }, "command", Infinity);
-    }, { policy: sandbox.options.policy, record: sandbox.options.onExec }));
+    const runSetup = async () => { await sandbox.request({ t: "setup" }, "command", Infinity); };
+    const gate = { policy: sandbox.options.policy, record: sandbox.options.onExec };
+    const bridge = createHostBridge(surface, hook.path, runSetup, gate);
+    sandbox.setBridge(withScopes(bridge, sandbox, hook.path, (ctx) => createHostBridge(scopedSurface(surface, ctx), hook.path, runSetup, gate)));
     this.#unlisten.set(hook, sandbox.listen({ fault: (f) => this.#report(f) }));
     return unit;
   }
