@@ -11,6 +11,7 @@ import { HookSandbox } from "./sandbox/sandbox.js";
 import type { Manifest } from "./protocol.js";
 import { markWatched } from "./watch.js";
 import { closeScope, openScope } from "./command-scope.js";
+import { withCallerTheme } from "./render-theme.js";
 import type { HookCommandContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
 
 export interface LoadHooksResult {
@@ -82,7 +83,7 @@ export function sandboxedHook(sandbox: HookSandbox): LoadedHook {
         }
       },
     }]));
-    renderers = new Map(m.renderers.map((type) => [type, sandbox.renderer(type)]));
+    renderers = new Map(m.renderers.map((type) => [type, withCallerTheme(sandbox.renderer(type))]));
   };
   // The worker's sendMessage goes through the runner's bridge, which reads the runner's handlers.
   const ignore = () => {};

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { Errors } from "../errors.js";
 import { Deferred } from "./deferred.js";
+import { renderTheme } from "../render-theme.js";
 import { execCommand } from "../exec.js";
 import { execRefusal, presets, type Policy } from "../policy.js";
 import { describeIssues } from "../schemas.js";
@@ -154,7 +155,7 @@ export function createHostBridge(surface: BridgeSurface, hookPath: string, runSe
     "ui.getEditorText": () => surface.ui().getEditorText(),
     theme: (a) => {
       const [name, args] = parse(hookPath, "theme", z.tuple([methodName, z.array(z.unknown())]), a);
-      return callMethod(hookPath, "theme", surface.ui().theme, name, args);
+      return callMethod(hookPath, "theme", renderTheme() ?? surface.ui().theme, name, args);
     },
     modelRegistry: (a) => {
       const [name, args] = parse(hookPath, "modelRegistry", z.tuple([methodName, z.array(z.unknown())]), a);
