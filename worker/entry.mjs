@@ -9,6 +9,7 @@ import { HookRegistry, createHookAPI } from "./api.mjs";
 import { currentRequest, refuseIfTooLarge, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
+import { factoryOf } from "./factory.mjs";
 import { serveRenders } from "./render.mjs";
 import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
 
@@ -48,7 +49,7 @@ const controlApi = {
     registry.initialized = spec.initialized;
     try {
       const mod = /** @type {any} */ (await importHook(spec.resolvedPath));
-      const factory = mod?.default;
+      const factory = factoryOf(mod);
       if (typeof factory !== "function") return { ok: false, e: { message: "Hook must export a default function" } };
       await factory(createHookAPI(registry, spec.cwd));
       registry.loaded = true;
