@@ -48,7 +48,11 @@ export interface ContextSnapshot {
 }
 
 /** A serialisable error. `stack` is the worker's, pointing into the hook file. */
-export interface WireError { message: string; name?: string; stack?: string; code?: string }
+export interface WireError {
+  message: string; name?: string; stack?: string; code?: string;
+  /** A thrown value that is not an Error (no `name` then), as thrown. */
+  value?: unknown;
+}
 
 /** One handler's outcome. `r` absent: it returned nothing. */
 export type Step = { ok: true; r?: unknown } | { ok: false; e: WireError };

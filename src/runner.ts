@@ -269,7 +269,7 @@ export class HookRunner {
   #fail(unit: HookUnit, failure: HookFailure, toolCall: boolean): boolean {
     if (toolCall && failure.code === "handler_threw") {
       this.#stats.error(failure.hookPath, failure.code);
-      throw failure;
+      throw asThrownInToolCall(failure);
     }
     if (this.#shouldReport(failure)) this.#report(failure);
     return toolCall && this.#failClosed(unit);
@@ -332,7 +332,32 @@ function stepFailure(unit: HookUnit, type: string, e: WireError): HookFailure {
   if (!unit.hook.sandbox && code && code !== "handler_threw" && (HOOK_ERROR_CODES as readonly string[]).includes(code)) {
     return new HookFailure(code, unit.hook.path, type, e.message, e.stack);
   }
-  return Errors.handlerThrew(unit.hook.path, type, e.code ? `${e.message} [${e.code}]` : e.message, e.stack);
+  const failure = Errors.handlerThrew(unit.hook.path, type, e.code ? `${e.message} [${e.code}]` : e.message, e.stack);
+  failure.cause = thrownValue(e);
+  return failure;
+}
+
+/** What the handler threw, rebuilt on the host: the value itself, or an Error with its name, message, stack and code. */
+function thrownValue(e: WireError): unknown {
+  if (e.name === undefined) return e.value;
+  const error = new Error(e.message);
+  error.name = e.name;
+  if (e.stack) error.stack = e.stack;
+  if (e.code) (error as Error & { code?: string }).code = e.code;
+  return error;
+}
+
+/**
+ * The original's `emitToolCall` rejects with what the handler threw: the text is the Error's own
+ * message, or `String(value)` for anything else; the thrown value stays reachable as `cause`.
+ */
+function asThrownInToolCall(failure: HookFailure): HookFailure {
+  if (!("cause" in failure)) return failure;
+  const thrown = failure.cause;
+  const text = thrown instanceof Error ? thrown.message : String(thrown);
+  const out = Errors.handlerThrew(failure.hookPath, failure.event, text, failure.stack);
+  out.cause = thrown;
+  return out;
 }
 
 function blocked(failure: HookFailure): ToolCallEventResult {

@@ -82,6 +82,8 @@ const wireError = z.strictObject({
   name: z.string().optional(),
   stack: z.string().optional(),
   code: z.string().optional(),
+  /** A thrown value that is not an Error, as thrown (when it could be cloned). */
+  value: z.unknown().optional(),
 });
 export const manifestSchema = z.strictObject({
   events: z.record(z.string(), z.number().int().nonnegative()),

@@ -31,7 +31,7 @@ export async function runHandlers(handlers, event, plan, ctx) {
     try {
       result = await handler(current, ctx);
     } catch (err) {
-      steps.push({ ok: false, e: toWireError(err) });
+      steps.push({ ok: false, e: stepError(err) });
       if (stopOnError) break;
       continue;
     }
@@ -66,4 +66,19 @@ export async function runHandlers(handlers, event, plan, ctx) {
 /** The shape the host's schema accepts for `messages`: an array of objects with a string `role`. @param {unknown} value */
 function isMessageList(value) {
   return Array.isArray(value) && value.every((m) => m !== null && typeof m === "object" && typeof m.role === "string");
+}
+
+/**
+ * A thrown value as the host gets it. A non-Error is sent as is too (`value`), when it can be
+ * cloned, so the host can keep it as the `cause` and describe it as the original does.
+ * @param {unknown} err
+ */
+function stepError(err) {
+  const e = toWireError(err);
+  if (err instanceof Error) return e;
+  try {
+    return { ...e, value: structuredClone(plain(err)) };
+  } catch {
+    return { ...e, value: String(err) };
+  }
 }
