@@ -7,6 +7,7 @@
 import { createRequire } from "node:module";
 import { dirname, join, parse } from "node:path";
 import { fileURLToPath } from "node:url";
+import { importGraphReads } from "./import-graph.js";
 
 export interface ExecPolicy {
   /** Commands (argv[0], as given or as a base name) `pi.exec` may run; `"*"` for any. */
@@ -92,7 +93,7 @@ function importRoots(resolvedPath: string): string[] {
 /** `execArgv` for a hook's worker under `policy`. Never `--allow-worker` (a nested Worker with `execArgv: []` escapes). */
 export function permissionArgs(policy: Policy, resolvedPath: string, cacheDir: string | false): string[] | undefined {
   if (!policy.permissionModel) return undefined;
-  const reads = [...RUNTIME_READS, ...importRoots(resolvedPath), ...policy.fsRead, ...(cacheDir ? [cacheDir] : [])];
+  const reads = [...RUNTIME_READS, ...importRoots(resolvedPath), ...importGraphReads(resolvedPath), ...policy.fsRead, ...(cacheDir ? [cacheDir] : [])];
   const writes = [...policy.fsWrite, ...(cacheDir ? [cacheDir] : [])];
   const args = [permissionFlag(), "--no-warnings"];
   for (const p of new Set(reads)) args.push(`--allow-fs-read=${grant(p)}`);

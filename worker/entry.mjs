@@ -10,6 +10,7 @@ import { currentRequest, refuseIfTooLarge, send, settleCall, setSyncChannel, toW
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
 import { factoryOf } from "./factory.mjs";
+import { withAccessDetail } from "./access.mjs";
 import { serveRenders } from "./render.mjs";
 import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
 
@@ -55,7 +56,7 @@ const controlApi = {
       registry.loaded = true;
       return { ok: true, manifest: registry.manifest() };
     } catch (err) {
-      return { ok: false, e: toWireError(err) };
+      return { ok: false, e: toWireError(withAccessDetail(err)) };
     }
   },
 };

@@ -5,6 +5,7 @@
 /** @import { RunPlan, Step, EmitReply } from "../src/protocol.js" */
 import { toWireError } from "./channel.mjs";
 import { installCloneUnwrap, plain, trackEdits } from "./edits.mjs";
+import { withAccessDetail } from "./access.mjs";
 import { mode } from "./transport.mjs";
 
 // In a worker the event is a copy: its in-place edits are tracked and sent back. A trusted
@@ -74,7 +75,7 @@ function isMessageList(value) {
  * @param {unknown} err
  */
 function stepError(err) {
-  const e = toWireError(err);
+  const e = toWireError(withAccessDetail(err));
   if (err instanceof Error) return e;
   try {
     return { ...e, value: structuredClone(plain(err)) };
