@@ -81,7 +81,22 @@ function packageDir(name: string): string {
 }
 
 /** What every hook worker must read: hookbox's worker runtime and its runtime dependencies. */
-const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod"].map(packageDir)];
+const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod"].map(packageDir), ...optionalPackageDirs(["@sinclair/typebox"])];
+
+/** Optional peer dependencies the worker runtime offers when installed (`pi.typebox`). */
+function optionalPackageDirs(names: string[]): string[] {
+  return names.flatMap((name) => {
+    let dir: string;
+    try {
+      dir = dirname(require.resolve(name));
+    } catch {
+      return [];
+    }
+    // Up to `node_modules/<scope>/<name>`: never a folder above the package.
+    for (; dir !== parse(dir).root; dir = dirname(dir)) if (dir.endsWith(`/node_modules/${name}`)) return [dir];
+    return [];
+  });
+}
 
 /** Folders a path may import from: its own folder and every `node_modules` above it. */
 function importRoots(resolvedPath: string): string[] {

@@ -3,6 +3,7 @@
 /** @import { Manifest } from "../src/protocol.js" */
 import { call, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
+import { agentPackage, typeboxModule } from "./extras.mjs";
 
 export class HookRegistry {
   /** @type {Map<string, Function[]>} */
@@ -102,5 +103,7 @@ export function createHookAPI(registry, cwd) {
       return call("exec", plain([String(command), Array.isArray(args) ? args.map(String) : [], { cwd, ...rest }]));
     },
     logger,
+    get typebox() { return typeboxModule(); },
+    pi: agentPackage,
   };
 }
