@@ -31,6 +31,8 @@ export interface Policy {
   env: string[];
   /** What `pi.exec` may run (through the host, recorded). */
   exec: ExecPolicy;
+  /** Which of the offered host modules (the `hostModules` option) the hook may import; absent or `"*"`: all. */
+  hostModules?: string[] | "*";
 }
 
 /** Variables every hook sees (when set in the host). */

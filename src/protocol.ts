@@ -130,7 +130,11 @@ export interface Manifest {
   renderers: string[];
 }
 
-export interface LoadSpec { resolvedPath: string; cwd: string; initialized: boolean; hasUI: boolean }
+export interface LoadSpec {
+  resolvedPath: string; cwd: string; initialized: boolean; hasUI: boolean;
+  /** The host modules this hook may import: per module, its function names and plain values. */
+  hostModules?: Record<string, { functions: string[]; values: Record<string, unknown> }>;
+}
 
 /** The object the worker exposes with comlink on the control port. */
 export interface WorkerControl {

@@ -3,7 +3,9 @@
  * registration order; the conflict rules are `dispatch.ts`; every result is validated before it is
  * applied; every sandbox fault becomes a `HookError` with a code.
  */
-import { createHostBridge } from "./bridge/host-bridge.js";
+import { createHostBridge, type BridgeSurface } from "./bridge/host-bridge.js";
+import { withHostModules } from "./host-modules.js";
+import { withCustomUi } from "./custom-ui.js";
 import { finish, nextInput, ruleFor, type Rule } from "./dispatch.js";
 import { Errors, HOOK_ERROR_CODES, HookFailure, describeThrown, type HookError, type HookErrorCode } from "./errors.js";
 import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
@@ -57,8 +59,10 @@ export class HookRunner {
     const surface = this.#host.surface(hook.path, this.#onLog ?? sandbox.options.onLog);
     const runSetup = async () => { await sandbox.request({ t: "setup" }, "command", Infinity); };
     const gate = { policy: sandbox.options.policy, record: sandbox.options.onExec };
-    const bridge = createHostBridge(surface, hook.path, runSetup, gate);
-    sandbox.setBridge(withScopes(bridge, sandbox, hook.path, (ctx) => createHostBridge(scopedSurface(surface, ctx), hook.path, runSetup, gate)));
+    const { hostModules, policy } = sandbox.options;
+    const bridgeOver = (s: BridgeSurface) =>
+      withCustomUi(withHostModules(createHostBridge(s, hook.path, runSetup, gate), hook.path, hostModules, policy), hook.path, s, sandbox);
+    sandbox.setBridge(withScopes(bridgeOver(surface), sandbox, hook.path, (ctx) => bridgeOver(scopedSurface(surface, ctx))));
     this.#unlisten.set(hook, sandbox.listen({ fault: (f) => this.#report(f) }));
     return unit;
   }

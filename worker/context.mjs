@@ -6,6 +6,7 @@
 /** @import { ContextSnapshot } from "../src/protocol.js" */
 import { call, callSync, post } from "./channel.mjs";
 import { plain } from "./edits.mjs";
+import { runCustom } from "./custom.mjs";
 
 const SESSION_METHODS = [
   "getCwd", "getSessionDir", "getSessionId", "getSessionFile", "getSessionName", "getArtifactsDir",
@@ -97,14 +98,6 @@ function signalId(ch, signal) {
   return id;
 }
 
-/** What `ctx.ui.custom()` does; set by custom.mjs. @type {(ch: Channel, factory: unknown, options: unknown) => Promise<unknown>} */
-let custom = () => Promise.reject(new Error(
-  "ctx.ui.custom() is not available to sandboxed hooks here: a custom component renders synchronously on the host. Use select, input, editor or a message renderer."));
-/** @param {typeof custom} impl */
-export function setCustom(impl) {
-  custom = impl;
-}
-
 /** @param {Channel} ch */
 function uiOf(ch) {
   const theme = themeOf(ch);
@@ -120,7 +113,7 @@ function uiOf(ch) {
     setStatus: (/** @type {string} */ key, /** @type {string | undefined} */ text) => ch.post("ui.setStatus", [key, text]),
     setEditorText: (/** @type {string} */ text) => ch.post("ui.setEditorText", [text]),
     getEditorText: () => ch.callSync("ui.getEditorText", []),
-    custom: (/** @type {unknown} */ factory, /** @type {unknown} */ options) => custom(ch, factory, options),
+    custom: (/** @type {unknown} */ factory, /** @type {unknown} */ options) => runCustom(ch, theme, factory, options),
     get theme() { return theme; },
   });
 }

@@ -10,6 +10,7 @@ import { currentRequest, refuseIfTooLarge, send, settleCall, setSyncChannel, toW
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
 import { factoryOf } from "./factory.mjs";
+import { hostModuleObjects } from "./host-modules.mjs";
 import { withAccessDetail } from "./access.mjs";
 import { serveRenders } from "./render.mjs";
 import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
@@ -29,18 +30,21 @@ const cancelled = new Set();
 /** Live AbortControllers for AbortSignal fields of in-flight events. @type {Map<number, Map<string, AbortController>>} */
 const signals = new Map();
 
-/** @param {string} specifier */
-async function importHook(specifier) {
+/** @param {string} specifier @param {Record<string, object>} [virtualModules] host modules (worker/host-modules.mjs) */
+async function importHook(specifier, virtualModules = {}) {
+  const hasHostModules = Object.keys(virtualModules).length > 0;
   if (/\.(mjs|cjs|js)$/.test(specifier)) {
     try {
       return await import(pathToFileURL(specifier).href);
     } catch (err) {
       // A `.js` file in a CommonJS or TS-flavoured project: let jiti try before giving up.
-      if (!(err instanceof SyntaxError)) throw err;
+      // A host module is only known to jiti: a native import of one is not found.
+      const hostModuleMissing = hasHostModules && /** @type {{ code?: unknown }} */ (err)?.code === "ERR_MODULE_NOT_FOUND";
+      if (!(err instanceof SyntaxError) && !hostModuleMissing) throw err;
     }
   }
   const { createJiti } = await import("jiti");
-  const jiti = createJiti(import.meta.url, { fsCache: jitiCacheDir, moduleCache: false, interopDefault: true });
+  const jiti = createJiti(import.meta.url, { fsCache: jitiCacheDir, moduleCache: false, interopDefault: true, virtualModules });
   return jiti.import(specifier);
 }
 
@@ -49,7 +53,7 @@ const controlApi = {
   async load(/** @type {LoadSpec} */ spec) {
     registry.initialized = spec.initialized;
     try {
-      const mod = /** @type {any} */ (await importHook(spec.resolvedPath));
+      const mod = /** @type {any} */ (await importHook(spec.resolvedPath, hostModuleObjects(spec.hostModules ?? {})));
       const factory = factoryOf(mod);
       if (typeof factory !== "function") return { ok: false, e: { message: "Hook must export a default function" } };
       await factory(createHookAPI(registry, spec.cwd));

@@ -15,6 +15,7 @@ import { hookEnv, permissionArgs } from "../policy.js";
 import { processEndpoint, workerEndpoint, type EndpointDeath, type HookEndpoint } from "./endpoint.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
+import { hostModuleManifest, withHostModules } from "../host-modules.js";
 
 /** The worker entry: `worker/` sits beside `src/` both in the source tree and in `dist/`. */
 const WORKER_ENTRY = new URL("../../worker/entry.mjs", import.meta.url);
@@ -82,7 +83,7 @@ export class HookSandbox {
     this.cwd = cwd;
     this.options = options;
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs);
-    this.#bridge = loadBridge(hookPath, cwd, options);
+    this.#bridge = withHostModules(loadBridge(hookPath, cwd, options), hookPath, options.hostModules, options.policy);
   }
 
   listen(listener: SandboxListener): () => void {
@@ -264,7 +265,8 @@ export class HookSandbox {
       }
     });
     const loaded = channel.trackLoad(
-      remote.load({ resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI })
+      remote.load({ resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI,
+        hostModules: hostModuleManifest(options.hostModules, options.policy) })
         .then((reply): HookFailure | Manifest => {
           const parsed = loadReplySchema.safeParse(reply);
           if (!parsed.success) return Errors.protocolViolation(this.hookPath, `bad load reply: ${describeIssues(parsed.error)}`);
