@@ -7,8 +7,13 @@
 // Invariant: the raw event never holds a proxy (every value written through a proxy is unwrapped
 // first), so whatever leaves the worker is unwrapped by `plain` at its top only.
 
-/** proxy -> raw target, for every proxy any tracker made. @type {WeakMap<object, object>} */
-const targets = new WeakMap();
+/** A tracked proxy answers this key with its raw target (cheaper than a WeakMap of every proxy). */
+const TARGET = Symbol("hookbox.target");
+/** Targets given a non-configurable property through a proxy (so `get` must report them as is). @type {WeakSet<object>} */
+const pinned = new WeakSet();
+
+/** @param {object} value @returns {object | undefined} */
+const targetOf = (value) => /** @type {any} */ (value)[TARGET];
 
 /** @param {unknown} v @returns {v is object} */
 function isTrackable(v) {
@@ -26,9 +31,9 @@ function isTrackable(v) {
  */
 export function plain(value, seen = new Map()) {
   if (value === null || typeof value !== "object") return value;
-  const target = targets.get(value);
-  if (target) return target;
   if (!isTrackable(value)) return value;
+  const target = targetOf(value);
+  if (target) return target;
   if (seen.has(value)) return seen.get(value);
   seen.set(value, value);
   /** @type {any} */
@@ -65,12 +70,12 @@ export function trackEdits(raw) {
     if (known) return known;
     const proxy = new Proxy(target, handler(field));
     cache.set(target, proxy);
-    targets.set(proxy, target);
     return proxy;
   };
 
-  /** @param {object} target @param {PropertyKey} key */
+  /** A proxy must report a non-writable, non-configurable property as is. @param {object} target @param {PropertyKey} key */
   const frozenSlot = (target, key) => {
+    if (Object.isExtensible(target) && !pinned.has(target)) return false;
     const d = Reflect.getOwnPropertyDescriptor(target, key);
     return d !== undefined && !d.configurable && !d.writable;
   };
@@ -78,6 +83,7 @@ export function trackEdits(raw) {
   /** @param {string} field @returns {ProxyHandler<any>} */
   const handler = (field) => ({
     get(target, key, receiver) {
+      if (key === TARGET) return target;
       const v = Reflect.get(target, key, receiver);
       return isTrackable(v) && !frozenSlot(target, key) ? wrap(v, field) : v;
     },
@@ -91,12 +97,14 @@ export function trackEdits(raw) {
     },
     defineProperty(target, key, desc) {
       dirty.add(field);
+      if (desc.configurable === false) pinned.add(target);
       return Reflect.defineProperty(target, key, "value" in desc ? { ...desc, value: plain(desc.value) } : desc);
     },
   });
 
   const event = new Proxy(raw, {
     get(target, key, receiver) {
+      if (key === TARGET) return target;
       const v = Reflect.get(target, key, receiver);
       return typeof key === "string" && isTrackable(v) && !frozenSlot(target, key) ? wrap(v, key) : v;
     },
@@ -110,10 +118,10 @@ export function trackEdits(raw) {
     },
     defineProperty(target, key, desc) {
       if (typeof key === "string") dirty.add(key);
+      if (desc.configurable === false) pinned.add(target);
       return Reflect.defineProperty(target, key, "value" in desc ? { ...desc, value: plain(desc.value) } : desc);
     },
   });
-  targets.set(event, raw);
 
   return {
     event,
