@@ -59,6 +59,27 @@ describe("host modules", () => {
     expect(errors[0]!.error).toContain("@hookbox-fixtures/ai");
   });
 
+  it("a hook that asks on the raw wire for a class, an object, a prototype member or a module it was not offered is refused as protocol_violation, and nothing runs", async () => {
+    const calls: unknown[] = [];
+    const { hooks, errors: loadErrors } = await load("hostile/calls-host-module-internals.ts", calls);
+    expect(loadErrors).toEqual([]);
+    const runner = track(new HookRunner(hooks, ROOT, {} as never, {} as never));
+    const errors: Array<{ code: string; error: string }> = [];
+    runner.onError((e) => errors.push(e));
+    runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
+    await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 0 });
+    const deadline = Date.now() + 5_000;
+    while (errors.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(errors.map((e) => e.code)).toEqual(Array(5).fill("protocol_violation"));
+    expect(errors.slice(0, 4).map((e) => e.error.match(/sent a message outside the protocol, which was dropped: (.*)/)?.[1])).toEqual([
+      "@hookbox-fixtures/ai.Client is not a function the host offers to this hook",
+      "@hookbox-fixtures/ai.handle is not a function the host offers to this hook",
+      "@hookbox-fixtures/ai.constructor is not a function the host offers to this hook",
+      "node:fs.readFileSync is not a function the host offers to this hook",
+    ]);
+    expect(calls).toEqual([]);
+  });
+
   it("only a module's own exported functions are offered, and values that are plain data: no classes, no objects holding functions", () => {
     expect(hostModuleManifest({ "@hookbox-fixtures/ai": aiModule([]) }, presets.untrusted)).toEqual({
       "@hookbox-fixtures/ai": { functions: ["convertToLlm", "complete"], values: { DEFAULT_SYSTEM_PROMPT: "You are terse." } },
