@@ -35,6 +35,8 @@ const theme: Theme = { fg: (c, t) => `<${c}>${t}</${c}>`, bg: (_c, t) => t, bold
 async function load(rel: string, calls: unknown[], policy?: object) {
   const { hooks, errors } = await loadHooks([fixture(rel)], ROOT, {
     isolation: ISOLATION, hostModules: { "@hookbox-fixtures/ai": aiModule(calls) }, ...(policy ? { policy } : {}),
+    // The render bound is not under test here: a loaded machine must not turn a frame into [].
+    renderTimeoutMs: 10_000,
   });
   return { hooks, errors };
 }
