@@ -146,6 +146,9 @@ export function processEndpoint(spec: EndpointSpec): HookEndpoint {
     stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
   });
   const syncPipe = child.stdio[4] as NodeJS.WritableStream & { destroy(): void };
+  // Why: a child that dies with sync answers it never read (a hook posting raw `sync` messages)
+  // resets the pipe; unhandled, that error would take the host down. Its death is reported by 'close'.
+  syncPipe.on("error", () => {});
   const controlListeners = new Set<(ev: { data: unknown }) => void>();
   const messageHandlers: Array<(raw: unknown) => void> = [];
   child.on("message", (raw: unknown) => {
