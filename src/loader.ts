@@ -12,6 +12,7 @@ import type { Manifest } from "./protocol.js";
 import { markWatched } from "./watch.js";
 import { closeScope, openScope } from "./command-scope.js";
 import { withCallerTheme } from "./render-theme.js";
+import { applyEdits, checkEdits } from "./edits.js";
 import type { HookCommandContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
 
 export interface LoadHooksResult {
@@ -65,7 +66,9 @@ export function sandboxedHook(sandbox: HookSandbox): LoadedHook {
       Array.from({ length: count }, (_, only): HandlerFn => async (event, ctx) => {
         const c = ctx as { hasUI?: boolean; cwd?: string; model?: unknown } | undefined;
         const reply = await sandbox.request({ t: "emit", event, plan: { only }, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: c?.model } },
-          type, deadlineFor(sandbox.options, type)) as { steps: Array<{ ok: boolean; r?: unknown; e?: { message: string } }> };
+          type, deadlineFor(sandbox.options, type)) as { steps: Array<{ ok: boolean; r?: unknown; e?: { message: string } }>; edits?: Record<string, unknown> };
+        // In-place edits reach the event the caller passed, as calling the original's handler would.
+        if (reply.edits) applyEdits(event as Record<string, unknown>, checkEdits(reply.edits).valid);
         const step = reply.steps[0];
         if (step && !step.ok) throw new Error(step.e?.message);
         return step?.r;

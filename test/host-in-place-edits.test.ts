@@ -64,3 +64,12 @@ describe("in-place edits of the event", () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe("in-place edits through LoadedHook.handlers", () => {
+  it("calling a loaded hook's handler directly, as the original's tests do, edits the event passed in", async () => {
+    const { runner } = await start(["appends-dry-run-in-place"]);
+    const event = { type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "make" } };
+    await runner.getHooks()[0]!.handlers.get("tool_call")![0]!(event, runner.createCommandContext());
+    expect(event.input.command).toBe("make --dry-run");
+  });
+});
