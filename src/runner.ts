@@ -7,13 +7,14 @@ import { createHostBridge, type BridgeSurface } from "./bridge/host-bridge.js";
 import { withHostModules } from "./host-modules.js";
 import { withCustomUi } from "./custom-ui.js";
 import { finish, nextInput, ruleFor, type Rule } from "./dispatch.js";
-import { Errors, HOOK_ERROR_CODES, HookFailure, describeThrown, type HookError, type HookErrorCode } from "./errors.js";
+import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js";
 import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
-import type { RunPlan, WireError } from "./protocol.js";
+import type { RunPlan } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
 import { scopedSurface, withScopes } from "./command-scope.js";
+import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js";
 import { StatsRecorder, type HookStats } from "./stats.js";
 import { sandboxedHook } from "./loader.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
@@ -324,46 +325,4 @@ function splitSignals<E extends Record<string, unknown>>(event: E): [E, Array<[s
     }
   }
   return [copy ?? event, signals];
-}
-
-/**
- * A handler error from a worker is always `handler_threw`: a hook cannot name its own fault. A
- * trusted in-process hook (a hand-built LoadedHook, the shell-hook adapter) may throw a
- * `HookFailure` whose code is kept.
- */
-function stepFailure(unit: HookUnit, type: string, e: WireError): HookFailure {
-  const code = e.code as HookErrorCode | undefined;
-  if (!unit.hook.sandbox && code && code !== "handler_threw" && (HOOK_ERROR_CODES as readonly string[]).includes(code)) {
-    return new HookFailure(code, unit.hook.path, type, e.message, e.stack);
-  }
-  const failure = Errors.handlerThrew(unit.hook.path, type, e.code ? `${e.message} [${e.code}]` : e.message, e.stack);
-  failure.cause = thrownValue(e);
-  return failure;
-}
-
-/** What the handler threw, rebuilt on the host: the value itself, or an Error with its name, message, stack and code. */
-function thrownValue(e: WireError): unknown {
-  if (e.name === undefined) return e.value;
-  const error = new Error(e.message);
-  error.name = e.name;
-  if (e.stack) error.stack = e.stack;
-  if (e.code) (error as Error & { code?: string }).code = e.code;
-  return error;
-}
-
-/**
- * The original's `emitToolCall` rejects with what the handler threw: the text is the Error's own
- * message, or `String(value)` for anything else; the thrown value stays reachable as `cause`.
- */
-function asThrownInToolCall(failure: HookFailure): HookFailure {
-  if (!("cause" in failure)) return failure;
-  const thrown = failure.cause;
-  const text = thrown instanceof Error ? thrown.message : String(thrown);
-  const out = Errors.handlerThrew(failure.hookPath, failure.event, text, failure.stack);
-  out.cause = thrown;
-  return out;
-}
-
-function blocked(failure: HookFailure): ToolCallEventResult {
-  return { block: true, reason: `Blocked because hook "${failure.hookPath}" failed (${failure.code}): ${failure.message}` };
 }
