@@ -10,6 +10,8 @@ const BOTH_MODES = [
   "test/host-faults.test.ts", "test/host-hostile.test.ts", "test/host-restarts.test.ts", "test/host-bridge.test.ts",
   "test/host-limits.test.ts", "test/host-soak.test.ts", "test/host-wire.test.ts", "test/host-floods.test.ts", "test/host-exec-policy.test.ts",
   "test/host-transport.test.ts", "test/host-transform-hostile.test.ts",
+  // issue 13: hooks written for the original run unchanged
+  "test/host-in-place-edits.test.ts", "test/host-async-host-methods.test.ts", "test/host-abort-signals.test.ts", "test/host-command-context.test.ts", "test/host-renderer-theme.test.ts", "test/host-default-exports.test.ts", "test/host-tool-call-errors.test.ts", "test/host-import-graph.test.ts", "test/host-pi-extras.test.ts", "test/host-modules.test.ts",
 ];
 
 export default defineConfig({

@@ -67,6 +67,9 @@ export const Errors = {
   invalidResult: (hookPath: string, event: string, detail: string) =>
     new HookFailure("invalid_result", hookPath, event,
       `${name(hookPath)} returned an invalid ${event} result, which was not applied: ${detail}`),
+  invalidEdit: (hookPath: string, event: string, field: string, detail: string) =>
+    new HookFailure("invalid_result", hookPath, event,
+      `${name(hookPath)} edited event.${field} in place during ${event} to a value that is not valid, which was not applied: ${detail}`),
   resultTooLarge: (hookPath: string, event: string, bytes: number, limit: number) =>
     new HookFailure("result_too_large", hookPath, event,
       `${name(hookPath)} sent ${bytes} bytes on ${event}, over the ${limit}-byte limit (the maxMessageBytes option); it was refused. Return less data or raise the limit.`),

@@ -78,7 +78,12 @@ export function sandboxUnit(hook: LoadedHook, sandbox: HookSandbox, snapshot: Sn
         sent = snap;
         sentTo = sandbox.generation;
       }
-      if (signals) body.signals = signals.map(([field]) => field);
+      if (signals) {
+        body.signals = signals.map(([field]) => field);
+        // A signal that is already aborted must arrive aborted, before any handler reads it.
+        const aborted = signals.filter(([, signal]) => signal.aborted).map(([field]) => field);
+        if (aborted.length > 0) body.aborted = aborted;
+      }
       // A request that failed may never have reached the worker: send the context again next time.
       const raw = await sandbox.request(body, event.type, deadlineFor(sandbox.options, event.type), signals)
         .catch((err: unknown) => { sent = undefined; throw err; });

@@ -14,6 +14,9 @@ import { HookSandbox } from "./sandbox/sandbox.js";
 import { emitReplySchema, snapshotModel, type Manifest } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { markWatched } from "./watch.js";
+import { closeScope, openScope } from "./command-scope.js";
+import { withCallerTheme } from "./render-theme.js";
+import { applyEdits, checkEdits } from "./edits.js";
 import type { HookCommandContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
 
 export interface LoadHooksResult {
@@ -77,6 +80,8 @@ export function sandboxedHook(sandbox: HookSandbox): LoadedHook {
           type, deadlineFor(sandbox.options, type));
         const reply = emitReplySchema.safeParse(raw ?? { steps: [] });
         if (!reply.success) throw Errors.protocolViolation(sandbox.hookPath, `bad ${type} reply: ${describeIssues(reply.error)}`, type);
+        // In-place edits reach the event the caller passed, as calling the original's handler would.
+        if (reply.data.edits) applyEdits(event as Record<string, unknown>, checkEdits(reply.data.edits).valid);
         const step = reply.data.steps[0];
         if (step && !step.ok) throw new Error(step.e?.message);
         return step?.r;
@@ -84,11 +89,17 @@ export function sandboxedHook(sandbox: HookSandbox): LoadedHook {
     commands = new Map(m.commands.map((c): [string, RegisteredCommand] => [c.name, {
       ...c,
       handler: async (args: string, ctx: HookCommandContext) => {
-        await sandbox.request({ t: "command", name: c.name, args, ctx: { hasUI: ctx.hasUI, cwd: ctx.cwd, model: snapshotModel(ctx.model) } },
-          "command", deadlineFor(sandbox.options, "command"));
+        // The worker's command context reaches this `ctx` (its ui, newSession…), as the original's would.
+        const scope = openScope(sandbox, ctx);
+        try {
+          await sandbox.request({ t: "command", name: c.name, args, ctx: { hasUI: ctx.hasUI, cwd: ctx.cwd, model: snapshotModel(ctx.model), scope } },
+            "command", deadlineFor(sandbox.options, "command"));
+        } finally {
+          closeScope(sandbox, scope);
+        }
       },
     }]));
-    renderers = new Map(m.renderers.map((type) => [type, sandbox.renderer(type)]));
+    renderers = new Map(m.renderers.map((type) => [type, withCallerTheme(sandbox.renderer(type))]));
   };
   // The worker's sendMessage goes through the runner's bridge, which reads the runner's handlers.
   const ignore = () => {};

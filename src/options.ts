@@ -76,6 +76,11 @@ export interface SandboxOptions {
   env?: Record<string, string | undefined>;
   /** `execArgv` of the worker, replacing the policy's permission flags. */
   execArgv?: string[];
+  /**
+   * Host modules a hook may import by name (`{ "@scope/ai": aiModule }`): their exported functions
+   * run on the host, called with plain data (see src/host-modules.ts). Default none.
+   */
+  hostModules?: Record<string, object>;
 }
 
 export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "onLog" | "onExec" | "onNet" | "deadlines" | "policy">> & {
@@ -119,6 +124,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     sandboxMemoryMb: options.sandboxMemoryMb ?? 512,
     env: options.env,
     execArgv: options.execArgv,
+    hostModules: options.hostModules ?? {},
   };
 }
 

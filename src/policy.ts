@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { realpathSync } from "node:fs";
 import { dirname, join, parse, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { importGraphReads } from "./import-graph.js";
 
 /** One program `pi.exec` may run, and what its arguments may be. */
 export interface ExecRule {
@@ -53,6 +54,8 @@ export interface Policy {
   sandbox: boolean;
   /** What the hook may reach over the network. Enforced only by the sandbox: a non-empty list implies `isolation: "sandbox"`. */
   network: NetworkPolicy;
+  /** Which of the offered host modules (the `hostModules` option) the hook may import; absent or `"*"`: all. */
+  hostModules?: string[] | "*";
 }
 
 export interface NetworkPolicy {
@@ -166,7 +169,22 @@ function packageDir(name: string): string {
 }
 
 /** What every hook worker must read: hookbox's worker runtime and its runtime dependencies. */
-export const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod", "undici"].map(packageDir)];
+export const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod", "undici"].map(packageDir), ...optionalPackageDirs(["@sinclair/typebox"])];
+
+/** Optional peer dependencies the worker runtime offers when installed (`pi.typebox`). */
+function optionalPackageDirs(names: string[]): string[] {
+  return names.flatMap((name) => {
+    let dir: string;
+    try {
+      dir = dirname(require.resolve(name));
+    } catch {
+      return [];
+    }
+    // Up to `node_modules/<scope>/<name>`: never a folder above the package.
+    for (; dir !== parse(dir).root; dir = dirname(dir)) if (dir.endsWith(`/node_modules/${name}`)) return [dir];
+    return [];
+  });
+}
 
 /** Folders a path may import from: its own folder and every `node_modules` above it. */
 export function importRoots(resolvedPath: string): string[] {
@@ -179,7 +197,7 @@ export function importRoots(resolvedPath: string): string[] {
 export function permissionArgs(policy: Policy, resolvedPath: string): string[] | undefined {
   if (!policy.permissionModel) return undefined;
   // Why no cache folder: transforms are the host's (src/transform-cache.ts); a hook writes only what its policy names.
-  const reads = [...RUNTIME_READS, ...importRoots(resolvedPath), ...policy.fsRead];
+  const reads = [...RUNTIME_READS, ...importRoots(resolvedPath), ...importGraphReads(resolvedPath), ...policy.fsRead];
   const writes = policy.fsWrite;
   const args = [permissionFlag(), "--no-warnings"];
   for (const p of new Set(reads)) args.push(`--allow-fs-read=${grant(p)}`);

@@ -28,7 +28,11 @@ const fewKeys = (max: number) => z.custom<Record<string, unknown>>(
 );
 
 /** A serialisable error. `stack` is the worker's, pointing into the hook file. */
-export const wireErrorSchema = z.strictObject({ message: text, name: name.optional(), stack: text.optional(), code: name.optional() });
+export const wireErrorSchema = z.strictObject({
+  message: text, name: name.optional(), stack: text.optional(), code: name.optional(),
+  /** A thrown value that is not an Error (no `name` then), as thrown, when it is JSON data. */
+  value: z.unknown().optional(),
+});
 export type WireError = z.infer<typeof wireErrorSchema>;
 
 /** What a hook registered, as the worker reports it. Every count is bounded (`LIMITS`). */
@@ -50,6 +54,8 @@ export const emitReplySchema = z.strictObject({
   steps: z.array(stepSchema).max(LIMITS.maxHandlers),
   /** For a waterfall: the chained value, present only if some handler changed it. */
   value: z.unknown().optional(),
+  /** Top-level event fields the handlers edited in place, with their new values (worker/edits.mjs; checked by src/edits.ts). */
+  edits: fewKeys(LIMITS.maxEvents).pipe(z.record(name, z.unknown())).optional(),
 });
 export type EmitReply = z.infer<typeof emitReplySchema>;
 
@@ -112,7 +118,11 @@ export const runPlanSchema = z.strictObject({
 export type RunPlan = z.infer<typeof runPlanSchema>;
 
 /** What the worker knows of the host's context for one request (a JSON snapshot, see `snapshotModel`). */
-export const contextSnapshotSchema = z.strictObject({ hasUI: z.boolean(), cwd: z.string(), model: z.unknown() });
+export const contextSnapshotSchema = z.strictObject({
+  hasUI: z.boolean(), cwd: z.string(), model: z.unknown(),
+  /** A command's context built by the caller: the worker's context calls reach it under this number (src/command-scope.ts). */
+  scope: id.optional(),
+});
 export type ContextSnapshot = z.infer<typeof contextSnapshotSchema>;
 
 export const hostMessageSchema = z.discriminatedUnion("t", [
@@ -120,6 +130,8 @@ export const hostMessageSchema = z.discriminatedUnion("t", [
   z.strictObject({
     t: z.literal("emit"), id, event: z.looseObject({ type: z.string() }), plan: runPlanSchema,
     ctx: contextSnapshotSchema.optional(), signals: z.array(z.string()).optional(),
+    /** Those of `signals` already aborted when the event was sent: the worker creates them aborted. */
+    aborted: z.array(z.string()).optional(),
   }),
   z.strictObject({ t: z.literal("command"), id, name: z.string(), args: z.string(), ctx: contextSnapshotSchema }),
   /** Run the `setup` callback the hook passed to `ctx.newSession` (the host opened the session). */
@@ -164,7 +176,13 @@ export const renderValueSchemas = {
 
 // ---- control plane (comlink) ----------------------------------------------------------------
 
-export interface LoadSpec { resolvedPath: string; cwd: string; initialized: boolean; hasUI: boolean }
+/** The host modules this hook may import: per module, its function names and plain values (src/host-modules.ts). */
+export type HostModuleManifest = Record<string, { functions: string[]; values: Record<string, unknown> }>;
+
+export interface LoadSpec {
+  resolvedPath: string; cwd: string; initialized: boolean; hasUI: boolean;
+  hostModules?: HostModuleManifest;
+}
 
 /** The object the worker exposes with comlink on the control port. */
 export interface WorkerControl {

@@ -3,13 +3,18 @@
  * registration order; the conflict rules are `dispatch.ts`; every result is validated before it is
  * applied; every sandbox fault becomes a `HookError` with a code.
  */
-import { createHostBridge } from "./bridge/host-bridge.js";
+import { createHostBridge, type BridgeSurface } from "./bridge/host-bridge.js";
+import { withHostModules } from "./host-modules.js";
+import { withCustomUi } from "./custom-ui.js";
 import { finish, nextInput, ruleFor, type Rule } from "./dispatch.js";
-import { Errors, HOOK_ERROR_CODES, HookFailure, describeThrown, type HookError, type HookErrorCode } from "./errors.js";
+import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js";
 import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
-import type { RunPlan, WireError } from "./protocol.js";
+import type { RunPlan } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
+import { applyEdits, checkEdits } from "./edits.js";
+import { scopedSurface, withScopes } from "./command-scope.js";
+import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js";
 import { StatsRecorder, type HookStats } from "./stats.js";
 import { sandboxedHook } from "./loader.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
@@ -53,9 +58,11 @@ export class HookRunner {
     if (!sandbox) return inlineUnit(hook);
     const unit = sandboxUnit(hook, sandbox, (ctx) => this.#host.snapshot(ctx));
     const surface = this.#host.surface(hook.path, this.#onLog ?? sandbox.options.onLog);
-    sandbox.setBridge(createHostBridge(surface, hook.path, async () => {
-      await sandbox.request({ t: "setup" }, "command", Infinity);
-    }, sandbox.execGate));
+    const runSetup = async () => { await sandbox.request({ t: "setup" }, "command", Infinity); };
+    const { hostModules, policy } = sandbox.options;
+    const bridgeOver = (s: BridgeSurface) =>
+      withCustomUi(withHostModules(createHostBridge(s, hook.path, runSetup, sandbox.execGate), hook.path, hostModules, policy), hook.path, s, sandbox);
+    sandbox.setBridge(withScopes(bridgeOver(surface), sandbox, hook.path, (ctx) => bridgeOver(scopedSurface(surface, ctx))));
     this.#unlisten.set(hook, sandbox.listen({ fault: (f) => this.#report(f) }));
     return unit;
   }
@@ -210,6 +217,7 @@ export class HookRunner {
         if (skipped) this.#stats.skip(unit.hook.path);
         else this.#stats.call(unit.hook.path, type, performance.now() - started);
       }
+      if (reply.edits) acc = this.#applyEdits(unit, type, rule, event, payload, reply.edits, acc);
       for (const step of reply.steps) {
         if (!step.ok) {
           const failure = stepFailure(unit, type, step.e);
@@ -235,6 +243,29 @@ export class HookRunner {
   }
 
   /**
+   * A hook's in-place edits, validated and applied to the caller's event (and the copy later hooks
+   * get), so the next hook and the caller see them as in the original. In a waterfall whose value
+   * a hook already replaced, an edit of `messages` edits that value.
+   */
+  #applyEdits(unit: HookUnit, type: string, rule: Rule, event: Record<string, unknown>, payload: Record<string, unknown>,
+    edits: Record<string, unknown>, acc: unknown): unknown {
+    const { valid, refused } = checkEdits(edits);
+    for (const r of refused) this.#report(Errors.invalidEdit(unit.hook.path, type, r.field, r.detail));
+    if (rule.kind === "waterfall" && acc !== undefined && Object.hasOwn(valid, "messages")) {
+      acc = valid.messages;
+      delete valid.messages;
+    }
+    applyEdits(event, valid);
+    if (payload !== event) {
+      for (const k of Object.keys(valid)) {
+        if (Object.hasOwn(event, k)) payload[k] = event[k];
+        else delete payload[k];
+      }
+    }
+    return acc;
+  }
+
+  /**
    * Report a failure; true when the tool call must be blocked. A handler error in `tool_call`
    * propagates to the caller as the original does; every other fault is reported and, in
    * `tool_call`, blocks unless the hook's policy is fail-open.
@@ -242,7 +273,7 @@ export class HookRunner {
   #fail(unit: HookUnit, failure: HookFailure, toolCall: boolean): boolean {
     if (toolCall && failure.code === "handler_threw") {
       this.#stats.error(failure.hookPath, failure.code);
-      throw failure;
+      throw asThrownInToolCall(failure);
     }
     if (this.#shouldReport(failure)) this.#report(failure);
     return toolCall && this.#failClosed(unit);
@@ -293,21 +324,4 @@ function splitSignals<E extends Record<string, unknown>>(event: E): [E, Array<[s
     }
   }
   return [copy ?? event, signals];
-}
-
-/**
- * A handler error from a worker is always `handler_threw`: a hook cannot name its own fault. A
- * trusted in-process hook (a hand-built LoadedHook, the shell-hook adapter) may throw a
- * `HookFailure` whose code is kept.
- */
-function stepFailure(unit: HookUnit, type: string, e: WireError): HookFailure {
-  const code = e.code as HookErrorCode | undefined;
-  if (!unit.hook.sandbox && code && code !== "handler_threw" && (HOOK_ERROR_CODES as readonly string[]).includes(code)) {
-    return new HookFailure(code, unit.hook.path, type, e.message, e.stack);
-  }
-  return Errors.handlerThrew(unit.hook.path, type, e.code ? `${e.message} [${e.code}]` : e.message, e.stack);
-}
-
-function blocked(failure: HookFailure): ToolCallEventResult {
-  return { block: true, reason: `Blocked because hook "${failure.hookPath}" failed (${failure.code}): ${failure.message}` };
 }

@@ -3,6 +3,7 @@
  * `tool_result` after (content / details overrides applied; `isError` never), and on a tool error
  * a `tool_result` with `isError: true`, then the original error rethrown.
  */
+import { HookFailure } from "./errors.js";
 import type { HookRunner } from "./runner.js";
 import type { AgentTool, AgentToolResult, ToolResultEventResult } from "./types.js";
 
@@ -47,6 +48,10 @@ export class HookToolWrapper<TParams extends Record<string, unknown> = Record<st
         const callResult = await runner.emitToolCall({ type: "tool_call", toolName: tool.name, toolCallId, input: params });
         if (callResult?.block) throw new Error(callResult.reason || "Tool execution was blocked by a hook");
       } catch (err) {
+        // As the original: an Error a handler threw is rethrown as is; anything else is described.
+        if (err instanceof HookFailure && err.code === "handler_threw" && "cause" in err && !(err.cause instanceof Error)) {
+          throw new Error(`Hook failed, blocking execution: ${String(err.cause)}`, { cause: err });
+        }
         if (err instanceof Error) throw err;
         throw new Error(`Hook failed, blocking execution: ${String(err)}`);
       }

@@ -62,7 +62,7 @@ describe("HookContext in the worker", () => {
 });
 
 describe("HookUIContext", () => {
-  it("each UI call reaches the host's uiContext; custom() is refused with a clear error", async () => {
+  it("each UI call reaches the host's uiContext (custom() too: the no-op UI's resolves without showing anything)", async () => {
     const calls: unknown[] = [];
     const status = new StatusLine();
     const ui: HookUIContext = {
@@ -82,7 +82,7 @@ describe("HookUIContext", () => {
     expect(report.typed).toBe("typed");
     expect(report.edited).toBe("edited");
     expect(report.confirmed).toBe(true);
-    expect(report.custom).toContain("ctx.ui.custom() is not available to sandboxed hooks");
+    expect(report.custom).toBe("resolved");
     expect(calls).toEqual([
       ["select", "Pick", ["a", "b"]], ["input", "Name", "placeholder"], ["editor", "Edit", "prefill"],
       ["confirm", "Sure?", "really"], ["notify", "hello", "warning"], ["setEditorText", "prefilled"],
@@ -95,7 +95,7 @@ describe("HookUIContext", () => {
     await runner.emit({ type: "session_start" });
     const report = JSON.parse((sent[0] as { content: string }).content);
     // JSON drops the undefined answers of select, input and editor.
-    expect(report).toEqual({ confirmed: false, custom: expect.stringContaining("not available to sandboxed hooks") });
+    expect(report).toEqual({ confirmed: false, custom: "resolved" });
   });
 
   it("the rm -rf example asks the host's confirm: blocks on no, allows on yes", async () => {

@@ -2,6 +2,8 @@
 // handlers are functions and never cross); the host gets a manifest of them.
 /** @import { Manifest } from "../src/protocol.js" */
 import { call, post, send } from "./channel.mjs";
+import { plain } from "./edits.mjs";
+import { agentPackage, typeboxModule } from "./extras.mjs";
 
 export class HookRegistry {
   /** @type {Map<string, Function[]>} */
@@ -72,12 +74,12 @@ export function createHookAPI(registry, cwd) {
     /** @param {unknown} message @param {unknown} [options] */
     sendMessage(message, options) {
       if (!registry.initialized) throw new Error("sendMessage handler not initialized");
-      post("sendMessage", options === undefined ? [message] : [message, options]);
+      post("sendMessage", plain(options === undefined ? [message] : [message, options]));
     },
     /** @param {string} customType @param {unknown} [data] */
     appendEntry(customType, data) {
       if (!registry.initialized) throw new Error("appendEntry handler not initialized");
-      post("appendEntry", data === undefined ? [customType] : [customType, data]);
+      post("appendEntry", plain(data === undefined ? [customType] : [customType, data]));
     },
     /** @param {string} customType @param {Function} renderer */
     registerMessageRenderer(customType, renderer) {
@@ -98,8 +100,10 @@ export function createHookAPI(registry, cwd) {
       // The host runs the program (mediated exec); an AbortSignal cannot cross, so it is relayed.
       const { signal, ...rest } = options;
       if (signal?.aborted) return Promise.resolve({ stdout: "", stderr: "", code: 0, killed: true });
-      return call("exec", [String(command), Array.isArray(args) ? args.map(String) : [], { cwd, ...rest }]);
+      return call("exec", plain([String(command), Array.isArray(args) ? args.map(String) : [], { cwd, ...rest }]));
     },
     logger,
+    get typebox() { return typeboxModule(); },
+    pi: agentPackage,
   };
 }

@@ -9,6 +9,9 @@ import { HookRegistry, createHookAPI } from "./api.mjs";
 import { callSync, currentRequest, refuseUnsendable, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
+import { factoryOf } from "./factory.mjs";
+import { hostModuleObjects } from "./host-modules.mjs";
+import { withAccessDetail } from "./access.mjs";
 import { serveRenders } from "./render.mjs";
 import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
 import { METHOD } from "./wire.mjs";
@@ -28,18 +31,21 @@ const cancelled = new Set();
 /** Live AbortControllers for AbortSignal fields of in-flight events. @type {Map<number, Map<string, AbortController>>} */
 const signals = new Map();
 
-/** @param {string} specifier */
-async function importHook(specifier) {
+/** @param {string} specifier @param {Record<string, object>} [virtualModules] host modules (worker/host-modules.mjs) */
+async function importHook(specifier, virtualModules = {}) {
+  const hasHostModules = Object.keys(virtualModules).length > 0;
   if (/\.(mjs|cjs|js)$/.test(specifier)) {
     try {
       return await import(pathToFileURL(specifier).href);
     } catch (err) {
       // A `.js` file in a CommonJS or TS-flavoured project: let jiti try before giving up.
-      if (!(err instanceof SyntaxError)) throw err;
+      // A host module is only known to jiti: a native import of one is not found.
+      const hostModuleMissing = hasHostModules && /** @type {{ code?: unknown }} */ (err)?.code === "ERR_MODULE_NOT_FOUND";
+      if (!(err instanceof SyntaxError) && !hostModuleMissing) throw err;
     }
   }
   const { createJiti } = await import("jiti");
-  const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true, transform: hostTransform });
+  const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true, transform: hostTransform, virtualModules });
   return jiti.import(specifier);
 }
 
@@ -63,14 +69,14 @@ const controlApi = {
   async load(/** @type {LoadSpec} */ spec) {
     registry.initialized = spec.initialized;
     try {
-      const mod = /** @type {any} */ (await importHook(spec.resolvedPath));
-      const factory = mod?.default;
+      const mod = /** @type {any} */ (await importHook(spec.resolvedPath, hostModuleObjects(spec.hostModules ?? {})));
+      const factory = factoryOf(mod);
       if (typeof factory !== "function") return { ok: false, e: { message: "Hook must export a default function" } };
       await factory(createHookAPI(registry, spec.cwd));
       registry.loaded = true;
       return { ok: true, manifest: registry.manifest() };
     } catch (err) {
-      return { ok: false, e: toWireError(err) };
+      return { ok: false, e: toWireError(withAccessDetail(err)) };
     }
   },
 };
@@ -132,14 +138,15 @@ function unsendableResult(message, err) {
 }
 onUnsendable(unsendableResult);
 
-/** @param {number} id @param {Record<string, unknown>} event @param {string[] | undefined} fields */
-function reviveSignals(id, event, fields) {
+/** @param {number} id @param {Record<string, unknown>} event @param {string[] | undefined} fields @param {string[] | undefined} [aborted] */
+function reviveSignals(id, event, fields, aborted) {
   if (!fields?.length) return event;
   const controllers = new Map();
   const out = { ...event };
   for (const field of fields) {
     const controller = new AbortController();
     controllers.set(field, controller);
+    if (aborted?.includes(field)) controller.abort();
     out[field] = controller.signal;
   }
   signals.set(id, controllers);
@@ -166,7 +173,7 @@ function handle(msg) {
   switch (msg.t) {
     case "emit": {
       const handlers = registry.handlers.get(msg.event.type) ?? [];
-      const event = reviveSignals(msg.id, msg.event, msg.signals);
+      const event = reviveSignals(msg.id, msg.event, msg.signals, msg.aborted);
       // Why not cached: a handler called directly brings its own ctx, which the host's cache of
       // what this worker holds does not know about; the next emit must not run under it.
       const ctx = msg.plan.only === undefined ? ctxOf(msg.ctx) : createContext(msg.ctx ?? lastSnapshot);

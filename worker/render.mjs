@@ -7,6 +7,9 @@ import { setSyncRoute, toWireError } from "./channel.mjs";
 
 const MAX_COMPONENTS = 256;
 
+/** Components of `ctx.ui.custom()` calls in progress, by key; the host creates its stand-in from one. @type {Map<string, any>} */
+export const customComponents = new Map();
+
 /**
  * @param {import("node:worker_threads").MessagePort} port
  * @param {SharedArrayBuffer} buffer
@@ -44,8 +47,9 @@ export function serveRenders(port, buffer, renderers, theme) {
     switch (req.op) {
       case "create": {
         const renderer = renderers.get(req.customType);
-        if (!renderer) throw new Error(`no renderer for ${req.customType}`);
-        const component = renderer(req.message, req.options, theme());
+        const custom = renderer ? undefined : customComponents.get(req.customType);
+        if (!renderer && !custom) throw new Error(`no renderer for ${req.customType}`);
+        const component = renderer ? renderer(req.message, req.options, theme()) : custom;
         if (component === undefined || component === null) return null;
         if (typeof component.render !== "function") throw new TypeError("a renderer must return a component with render(width) or undefined");
         const cid = nextComponent++;

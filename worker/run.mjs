@@ -4,6 +4,14 @@
 // per hook per event.
 /** @import { RunPlan, Step, EmitReply } from "../src/protocol.js" */
 import { toWireError } from "./channel.mjs";
+import { installCloneUnwrap, plain, trackEdits } from "./edits.mjs";
+import { withAccessDetail } from "./access.mjs";
+import { mode } from "./transport.mjs";
+
+// In a worker the event is a copy: its in-place edits are tracked and sent back. A trusted
+// in-process hook gets the host's own object, as in the original.
+const tracking = mode !== "host";
+if (tracking) installCloneUnwrap();
 
 /**
  * @param {Function[]} handlers
@@ -16,14 +24,15 @@ export async function runHandlers(handlers, event, plan, ctx) {
   /** @type {Step[]} */
   const steps = [];
   const { stop, chain, discard, only, stopOnError } = plan;
-  let current = event;
+  const tracker = tracking ? trackEdits(event) : undefined;
+  let current = tracker ? tracker.event : event;
   let changed = false;
   for (const handler of only === undefined ? handlers : handlers.slice(only, only + 1)) {
     let result;
     try {
       result = await handler(current, ctx);
     } catch (err) {
-      steps.push({ ok: false, e: toWireError(err) });
+      steps.push({ ok: false, e: stepError(err) });
       if (stopOnError) break;
       continue;
     }
@@ -31,12 +40,12 @@ export async function runHandlers(handlers, event, plan, ctx) {
       if (result === undefined || result === null) { steps.push({ ok: true }); continue; }
       const next = typeof result === "object" ? /** @type {Record<string, unknown>} */ (result)[chain] : undefined;
       if (isMessageList(next) && Object.keys(/** @type {object} */ (result)).every((k) => k === chain)) {
-        current = { ...current, [chain]: next };
+        current = { ...current, [chain]: plain(next) };
         changed = true;
         steps.push({ ok: true });
       } else {
         // Not applied: the host validates it and reports what is wrong; the chain goes on unchanged.
-        steps.push({ ok: true, r: result });
+        steps.push({ ok: true, r: plain(result) });
       }
       continue;
     }
@@ -44,17 +53,33 @@ export async function runHandlers(handlers, event, plan, ctx) {
       steps.push({ ok: true });
       continue;
     }
-    steps.push({ ok: true, r: result });
+    steps.push({ ok: true, r: plain(result) });
     if (stop && /** @type {Record<string, unknown>} */ (result)[stop] === true) break;
   }
-  if (chain && changed) return { steps, value: current[chain] };
+  const edits = tracker?.edits();
+  if (chain && changed) return edits ? { steps, value: plain(current[chain]), edits } : { steps, value: plain(current[chain]) };
   // Nothing to report (every handler returned nothing): the host reads no reply as no results,
   // which saves cloning the steps on the commonest path. `only` callers read their one step.
-  if (only === undefined && steps.every((st) => st.ok && !("r" in st))) return undefined;
-  return { steps };
+  if (!edits && only === undefined && steps.every((st) => st.ok && !("r" in st))) return undefined;
+  return edits ? { steps, edits } : { steps };
 }
 
 /** The shape the host's schema accepts for `messages`: an array of objects with a string `role`. @param {unknown} value */
 function isMessageList(value) {
   return Array.isArray(value) && value.every((m) => m !== null && typeof m === "object" && typeof m.role === "string");
+}
+
+/**
+ * A thrown value as the host gets it. A non-Error is sent as is too (`value`), when it can be
+ * cloned, so the host can keep it as the `cause` and describe it as the original does.
+ * @param {unknown} err
+ */
+function stepError(err) {
+  const e = toWireError(withAccessDetail(err));
+  if (err instanceof Error) return e;
+  try {
+    return { ...e, value: structuredClone(plain(err)) };
+  } catch {
+    return { ...e, value: String(err) };
+  }
 }

@@ -29,6 +29,17 @@ export const METHOD = Object.freeze({
   modelRegistry: "modelRegistry",
   session: "session",
   transform: "transform",
+  /** The value of a host method that answered a sync call with a promise (src/bridge/deferred.ts). */
+  await: "await",
+  custom: "ui.custom",
+  customDone: "ui.custom.done",
+  customTui: "ui.custom.tui",
+  hostModule: "hostModule",
+  hostModuleAwait: "hostModule.await",
+  /** A command context's call reaching the context its caller built (src/command-scope.ts), one per way of travel. */
+  scopedCall: "scoped.call",
+  scopedPost: "scoped.post",
+  scopedSync: "scoped.sync",
 });
 
 /** The read-only session manager methods a hook may call (`ctx.sessionManager.*`). */

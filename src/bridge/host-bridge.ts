@@ -5,6 +5,8 @@
  */
 import { Errors } from "../errors.js";
 import { presets } from "../policy.js";
+import { renderTheme } from "../render-theme.js";
+import { Deferred } from "./deferred.js";
 import type { BridgeHost } from "../sandbox/channel.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
@@ -45,11 +47,21 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
   return fn.apply(target, args);
 }
 
+/**
+ * Rows served by the layers around this bridge: `transform` by the sandbox (it serves loading,
+ * before any runner), host modules by src/host-modules.ts, `ctx.ui.custom()` by src/custom-ui.ts
+ * and the scoped calls by src/command-scope.ts.
+ */
+type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | typeof METHOD.hostModuleAwait
+  | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui
+  | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync;
+
 // Arguments arrive checked against the table, so each implementation destructures them as its row says.
 type Impl = (args: any) => unknown;
 
 export function createHostBridge(surface: BridgeSurface, hookPath: string, runSetup: RunSetup, gate: ExecGate = { policy: presets.trusted, record: () => {} }): BridgeHost {
   const editorSignals = new Map<number, AbortController>();
+  const later = new Deferred();
   let setupSession: SessionManager | undefined;
 
   const impl: Record<string, Impl> = {
@@ -95,11 +107,12 @@ export function createHostBridge(surface: BridgeSurface, hookPath: string, runSe
     [METHOD.isIdle]: () => surface.isIdle(),
     [METHOD.hasQueuedMessages]: () => surface.hasQueuedMessages(),
     [METHOD.getEditorText]: () => surface.ui().getEditorText(),
-    [METHOD.theme]: ([name, args]) => callMethod(hookPath, "theme", surface.ui().theme, name, args),
-    [METHOD.modelRegistry]: ([name, args]) => callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args),
-    [METHOD.session]: ([name, args]) => callMethod(hookPath, "sessionManager", surface.sessionManager, name, args),
-  // `transform` is the sandbox's own (src/sandbox/sandbox.ts): it serves the hook's loading, before any runner.
-  } satisfies Record<Exclude<keyof typeof BRIDGE, typeof METHOD.transform>, Impl>;
+    // A renderer called with a theme styles with that theme, as in the original (src/render-theme.ts).
+    [METHOD.theme]: ([name, args]) => callMethod(hookPath, "theme", renderTheme() ?? surface.ui().theme, name, args),
+    [METHOD.modelRegistry]: ([name, args]) => later.wrap(`modelRegistry.${name}`, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args)),
+    [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args)),
+    [METHOD.await]: ([id]) => later.take(id),
+  } satisfies Record<Exclude<keyof typeof BRIDGE, ServedElsewhere>, Impl>;
 
   const run = (method: string, args: unknown[]) => {
     const fn = Object.hasOwn(impl, method) ? impl[method] : undefined;

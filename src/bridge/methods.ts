@@ -81,6 +81,14 @@ const post = (args: z.ZodType<unknown[]>, extra: Partial<MethodSpec> = {}): Meth
 const sync = (args: z.ZodType<unknown[]>, result: z.ZodType, extra: Partial<MethodSpec> = {}): MethodSpec =>
   ({ kind: "sync", scope: "any", args, result, ...extra });
 
+/** The answer to a sync call of a host object's method: a value now, or a promise to claim with `await` (src/bridge/deferred.ts). */
+const maybeLater = z.union([z.strictObject({ v: z.unknown() }), z.strictObject({ p: z.number().int().nonnegative() })]);
+const heldId = z.tuple([z.number().int().nonnegative()]);
+/** The key of one `ctx.ui.custom()` call (worker/custom.mjs). */
+const customKey = z.string().regex(/^custom:\d+$/).max(LIMITS.maxName);
+/** `[scope, method, args]`: a method of this table, run on the context a command's caller built (src/command-scope.ts). */
+const scopedArgs = z.tuple([z.number().int().nonnegative(), name, z.array(z.unknown()).max(LIMITS.maxArgs)]);
+
 /** The table. A method not in it does not exist. */
 export const BRIDGE = {
   [METHOD.select]: prompt(z.tuple([text, z.array(text).max(LIMITS.maxOptions)]), z.string().optional()),
@@ -106,10 +114,21 @@ export const BRIDGE = {
   [METHOD.hasQueuedMessages]: sync(none, z.boolean()),
   [METHOD.getEditorText]: sync(none, z.string()),
   [METHOD.theme]: sync(memberCall, z.string()),
-  [METHOD.modelRegistry]: sync(memberCall, z.unknown()),
+  [METHOD.modelRegistry]: sync(memberCall, maybeLater),
   // Served by the sandbox itself (src/transform-cache.ts): the hook's jiti asks, the worker blocks until the host answers.
   [METHOD.transform]: sync(transformArgsSchema, z.strictObject({ code: z.string() }), { atLoad: true }),
-  [METHOD.session]: sync(z.tuple([z.enum(SESSION_METHODS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)]), z.unknown()),
+  [METHOD.session]: sync(z.tuple([z.enum(SESSION_METHODS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)]), maybeLater),
+  [METHOD.await]: call("any", heldId, z.unknown()),
+  // ctx.ui.custom(): a UI wait like a prompt; its component renders through the renderer path.
+  [METHOD.custom]: prompt(z.tuple([customKey, z.record(z.string(), z.unknown())]), z.unknown()),
+  [METHOD.customDone]: post(z.tuple([customKey, z.unknown()])),
+  [METHOD.customTui]: post(z.tuple([customKey, z.literal("requestRender")])),
+  [METHOD.hostModule]: sync(z.tuple([name, memberName, z.array(z.unknown()).max(LIMITS.maxArgs)]), maybeLater, { atLoad: true }),
+  [METHOD.hostModuleAwait]: call("any", heldId, z.unknown(), { atLoad: true }),
+  // The inner method is checked against its own row (kind, scope, arguments, result) by the channel.
+  [METHOD.scopedCall]: call("any", scopedArgs, z.unknown()),
+  [METHOD.scopedPost]: post(scopedArgs),
+  [METHOD.scopedSync]: sync(scopedArgs, z.unknown()),
 } satisfies Record<(typeof METHOD)[keyof typeof METHOD], MethodSpec>;
 
 export type MethodName = keyof typeof BRIDGE;
@@ -117,4 +136,17 @@ export type MethodName = keyof typeof BRIDGE;
 /** The row of `method`, or undefined for a name that is not a bridge method. */
 export function methodSpec(method: string): MethodSpec | undefined {
   return Object.hasOwn(BRIDGE, method) ? (BRIDGE as Record<string, MethodSpec>)[method] : undefined;
+}
+
+const SCOPED: ReadonlySet<string> = new Set([METHOD.scopedCall, METHOD.scopedPost, METHOD.scopedSync]);
+
+/**
+ * The method a call really runs and its arguments: itself, or for a `scoped.*` call the method it
+ * carries (a scoped call cannot carry another scoped call).
+ */
+export function innerCall(method: string, args: unknown[]): { method: string; args: unknown[] } | undefined {
+  if (!SCOPED.has(method)) return { method, args };
+  const parsed = scopedArgs.safeParse(args);
+  if (!parsed.success || SCOPED.has(parsed.data[1])) return undefined;
+  return { method: parsed.data[1], args: parsed.data[2] };
 }

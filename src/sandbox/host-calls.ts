@@ -9,7 +9,7 @@
 import { Errors, HookFailure } from "../errors.js";
 import type { HostMessage, SyncReply, WireError } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
-import { methodSpec, type MethodSpec } from "../bridge/methods.js";
+import { innerCall, methodSpec, type MethodSpec } from "../bridge/methods.js";
 import { LIMITS, measure } from "../../worker/wire.mjs";
 import type { BridgeHost, ChannelLimits } from "./channel.js";
 
@@ -128,13 +128,21 @@ export class HostCalls {
 
   /** The row of `method`, after the arguments passed it; throws a refusal otherwise. */
   #check(kind: MethodSpec["kind"], method: string, args: unknown[]): MethodSpec {
-    const spec = methodSpec(method);
-    if (!spec || spec.kind !== kind) throw this.#refuse(`${JSON.stringify(method)} is not a host ${kind}`);
+    const outer = methodSpec(method);
+    if (!outer || outer.kind !== kind) throw this.#refuse(`${JSON.stringify(method)} is not a host ${kind}`);
     const { bytes, issue } = measure(args, this.#limits.maxMessageBytes);
     if (issue) throw Errors.invalidResult(this.#hookPath, method, `its arguments are not JSON data: ${issue}`);
     if (bytes > this.#limits.maxMessageBytes) throw Errors.resultTooLarge(this.#hookPath, method, bytes, this.#limits.maxMessageBytes);
-    const parsed = spec.args.safeParse(args);
+    const parsed = outer.args.safeParse(args);
     if (!parsed.success) throw this.#refuse(`bad arguments to ${method}: ${describeIssues(parsed.error)}`);
+    // A scoped call is held to the row of the method it carries: same way of travel, same scope and arguments.
+    const inner = innerCall(method, args);
+    if (!inner) throw this.#refuse(`a ${method} call must carry a bridge method other than a scoped one`);
+    if (inner.method === method) return outer;
+    const spec = methodSpec(inner.method);
+    if (!spec || spec.kind !== kind) throw this.#refuse(`${JSON.stringify(inner.method)} is not a host ${kind}`);
+    const innerParsed = spec.args.safeParse(inner.args);
+    if (!innerParsed.success) throw this.#refuse(`bad arguments to ${inner.method}: ${describeIssues(innerParsed.error)}`);
     return spec;
   }
 

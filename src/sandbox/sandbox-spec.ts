@@ -7,6 +7,7 @@
 import { dirname } from "node:path";
 import type { SandboxNetSpec } from "../net/proxy.js";
 import type { ResolvedSandboxOptions } from "../options.js";
+import { importGraphReads } from "../import-graph.js";
 import { importRoots, RUNTIME_READS } from "../policy.js";
 import { nodeRuntimeFiles, type SandboxSpec } from "./bwrap.js";
 
@@ -17,6 +18,7 @@ export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: s
       ...nodeRuntimeFiles(),
       ...RUNTIME_READS,
       ...importRoots(resolvedPath),
+      ...importGraphReads(resolvedPath),
       ...policy.fsRead,
     ],
     extraBinds: [...policy.fsWrite.map((src) => ({ src, writable: true })), ...net?.extraBinds ?? []],

@@ -20,6 +20,7 @@ import { spawnEndpoint } from "./spawn.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 import { transformCacheFor, transformCall, type TransformCache } from "../transform-cache.js";
+import { hostModuleManifest, withHostModules } from "../host-modules.js";
 
 /** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
 const DEFAULT_LOAD_DEADLINE_MS = 30_000;
@@ -115,7 +116,7 @@ export class HookSandbox {
       } : {}),
     };
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
-    this.#bridge = withTransform(loadBridge(hookPath, cwd, this.execGate, options.onLog), (a) => this.#transform(a));
+    this.#bridge = withTransform(withHostModules(loadBridge(hookPath, cwd, this.execGate, options.onLog), hookPath, options.hostModules, options.policy), (a) => this.#transform(a));
   }
 
   listen(listener: SandboxListener): () => void {
@@ -333,7 +334,8 @@ export class HookSandbox {
       }
     });
     const loaded = channel.trackLoad(
-      remote.load({ resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI })
+      remote.load({ resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI,
+        hostModules: hostModuleManifest(options.hostModules, options.policy) })
         .then((reply): HookFailure | Manifest => {
           const parsed = loadReplySchema.safeParse(reply);
           if (!parsed.success) return Errors.protocolViolation(this.hookPath, `bad load reply: ${describeIssues(parsed.error)}`);

@@ -1,0 +1,54 @@
+/** Difference 5 of issue 13: a command uses the context it is called with, as in the original. */
+import { describe, expect, it } from "vitest";
+import { createNoOpUIContext } from "../src/index.js";
+import type { HookCommandContext, HookUIContext } from "../src/types.js";
+import { start } from "./helpers/host.js";
+
+function recordingUi(who: string, log: unknown[], answer: boolean): HookUIContext {
+  return {
+    ...createNoOpUIContext(),
+    confirm: async (title, message) => { log.push([who, "confirm", title, message]); return answer; },
+    notify: (message) => { log.push([who, "notify", message]); },
+    setStatus: (key, text) => { log.push([who, "setStatus", key, text]); },
+  };
+}
+
+describe("command contexts", () => {
+  it("a command called with a ctx its caller built uses that ctx's ui, sessionManager and newSession, not the runner's", async () => {
+    const log: unknown[] = [];
+    const { runner, errors } = await start(["registers-review-command"], {
+      sessionManager: { getSessionFile: () => "/runner.jsonl" },
+      init: {
+        hasUI: true,
+        uiContext: recordingUi("runner", log, false),
+        newSessionHandler: async () => { log.push(["runner", "newSession"]); return { cancelled: false }; },
+      },
+    });
+    const own = runner.createCommandContext();
+    const ctx: HookCommandContext = {
+      ...own,
+      ui: recordingUi("caller", log, true),
+      sessionManager: { ...own.sessionManager, getSessionFile: () => "/caller.jsonl" } as never,
+      newSession: async (options) => {
+        log.push(["caller", "newSession", options?.parentSession]);
+        await options?.setup?.({ appendCustomEntry: (t: string, d: unknown) => { log.push(["caller", "setup", t, d]); } } as never);
+        return { cancelled: false };
+      },
+    };
+    await runner.getCommand("review")!.handler("pr-12", ctx);
+    expect(log).toEqual([
+      ["caller", "confirm", "Start review?", "pr-12"],
+      ["caller", "newSession", "/caller.jsonl"],
+      ["caller", "setup", "review", { args: "pr-12" }],
+      ["caller", "setStatus", "review", "reviewing pr-12"],
+    ]);
+    expect(errors).toEqual([]);
+  });
+
+  it("a command called with the runner's own command context uses the runner's handlers", async () => {
+    const log: unknown[] = [];
+    const { runner } = await start(["registers-review-command"], { init: { hasUI: true, uiContext: recordingUi("runner", log, false) } });
+    await runner.getCommand("review")!.handler("pr-1", runner.createCommandContext());
+    expect(log).toEqual([["runner", "confirm", "Start review?", "pr-1"], ["runner", "notify", "review cancelled"]]);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Differences 7 and 8 of issue 13: a confined hook (the default policy) reads its resolved import
+ * graph, not only its folder; what is still denied is named by permission and path.
+ */
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { HookRunner, loadHooks } from "../src/index.js";
+import { tempDir } from "./helpers/files.js";
+import { ROOT, fixture, track } from "./helpers/host.js";
+import { ISOLATION } from "./support/isolation.js";
+
+/** A project folder with the fixture's hooks and lib, and an ESM-only package in its node_modules; no package.json anywhere. */
+function project(): string {
+  const dir = tempDir("hookbox-graph-");
+  cpSync(join(ROOT, "fixtures/valid/outside-imports"), dir, { recursive: true });
+  const pkg = join(dir, "node_modules", "@hookbox-fixtures", "shout");
+  mkdirSync(join(pkg, "dist"), { recursive: true });
+  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@hookbox-fixtures/shout", type: "module", exports: { ".": { import: "./dist/index.js" } } }));
+  writeFileSync(join(pkg, "dist", "index.js"), "export const shout = (text) => `${text.toUpperCase()}!`;\n");
+  return dir;
+}
+
+async function load(path: string) {
+  const { hooks, errors } = await loadHooks([path], ROOT, { isolation: ISOLATION });
+  return { runner: track(new HookRunner(hooks, ROOT, {} as never, {} as never)), errors };
+}
+const bash = (command: string) => ({ type: "tool_call" as const, toolName: "bash", toolCallId: "c", input: { command } });
+
+describe("imports of a confined hook", () => {
+  it("a hook under the default policy imports a module outside its own folder", async () => {
+    const { runner, errors } = await load(join(project(), "hooks", "blocks-banned-commands.ts"));
+    expect(errors).toEqual([]);
+    expect(await runner.emitToolCall(bash("rm -rf /"))).toEqual({ block: true, reason: "rm -rf is banned" });
+  });
+
+  it("a hook under the default policy imports a package whose exports have only an import condition", async () => {
+    const { runner, errors } = await load(join(project(), "hooks", "shouts-block-reasons.ts"));
+    expect(errors).toEqual([]);
+    expect(await runner.emitToolCall(bash("ls"))).toEqual({ block: true, reason: "NO BASH TODAY!" });
+  });
+});
+
+describe("denied access", () => {
+  it("a read outside the import graph in a handler fails with ERR_ACCESS_DENIED naming the permission and the path", async () => {
+    const { runner } = await load(join(project(), "hooks", "blocks-banned-commands.ts"));
+    const error = await runner.emitToolCall({ type: "tool_call", toolName: "read", toolCallId: "c", input: { path: "/etc/hostname" } })
+      .catch((e: unknown) => e) as Error & { code: string; cause: { code: string } };
+    expect(error.code).toBe("handler_threw");
+    expect(error.cause.code).toBe("ERR_ACCESS_DENIED");
+    expect(error.message).toContain("FileSystemRead of /etc/hostname");
+  });
+
+  it("a read outside the import graph at load fails the load naming the permission and the path", async () => {
+    const { errors } = await load(fixture("faulty/reads-outside-file-at-load.ts"));
+    expect(errors.map((e) => e.code)).toEqual(["load_failed"]);
+    expect(errors[0]!.error).toContain("FileSystemRead of /etc/hostname");
+    expect(errors[0]!.error).toContain("ERR_ACCESS_DENIED");
+  });
+});

@@ -1,0 +1,36 @@
+/** Difference 10 of issue 13: a tool_call handler's throw is observed as the original's. */
+import { describe, expect, it } from "vitest";
+import { HookToolWrapper } from "../src/index.js";
+import { fixture, start } from "./helpers/host.js";
+
+const call = (toolName: string) => ({ type: "tool_call" as const, toolName, toolCallId: "c", input: {} });
+const tool = (name: string) => ({ name, execute: async () => ({ content: [] }) });
+const missing = fixture("valid/gate-policy-that-does-not-exist.json");
+
+describe("errors thrown by tool_call handlers", () => {
+  it("an Error rejects emitToolCall with the Error's own message, and the wrapper rethrows that same text; the thrown error is the cause", async () => {
+    const { runner } = await start(["gates-on-policy-file"]);
+    const error = await runner.emitToolCall(call("bash")).catch((e: unknown) => e) as Error & { code: string; cause: Error & { code: string } };
+    expect(error).toMatchObject({ code: "handler_threw", message: `ENOENT: no such file or directory, open '${missing}'` });
+    expect(error.cause).toBeInstanceOf(Error);
+    expect(error.cause).toMatchObject({ code: "ENOENT", message: error.message });
+    await expect(new HookToolWrapper(tool("bash"), runner).execute("c", {})).rejects.toMatchObject({ message: `ENOENT: no such file or directory, open '${missing}'` });
+  });
+
+  it("a thrown string rejects with that string as its text and its cause; the wrapper says \"Hook failed, blocking execution: <string>\"", async () => {
+    const { runner } = await start(["gates-on-policy-file"]);
+    const error = await runner.emitToolCall(call("write")).catch((e: unknown) => e) as Error & { cause: unknown };
+    expect(error).toMatchObject({ code: "handler_threw", message: "writes are frozen", cause: "writes are frozen" });
+    await expect(new HookToolWrapper(tool("write"), runner).execute("c", {})).rejects.toMatchObject({ message: "Hook failed, blocking execution: writes are frozen" });
+  });
+
+  it("a thrown plain object is kept as the cause and described as String(value), as the original does", async () => {
+    const { runner } = await start(["gates-on-policy-file"]);
+    const error = await runner.emitToolCall(call("edit")).catch((e: unknown) => e) as Error & { cause: unknown };
+    expect(error).toMatchObject({ code: "handler_threw", message: "[object Object]" });
+    expect(error.cause).toEqual({ reason: "edits are frozen", status: 423 });
+    const wrapped = await new HookToolWrapper(tool("edit"), runner).execute("c", {}).catch((e: unknown) => e) as Error & { cause: { cause: unknown } };
+    expect(wrapped.message).toBe("Hook failed, blocking execution: [object Object]");
+    expect(wrapped.cause.cause).toEqual({ reason: "edits are frozen", status: 423 });
+  });
+});

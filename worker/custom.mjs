@@ -1,0 +1,41 @@
+// `ctx.ui.custom(factory)` in a worker: the factory runs here and its component stays here; the
+// host shows a stand-in whose `render(width)` is answered synchronously through the renderer path
+// (bounded by renderTimeoutMs) and whose `handleInput` / `invalidate` are forwarded. `done(value)`
+// resolves the hook's promise. See src/custom-ui.ts for the host's side.
+import { plain } from "./edits.mjs";
+import { customComponents } from "./render.mjs";
+import { METHOD } from "./wire.mjs";
+
+let next = 1;
+
+/**
+ * @param {{ call: (m: string, a: unknown[]) => Promise<any>; post: (m: string, a: unknown[]) => void }} ch
+ * @param {unknown} theme
+ * @param {unknown} factory
+ * @param {unknown} options
+ */
+export async function runCustom(ch, theme, factory, options) {
+  if (typeof factory !== "function") throw new TypeError("ctx.ui.custom(factory): factory must be a function");
+  const key = `custom:${next++}`;
+  let finished = false;
+  const tui = Object.freeze({
+    requestRender: () => { if (!finished) ch.post(METHOD.customTui, [key, "requestRender"]); },
+  });
+  const done = (/** @type {unknown} */ value) => {
+    if (finished) return;
+    finished = true;
+    ch.post(METHOD.customDone, [key, plain(value)]);
+  };
+  const component = await factory(tui, theme, done);
+  if (!component || typeof component.render !== "function") {
+    throw new TypeError("ctx.ui.custom(factory): the factory must return a component with render(width)");
+  }
+  customComponents.set(key, component);
+  try {
+    return await ch.call(METHOD.custom, [key, options === undefined ? {} : plain(options)]);
+  } finally {
+    finished = true;
+    customComponents.delete(key);
+    component.dispose?.();
+  }
+}
