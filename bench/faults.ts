@@ -8,13 +8,20 @@ import { fileURLToPath } from "node:url";
 import { HookRunner, createNoOpUIContext, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
 
 const f = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
-/** `HOOKBOX_TEST_ISOLATION=process npm run faults` measures process mode. */
-const ISOLATION = (process.env.HOOKBOX_TEST_ISOLATION ?? "worker") as "worker" | "process";
+/** `HOOKBOX_TEST_ISOLATION=process npm run faults` measures process mode (`sandbox`: inside bubblewrap). */
+const ISOLATION = (process.env.HOOKBOX_TEST_ISOLATION ?? "worker") as "worker" | "process" | "sandbox";
 const OPTIONS = { isolation: ISOLATION, deadlines: { default: 200 }, unresponsiveMs: 500, maxRestarts: 1_000, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } };
 const turnStart = { type: "turn_start", turnIndex: 0, timestamp: 0 } as const;
 const redact: ToolResultEvent = { type: "tool_result", toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text", text: "API_KEY=k" }], isError: false };
 
-interface Case { fault: string; fixture: string; fire: (r: HookRunner) => Promise<unknown>; slowUI?: boolean }
+interface Case {
+  fault: string; fixture: string; fire: (r: HookRunner) => Promise<unknown>; slowUI?: boolean;
+  /** Modes the case applies to (default all): a worker has no channel fd, and its host can be aborted by one giant post. */
+  only?: Array<typeof ISOLATION>;
+  policy?: object;
+  /** What the hook got, for faults that are refusals rather than codes. */
+  observe?: (fired: unknown) => string;
+}
 /** A UI whose prompts take 1 ms to answer, so a flood of them queues. */
 const slowUI = { ...createNoOpUIContext(), confirm: () => new Promise<boolean>((r) => setTimeout(() => r(false), 1)) };
 const toolCall = (r: HookRunner) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "ls" } });
@@ -41,10 +48,22 @@ const CASES: Case[] = [
   { fault: "150 000 malformed messages", fixture: "hostile/floods-malformed-messages.ts", fire: (r) => r.emit(turnStart) },
   { fault: "120 replies to a settled request", fixture: "hostile/replies-to-settled-requests.ts", fire: toolCall },
   { fault: "rewrites the transform cache", fixture: "hostile/rewrites-transform-cache.ts", fire: (r) => r.emit({ type: "session_start" }) },
+  { fault: "malformed frame on the channel", fixture: "hostile/writes-malformed-frame.ts", fire: (r) => r.emit(turnStart), only: ["process", "sandbox"] },
+  { fault: "frame nested 3000 deep", fixture: "hostile/writes-nested-frame.ts", fire: (r) => r.emit(turnStart), only: ["process", "sandbox"] },
+  { fault: "one 200 MB message past the runtime", fixture: "hostile/posts-giant-message.ts", fire: (r) => r.emit(turnStart), only: ["process", "sandbox"] },
+  { fault: "512 MiB to stdout", fixture: "hostile/floods-stdout.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "forged out-of-memory (code, stderr text)", fixture: "hostile/forges-out-of-memory.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "blocked in readSync(0)", fixture: "hostile/reads-stdin.ts", fire: (r) => r.emit(turnStart) },
+  {
+    fault: "pi.exec of `git -c alias.x=!sh` (allow: git with bounded args)", fixture: "hostile/plants-own-programs.ts",
+    policy: { exec: { allow: [{ command: "git", args: ["status"] }] } },
+    fire: (r) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "git", args: ["-c", "alias.x=!id", "x"] } }),
+    observe: (fired) => String((fired as { reason?: string } | undefined)?.reason ?? "").slice(0, 60),
+  },
 ];
 
 async function runCase(c: Case) {
-  const { hooks } = await loadHooks([f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000 });
+  const { hooks } = await loadHooks([f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...(c.policy ? { policy: c.policy } : {}) });
   const runner = new HookRunner(hooks, process.cwd(), {} as never, {} as never);
   runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {}, ...(c.slowUI ? { hasUI: true, uiContext: slowUI } : {}) });
   const errors: Array<HookError & { at: number }> = [];
@@ -52,15 +71,18 @@ async function runCase(c: Case) {
   lag.enable();
   const t0 = performance.now();
   runner.onError((e) => errors.push({ ...e, at: performance.now() - t0 }));
-  await c.fire(runner).catch(() => {});
+  const fired = await c.fire(runner).catch(() => undefined);
   const deadline = performance.now() + 3_000;
   while (errors.length === 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   // Follow-up reports (a timed-out loop is then found unresponsive) come within unresponsiveMs.
   await new Promise((r) => setTimeout(r, OPTIONS.unresponsiveMs + 200));
   const other = String(JSON.stringify(await runner.emit(redact))).includes("[REDACTED]");
   lag.disable();
+  const d0 = performance.now();
   await runner.dispose();
-  return { fault: c.fault, code: [...new Set(errors.map((e) => e.code))].join(", ") || "(none)", detectedMs: errors[0]?.at ?? NaN, hostLagMs: lag.max / 1e6, otherHookOk: other };
+  const disposeMs = performance.now() - d0;
+  const code = [...new Set(errors.map((e) => e.code))].join(", ") || "(none)";
+  return { fault: c.fault, code: c.observe ? `${code}; hook got: ${c.observe(fired)}` : code, detectedMs: errors[0]?.at ?? NaN, hostLagMs: lag.max / 1e6, otherHookOk: other, disposeMs };
 }
 
 async function soak(events: number) {
@@ -87,10 +109,10 @@ async function soak(events: number) {
 }
 
 const rows = [];
-for (const c of CASES) rows.push(await runCase(c));
+for (const c of CASES) if (!c.only || c.only.includes(ISOLATION)) rows.push(await runCase(c));
 console.log(`isolation: ${ISOLATION}\n`);
-console.log("| fault | code reported | detected after | host's worst event-loop lag | other hook answered after |");
-console.log("| --- | --- | --- | --- | --- |");
-for (const r of rows) console.log(`| ${r.fault} | \`${r.code}\` | ${Number.isNaN(r.detectedMs) ? "-" : `${r.detectedMs.toFixed(0)} ms`} | ${r.hostLagMs.toFixed(0)} ms | ${r.otherHookOk ? "yes" : "no"} |`);
+console.log("| fault | code reported | detected after | host's worst event-loop lag | other hook answered after | dispose took |");
+console.log("| --- | --- | --- | --- | --- | --- |");
+for (const r of rows) console.log(`| ${r.fault} | \`${r.code}\` | ${Number.isNaN(r.detectedMs) ? "-" : `${r.detectedMs.toFixed(0)} ms`} | ${r.hostLagMs.toFixed(0)} ms | ${r.otherHookOk ? "yes" : "no"} | ${r.disposeMs.toFixed(0)} ms |`);
 const s = await soak(Number(process.argv[2] ?? 3_000));
 console.log(`\nsoak: ${s.events} events, ${s.faultsInjected} faults injected, ${s.settled} settled, lost = ${s.lost}, in order: ${s.inOrder ? "yes" : "no"}, slowest emit ${s.worstSettleMs} ms (tool_call deadline 100 ms)`);
