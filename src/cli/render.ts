@@ -49,6 +49,12 @@ export function errorLine(e: Pick<HookError, "code" | "hookPath" | "event" | "er
   return `${indent}! ${e.code}  ${e.hookPath} (${e.event}): ${e.error.replace(/\s*\n\s*/g, " ").trim()}\n`;
 }
 
+/** `errorLine`, then the hook's stack (for `handler_threw`) indented below it, first 12 frames. */
+export function errorWithStack(e: Pick<HookError, "code" | "hookPath" | "event" | "error" | "stack">, indent = "    "): string {
+  const frames = e.stack?.split("\n").filter((l) => /^\s*at /.test(l)).slice(0, 12) ?? [];
+  return errorLine(e, indent) + frames.map((f) => `${indent}    ${f.trim()}\n`).join("");
+}
+
 /**
  * The per-hook summary table drawn from `runner.stats()`: one row per hook and event type. A
  * `skipped` column appears when an event skipped a restarting or disabled hook.
