@@ -5,7 +5,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { HookRunner, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
+import { createSessionManager, HookRunner, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
 
 const f = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
 const OPTIONS = { deadlines: { default: 200 }, unresponsiveMs: 500, maxRestarts: 1_000, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 } };
@@ -31,7 +31,7 @@ const CASES: Case[] = [
 
 async function runCase(c: Case) {
   const { hooks } = await loadHooks([f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000 });
-  const runner = new HookRunner(hooks, process.cwd(), {} as never, {} as never);
+  const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), {} as never);
   runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
   const errors: Array<HookError & { at: number }> = [];
   const lag = monitorEventLoopDelay({ resolution: 10 });
@@ -51,7 +51,7 @@ async function runCase(c: Case) {
 
 async function soak(events: number) {
   const { hooks } = await loadHooks([f("valid/sends-sequence.ts"), f("faulty/fails-on-command.ts")], process.cwd(), { ...OPTIONS, deadlines: { tool_call: 100 } });
-  const runner = new HookRunner(hooks, process.cwd(), {} as never, {} as never);
+  const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), {} as never);
   const sent: number[] = [];
   let faults = 0;
   const worst = { ms: 0 };

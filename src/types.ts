@@ -12,14 +12,48 @@ export interface TextContent { type: "text"; text: string; textSignature?: strin
 export interface ImageContent { type: "image"; data: string; mimeType: string }
 export type ToolContent = TextContent | ImageContent;
 
-/** An LLM message (`user`, `developer`, `assistant`, `toolResult`). */
-export interface Message { role: string; content?: unknown; timestamp?: number; [key: string]: unknown }
-/** A message of the agent, including custom roles (`custom`, `hookMessage`, …). */
-export type AgentMessage = Message;
+/** The agent's API and provider names (`Api` / `Provider` of the original: known names or any string). */
+export type Api = string;
+export type Provider = string;
 
-export interface ToolResultMessage extends Message {
-  role: "toolResult"; toolCallId: string; toolName: string; content: ToolContent[]; isError: boolean;
+export interface ThinkingContent { type: "thinking"; thinking: string; thinkingSignature?: string }
+export interface ToolCall { type: "toolCall"; id: string; name: string; arguments: Record<string, any> }
+export interface Usage {
+  input: number; output: number; cacheRead: number; cacheWrite: number; totalTokens: number;
+  cost: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
 }
+export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+
+// `timestamp` (and a custom message's `display`) are optional here, unlike the original: hosts and
+// tests build messages by hand, and a hook that reads them sees the same fields either way.
+export interface UserMessage { role: "user"; content: string | (TextContent | ImageContent)[]; timestamp?: number; attribution?: "user" | "agent" }
+export interface AssistantMessage {
+  role: "assistant"; content: (TextContent | ThinkingContent | ToolCall)[]; api: Api; provider: Provider; model: string;
+  usage: Usage; stopReason: StopReason; errorMessage?: string; timestamp?: number;
+}
+export interface ToolResultMessage<TDetails = any> {
+  role: "toolResult"; toolCallId: string; toolName: string; content: (TextContent | ImageContent)[]; details?: TDetails;
+  isError: boolean; timestamp?: number;
+}
+/** An LLM message (`Message` of the original): user, assistant or tool result. */
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+/** A hook's message as it sits in the conversation (`CustomMessage` of the original). */
+export interface CustomMessage<T = unknown> {
+  role: "custom"; customType: string; content: string | (TextContent | ImageContent)[]; display?: boolean; details?: T;
+  attribution?: "user" | "agent"; timestamp?: number;
+}
+/**
+ * The agent's other message roles (`bashExecution`, `branchSummary`, …). Their fields belong to
+ * the agent; hookbox keeps them open so a hook that reads them type-checks.
+ */
+export interface OtherAgentMessage {
+  role: "bashExecution" | "pythonExecution" | "branchSummary" | "compactionSummary" | "fileMention";
+  timestamp?: number;
+  [key: string]: any;
+}
+/** A message of the agent (`AgentMessage` of the original): an LLM message or one of the agent's own roles. */
+export type AgentMessage = Message | CustomMessage | HookMessageRecord | OtherAgentMessage;
 
 /** A custom message a hook sends or injects (`Pick<HookMessage, …>` of the original). */
 export interface HookMessage<T = unknown> {
@@ -29,7 +63,7 @@ export interface HookMessage<T = unknown> {
   details?: T;
   attribution?: "user" | "agent";
 }
-/** The full persisted hook message a renderer receives. */
+/** The full persisted hook message a renderer receives (`HookMessage` of the original, with its role and time). */
 export interface HookMessageRecord<T = unknown> extends HookMessage<T> { role: "hookMessage" | "custom"; timestamp: number }
 
 export interface SendMessageOptions { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }
@@ -37,22 +71,43 @@ export interface SendMessageOptions { triggerTurn?: boolean; deliverAs?: "steer"
 // ---------------------------------------------------------------------------------------------
 // Session shapes
 
-export interface SessionEntry { type: string; id: string; parentId?: string | null; timestamp?: string | number; [key: string]: unknown }
+export interface SessionEntryBase { type: string; id: string; parentId: string | null; timestamp: string }
+export interface SessionMessageEntry extends SessionEntryBase { type: "message"; message: AgentMessage }
+export interface ThinkingLevelChangeEntry extends SessionEntryBase { type: "thinking_level_change"; thinkingLevel?: string | null }
+export interface ModelChangeEntry extends SessionEntryBase { type: "model_change"; /** `provider/modelId` */ model: string; role?: string }
+export interface CompactionEntry<T = unknown> extends SessionEntryBase {
+  type: "compaction"; summary: string; shortSummary?: string; firstKeptEntryId: string; tokensBefore: number; details?: T;
+  preserveData?: Record<string, unknown>; fromExtension?: boolean;
+}
+export interface BranchSummaryEntry<T = unknown> extends SessionEntryBase { type: "branch_summary"; fromId: string; summary: string; details?: T; fromExtension?: boolean }
+export interface CustomEntry<T = unknown> extends SessionEntryBase { type: "custom"; customType: string; data?: T }
+export interface CustomMessageEntry<T = unknown> extends SessionEntryBase {
+  type: "custom_message"; customType: string; content: string | (TextContent | ImageContent)[]; details?: T; display: boolean;
+  attribution?: "user" | "agent";
+}
+export interface LabelEntry extends SessionEntryBase { type: "label"; targetId: string; label: string | undefined }
+export interface TtsrInjectionEntry extends SessionEntryBase { type: "ttsr_injection"; injectedRules: string[] }
+export interface ModeChangeEntry extends SessionEntryBase { type: "mode_change"; mode: string; data?: Record<string, unknown> }
+/** An entry of the session tree (`SessionEntry` of the original): narrow on `type`. */
+export type SessionEntry =
+  | SessionMessageEntry | ThinkingLevelChangeEntry | ModelChangeEntry | CompactionEntry | BranchSummaryEntry | CustomEntry
+  | CustomMessageEntry | LabelEntry | TtsrInjectionEntry | ModeChangeEntry;
+export interface SessionHeader { type: "session"; version?: number; id: string; title?: string; timestamp: string; cwd: string; parentSession?: string }
+export interface SessionTreeNode { entry: SessionEntry; children: SessionTreeNode[]; label?: string }
+
 export interface CompactionResult<T = unknown> {
   summary: string; shortSummary?: string; firstKeptEntryId: string; tokensBefore: number; details?: T;
   preserveData?: Record<string, unknown>;
 }
-export interface CompactionEntry extends SessionEntry, Omit<CompactionResult, "details"> { type: "compaction"; fromExtension?: boolean; details?: unknown }
 export interface CompactionPreparation {
   firstKeptEntryId: string; messagesToSummarize: AgentMessage[]; turnPrefixMessages: AgentMessage[];
   recentMessages: AgentMessage[]; isSplitTurn: boolean; tokensBefore: number; previousSummary?: string;
-  previousPreserveData?: Record<string, unknown>; fileOps: unknown; settings: unknown;
+  previousPreserveData?: Record<string, unknown>; fileOps: any; settings: any;
 }
 export interface TreePreparation {
   targetId: string; oldLeafId: string | null; commonAncestorId: string | null;
   entriesToSummarize: SessionEntry[]; userWantsSummary: boolean;
 }
-export interface BranchSummaryEntry extends SessionEntry { type: "branch_summary" }
 
 /** The read-only session manager facade hooks receive (`ctx.sessionManager`); every member is synchronous. */
 export interface ReadonlySessionManager {
@@ -70,9 +125,9 @@ export interface ReadonlySessionManager {
   getEntry(id: string): SessionEntry | undefined;
   getLabel(id: string): string | undefined;
   getBranch(fromId?: string): SessionEntry[];
-  getHeader(): unknown;
+  getHeader(): SessionHeader | null;
   getEntries(): SessionEntry[];
-  getTree(): unknown;
+  getTree(): SessionTreeNode[];
   getUsageStatistics(): unknown;
   putBlob(...args: unknown[]): unknown;
 }
@@ -86,9 +141,40 @@ export const SESSION_MANAGER_METHODS = [
 /** A writable session manager, as handed to `newSession({ setup })`. Only its methods matter here. */
 export interface SessionManager extends Partial<ReadonlySessionManager> { [method: string]: unknown }
 
-export interface Model { id: string; provider?: string; [key: string]: unknown }
-/** The model registry (`ctx.modelRegistry`). Structural: hookbox forwards its synchronous methods. */
-export interface ModelRegistry { [method: string]: unknown }
+/** A model (`Model` of the original's LLM package). */
+export interface Model<TApi extends Api = Api> {
+  id: string;
+  name: string;
+  api: TApi;
+  provider: Provider;
+  baseUrl: string;
+  reasoning: boolean;
+  input: ("text" | "image")[];
+  cost: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  contextWindow: number;
+  maxTokens: number;
+  headers?: Record<string, string>;
+  compat?: any;
+}
+
+/**
+ * The model registry (`ctx.modelRegistry`), as the original's `ModelRegistry` class: lookups are
+ * synchronous, key resolution is async.
+ */
+export interface ModelRegistry {
+  getAll(): Model[];
+  getAvailable(): Model[];
+  find(provider: string, modelId: string): Model | undefined;
+  getApiKey(model: Model, sessionId?: string): Promise<string | undefined>;
+  getApiKeyForProvider(provider: string, ...rest: any[]): Promise<string | undefined>;
+  isUsingOAuth(model: Model): boolean;
+  refresh(): void | Promise<void>;
+  getError(): string | undefined;
+}
+/** The names of `ModelRegistry`'s methods. */
+export const MODEL_REGISTRY_METHODS = [
+  "getAll", "getAvailable", "find", "getApiKey", "getApiKeyForProvider", "isUsingOAuth", "refresh", "getError",
+] as const satisfies ReadonlyArray<keyof ModelRegistry>;
 
 // ---------------------------------------------------------------------------------------------
 // UI
@@ -102,6 +188,11 @@ export interface Theme {
   [key: string]: unknown;
 }
 export interface Component { render(width: number): string[]; handleInput?(data: string): void; invalidate?(): void }
+/**
+ * The terminal UI a `ctx.ui.custom()` factory receives (`TUI` of the original). Hooks mostly pass it
+ * on to components or ask for a redraw; its other members are the agent's.
+ */
+export interface TUI { requestRender(force?: boolean): void; [member: string]: any }
 
 export interface HookUIContext {
   select(title: string, options: string[]): Promise<string | undefined>;
@@ -109,7 +200,7 @@ export interface HookUIContext {
   input(title: string, placeholder?: string): Promise<string | undefined>;
   notify(message: string, type?: "info" | "warning" | "error"): void;
   setStatus(key: string, text: string | undefined): void;
-  custom<T>(factory: (tui: unknown, theme: Theme, done: (result: T) => void) => (Component & { dispose?(): void }) | Promise<Component & { dispose?(): void }>): Promise<T>;
+  custom<T>(factory: (tui: TUI, theme: Theme, done: (result: T) => void) => (Component & { dispose?(): void }) | Promise<Component & { dispose?(): void }>): Promise<T>;
   setEditorText(text: string): void;
   getEditorText(): string;
   editor(title: string, prefill?: string, options?: { signal?: AbortSignal }): Promise<string | undefined>;
@@ -201,7 +292,7 @@ export interface SessionBeforeBranchResult { cancel?: boolean; skipConversationR
 export interface SessionBeforeCompactResult { cancel?: boolean; compaction?: CompactionResult }
 export interface SessionCompactingResult { context?: string[]; prompt?: string; preserveData?: Record<string, unknown> }
 export interface SessionBeforeTreeResult { cancel?: boolean; summary?: { summary: string; details?: unknown } }
-export interface ContextEventResult { messages?: Message[] }
+export interface ContextEventResult { messages?: AgentMessage[] }
 export interface BeforeAgentStartEventResult { message?: HookMessage }
 export interface ToolCallEventResult { block?: boolean; reason?: string }
 export interface ToolResultEventResult { content?: ToolContent[]; details?: unknown; isError?: boolean; isWarning?: boolean }
@@ -220,6 +311,18 @@ export interface HookResultMap {
 }
 export type HookResultFor<T extends string> = T extends keyof HookResultMap ? HookResultMap[T] : undefined;
 export type HookEventOf<T extends HookEventType> = Extract<HookEvent, { type: T }>;
+/** The contract event whose name starts with `T` (`T` is a prefix of it), if any. */
+type ContractNameStartingWith<T extends string> = Extract<HookEventType, `${T}${string}`>;
+/** The contract event names `T` starts with, if any. */
+type ContractNamePrefixOf<T extends string> = HookEventType extends infer K ? (K extends string ? (T extends `${K}${string}` ? K : never) : never) : never;
+/**
+ * `T` when it is an event name outside the contract that is not a prefix of a contract name nor a
+ * contract name with more after it (or a name only known as `string` at compile time); `never` otherwise.
+ */
+export type UnknownEventName<T extends string> =
+  string extends T ? T : [ContractNameStartingWith<T>] extends [never] ? ([ContractNamePrefixOf<T>] extends [never] ? T : never) : never;
+/** What `runner.emit(event)` resolves to for an event of type `T`: `context` gives the resulting messages. */
+export type EmitResultFor<T extends string> = T extends "context" ? AgentMessage[] : T extends keyof HookResultMap ? HookResultMap[T] | undefined : undefined;
 
 export type HookHandler<E = HookEvent, R = undefined> = (event: E, ctx: HookContext) => Promise<R | void> | R | void;
 
@@ -243,8 +346,15 @@ export interface HookLogger {
 
 /** The object a hook factory receives. */
 export interface HookAPI {
+  /** A contract event: the handler gets that event and may return only that event's result. */
   on<T extends HookEventType>(event: T, handler: HookHandler<HookEventOf<T>, HookResultFor<T>>): void;
-  on(event: string, handler: HookHandler<any, any>): void;
+  /**
+   * An event outside the contract (an agent's own event): anything goes, hookbox never fires it.
+   * A contract name, or one that looks like a slip of one (a prefix such as `"tool_cal"`, or a
+   * contract name with more after it), is not accepted here, so a wrong result or a typo of those
+   * does not compile.
+   */
+  on<T extends string>(event: T & UnknownEventName<T>, handler: HookHandler<{ type: T; [key: string]: unknown }, unknown>): void;
   sendMessage<T = unknown>(message: HookMessage<T>, options?: SendMessageOptions): void;
   appendEntry<T = unknown>(customType: string, data?: T): void;
   registerMessageRenderer<T = unknown>(customType: string, renderer: HookMessageRenderer<T>): void;
@@ -265,11 +375,10 @@ export type NavigateTreeHandler = (targetId: string, options?: { summarize?: boo
 
 /** A tool the agent runs (`AgentTool` of the original, structurally). */
 export interface AgentToolResult<T = unknown> { content: ToolContent[]; details?: T; isWarning?: boolean }
-export interface AgentTool<TParams = Record<string, unknown>, TDetails = unknown> {
+export interface AgentTool<TParams = any, TDetails = any> {
   name: string;
   label?: string;
   description?: string;
   parameters?: unknown;
-  execute(toolCallId: string, params: TParams, signal?: AbortSignal, onUpdate?: (partial: AgentToolResult<TDetails>) => void, context?: unknown): Promise<AgentToolResult<TDetails>>;
-  [key: string]: unknown;
+  execute(toolCallId: string, params: TParams, signal?: AbortSignal, onUpdate?: (partial: AgentToolResult<TDetails>) => void, context?: any): Promise<AgentToolResult<TDetails>>;
 }

@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import type { HookError, HookErrorCode } from "../errors.js";
 import { loadHooks, type LoadOptions } from "../loader.js";
 import { HookRunner } from "../runner.js";
+import { createModelRegistry } from "../host-setup.js";
 import type { SandboxOptions } from "../options.js";
 import type { HookMessage, ReadonlySessionManager } from "../types.js";
 import { scriptedUI, type Prompt, type ScriptedAnswers } from "./ui.js";
@@ -60,7 +61,7 @@ function emptySession(cwd: string): ReadonlySessionManager {
     getEntry: () => undefined,
     getLabel: () => undefined,
     getBranch: () => [],
-    getHeader: () => undefined,
+    getHeader: () => null,
     getEntries: () => [],
     getTree: () => [],
     getUsageStatistics: () => undefined,
@@ -79,7 +80,7 @@ export async function openHost(paths: string[], options: HostOptions = {}): Prom
   load.onLog = (hookPath, level, line) => { logs.push({ hookPath, level, line }); };
   const { hooks, errors } = await loadHooks(paths, cwd, load);
   const loadErrors = errors.map((e) => ({ ...e, error: loadHint(e.error) }));
-  const runner = new HookRunner(hooks, cwd, emptySession(cwd), {}, { onLog: load.onLog });
+  const runner = new HookRunner(hooks, cwd, emptySession(cwd), createModelRegistry(), { onLog: load.onLog });
   const prompts: Prompt[] = [];
   let pending: HookError[] = [];
   const messages: HookMessage[] = [];
