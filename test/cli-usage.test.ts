@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Progress, statsTable, table, type Output } from "../src/cli/render.js";
+import { displayWidth } from "../src/status-line.js";
 import { hookbox } from "./cli-run.js";
 
 function sink(isTTY: boolean): Output & { text: string } {
@@ -57,6 +58,12 @@ describe("the CLI's renderer", () => {
     p.tick();
     p.clear();
     expect(out.text).toBe("one\n");
+  });
+
+  it("aligns table columns by display width when cells hold CJK or emoji", () => {
+    const lines = table(["hook", "calls"], [["hooks/状态.ts", "1"], ["hooks/🚀.ts", "22"], ["hooks/a.ts", "333"]], [false, true]).split("\n");
+    const edges = lines.slice(0, 4).map((l) => displayWidth(l));
+    expect(new Set(edges).size).toBe(1);
   });
 
   it("aligns table columns, numbers to the right", () => {

@@ -4,6 +4,7 @@
  */
 import type { HookError } from "../errors.js";
 import type { HookStats } from "../stats.js";
+import { displayWidth } from "../status-line.js";
 
 /** Where a command writes. `isTTY` decides whether a progress bar is drawn. */
 export interface Output {
@@ -13,14 +14,15 @@ export interface Output {
   readonly columns?: number;
 }
 
-/** Rows of cells as left-aligned columns (right-aligned where `right[i]`), two spaces apart. */
+/** Rows of cells as left-aligned columns (right-aligned where `right[i]`), two spaces apart, by display width (CJK and emoji take 2). */
 export function table(head: string[], rows: string[][], right: boolean[] = []): string {
   const all = [head, ...rows];
-  const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
+  const widths = head.map((_, i) => Math.max(...all.map((r) => displayWidth(r[i] ?? ""))));
   const line = (r: string[]) => r.map((cell, i) => {
     const c = cell ?? "";
     if (i === r.length - 1 && !right[i]) return c;
-    return right[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!);
+    const pad = " ".repeat(widths[i]! - displayWidth(c));
+    return right[i] ? pad + c : c + pad;
   }).join("  ").trimEnd();
   return [line(head), ...rows.map(line)].join("\n") + "\n";
 }
