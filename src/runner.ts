@@ -222,7 +222,7 @@ export class HookRunner {
         if (!step.r || rule.kind === "series") continue;
         const result = this.#validate(rule, unit, type, step.r);
         if (!result) {
-          if (toolCall && this.#failClosed(unit)) return blocked(Errors.invalidResult(unit.hook.path, type, "see the reported error"));
+          if (toolCall && this.#failClosed(unit)) return blocked(Errors.invalidResult(unit.hook.path, type, describeIssues(rule.schema!.safeParse(step.r).error!)));
           continue;
         }
         const next = rule.step(acc, result);

@@ -90,3 +90,16 @@ describe("the CLI's renderer", () => {
     ]);
   });
 });
+
+describe("the CLI's documentation", () => {
+  it("docs/cli.md and the README show each help text exactly as the command prints it", async () => {
+    const { readFileSync } = await import("node:fs");
+    const docs = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    for (const args of [["--help"], ["check", "--help"], ["emit", "--help"], ["replay", "--help"]]) {
+      const r = await hookbox(args);
+      expect(docs).toContain(`\`\`\`\n${r.stdout}\`\`\``);
+    }
+    expect(readme).toContain(`$ npx hookbox --help\n${(await hookbox(["--help"])).stdout}\`\`\``);
+  });
+});

@@ -112,7 +112,7 @@ export async function runEvent(runner: HookRunner, event: HookEvent): Promise<Ou
         return { type: event.type, result, blocked: Boolean(result?.block), ...(result?.block ? { reason: result.reason || "Tool execution was blocked by a hook" } : {}) };
       } catch (err) {
         const thrown: HookError = err instanceof HookFailure ? err.toHookError() : { hookPath: "?", event: event.type, error: describeThrown(err), code: "handler_threw" };
-        return { type: event.type, result: undefined, blocked: true, reason: `a handler threw (the tool wrapper blocks): ${thrown.error}`, thrown };
+        return { type: event.type, result: undefined, blocked: true, reason: `a handler of ${thrown.hookPath} threw (the tool wrapper blocks): ${thrown.error}`, thrown };
       }
     }
     case "context":
