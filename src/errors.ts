@@ -66,7 +66,7 @@ export const Errors = {
     new HookFailure("handler_threw", hookPath, event, message, stack),
   invalidResult: (hookPath: string, event: string, detail: string) =>
     new HookFailure("invalid_result", hookPath, event,
-      `${name(hookPath)} returned an invalid ${event} result, which was not applied: ${detail}`),
+      `${name(hookPath)} returned an invalid result for ${event}, which was not applied: ${detail}`),
   resultTooLarge: (hookPath: string, event: string, bytes: number, limit: number) =>
     new HookFailure("result_too_large", hookPath, event,
       `${name(hookPath)} sent ${bytes} bytes on ${event}, over the ${limit}-byte limit (the maxMessageBytes option); it was refused. Return less data or raise the limit.`),
