@@ -5,7 +5,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { HookRunner, createNoOpUIContext, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
+import { createSessionManager, HookRunner, createNoOpUIContext, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
 
 const f = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
 /** `HOOKBOX_TEST_ISOLATION=process npm run faults` measures process mode (`sandbox`: inside bubblewrap). */
@@ -64,7 +64,7 @@ const CASES: Case[] = [
 
 async function runCase(c: Case) {
   const { hooks } = await loadHooks([f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...(c.policy ? { policy: c.policy } : {}) });
-  const runner = new HookRunner(hooks, process.cwd(), {} as never, {} as never);
+  const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), {} as never);
   runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {}, ...(c.slowUI ? { hasUI: true, uiContext: slowUI } : {}) });
   const errors: Array<HookError & { at: number }> = [];
   const lag = monitorEventLoopDelay({ resolution: 10 });
@@ -87,7 +87,7 @@ async function runCase(c: Case) {
 
 async function soak(events: number) {
   const { hooks } = await loadHooks([f("valid/sends-sequence.ts"), f("faulty/fails-on-command.ts")], process.cwd(), { ...OPTIONS, deadlines: { tool_call: 100 } });
-  const runner = new HookRunner(hooks, process.cwd(), {} as never, {} as never);
+  const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), {} as never);
   const sent: number[] = [];
   let faults = 0;
   const worst = { ms: 0 };

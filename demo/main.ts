@@ -4,7 +4,7 @@
  * misbehave (throw, crash, hang, spin) while the host keeps going. Ends in a few seconds by itself.
  */
 import { fileURLToPath } from "node:url";
-import { HookRunner, HookToolWrapper, loadHooks, type AgentTool, type HookError, type LoadedHook } from "../src/index.js";
+import { HookRunner, HookToolWrapper, createModelRegistry, createSessionManager, loadHooks, type AgentMessage, type AgentTool, type HookError, type LoadedHook } from "../src/index.js";
 import { statsTable } from "../src/cli/render.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -46,7 +46,7 @@ if (loadErrors.length > 0) throw new Error(`demo hooks failed to load: ${JSON.st
 say(`loaded ${hooks.length} hooks, one worker each:`);
 for (const h of hooks) indent(h.path);
 
-const runner = new HookRunner(hooks, ROOT, {} as never, {});
+const runner = new HookRunner(hooks, ROOT, createSessionManager({ cwd: ROOT }), createModelRegistry());
 runner.onError((e) => errors.push(e));
 runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
 
@@ -81,18 +81,18 @@ say("context: 3 messages before the LLM call, one of them debug-only");
 const messages = await runner.emitContext([
   { role: "user", content: "clean up the build folder" },
   { role: "custom", customType: "debug-only", content: "trace: 42 tokens" },
-  { role: "assistant", content: "I will list it first." },
+  { role: "assistant", content: [{ type: "text", text: "I will list it first." }] } as AgentMessage,
 ]);
 indent(`the LLM gets ${messages.length}: ${messages.map((m) => m.role).join(", ")}`);
 
 say("turn_end: a hook calls process.exit(3)");
 const crashing = hooks.find((h) => h.path.includes("crashes-on-turn-end"))!;
 const back = restarted(crashing);
-await runner.emit({ type: "turn_end", turnIndex: 0, message: { role: "assistant", content: "done" }, toolResults: [] });
+await runner.emit({ type: "turn_end", turnIndex: 0, message: { role: "assistant", content: [{ type: "text", text: "done" }] } as AgentMessage, toolResults: [] });
 showErrors();
 await back;
 say(`  its worker was restarted (state ${crashing.sandbox!.state}, restarts ${crashing.sandbox!.restarts}); turn 1 runs through it:`);
-await runner.emit({ type: "turn_end", turnIndex: 1, message: { role: "assistant", content: "done" }, toolResults: [] });
+await runner.emit({ type: "turn_end", turnIndex: 1, message: { role: "assistant", content: [{ type: "text", text: "done" }] } as AgentMessage, toolResults: [] });
 indent(errors.length === 0 ? "no error" : `${errors.length} error(s)`);
 showErrors();
 

@@ -66,7 +66,7 @@ export const Errors = {
     new HookFailure("handler_threw", hookPath, event, message, stack),
   invalidResult: (hookPath: string, event: string, detail: string) =>
     new HookFailure("invalid_result", hookPath, event,
-      `${name(hookPath)} returned an invalid ${event} result, which was not applied: ${detail}`),
+      `${name(hookPath)} returned an invalid result for ${event}, which was not applied: ${detail}`),
   invalidEdit: (hookPath: string, event: string, field: string, detail: string) =>
     new HookFailure("invalid_result", hookPath, event,
       `${name(hookPath)} edited event.${field} in place during ${event} to a value that is not valid, which was not applied: ${detail}`),

@@ -18,5 +18,6 @@ export { presets, SAFE_ENV, DEFAULT_POLICY, type Policy, type PolicyName, type P
 export type { SandboxState } from "./sandbox/sandbox.js";
 export { StatusLine, sanitizeStatusText, truncateToWidth, displayWidth } from "./status-line.js";
 export { createNoOpUIContext } from "./bridge/ui.js";
+export { createSessionManager, createModelRegistry, type SessionManagerOptions } from "./host-setup.js";
 export { resolvePath, expandPath } from "./paths.js";
 export * from "./types.js";

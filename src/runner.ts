@@ -10,7 +10,8 @@ import { finish, nextInput, ruleFor, type Rule } from "./dispatch.js";
 import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js";
 import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
-import type { RunPlan } from "./protocol.js";
+import { checkInitOptions, checkRunnerArguments } from "./host-setup.js";
+import type { RunPlan, WireError } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
 import { scopedSurface, withScopes } from "./command-scope.js";
@@ -20,7 +21,7 @@ import { sandboxedHook } from "./loader.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
 import { watchMarked, type HookWatcher } from "./watch.js";
 import type {
-  AgentMessage, BeforeAgentStartEventResult, HookCommandContext, HookContext, HookEvent, HookMessageRenderer, HookUIContext,
+  AgentMessage, BeforeAgentStartEventResult, EmitResultFor, HookCommandContext, HookContext, HookEvent, HookMessageRenderer, HookUIContext,
   ImageContent, ModelRegistry, ReadonlySessionManager, RegisteredCommand, ToolCallEvent, ToolCallEventResult,
 } from "./types.js";
 
@@ -45,6 +46,7 @@ export class HookRunner {
   readonly #stats = new StatsRecorder();
 
   constructor(hooks: LoadedHook[], cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry, options: RunnerOptions = {}) {
+    checkRunnerArguments(cwd, sessionManager, modelRegistry);
     this.#hooks = hooks;
     this.#host = new HostHandlers(cwd, sessionManager, modelRegistry);
     this.#onLog = options.onLog;
@@ -102,6 +104,7 @@ export class HookRunner {
   }
 
   initialize(options: RunnerInitOptions): void {
+    checkInitOptions(options);
     this.#host.initialize(options);
     for (const hook of this.#hooks) {
       hook.setSendMessageHandler(options.sendMessageHandler);
@@ -155,9 +158,9 @@ export class HookRunner {
     return this.#host.commandContext();
   }
 
-  /** Emit any event; returns the combined result of the events that have one. */
-  async emit(event: HookEvent): Promise<any> {
-    return this.#dispatch(event as HookEvent & Record<string, unknown>, false);
+  /** Emit any event; returns the combined result of the events that have one (typed per event). */
+  async emit<E extends HookEvent>(event: E): Promise<EmitResultFor<E["type"]>> {
+    return this.#dispatch(event as HookEvent & Record<string, unknown>, false) as Promise<EmitResultFor<E["type"]>>;
   }
 
   /** `tool_call`: a handler that throws makes this reject; a sandbox fault blocks (fail closed). */
@@ -227,7 +230,7 @@ export class HookRunner {
         if (!step.r || rule.kind === "series") continue;
         const result = this.#validate(rule, unit, type, step.r);
         if (!result) {
-          if (toolCall && this.#failClosed(unit)) return blocked(Errors.invalidResult(unit.hook.path, type, "see the reported error"));
+          if (toolCall && this.#failClosed(unit)) return blocked(Errors.invalidResult(unit.hook.path, type, describeIssues(rule.schema!.safeParse(step.r).error!)));
           continue;
         }
         const next = rule.step(acc, result);

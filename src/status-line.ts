@@ -6,6 +6,8 @@
  * HookUIContext documentation promises).
  */
 
+import stringWidth from "string-width";
+
 const SGR = /\x1b\[[0-9;]*m/g;
 const CONTROL = /[\u0000-\u001a\u001c-\u001f\u007f-\u009f]|\x1b(?!\[[0-9;]*m)/g;
 
@@ -14,28 +16,22 @@ export function sanitizeStatusText(text: string): string {
   return text.replace(CONTROL, " ").replace(/ +/g, " ").trim();
 }
 
-/** Display width of one code point: 0 for combining marks, 2 for East Asian wide and emoji, else 1. */
+/** Display width of one code point (kept for callers that measure code points): see `displayWidth`. */
 export function charWidth(cp: number): number {
-  if (cp < 32 || (cp >= 0x7f && cp < 0xa0)) return 0;
-  if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200f) || cp === 0xfe0f) return 0;
-  if (
-    (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0x303e) || (cp >= 0x3041 && cp <= 0x33ff) ||
-    (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0xa000 && cp <= 0xa4cf) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1f64f) ||
-    (cp >= 0x1f900 && cp <= 0x1f9ff) || (cp >= 0x20000 && cp <= 0x3fffd)
-  ) return 2;
-  return 1;
+  return stringWidth(String.fromCodePoint(cp));
 }
 
-/** Width on screen, ignoring SGR sequences. */
+/**
+ * Columns `text` takes on a terminal, SGR sequences ignored: East Asian wide characters and emoji
+ * take 2, a ZWJ emoji sequence (a family) takes 2, combining marks take 0 (`string-width`).
+ */
 export function displayWidth(text: string): number {
-  let width = 0;
-  for (const ch of text.replace(SGR, "")) width += charWidth(ch.codePointAt(0)!);
-  return width;
+  return stringWidth(text.replace(SGR, ""));
 }
 
-/** Cut `text` to `width` columns, ending with `ellipsis` when cut; SGR sequences are kept and reset. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** Cut `text` to `width` columns, ending with `ellipsis` when cut; SGR sequences are kept and reset. Never splits a grapheme. */
 export function truncateToWidth(text: string, width: number, ellipsis = "…"): string {
   if (displayWidth(text) <= width) return text;
   const room = Math.max(0, width - displayWidth(ellipsis));
@@ -44,10 +40,10 @@ export function truncateToWidth(text: string, width: number, ellipsis = "…"): 
   let styled = false;
   for (const part of text.split(/(\x1b\[[0-9;]*m)/)) {
     if (part.startsWith("\x1b[")) { out += part; styled = true; continue; }
-    for (const ch of part) {
-      const w = charWidth(ch.codePointAt(0)!);
+    for (const { segment } of graphemes.segment(part)) {
+      const w = stringWidth(segment);
       if (used + w > room) return out + (styled ? "\x1b[0m" : "") + ellipsis;
-      out += ch;
+      out += segment;
       used += w;
     }
   }

@@ -26,7 +26,7 @@ function applyToolProxy(tool: object, wrapper: object): void {
   }
 }
 
-export class HookToolWrapper<TParams extends Record<string, unknown> = Record<string, unknown>, TDetails = unknown> {
+export class HookToolWrapper<TParams = any, TDetails = any> {
   declare name: string;
   declare label: string;
   declare description: string;
@@ -45,7 +45,7 @@ export class HookToolWrapper<TParams extends Record<string, unknown> = Record<st
     const runner = this.#runner;
     if (runner.hasHandlers("tool_call")) {
       try {
-        const callResult = await runner.emitToolCall({ type: "tool_call", toolName: tool.name, toolCallId, input: params });
+        const callResult = await runner.emitToolCall({ type: "tool_call", toolName: tool.name, toolCallId, input: params as Record<string, unknown> });
         if (callResult?.block) throw new Error(callResult.reason || "Tool execution was blocked by a hook");
       } catch (err) {
         // As the original: an Error a handler threw is rethrown as is; anything else is described.
@@ -62,13 +62,13 @@ export class HookToolWrapper<TParams extends Record<string, unknown> = Record<st
     } catch (err) {
       if (runner.hasHandlers("tool_result")) {
         const text = (err as Error | undefined)?.message ?? String(err);
-        await runner.emit({ type: "tool_result", toolName: tool.name, toolCallId, input: params, content: [{ type: "text", text }], details: undefined, isError: true });
+        await runner.emit({ type: "tool_result", toolName: tool.name, toolCallId, input: params as Record<string, unknown>, content: [{ type: "text", text }], details: undefined, isError: true });
       }
       throw err;
     }
     if (!runner.hasHandlers("tool_result")) return result;
     const rr = (await runner.emit({
-      type: "tool_result", toolName: tool.name, toolCallId, input: params, content: result.content, details: result.details, isError: false,
+      type: "tool_result", toolName: tool.name, toolCallId, input: params as Record<string, unknown>, content: result.content, details: result.details, isError: false,
     })) as ToolResultEventResult | undefined;
     if (!rr) return result;
     return { content: rr.content ?? result.content, details: (rr.details ?? result.details) as TDetails };

@@ -1,95 +1,16 @@
 /**
  * The hook contract's types: events, results, contexts and the HookAPI a hook factory receives.
  * Shapes follow the original subsystem (`reference/original-hooks.md` §2-§9); the agent's own
- * message and session types are kept structural (`Record<string, unknown>` where the original
- * pulls them from other packages) so hook modules type-check without those packages.
+ * shapes it uses (messages, session entries, model, model registry) are in `agent-types.ts`,
+ * re-exported here, so hook modules type-check without the agent's packages.
  */
+import type {
+  AgentMessage, BranchSummaryEntry, CompactionEntry, CompactionPreparation, CompactionResult, HookMessage, HookMessageRecord,
+  ImageContent, Model, ModelRegistry, ReadonlySessionManager, SendMessageOptions, SessionEntry, SessionManager, ToolContent,
+  ToolResultMessage, TreePreparation,
+} from "./agent-types.js";
 
-// ---------------------------------------------------------------------------------------------
-// Content and messages (structural copies of the agent's types)
-
-export interface TextContent { type: "text"; text: string; textSignature?: string }
-export interface ImageContent { type: "image"; data: string; mimeType: string }
-export type ToolContent = TextContent | ImageContent;
-
-/** An LLM message (`user`, `developer`, `assistant`, `toolResult`). */
-export interface Message { role: string; content?: unknown; timestamp?: number; [key: string]: unknown }
-/** A message of the agent, including custom roles (`custom`, `hookMessage`, …). */
-export type AgentMessage = Message;
-
-export interface ToolResultMessage extends Message {
-  role: "toolResult"; toolCallId: string; toolName: string; content: ToolContent[]; isError: boolean;
-}
-
-/** A custom message a hook sends or injects (`Pick<HookMessage, …>` of the original). */
-export interface HookMessage<T = unknown> {
-  customType: string;
-  content: string | ToolContent[];
-  display: boolean;
-  details?: T;
-  attribution?: "user" | "agent";
-}
-/** The full persisted hook message a renderer receives. */
-export interface HookMessageRecord<T = unknown> extends HookMessage<T> { role: "hookMessage" | "custom"; timestamp: number }
-
-export interface SendMessageOptions { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }
-
-// ---------------------------------------------------------------------------------------------
-// Session shapes
-
-export interface SessionEntry { type: string; id: string; parentId?: string | null; timestamp?: string | number; [key: string]: unknown }
-export interface CompactionResult<T = unknown> {
-  summary: string; shortSummary?: string; firstKeptEntryId: string; tokensBefore: number; details?: T;
-  preserveData?: Record<string, unknown>;
-}
-export interface CompactionEntry extends SessionEntry, Omit<CompactionResult, "details"> { type: "compaction"; fromExtension?: boolean; details?: unknown }
-export interface CompactionPreparation {
-  firstKeptEntryId: string; messagesToSummarize: AgentMessage[]; turnPrefixMessages: AgentMessage[];
-  recentMessages: AgentMessage[]; isSplitTurn: boolean; tokensBefore: number; previousSummary?: string;
-  previousPreserveData?: Record<string, unknown>; fileOps: unknown; settings: unknown;
-}
-export interface TreePreparation {
-  targetId: string; oldLeafId: string | null; commonAncestorId: string | null;
-  entriesToSummarize: SessionEntry[]; userWantsSummary: boolean;
-}
-export interface BranchSummaryEntry extends SessionEntry { type: "branch_summary" }
-
-/** The read-only session manager facade hooks receive (`ctx.sessionManager`); every member is synchronous. */
-export interface ReadonlySessionManager {
-  getCwd(): string;
-  getSessionDir(): string;
-  getSessionId(): string;
-  getSessionFile(): string | undefined;
-  getSessionName(): string | undefined;
-  getArtifactsDir(): string | undefined;
-  allocateArtifactPath(...args: unknown[]): unknown;
-  saveArtifact(...args: unknown[]): unknown;
-  getArtifactPath(...args: unknown[]): unknown;
-  getLeafId(): string | null;
-  getLeafEntry(): SessionEntry | undefined;
-  getEntry(id: string): SessionEntry | undefined;
-  getLabel(id: string): string | undefined;
-  getBranch(fromId?: string): SessionEntry[];
-  getHeader(): unknown;
-  getEntries(): SessionEntry[];
-  getTree(): unknown;
-  getUsageStatistics(): unknown;
-  putBlob(...args: unknown[]): unknown;
-}
-/** The names of `ReadonlySessionManager`, in the original's order. */
-export const SESSION_MANAGER_METHODS = [
-  "getCwd", "getSessionDir", "getSessionId", "getSessionFile", "getSessionName", "getArtifactsDir",
-  "allocateArtifactPath", "saveArtifact", "getArtifactPath", "getLeafId", "getLeafEntry", "getEntry",
-  "getLabel", "getBranch", "getHeader", "getEntries", "getTree", "getUsageStatistics", "putBlob",
-] as const satisfies ReadonlyArray<keyof ReadonlySessionManager>;
-
-/** A writable session manager, as handed to `newSession({ setup })`. Only its methods matter here. */
-export interface SessionManager extends Partial<ReadonlySessionManager> { [method: string]: unknown }
-
-export interface Model { id: string; provider?: string; [key: string]: unknown }
-/** The model registry (`ctx.modelRegistry`). Structural: hookbox forwards its synchronous methods. */
-export interface ModelRegistry { [method: string]: unknown }
-
+export * from "./agent-types.js";
 // ---------------------------------------------------------------------------------------------
 // UI
 
@@ -102,6 +23,11 @@ export interface Theme {
   [key: string]: unknown;
 }
 export interface Component { render(width: number): string[]; handleInput?(data: string): void; invalidate?(): void }
+/**
+ * The terminal UI a `ctx.ui.custom()` factory receives (`TUI` of the original). Hooks mostly pass it
+ * on to components or ask for a redraw; its other members are the agent's.
+ */
+export interface TUI { requestRender(force?: boolean): void; [member: string]: any }
 
 export interface HookUIContext {
   select(title: string, options: string[]): Promise<string | undefined>;
@@ -109,7 +35,7 @@ export interface HookUIContext {
   input(title: string, placeholder?: string): Promise<string | undefined>;
   notify(message: string, type?: "info" | "warning" | "error"): void;
   setStatus(key: string, text: string | undefined): void;
-  custom<T>(factory: (tui: unknown, theme: Theme, done: (result: T) => void) => (Component & { dispose?(): void }) | Promise<Component & { dispose?(): void }>): Promise<T>;
+  custom<T>(factory: (tui: TUI, theme: Theme, done: (result: T) => void) => (Component & { dispose?(): void }) | Promise<Component & { dispose?(): void }>): Promise<T>;
   setEditorText(text: string): void;
   getEditorText(): string;
   editor(title: string, prefill?: string, options?: { signal?: AbortSignal }): Promise<string | undefined>;
@@ -201,7 +127,7 @@ export interface SessionBeforeBranchResult { cancel?: boolean; skipConversationR
 export interface SessionBeforeCompactResult { cancel?: boolean; compaction?: CompactionResult }
 export interface SessionCompactingResult { context?: string[]; prompt?: string; preserveData?: Record<string, unknown> }
 export interface SessionBeforeTreeResult { cancel?: boolean; summary?: { summary: string; details?: unknown } }
-export interface ContextEventResult { messages?: Message[] }
+export interface ContextEventResult { messages?: AgentMessage[] }
 export interface BeforeAgentStartEventResult { message?: HookMessage }
 export interface ToolCallEventResult { block?: boolean; reason?: string }
 export interface ToolResultEventResult { content?: ToolContent[]; details?: unknown; isError?: boolean; isWarning?: boolean }
@@ -220,6 +146,18 @@ export interface HookResultMap {
 }
 export type HookResultFor<T extends string> = T extends keyof HookResultMap ? HookResultMap[T] : undefined;
 export type HookEventOf<T extends HookEventType> = Extract<HookEvent, { type: T }>;
+/** The contract event whose name starts with `T` (`T` is a prefix of it), if any. */
+type ContractNameStartingWith<T extends string> = Extract<HookEventType, `${T}${string}`>;
+/** The contract event names `T` starts with, if any. */
+type ContractNamePrefixOf<T extends string> = HookEventType extends infer K ? (K extends string ? (T extends `${K}${string}` ? K : never) : never) : never;
+/**
+ * `T` when it is an event name outside the contract that is not a prefix of a contract name nor a
+ * contract name with more after it (or a name only known as `string` at compile time); `never` otherwise.
+ */
+export type UnknownEventName<T extends string> =
+  string extends T ? T : [ContractNameStartingWith<T>] extends [never] ? ([ContractNamePrefixOf<T>] extends [never] ? T : never) : never;
+/** What `runner.emit(event)` resolves to for an event of type `T`: `context` gives the resulting messages. */
+export type EmitResultFor<T extends string> = T extends "context" ? AgentMessage[] : T extends keyof HookResultMap ? HookResultMap[T] | undefined : undefined;
 
 export type HookHandler<E = HookEvent, R = undefined> = (event: E, ctx: HookContext) => Promise<R | void> | R | void;
 
@@ -243,8 +181,15 @@ export interface HookLogger {
 
 /** The object a hook factory receives. */
 export interface HookAPI {
+  /** A contract event: the handler gets that event and may return only that event's result. */
   on<T extends HookEventType>(event: T, handler: HookHandler<HookEventOf<T>, HookResultFor<T>>): void;
-  on(event: string, handler: HookHandler<any, any>): void;
+  /**
+   * An event outside the contract (an agent's own event): anything goes, hookbox never fires it.
+   * A contract name, or one that looks like a slip of one (a prefix such as `"tool_cal"`, or a
+   * contract name with more after it), is not accepted here, so a wrong result or a typo of those
+   * does not compile.
+   */
+  on<T extends string>(event: T & UnknownEventName<T>, handler: HookHandler<{ type: T; [key: string]: unknown }, unknown>): void;
   sendMessage<T = unknown>(message: HookMessage<T>, options?: SendMessageOptions): void;
   appendEntry<T = unknown>(customType: string, data?: T): void;
   registerMessageRenderer<T = unknown>(customType: string, renderer: HookMessageRenderer<T>): void;
@@ -265,11 +210,10 @@ export type NavigateTreeHandler = (targetId: string, options?: { summarize?: boo
 
 /** A tool the agent runs (`AgentTool` of the original, structurally). */
 export interface AgentToolResult<T = unknown> { content: ToolContent[]; details?: T; isWarning?: boolean }
-export interface AgentTool<TParams = Record<string, unknown>, TDetails = unknown> {
+export interface AgentTool<TParams = any, TDetails = any> {
   name: string;
   label?: string;
   description?: string;
   parameters?: unknown;
-  execute(toolCallId: string, params: TParams, signal?: AbortSignal, onUpdate?: (partial: AgentToolResult<TDetails>) => void, context?: unknown): Promise<AgentToolResult<TDetails>>;
-  [key: string]: unknown;
+  execute(toolCallId: string, params: TParams, signal?: AbortSignal, onUpdate?: (partial: AgentToolResult<TDetails>) => void, context?: any): Promise<AgentToolResult<TDetails>>;
 }

@@ -50,7 +50,7 @@ describe("hookbox check", () => {
     expect(doc.hooks[0].events.tool_call).toBe(2);
     expect(doc.hooks[1]).toEqual({ path: "missing.ts", ok: false, code: "load_failed", error: expect.stringMatching(/^Failed to load hook: file not found: /) });
     expect(doc.hooks[2]).toEqual({
-      path: "fixtures/valid/handoff-command.ts", ok: true, events: {}, renderers: [],
+      path: "fixtures/valid/handoff-command.ts", ok: true, warnings: [], events: {}, renderers: [],
       commands: [{ name: "handoff", description: "Start a new session that continues from this one" }],
     });
   });

@@ -17,7 +17,7 @@ describe("hookbox emit", () => {
   it("says a tool_call would be allowed when no hook blocks it", async () => {
     const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", "--payload", LS, "--json"]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ event: "tool_call", result: null, blocked: false, errors: [], loadErrors: [], messages: [] });
+    expect(JSON.parse(r.stdout)).toEqual({ event: "tool_call", result: null, blocked: false, errors: [], loadErrors: [], messages: [], prompts: [], logs: [] });
   });
 
   it("blocks a tool_call whose handler throws, and reports it as handler_threw", async () => {
@@ -91,10 +91,10 @@ describe("hookbox emit", () => {
     expect(r.stderr).toMatch(/^hookbox emit: bad payload: not valid JSON: /);
   });
 
-  it("rejects an unknown event type with exit 2, suggesting the closest names", async () => {
+  it("rejects an unknown event type with exit 2, suggesting the closest name", async () => {
     const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_cal"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('hookbox emit: unknown event type "tool_cal": did you mean tool_call, tool_result?\n(see hookbox emit --help)\n');
+    expect(r.stderr).toBe('hookbox emit: unknown event type "tool_cal": did you mean tool_call?\n(see hookbox emit --help)\n');
   });
 
   it.each([
@@ -103,7 +103,7 @@ describe("hookbox emit", () => {
     [["--payload", "{}", "--payload-file", "x.json"], "give --payload or --payload-file, not both"],
     [["--payload-file", "/nonexistent/x.json"], "cannot read --payload-file /nonexistent/x.json"],
     [["--timeout", "soon"], '--timeout must be a positive number of milliseconds, got "soon"'],
-    [["--isolation", "thread"], '--isolation must be "worker" or "process", got "thread"'],
+    [["--isolation", "thread"], '--isolation must be "worker", "process" or "sandbox", got "thread"'],
   ])("rejects %j with exit 2: %s", async (extra, message) => {
     const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", ...extra]);
     expect(r.code).toBe(2);

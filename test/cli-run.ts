@@ -7,10 +7,10 @@ export const BIN = fileURLToPath(new URL("../bin/hookbox.mjs", import.meta.url))
 
 export interface Ran { code: number | null; stdout: string; stderr: string }
 
-/** `hookbox …args` in `cwd` (default: the checkout), with `stdin` piped in when given. */
-export function hookbox(args: string[], options: { cwd?: string; stdin?: string } = {}): Promise<Ran> {
+/** `hookbox …args` in `cwd` (default: the checkout), with `stdin` piped in and `env` added when given. */
+export function hookbox(args: string[], options: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...options.env } });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => { stdout += d; });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Progress, statsTable, table, type Output } from "../src/cli/render.js";
+import { displayWidth } from "../src/status-line.js";
 import { hookbox } from "./cli-run.js";
 
 function sink(isTTY: boolean): Output & { text: string } {
@@ -11,7 +12,7 @@ describe("hookbox --help and friends", () => {
   it("prints the overview with every command and examples, and exits 0", async () => {
     const r = await hookbox(["--help"]);
     expect(r.code).toBe(0);
-    for (const text of ["hookbox check", "hookbox emit", "hookbox replay", "Exit codes:", "Examples:"]) expect(r.stdout).toContain(text);
+    for (const text of ["hookbox check", "hookbox emit", "hookbox replay", "Exit codes:", "Examples ("]) expect(r.stdout).toContain(text);
   });
 
   it.each(["check", "emit", "replay"])("prints the help of %s with its options and examples", async (command) => {
@@ -19,7 +20,7 @@ describe("hookbox --help and friends", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^Usage: hookbox ${command} `));
     expect(r.stdout).toContain("--json");
-    expect(r.stdout).toContain(`Examples:\n  hookbox ${command} `);
+    expect(r.stdout).toMatch(new RegExp(`Examples \\(examples/ ships in the package\\):\n  hookbox ${command} `));
   });
 
   it("prints the package version", async () => {
@@ -59,6 +60,12 @@ describe("the CLI's renderer", () => {
     expect(out.text).toBe("one\n");
   });
 
+  it("aligns table columns by display width when cells hold CJK or emoji", () => {
+    const lines = table(["hook", "calls"], [["hooks/状态.ts", "1"], ["hooks/🚀.ts", "22"], ["hooks/a.ts", "333"]], [false, true]).split("\n");
+    const edges = lines.slice(0, 4).map((l) => displayWidth(l));
+    expect(new Set(edges).size).toBe(1);
+  });
+
   it("aligns table columns, numbers to the right", () => {
     expect(table(["a", "n"], [["long", "1"], ["x", "100"]], [false, true])).toBe("a       n\nlong    1\nx     100\n");
   });
@@ -81,5 +88,18 @@ describe("the CLI's renderer", () => {
       "b.ts  disabled  -               0        -        -  -                 3",
       "",
     ]);
+  });
+});
+
+describe("the CLI's documentation", () => {
+  it("docs/cli.md and the README show each help text exactly as the command prints it", async () => {
+    const { readFileSync } = await import("node:fs");
+    const docs = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    for (const args of [["--help"], ["check", "--help"], ["emit", "--help"], ["replay", "--help"]]) {
+      const r = await hookbox(args);
+      expect(docs).toContain(`\`\`\`\n${r.stdout}\`\`\``);
+    }
+    expect(readme).toContain(`$ npx hookbox --help\n${(await hookbox(["--help"])).stdout}\`\`\``);
   });
 });

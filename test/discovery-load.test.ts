@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeProvider, nativeProvider } from "../src/discovery/index.js";
-import { HookRunner, discoverAndLoadHooks, type LoadedHook } from "../src/index.js";
+import { createSessionManager, HookRunner, discoverAndLoadHooks, type LoadedHook } from "../src/index.js";
 import { projectAndHome } from "./support/folders.js";
 
 const fixture = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
@@ -40,7 +40,7 @@ describe("discoverAndLoadHooks", () => {
     expect(result.hooks.map((h) => h.path)).toEqual([discovered, inProject, inHome]);
     expect(result.hooks.every((h) => h.sandbox)).toBe(true);
     // The discovered module hook registered what its factory registered, whatever its file name says.
-    const runner = new HookRunner(result.hooks, cwd, {} as never, {} as never);
+    const runner = new HookRunner(result.hooks, cwd, createSessionManager(), {} as never);
     runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
     expect(await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "rm -rf /" } }))
       .toEqual({ block: true, reason: "rm -rf blocked (no UI)" });

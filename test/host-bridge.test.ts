@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createNoOpUIContext, StatusLine, type HookUIContext, type Theme } from "../src/index.js";
+import { createNoOpUIContext, createSessionManager, StatusLine, type HookUIContext, type Model, type Theme } from "../src/index.js";
 import { ISOLATION, start, toolCall } from "./support/runner.js";
 
 const entries = [
@@ -20,7 +20,7 @@ describe("HookContext in the worker", () => {
   it("a modelRegistry method the host's registry does not have is refused, naming the method", async () => {
     let aborted = 0;
     const { runner } = await start(["valid/reads-context-synchronously.ts"], {}, {
-      getModel: () => ({ id: "m1", provider: "p" }),
+      getModel: () => ({ id: "m1", provider: "p" }) as Model,
       isIdle: () => false,
       hasQueuedMessages: () => true,
       abort: () => { aborted++; },
@@ -39,10 +39,10 @@ describe("HookContext in the worker", () => {
     const { fixture } = await import("./support/runner.js");
     const { hooks } = await loadHooks([fixture("valid/reads-context-synchronously.ts")], process.cwd());
     const registry = { find: (id: string) => ({ id, provider: "p" }) };
-    const runner = new HookRunner(hooks, "/the/cwd", sessionManager as never, registry);
+    const runner = new HookRunner(hooks, "/the/cwd", { ...createSessionManager(), ...sessionManager } as never, registry as never);
     let aborted = 0;
     runner.initialize({
-      getModel: () => ({ id: "m1" }), sendMessageHandler: () => {}, appendEntryHandler: () => {},
+      getModel: () => ({ id: "m1" }) as Model, sendMessageHandler: () => {}, appendEntryHandler: () => {},
       isIdle: () => false, hasQueuedMessages: () => true, abort: () => { aborted++; }, hasUI: true,
       uiContext: { ...createNoOpUIContext(), getEditorText: () => "draft", get theme() { return theme; } },
     });

@@ -1,7 +1,7 @@
 /** The four examples the contract documents, each over its real fixture and worker. */
 import { describe, expect, it } from "vitest";
 import { HookToolWrapper, createNoOpUIContext } from "../src/index.js";
-import type { AgentToolResult, HookUIContext } from "../src/types.js";
+import type { AgentMessage, AgentToolResult, HookUIContext } from "../src/types.js";
 import { MESSAGES, sample } from "./helpers/events.js";
 import { start } from "./helpers/host.js";
 
@@ -66,7 +66,7 @@ describe("example 2: redact tool output", () => {
 describe("example 3: change the model context per call", () => {
   it("custom debug-only messages are dropped and everything else is kept in order", async () => {
     const { runner } = await start(["drops-debug-messages"]);
-    const messages = [...MESSAGES, { role: "assistant", content: "hi" }, { role: "custom", customType: "other", content: "kept" }];
+    const messages = [...MESSAGES, { role: "assistant", content: "hi" }, { role: "custom", customType: "other", content: "kept" }] as AgentMessage[];
     expect(await runner.emitContext(messages)).toEqual([MESSAGES[0], messages[2], messages[3]]);
   });
 });

@@ -4,7 +4,7 @@
  * reach no worker at all.
  */
 import { describe, expect, it } from "vitest";
-import { HookRunner } from "../src/index.js";
+import { createSessionManager, HookRunner } from "../src/index.js";
 import { MESSAGES, emitAny, sample } from "./helpers/events.js";
 import { ROOT, start, track } from "./helpers/host.js";
 
@@ -55,7 +55,7 @@ describe("hasHandlers", () => {
   });
 
   it("is false for every event on a runner without hooks, whose emits return the contract's empty results", async () => {
-    const runner = track(new HookRunner([], ROOT, {} as never, {} as never));
+    const runner = track(new HookRunner([], ROOT, createSessionManager(), {} as never));
     expect(runner.hasHandlers("tool_call")).toBe(false);
     expect(await emitAny(runner, sample("tool_call"))).toBeUndefined();
     expect(await emitAny(runner, sample("session_before_switch"))).toBeUndefined();

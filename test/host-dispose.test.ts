@@ -1,7 +1,7 @@
 /** dispose(): every worker ended (its thread gone), idempotent, and the runner refuses work after. */
 import { existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { HookRunner, loadHooks } from "../src/index.js";
+import { createSessionManager, HookRunner, loadHooks } from "../src/index.js";
 import { MESSAGES, sample } from "./helpers/events.js";
 import { writeHook, tempDir } from "./helpers/files.js";
 import { ROOT, fixture, start } from "./helpers/host.js";
@@ -57,7 +57,7 @@ describe("dispose", () => {
   });
 
   it("a runner without hooks disposes too, and refuses emits after", async () => {
-    const runner = new HookRunner([], ROOT, {} as never, {} as never);
+    const runner = new HookRunner([], ROOT, createSessionManager(), {} as never);
     await runner.dispose();
     await expect(runner.emit(sample("turn_start"))).rejects.toThrow(/disposed/);
   });
@@ -67,7 +67,7 @@ describe("dispose", () => {
     // (src/transformer.ts), which lives on; what is counted below is what the failed hooks leave.
     const dir = tempDir();
     const warm = writeHook(dir, "warm.ts", `export default () => {}; // ${Date.now()}\n`);
-    await loadHooks([fixture("records-call-order"), warm], ROOT).then(({ hooks }) => new HookRunner(hooks, ROOT, {} as never, {} as never).dispose());
+    await loadHooks([fixture("records-call-order"), warm], ROOT).then(({ hooks }) => new HookRunner(hooks, ROOT, createSessionManager(), {} as never).dispose());
     const before = { threads: threads(), ports: ports() };
     const bad = [writeHook(dir, "throws.ts", "export default () => { throw new Error(\"no\"); };\n"), writeHook(dir, "none.ts", "export const x = 1;\n")];
     const { hooks, errors } = await loadHooks(bad, ROOT);

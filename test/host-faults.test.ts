@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadHooks } from "../src/index.js";
+import { loadHooks, type AgentMessage } from "../src/index.js";
 import { fixture, start, toolCall, turnStart, until } from "./support/runner.js";
 
 describe("deadlines and liveness", () => {
@@ -33,7 +33,7 @@ describe("deadlines and liveness", () => {
 
   it("a handler that never settles times out and the runner goes on to the next hook", async () => {
     const { runner, errors } = await start(["faulty/hangs-async.ts", "valid/drops-debug-messages.ts"], { deadlines: { default: 150 } });
-    const messages = [{ role: "user", content: "hi" }, { role: "custom", customType: "debug-only", content: "x" }];
+    const messages: AgentMessage[] = [{ role: "user", content: "hi" }, { role: "custom", customType: "debug-only", content: "x" }];
     const out = await runner.emitContext(messages);
     expect(out).toEqual([{ role: "user", content: "hi" }]);
     expect(errors.map((e) => e.code)).toEqual(["timeout"]);

@@ -5,7 +5,7 @@
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HookRunner, loadHooks } from "../src/index.js";
+import { HookRunner, createSessionManager, loadHooks } from "../src/index.js";
 import { tempDir } from "./helpers/files.js";
 import { ROOT, fixture, track } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
@@ -23,7 +23,7 @@ function project(): string {
 
 async function load(path: string) {
   const { hooks, errors } = await loadHooks([path], ROOT, { isolation: ISOLATION });
-  return { runner: track(new HookRunner(hooks, ROOT, {} as never, {} as never)), errors };
+  return { runner: track(new HookRunner(hooks, ROOT, createSessionManager(), {} as never)), errors };
 }
 const bash = (command: string) => ({ type: "tool_call" as const, toolName: "bash", toolCallId: "c", input: { command } });
 

@@ -3,7 +3,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { HookRunner, loadHooks, type LoadOptions } from "../src/index.js";
+import { createSessionManager, HookRunner, loadHooks, type LoadOptions } from "../src/index.js";
 import { MARKER } from "../fixtures/valid/waits-for-sibling-at-load.js";
 import { sample } from "./helpers/events.js";
 import { blocksWith, tempDir, writeHook } from "./helpers/files.js";
@@ -12,7 +12,7 @@ import { ROOT, fixture, start, track } from "./helpers/host.js";
 /** Load into a runner (disposed after the test); return what the loader returned, and the runner. */
 async function load(paths: string[], cwd = ROOT, options: LoadOptions = {}) {
   const result = await loadHooks(paths, cwd, options);
-  return { ...result, runner: track(new HookRunner(result.hooks, cwd, {} as never, {} as never)) };
+  return { ...result, runner: track(new HookRunner(result.hooks, cwd, createSessionManager(), {} as never)) };
 }
 /** The block reason of the one hook at `paths` (written with `blocksWith`). */
 async function reasonOf(paths: string[], cwd = ROOT) {

@@ -4,7 +4,7 @@
  * examples' Q&A command: a completion through a host module while a custom() loader spins, confined.
  */
 import { describe, expect, it } from "vitest";
-import { HookRunner, createNoOpUIContext, loadHooks, type Theme } from "../src/index.js";
+import { HookRunner, createNoOpUIContext, createSessionManager, loadHooks, type Theme } from "../src/index.js";
 import { hostModuleManifest } from "../src/host-modules.js";
 import { presets } from "../src/policy.js";
 import type { HookUIContext } from "../src/types.js";
@@ -46,8 +46,8 @@ describe("host modules", () => {
     const calls: unknown[] = [];
     const { hooks, errors } = await load("valid/host-modules/summarizes-compaction-with-host-llm.ts", calls);
     expect(errors).toEqual([]);
-    const runner = track(new HookRunner(hooks, ROOT, {} as never, {} as never));
-    runner.initialize({ getModel: () => ({ id: "m1" }), sendMessageHandler: () => {}, appendEntryHandler: () => {} });
+    const runner = track(new HookRunner(hooks, ROOT, createSessionManager(), {} as never));
+    runner.initialize({ getModel: () => ({ id: "m1" }) as never, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
     const event = sample("session_before_compact") as unknown as { preparation: { messagesToSummarize: unknown[] } };
     event.preparation.messagesToSummarize = [{ role: "user", content: "ship it?", timestamp: 1 }];
     const result = await runner.emit(event as never);
@@ -65,7 +65,7 @@ describe("host modules", () => {
     const calls: unknown[] = [];
     const { hooks, errors: loadErrors } = await load("hostile/calls-host-module-internals.ts", calls);
     expect(loadErrors).toEqual([]);
-    const runner = track(new HookRunner(hooks, ROOT, {} as never, {} as never));
+    const runner = track(new HookRunner(hooks, ROOT, createSessionManager(), {} as never));
     const errors: Array<{ code: string; error: string }> = [];
     runner.onError((e) => errors.push(e));
     runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
@@ -113,14 +113,14 @@ function tuiWithCustom(frames: string[][], opts: { escapeAfterFrames?: number } 
 async function qna(ui: HookUIContext, calls: unknown[]) {
   const { hooks, errors } = await load("valid/host-modules/qna-command.ts", calls);
   expect(errors).toEqual([]);
-  const runner = track(new HookRunner(hooks, ROOT, { getBranch: () => [
+  const runner = track(new HookRunner(hooks, ROOT, { ...createSessionManager(), getBranch: () => [
     { type: "message", message: { role: "user", content: "plan?" } },
     { type: "message", message: { role: "assistant", content: "Why now? Which branch?" } },
   ] } as never, {} as never));
   const notes: unknown[] = [];
   let editor = "";
   runner.initialize({
-    getModel: () => ({ id: "m1" }), sendMessageHandler: () => {}, appendEntryHandler: () => {}, hasUI: true,
+    getModel: () => ({ id: "m1" }) as never, sendMessageHandler: () => {}, appendEntryHandler: () => {}, hasUI: true,
     uiContext: { ...ui, notify: (m, t) => { notes.push([m, t]); }, setEditorText: (t) => { editor = t; } },
   });
   const failure = await runner.getCommand("qna")!.handler("", runner.createCommandContext()).catch((e: Error) => e);

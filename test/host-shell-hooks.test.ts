@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { HookRunner, HookToolWrapper, discoverAndLoadHooks, type HookError } from "../src/index.js";
+import { createSessionManager, HookRunner, HookToolWrapper, discoverAndLoadHooks, type HookError } from "../src/index.js";
 import type { DiscoverOptions } from "../src/discovery/index.js";
 import type { LoadOptions } from "../src/loader.js";
 
@@ -40,7 +40,7 @@ async function start(hooks: Record<string, string>, options: DiscoverOptions & L
   const { cwd, home, paths } = project(hooks);
   // Shell hooks in a project folder run only when trusted (the policy cannot confine them): see test/trust.test.ts.
   const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, sortEntries: true, trust: { project: "trusted" }, ...options });
-  const runner = new HookRunner(result.hooks, cwd, {} as never, {} as never);
+  const runner = new HookRunner(result.hooks, cwd, createSessionManager(), {} as never);
   runners.push(runner);
   const errors: HookError[] = [];
   runner.onError((e) => errors.push(e));
@@ -79,7 +79,7 @@ describe("shell hooks (shellHooks: true)", () => {
   it("a shell hook takes its deadline from perHook by its path, like a module hook", async () => {
     const { cwd, home, paths } = project({ "pre/bash.sh": "shell/hangs.sh" });
     const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, trust: { project: "trusted" }, perHook: { [paths["pre/bash.sh"]!]: { deadlines: { tool_call: 200 } } } });
-    const runner = new HookRunner(result.hooks, cwd, {} as never, {} as never);
+    const runner = new HookRunner(result.hooks, cwd, createSessionManager(), {} as never);
     runners.push(runner);
     const errors: HookError[] = [];
     runner.onError((e) => errors.push(e));

@@ -27,9 +27,9 @@ export default function (pi: HookAPI): void {
 }
 `;
 
-const MAIN = `import { HookRunner, loadHooks } from "hookbox";
+const MAIN = `import { HookRunner, createModelRegistry, createSessionManager, loadHooks } from "hookbox";
 const { hooks, errors } = await loadHooks(["./hook.ts"], process.cwd());
-const runner = new HookRunner(hooks, process.cwd(), {}, {});
+const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), createModelRegistry());
 const blocked = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "rm -rf /" } });
 const allowed = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "2", input: { command: "ls" } });
 await runner.dispose();
@@ -97,6 +97,45 @@ describe("the packed package", () => {
   it("runs the hookbox bin from dist: check lists what the hook registered", () => {
     const r = run(join(project, "node_modules", ".bin", "hookbox"), ["check", "hook.ts", "--json"], project);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ ok: true, hooks: [{ path: "hook.ts", ok: true, events: { tool_call: 1 }, commands: [], renderers: [] }] });
+    expect(JSON.parse(r.stdout)).toEqual({ ok: true, hooks: [{ path: "hook.ts", ok: true, warnings: [], events: { tool_call: 1 }, commands: [], renderers: [] }] });
+  });
+
+  it("ships the LICENSE, the examples the CLI help names, and no source map pointing at files it lacks", () => {
+    const installed = join(project, "node_modules", "hookbox");
+    expect(readFileSync(join(installed, "LICENSE"), "utf8")).toMatch(/^MIT License/);
+    for (const f of ["hooks/confirm-destructive.ts", "hooks/redact-secrets.ts", "hooks/git-dirty-guard.ts", "hooks/notes-command.ts", "session.jsonl"]) {
+      expect(existsSync(join(installed, "examples", f))).toBe(true);
+    }
+    const files = execFileSync("find", [installed, "-name", "*.map"], { encoding: "utf8" });
+    expect(files).toBe("");
+    const r = run(join(project, "node_modules", ".bin", "hookbox"), ["replay", "node_modules/hookbox/examples/hooks/confirm-destructive.ts",
+      "node_modules/hookbox/examples/hooks/redact-secrets.ts", "--events", "node_modules/hookbox/examples/session.jsonl", "--json"], project);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).summary).toMatchObject({ malformed: 0, blocked: 1, errors: 0 });
+  });
+
+  it("declares its dependencies with caret ranges (the lockfile pins them for the project itself)", () => {
+    const pkg = JSON.parse(readFileSync(join(project, "node_modules", "hookbox", "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    for (const [name, range] of Object.entries(pkg.dependencies)) expect(`${name}@${range}`).toMatch(/@\^\d+\.\d+\.\d+$/);
+  });
+
+  it("resolves hookbox/hooks under moduleResolution node10 (tsc's default without a tsconfig) through typesVersions", () => {
+    writeFileSync(join(project, "node10.ts"), HOOK.replace("export default function", "export function hook"));
+    const r = run("node", [TSC, "--noEmit", "--strict", "--moduleResolution", "node10", "--module", "commonjs", "--target", "es2022", "--skipLibCheck", "node10.ts"], project);
+    expect(r.stdout + r.stderr).toBe("");
+    expect(r.code).toBe(0);
+  });
+
+  it("is ESM-only, and a CommonJS host can still require() it on a Node that allows require(esm)", () => {
+    writeFileSync(join(project, "host.cjs"), `const { HookRunner, createSessionManager } = require("hookbox");\nconsole.log(typeof HookRunner, typeof createSessionManager);\n`);
+    const r = run("node", ["host.cjs"], project);
+    const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+    const allowed = major > 22 || (major === 22 && minor >= 12) || (major === 20 && minor >= 19);
+    if (allowed) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("function function\n");
+    } else {
+      expect(r.stderr).toMatch(/ERR_REQUIRE_ESM/);
+    }
   });
 });

@@ -34,6 +34,16 @@ describe("display width", () => {
     expect(displayWidth("ab漢😀")).toBe(6);
   });
 
+  it("counts 🚀 ✅ ⚡ as two columns each and a ZWJ family as two, not six", () => {
+    expect(displayWidth("🚀✅⚡")).toBe(6);
+    expect(displayWidth("👨‍👩‍👧‍👦")).toBe(2);
+    expect(displayWidth("状态 ok")).toBe(7);
+  });
+
+  it("never cuts a ZWJ sequence in half when truncating", () => {
+    expect(truncateToWidth("👨‍👩‍👧‍👦👨‍👩‍👧‍👦", 3)).toBe("👨‍👩‍👧‍👦…");
+  });
+
   it("ignores SGR sequences", () => {
     expect(displayWidth(`${RED}abc${RESET}`)).toBe(3);
   });

@@ -1,6 +1,6 @@
 /** HookToolWrapper over real workers: every step of the contract's tool interception flow. */
 import { describe, expect, it } from "vitest";
-import { HookRunner, HookToolWrapper } from "../src/index.js";
+import { createSessionManager, HookRunner, HookToolWrapper } from "../src/index.js";
 import type { AgentToolResult } from "../src/types.js";
 import { ROOT, start, track } from "./helpers/host.js";
 
@@ -44,7 +44,7 @@ async function wrapped(hooks: string[], tool = new ReadTool()) {
 describe("properties", () => {
   it("forwards every property of the tool and its prototypes, read live, methods bound to the tool", async () => {
     const tool = new ReadTool();
-    const wrapper = new HookToolWrapper(tool as never, track(new HookRunner([], ROOT, {} as never, {} as never))) as unknown as Record<string, any>;
+    const wrapper = new HookToolWrapper(tool as never, track(new HookRunner([], ROOT, createSessionManager(), {} as never))) as unknown as Record<string, any>;
     expect([wrapper.name, wrapper.label, wrapper.description, wrapper.parameters, wrapper.strict]).toEqual(["read", "Read", "Read a file", tool.parameters, true]);
     expect(wrapper.renderCall({ path: "a.txt" })).toBe("Read a.txt");
     expect(wrapper.renderResult({ content: [] })).toBe("read: 0");
@@ -57,7 +57,7 @@ describe("properties", () => {
 
   it("keeps its own execute rather than the tool's", async () => {
     const tool = new ReadTool();
-    const wrapper = new HookToolWrapper(tool as never, track(new HookRunner([], ROOT, {} as never, {} as never)));
+    const wrapper = new HookToolWrapper(tool as never, track(new HookRunner([], ROOT, createSessionManager(), {} as never)));
     expect(wrapper.execute).toBe(HookToolWrapper.prototype.execute);
     expect(Object.hasOwn(wrapper, "execute")).toBe(false);
   });

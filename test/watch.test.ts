@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { HookRunner, loadHooks, watchHooks, type HookError, type LoadOptions } from "../src/index.js";
+import { HookRunner, createModelRegistry, createSessionManager, loadHooks, watchHooks, type HookError, type LoadOptions } from "../src/index.js";
 import { blocksWith, tempDir, writeHook } from "./helpers/files.js";
 import { fixture, track } from "./helpers/host.js";
 
@@ -12,7 +12,7 @@ const overrides = (text: string) =>
 async function host(paths: string[], cwd: string, options: LoadOptions = {}) {
   const { hooks, errors: loadErrors } = await loadHooks(paths, cwd, options);
   expect(loadErrors).toEqual([]);
-  const runner = track(new HookRunner(hooks, cwd, {} as never, {}));
+  const runner = track(new HookRunner(hooks, cwd, createSessionManager({ cwd }), createModelRegistry()));
   const errors: HookError[] = [];
   runner.onError((e) => errors.push(e));
   runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });

@@ -1,7 +1,7 @@
 /** Runners over the bench fixtures, the payloads the benchmarks send, and a message counter. */
 import { MessagePort, Worker } from "node:worker_threads";
 import { fileURLToPath } from "node:url";
-import { HookRunner, loadHooks, type AgentMessage, type HandlerFn, type HookAPI, type LoadedHook, type LoadOptions, type ToolCallEvent } from "../../src/index.js";
+import { createSessionManager, HookRunner, loadHooks, type AgentMessage, type HandlerFn, type HookAPI, type LoadedHook, type LoadOptions, type ToolCallEvent } from "../../src/index.js";
 
 export const benchFixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 export const CWD = fileURLToPath(new URL("../..", import.meta.url));
@@ -26,7 +26,7 @@ export function history(bytes = 1 << 20): AgentMessage[] {
 }
 
 export function newRunner(hooks: LoadedHook[]): HookRunner {
-  const runner = new HookRunner(hooks, CWD, {} as never, {} as never);
+  const runner = new HookRunner(hooks, CWD, createSessionManager(), {} as never);
   runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
   return runner;
 }

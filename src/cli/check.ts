@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import type { LoadedHook } from "../hook.js";
+import { closestEventTypes, isEventType } from "./events.js";
 import { openHost, settle } from "./host.js";
 import { errorLine, type Output } from "./render.js";
 import { COMMON_HELP, COMMON_OPTIONS, EXIT, hostOptions, parse, requireHooks } from "./usage.js";
@@ -11,19 +12,24 @@ import { COMMON_HELP, COMMON_OPTIONS, EXIT, hostOptions, parse, requireHooks } f
 export const CHECK_HELP = `Usage: hookbox check <hook…> [--json]
 
 Load each hook in its own worker and print what it registered: event handlers (with how many per
-event), slash commands with their descriptions, and message renderers. Every hook that fails to
-load is listed with its error code. Exits 1 if any hook failed to load.
+event), slash commands with their descriptions, and message renderers. An event name that is not
+in the contract (a typo such as "tool_cal") is warned about with the closest known name. Every hook
+that fails to load is listed with its error code. Exits 1 if any hook failed to load (or, with
+--fail-on-error, had a warning).
 
 ${COMMON_HELP}
 
-Examples:
-  hookbox check fixtures/valid/blocks-rm-rf.ts
-  hookbox check .xcsh/hooks/*.ts --json
+Examples (examples/ ships in the package):
+  hookbox check examples/hooks/notes-command.ts
+  hookbox check examples/hooks/*.ts --json
+  hookbox check .xcsh/hooks/*.ts --policy trusted
 `;
 
 interface Registered {
   path: string;
   ok: true;
+  /** Event names the hook listens to that are not in the contract: its handlers never run. */
+  warnings: string[];
   events: Record<string, number>;
   commands: Array<{ name: string; description?: string }>;
   renderers: string[];
@@ -34,6 +40,10 @@ function registered(hook: LoadedHook): Registered {
   return {
     path: hook.path,
     ok: true,
+    warnings: [...hook.handlers.keys()].filter((t) => !isEventType(t)).map((t) => {
+      const close = closestEventTypes(t);
+      return `"${t}" is not an event of the hook contract, so its handler never runs${close.length ? `: did you mean ${close.join(", ")}?` : ""}`;
+    }),
     events: Object.fromEntries([...hook.handlers].map(([type, handlers]) => [type, handlers.length])),
     commands: [...hook.commands.values()].map((c) => (c.description === undefined ? { name: c.name } : { name: c.name, description: c.description })),
     renderers: [...hook.messageRenderers.keys()],
@@ -47,8 +57,9 @@ export async function check(args: string[], out: Output): Promise<number> {
     out.write(CHECK_HELP);
     return EXIT.ok;
   }
-  const paths = requireHooks("check", positionals);
-  const host = await openHost(paths, hostOptions("check", values));
+  const paths = requireHooks("check", positionals, values.cwd);
+  const options = hostOptions("check", values);
+  const host = await openHost(paths, options);
   try {
     await settle();
     const loaded = new Map(host.runner.getHooks().map((h) => [h.path, registered(h)]));
@@ -62,7 +73,8 @@ export async function check(args: string[], out: Output): Promise<number> {
       const n = report.length;
       out.write(`\n${n} hook${n === 1 ? "" : "s"}: ${n - failed.size} loaded, ${failed.size} failed\n`);
     }
-    return ok ? EXIT.ok : EXIT.hookErrors;
+    const warned = report.some((r) => r.ok && r.warnings.length > 0);
+    return ok && !(options.failOnError && warned) ? EXIT.ok : EXIT.hookErrors;
   } finally {
     await host.dispose();
   }
@@ -75,5 +87,6 @@ function describe(r: Registered): string {
   if (r.commands.length === 0) lines.push("    commands:  -");
   r.commands.forEach((c, i) => lines.push(`${i === 0 ? "    commands:  " : "               "}/${c.name}${c.description ? `  ${c.description}` : ""}`));
   lines.push(`    renderers: ${r.renderers.length ? r.renderers.join(", ") : "-"}`);
+  for (const w of r.warnings) lines.push(`    warning:   ${w}`);
   return `${lines.join("\n")}\n`;
 }

@@ -7,16 +7,19 @@ import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { BadEvent, EVENT_TYPES, isEventType, outcomeJson, parseEvent, runEvent, unknownType, type Outcome } from "./events.js";
 import { openHost, settle } from "./host.js";
-import { errorLine, type Output } from "./render.js";
+import { errorLine, errorWithStack, type Output } from "./render.js";
+import { promptLine } from "./ui.js";
 import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, hostOptions, parse, requireHooks } from "./usage.js";
 import type { HookError } from "../errors.js";
 
 export const EMIT_HELP = `Usage: hookbox emit <hook…> --event <type> [--payload <json> | --payload-file <file>] [--json]
 
 Run one event through a real HookRunner over the given hooks (each in its own worker) and print
-the combined result and every HookError. For tool_call it prints whether the call would be
-blocked, and why. The payload is the event's fields as JSON ("type" may be left out). Exits 2 on
-bad JSON or an unknown event type, 1 if a hook failed to load.
+the combined result and every HookError (with the hook's stack for handler_threw). For tool_call
+it prints whether the call would be blocked, and why. The payload is the event's fields as JSON
+("type" may be left out), checked against the event's shape. Hook log lines go to stderr (into
+"logs" with --json). Exits 2 on bad JSON, a payload of the wrong shape (naming the field) or an
+unknown event type; 1 if a hook failed to load (or, with --fail-on-error, any HookError).
 
 Options:
   --event <type>         the event type (tool_call, tool_result, context, turn_start, …)
@@ -28,10 +31,11 @@ ${COMMON_HELP}
 Event types:
 ${wrap(EVENT_TYPES.join(", "), 96, "  ")}
 
-Examples:
-  hookbox emit fixtures/valid/blocks-rm-rf.ts --event tool_call \\
+Examples (examples/ ships in the package):
+  hookbox emit examples/hooks/confirm-destructive.ts --event tool_call --confirm no \\
     --payload '{"toolName":"bash","toolCallId":"1","input":{"command":"rm -rf /"}}'
-  hookbox emit fixtures/valid/redacts-api-key.ts --event tool_result --payload-file result.json --json
+  hookbox emit examples/hooks/git-dirty-guard.ts --event agent_start --allow-exec git
+  hookbox emit examples/hooks/redact-secrets.ts --event tool_result --payload-file result.json --json
 `;
 
 /** `text` cut into lines of at most `width` characters at spaces, each indented. */
@@ -52,19 +56,20 @@ const EMIT_OPTIONS = {
 } as const;
 
 /** Run `emit`; returns the exit code. */
-export async function emit(args: string[], out: Output): Promise<number> {
+export async function emit(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
   const { values, positionals } = parse("emit", (c) => parseArgs({ ...c, options: { ...COMMON_OPTIONS, ...EMIT_OPTIONS } }), args);
   if (values.help) {
     out.write(EMIT_HELP);
     return EXIT.ok;
   }
-  const paths = requireHooks("emit", positionals);
+  const paths = requireHooks("emit", positionals, values.cwd);
   const type = values.event;
   if (type === undefined) throw new UsageError("--event <type> is required", "emit");
   if (!isEventType(type)) throw new UsageError(unknownType(type), "emit");
   if (values.payload !== undefined && values["payload-file"] !== undefined) {
     throw new UsageError("give --payload or --payload-file, not both", "emit");
   }
+  const options = hostOptions("emit", values);
   const text = values["payload-file"] !== undefined ? readPayload(values["payload-file"]) : values.payload ?? "{}";
   let event;
   try {
@@ -73,20 +78,23 @@ export async function emit(args: string[], out: Output): Promise<number> {
     if (err instanceof BadEvent) throw new UsageError(`bad payload: ${err.message}`, "emit");
     throw err;
   }
-  const host = await openHost(paths, hostOptions("emit", values));
+  const host = await openHost(paths, options);
   try {
     const outcome = await runEvent(host.runner, event);
     await settle();
     const errors = host.takeErrors();
+    const loadErrors = host.loadErrors.map((e) => ({ hookPath: e.path, event: "load", error: e.error, code: e.code }));
     if (values.json) {
-      const loadErrors = host.loadErrors.map((e) => ({ hookPath: e.path, event: "load", error: e.error, code: e.code }));
-      out.write(`${JSON.stringify({ ...outcomeJson(outcome, errors), loadErrors, messages: host.messages }, null, 2)}\n`);
+      const doc = { ...outcomeJson(outcome, errors), loadErrors, messages: host.messages, prompts: host.prompts, logs: host.logs };
+      out.write(`${JSON.stringify(doc, null, 2)}\n`);
     } else {
-      for (const e of host.loadErrors) out.write(errorLine({ code: e.code, hookPath: e.path, event: "load", error: e.error }, ""));
-      out.write(describe(outcome, errors));
+      for (const l of host.logs) err.write(`log       ${l.hookPath} ${l.level}: ${l.line}\n`);
+      for (const p of host.prompts) out.write(`ui        ${promptLine(p)}`);
+      out.write(describe(outcome, errors, loadErrors));
       for (const m of host.messages) out.write(`message   ${m.customType}: ${typeof m.content === "string" ? m.content : JSON.stringify(m.content)}\n`);
     }
-    return host.loadErrors.length > 0 ? EXIT.hookErrors : EXIT.ok;
+    if (host.loadErrors.length > 0) return EXIT.hookErrors;
+    return options.failOnError && (errors.length > 0 || outcome.thrown) ? EXIT.hookErrors : EXIT.ok;
   } finally {
     await host.dispose();
   }
@@ -100,11 +108,12 @@ function readPayload(file: string): string {
   }
 }
 
-function describe(o: Outcome, errors: HookError[]): string {
+function describe(o: Outcome, errors: HookError[], loadErrors: HookError[]): string {
   let text = `event     ${o.type}\n`;
-  if (o.blocked !== undefined) text += o.blocked ? `blocked   yes: ${o.reason}\n` : "blocked   no\n";
-  if (o.type !== "tool_call") text += `result    ${o.result === undefined ? "none" : JSON.stringify(o.result, null, 2).replace(/\n/g, "\n          ")}\n`;
-  const all = [...(o.thrown ? [o.thrown] : []), ...errors];
-  text += all.length === 0 ? "errors    none\n" : `errors    ${all.length}\n${all.map((e) => errorLine(e)).join("")}`;
+  const partial = loadErrors.length ? ` (without ${loadErrors.length} hook${loadErrors.length === 1 ? "" : "s"} that failed to load)` : "";
+  if (o.blocked !== undefined) text += o.blocked ? `blocked   yes: ${o.reason}\n` : `blocked   no${partial}\n`;
+  if (o.type !== "tool_call") text += `result    ${o.result === undefined ? "none" : JSON.stringify(o.result, null, 2).replace(/\n/g, "\n          ")}${partial}\n`;
+  const all = [...loadErrors, ...(o.thrown ? [o.thrown] : []), ...errors];
+  text += all.length === 0 ? "errors    none\n" : `errors    ${all.length}\n${all.map((e) => errorWithStack(e)).join("")}`;
   return text;
 }

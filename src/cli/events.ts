@@ -6,6 +6,7 @@
 import { HookFailure, describeThrown, type HookError } from "../errors.js";
 import type { HookRunner } from "../runner.js";
 import type { HookEvent, HookEventType } from "../types.js";
+import { payloadProblem } from "./payloads.js";
 
 /** Every event type of the contract. */
 export const EVENT_TYPES = [
@@ -35,10 +36,28 @@ export function isEventType(type: string): type is HookEventType {
   return (EVENT_TYPES as readonly string[]).includes(type);
 }
 
+/** Edit distance between `a` and `b` (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** Known event names close to `type`, closest first (at most three). */
+export function closestEventTypes(type: string): string[] {
+  const scored = EVENT_TYPES.map((t) => ({ t, d: distance(type, t) }))
+    .filter(({ t, d }) => d <= Math.max(2, Math.floor(t.length / 3)) || t.startsWith(type) || (type.length > 3 && t.includes(type)));
+  return scored.sort((a, b) => a.d - b.d).slice(0, 3).map(({ t }) => t);
+}
+
 /** The message for an unknown event type, with the closest known names. */
 export function unknownType(type: string): string {
-  const close = EVENT_TYPES.filter((t) => t.includes(type) || type.includes(t) || t.split("_")[0] === type.split("_")[0]);
-  const hint = close.length ? `did you mean ${close.slice(0, 3).join(", ")}?` : "not an event of the hook contract (hookbox emit --help lists them)";
+  const close = closestEventTypes(type);
+  const hint = close.length ? `did you mean ${close.join(", ")}?` : "not an event of the hook contract (hookbox emit --help lists them)";
   return `unknown event type "${type}": ${hint}`;
 }
 
@@ -64,6 +83,9 @@ export function parseEvent(text: string, type?: string): HookEvent {
   if (actual === undefined) throw new BadEvent(`the event has no "type" field`);
   if (typeof actual !== "string") throw new BadEvent(`"type" must be a string, got ${typeof actual}`);
   if (!isEventType(actual)) throw new BadEvent(unknownType(actual));
+  const { type: _type, ...fields } = event;
+  const problem = payloadProblem(actual, fields);
+  if (problem !== undefined) throw new BadEvent(`not a ${actual} event: ${problem}`);
   const out: Record<string, unknown> = { ...event, type: actual };
   if (WITH_SIGNAL.has(actual)) out.signal = new AbortController().signal;
   return out as unknown as HookEvent;
@@ -90,7 +112,7 @@ export async function runEvent(runner: HookRunner, event: HookEvent): Promise<Ou
         return { type: event.type, result, blocked: Boolean(result?.block), ...(result?.block ? { reason: result.reason || "Tool execution was blocked by a hook" } : {}) };
       } catch (err) {
         const thrown: HookError = err instanceof HookFailure ? err.toHookError() : { hookPath: "?", event: event.type, error: describeThrown(err), code: "handler_threw" };
-        return { type: event.type, result: undefined, blocked: true, reason: `a handler threw (the tool wrapper blocks): ${thrown.error}`, thrown };
+        return { type: event.type, result: undefined, blocked: true, reason: `a handler of ${thrown.hookPath} threw (the tool wrapper blocks): ${thrown.error}`, thrown };
       }
     }
     case "context":
@@ -102,11 +124,11 @@ export async function runEvent(runner: HookRunner, event: HookEvent): Promise<Ou
   }
 }
 
-/** An outcome as plain JSON (stacks dropped from the thrown error). */
+/** An outcome as plain JSON (a stack kept only for `handler_threw`: it is the hook's own). */
 export function outcomeJson(o: Outcome, errors: HookError[]): Record<string, unknown> {
   const out: Record<string, unknown> = { event: o.type, result: o.result ?? null };
   if (o.blocked !== undefined) out.blocked = o.blocked;
   if (o.reason !== undefined) out.reason = o.reason;
-  out.errors = [...(o.thrown ? [o.thrown] : []), ...errors].map(({ stack: _s, ...e }) => e);
+  out.errors = [...(o.thrown ? [o.thrown] : []), ...errors].map(({ stack, ...e }) => (e.code === "handler_threw" && stack ? { ...e, stack } : e));
   return out;
 }

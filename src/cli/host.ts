@@ -6,15 +6,27 @@ import { resolve } from "node:path";
 import type { HookError, HookErrorCode } from "../errors.js";
 import { loadHooks, type LoadOptions } from "../loader.js";
 import { HookRunner } from "../runner.js";
+import { createModelRegistry } from "../host-setup.js";
+import type { SandboxOptions } from "../options.js";
 import type { HookMessage, ReadonlySessionManager } from "../types.js";
+import { scriptedUI, type Prompt, type ScriptedAnswers } from "./ui.js";
 
 export interface HostOptions {
   cwd?: string;
   /** Deadline of each handler (`deadlines.default`), ms. */
   timeout?: number;
   /** Where each hook runs: a worker thread (default) or a child process. */
-  isolation?: "worker" | "process";
+  isolation?: SandboxOptions["isolation"];
+  /** The hooks' policy (`--policy`, `--allow-*`, `--env`); undefined: the API's default. */
+  policy?: SandboxOptions["policy"];
+  /** Scripted UI answers; when given, `ctx.hasUI` is true. */
+  ui?: ScriptedAnswers;
+  /** Exit 1 when any HookError occurred. */
+  failOnError?: boolean;
 }
+
+/** A `pi.logger` line (or the hook's console / stdout / stderr). */
+export interface LogLine { hookPath: string; level: string; line: string }
 
 export interface CliHost {
   cwd: string;
@@ -23,6 +35,10 @@ export interface CliHost {
   loadErrors: Array<{ path: string; error: string; code: HookErrorCode }>;
   /** Messages hooks sent with `pi.sendMessage`, in order. */
   messages: HookMessage[];
+  /** Prompts and notifications the hooks showed, with the scripted answers; empty without `--ui` flags. */
+  prompts: Prompt[];
+  /** Log lines of the hooks, in order. */
+  logs: LogLine[];
   /** HookErrors reported since the last call. */
   takeErrors(): HookError[];
   dispose(): Promise<void>;
@@ -45,7 +61,7 @@ function emptySession(cwd: string): ReadonlySessionManager {
     getEntry: () => undefined,
     getLabel: () => undefined,
     getBranch: () => [],
-    getHeader: () => undefined,
+    getHeader: () => null,
     getEntries: () => [],
     getTree: () => [],
     getUsageStatistics: () => undefined,
@@ -59,8 +75,13 @@ export async function openHost(paths: string[], options: HostOptions = {}): Prom
   const load: LoadOptions = {};
   if (options.timeout !== undefined) load.deadlines = { default: options.timeout };
   if (options.isolation !== undefined) load.isolation = options.isolation;
-  const { hooks, errors: loadErrors } = await loadHooks(paths, cwd, load);
-  const runner = new HookRunner(hooks, cwd, emptySession(cwd), {});
+  if (options.policy !== undefined) load.policy = options.policy;
+  const logs: LogLine[] = [];
+  load.onLog = (hookPath, level, line) => { logs.push({ hookPath, level, line }); };
+  const { hooks, errors } = await loadHooks(paths, cwd, load);
+  const loadErrors = errors.map((e) => ({ ...e, error: loadHint(e.error) }));
+  const runner = new HookRunner(hooks, cwd, emptySession(cwd), createModelRegistry(), { onLog: load.onLog });
+  const prompts: Prompt[] = [];
   let pending: HookError[] = [];
   const messages: HookMessage[] = [];
   runner.onError((e) => { pending.push(e); });
@@ -68,12 +89,15 @@ export async function openHost(paths: string[], options: HostOptions = {}): Prom
     getModel: () => undefined,
     sendMessageHandler: (message) => { messages.push(message); },
     appendEntryHandler: () => {},
+    ...(options.ui ? { uiContext: scriptedUI(options.ui, prompts), hasUI: true } : {}),
   });
   return {
     cwd,
     runner,
     loadErrors,
     messages,
+    prompts,
+    logs,
     takeErrors() {
       const out = pending;
       pending = [];
@@ -86,4 +110,12 @@ export async function openHost(paths: string[], options: HostOptions = {}): Prom
 /** Let faults reported between events (after a worker died) arrive. */
 export function settle(): Promise<void> {
   return new Promise((r) => setImmediate(r));
+}
+
+/** A load error with what to do about the common causes Node words obscurely. */
+function loadHint(error: string): string {
+  if (/Cannot require\(\) ES Module|ERR_REQUIRE_(ESM|CYCLE_MODULE)/.test(error)) {
+    return `${error} (the file uses import/export but the nearest package.json says "type": "commonjs": rename it to .mjs or .ts, or set "type": "module")`;
+  }
+  return error;
 }

@@ -18,16 +18,18 @@ Usage:
   hookbox <command> --help                                 options and examples of a command
   hookbox --version
 
-Exit codes: 0 ok; 1 a hook failed to load; 2 a usage error (bad flag, bad JSON, unknown event).
+Exit codes: 0 ok; 1 a hook failed to load (with --fail-on-error: any HookError); 2 a usage error
+(bad flag, bad JSON, a payload of the wrong shape, unknown event).
 
-Examples:
-  hookbox check fixtures/valid/blocks-rm-rf.ts
-  hookbox emit fixtures/valid/blocks-rm-rf.ts --event tool_call \\
+Examples (examples/ ships in the package: node_modules/hookbox/examples/):
+  hookbox check examples/hooks/*.ts
+  hookbox emit examples/hooks/confirm-destructive.ts --event tool_call --confirm yes \\
     --payload '{"toolName":"bash","toolCallId":"1","input":{"command":"rm -rf /"}}'
-  hookbox replay fixtures/valid/blocks-rm-rf.ts fixtures/valid/redacts-api-key.ts --events demo/session.jsonl
+  hookbox replay examples/hooks/confirm-destructive.ts examples/hooks/redact-secrets.ts \\
+    --events examples/session.jsonl
 `;
 
-const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: AbortSignal) => Promise<number>; help: string }> = {
+const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: AbortSignal, err?: Output) => Promise<number>; help: string }> = {
   check: { run: check, help: CHECK_HELP },
   emit: { run: emit, help: EMIT_HELP },
   replay: { run: replay, help: REPLAY_HELP },
@@ -56,7 +58,11 @@ function version(): string {
 /** Run the command line `argv` (without `node` and the script); resolves with the exit code. */
 export async function main(argv: string[], io: MainIO = processIO()): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  if (name === undefined) {
+    io.stderr.write(`hookbox: no command given\n\n${HELP}`);
+    return EXIT.usage;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;
     io.stdout.write(topic && COMMANDS[topic] ? COMMANDS[topic].help : HELP);
     return EXIT.ok;
@@ -71,7 +77,7 @@ export async function main(argv: string[], io: MainIO = processIO()): Promise<nu
     return EXIT.usage;
   }
   try {
-    return await command.run(rest, io.stdout, io.signal);
+    return await command.run(rest, io.stdout, io.signal, io.stderr);
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr.write(`hookbox ${name}: ${err.message}\n(see hookbox ${name} --help)\n`);

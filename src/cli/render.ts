@@ -4,6 +4,7 @@
  */
 import type { HookError } from "../errors.js";
 import type { HookStats } from "../stats.js";
+import { displayWidth } from "../status-line.js";
 
 /** Where a command writes. `isTTY` decides whether a progress bar is drawn. */
 export interface Output {
@@ -13,14 +14,15 @@ export interface Output {
   readonly columns?: number;
 }
 
-/** Rows of cells as left-aligned columns (right-aligned where `right[i]`), two spaces apart. */
+/** Rows of cells as left-aligned columns (right-aligned where `right[i]`), two spaces apart, by display width (CJK and emoji take 2). */
 export function table(head: string[], rows: string[][], right: boolean[] = []): string {
   const all = [head, ...rows];
-  const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
+  const widths = head.map((_, i) => Math.max(...all.map((r) => displayWidth(r[i] ?? ""))));
   const line = (r: string[]) => r.map((cell, i) => {
     const c = cell ?? "";
     if (i === r.length - 1 && !right[i]) return c;
-    return right[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!);
+    const pad = " ".repeat(widths[i]! - displayWidth(c));
+    return right[i] ? pad + c : c + pad;
   }).join("  ").trimEnd();
   return [line(head), ...rows.map(line)].join("\n") + "\n";
 }
@@ -47,6 +49,12 @@ export function errorCounts(errors: HookStats["errors"]): string {
 /** One HookError as one indented line (line breaks in the message folded): `! crashed  fixtures/x.ts (tool_call): message`. */
 export function errorLine(e: Pick<HookError, "code" | "hookPath" | "event" | "error">, indent = "    "): string {
   return `${indent}! ${e.code}  ${e.hookPath} (${e.event}): ${e.error.replace(/\s*\n\s*/g, " ").trim()}\n`;
+}
+
+/** `errorLine`, then the hook's stack (for `handler_threw`) indented below it, first 12 frames. */
+export function errorWithStack(e: Pick<HookError, "code" | "hookPath" | "event" | "error" | "stack">, indent = "    "): string {
+  const frames = e.stack?.split("\n").filter((l) => /^\s*at /.test(l)).slice(0, 12) ?? [];
+  return errorLine(e, indent) + frames.map((f) => `${indent}    ${f.trim()}\n`).join("");
 }
 
 /**

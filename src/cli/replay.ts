@@ -4,12 +4,13 @@
  * malformed line is reported with its line number, skipped and counted.
  */
 import { parseArgs } from "node:util";
-import { readFileSync } from "node:fs";
+import { readFileSync, watch } from "node:fs";
 import type { HookError } from "../errors.js";
 import { BadEvent, outcomeJson, parseEvent, runEvent, type Outcome } from "./events.js";
 import { watchHooks } from "../watch.js";
 import { openHost, settle, type CliHost } from "./host.js";
-import { Progress, errorLine, preview, statsTable, type Output } from "./render.js";
+import { Progress, errorLine, errorWithStack, preview, statsTable, type Output } from "./render.js";
+import { promptLine } from "./ui.js";
 import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, hostOptions, parse, requireHooks } from "./usage.js";
 
 export const REPLAY_HELP = `Usage: hookbox replay <hook…> --events <file.jsonl> [--json] [--watch]
@@ -23,12 +24,13 @@ the stream runs; piped output has none.
 Options:
   --events <file>   the JSONL stream ("-" for stdin)
   --watch           keep running: when a hook's file (or a file it imports) changes, reload that
-                    hook and replay the stream again (Ctrl-C to stop)
+                    hook and replay the stream again; when the events file changes, read it
+                    again and replay it (Ctrl-C to stop)
 
 ${COMMON_HELP}
 
-Examples:
-  hookbox replay fixtures/valid/blocks-rm-rf.ts --events demo/session.jsonl
+Examples (examples/ ships in the package):
+  hookbox replay examples/hooks/confirm-destructive.ts --events examples/session.jsonl --confirm no
   hookbox replay hooks/*.ts --events session.jsonl --json > report.json
 `;
 
@@ -38,26 +40,30 @@ const REPLAY_OPTIONS = {
 } as const;
 
 interface Line { line: number; text: string }
-interface Ran { line: number; outcome: Outcome; errors: HookError[] }
+interface Ran { line: number; outcome: Outcome; errors: HookError[]; prompts: CliHost["prompts"]; logs: CliHost["logs"] }
 interface Malformed { line: number; error: string }
 
 /** Run `replay`; returns the exit code (resolves only on Ctrl-C with `--watch`). */
-export async function replay(args: string[], out: Output, signal?: AbortSignal): Promise<number> {
+export async function replay(args: string[], out: Output, signal?: AbortSignal, err: Output = out): Promise<number> {
   const { values, positionals } = parse("replay", (c) => parseArgs({ ...c, options: { ...COMMON_OPTIONS, ...REPLAY_OPTIONS } }), args);
   if (values.help) {
     out.write(REPLAY_HELP);
     return EXIT.ok;
   }
-  const paths = requireHooks("replay", positionals);
+  const paths = requireHooks("replay", positionals, values.cwd);
   if (values.events === undefined) throw new UsageError("--events <file.jsonl> is required", "replay");
   if (values.watch && values.json) throw new UsageError("--watch prints text as it goes; it cannot be combined with --json", "replay");
-  const lines = readLines(values.events);
-  const host = await openHost(paths, hostOptions("replay", values));
+  const options = hostOptions("replay", values);
+  const file = values.events;
+  if (values.watch && file === "-") throw new UsageError("--watch needs an events file it can watch, not stdin", "replay");
+  const lines = readLines(file);
+  const host = await openHost(paths, options);
   try {
     for (const e of host.loadErrors) out.write(errorLine({ code: e.code, hookPath: e.path, event: "load", error: e.error }, ""));
-    await runStream(host, lines, out, Boolean(values.json));
-    if (values.watch) await watchAndReplay(host, lines, out, signal);
-    return host.loadErrors.length > 0 ? EXIT.hookErrors : EXIT.ok;
+    const summary = await runStream(host, lines, out, Boolean(values.json), err);
+    if (values.watch) await watchAndReplay(host, file, lines, out, err, signal);
+    if (host.loadErrors.length > 0) return EXIT.hookErrors;
+    return options.failOnError && summary.errors > 0 ? EXIT.hookErrors : EXIT.ok;
   } finally {
     await host.dispose();
   }
@@ -73,7 +79,9 @@ function readLines(file: string): Line[] {
   return text.split(/\r?\n/).map((t, i) => ({ line: i + 1, text: t })).filter((l) => l.text.trim() !== "");
 }
 
-async function runStream(host: CliHost, lines: Line[], out: Output, json: boolean): Promise<void> {
+interface Summary { events: number; malformed: number; blocked: number; errors: number }
+
+async function runStream(host: CliHost, lines: Line[], out: Output, json: boolean, err: Output): Promise<Summary> {
   const ran: Ran[] = [];
   const malformed: Malformed[] = [];
   const progress = new Progress(out, lines.length, !json && lines.length >= 20);
@@ -89,11 +97,16 @@ async function runStream(host: CliHost, lines: Line[], out: Output, json: boolea
       progress.tick();
       continue;
     }
+    const prompted = host.prompts.length;
+    const logged = host.logs.length;
     const outcome = await runEvent(host.runner, event);
     await settle();
     const errors = host.takeErrors();
-    ran.push({ line, outcome, errors });
-    if (!json) progress.line(describe(line, width, outcome, errors));
+    ran.push({ line, outcome, errors, prompts: host.prompts.slice(prompted), logs: host.logs.slice(logged) });
+    if (!json) {
+      for (const l of host.logs.slice(logged)) err.write(`line ${String(line).padStart(width)}  log ${l.hookPath} ${l.level}: ${l.line}\n`);
+      progress.line(describe(line, width, outcome, errors, host.prompts.slice(prompted).map(promptLine)));
+    }
     progress.tick();
   }
   progress.clear();
@@ -102,29 +115,55 @@ async function runStream(host: CliHost, lines: Line[], out: Output, json: boolea
   const errorCount = ran.reduce((n, r) => n + r.errors.length + (r.outcome.thrown ? 1 : 0), 0);
   const summary = { events: ran.length, malformed: malformed.length, blocked, errors: errorCount };
   if (json) {
-    const events = ran.map((r) => ({ line: r.line, ...outcomeJson(r.outcome, r.errors) }));
+    const events = ran.map((r) => ({
+      line: r.line, ...outcomeJson(r.outcome, r.errors), ...(r.prompts.length ? { prompts: r.prompts } : {}), ...(r.logs.length ? { logs: r.logs } : {}),
+    }));
     out.write(`${JSON.stringify({ summary, events, malformed, stats }, null, 2)}\n`);
-    return;
+    return summary;
   }
   const skipped = malformed.length ? `, ${malformed.length} malformed line${malformed.length === 1 ? "" : "s"} skipped (${malformed.map((m) => m.line).join(", ")})` : "";
   out.write(`\n${ran.length} event${ran.length === 1 ? "" : "s"} replayed${skipped}; ${blocked} tool call${blocked === 1 ? "" : "s"} blocked, ${errorCount} error${errorCount === 1 ? "" : "s"}\n\n`);
   out.write(statsTable(stats));
+  return summary;
 }
 
-function describe(line: number, width: number, o: Outcome, errors: HookError[]): string {
+function describe(line: number, width: number, o: Outcome, errors: HookError[], prompts: string[]): string {
   let what: string;
   if (o.blocked) what = `blocked: ${o.reason}`;
   else if (o.type === "tool_call") what = "allowed";
   else if (o.result === undefined) what = "ok";
   else what = `result ${preview(o.result)}`;
   const all = [...(o.thrown ? [o.thrown] : []), ...errors];
-  return `line ${String(line).padStart(width)}  ${o.type.padEnd(20)}  ${what}\n${all.map((e) => errorLine(e, " ".repeat(width + 7))).join("")}`;
+  const indent = " ".repeat(width + 7);
+  return `line ${String(line).padStart(width)}  ${o.type.padEnd(20)}  ${what}\n${prompts.map((p) => `${indent}ui ${p}`).join("")}${all.map((e) => errorWithStack(e, indent)).join("")}`;
 }
 
-/** `--watch`: replay again after each successful reload, until `signal` aborts (default: Ctrl-C). */
-async function watchAndReplay(host: CliHost, lines: Line[], out: Output, signal?: AbortSignal): Promise<void> {
+/**
+ * `--watch`: replay again after each successful reload of a hook, and after each change of the
+ * events file (read again), until `signal` aborts (default: Ctrl-C).
+ */
+async function watchAndReplay(host: CliHost, file: string, initial: Line[], out: Output, err: Output, signal?: AbortSignal): Promise<void> {
+  let lines = initial;
   await new Promise<void>((resolve) => {
     let running = Promise.resolve();
+    let reread: ReturnType<typeof setTimeout> | undefined;
+    // Editors write a file in several steps (truncate, write, rename): wait for the writes to settle.
+    const eventsWatcher = watch(file, { persistent: false }, () => {
+      clearTimeout(reread);
+      reread = setTimeout(() => {
+        running = running.then(async () => {
+          try {
+            lines = readLines(file);
+          } catch (e) {
+            out.write(`\n${(e as Error).message}\n`);
+            return;
+          }
+          out.write(`\n${file} changed; replaying ${lines.length} line${lines.length === 1 ? "" : "s"}\n\n`);
+          await runStream(host, lines, out, false, err);
+          out.write("\nwatching (Ctrl-C to stop)\n");
+        });
+      }, 100);
+    });
     const watcher = watchHooks(host.runner, {
       onReload: (hookPath, error) => {
         host.takeErrors();
@@ -134,18 +173,20 @@ async function watchAndReplay(host: CliHost, lines: Line[], out: Output, signal?
         }
         running = running.then(async () => {
           out.write(`\n${hookPath} reloaded; replaying ${lines.length} line${lines.length === 1 ? "" : "s"}\n\n`);
-          await runStream(host, lines, out, false);
+          await runStream(host, lines, out, false, err);
           out.write("\nwatching (Ctrl-C to stop)\n");
         });
       },
     });
     // Printed once the folders are watched, so an edit made on seeing it is never missed.
-    out.write("\nwatching the hooks and the files they import; edit one to replay again (Ctrl-C to stop)\n");
+    out.write("\nwatching the hooks, the files they import and the events file; edit one to replay again (Ctrl-C to stop)\n");
     // Idle workers are unref()'d and the folder watchers are not persistent: hold the process
     // open while waiting for an edit.
     const keepAlive = setInterval(() => {}, 1 << 30);
     const stop = () => {
       clearInterval(keepAlive);
+      clearTimeout(reread);
+      eventsWatcher.close();
       watcher.close();
       void running.then(() => resolve());
     };

@@ -134,7 +134,7 @@ export class WorkerChannel {
         } catch (err) {
           const p = this.#settle(message.id as number);
           p?.reject(Errors.handlerThrew(this.#hookPath, p.event,
-            `the ${p.event} payload cannot be sent to a worker: ${(err as Error).message}. Hooks receive plain data (no functions or class instances with private state).`));
+            `the ${p.event} payload cannot be sent to a worker: ${(err as Error).message.replace(/\.+$/, "")}. Hooks receive plain data (no functions or class instances with private state).`));
         }
       }
     }

@@ -23,7 +23,7 @@ export function sample(type: string): HookEvent {
     session_branch: { type: "session_branch", previousSessionFile: "/s/prev.jsonl" },
     session_before_compact: { type: "session_before_compact", preparation, branchEntries: [], signal: new AbortController().signal },
     "session.compacting": { type: "session.compacting", sessionId: "s1", messages: MESSAGES },
-    session_compact: { type: "session_compact", compactionEntry: { type: "compaction", id: "c1", ...compaction }, fromExtension: false },
+    session_compact: { type: "session_compact", compactionEntry: { type: "compaction", id: "c1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", ...compaction }, fromExtension: false },
     session_shutdown: { type: "session_shutdown" },
     session_before_tree: {
       type: "session_before_tree", signal: new AbortController().signal,

@@ -1,7 +1,7 @@
 /** Real runners over real fixture workers, with every runner disposed after each test. */
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach } from "vitest";
-import { HookRunner, loadHooks, type HookError, type LoadOptions, type RunnerInitOptions, type RunnerOptions } from "../../src/index.js";
+import { createSessionManager, HookRunner, loadHooks, type HookError, type LoadOptions, type RunnerInitOptions, type RunnerOptions } from "../../src/index.js";
 import type { HookMessage } from "../../src/types.js";
 import { CALL } from "../../fixtures/valid/lib/scripted.js";
 import { ISOLATION } from "../support/isolation.js";
@@ -74,7 +74,7 @@ export async function startShared(names: string[]): Promise<Host> {
 async function build(names: string[], options: StartOptions, keep: (r: HookRunner) => HookRunner): Promise<Host> {
   const paths = names.map((n) => (n.startsWith("/") ? n : fixture(n)));
   const { hooks, errors: loadErrors } = await loadHooks(paths, ROOT, { isolation: ISOLATION, ...options.load });
-  const runner = keep(new HookRunner(hooks, ROOT, (options.sessionManager ?? {}) as never, {} as never, options.runner));
+  const runner = keep(new HookRunner(hooks, ROOT, { ...createSessionManager(), ...options.sessionManager } as never, {} as never, options.runner));
   if (loadErrors.length > 0) throw new Error(`fixtures failed to load: ${JSON.stringify(loadErrors)}`);
   const errors: HookError[] = [];
   const sent: Host["sent"] = [];

@@ -1,7 +1,7 @@
 // A host of its own for one hostile fixture, run as a child process by host-transport.test.ts:
 // argv: <fixture under fixtures/> <isolation> <scenario: flood | stdin>. It prints one JSON line
 // of what it saw, and nothing else must reach its stdout.
-import { HookRunner, loadHooks } from "../../src/index.js";
+import { createModelRegistry, createSessionManager, HookRunner, loadHooks } from "../../src/index.js";
 
 const [rel, isolation, scenario] = process.argv.slice(2) as [string, "worker" | "process" | "sandbox", string];
 const file = new URL(`../../fixtures/${rel}`, import.meta.url).pathname;
@@ -21,7 +21,7 @@ const { hooks, errors } = await loadHooks([file], process.cwd(), {
     if (line.includes("dropped")) seen.dropped = true;
   },
 });
-const runner = new HookRunner(hooks, process.cwd(), {} as never, {} as never);
+const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), createModelRegistry());
 const messages: unknown[] = [];
 runner.initialize({ getModel: () => undefined, sendMessageHandler: (m) => messages.push(m.content), appendEntryHandler: () => {} });
 const turnStart = { type: "turn_start" as const, turnIndex: 0, timestamp: Date.now() };

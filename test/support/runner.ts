@@ -1,7 +1,7 @@
 /** Test support: load fixtures into a real runner, collect HookErrors, dispose afterwards. */
 import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
-import { HookRunner, loadHooks, type HookError, type LoadOptions, type RunnerInitOptions } from "../../src/index.js";
+import { createSessionManager, HookRunner, loadHooks, type HookError, type LoadOptions, type RunnerInitOptions } from "../../src/index.js";
 
 export const fixture = (rel: string) => fileURLToPath(new URL(`../../fixtures/${rel}`, import.meta.url));
 
@@ -25,7 +25,7 @@ export interface Started {
 export async function start(rels: string[], options: LoadOptions = {}, init: Partial<RunnerInitOptions> = {}, sessionManager: object = {}): Promise<Started> {
   const { hooks, errors: loadErrors } = await loadHooks(rels.map(fixture), process.cwd(), { unresponsiveMs: 500, isolation: ISOLATION, ...options });
   if (loadErrors.length > 0 && !options.perHook) throw new Error(`fixtures failed to load: ${JSON.stringify(loadErrors)}`);
-  const runner = new HookRunner(hooks, process.cwd(), sessionManager as never, {} as never);
+  const runner = new HookRunner(hooks, process.cwd(), { ...createSessionManager(), ...sessionManager } as never, {} as never);
   live.push(runner);
   const errors: HookError[] = [];
   const sent: unknown[] = [];

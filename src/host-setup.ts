@@ -1,0 +1,119 @@
+/**
+ * What a host needs to start, and the check of what it passed: an in-memory session manager, a
+ * model registry over a fixed list of models, and the `TypeError`s `new HookRunner` and
+ * `initialize` throw when a required member is missing (a host mistake is never reported as the
+ * hook's fault).
+ */
+import {
+  MODEL_REGISTRY_METHODS, SESSION_MANAGER_METHODS, type Model, type ModelRegistry, type ReadonlySessionManager,
+  type SessionEntry, type SessionHeader, type SessionTreeNode,
+} from "./types.js";
+
+export interface SessionManagerOptions {
+  /** `getCwd()`. Default: `process.cwd()`. */
+  cwd?: string;
+  /** `getSessionId()`. Default: a random UUID. */
+  sessionId?: string;
+  /** The entries, root first; each `parentId` names an earlier one. The last is the leaf. Default: none. */
+  entries?: SessionEntry[];
+}
+
+/**
+ * A read-only session manager over entries held in memory, for hosts and tests that have no
+ * session of their own: every member of `ReadonlySessionManager` answers, nothing is written.
+ */
+export function createSessionManager(options: SessionManagerOptions = {}): ReadonlySessionManager {
+  const cwd = options.cwd ?? process.cwd();
+  const id = options.sessionId ?? crypto.randomUUID();
+  const entries = [...(options.entries ?? [])];
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const header: SessionHeader = { type: "session", version: 3, id, timestamp: new Date(0).toISOString(), cwd };
+  const leafId = entries.at(-1)?.id ?? null;
+  const tree = (parentId: string | null): SessionTreeNode[] =>
+    entries.filter((e) => e.parentId === parentId).map((entry) => ({ entry, children: tree(entry.id) }));
+  return {
+    getCwd: () => cwd,
+    getSessionDir: () => cwd,
+    getSessionId: () => id,
+    getSessionFile: () => undefined,
+    getSessionName: () => undefined,
+    getArtifactsDir: () => undefined,
+    allocateArtifactPath: () => undefined,
+    saveArtifact: () => undefined,
+    getArtifactPath: () => undefined,
+    getLeafId: () => leafId,
+    getLeafEntry: () => (leafId === null ? undefined : byId.get(leafId)),
+    getEntry: (entryId) => byId.get(entryId),
+    getLabel: () => undefined,
+    getBranch: (fromId) => {
+      const path: SessionEntry[] = [];
+      for (let e = byId.get(fromId ?? leafId ?? ""); e; e = e.parentId === null ? undefined : byId.get(e.parentId)) path.unshift(e);
+      return path;
+    },
+    getHeader: () => header,
+    getEntries: () => [...entries],
+    getTree: () => tree(null),
+    getUsageStatistics: () => undefined,
+    putBlob: () => undefined,
+  };
+}
+
+/**
+ * A model registry over `models`, with API keys from `apiKeys` (by provider). For hosts without a
+ * registry of their own; every member of `ModelRegistry` answers.
+ */
+export function createModelRegistry(models: Model[] = [], apiKeys: Record<string, string> = {}): ModelRegistry {
+  return {
+    getAll: () => [...models],
+    getAvailable: () => models.filter((m) => apiKeys[m.provider] !== undefined),
+    find: (provider, modelId) => models.find((m) => m.provider === provider && m.id === modelId),
+    getApiKey: async (model) => apiKeys[model.provider],
+    getApiKeyForProvider: async (provider) => apiKeys[provider],
+    isUsingOAuth: () => false,
+    refresh: () => {},
+    getError: () => undefined,
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return (typeof value === "object" && value !== null) || typeof value === "function";
+}
+
+/** Members of `value` that are not functions, among `names` (missing ones included when `required`). */
+function notFunctions(value: Record<string, unknown>, names: readonly string[], required: boolean): string[] {
+  return names.filter((n) => (n in value || required) && typeof value[n] !== "function");
+}
+
+function fail(where: string, members: string[], hint: string): never {
+  throw new TypeError(`${where}: ${members.map((m) => `${m}()`).join(", ")} ${members.length === 1 ? "is" : "are"} missing or not a function. ${hint}`);
+}
+
+/** `new HookRunner(hooks, cwd, sessionManager, modelRegistry)`: throws a `TypeError` naming what is missing. */
+export function checkRunnerArguments(cwd: unknown, sessionManager: unknown, modelRegistry: unknown): void {
+  if (typeof cwd !== "string") throw new TypeError(`new HookRunner: cwd must be a string, got ${typeof cwd}`);
+  const sm = "new HookRunner: sessionManager";
+  if (!isObject(sessionManager)) throw new TypeError(`${sm} must be an object with the ReadonlySessionManager methods, got ${sessionManager === null ? "null" : typeof sessionManager}. Pass your session manager, or createSessionManager() from "hookbox".`);
+  const missing = notFunctions(sessionManager, SESSION_MANAGER_METHODS, true);
+  if (missing.length) fail(sm, missing, `Pass a full session manager, or spread createSessionManager() from "hookbox" under yours.`);
+  const mr = "new HookRunner: modelRegistry";
+  if (!isObject(modelRegistry)) throw new TypeError(`${mr} must be an object, got ${modelRegistry === null ? "null" : typeof modelRegistry}. Pass your model registry, or createModelRegistry() from "hookbox".`);
+  const wrong = notFunctions(modelRegistry, MODEL_REGISTRY_METHODS, false);
+  if (wrong.length) fail(mr, wrong, "Hooks call these through ctx.modelRegistry.");
+}
+
+const REQUIRED_HANDLERS = ["getModel", "sendMessageHandler", "appendEntryHandler"] as const;
+const OPTIONAL_HANDLERS = ["newSessionHandler", "branchHandler", "navigateTreeHandler", "isIdle", "waitForIdle", "abort", "hasQueuedMessages"] as const;
+const UI_METHODS = ["select", "confirm", "input", "notify", "setStatus", "custom", "setEditorText", "getEditorText", "editor"] as const;
+
+/** `runner.initialize(options)`: throws a `TypeError` naming what is missing or of the wrong kind. */
+export function checkInitOptions(options: unknown): void {
+  if (!isObject(options)) throw new TypeError(`HookRunner.initialize: options must be an object with ${REQUIRED_HANDLERS.join(", ")}`);
+  const missing = [...notFunctions(options, REQUIRED_HANDLERS, true), ...notFunctions(options, OPTIONAL_HANDLERS, false).filter((n) => options[n] !== undefined)];
+  if (missing.length) fail("HookRunner.initialize", missing, `getModel, sendMessageHandler and appendEntryHandler are required; the others may be left out.`);
+  if (options.hasUI !== undefined && typeof options.hasUI !== "boolean") throw new TypeError(`HookRunner.initialize: hasUI must be a boolean, got ${typeof options.hasUI}`);
+  const ui = options.uiContext;
+  if (ui === undefined) return;
+  if (!isObject(ui)) throw new TypeError(`HookRunner.initialize: uiContext must be an object, got ${ui === null ? "null" : typeof ui}`);
+  const uiMissing = notFunctions(ui, UI_METHODS, true);
+  if (uiMissing.length) fail("HookRunner.initialize: uiContext", uiMissing, `Spread createNoOpUIContext() from "hookbox" under your UI to fill in the rest.`);
+}
