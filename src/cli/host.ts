@@ -6,9 +6,9 @@ import { resolve } from "node:path";
 import type { HookError, HookErrorCode } from "../errors.js";
 import { loadHooks, type LoadOptions } from "../loader.js";
 import { HookRunner } from "../runner.js";
-import { createModelRegistry } from "../host-setup.js";
+import { createModelRegistry, createSessionManager } from "../host-setup.js";
 import type { SandboxOptions } from "../options.js";
-import type { HookMessage, ReadonlySessionManager } from "../types.js";
+import type { HookMessage } from "../types.js";
 import { scriptedUI, type Prompt, type ScriptedAnswers } from "./ui.js";
 
 export interface HostOptions {
@@ -44,31 +44,6 @@ export interface CliHost {
   dispose(): Promise<void>;
 }
 
-/** A session with no entries, as a fresh one: every synchronous member answers. */
-function emptySession(cwd: string): ReadonlySessionManager {
-  return {
-    getCwd: () => cwd,
-    getSessionDir: () => cwd,
-    getSessionId: () => "hookbox-cli",
-    getSessionFile: () => undefined,
-    getSessionName: () => undefined,
-    getArtifactsDir: () => undefined,
-    allocateArtifactPath: () => undefined,
-    saveArtifact: () => undefined,
-    getArtifactPath: () => undefined,
-    getLeafId: () => null,
-    getLeafEntry: () => undefined,
-    getEntry: () => undefined,
-    getLabel: () => undefined,
-    getBranch: () => [],
-    getHeader: () => null,
-    getEntries: () => [],
-    getTree: () => [],
-    getUsageStatistics: () => undefined,
-    putBlob: () => undefined,
-  };
-}
-
 /** Load `paths` and build an initialized runner over the hooks that loaded. */
 export async function openHost(paths: string[], options: HostOptions = {}): Promise<CliHost> {
   const cwd = resolve(options.cwd ?? process.cwd());
@@ -80,7 +55,7 @@ export async function openHost(paths: string[], options: HostOptions = {}): Prom
   load.onLog = (hookPath, level, line) => { logs.push({ hookPath, level, line }); };
   const { hooks, errors } = await loadHooks(paths, cwd, load);
   const loadErrors = errors.map((e) => ({ ...e, error: loadHint(e.error) }));
-  const runner = new HookRunner(hooks, cwd, emptySession(cwd), createModelRegistry(), { onLog: load.onLog });
+  const runner = new HookRunner(hooks, cwd, createSessionManager({ cwd, sessionId: "hookbox-cli" }), createModelRegistry(), { onLog: load.onLog });
   const prompts: Prompt[] = [];
   let pending: HookError[] = [];
   const messages: HookMessage[] = [];
