@@ -136,10 +136,12 @@ function probe(command: string[], probes: object[]): Promise<ProbeResult[]> {
 
 const INSIDE_SOCKET = "/run/hookbox/net.sock";
 const NET_EXEC = fileURLToPath(new URL("../worker/net-exec.mjs", import.meta.url));
+const REPO = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 /** A network-less sandbox: own user, pid and network namespaces, the host's files read-only, the proxy's socket bound in. */
 const bwrap = (socketPath: string, command: string[] = [process.execPath, PROBE, INSIDE_SOCKET]) => ["bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
   "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run",
-  "--bind", socketPath, INSIDE_SOCKET, "--setenv", NET_SOCKET_ENV, INSIDE_SOCKET, ...command];
+  // The checkout again, after the private /tmp: a clone under /tmp would be hidden by it.
+  "--ro-bind", REPO, REPO, "--bind", socketPath, INSIDE_SOCKET, "--setenv", NET_SOCKET_ENV, INSIDE_SOCKET, ...command];
 
 /** Run `argv` to its end: its exit code and output. */
 function run(argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

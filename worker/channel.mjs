@@ -113,9 +113,9 @@ let nextSyncId = 1;
 /**
  * A synchronous call into the host: post the request, then block this thread (never the host)
  * until the host's answer is there (shared buffer and port for a worker, a pipe for a process).
- * @param {string} m @param {unknown[]} a
+ * @param {string} m @param {unknown[]} a @param {number} [timeoutMs] default: the `syncTimeoutMs` option
  */
-export function callSync(m, a) {
+export function callSync(m, a, timeoutMs = syncTimeoutMs) {
   if (!boot) throw new Error("hookbox: synchronous host calls are only available inside a hook sandbox");
   const refused = refuseUnsendable(a, { m });
   if (refused) throw new Error(`hookbox: the arguments to ${m}() were not sent: ${refused}`);
@@ -123,8 +123,8 @@ export function callSync(m, a) {
   if (shared) Atomics.store(shared.state, 0, 0);
   if (syncRoute) syncRoute({ kind: "sync", t: "sync", id, m, a });
   else send({ t: "sync", id, m, a });
-  const reply = awaitSyncReply(id, syncTimeoutMs, shared);
-  if (!reply) throw new Error(`hookbox: the host did not answer ${m}() within ${syncTimeoutMs} ms`);
+  const reply = awaitSyncReply(id, timeoutMs, shared);
+  if (!reply) throw new Error(`hookbox: the host did not answer ${m}() within ${timeoutMs} ms`);
   if (reply.ok) return reply.v;
   throw fromWireError(reply.e ?? { message: `host call ${m} failed` });
 }

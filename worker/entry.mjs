@@ -14,7 +14,7 @@ import { hostModuleObjects } from "./host-modules.mjs";
 import { withAccessDetail } from "./access.mjs";
 import { serveRenders } from "./render.mjs";
 import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
-import { METHOD } from "./wire.mjs";
+import { LIMITS, METHOD } from "./wire.mjs";
 
 const boot = /** @type {WorkerBoot} */ (booted);
 const { control, sync, syncState, render, renderState } = boot;
@@ -61,7 +61,7 @@ function hostTransform(opts) {
   const request = { source, filename, ts, retainLines, interopDefault, async, jsx: jsx === undefined ? undefined : Boolean(jsx) };
   if (babel) request.babel = Object.fromEntries(["sourceFileName", "sourceMaps"].filter((k) => babel[k] !== undefined).map((k) => [k, babel[k]]));
   for (const key of Object.keys(request)) if (request[key] === undefined) delete request[key];
-  return /** @type {{ code: string }} */ (callSync(METHOD.transform, [request]));
+  return /** @type {{ code: string }} */ (callSync(METHOD.transform, [request], LIMITS.transformTimeoutMs));
 }
 
 /** @type {WorkerControl} */

@@ -81,6 +81,12 @@ export const LIMITS = Object.freeze({
   maxViolations: 100,
   /** Of those, how many are reported one by one (the end is reported once more). */
   reportedViolations: 10,
+  /**
+   * How long a hook's jiti waits for the host to transform one file (the host's one transform
+   * thread serves every hook in turn, and a cold Babel start under load takes seconds); while the
+   * host works on it, the hook is not counted as silent.
+   */
+  transformTimeoutMs: 60_000,
 });
 
 /**

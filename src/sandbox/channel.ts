@@ -78,6 +78,7 @@ export class WorkerChannel {
       violation: (f) => this.#violation(f),
       reply: (m) => this.notify(m),
       answerSync: (r) => endpoint.answerSync(r),
+      hostWork: (work) => this.#live.hostWork(work),
     });
     this.#live = new Liveness(endpoint, limits.unresponsiveMs, {
       pending: () => this.#pending.size,

@@ -23,6 +23,8 @@ export interface CallSink {
   violation(failure: HookFailure): void;
   reply(message: HostMessage): void;
   answerSync(reply: SyncReply): void;
+  /** The host works on a synchronous call for this long (a transform): the worker waits on the host, it is not silent. */
+  hostWork(work: Promise<unknown>): void;
 }
 
 /** Why a request was refused before it reached the host's implementation. */
@@ -38,6 +40,8 @@ export class HostCalls {
   #floodReported = false;
   #inFlight = 0;
   #prompting = false;
+  /** A host-side synchronous job (a transform) is running for this worker, which is blocked on it. */
+  #syncJob = false;
   readonly #promptQueue: Array<() => void> = [];
 
   constructor(hookPath: string, bridge: BridgeHost, limits: ChannelLimits, sink: CallSink) {
@@ -117,8 +121,16 @@ export class HostCalls {
     };
     try {
       const spec = this.#check("sync", method, args);
+      // A worker blocked on one synchronous call cannot make another: a second is forged.
+      if (this.#syncJob) throw this.#refuse(`a synchronous ${method} call while the host still works on another`);
       const v = this.bridge.sync(method, args);
       // A host-side job (`transform`) answers when done; the worker stays blocked meanwhile.
+      if (v instanceof Promise) {
+        this.#syncJob = true;
+        const done = () => { this.#syncJob = false; };
+        v.then(done, done);
+        this.#sink.hostWork(v);
+      }
       if (v instanceof Promise) v.then((value) => this.#sink.answerSync({ id, ok: true, v: this.#answer(method, spec, value) }), fail);
       else this.#sink.answerSync({ id, ok: true, v: this.#answer(method, spec, v) });
     } catch (err) {

@@ -28,6 +28,8 @@ export class Liveness {
   #held = 0;
   /** While loading: the bound for the load (a cold TypeScript transform blocks the worker a while). */
   #loadBound: number | undefined;
+  /** Synchronous calls the host is still working on: the worker is blocked on the host, not silent. */
+  #hostWork = 0;
   /** Set after a timeout until the worker shows it is alive: the event that timed out. */
   #probing: string | undefined;
 
@@ -60,6 +62,13 @@ export class Liveness {
       this.#held--;
       this.update();
     });
+  }
+
+  /** The host serves a synchronous call until `work` settles; the worker counts as heard until then. */
+  hostWork(work: Promise<unknown>): void {
+    this.#hostWork++;
+    const done = () => { this.#hostWork--; this.#lastHeard = performance.now(); };
+    work.then(done, done);
   }
 
   /**
@@ -118,6 +127,7 @@ export class Liveness {
       this.#timer = undefined;
       return;
     }
+    if (this.#hostWork > 0) this.#lastHeard = performance.now();
     const silent = performance.now() - this.#lastHeard;
     if (silent >= this.#bound) {
       const event = this.#host.firstEvent() ?? this.#probing ?? (this.#loadBound !== undefined ? "load" : "worker");
