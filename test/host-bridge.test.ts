@@ -28,8 +28,8 @@ describe("HookContext in the worker", () => {
       abort: () => { aborted++; },
       hasUI: true,
       uiContext: { ...createNoOpUIContext(), getEditorText: () => "draft", get theme() { return theme; } },
-    }, sessionManager });
-    // start() gives the runner an empty model registry, so find() does not exist on the host.
+    }, sessionManager, modelRegistry: {} });
+    // The host's registry here is an empty object, so find() does not exist on the host.
     const result = await runner.emitToolCall({ ...toolCall(), input: { entryId: "e2" } }).catch((e: Error) => e);
     expect(result).toBeInstanceOf(Error);
     expect((result as Error).message).toContain("modelRegistry.find is not a method the host offers");

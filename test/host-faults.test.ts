@@ -5,7 +5,7 @@ import { toolCall, turnStart } from "./helpers/events.js";
 
 describe("deadlines and liveness", () => {
   it("a synchronous loop in a tool_call handler is terminated as unresponsive and the call is blocked", async () => {
-    const { runner, errors } = await start(["faulty/loops-forever-in-handler.ts", "valid/redacts-api-key.ts"], { load: { maxRestarts: 0 } });
+    const { runner, errors } = await start(["faulty/loops-forever-in-handler.ts", "valid/redacts-api-key.ts"], { load: { unresponsiveMs: 500, maxRestarts: 0 } });
     const result = await runner.emitToolCall(toolCall());
     expect(result?.block).toBe(true);
     expect(result?.reason).toContain("unresponsive");

@@ -9,7 +9,8 @@ import type { HookMessage } from "../../src/types.js";
 import { CALL } from "../../fixtures/valid/lib/scripted.js";
 import { ISOLATION } from "../support/isolation.js";
 
-export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The repository root (no trailing slash, like process.cwd()). */
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 /** Absolute path of `fixtures/valid/<name>.ts`, or of `fixtures/<rel>` when `rel` has an extension. */
 export const fixture = (name: string) =>
   fileURLToPath(new URL(`../../fixtures/${/\.\w+$/.test(name) ? name : `valid/${name}.ts`}`, import.meta.url));
@@ -56,6 +57,8 @@ export interface HostOptions {
   runner?: RunnerOptions;
   /** Fields laid over createSessionManager(). */
   sessionManager?: object;
+  /** The runner's model registry; createModelRegistry() (no models) unless given. */
+  modelRegistry?: object;
 }
 
 export interface StartOptions extends HostOptions {
@@ -105,7 +108,7 @@ async function build(names: string[], options: StartOptions, keep: (r: HookRunne
 }
 
 function runnerOver(hooks: LoadedHook[], options: HostOptions): HookRunner {
-  return new HookRunner(hooks, options.cwd ?? ROOT, { ...createSessionManager(), ...options.sessionManager } as never, createModelRegistry(), options.runner);
+  return new HookRunner(hooks, options.cwd ?? ROOT, { ...createSessionManager(), ...options.sessionManager } as never, (options.modelRegistry ?? createModelRegistry()) as never, options.runner);
 }
 
 function wrap(runner: HookRunner, options: HostOptions): Host {
