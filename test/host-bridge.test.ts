@@ -113,7 +113,7 @@ describe("commands", () => {
 });
 
 describe("message renderers and signals", () => {
-  // Synchronous rendering needs a shared buffer: worker isolation only (README, "Process isolation").
+  // Synchronous rendering needs a shared buffer: worker isolation only (README, "Isolation modes").
   it.skipIf(ISOLATION !== "worker")("a renderer runs in the worker synchronously and styles with the host's theme", async () => {
     const { runner, errors } = await start(["valid/renders-with-theme.ts"], { init: { uiContext: { ...createNoOpUIContext(), get theme() { return theme; } } } });
     const render = runner.getMessageRenderer("status-card")!;
