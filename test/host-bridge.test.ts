@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createNoOpUIContext, createSessionManager, StatusLine, type HookUIContext, type Model, type Theme } from "../src/index.js";
-import { start, until } from "./helpers/host.js";
+import { createNoOpUIContext, loadHooks, StatusLine, type HookUIContext, type Model, type Theme } from "../src/index.js";
+import { fixture, host, start, until } from "./helpers/host.js";
 import { toolCall } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";
 
@@ -37,29 +37,25 @@ describe("HookContext in the worker", () => {
   });
 
   it("every synchronous member works, including modelRegistry methods and the theme", async () => {
-    const { HookRunner, loadHooks } = await import("../src/index.js");
-    const { fixture } = await import("./helpers/host.js");
-    const { hooks } = await loadHooks([fixture("valid/reads-context-synchronously.ts")], process.cwd());
-    const registry = { find: (id: string) => ({ id, provider: "p" }) };
-    const runner = new HookRunner(hooks, "/the/cwd", { ...createSessionManager(), ...sessionManager } as never, registry as never);
+    const { hooks } = await loadHooks([fixture("valid/reads-context-synchronously.ts")], process.cwd(), { isolation: ISOLATION });
     let aborted = 0;
-    runner.initialize({
-      getModel: () => ({ id: "m1" }) as Model, sendMessageHandler: () => {}, appendEntryHandler: () => {},
-      isIdle: () => false, hasQueuedMessages: () => true, abort: () => { aborted++; }, hasUI: true,
-      uiContext: { ...createNoOpUIContext(), getEditorText: () => "draft", get theme() { return theme; } },
+    const { runner } = host(hooks, {
+      cwd: "/the/cwd", sessionManager, modelRegistry: { find: (id: string) => ({ id, provider: "p" }) },
+      init: {
+        getModel: () => ({ id: "m1" }) as Model,
+        isIdle: () => false, hasQueuedMessages: () => true, abort: () => { aborted++; }, hasUI: true,
+        uiContext: { ...createNoOpUIContext(), getEditorText: () => "draft", get theme() { return theme; } },
+      },
     });
-    try {
-      const result = await runner.emitToolCall({ ...toolCall(), input: { entryId: "e2" } });
-      expect(JSON.parse(result!.reason!)).toEqual({
-        entry: entries[1], sessionFile: "/sessions/current.jsonl", leafId: "e2", branchIds: ["e1", "e2"],
-        isIdle: false, queued: true, model: "m1", found: { id: "m2", provider: "p" }, cwd: "/the/cwd", hasUI: true,
-        editorText: "draft", styled: "<accent>hi</accent>",
-      });
-      await new Promise((r) => setTimeout(r, 50));
-      expect(aborted).toBe(1);
-    } finally {
-      await runner.dispose();
-    }
+    const result = await runner.emitToolCall({ ...toolCall(), input: { entryId: "e2" } });
+    expect(JSON.parse(result!.reason!)).toEqual({
+      entry: entries[1], sessionFile: "/sessions/current.jsonl", leafId: "e2", branchIds: ["e1", "e2"],
+      isIdle: false, queued: true, model: "m1", found: { id: "m2", provider: "p" }, cwd: "/the/cwd", hasUI: true,
+      editorText: "draft", styled: "<accent>hi</accent>",
+    });
+    // ctx.abort() is fire and forget: wait for it to reach the host, not for a fixed time.
+    await until(() => aborted > 0, 5_000, "ctx.abort() to reach the host");
+    expect(aborted).toBe(1);
   });
 });
 
