@@ -5,9 +5,11 @@
  * uses it; what fails is dropped as `protocol_violation`. Bridge methods are `bridge/methods.ts`.
  *
  * Channels:
- * - the message channel (parentPort, or the child's pipe in process mode): host requests (`emit`,
- *   `command`, `setup`, `ping`, replies to bridge calls) and worker replies (`ack`, `res`, `pong`)
- *   and bridge calls (`call`, `post`, `sync`). Either side may send one turn as one `batch`.
+ * - the message channel (parentPort, or the framed pipe in process and sandbox modes): from the
+ *   host `emit`, `command`, `setup`, `ping`, `cancel`, `abort`, `initialized` and `ret` (the answer
+ *   to a bridge call); from the worker `ack`, `res`, `pong`, the bridge calls `call`, `post` and
+ *   `sync`, `manifest`, and the refusals `big` and `invalid`. Either side may send one turn as one
+ *   `batch`. Render operations never travel here: they have their own port (below).
  * - `control`: comlink, for `load` only. The worker `expose()`s a `WorkerControl`; the host only
  *   `wrap()`s it and validates the answer (`loadReplySchema`).
  * - `sync`: answers to the worker's synchronous calls; the worker blocks, never the host.

@@ -1,6 +1,6 @@
 /**
  * The hook contract's types: events, results, contexts and the HookAPI a hook factory receives.
- * Shapes follow the original subsystem (`reference/original-hooks.md` §2-§9); the agent's own
+ * Shapes follow the original in-process hook subsystem's `hooks` module; the agent's own
  * shapes it uses (messages, session entries, model, model registry) are in `agent-types.ts`,
  * re-exported here, so hook modules type-check without the agent's packages.
  */

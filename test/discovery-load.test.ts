@@ -1,12 +1,11 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { claudeProvider, nativeProvider } from "../src/discovery/index.js";
-import { createSessionManager, HookRunner, discoverAndLoadHooks, type LoadedHook } from "../src/index.js";
+import { discoverAndLoadHooks, type LoadedHook } from "../src/index.js";
+import { toolCall } from "./helpers/events.js";
+import { fixture, host } from "./helpers/host.js";
 import { projectAndHome } from "./support/folders.js";
-
-const fixture = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
 
 const loaded: LoadedHook[] = [];
 afterEach(async () => {
@@ -40,11 +39,9 @@ describe("discoverAndLoadHooks", () => {
     expect(result.hooks.map((h) => h.path)).toEqual([discovered, inProject, inHome]);
     expect(result.hooks.every((h) => h.sandbox)).toBe(true);
     // The discovered module hook registered what its factory registered, whatever its file name says.
-    const runner = new HookRunner(result.hooks, cwd, createSessionManager(), {} as never);
-    runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
-    expect(await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "rm -rf /" } }))
+    const { runner } = host(result.hooks, { cwd });
+    expect(await runner.emitToolCall(toolCall("rm -rf /")))
       .toEqual({ block: true, reason: "rm -rf blocked (no UI)" });
-    await runner.dispose();
   });
 
   it("carries the discovery report: each item with its provider, level and shadowed flag, and the warnings", async () => {

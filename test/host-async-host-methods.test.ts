@@ -1,18 +1,10 @@
 /** Difference 1 of issue 13: host methods that are async in the original resolve across the boundary. */
 import { describe, expect, it } from "vitest";
 import { sample } from "./helpers/events.js";
-import { HookRunner, createSessionManager, loadHooks } from "../src/index.js";
-import { ISOLATION } from "./support/isolation.js";
-import { ROOT, fixture, track } from "./helpers/host.js";
+import { start } from "./helpers/host.js";
 
 async function withRegistry(registry: object) {
-  const { hooks } = await loadHooks([fixture("checks-api-key-before-compaction")], ROOT, { isolation: ISOLATION });
-  const runner = track(new HookRunner(hooks, ROOT, createSessionManager(), registry as never));
-  const entries: unknown[] = [];
-  const errors: Array<{ code: string; error: string }> = [];
-  runner.onError((e) => errors.push(e));
-  runner.initialize({ getModel: () => ({ id: "m1", provider: "p" }) as never, sendMessageHandler: () => {}, appendEntryHandler: (t, d) => { entries.push([t, d]); } });
-  return { runner, entries, errors };
+  return start(["checks-api-key-before-compaction"], { modelRegistry: registry, init: { getModel: () => ({ id: "m1", provider: "p" }) as never } });
 }
 
 describe("async host methods", () => {

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HookFailure } from "../src/index.js";
-import { start, toolCall, turnStart, until } from "./support/runner.js";
+import { start, until } from "./helpers/host.js";
+import { toolCall, turnStart } from "./helpers/events.js";
 
 const outside = join(tmpdir(), `hookbox-outside-${process.pid}.txt`);
 beforeAll(() => { writeFileSync(outside, "secret file"); process.env.OPENAI_API_KEY = "sk-host-only"; });
@@ -18,19 +19,19 @@ async function thrown(promise: Promise<unknown>): Promise<HookFailure> {
 
 describe.each(["worker", "process"] as const)("confinement in %s mode", (isolation) => {
   it("reading a file outside the allowlist fails with ERR_ACCESS_DENIED, reported as handler_threw", async () => {
-    const { runner } = await start(["hostile/probes-confinement.ts"], { isolation });
+    const { runner } = await start(["hostile/probes-confinement.ts"], { load: { isolation } });
     const err = await thrown(runner.emitToolCall(probe("read", outside)));
     expect(err.code).toBe("handler_threw");
     expect(err.message).toContain("ERR_ACCESS_DENIED");
   });
 
   it("a path in policy.fsRead can be read", async () => {
-    const { runner } = await start(["hostile/probes-confinement.ts"], { isolation, policy: { fsRead: [outside] } });
+    const { runner } = await start(["hostile/probes-confinement.ts"], { load: { isolation, policy: { fsRead: [outside] } } });
     expect(await runner.emitToolCall(probe("read", outside))).toEqual({ block: true, reason: "secret file" });
   });
 
   it("child_process and new Worker are denied", async () => {
-    const { runner } = await start(["hostile/probes-confinement.ts"], { isolation });
+    const { runner } = await start(["hostile/probes-confinement.ts"], { load: { isolation } });
     for (const p of ["spawn", "worker"]) {
       const err = await thrown(runner.emitToolCall(probe(p)));
       expect(err.code).toBe("handler_threw");
@@ -39,24 +40,24 @@ describe.each(["worker", "process"] as const)("confinement in %s mode", (isolati
   });
 
   it("a secret in the host's environment is not in the hook's", async () => {
-    const { runner } = await start(["hostile/probes-confinement.ts"], { isolation });
+    const { runner } = await start(["hostile/probes-confinement.ts"], { load: { isolation } });
     expect(JSON.parse((await runner.emitToolCall(probe("env")))!.reason!)).toEqual({ secret: null, path: true });
-    const named = await start(["hostile/probes-confinement.ts"], { isolation, policy: { env: ["OPENAI_API_KEY"] } });
+    const named = await start(["hostile/probes-confinement.ts"], { load: { isolation, policy: { env: ["OPENAI_API_KEY"] } } });
     expect(JSON.parse((await named.runner.emitToolCall(probe("env")))!.reason!).secret).toBe("sk-host-only");
-    const trusted = await start(["hostile/probes-confinement.ts"], { isolation, policy: "trusted" });
+    const trusted = await start(["hostile/probes-confinement.ts"], { load: { isolation, policy: "trusted" } });
     expect(JSON.parse((await trusted.runner.emitToolCall(probe("env")))!.reason!).secret).toBe("sk-host-only");
   });
 
   it("pi.exec outside the policy is refused with a clear error, and recorded", async () => {
     const records: unknown[] = [];
-    const { runner } = await start(["hostile/probes-confinement.ts"], { isolation, policy: { exec: { allow: ["git"] } }, onExec: (_p, r) => records.push(r) });
+    const { runner } = await start(["hostile/probes-confinement.ts"], { load: { isolation, policy: { exec: { allow: ["git"] } }, onExec: (_p, r) => records.push(r) } });
     const err = await thrown(runner.emitToolCall(probe("exec", "/bin/sh")));
     expect(err.message).toContain('pi.exec("/bin/sh") is not in this hook\'s policy (allowed: git)');
     expect(records).toEqual([{ command: "/bin/sh", args: [], refused: expect.any(String) }]);
   });
 
   it("the trusted preset allows everything, like the original", async () => {
-    const { runner } = await start(["hostile/probes-confinement.ts"], { isolation, policy: "trusted" });
+    const { runner } = await start(["hostile/probes-confinement.ts"], { load: { isolation, policy: "trusted" } });
     expect(await runner.emitToolCall(probe("read", outside))).toEqual({ block: true, reason: "secret file" });
     expect(await runner.emitToolCall(probe("exec", "true"))).toEqual({ block: true, reason: "exec code 0" });
   });
@@ -64,9 +65,9 @@ describe.each(["worker", "process"] as const)("confinement in %s mode", (isolati
 
 describe("process mode contains what worker threads cannot", () => {
   it("a hook that allocates past its limit is reported as out_of_memory and the host keeps running", async () => {
-    const { runner, errors } = await start(["faulty/exhausts-heap.ts", "valid/redacts-api-key.ts"], {
+    const { runner, errors } = await start(["faulty/exhausts-heap.ts", "valid/redacts-api-key.ts"], { load: {
       isolation: "process", resourceLimits: { maxOldGenerationSizeMb: 48 }, unresponsiveMs: 10_000, maxRestarts: 0,
-    });
+    } });
     await runner.emit(turnStart());
     await until(() => errors.length > 0, 20_000, "the report");
     expect(errors[0]!.code).toBe("out_of_memory");
@@ -75,9 +76,9 @@ describe("process mode contains what worker threads cannot", () => {
   }, 60_000);
 
   it("a hook that writes a 200 MB frame is ended as protocol_violation before the host buffers it, and the host keeps running", async () => {
-    const { runner, errors } = await start(["hostile/posts-giant-message.ts", "valid/redacts-api-key.ts"], {
+    const { runner, errors } = await start(["hostile/posts-giant-message.ts", "valid/redacts-api-key.ts"], { load: {
       isolation: "process", maxMessageBytes: 1_000_000, resourceLimits: { maxOldGenerationSizeMb: 1024 }, unresponsiveMs: 20_000,
-    });
+    } });
     await runner.emit(turnStart());
     await until(() => errors.length > 0, 30_000, "the report");
     expect(errors.map((e) => e.code)).toEqual(["protocol_violation"]);

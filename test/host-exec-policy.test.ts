@@ -3,7 +3,8 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { start, toolCall } from "./support/runner.js";
+import { start } from "./helpers/host.js";
+import { toolCall } from "./helpers/events.js";
 
 const run = (command: string, args: string[] = []) => ({ ...toolCall(), input: { command, args } });
 type Rec = { command: string; args: string[]; refused?: string };
@@ -16,7 +17,7 @@ describe("pi.exec", () => {
     writeFileSync(join(dir, "git"), "#!/bin/sh\necho planted\n");
     chmodSync(join(dir, "git"), 0o755);
     const records: Rec[] = [];
-    const { runner, errors } = await start(["hostile/plants-own-programs.ts"], { policy: { fsRead: [dir], exec: { allow: ["git"] } }, onExec: (_p, r) => records.push(r) });
+    const { runner, errors } = await start(["hostile/plants-own-programs.ts"], { load: { policy: { fsRead: [dir], exec: { allow: ["git"] } }, onExec: (_p, r) => records.push(r) } });
     expect((await runner.emitToolCall(run(join(dir, "git"))))!.reason).toContain("refused: pi.exec");
     expect((await runner.emitToolCall(run("./git")))!.reason).toContain("names a relative path");
     expect((await runner.emitToolCall(run("git", ["--version"])))!.reason).toMatch(/^ran: code 0: git version/);
@@ -25,7 +26,7 @@ describe("pi.exec", () => {
   });
 
   it("arguments outside the policy's args list are refused: git -c alias injection cannot run", async () => {
-    const { runner } = await start(["hostile/plants-own-programs.ts"], { policy: { exec: { allow: [{ command: "git", args: ["--version", /^--no-\w+$/] }] } } });
+    const { runner } = await start(["hostile/plants-own-programs.ts"], { load: { policy: { exec: { allow: [{ command: "git", args: ["--version", /^--no-\w+$/] }] } } } });
     expect((await runner.emitToolCall(run("git", ["-c", "alias.x=!echo pwned", "x"])))!.reason).toContain('was given the argument "-c"');
     expect((await runner.emitToolCall(run("git", ["--version"])))!.reason).toMatch(/^ran: code 0: git version/);
     expect((await runner.emitToolCall(run("git", ["--no-pager", "--version"])))!.reason).toMatch(/^ran: code 0/);
@@ -33,7 +34,7 @@ describe("pi.exec", () => {
 
   it("the program runs with the hook's cleaned environment, never the host's secrets", async () => {
     process.env.HOOKBOX_PROBE_TOKEN = "s3cret";
-    const { runner } = await start(["hostile/plants-own-programs.ts"], { policy: { exec: { allow: ["env"] } } });
+    const { runner } = await start(["hostile/plants-own-programs.ts"], { load: { policy: { exec: { allow: ["env"] } } } });
     const reason = (await runner.emitToolCall(run("env")))!.reason!;
     expect(reason).toContain("PATH=");
     expect(reason).not.toContain("s3cret");

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { loadHooks, type AgentMessage } from "../src/index.js";
-import { fixture, start, toolCall, turnStart, until } from "./support/runner.js";
+import { fixture, start, until } from "./helpers/host.js";
+import { toolCall, turnStart } from "./helpers/events.js";
 
 describe("deadlines and liveness", () => {
   it("a synchronous loop in a tool_call handler is terminated as unresponsive and the call is blocked", async () => {
-    const { runner, errors } = await start(["faulty/loops-forever-in-handler.ts", "valid/redacts-api-key.ts"], { maxRestarts: 0 });
+    const { runner, errors } = await start(["faulty/loops-forever-in-handler.ts", "valid/redacts-api-key.ts"], { load: { unresponsiveMs: 500, maxRestarts: 0 } });
     const result = await runner.emitToolCall(toolCall());
     expect(result?.block).toBe(true);
     expect(result?.reason).toContain("unresponsive");
@@ -19,7 +20,7 @@ describe("deadlines and liveness", () => {
   });
 
   it("a synchronous loop that outlasts its deadline times out, then its worker is terminated as unresponsive", async () => {
-    const { runner, errors } = await start(["faulty/loops-forever-in-handler.ts"], { deadlines: { tool_call: 100 }, unresponsiveMs: 400, maxRestarts: 0 });
+    const { runner, errors } = await start(["faulty/loops-forever-in-handler.ts"], { load: { deadlines: { tool_call: 100 }, unresponsiveMs: 400, maxRestarts: 0 } });
     expect((await runner.emitToolCall(toolCall()))?.block).toBe(true);
     await until(() => runner.getHooks()[0]!.sandbox!.state === "disabled", 5_000, "the worker to be ended");
     expect(errors.map((e) => e.code)).toEqual(["timeout", "unresponsive", "disabled"]);
@@ -32,7 +33,7 @@ describe("deadlines and liveness", () => {
   });
 
   it("a handler that never settles times out and the runner goes on to the next hook", async () => {
-    const { runner, errors } = await start(["faulty/hangs-async.ts", "valid/drops-debug-messages.ts"], { deadlines: { default: 150 } });
+    const { runner, errors } = await start(["faulty/hangs-async.ts", "valid/drops-debug-messages.ts"], { load: { deadlines: { default: 150 } } });
     const messages: AgentMessage[] = [{ role: "user", content: "hi" }, { role: "custom", customType: "debug-only", content: "x" }];
     const out = await runner.emitContext(messages);
     expect(out).toEqual([{ role: "user", content: "hi" }]);
@@ -41,23 +42,23 @@ describe("deadlines and liveness", () => {
   });
 
   it("a tool_call whose handler times out is blocked (fail closed)", async () => {
-    const { runner, errors } = await start(["faulty/hangs-async.ts"], { deadlines: { tool_call: 100 } });
+    const { runner, errors } = await start(["faulty/hangs-async.ts"], { load: { deadlines: { tool_call: 100 } } });
     const result = await runner.emitToolCall(toolCall());
     expect(result?.block).toBe(true);
     expect(errors.map((e) => e.code)).toEqual(["timeout"]);
   });
 
   it("with toolCallFailure open, a timed-out tool_call is reported but allowed", async () => {
-    const { runner, errors } = await start(["faulty/hangs-async.ts"], { deadlines: { tool_call: 100 }, toolCallFailure: "open" });
+    const { runner, errors } = await start(["faulty/hangs-async.ts"], { load: { deadlines: { tool_call: 100 }, toolCallFailure: "open" } });
     expect(await runner.emitToolCall(toolCall())).toBeUndefined();
     expect(errors.map((e) => e.code)).toEqual(["timeout"]);
   });
 
   it("time spent waiting on the host's UI does not count against the deadline", async () => {
-    const { runner, errors } = await start(["faulty/waits-on-ui-then-hangs.ts"], { deadlines: { default: 150 } }, {
+    const { runner, errors } = await start(["faulty/waits-on-ui-then-hangs.ts"], { load: { deadlines: { default: 150 } }, init: {
       hasUI: true,
       uiContext: { ...(await import("../src/index.js")).createNoOpUIContext(), confirm: () => new Promise((r) => setTimeout(() => r(true), 400)) },
-    });
+    } });
     // The user takes 400 ms against a 150 ms deadline: still allowed.
     expect(await runner.emitToolCall(toolCall())).toEqual({ block: false, reason: "user said no" });
     expect(errors).toEqual([]);
@@ -102,9 +103,9 @@ describe("death is contained and named", () => {
   });
 
   it("heap exhaustion is reported as out_of_memory and the host keeps running", async () => {
-    const { runner, errors } = await start(["faulty/exhausts-heap.ts", "valid/blocks-rm-rf.ts"], {
+    const { runner, errors } = await start(["faulty/exhausts-heap.ts", "valid/blocks-rm-rf.ts"], { load: {
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 }, unresponsiveMs: 10_000, maxRestarts: 0,
-    });
+    } });
     await runner.emit(turnStart());
     expect(errors.map((e) => e.code)).toContain("out_of_memory");
     expect(await runner.emitToolCall(toolCall("rm -rf /"))).toEqual({ block: true, reason: "rm -rf blocked (no UI)" });

@@ -1,7 +1,8 @@
 /** Floods: bounded per hook, each kind reported a bounded number of times, the hook ended past its budget. */
 import { describe, expect, it } from "vitest";
 import { createNoOpUIContext } from "../src/index.js";
-import { start, toolCall, turnStart, until } from "./support/runner.js";
+import { start, until } from "./helpers/host.js";
+import { toolCall, turnStart } from "./helpers/events.js";
 
 const HEALTHY = "valid/redacts-api-key.ts";
 const redact = { type: "tool_result" as const, toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text" as const, text: "API_KEY=k" }], isError: false };
@@ -13,7 +14,7 @@ describe("floods", () => {
     let open = 0;
     let most = 0;
     let shown = 0;
-    const { runner, errors } = await start(["hostile/floods-prompts.ts", HEALTHY], {}, {
+    const { runner, errors } = await start(["hostile/floods-prompts.ts", HEALTHY], { init: {
       hasUI: true,
       uiContext: {
         ...createNoOpUIContext(),
@@ -25,7 +26,7 @@ describe("floods", () => {
           return false;
         },
       },
-    });
+    } });
     await runner.emit(turnStart());
     await until(() => ended(errors), 10_000, "the hook to be ended");
     expect(most).toBe(1);
@@ -36,7 +37,7 @@ describe("floods", () => {
   });
 
   it("150 000 malformed messages are reported at most 11 times and end the hook as protocol_violation, once", async () => {
-    const { runner, errors } = await start(["hostile/floods-malformed-messages.ts", HEALTHY], { unresponsiveMs: 10_000 });
+    const { runner, errors } = await start(["hostile/floods-malformed-messages.ts", HEALTHY], { load: { unresponsiveMs: 10_000 } });
     await runner.emit(turnStart());
     await until(() => ended(errors), 10_000, "the hook to be ended");
     await new Promise((r) => setTimeout(r, 200));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { start, toolCall, turnStart, until } from "./support/runner.js";
+import { start, until } from "./helpers/host.js";
+import { toolCall, turnStart } from "./helpers/events.js";
 
 const clean = () => {
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -47,9 +48,9 @@ describe("hostile messages", () => {
 
   it("a flood of sendMessage and setStatus calls is bounded, reported once, and the host stays responsive", async () => {
     const statuses: string[] = [];
-    const { runner, errors, sent } = await start(["hostile/floods-messages.ts", "valid/redacts-api-key.ts"], { maxPostsPerSecond: 500, unresponsiveMs: 10_000 }, {
+    const { runner, errors, sent } = await start(["hostile/floods-messages.ts", "valid/redacts-api-key.ts"], { load: { maxPostsPerSecond: 500, unresponsiveMs: 10_000 }, init: {
       uiContext: { ...(await import("../src/index.js")).createNoOpUIContext(), setStatus: (_k, t) => { statuses.push(String(t)); } },
-    });
+    } });
     const t0 = performance.now();
     await runner.emit(turnStart());
     expect(await runner.emit(redact)).toEqual(REDACTED);

@@ -5,9 +5,9 @@
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HookRunner, createSessionManager, loadHooks } from "../src/index.js";
+import { loadHooks } from "../src/index.js";
 import { tempDir } from "./helpers/files.js";
-import { ROOT, fixture, track } from "./helpers/host.js";
+import { ROOT, fixture, host } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
 
 /** A project folder with the fixture's hooks and lib, and an ESM-only package in its node_modules; no package.json anywhere. */
@@ -23,7 +23,7 @@ function project(): string {
 
 async function load(path: string) {
   const { hooks, errors } = await loadHooks([path], ROOT, { isolation: ISOLATION });
-  return { runner: track(new HookRunner(hooks, ROOT, createSessionManager(), {} as never)), errors };
+  return { runner: host(hooks, { init: false }).runner, errors };
 }
 const bash = (command: string) => ({ type: "tool_call" as const, toolName: "bash", toolCallId: "c", input: { command } });
 

@@ -186,8 +186,8 @@ describe("pi.exec and pi.logger", () => {
     const { runner } = await start(["runs-exec"], { load: { policy: { exec: { allow: [process.execPath] } } } });
     const prompt = JSON.stringify({ command: process.execPath, args: ["-e", "process.stdout.write(process.cwd()); process.exit(3)"] });
     const message = (await runner.emitBeforeAgentStart(prompt))?.message;
-    expect(message?.content).toBe(ROOT.replace(/\/$/, ""));
-    expect(message?.details).toEqual({ stdout: ROOT.replace(/\/$/, ""), stderr: "", code: 3, killed: false });
+    expect(message?.content).toBe(ROOT);
+    expect(message?.details).toEqual({ stdout: ROOT, stderr: "", code: 3, killed: false });
   });
 
   it("pi.exec honours a cwd option", async () => {

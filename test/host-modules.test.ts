@@ -4,12 +4,12 @@
  * examples' Q&A command: a completion through a host module while a custom() loader spins, confined.
  */
 import { describe, expect, it } from "vitest";
-import { HookRunner, createNoOpUIContext, createSessionManager, loadHooks, type Theme } from "../src/index.js";
+import { createNoOpUIContext, loadHooks, type Theme } from "../src/index.js";
 import { hostModuleManifest } from "../src/host-modules.js";
 import { presets } from "../src/policy.js";
 import type { HookUIContext } from "../src/types.js";
 import { sample } from "./helpers/events.js";
-import { ROOT, fixture, track } from "./helpers/host.js";
+import { ROOT, fixture, host, until } from "./helpers/host.js";
 import { IN_PROCESS, ISOLATION } from "./support/isolation.js";
 
 const API_KEY = "sk-host-only-123";
@@ -46,8 +46,7 @@ describe("host modules", () => {
     const calls: unknown[] = [];
     const { hooks, errors } = await load("valid/host-modules/summarizes-compaction-with-host-llm.ts", calls);
     expect(errors).toEqual([]);
-    const runner = track(new HookRunner(hooks, ROOT, createSessionManager(), {} as never));
-    runner.initialize({ getModel: () => ({ id: "m1" }) as never, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
+    const { runner } = host(hooks, { init: { getModel: () => ({ id: "m1" }) as never } });
     const event = sample("session_before_compact") as unknown as { preparation: { messagesToSummarize: unknown[] } };
     event.preparation.messagesToSummarize = [{ role: "user", content: "ship it?", timestamp: 1 }];
     const result = await runner.emit(event as never);
@@ -65,13 +64,9 @@ describe("host modules", () => {
     const calls: unknown[] = [];
     const { hooks, errors: loadErrors } = await load("hostile/calls-host-module-internals.ts", calls);
     expect(loadErrors).toEqual([]);
-    const runner = track(new HookRunner(hooks, ROOT, createSessionManager(), {} as never));
-    const errors: Array<{ code: string; error: string }> = [];
-    runner.onError((e) => errors.push(e));
-    runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
+    const { runner, errors } = host(hooks);
     await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 0 });
-    const deadline = Date.now() + 5_000;
-    while (errors.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await until(() => errors.length >= 5, 5_000, "five reports");
     expect(errors.map((e) => e.code)).toEqual(Array(5).fill("protocol_violation"));
     expect(errors.slice(0, 4).map((e) => e.error.match(/sent a message outside the protocol, which was dropped: (.*)/)?.[1])).toEqual([
       "@hookbox-fixtures/ai.Client is not a function the host offers to this hook",
@@ -113,15 +108,17 @@ function tuiWithCustom(frames: string[][], opts: { escapeAfterFrames?: number } 
 async function qna(ui: HookUIContext, calls: unknown[]) {
   const { hooks, errors } = await load("valid/host-modules/qna-command.ts", calls);
   expect(errors).toEqual([]);
-  const runner = track(new HookRunner(hooks, ROOT, { ...createSessionManager(), getBranch: () => [
-    { type: "message", message: { role: "user", content: "plan?" } },
-    { type: "message", message: { role: "assistant", content: "Why now? Which branch?" } },
-  ] } as never, {} as never));
   const notes: unknown[] = [];
   let editor = "";
-  runner.initialize({
-    getModel: () => ({ id: "m1" }) as never, sendMessageHandler: () => {}, appendEntryHandler: () => {}, hasUI: true,
-    uiContext: { ...ui, notify: (m, t) => { notes.push([m, t]); }, setEditorText: (t) => { editor = t; } },
+  const { runner } = host(hooks, {
+    sessionManager: { getBranch: () => [
+      { type: "message", message: { role: "user", content: "plan?" } },
+      { type: "message", message: { role: "assistant", content: "Why now? Which branch?" } },
+    ] },
+    init: {
+      getModel: () => ({ id: "m1" }) as never, hasUI: true,
+      uiContext: { ...ui, notify: (m, t) => { notes.push([m, t]); }, setEditorText: (t) => { editor = t; } },
+    },
   });
   const failure = await runner.getCommand("qna")!.handler("", runner.createCommandContext()).catch((e: Error) => e);
   return { failure, notes, editor: () => editor };

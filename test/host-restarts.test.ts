@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SandboxState } from "../src/index.js";
-import { start, toolCall, turnStart, until } from "./support/runner.js";
+import { start, until } from "./helpers/host.js";
+import { toolCall, turnStart } from "./helpers/events.js";
 
 describe("restart budget", () => {
   it("a hook whose worker died is restarted with a fresh worker, and its handlers work again", async () => {
@@ -41,7 +42,7 @@ describe("restart budget", () => {
 
   it("a tool_call while the hook is restarting is blocked, and allowed with toolCallFailure open", async () => {
     for (const toolCallFailure of ["closed", "open"] as const) {
-      const { runner } = await start(["faulty/crashes-every-call.ts"], { toolCallFailure });
+      const { runner } = await start(["faulty/crashes-every-call.ts"], { load: { toolCallFailure } });
       const sandbox = runner.getHooks()[0]!.sandbox!;
       await runner.emit(turnStart());
       await until(() => sandbox.state === "restarting", 5_000, "restarting");

@@ -1,28 +1,16 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
-import { createSessionManager, HookRunner, HookToolWrapper, discoverAndLoadHooks, type HookError } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { HookToolWrapper, discoverAndLoadHooks } from "../src/index.js";
 import type { DiscoverOptions } from "../src/discovery/index.js";
 import type { LoadOptions } from "../src/loader.js";
-
-const fixture = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
-
-const made: string[] = [];
-const runners: HookRunner[] = [];
-afterEach(async () => {
-  await Promise.all(runners.splice(0).map((r) => r.dispose()));
-  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from "./helpers/files.js";
+import { fixture, host, until } from "./helpers/host.js";
+import { projectAndHome } from "./support/folders.js";
 
 /** A temporary project and home folder; `hooks` maps `<type>/<file>` under `<cwd>/.xcsh/hooks/` to fixtures. */
 function project(hooks: Record<string, string>, mode = 0o755) {
-  const root = mkdtempSync(join(tmpdir(), "hookbox-shell-"));
-  made.push(root);
-  const cwd = join(root, "project");
-  const home = join(root, "home");
-  mkdirSync(home, { recursive: true });
+  const { cwd, home } = projectAndHome("hookbox-shell-");
   const paths: Record<string, string> = {};
   for (const [at, rel] of Object.entries(hooks)) {
     const dest = join(cwd, ".xcsh/hooks", at);
@@ -31,7 +19,6 @@ function project(hooks: Record<string, string>, mode = 0o755) {
     chmodSync(dest, mode);
     paths[at] = dest;
   }
-  mkdirSync(cwd, { recursive: true });
   return { cwd, home, paths };
 }
 
@@ -40,11 +27,7 @@ async function start(hooks: Record<string, string>, options: DiscoverOptions & L
   const { cwd, home, paths } = project(hooks);
   // Shell hooks in a project folder run only when trusted (the policy cannot confine them): see test/trust.test.ts.
   const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, sortEntries: true, trust: { project: "trusted" }, ...options });
-  const runner = new HookRunner(result.hooks, cwd, createSessionManager(), {} as never);
-  runners.push(runner);
-  const errors: HookError[] = [];
-  runner.onError((e) => errors.push(e));
-  runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
+  const { runner, errors } = host(result.hooks, { cwd });
   return { runner, errors, result, paths, cwd };
 }
 
@@ -79,10 +62,7 @@ describe("shell hooks (shellHooks: true)", () => {
   it("a shell hook takes its deadline from perHook by its path, like a module hook", async () => {
     const { cwd, home, paths } = project({ "pre/bash.sh": "shell/hangs.sh" });
     const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, trust: { project: "trusted" }, perHook: { [paths["pre/bash.sh"]!]: { deadlines: { tool_call: 200 } } } });
-    const runner = new HookRunner(result.hooks, cwd, createSessionManager(), {} as never);
-    runners.push(runner);
-    const errors: HookError[] = [];
-    runner.onError((e) => errors.push(e));
+    const { runner, errors } = host(result.hooks, { cwd, init: false });
     expect((await runner.emitToolCall(bash("ls")))?.block).toBe(true);
     expect(errors.map((e) => e.code)).toEqual(["timeout"]);
     expect(errors[0]!.error).toContain("within 200 ms");
@@ -92,16 +72,13 @@ describe("shell hooks (shellHooks: true)", () => {
   const alive = (pid: number) => { try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8")); } catch { return false; } };
 
   it.runIf(process.platform === "linux")("a hook killed at its deadline takes the processes it started with it", async () => {
-    const pidFile = join(mkdtempSync(join(tmpdir(), "hookbox-pid-")), "child.pid");
-    made.push(dirname(pidFile));
+    const pidFile = join(tempDir("hookbox-pid-"), "child.pid");
     const { runner, errors } = await start({ "pre/bash.sh": "shell/hangs-with-a-child.sh" },
       { deadlines: { tool_call: 300 }, shellHooks: { env: { ...process.env, CHILD_PID_FILE: pidFile } } });
     expect((await runner.emitToolCall(bash("ls")))?.block).toBe(true);
     expect(errors.map((e) => e.code)).toEqual(["timeout"]);
     const child = Number(readFileSync(pidFile, "utf8"));
-    const end = Date.now() + 5_000;
-    while (alive(child) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-    expect(alive(child)).toBe(false);
+    await until(() => !alive(child), 5_000, "the hook's child to be gone");
   });
 
   it("a pre hook that exits 1 blocks the call (fail closed) and is reported as crashed", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HookFailure } from "../src/index.js";
-import { start } from "./support/runner.js";
+import { start } from "./helpers/host.js";
 
 /** A deterministic PRNG so a failing soak can be replayed (mulberry32). */
 function random(seed: number) {
@@ -16,10 +16,7 @@ const FAULTS = [["throw", 0.04], ["hang", 0.02], ["exit", 0.004], ["invalid", 0.
 
 describe("nothing lost", () => {
   it("thousands of events with random faults all settle, and a surviving hook's messages arrive once each, in order", async () => {
-    const { runner, errors, sent } = await start(
-      ["valid/sends-sequence.ts", "faulty/fails-on-command.ts", "valid/redacts-api-key.ts"],
-      { deadlines: { tool_call: 100 }, maxRestarts: 1_000 },
-    );
+    const { runner, errors, sent } = await start(["valid/sends-sequence.ts", "faulty/fails-on-command.ts", "valid/redacts-api-key.ts"], { load: { deadlines: { tool_call: 100 }, maxRestarts: 1_000 } });
     const rand = random(20261202);
     const EVENTS = 2_000;
     const injected: Record<string, number> = {};
@@ -45,7 +42,7 @@ describe("nothing lost", () => {
     expect(threw).toBeGreaterThan(0);
     expect(threw).toBeLessThanOrEqual(injected.throw!);
     // The surviving hook saw every call: each of its messages arrived exactly once, in order.
-    expect(sent.map((m) => Number((m as { content: string }).content))).toEqual(Array.from({ length: EVENTS }, (_, i) => i));
+    expect(sent.map((s) => Number(s.message.content))).toEqual(Array.from({ length: EVENTS }, (_, i) => i));
     const codes = new Set(errors.map((e) => e.code));
     for (const code of ["timeout", "crashed", "invalid_result"]) expect(codes).toContain(code);
     expect(injected.exit).toBeGreaterThan(0);

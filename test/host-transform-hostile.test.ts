@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadHooks } from "../src/index.js";
 import { tempDir } from "./helpers/files.js";
-import { ISOLATION, fixture, start, toolCall } from "./support/runner.js";
+import { fixture, start } from "./helpers/host.js";
+import { toolCall } from "./helpers/events.js";
+import { ISOLATION } from "./support/isolation.js";
 
 const sessionStart = () => ({ type: "session_start" as const });
 
@@ -15,7 +17,7 @@ describe("the transform cache is the host's", () => {
     expect(hostile.errors[0]!.error).toContain("transform cache: ERR_ACCESS_DENIED ERR_ACCESS_DENIED ERR_ACCESS_DENIED ERR_ACCESS_DENIED");
     await hostile.runner.dispose();
 
-    const trusted = await start(["hostile/rewrites-transform-cache.ts"], { policy: "trusted" });
+    const trusted = await start(["hostile/rewrites-transform-cache.ts"], { load: { policy: "trusted" } });
     expect(await trusted.runner.emitToolCall(toolCall())).toBeUndefined();
     expect(trusted.errors).toEqual([]);
   });

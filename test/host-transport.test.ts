@@ -6,7 +6,9 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { DISPOSE_BOUND_MS } from "../src/sandbox/endpoint.js";
-import { ISOLATION, start, turnStart, until } from "./support/runner.js";
+import { start, until } from "./helpers/host.js";
+import { turnStart } from "./helpers/events.js";
+import { ISOLATION } from "./support/isolation.js";
 
 const toolResult = { type: "tool_result" as const, toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text" as const, text: "API_KEY=1" }], isError: false };
 const REDACTED = { content: [{ type: "text", text: "API_KEY=[REDACTED]" }] };
@@ -36,7 +38,7 @@ function hostileHost(rel: string, scenario: "flood" | "stdin"): Promise<{ stdout
 
 describe("the framed channel", () => {
   it("a result nested 5000 levels deep is refused as invalid_result and the host keeps answering", async () => {
-    const { runner, errors } = await start(["hostile/returns-deeply-nested-result.ts", "valid/redacts-api-key.ts"], { maxRestarts: 0 });
+    const { runner, errors } = await start(["hostile/returns-deeply-nested-result.ts", "valid/redacts-api-key.ts"], { load: { maxRestarts: 0 } });
     await runner.emit({ ...toolResult, content: [{ type: "text", text: "plain" }] });
     await until(() => errors.length > 0, 10_000, "the report");
     // The runtime refuses a result deeper than LIMITS.depth before sending it; a deep value forged
@@ -46,7 +48,7 @@ describe("the framed channel", () => {
   });
 
   it.skipIf(!inProcess)("a malformed frame on the channel ends the hook as protocol_violation and the host keeps answering", async () => {
-    const { runner, errors } = await start(["hostile/writes-malformed-frame.ts", "valid/redacts-api-key.ts"], { maxRestarts: 0 });
+    const { runner, errors } = await start(["hostile/writes-malformed-frame.ts", "valid/redacts-api-key.ts"], { load: { maxRestarts: 0 } });
     await runner.emit(turnStart());
     await until(() => errors.length > 0, 10_000, "the report");
     expect(errors[0]!.code).toBe("protocol_violation");
@@ -55,7 +57,7 @@ describe("the framed channel", () => {
   });
 
   it.skipIf(!inProcess)("a frame nested deeper than the bound ends the hook as protocol_violation", async () => {
-    const { runner, errors } = await start(["hostile/writes-nested-frame.ts", "valid/redacts-api-key.ts"], { maxRestarts: 0 });
+    const { runner, errors } = await start(["hostile/writes-nested-frame.ts", "valid/redacts-api-key.ts"], { load: { maxRestarts: 0 } });
     await runner.emit(turnStart());
     await until(() => errors.length > 0, 10_000, "the report");
     expect(errors[0]!.code).toBe("protocol_violation");
@@ -66,7 +68,7 @@ describe("the framed channel", () => {
 describe("fault codes come from what the host observed", () => {
   it("an error claiming ERR_WORKER_OUT_OF_MEMORY and V8's fatal text on stderr are reported as crashed, not out_of_memory", async () => {
     const logs: string[] = [];
-    const { runner, errors } = await start(["hostile/forges-out-of-memory.ts"], { maxRestarts: 0, onLog: (_h, level, line) => logs.push(`${level}: ${line}`) });
+    const { runner, errors } = await start(["hostile/forges-out-of-memory.ts"], { load: { maxRestarts: 0, onLog: (_h, level, line) => logs.push(`${level}: ${line}`) } });
     await runner.emit(turnStart());
     await until(() => errors.length > 0, 10_000, "the report");
     expect(errors[0]!.code).toBe("crashed");

@@ -1,7 +1,9 @@
 /** The wire: every message bounded and validated, deadlines the host decides, command-only capabilities. */
 import { describe, expect, it } from "vitest";
 import { createNoOpUIContext } from "../src/index.js";
-import { IN_PROCESS, start, toolCall, turnStart, until } from "./support/runner.js";
+import { start, until } from "./helpers/host.js";
+import { toolCall, turnStart } from "./helpers/events.js";
+import { IN_PROCESS } from "./support/isolation.js";
 
 const HEALTHY = "valid/redacts-api-key.ts";
 const redact = { type: "tool_result" as const, toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text" as const, text: "API_KEY=k" }], isError: false };
@@ -20,7 +22,7 @@ describe("every message is bounded", () => {
   });
 
   it("a synchronous call with an argument over maxMessageBytes is refused in the worker as result_too_large", async () => {
-    const { runner, errors } = await start(["hostile/sends-oversized-sync-arguments.ts", HEALTHY], { maxMessageBytes: 1_000_000 });
+    const { runner, errors } = await start(["hostile/sends-oversized-sync-arguments.ts", HEALTHY], { load: { maxMessageBytes: 1_000_000 } });
     const result = await runner.emitToolCall(toolCall());
     expect(result?.reason).toContain("over the size limit");
     await until(() => errors.length >= 1, 5_000, "a report");
@@ -29,7 +31,7 @@ describe("every message is bounded", () => {
   });
 
   it("a synchronous call forged with an argument over maxMessageBytes is refused on the host as result_too_large", async () => {
-    const { runner, errors } = await start(["hostile/sends-oversized-sync-arguments.ts", HEALTHY], { maxMessageBytes: 1_000_000 });
+    const { runner, errors } = await start(["hostile/sends-oversized-sync-arguments.ts", HEALTHY], { load: { maxMessageBytes: 1_000_000 } });
     await runner.emitToolCall({ ...toolCall(), input: { forge: true } });
     await until(() => errors.length >= 2, 5_000, "two reports");
     expect(codes(errors)).toEqual(["result_too_large", "result_too_large"]);
@@ -74,9 +76,9 @@ describe("results are JSON data", () => {
 describe("the host decides which request a bridge call pauses", () => {
   it("a forged waitForIdle naming the current request neither runs nor pauses its deadline: the tool_call times out", async () => {
     let idle = 0;
-    const { runner, errors } = await start(["hostile/forges-deadline-pauses.ts", HEALTHY], { deadlines: { tool_call: 300 } }, {
+    const { runner, errors } = await start(["hostile/forges-deadline-pauses.ts", HEALTHY], { load: { deadlines: { tool_call: 300 } }, init: {
       waitForIdle: () => { idle++; return new Promise(() => {}); },
-    });
+    } });
     const result = await runner.emitToolCall({ ...toolCall(), input: { how: "forge" } });
     expect(result?.block).toBe(true);
     expect(codes(errors)).toEqual(["protocol_violation", "timeout"]);
@@ -85,9 +87,9 @@ describe("the host decides which request a bridge call pauses", () => {
   });
 
   it("a request waiting on UI prompts longer than maxPausedMs in all times out", async () => {
-    const { runner, errors } = await start(["hostile/forges-deadline-pauses.ts", HEALTHY], { deadlines: { tool_call: 60_000 }, maxPausedMs: 300 }, {
+    const { runner, errors } = await start(["hostile/forges-deadline-pauses.ts", HEALTHY], { load: { deadlines: { tool_call: 60_000 }, maxPausedMs: 300 }, init: {
       hasUI: true, uiContext: { ...createNoOpUIContext(), confirm: () => new Promise<boolean>(() => {}) },
-    });
+    } });
     const result = await runner.emitToolCall({ ...toolCall(), input: { how: "prompt" } });
     expect(result?.block).toBe(true);
     expect(codes(errors)).toEqual(["timeout"]);
@@ -97,12 +99,12 @@ describe("the host decides which request a bridge call pauses", () => {
 
   it("waitForIdle, newSession, branch and navigateTree called outside a command are refused as protocol_violation and never run", async () => {
     const ran: string[] = [];
-    const { runner, errors } = await start(["hostile/calls-command-methods-outside-commands.ts", HEALTHY], {}, {
+    const { runner, errors } = await start(["hostile/calls-command-methods-outside-commands.ts", HEALTHY], { init: {
       waitForIdle: async () => { ran.push("waitForIdle"); },
       newSessionHandler: async () => { ran.push("newSession"); return { cancelled: false }; },
       branchHandler: async () => { ran.push("branch"); return { cancelled: false }; },
       navigateTreeHandler: async () => { ran.push("navigateTree"); return { cancelled: false }; },
-    });
+    } });
     expect(await runner.emitToolCall(toolCall())).toEqual({ block: true, reason: "forged" });
     await until(() => errors.length >= 5, 5_000, "five reports");
     expect(codes(errors)).toEqual(Array(5).fill("protocol_violation"));
@@ -121,15 +123,15 @@ describe("the context a worker holds", () => {
   });
 
   it("a model with methods reaches commands as the same JSON snapshot events get", async () => {
-    const { runner, errors, sent } = await start(["valid/reports-context.ts"], {}, { getModel: () => ({ id: "m1", describe: () => "m1" }) as never });
+    const { runner, errors, sent } = await start(["valid/reports-context.ts"], { init: { getModel: () => ({ id: "m1", describe: () => "m1" }) as never } });
     await runner.getCommand("model")!.handler("", runner.createCommandContext());
-    expect(sent).toEqual([{ customType: "model", content: JSON.stringify({ id: "m1" }), display: false }]);
+    expect(sent.map((s) => s.message)).toEqual([{ customType: "model", content: JSON.stringify({ id: "m1" }), display: false }]);
     expect(errors).toEqual([]);
   });
 
   it("a model changed in place is sent again", async () => {
     const model = { id: "m1" };
-    const { runner } = await start(["valid/reports-context.ts"], {}, { getModel: () => model as never });
+    const { runner } = await start(["valid/reports-context.ts"], { init: { getModel: () => model as never } });
     expect(JSON.parse((await runner.emitToolCall(toolCall()))!.reason!).model).toEqual({ id: "m1" });
     model.id = "m2";
     expect(JSON.parse((await runner.emitToolCall(toolCall()))!.reason!).model).toEqual({ id: "m2" });
@@ -140,7 +142,7 @@ describe("the context a worker holds", () => {
     const onWarning = (w: Error) => { if (w.name === "HookboxHostWarning") warnings.push(w.message); };
     process.on("warning", onWarning);
     try {
-      const { runner, errors } = await start(["valid/reports-context.ts"], {}, { sendMessageHandler: () => { throw new Error("embedder bug"); } });
+      const { runner, errors } = await start(["valid/reports-context.ts"], { init: { sendMessageHandler: () => { throw new Error("embedder bug"); } } });
       await runner.getCommand("model")!.handler("", runner.createCommandContext());
       await until(() => warnings.length > 0, 5_000, "the warning");
       expect(warnings[0]).toContain("embedder bug");

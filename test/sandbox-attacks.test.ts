@@ -6,10 +6,11 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, openSync, closeSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxAvailability } from "../src/sandbox/bwrap.js";
-import { fixture, start, turnStart, until } from "./support/runner.js";
+import { fixture, start, until } from "./helpers/host.js";
+import { turnStart } from "./helpers/events.js";
 
 const available = sandboxAvailability();
 if (!available.ok) console.log(`sandbox tests skipped: ${available.reason}`);
@@ -18,8 +19,8 @@ const folder = mkdtempSync(join(tmpdir(), "hookbox-sandbox-hook-"));
 const outside = mkdtempSync(join(tmpdir(), "hookbox-sandbox-outside-"));
 const secretFile = join(outside, "secret.txt");
 const hookFile = join(folder, "attacks-its-host.ts");
-/** start() takes paths under fixtures/: the copy lives in a folder of its own. */
-const hook = relative(fixture(""), hookFile);
+/** The copy lives in a folder of its own, outside the repository. */
+const hook = hookFile;
 /** Node's permission model off: the sandbox alone must hold. */
 const sandboxed = { isolation: "sandbox" as const, unresponsiveMs: 5_000, policy: { permissionModel: false } };
 const probe = (probe: string, arg?: string) => ({ type: "tool_call" as const, toolName: "bash", toolCallId: probe, input: { probe, arg } });
@@ -44,7 +45,7 @@ async function ask(runner: Awaited<ReturnType<typeof start>>["runner"], name: st
 
 describe.skipIf(!available.ok)("a hook in a sandbox", () => {
   it("runs as pid 2 under an unprivileged uid and sees only what is bound", async () => {
-    const { runner } = await start([hook], sandboxed);
+    const { runner } = await start([hook], { load: sandboxed });
     const me = await ask(runner, "whoami");
     expect(me).toMatchObject({ pid: 2, ppid: 1, uid: 65534, cwd: folder });
     expect(me.root).not.toContain("etc");
@@ -52,7 +53,7 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
   });
 
   it("signals to its parent, to the host's pid or to every process it sees never reach the host", async () => {
-    const { runner, errors } = await start([hook, "valid/redacts-api-key.ts"], { ...sandboxed, maxRestarts: 0 });
+    const { runner, errors } = await start([hook, "valid/redacts-api-key.ts"], { load: { ...sandboxed, maxRestarts: 0 } });
     // Its parent is the sandbox's own init; the host's pid does not exist in its namespace.
     expect(await ask(runner, "signal")).toEqual({ ok: true });
     expect(await ask(runner, "signal", String(process.pid))).toEqual({ error: "ESRCH" });
@@ -65,7 +66,7 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
   });
 
   it("SIGSTOP to itself stops only the hook: it is ended as unresponsive and the host answers", async () => {
-    const { runner, errors } = await start([hook, "valid/redacts-api-key.ts"], { ...sandboxed, unresponsiveMs: 500, maxRestarts: 0 });
+    const { runner, errors } = await start([hook, "valid/redacts-api-key.ts"], { load: { ...sandboxed, unresponsiveMs: 500, maxRestarts: 0 } });
     expect((await runner.emitToolCall(probe("stop-self")))?.block).toBe(true);
     expect(errors.map((e) => e.code)).toContain("unresponsive");
     expect(await runner.emit({ type: "tool_result", toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text", text: "API_KEY=1" }], isError: false }))
@@ -73,7 +74,7 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
   });
 
   it("process.report shows the hook's cleaned environment, no host secret", async () => {
-    const { runner } = await start([hook], sandboxed);
+    const { runner } = await start([hook], { load: sandboxed });
     const env = await ask(runner, "report-env");
     expect(env.OPENAI_API_KEY).toBeUndefined();
     expect(env.HOME).toBe("/home/hook");
@@ -81,7 +82,7 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
   });
 
   it("symlinks shipped in its folder, to a file outside or to /proc/<host pid>/environ, read nothing", async () => {
-    const { runner } = await start([hook], sandboxed);
+    const { runner } = await start([hook], { load: sandboxed });
     expect(await ask(runner, "read", join(folder, "secret-link"))).toEqual({ error: "ENOENT" });
     expect(await ask(runner, "read", join(folder, "environ-link"))).toEqual({ error: "ENOENT" });
     expect(await ask(runner, "read", secretFile)).toEqual({ error: "ENOENT" });
@@ -90,7 +91,7 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
   it("the host's open descriptors, its stdin and the terminal are out of reach", async () => {
     const held = openSync(secretFile, "r");
     try {
-      const { runner } = await start([hook], sandboxed);
+      const { runner } = await start([hook], { load: sandboxed });
       const fds: string[] = await ask(runner, "fds");
       expect(fds.join("\n")).not.toContain(outside);
       expect(await ask(runner, "read", `/proc/self/fd/${held}`)).not.toEqual({ ok: "host secret" });
@@ -106,7 +107,7 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
     const server = createServer(() => { connections++; });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const { runner } = await start([hook], sandboxed);
+      const { runner } = await start([hook], { load: sandboxed });
       const port = (server.address() as { port: number }).port;
       expect(await ask(runner, "connect", `127.0.0.1 ${port}`)).toMatch(/^E(CONNREFUSED|NETUNREACH)$/);
       expect(await ask(runner, "connect", "1.1.1.1 80")).toMatch(/^E(NETUNREACH|CONNREFUSED)$/);
@@ -117,7 +118,7 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
   });
 
   it("writes land in its private /tmp only: its folder and every bound path are read-only, the host's /tmp untouched", async () => {
-    const { runner } = await start([hook], sandboxed);
+    const { runner } = await start([hook], { load: sandboxed });
     const name = `hookbox-escape-${process.pid}`;
     expect(await ask(runner, "write", `/tmp/${name}`)).toEqual({});
     expect(existsSync(`/tmp/${name}`)).toBe(false);
@@ -132,7 +133,7 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
   });
 
   it("pi.exec runs an allowed program inside a sandbox of the same shape, and refuses the rest", async () => {
-    const { runner } = await start([hook], { ...sandboxed, policy: { permissionModel: false, exec: { allow: ["ls", "cat"] } } });
+    const { runner } = await start([hook], { load: { ...sandboxed, policy: { permissionModel: false, exec: { allow: ["ls", "cat"] } } } });
     const ls = await ask(runner, "exec", "ls /");
     expect(ls.code).toBe(0);
     expect(ls.stdout.split("\n")).not.toContain("etc");
@@ -143,7 +144,7 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
   });
 
   it("memory past the sandbox's bound, external buffers included, ends only the hook", async () => {
-    const { runner, errors } = await start(["faulty/exhausts-external-memory.ts"], { ...sandboxed, sandboxMemoryMb: 160, maxRestarts: 0, unresponsiveMs: 20_000 });
+    const { runner, errors } = await start(["faulty/exhausts-external-memory.ts"], { load: { ...sandboxed, sandboxMemoryMb: 160, maxRestarts: 0, unresponsiveMs: 20_000 } });
     await runner.emit(turnStart());
     await until(() => errors.length > 0, 30_000, "the report");
     // cgroup: the kernel ends the sandbox and the host reads its OOM counter; RLIMIT_DATA: the allocation throws in the hook.

@@ -2,9 +2,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createModelRegistry, createSessionManager, HookRunner, loadHooks, type LoadedHook } from "../src/index.js";
+import { loadHooks, type LoadedHook } from "../src/index.js";
 import type { NetRecord } from "../src/net/proxy.js";
 import type { SandboxOptions } from "../src/options.js";
+import { host } from "./helpers/host.js";
 import { sandboxUnavailable, sayWhySkipped } from "./support/sandbox.js";
 
 const HOOK = fileURLToPath(new URL("../fixtures/hostile/reaches-the-network.ts", import.meta.url));
@@ -31,8 +32,7 @@ async function start(options: SandboxOptions) {
   const result = await loadHooks([HOOK], process.cwd(), { ...options, onNet: (_path, r) => records.push(r) });
   hooks.push(...result.hooks);
   expect(result.errors).toEqual([]);
-  const runner = new HookRunner(result.hooks, process.cwd(), createSessionManager(), createModelRegistry());
-  runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
+  const { runner } = host(result.hooks, { cwd: process.cwd() });
   const reach = async (how: string, url: string) =>
     (await runner.emitToolCall({ type: "tool_call", toolName: "net", toolCallId: "c", input: { how, url } }))!.reason;
   return { reach, records, hook: result.hooks[0]! };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { latency } from "../src/stats.js";
-import { start, toolCall, turnStart, until } from "./support/runner.js";
+import { start, until } from "./helpers/host.js";
+import { toolCall, turnStart } from "./helpers/events.js";
 
 describe("runner.stats()", () => {
   it("counts every call per hook and event type, in the runner's order, with p50 at most p99", async () => {
@@ -43,7 +44,7 @@ describe("runner.stats()", () => {
   });
 
   it("counts an event that skipped a disabled hook as skipped, not as a call with a latency", async () => {
-    const { runner, errors } = await start(["faulty/crashes-every-call.ts"], { maxRestarts: 0 });
+    const { runner, errors } = await start(["faulty/crashes-every-call.ts"], { load: { maxRestarts: 0 } });
     const sandbox = runner.getHooks()[0]!.sandbox!;
     await runner.emit(turnStart());
     await until(() => sandbox.state === "disabled", 10_000, "disabled");
@@ -57,7 +58,7 @@ describe("runner.stats()", () => {
   });
 
   it("counts a hang cut off at its deadline as timeout", async () => {
-    const { runner } = await start(["faulty/hangs-async.ts"], { deadlines: { default: 50 } });
+    const { runner } = await start(["faulty/hangs-async.ts"], { load: { deadlines: { default: 50 } } });
     await runner.emit(turnStart());
     expect(runner.stats()[0]!.errors).toEqual({ timeout: 1 });
   });

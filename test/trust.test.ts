@@ -1,12 +1,11 @@
 import { chmodSync, copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createModelRegistry, createSessionManager, HookRunner, discoverAndLoadHooks, loadHooks, presets, type LoadedHook } from "../src/index.js";
+import { createSessionManager, discoverAndLoadHooks, loadHooks, presets, type LoadedHook } from "../src/index.js";
+import { fixture, host } from "./helpers/host.js";
 import { projectAndHome } from "./support/folders.js";
 import { sandboxUnavailable, sayWhySkipped } from "./support/sandbox.js";
 
-const fixture = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
 const noSandbox = await sandboxUnavailable();
 sayWhySkipped("the trust tests that load a hook in the sandbox", noSandbox);
 
@@ -42,8 +41,7 @@ async function discover(...args: Parameters<typeof discoverAndLoadHooks>) {
 /** What the probe hook at `path` sees of the host's secret, through a real tool_call. */
 async function secretSeenBy(hooks: LoadedHook[], path: string): Promise<string | null> {
   const hook = hooks.find((h) => h.path === path)!;
-  const runner = new HookRunner([hook], "/", createSessionManager({ cwd: "/" }), createModelRegistry());
-  runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
+  const { runner } = host([hook], { cwd: "/", sessionManager: createSessionManager({ cwd: "/" }) });
   const r = await runner.emitToolCall({ type: "tool_call", toolName: "probe", toolCallId: "c", input: { probe: "env" } });
   return JSON.parse(r!.reason!).secret;
 }

@@ -1,31 +1,17 @@
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { HookRunner, createModelRegistry, createSessionManager, loadHooks, watchHooks, type HookError, type LoadOptions } from "../src/index.js";
+import { createSessionManager, watchHooks, type HookError, type HookRunner, type LoadOptions } from "../src/index.js";
 import { blocksWith, tempDir, writeHook } from "./helpers/files.js";
-import { fixture, track } from "./helpers/host.js";
+import { fixture, start, until } from "./helpers/host.js";
 
 const call = { type: "tool_call" as const, toolName: "bash", toolCallId: "c1", input: { command: "ls" } };
 const result = { type: "tool_result" as const, toolName: "read", toolCallId: "c1", input: {}, content: [{ type: "text" as const, text: "original" }], isError: false };
 const overrides = (text: string) =>
   `export default (pi: any) => { pi.on("tool_result", () => ({ content: [{ type: "text", text: ${JSON.stringify(text)} }] })); };\n`;
 
-async function host(paths: string[], cwd: string, options: LoadOptions = {}) {
-  const { hooks, errors: loadErrors } = await loadHooks(paths, cwd, options);
-  expect(loadErrors).toEqual([]);
-  const runner = track(new HookRunner(hooks, cwd, createSessionManager({ cwd }), createModelRegistry()));
-  const errors: HookError[] = [];
-  runner.onError((e) => errors.push(e));
-  runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
-  return { runner, errors };
-}
-
-/** Poll `probe` until it returns true (a file watcher reacts in its own time); fails after `ms`. */
-async function eventually(probe: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** A runner over `paths` with `cwd` as its folder, loaded with `options` as given. */
+function host(paths: string[], cwd: string, options: LoadOptions = {}) {
+  return start(paths, { cwd, load: options, sessionManager: createSessionManager({ cwd }) });
 }
 
 const reasonOf = async (runner: HookRunner) => (await runner.emitToolCall(call))?.reason;
@@ -81,7 +67,7 @@ describe("runner.reload(path)", () => {
     const { runner, errors } = await host([fixture("faulty/crashes-every-call.ts")], process.cwd(), { maxRestarts: 0 });
     await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 1 });
     const sandbox = () => runner.getHooks()[0]!.sandbox!;
-    await eventually(async () => sandbox().state === "disabled", "disabled");
+    await until(async () => sandbox().state === "disabled", 10_000, "disabled");
     expect(errors.map((e) => e.code)).toEqual(["crashed", "disabled"]);
     expect(await runner.reload(fixture("faulty/crashes-every-call.ts"))).toBeUndefined();
     expect(sandbox().state).toBe("ready");
@@ -102,7 +88,7 @@ describe("hot reload (watch)", () => {
     const { runner, errors } = await host([file], dir, { watch: true });
     expect(await reasonOf(runner)).toBe("before the edit");
     writeFileSync(file, blocksWith("after the edit"));
-    await eventually(async () => (await reasonOf(runner)) === "after the edit", "the reload");
+    await until(async () => (await reasonOf(runner)) === "after the edit", 10_000, "the reload");
     expect(runner.stats()[0]!.reloads).toBe(1);
     expect(errors).toEqual([]);
   });
@@ -119,7 +105,7 @@ describe("hot reload (watch)", () => {
       expect(watcher.files(file)).toEqual([file, lib]);
       expect(await reasonOf(runner)).toBe("one");
       writeFileSync(lib, `export const REASON = "two";\n`);
-      await eventually(async () => reloads.length > 0, "the reload");
+      await until(async () => reloads.length > 0, 10_000, "the reload");
       expect(reloads).toEqual([[file, undefined]]);
       expect(await reasonOf(runner)).toBe("two");
     } finally {
@@ -135,12 +121,12 @@ describe("hot reload (watch)", () => {
     const watcher = watchHooks(runner, { onReload: (_p, e) => reloads.push(e) });
     try {
       writeFileSync(file, "export default 42;\n");
-      await eventually(async () => reloads.length > 0, "the failed reload");
+      await until(async () => reloads.length > 0, 10_000, "the failed reload");
       expect(reloads.map((e) => e?.code)).toEqual(["load_failed"]);
       expect(errors.map((e) => e.code)).toEqual(["load_failed"]);
       expect(await reasonOf(runner)).toBe("good");
       writeFileSync(file, blocksWith("fixed"));
-      await eventually(async () => (await reasonOf(runner)) === "fixed", "the fixed reload");
+      await until(async () => (await reasonOf(runner)) === "fixed", 10_000, "the fixed reload");
     } finally {
       watcher.close();
     }

@@ -1,6 +1,19 @@
 /** A sample payload for every event of the contract, and one way to emit any of them. */
 import type { HookRunner } from "../../src/runner.js";
-import type { AgentMessage, HookEvent } from "../../src/types.js";
+import type { AgentMessage, HookEvent, HookEventOf, HookEventType } from "../../src/types.js";
+
+/**
+ * Every event type of the contract, once. Typed against the `HookEventType` union, so tsc fails
+ * when the union gains a type this list lacks or the list names one the union does not have.
+ */
+const CONTRACT: Record<HookEventType, true> = {
+  session_start: true, session_before_switch: true, session_switch: true, session_before_branch: true, session_branch: true,
+  session_before_compact: true, "session.compacting": true, session_compact: true, session_shutdown: true,
+  session_before_tree: true, session_tree: true, context: true, before_agent_start: true, agent_start: true, agent_end: true,
+  turn_start: true, turn_end: true, auto_compaction_start: true, auto_compaction_end: true, auto_retry_start: true,
+  auto_retry_end: true, ttsr_triggered: true, todo_reminder: true, tool_call: true, tool_result: true,
+};
+export const CONTRACT_EVENTS = Object.keys(CONTRACT) as HookEventType[];
 
 export const MESSAGES: AgentMessage[] = [
   { role: "user", content: "hello", timestamp: 1 },
@@ -15,7 +28,7 @@ const compaction = { summary: "s", firstKeptEntryId: "e1", tokensBefore: 100 };
 
 /** A fresh payload of `type` (AbortSignals are new each time). */
 export function sample(type: string): HookEvent {
-  const events: Record<string, HookEvent> = {
+  const events: { [T in HookEventType]: HookEventOf<T> } = {
     session_start: { type: "session_start" },
     session_before_switch: { type: "session_before_switch", reason: "resume", targetSessionFile: "/s/next.jsonl" },
     session_switch: { type: "session_switch", reason: "new", previousSessionFile: undefined },
@@ -48,7 +61,7 @@ export function sample(type: string): HookEvent {
       content: [{ type: "text", text: "original" }], details: { lines: 1 }, isError: false,
     },
   };
-  const event = events[type];
+  const event = (events as Record<string, HookEvent>)[type];
   if (!event) throw new Error(`no sample for ${type}`);
   return event;
 }
@@ -62,3 +75,9 @@ export function emitAny(runner: HookRunner, event: HookEvent): Promise<unknown> 
     default: return runner.emit(event);
   }
 }
+
+/** A bash tool_call running `command`. */
+export const toolCall = (command = "ls", toolCallId = "c1") =>
+  ({ type: "tool_call" as const, toolName: "bash", toolCallId, input: { command } });
+/** A turn_start at turn 0. */
+export const turnStart = () => ({ type: "turn_start" as const, turnIndex: 0, timestamp: Date.now() });

@@ -1,13 +1,17 @@
-/** Real runners over real fixture workers, with every runner disposed after each test. */
+/**
+ * The one test harness: real runners over real fixture workers, every runner disposed after each
+ * test. Loading adds nothing the test does not pass (no hidden liveness or deadline settings).
+ */
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach } from "vitest";
-import { createSessionManager, HookRunner, loadHooks, type HookError, type LoadOptions, type RunnerInitOptions, type RunnerOptions } from "../../src/index.js";
+import { createModelRegistry, createSessionManager, HookRunner, loadHooks, type HookError, type LoadedHook, type LoadOptions, type RunnerInitOptions, type RunnerOptions } from "../../src/index.js";
 import type { HookMessage } from "../../src/types.js";
 import { CALL } from "../../fixtures/valid/lib/scripted.js";
 import { ISOLATION } from "../support/isolation.js";
 
-export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-/** Absolute path of `fixtures/valid/<name>.ts` (or of `fixtures/<rel>` when it has an extension). */
+/** The repository root (no trailing slash, like process.cwd()). */
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
+/** Absolute path of `fixtures/valid/<name>.ts`, or of `fixtures/<rel>` when `rel` has an extension. */
 export const fixture = (name: string) =>
   fileURLToPath(new URL(`../../fixtures/${/\.\w+$/.test(name) ? name : `valid/${name}.ts`}`, import.meta.url));
 
@@ -20,6 +24,15 @@ afterEach(async () => {
 export function track(runner: HookRunner): HookRunner {
   live.push(runner);
   return runner;
+}
+
+/** Wait until `check` holds, polling every 10 ms; fails the test after `ms`. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 5_000, what = "condition"): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 export interface Host {
@@ -36,16 +49,31 @@ export interface Host {
   received(): Array<Record<string, unknown>>;
 }
 
-export interface StartOptions {
-  load?: LoadOptions;
+export interface HostOptions {
+  /** The runner's cwd; the repository root unless given. */
+  cwd?: string;
+  /** Passed to initialize after the recording handlers; `false` leaves the runner uninitialized. */
   init?: Partial<RunnerInitOptions> | false;
   runner?: RunnerOptions;
+  /** Fields laid over createSessionManager(). */
   sessionManager?: object;
+  /** The runner's model registry; createModelRegistry() (no models) unless given. */
+  modelRegistry?: object;
 }
 
-/** Load fixtures (names under fixtures/valid, or absolute paths), build and initialize a runner. */
+export interface StartOptions extends HostOptions {
+  /** Passed to loadHooks as is, after `isolation` from HOOKBOX_TEST_ISOLATION. */
+  load?: LoadOptions;
+}
+
+/** Load fixtures (names under fixtures/valid, `<dir>/<file>.ts` under fixtures/, or absolute paths), build and initialize a runner. */
 export async function start(names: string[], options: StartOptions = {}): Promise<Host> {
   return build(names, options, track);
+}
+
+/** Build and initialize a runner over hooks a test loaded itself (discovery, its own folders); disposed after the test. */
+export function host(hooks: LoadedHook[], options: HostOptions = {}): Host {
+  return wrap(track(runnerOver(hooks, options)), options);
 }
 
 const shared = new Map<string, Promise<Host>>();
@@ -73,9 +101,17 @@ export async function startShared(names: string[]): Promise<Host> {
 
 async function build(names: string[], options: StartOptions, keep: (r: HookRunner) => HookRunner): Promise<Host> {
   const paths = names.map((n) => (n.startsWith("/") ? n : fixture(n)));
-  const { hooks, errors: loadErrors } = await loadHooks(paths, ROOT, { isolation: ISOLATION, ...options.load });
-  const runner = keep(new HookRunner(hooks, ROOT, { ...createSessionManager(), ...options.sessionManager } as never, {} as never, options.runner));
+  const { hooks, errors: loadErrors } = await loadHooks(paths, options.cwd ?? ROOT, { isolation: ISOLATION, ...options.load });
+  const runner = keep(runnerOver(hooks, options));
   if (loadErrors.length > 0) throw new Error(`fixtures failed to load: ${JSON.stringify(loadErrors)}`);
+  return wrap(runner, options);
+}
+
+function runnerOver(hooks: LoadedHook[], options: HostOptions): HookRunner {
+  return new HookRunner(hooks, options.cwd ?? ROOT, { ...createSessionManager(), ...options.sessionManager } as never, (options.modelRegistry ?? createModelRegistry()) as never, options.runner);
+}
+
+function wrap(runner: HookRunner, options: HostOptions): Host {
   const errors: HookError[] = [];
   const sent: Host["sent"] = [];
   const entries: Host["entries"] = [];
