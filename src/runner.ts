@@ -11,7 +11,7 @@ import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js
 import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
 import { checkInitOptions, checkRunnerArguments } from "./host-setup.js";
-import type { RunPlan, WireError } from "./protocol.js";
+import type { RunPlan } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
 import { scopedSurface, withScopes } from "./command-scope.js";

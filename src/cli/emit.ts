@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { BadEvent, EVENT_TYPES, isEventType, outcomeJson, parseEvent, runEvent, unknownType, type Outcome } from "./events.js";
 import { openHost, settle } from "./host.js";
-import { errorLine, errorWithStack, type Output } from "./render.js";
+import { errorWithStack, type Output } from "./render.js";
 import { promptLine } from "./ui.js";
 import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, hostOptions, parse, requireHooks } from "./usage.js";
 import type { HookError } from "../errors.js";
