@@ -110,7 +110,6 @@ export function processEndpoint(spec: EndpointSpec, launcher?: Launcher): HookEn
     removeEventListener: (_type: string, listener: any) => { controlListeners.delete(listener); },
   };
   return {
-    kind,
     // A child that is gone takes nothing; its 'close' rejects every pending request with its death.
     post: (message) => send(message),
     onMessage: (handler) => { messageHandlers.push(handler); },

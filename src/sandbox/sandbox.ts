@@ -6,7 +6,7 @@ import * as Comlink from "comlink";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import type { HookMessageRenderer } from "../types.js";
-import { loadReplySchema, manifestSchema, type HostMessage, type Manifest, type WorkerControl } from "../protocol.js";
+import { loadReplySchema, type Manifest, type WorkerControl } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
 import { mediatedExec, type ExecGate } from "../bridge/host-bridge.js";
@@ -189,10 +189,6 @@ export class HookSandbox {
     };
   }
 
-  notify(message: HostMessage): void {
-    this.#channel?.notify(message);
-  }
-
   /** End the worker for good. Idempotent. */
   async dispose(): Promise<void> {
     if (this.state === "disposed") return this.#exited;
@@ -294,10 +290,7 @@ export class HookSandbox {
       maxPausedMs: options.maxPausedMs,
     }, {
       fault: (f) => this.#fault(f),
-      manifest: (m) => {
-        const parsed = manifestSchema.safeParse(m);
-        if (parsed.success) this.manifest = parsed.data;
-      },
+      manifest: (m) => { this.manifest = m; },
       end: (failure) => this.#kill(endpoint, failure),
     });
     this.#channel = channel;
