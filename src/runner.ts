@@ -6,7 +6,7 @@
 import { createHostBridge, type BridgeSurface } from "./bridge/host-bridge.js";
 import { withHostModules } from "./host-modules.js";
 import { withCustomUi } from "./custom-ui.js";
-import { finish, nextInput, ruleFor, type Rule } from "./dispatch.js";
+import { finish, nextInput, ruleFor, type ConflictRule } from "./dispatch.js";
 import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js";
 import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
@@ -250,7 +250,7 @@ export class HookRunner {
    * get), so the next hook and the caller see them as in the original. In a waterfall whose value
    * a hook already replaced, an edit of `messages` edits that value.
    */
-  #applyEdits(unit: HookUnit, type: string, rule: Rule, event: Record<string, unknown>, payload: Record<string, unknown>,
+  #applyEdits(unit: HookUnit, type: string, rule: ConflictRule, event: Record<string, unknown>, payload: Record<string, unknown>,
     edits: Record<string, unknown>, acc: unknown): unknown {
     const { valid, refused } = checkEdits(edits);
     for (const r of refused) this.#report(Errors.invalidEdit(unit.hook.path, type, r.field, r.detail));
@@ -282,7 +282,7 @@ export class HookRunner {
     return toolCall && this.#failClosed(unit);
   }
 
-  #validate(rule: Rule, unit: HookUnit, type: string, value: unknown): Record<string, unknown> | undefined {
+  #validate(rule: ConflictRule, unit: HookUnit, type: string, value: unknown): Record<string, unknown> | undefined {
     const parsed = rule.schema!.safeParse(value);
     if (parsed.success) return parsed.data as Record<string, unknown>;
     this.#report(Errors.invalidResult(unit.hook.path, type, describeIssues(parsed.error)));

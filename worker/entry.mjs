@@ -5,7 +5,7 @@
 import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
-import { HookRegistry, createHookAPI } from "./api.mjs";
+import { Registrations, createHookAPI } from "./api.mjs";
 import { callSync, currentRequest, refuseUnsendable, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
@@ -25,7 +25,7 @@ delete (/** @type {any} */ (boot)).syncState;
 delete (/** @type {any} */ (boot)).render;
 delete (/** @type {any} */ (boot)).renderState;
 if (mode === "worker") setSyncChannel(sync, syncState);
-const registry = new HookRegistry();
+const registry = new Registrations();
 /** Requests the host gave up on (timeout): their results are not sent. @type {Set<number>} */
 const cancelled = new Set();
 /** Live AbortControllers for AbortSignal fields of in-flight events. @type {Map<number, Map<string, AbortController>>} */
