@@ -19,7 +19,7 @@ import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js"
 import { StatsRecorder, type HookStats } from "./stats.js";
 import { sandboxedHook } from "./loader.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
-import { watchMarked, type HookWatcher } from "./watch.js";
+import { watchHooks, type HookWatcher, type WatchOptions } from "./watch.js";
 import type {
   AgentMessage, BeforeAgentStartEventResult, EmitResultFor, HookCommandContext, HookContext, HookEvent, HookMessageRenderer, HookUIContext,
   ImageContent, ModelRegistry, ReadonlySessionManager, RegisteredCommand, ToolCallEvent, ToolCallEventResult,
@@ -30,6 +30,12 @@ export type { RunnerInitOptions };
 export interface RunnerOptions {
   /** Where `pi.logger` lines of every hook go (overrides each hook's `onLog`). */
   onLog?: (hookPath: string, level: string, line: string) => void;
+  /**
+   * Hot reload: reload a hook that runs in a worker when its file, or a local file it imports,
+   * changes, at the same place in the order (`watchHooks`'s options, or `true` for its defaults).
+   * `dispose()` stops the watching.
+   */
+  watch?: boolean | WatchOptions;
 }
 
 const PLAN_TOOL_CALL: RunPlan = { stop: "block", stopOnError: true };
@@ -51,7 +57,7 @@ export class HookRunner {
     this.#host = new HostHandlers(cwd, sessionManager, modelRegistry);
     this.#onLog = options.onLog;
     this.#units = hooks.map((hook) => this.#adopt(hook));
-    this.#watcher = watchMarked(this, hooks);
+    this.#watcher = options.watch ? watchHooks(this, options.watch === true ? {} : options.watch) : undefined;
   }
 
   /** The unit that runs `hook`; a sandboxed hook gets its bridge to this runner and its fault listener. */

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { HookRunner, createModelRegistry, createSessionManager, loadHooks, watchHooks, type HookError, type LoadOptions } from "../src/index.js";
+import { HookRunner, createModelRegistry, createSessionManager, loadHooks, watchHooks, type HookError, type LoadOptions, type RunnerOptions } from "../src/index.js";
 import { blocksWith, tempDir, writeHook } from "./helpers/files.js";
 import { fixture, track } from "./helpers/host.js";
 
@@ -9,10 +9,10 @@ const result = { type: "tool_result" as const, toolName: "read", toolCallId: "c1
 const overrides = (text: string) =>
   `export default (pi: any) => { pi.on("tool_result", () => ({ content: [{ type: "text", text: ${JSON.stringify(text)} }] })); };\n`;
 
-async function host(paths: string[], cwd: string, options: LoadOptions = {}) {
+async function host(paths: string[], cwd: string, options: LoadOptions = {}, runnerOptions: RunnerOptions = {}) {
   const { hooks, errors: loadErrors } = await loadHooks(paths, cwd, options);
   expect(loadErrors).toEqual([]);
-  const runner = track(new HookRunner(hooks, cwd, createSessionManager({ cwd }), createModelRegistry()));
+  const runner = track(new HookRunner(hooks, cwd, createSessionManager({ cwd }), createModelRegistry(), runnerOptions));
   const errors: HookError[] = [];
   runner.onError((e) => errors.push(e));
   runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} });
@@ -96,15 +96,32 @@ describe("runner.reload(path)", () => {
 });
 
 describe("hot reload (watch)", () => {
-  it("a hook loaded with watch: true is reloaded when its file changes, and answers with the new behaviour", async () => {
+  it("a runner built with watch: true reloads a hook when its file changes, and it answers with the new behaviour", async () => {
     const dir = tempDir();
     const file = writeHook(dir, "hook.ts", blocksWith("before the edit"));
-    const { runner, errors } = await host([file], dir, { watch: true });
+    const { runner, errors } = await host([file], dir, {}, { watch: true });
     expect(await reasonOf(runner)).toBe("before the edit");
     writeFileSync(file, blocksWith("after the edit"));
     await eventually(async () => (await reasonOf(runner)) === "after the edit", "the reload");
     expect(runner.stats()[0]!.reloads).toBe(1);
     expect(errors).toEqual([]);
+  });
+
+  it("a runner built with watch options reports each reload to their onReload", async () => {
+    const dir = tempDir();
+    const file = writeHook(dir, "hook.ts", blocksWith("before the edit"));
+    const reloads: Array<[string, HookError | undefined]> = [];
+    const { runner } = await host([file], dir, {}, { watch: { onReload: (p, e) => reloads.push([p, e]) } });
+    writeFileSync(file, blocksWith("after the edit"));
+    await eventually(async () => reloads.length > 0, "the reload");
+    expect(reloads).toEqual([[file, undefined]]);
+    expect(await reasonOf(runner)).toBe("after the edit");
+  });
+
+  it("loadHooks refuses the watch option with a TypeError that names the runner's option instead", async () => {
+    const dir = tempDir();
+    const file = writeHook(dir, "hook.ts", blocksWith("v1"));
+    await expect(loadHooks([file], dir, { watch: true } as LoadOptions)).rejects.toThrow(/new HookRunner\(.*\{ watch: true \}\)/);
   });
 
   it("a change to a local file the hook imports reloads the hook", async () => {
