@@ -81,6 +81,8 @@ export const LIMITS = Object.freeze({
   maxViolations: 100,
   /** Of those, how many are reported one by one (the end is reported once more). */
   reportedViolations: 10,
+  /** Rendered components a worker keeps; the host releases its least recently used one past this. */
+  maxComponents: 256,
 });
 
 /**
