@@ -1,6 +1,7 @@
-// Entry of a hook worker: one hook module per worker. Plain JS on purpose: vitest and the built
-// package both start it with `new Worker` unchanged. It loads the hook with jiti, runs the
-// factory, then serves the host's requests on parentPort. See src/protocol.ts.
+// The hook runtime: one hook module per worker thread or child process. Plain JS on purpose: vitest
+// and the built package both run it unchanged. Imported by the entry of its mode (entry-thread.mjs,
+// entry-process.mjs) once that installed its link; it loads the hook with jiti, runs the factory,
+// then serves the host's requests over the link. See src/protocol.ts.
 /** @import { HostMessage, WorkerBoot, WorkerControl, LoadSpec, ContextSnapshot } from "../src/protocol.js" */
 import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
