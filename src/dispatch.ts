@@ -15,7 +15,7 @@ import { resultSchemas, type ResultEvent } from "./schemas.js";
 
 export type RuleKind = "series" | "bail" | "last-wins" | "waterfall" | "first-message";
 
-export interface Rule {
+export interface ConflictRule {
   kind: RuleKind;
   /** How a worker runs one hook's handlers for this event. */
   plan: RunPlan;
@@ -26,19 +26,19 @@ export interface Rule {
 }
 
 // bail: keep the result; stop at once when its key is set.
-const bail = (key: "block" | "cancel"): Rule["step"] => (_acc, result) => ({ acc: result, done: Boolean(result[key]) });
+const bail = (key: "block" | "cancel"): ConflictRule["step"] => (_acc, result) => ({ acc: result, done: Boolean(result[key]) });
 // last-wins: each truthy result replaces the previous one.
-const lastWins: Rule["step"] = (_acc, result) => ({ acc: result, done: false });
+const lastWins: ConflictRule["step"] = (_acc, result) => ({ acc: result, done: false });
 // waterfall: a result with truthy messages becomes the current value.
-const waterfall: Rule["step"] = (acc, result) => ({ acc: result.messages ? result.messages : acc, done: false });
+const waterfall: ConflictRule["step"] = (acc, result) => ({ acc: result.messages ? result.messages : acc, done: false });
 // first-message: the first result with a message is kept, later ones ignored.
-const firstMessage: Rule["step"] = (acc, result) => ({ acc: acc === undefined && result.message ? result : acc, done: false });
+const firstMessage: ConflictRule["step"] = (acc, result) => ({ acc: acc === undefined && result.message ? result : acc, done: false });
 // series: nothing is kept.
-const series: Rule["step"] = (acc) => ({ acc, done: false });
+const series: ConflictRule["step"] = (acc) => ({ acc, done: false });
 
 const schema = (event: ResultEvent) => resultSchemas[event] as z.ZodType;
 
-const RULES: Record<ResultEvent, Rule> = {
+const RULES: Record<ResultEvent, ConflictRule> = {
   tool_call: { kind: "bail", plan: { stop: "block" }, schema: schema("tool_call"), step: bail("block") },
   session_before_switch: { kind: "bail", plan: { stop: "cancel" }, schema: schema("session_before_switch"), step: bail("cancel") },
   session_before_branch: { kind: "bail", plan: { stop: "cancel" }, schema: schema("session_before_branch"), step: bail("cancel") },
@@ -50,21 +50,21 @@ const RULES: Record<ResultEvent, Rule> = {
   before_agent_start: { kind: "first-message", plan: {}, schema: schema("before_agent_start"), step: firstMessage },
 };
 
-const SERIES: Rule = { kind: "series", plan: { discard: true }, schema: undefined, step: series };
+const SERIES: ConflictRule = { kind: "series", plan: { discard: true }, schema: undefined, step: series };
 
 /** The rule for an event type; unknown and result-less events are series. */
-export function ruleFor(eventType: string): Rule {
+export function ruleFor(eventType: string): ConflictRule {
   return Object.hasOwn(RULES, eventType) ? RULES[eventType as ResultEvent] : SERIES;
 }
 
 /** The event a hook receives next: for a waterfall, the current messages replace the original ones. */
-export function nextInput<E extends { type: string }>(rule: Rule, event: E, acc: unknown): E {
+export function nextInput<E extends { type: string }>(rule: ConflictRule, event: E, acc: unknown): E {
   if (rule.kind !== "waterfall" || acc === undefined) return event;
   return { ...event, messages: acc };
 }
 
 /** What an emit returns once every handler ran (or one bailed). */
-export function finish(rule: Rule, acc: unknown, event: { messages?: unknown }): unknown {
+export function finish(rule: ConflictRule, acc: unknown, event: { messages?: unknown }): unknown {
   if (rule.kind === "waterfall") return acc ?? event.messages;
   if (rule.kind === "series") return undefined;
   return acc;

@@ -11,7 +11,6 @@ import type { HookSandbox } from "./sandbox/sandbox.js";
 import type {
   AppendEntryHandler, HookCommandContext, HookContext, HookMessageRenderer, RegisteredCommand, SendMessageHandler,
 } from "./types.js";
-// @ts-ignore: plain JS shared with the worker, typed through JSDoc
 import { runHandlers } from "../worker/run.mjs";
 
 export type HandlerFn = (...args: unknown[]) => Promise<unknown> | unknown;

@@ -15,9 +15,8 @@ import { Errors } from "./errors.js";
 import type { Policy } from "./policy.js";
 import type { BridgeHost } from "./sandbox/channel.js";
 import { METHOD } from "../worker/wire.mjs";
+import type { HostModuleManifest } from "./protocol.js";
 
-/** What the worker is told at load: per module, its callable functions and its plain-data values. */
-export type HostModuleManifest = Record<string, { functions: string[]; values: Record<string, unknown> }>;
 
 const NAME = /^[A-Za-z_$][\w$]*$/;
 const FORBIDDEN = new Set(["constructor", "__proto__", "prototype", "then"]);

@@ -13,7 +13,6 @@ import { resolvePath } from "./paths.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
 import { emitReplySchema, snapshotModel, type Manifest } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
-import { markWatched } from "./watch.js";
 import { closeScope, openScope } from "./command-scope.js";
 import { withCallerTheme } from "./render-theme.js";
 import { applyEdits, checkEdits } from "./edits.js";
@@ -27,15 +26,11 @@ export interface LoadHooksResult {
 export interface LoadOptions extends SandboxOptions {
   /** Per-hook overrides, keyed by the path as given (or its absolute path). */
   perHook?: Record<string, SandboxOptions>;
-  /**
-   * Hot reload: a `HookRunner` built over these hooks restarts a hook's worker when its file (or a
-   * local file it imports) changes, keeping its place in the order (see `watch.ts`).
-   */
-  watch?: boolean;
 }
 
 export async function loadHooks(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
-  const { perHook, watch, ...shared } = options;
+  if ((options as { watch?: unknown }).watch !== undefined) throw new TypeError("loadHooks: `watch` is an option of the runner now: new HookRunner(hooks, cwd, sessionManager, modelRegistry, { watch: true })");
+  const { perHook, ...shared } = options;
   const outcomes = await Promise.all(paths.map(async (hookPath) => {
     const resolvedPath = resolvePath(hookPath, cwd);
     if (!existsSync(resolvedPath)) {
@@ -50,7 +45,6 @@ export async function loadHooks(paths: string[], cwd: string, options: LoadOptio
       throw err;
     }
     const sandbox = new HookSandbox(hookPath, resolvedPath, cwd, resolved);
-    if (watch) markWatched(sandbox);
     const failure = await sandbox.start();
     return { hookPath, failure, sandbox };
   }));

@@ -155,21 +155,25 @@ export interface SyncReply { id: number; ok: boolean; v?: unknown; e?: WireError
 // ---- synchronous rendering (worker mode: render port + shared buffer; the host blocks) -------
 
 export type RenderRequest = { id: number } & (
-  | { op: "create"; customType: string; message: unknown; options: { expanded: boolean } }
+  | { op: "create"; cid: number; customType: string; message: unknown; options: { expanded: boolean } }
   | { op: "render"; cid: number; width: number }
   | { op: "input"; cid: number; data: string }
   | { op: "invalidate"; cid: number }
   | { op: "release"; cid: number }
 );
-/** On the render port: the answer (`reply`), or a synchronous host call made while rendering (`sync`). */
+/**
+ * On the render port: the answer (`reply`), or a synchronous host call made while rendering (`sync`).
+ * `released`: the component is not in the worker (the host released it, or a new worker runs), so
+ * the host creates it again; a `release` is not answered.
+ */
 export const renderReplySchema = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("reply"), id, ok: z.boolean(), v: z.unknown().optional(), e: wireErrorSchema.optional() }),
+  z.strictObject({ kind: z.literal("reply"), id, ok: z.boolean(), v: z.unknown().optional(), e: wireErrorSchema.optional(), released: z.literal(true).optional() }),
   z.strictObject({ kind: z.literal("sync"), t: z.literal("sync"), id, m: method, a: args }),
 ]);
 export type RenderReply = z.infer<typeof renderReplySchema>;
 /** What each render operation answers: a component id (or null: default rendering), lines, or nothing. */
 export const renderValueSchemas = {
-  create: z.union([id, z.null()]),
+  create: z.union([z.literal(true), z.null()]),
   render: z.array(z.string().max(LIMITS.maxText)).max(LIMITS.maxRenderLines),
   input: z.null(),
   invalidate: z.null(),

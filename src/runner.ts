@@ -6,12 +6,12 @@
 import { createHostBridge, type BridgeSurface } from "./bridge/host-bridge.js";
 import { withHostModules } from "./host-modules.js";
 import { withCustomUi } from "./custom-ui.js";
-import { finish, nextInput, ruleFor, type Rule } from "./dispatch.js";
+import { finish, nextInput, ruleFor, type ConflictRule } from "./dispatch.js";
 import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js";
 import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
 import { checkInitOptions, checkRunnerArguments } from "./host-setup.js";
-import type { RunPlan, WireError } from "./protocol.js";
+import type { RunPlan } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
 import { scopedSurface, withScopes } from "./command-scope.js";
@@ -19,7 +19,7 @@ import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js"
 import { StatsRecorder, type HookStats } from "./stats.js";
 import { sandboxedHook } from "./loader.js";
 import { HookSandbox } from "./sandbox/sandbox.js";
-import { watchMarked, type HookWatcher } from "./watch.js";
+import { watchHooks, type HookWatcher, type WatchOptions } from "./watch.js";
 import type {
   AgentMessage, BeforeAgentStartEventResult, EmitResultFor, HookCommandContext, HookContext, HookEvent, HookMessageRenderer, HookUIContext,
   ImageContent, ModelRegistry, ReadonlySessionManager, RegisteredCommand, ToolCallEvent, ToolCallEventResult,
@@ -30,6 +30,12 @@ export type { RunnerInitOptions };
 export interface RunnerOptions {
   /** Where `pi.logger` lines of every hook go (overrides each hook's `onLog`). */
   onLog?: (hookPath: string, level: string, line: string) => void;
+  /**
+   * Hot reload: reload a hook that runs in a worker when its file, or a local file it imports,
+   * changes, at the same place in the order (`watchHooks`'s options, or `true` for its defaults).
+   * `dispose()` stops the watching.
+   */
+  watch?: boolean | WatchOptions;
 }
 
 const PLAN_TOOL_CALL: RunPlan = { stop: "block", stopOnError: true };
@@ -51,7 +57,7 @@ export class HookRunner {
     this.#host = new HostHandlers(cwd, sessionManager, modelRegistry);
     this.#onLog = options.onLog;
     this.#units = hooks.map((hook) => this.#adopt(hook));
-    this.#watcher = watchMarked(this, hooks);
+    this.#watcher = options.watch ? watchHooks(this, options.watch === true ? {} : options.watch) : undefined;
   }
 
   /** The unit that runs `hook`; a sandboxed hook gets its bridge to this runner and its fault listener. */
@@ -250,7 +256,7 @@ export class HookRunner {
    * get), so the next hook and the caller see them as in the original. In a waterfall whose value
    * a hook already replaced, an edit of `messages` edits that value.
    */
-  #applyEdits(unit: HookUnit, type: string, rule: Rule, event: Record<string, unknown>, payload: Record<string, unknown>,
+  #applyEdits(unit: HookUnit, type: string, rule: ConflictRule, event: Record<string, unknown>, payload: Record<string, unknown>,
     edits: Record<string, unknown>, acc: unknown): unknown {
     const { valid, refused } = checkEdits(edits);
     for (const r of refused) this.#report(Errors.invalidEdit(unit.hook.path, type, r.field, r.detail));
@@ -282,7 +288,7 @@ export class HookRunner {
     return toolCall && this.#failClosed(unit);
   }
 
-  #validate(rule: Rule, unit: HookUnit, type: string, value: unknown): Record<string, unknown> | undefined {
+  #validate(rule: ConflictRule, unit: HookUnit, type: string, value: unknown): Record<string, unknown> | undefined {
     const parsed = rule.schema!.safeParse(value);
     if (parsed.success) return parsed.data as Record<string, unknown>;
     this.#report(Errors.invalidResult(unit.hook.path, type, describeIssues(parsed.error)));

@@ -3,6 +3,7 @@
  * result is used. The wire's own messages are `protocol.ts`; bridge methods are `bridge/methods.ts`.
  */
 import { z } from "zod";
+import { isAgentMessage } from "../worker/wire.mjs";
 
 // ---- event results ---------------------------------------------------------------------------
 
@@ -15,10 +16,7 @@ export const toolContent = z.discriminatedUnion("type", [textContent, imageConte
  * agent's, shaped by the host). A check rather than `looseObject`, which would copy every message
  * of a 1 MB history on each validation.
  */
-export const agentMessage = z.custom<{ role: string; [key: string]: unknown }>(
-  (v) => typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as { role?: unknown }).role === "string",
-  { message: "expected a message object with a string role" },
-);
+export const agentMessage = z.custom<{ role: string; [key: string]: unknown }>(isAgentMessage, { message: "expected a message object with a string role" });
 
 const hookMessage = z.strictObject({
   customType: z.string(),

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { Errors } from "./errors.js";
 import { describeIssues } from "./schemas.js";
 import { jitiDir, transformInThread } from "./transformer.js";
-import { MAX_TRANSFORM_SOURCE, transformArgsSchema } from "./bridge/methods.js";
+import { transformArgsSchema } from "./bridge/methods.js";
 
 /** Default bound of the cache folder's total size. */
 export const DEFAULT_TRANSFORM_CACHE_BYTES = 64 * 1024 * 1024;

@@ -7,8 +7,6 @@ import { existsSync, readFileSync, statSync, watch, type FSWatcher } from "node:
 import { dirname, join, resolve, sep } from "node:path";
 import type { HookError } from "./errors.js";
 import type { LoadedHook } from "./hook.js";
-import type { HookRunner } from "./runner.js";
-import type { HookSandbox } from "./sandbox/sandbox.js";
 
 export interface WatchOptions {
   /** Quiet time after the last change before reloading, ms. Default 80. */
@@ -26,21 +24,17 @@ export interface HookWatcher {
   files(hookPath: string): string[];
 }
 
-const marked = new WeakSet<HookSandbox>();
-
-/** `loadHooks(…, { watch: true })` marks its sandboxes; a runner built over them watches them. */
-export function markWatched(sandbox: HookSandbox): void {
-  marked.add(sandbox);
+/** What the watcher needs of a runner (a `HookRunner`; structural, so this module does not import the runner). */
+export interface ReloadableRunner {
+  getHooks(): readonly LoadedHook[];
+  reload(path: string): Promise<HookError | undefined>;
 }
 
-/** The watcher a new runner starts for the marked hooks among `hooks`, if any. */
-export function watchMarked(runner: HookRunner, hooks: readonly LoadedHook[]): HookWatcher | undefined {
-  const paths = new Set(hooks.filter((h) => h.sandbox && marked.has(h.sandbox)).map((h) => h.path));
-  return paths.size > 0 ? watchHooks(runner, { filter: (h) => paths.has(h.path) }) : undefined;
-}
-
-/** Watch the hooks of `runner` (each file and the relative imports it pulls in) and reload on change. */
-export function watchHooks(runner: HookRunner, options: WatchOptions = {}): HookWatcher {
+/**
+ * Watch the hooks of `runner` (each file and the relative imports it pulls in) and reload on change.
+ * `new HookRunner(…, { watch: true })` does this for the runner's own lifetime.
+ */
+export function watchHooks(runner: ReloadableRunner, options: WatchOptions = {}): HookWatcher {
   const debounceMs = options.debounceMs ?? 80;
   const filter = options.filter ?? ((h: LoadedHook) => Boolean(h.sandbox));
   const filesOf = new Map<string, string[]>();

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createSessionManager, watchHooks, type HookError, type HookRunner, type LoadOptions } from "../src/index.js";
+import { createSessionManager, loadHooks, watchHooks, type HookError, type HookRunner, type LoadOptions, type RunnerOptions } from "../src/index.js";
 import { blocksWith, tempDir, writeHook } from "./helpers/files.js";
 import { fixture, start, until } from "./helpers/host.js";
 
@@ -10,8 +10,8 @@ const overrides = (text: string) =>
   `export default (pi: any) => { pi.on("tool_result", () => ({ content: [{ type: "text", text: ${JSON.stringify(text)} }] })); };\n`;
 
 /** A runner over `paths` with `cwd` as its folder, loaded with `options` as given. */
-function host(paths: string[], cwd: string, options: LoadOptions = {}) {
-  return start(paths, { cwd, load: options, sessionManager: createSessionManager({ cwd }) });
+function host(paths: string[], cwd: string, options: LoadOptions = {}, runnerOptions: RunnerOptions = {}) {
+  return start(paths, { cwd, load: options, runner: runnerOptions, sessionManager: createSessionManager({ cwd }) });
 }
 
 const reasonOf = async (runner: HookRunner) => (await runner.emitToolCall(call))?.reason;
@@ -82,15 +82,32 @@ describe("runner.reload(path)", () => {
 });
 
 describe("hot reload (watch)", () => {
-  it("a hook loaded with watch: true is reloaded when its file changes, and answers with the new behaviour", async () => {
+  it("a runner built with watch: true reloads a hook when its file changes, and it answers with the new behaviour", async () => {
     const dir = tempDir();
     const file = writeHook(dir, "hook.ts", blocksWith("before the edit"));
-    const { runner, errors } = await host([file], dir, { watch: true });
+    const { runner, errors } = await host([file], dir, {}, { watch: true });
     expect(await reasonOf(runner)).toBe("before the edit");
     writeFileSync(file, blocksWith("after the edit"));
     await until(async () => (await reasonOf(runner)) === "after the edit", 10_000, "the reload");
     expect(runner.stats()[0]!.reloads).toBe(1);
     expect(errors).toEqual([]);
+  });
+
+  it("a runner built with watch options reports each reload to their onReload", async () => {
+    const dir = tempDir();
+    const file = writeHook(dir, "hook.ts", blocksWith("before the edit"));
+    const reloads: Array<[string, HookError | undefined]> = [];
+    const { runner } = await host([file], dir, {}, { watch: { onReload: (p, e) => reloads.push([p, e]) } });
+    writeFileSync(file, blocksWith("after the edit"));
+    await until(() => reloads.length > 0, 10_000, "the reload");
+    expect(reloads).toEqual([[file, undefined]]);
+    expect(await reasonOf(runner)).toBe("after the edit");
+  });
+
+  it("loadHooks refuses the watch option with a TypeError that names the runner's option instead", async () => {
+    const dir = tempDir();
+    const file = writeHook(dir, "hook.ts", blocksWith("v1"));
+    await expect(loadHooks([file], dir, { watch: true } as LoadOptions)).rejects.toThrow(/new HookRunner\(.*\{ watch: true \}\)/);
   });
 
   it("a change to a local file the hook imports reloads the hook", async () => {

@@ -5,7 +5,7 @@ import { call, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
 
-export class HookRegistry {
+export class Registrations {
   /** @type {Map<string, Function[]>} */
   handlers = new Map();
   /** @type {Map<string, { name: string; description?: string; handler: Function }>} */
@@ -51,7 +51,7 @@ function safeJson(value) {
 }
 
 /**
- * @param {HookRegistry} registry
+ * @param {Registrations} registry
  * @param {string} cwd
  */
 export function createHookAPI(registry, cwd) {

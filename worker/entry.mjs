@@ -1,11 +1,12 @@
-// Entry of a hook worker: one hook module per worker. Plain JS on purpose: vitest and the built
-// package both start it with `new Worker` unchanged. It loads the hook with jiti, runs the
-// factory, then serves the host's requests on parentPort. See src/protocol.ts.
+// The hook runtime: one hook module per worker thread or child process. Plain JS on purpose: vitest
+// and the built package both run it unchanged. Imported by the entry of its mode (entry-thread.mjs,
+// entry-process.mjs) once that installed its link; it loads the hook with jiti, runs the factory,
+// then serves the host's requests over the link. See src/protocol.ts.
 /** @import { HostMessage, WorkerBoot, WorkerControl, LoadSpec, ContextSnapshot } from "../src/protocol.js" */
 import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
-import { HookRegistry, createHookAPI } from "./api.mjs";
+import { Registrations, createHookAPI } from "./api.mjs";
 import { callSync, currentRequest, refuseUnsendable, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
@@ -25,7 +26,7 @@ delete (/** @type {any} */ (boot)).syncState;
 delete (/** @type {any} */ (boot)).render;
 delete (/** @type {any} */ (boot)).renderState;
 if (mode === "worker") setSyncChannel(sync, syncState);
-const registry = new HookRegistry();
+const registry = new Registrations();
 /** Requests the host gave up on (timeout): their results are not sent. @type {Set<number>} */
 const cancelled = new Set();
 /** Live AbortControllers for AbortSignal fields of in-flight events. @type {Map<number, Map<string, AbortController>>} */

@@ -10,6 +10,7 @@ import { deserialize, serialize } from "node:v8";
 import { describeThrown } from "./describe.mjs";
 import { maxFrameBytes } from "./frame-bounds.mjs";
 import { useLink } from "./transport.mjs";
+import { FATAL } from "./wire.mjs";
 
 const TO_HOST = 3;
 const FROM_HOST = 4;
@@ -110,7 +111,7 @@ export function useProcess() {
   // The host is told what ended this process as the hook's own claim (it names no fault code).
   process.on("uncaughtExceptionMonitor", (err) => {
     const e = err instanceof Error ? { message: err.message, name: err.name, stack: err.stack } : { value: describeThrown(err) };
-    try { writeFrame({ t: "fatal", e }); } catch { /* the host is gone */ }
+    try { writeFrame({ t: FATAL, e }); } catch { /* the host is gone */ }
   });
   const bound = maxFrameBytes(booted.maxMessageBytes);
   useLink("process", booted, {

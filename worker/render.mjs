@@ -4,8 +4,10 @@
 // host is waiting there and not reading parentPort.
 /** @import { RenderRequest, RenderReply } from "../src/protocol.js" */
 import { setSyncRoute, toWireError } from "./channel.mjs";
+import { LIMITS } from "./wire.mjs";
 
-const MAX_COMPONENTS = 256;
+/** Thrown for an id this worker does not hold; answered as `released`, never as the hook's failure. */
+const RELEASED = Symbol("released");
 
 /** Components of `ctx.ui.custom()` calls in progress, by key; the host creates its stand-in from one. @type {Map<string, any>} */
 export const customComponents = new Map();
@@ -20,7 +22,6 @@ export function serveRenders(port, buffer, renderers, theme) {
   const state = new Int32Array(buffer);
   /** @type {Map<number, any>} */
   const components = new Map();
-  let nextComponent = 1;
   /** @param {RenderReply} reply */
   const answer = (reply) => {
     port.postMessage(reply);
@@ -28,6 +29,8 @@ export function serveRenders(port, buffer, renderers, theme) {
     Atomics.notify(state, 0);
   };
   port.on("message", (/** @type {RenderRequest} */ req) => {
+    // Fire and forget: the host does not wait for a release.
+    if (req.op === "release") { components.delete(req.cid); return; }
     setSyncRoute((message) => {
       port.postMessage(message);
       Atomics.store(state, 0, 2);
@@ -36,7 +39,8 @@ export function serveRenders(port, buffer, renderers, theme) {
     try {
       answer({ kind: "reply", id: req.id, ok: true, v: run(req) });
     } catch (err) {
-      answer({ kind: "reply", id: req.id, ok: false, e: toWireError(err) });
+      if (err === RELEASED) answer({ kind: "reply", id: req.id, ok: false, released: true });
+      else answer({ kind: "reply", id: req.id, ok: false, e: toWireError(err) });
     } finally {
       setSyncRoute(undefined);
     }
@@ -52,10 +56,11 @@ export function serveRenders(port, buffer, renderers, theme) {
         const component = renderer ? renderer(req.message, req.options, theme()) : custom;
         if (component === undefined || component === null) return null;
         if (typeof component.render !== "function") throw new TypeError("a renderer must return a component with render(width) or undefined");
-        const cid = nextComponent++;
-        components.set(cid, component);
-        if (components.size > MAX_COMPONENTS) components.delete(/** @type {number} */ (components.keys().next().value));
-        return cid;
+        // The host names the component (its ids never repeat, across restarts too) and keeps the
+        // count within the bound; this only guards the worker against a host that does not.
+        components.set(req.cid, component);
+        if (components.size > LIMITS.maxComponents) components.delete(/** @type {number} */ (components.keys().next().value));
+        return true;
       }
       case "render": {
         const lines = component(req.cid).render(req.width);
@@ -64,7 +69,6 @@ export function serveRenders(port, buffer, renderers, theme) {
       }
       case "input": component(req.cid).handleInput?.(req.data); return null;
       case "invalidate": component(req.cid).invalidate?.(); return null;
-      case "release": components.delete(req.cid); return null;
       default: throw new Error("unknown render operation");
     }
   }
@@ -72,7 +76,7 @@ export function serveRenders(port, buffer, renderers, theme) {
   /** @param {number} cid */
   function component(cid) {
     const c = components.get(cid);
-    if (!c) throw new Error("this component was released");
+    if (!c) throw RELEASED;
     return c;
   }
 }

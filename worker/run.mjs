@@ -7,6 +7,7 @@ import { toWireError } from "./channel.mjs";
 import { installCloneUnwrap, plain, trackEdits } from "./edits.mjs";
 import { withAccessDetail } from "./access.mjs";
 import { mode } from "./transport.mjs";
+import { isAgentMessage } from "./wire.mjs";
 
 // In a worker the event is a copy: its in-place edits are tracked and sent back. A trusted
 // in-process hook gets the host's own object, as in the original.
@@ -64,9 +65,9 @@ export async function runHandlers(handlers, event, plan, ctx) {
   return edits ? { steps, edits } : { steps };
 }
 
-/** The shape the host's schema accepts for `messages`: an array of objects with a string `role`. @param {unknown} value */
+/** The shape the host's schema accepts for `messages`: an array of agent messages. @param {unknown} value */
 function isMessageList(value) {
-  return Array.isArray(value) && value.every((m) => m !== null && typeof m === "object" && typeof m.role === "string");
+  return Array.isArray(value) && value.every(isAgentMessage);
 }
 
 /**

@@ -87,7 +87,21 @@ export const LIMITS = Object.freeze({
    * host works on it, the hook is not counted as silent.
    */
   transformTimeoutMs: 60_000,
+  /** Rendered components a worker keeps; the host releases its least recently used one past this. */
+  maxComponents: 256,
 });
+
+/** The frame a hook's child process writes as it dies of an uncaught exception: `{ t: FATAL, e }` (its own claim). */
+export const FATAL = "fatal";
+
+/**
+ * An agent message as both sides check it: an object with a string `role`, anything else kept as
+ * is (the host's schema, src/schemas.ts, and the worker's waterfall, worker/run.mjs).
+ * @param {unknown} value @returns {value is { role: string; [key: string]: unknown }}
+ */
+export function isAgentMessage(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && typeof (/** @type {{ role?: unknown }} */ (value)).role === "string";
+}
 
 /**
  * Walks a value as JSON would and reports the first reason it cannot be one, or its estimated

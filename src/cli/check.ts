@@ -52,13 +52,13 @@ function registered(hook: LoadedHook): Registered {
 
 /** Run `check`; returns the exit code. */
 export async function check(args: string[], out: Output): Promise<number> {
-  const { values, positionals } = parse("check", (c) => parseArgs({ ...c, options: COMMON_OPTIONS }), args);
+  const { values, positionals } = parse((c) => parseArgs({ ...c, options: COMMON_OPTIONS }), args);
   if (values.help) {
     out.write(CHECK_HELP);
     return EXIT.ok;
   }
-  const paths = requireHooks("check", positionals, values.cwd);
-  const options = hostOptions("check", values);
+  const paths = requireHooks(positionals, values.cwd);
+  const options = hostOptions(values);
   const host = await openHost(paths, options);
   try {
     await settle();

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { BadEvent, EVENT_TYPES, isEventType, outcomeJson, parseEvent, runEvent, unknownType, type Outcome } from "./events.js";
 import { openHost, settle } from "./host.js";
-import { errorLine, errorWithStack, type Output } from "./render.js";
+import { errorWithStack, type Output } from "./render.js";
 import { promptLine } from "./ui.js";
 import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, hostOptions, parse, requireHooks } from "./usage.js";
 import type { HookError } from "../errors.js";
@@ -57,25 +57,25 @@ const EMIT_OPTIONS = {
 
 /** Run `emit`; returns the exit code. */
 export async function emit(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
-  const { values, positionals } = parse("emit", (c) => parseArgs({ ...c, options: { ...COMMON_OPTIONS, ...EMIT_OPTIONS } }), args);
+  const { values, positionals } = parse((c) => parseArgs({ ...c, options: { ...COMMON_OPTIONS, ...EMIT_OPTIONS } }), args);
   if (values.help) {
     out.write(EMIT_HELP);
     return EXIT.ok;
   }
-  const paths = requireHooks("emit", positionals, values.cwd);
+  const paths = requireHooks(positionals, values.cwd);
   const type = values.event;
-  if (type === undefined) throw new UsageError("--event <type> is required", "emit");
-  if (!isEventType(type)) throw new UsageError(unknownType(type), "emit");
+  if (type === undefined) throw new UsageError("--event <type> is required");
+  if (!isEventType(type)) throw new UsageError(unknownType(type));
   if (values.payload !== undefined && values["payload-file"] !== undefined) {
-    throw new UsageError("give --payload or --payload-file, not both", "emit");
+    throw new UsageError("give --payload or --payload-file, not both");
   }
-  const options = hostOptions("emit", values);
+  const options = hostOptions(values);
   const text = values["payload-file"] !== undefined ? readPayload(values["payload-file"]) : values.payload ?? "{}";
   let event;
   try {
     event = parseEvent(text, type);
   } catch (err) {
-    if (err instanceof BadEvent) throw new UsageError(`bad payload: ${err.message}`, "emit");
+    if (err instanceof BadEvent) throw new UsageError(`bad payload: ${err.message}`);
     throw err;
   }
   const host = await openHost(paths, options);
@@ -104,7 +104,7 @@ function readPayload(file: string): string {
   try {
     return readFileSync(file === "-" ? 0 : file, "utf8");
   } catch (err) {
-    throw new UsageError(`cannot read --payload-file ${file}: ${(err as Error).message}`, "emit");
+    throw new UsageError(`cannot read --payload-file ${file}: ${(err as Error).message}`);
   }
 }
 

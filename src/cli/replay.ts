@@ -45,17 +45,17 @@ interface Malformed { line: number; error: string }
 
 /** Run `replay`; returns the exit code (resolves only on Ctrl-C with `--watch`). */
 export async function replay(args: string[], out: Output, signal?: AbortSignal, err: Output = out): Promise<number> {
-  const { values, positionals } = parse("replay", (c) => parseArgs({ ...c, options: { ...COMMON_OPTIONS, ...REPLAY_OPTIONS } }), args);
+  const { values, positionals } = parse((c) => parseArgs({ ...c, options: { ...COMMON_OPTIONS, ...REPLAY_OPTIONS } }), args);
   if (values.help) {
     out.write(REPLAY_HELP);
     return EXIT.ok;
   }
-  const paths = requireHooks("replay", positionals, values.cwd);
-  if (values.events === undefined) throw new UsageError("--events <file.jsonl> is required", "replay");
-  if (values.watch && values.json) throw new UsageError("--watch prints text as it goes; it cannot be combined with --json", "replay");
-  const options = hostOptions("replay", values);
+  const paths = requireHooks(positionals, values.cwd);
+  if (values.events === undefined) throw new UsageError("--events <file.jsonl> is required");
+  if (values.watch && values.json) throw new UsageError("--watch prints text as it goes; it cannot be combined with --json");
+  const options = hostOptions(values);
   const file = values.events;
-  if (values.watch && file === "-") throw new UsageError("--watch needs an events file it can watch, not stdin", "replay");
+  if (values.watch && file === "-") throw new UsageError("--watch needs an events file it can watch, not stdin");
   const lines = readLines(file);
   const host = await openHost(paths, options);
   try {
@@ -74,7 +74,7 @@ function readLines(file: string): Line[] {
   try {
     text = readFileSync(file === "-" ? 0 : file, "utf8");
   } catch (err) {
-    throw new UsageError(`cannot read --events ${file}: ${(err as Error).message}`, "replay");
+    throw new UsageError(`cannot read --events ${file}: ${(err as Error).message}`);
   }
   return text.split(/\r?\n/).map((t, i) => ({ line: i + 1, text: t })).filter((l) => l.text.trim() !== "");
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { createNoOpUIContext } from "../bridge/ui.js";
 import type { HookUIContext } from "../types.js";
-import { UsageError } from "./usage.js";
+import { UsageError } from "./usage-error.js";
 
 export interface UiFlags { ui?: string; confirm?: string; select?: string; input?: string }
 
@@ -26,7 +26,7 @@ export interface Prompt {
 const KINDS = ["confirm", "select", "input", "editor"] as const;
 
 /** The answers the flags give, checked; undefined when no UI flag is given (then `hasUI` is false). */
-export function scriptedAnswers(command: string, flags: UiFlags): ScriptedAnswers | undefined {
+export function scriptedAnswers(flags: UiFlags): ScriptedAnswers | undefined {
   const { ui, confirm, select, input } = flags;
   if (ui === undefined && confirm === undefined && select === undefined && input === undefined) return undefined;
   const answers: ScriptedAnswers = {};
@@ -35,18 +35,18 @@ export function scriptedAnswers(command: string, flags: UiFlags): ScriptedAnswer
     try {
       doc = JSON.parse(readFileSync(ui, "utf8"));
     } catch (err) {
-      throw new UsageError(`cannot read --ui ${ui}: ${(err as Error).message}`, command);
+      throw new UsageError(`cannot read --ui ${ui}: ${(err as Error).message}`);
     }
-    if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new UsageError(`--ui ${ui}: expected a JSON object such as {"confirm":["yes"]}`, command);
+    if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new UsageError(`--ui ${ui}: expected a JSON object such as {"confirm":["yes"]}`);
     for (const [kind, value] of Object.entries(doc)) {
-      if (!(KINDS as readonly string[]).includes(kind)) throw new UsageError(`--ui ${ui}: unknown key "${kind}" (keys: ${KINDS.join(", ")})`, command);
+      if (!(KINDS as readonly string[]).includes(kind)) throw new UsageError(`--ui ${ui}: unknown key "${kind}" (keys: ${KINDS.join(", ")})`);
       const list = Array.isArray(value) ? value : [value];
-      if (list.some((a) => !["string", "number", "boolean"].includes(typeof a))) throw new UsageError(`--ui ${ui}: "${kind}" answers must be strings, numbers or booleans`, command);
+      if (list.some((a) => !["string", "number", "boolean"].includes(typeof a))) throw new UsageError(`--ui ${ui}: "${kind}" answers must be strings, numbers or booleans`);
       answers[kind as (typeof KINDS)[number]] = list;
     }
   }
   if (confirm !== undefined) {
-    if (confirm !== "yes" && confirm !== "no") throw new UsageError(`--confirm must be "yes" or "no", got "${confirm}"`, command);
+    if (confirm !== "yes" && confirm !== "no") throw new UsageError(`--confirm must be "yes" or "no", got "${confirm}"`);
     answers.confirm = [confirm];
   }
   if (select !== undefined) answers.select = [select];

@@ -9,19 +9,12 @@ import type { SandboxOptions } from "../options.js";
 import { DEFAULT_POLICY, presets, type Policy } from "../policy.js";
 import type { HostOptions } from "./host.js";
 import { scriptedAnswers, type UiFlags } from "./ui.js";
+import { UsageError } from "./usage-error.js";
 
 /** Exit codes of the `hookbox` command. */
 export const EXIT = { ok: 0, hookErrors: 1, usage: 2 } as const;
 
-/** A problem with how the command was called; `main` prints it with a hint and exits 2. */
-export class UsageError extends Error {
-  readonly command: string | undefined;
-  constructor(message: string, command?: string) {
-    super(message);
-    this.name = "UsageError";
-    this.command = command;
-  }
-}
+export { UsageError };
 
 /** Options every command takes. */
 export const COMMON_OPTIONS = {
@@ -81,30 +74,30 @@ Scripted UI (sets ctx.hasUI; every prompt and notification is printed with the a
 Examples ship in the package: node_modules/hookbox/examples/ (hooks and a session.jsonl).`;
 
 /** Run a `util.parseArgs` call (strict, positionals allowed); its errors become `UsageError`s. */
-export function parse<T>(command: string, run: (config: { args: string[]; allowPositionals: true; strict: true }) => T, args: string[]): T {
+export function parse<T>(run: (config: { args: string[]; allowPositionals: true; strict: true }) => T, args: string[]): T {
   try {
     return run({ args, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message, command);
+    throw new UsageError((err as Error).message);
   }
 }
 
 /** A positive number of milliseconds from a flag, or `undefined` when the flag is absent. */
-export function milliseconds(command: string, flag: string, value: string | undefined): number | undefined {
+export function milliseconds(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${flag} must be a positive number of milliseconds, got "${value}"`, command);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${flag} must be a positive number of milliseconds, got "${value}"`);
   return n;
 }
 
 /** At least one hook path, each non-empty and not a folder, or a usage error. */
-export function requireHooks(command: string, positionals: string[], cwd = process.cwd()): string[] {
-  if (positionals.length === 0) throw new UsageError("no hook given: pass one or more hook files", command);
+export function requireHooks(positionals: string[], cwd = process.cwd()): string[] {
+  if (positionals.length === 0) throw new UsageError("no hook given: pass one or more hook files");
   for (const p of positionals) {
-    if (p.trim() === "") throw new UsageError('a hook path is empty (""): pass the hook\'s file', command);
+    if (p.trim() === "") throw new UsageError('a hook path is empty (""): pass the hook\'s file');
     const full = resolve(cwd, p);
     if (existsSync(full) && statSync(full).isDirectory()) {
-      throw new UsageError(`${p} is a folder: pass the hook's file (for example ${p.replace(/\/+$/, "")}/index.ts)`, command);
+      throw new UsageError(`${p} is a folder: pass the hook's file (for example ${p.replace(/\/+$/, "")}/index.ts)`);
     }
   }
   return positionals;
@@ -116,20 +109,20 @@ type HostValues = {
 } & UiFlags;
 
 /** The host options every command takes, checked: `--cwd`, `--timeout`, `--isolation`, the policy and the UI flags. */
-export function hostOptions(command: string, values: HostValues): HostOptions {
+export function hostOptions(values: HostValues): HostOptions {
   const { isolation } = values;
   if (isolation !== undefined && !Object.hasOwn(ISOLATIONS, isolation)) {
-    throw new UsageError(`--isolation must be ${either(Object.keys(ISOLATIONS))}, got "${isolation}"`, command);
+    throw new UsageError(`--isolation must be ${either(Object.keys(ISOLATIONS))}, got "${isolation}"`);
   }
   if (values.cwd !== undefined && !(existsSync(values.cwd) && statSync(values.cwd).isDirectory())) {
-    throw new UsageError(`--cwd ${values.cwd} is not a folder`, command);
+    throw new UsageError(`--cwd ${values.cwd} is not a folder`);
   }
   return {
     cwd: values.cwd,
-    timeout: milliseconds(command, "timeout", values.timeout),
+    timeout: milliseconds("timeout", values.timeout),
     isolation: isolation as Isolation | undefined,
-    policy: policyOf(command, values),
-    ui: scriptedAnswers(command, values),
+    policy: policyOf(values),
+    ui: scriptedAnswers(values),
     failOnError: Boolean(values["fail-on-error"]),
   };
 }
@@ -138,10 +131,10 @@ export function hostOptions(command: string, values: HostValues): HostOptions {
  * The policy from `--policy` and the `--allow-*` / `--env` flags, one to one onto `Policy`'s
  * fields; undefined when none is given (the API's default then applies).
  */
-function policyOf(command: string, values: HostValues): SandboxOptions["policy"] {
+function policyOf(values: HostValues): SandboxOptions["policy"] {
   const preset = values.policy;
   if (preset !== undefined && !Object.hasOwn(presets, preset)) {
-    throw new UsageError(`--policy must be one of ${Object.keys(presets).join(", ")}, got "${preset}"`, command);
+    throw new UsageError(`--policy must be one of ${Object.keys(presets).join(", ")}, got "${preset}"`);
   }
   const extra = { fsRead: values["allow-read"], fsWrite: values["allow-write"], exec: values["allow-exec"], env: values.env };
   if (Object.values(extra).every((v) => v === undefined)) return preset as keyof typeof presets | undefined;

@@ -5,7 +5,7 @@
  * validated first (`protocol.ts`); a result must be JSON data within the size and depth bounds.
  */
 import { Errors, HookFailure } from "../errors.js";
-import { isBatch, workerMessageSchema, type HostMessage, type WireError } from "../protocol.js";
+import { isBatch, workerMessageSchema, type HostMessage, type Manifest, type WireError } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
 import { HostCalls } from "./host-calls.js";
@@ -46,8 +46,8 @@ interface Pending {
 export interface ChannelEvents {
   /** A fault the hook caused outside any request (bad message, flood, oversized post). */
   fault(failure: HookFailure): void;
-  /** Registrations changed after load. */
-  manifest(manifest: unknown): void;
+  /** Registrations changed after load (checked against the protocol's schema already). */
+  manifest(manifest: Manifest): void;
   /** End the worker with this failure (unresponsive, or over its protocol-violation budget). */
   end(failure: (event: string) => HookFailure): void;
 }

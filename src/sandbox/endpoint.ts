@@ -45,7 +45,6 @@ export interface EndpointDeath {
 export const DISPOSE_BOUND_MS = 2_000;
 
 export interface HookEndpoint {
-  readonly kind: "worker" | "process" | "sandbox";
   post(message: Record<string, unknown>): void;
   onMessage(handler: (raw: unknown) => void): void;
   answerSync(reply: SyncReply): void;
@@ -124,7 +123,6 @@ export function workerEndpoint(spec: EndpointSpec): HookEndpoint {
   });
   worker.once("exit", (code) => die({ kind: "worker", code, outOfMemory, errored, error, violation }));
   return {
-    kind: "worker",
     post: (message) => worker.postMessage(message),
     onMessage: (handler) => { worker.on("message", handler); },
     answerSync(reply) {

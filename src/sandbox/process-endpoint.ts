@@ -14,6 +14,7 @@ import type { Endpoint } from "comlink";
 import { DISPOSE_BOUND_MS, within, type EndpointDeath, type EndpointSpec, type HookEndpoint } from "./endpoint.js";
 import { encodeFrame, FrameReader, MAX_FRAME_DEPTH, maxFrameBytes } from "./frames.js";
 import { drainOutput } from "./output.js";
+import { FATAL } from "../../worker/wire.mjs";
 
 /** How a sandbox wraps the child's command line (see ./bwrap.ts). */
 export interface Launcher {
@@ -60,7 +61,7 @@ export function processEndpoint(spec: EndpointSpec, launcher?: Launcher): HookEn
     for (const raw of reader.push(chunk)) {
       const t = raw && typeof raw === "object" ? (raw as { t?: unknown }).t : undefined;
       if (t === "ctl") for (const l of controlListeners) l({ data: (raw as { d?: unknown }).d });
-      else if (t === "fatal") claim = describeClaim((raw as { e?: unknown }).e);
+      else if (t === FATAL) claim = describeClaim((raw as { e?: unknown }).e);
       else for (const h of messageHandlers) h(raw);
     }
     if (reader.violation && !violation) {
@@ -110,7 +111,6 @@ export function processEndpoint(spec: EndpointSpec, launcher?: Launcher): HookEn
     removeEventListener: (_type: string, listener: any) => { controlListeners.delete(listener); },
   };
   return {
-    kind,
     // A child that is gone takes nothing; its 'close' rejects every pending request with its death.
     post: (message) => send(message),
     onMessage: (handler) => { messageHandlers.push(handler); },

@@ -16,8 +16,4 @@ export class RestartBudget {
     this.#restarts.push(now);
     return true;
   }
-
-  get used(): number {
-    return this.#restarts.length;
-  }
 }

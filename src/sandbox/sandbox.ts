@@ -6,7 +6,7 @@ import * as Comlink from "comlink";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import type { HookMessageRenderer } from "../types.js";
-import { loadReplySchema, manifestSchema, type HostMessage, type Manifest, type WorkerControl } from "../protocol.js";
+import { loadReplySchema, type Manifest, type WorkerControl } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
 import { WorkerChannel, type BridgeHost } from "./channel.js";
 import { mediatedExec, type ExecGate } from "../bridge/host-bridge.js";
@@ -17,7 +17,7 @@ import { execSandboxSpec, hookSandboxSpec } from "./sandbox-spec.js";
 import { findOnPath, sandboxAvailability, sandboxedExecArgv } from "./bwrap.js";
 import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js";
 import { spawnEndpoint } from "./spawn.js";
-import type { RenderClient } from "./render.js";
+import { Components, type RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 import { transformCacheFor, transformCall, type TransformCache } from "../transform-cache.js";
 import { hostModuleManifest, withHostModules } from "../host-modules.js";
@@ -82,6 +82,16 @@ export class HookSandbox {
 
   #worker: HookEndpoint | undefined;
   #render: RenderClient | undefined;
+  readonly #components = new Components((body) => {
+    if (this.state !== "ready" || !this.#render) return { ok: false };
+    try {
+      const channel = this.#channel;
+      return { ok: true, v: this.#render.call(body, (id, m, a) => channel?.answerSync(id, m, a)) };
+    } catch (err) {
+      this.#fault(err instanceof HookFailure ? err : Errors.handlerThrew(this.hookPath, "render", describeThrown(err)));
+      return { ok: false };
+    }
+  });
   #channel: WorkerChannel | undefined;
   #bridge: BridgeHost;
   readonly #cache: TransformCache;
@@ -164,33 +174,7 @@ export class HookSandbox {
    * rendering) and the failure is reported.
    */
   renderer(customType: string): HookMessageRenderer {
-    const call = (body: Parameters<RenderClient["call"]>[0]): { ok: true; v: unknown } | { ok: false } => {
-      if (this.state !== "ready" || !this.#render) return { ok: false };
-      try {
-        const channel = this.#channel;
-        return { ok: true, v: this.#render.call(body, (id, m, a) => channel?.answerSync(id, m, a)) };
-      } catch (err) {
-        this.#fault(err instanceof HookFailure ? err : Errors.handlerThrew(this.hookPath, "render", describeThrown(err)));
-        return { ok: false };
-      }
-    };
-    return (message, options) => {
-      const created = call({ op: "create", customType, message, options: { expanded: Boolean(options?.expanded) } });
-      if (!created.ok || typeof created.v !== "number") return undefined;
-      const cid = created.v;
-      return {
-        render: (width: number) => {
-          const r = call({ op: "render", cid, width });
-          return r.ok && Array.isArray(r.v) ? (r.v as string[]) : [];
-        },
-        handleInput: (data: string) => { call({ op: "input", cid, data }); },
-        invalidate: () => { call({ op: "invalidate", cid }); },
-      };
-    };
-  }
-
-  notify(message: HostMessage): void {
-    this.#channel?.notify(message);
+    return this.#components.renderer(customType);
   }
 
   /** End the worker for good. Idempotent. */
@@ -294,10 +278,7 @@ export class HookSandbox {
       maxPausedMs: options.maxPausedMs,
     }, {
       fault: (f) => this.#fault(f),
-      manifest: (m) => {
-        const parsed = manifestSchema.safeParse(m);
-        if (parsed.success) this.manifest = parsed.data;
-      },
+      manifest: (m) => { this.manifest = m; },
       end: (failure) => this.#kill(endpoint, failure),
     });
     this.#channel = channel;
