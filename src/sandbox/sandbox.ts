@@ -27,11 +27,41 @@ const DEFAULT_LOAD_DEADLINE_MS = 30_000;
 
 export type SandboxState = "starting" | "ready" | "restarting" | "disabled" | "failed" | "disposed";
 
+/**
+ * The life of a sandbox: every state it may move to from each state. `failed` is a load that
+ * never succeeded; `disabled` is a hook that died past its restart budget (or whose restart did
+ * not load); both end only by `disposed`, or by a reload (a new sandbox).
+ */
+const NEXT: Readonly<Record<SandboxState, readonly SandboxState[]>> = {
+  starting: ["ready", "failed", "disposed"],
+  ready: ["restarting", "disposed"],
+  restarting: ["ready", "disabled", "disposed"],
+  disabled: ["disposed"],
+  failed: ["disposed"],
+  disposed: [],
+};
+
 export interface SandboxListener {
   /** A fault outside any request: a crash between events, a bad message, a flood. */
   fault?(failure: HookFailure): void;
-  /** State changes: `restarting`, `ready` (after a restart), `disabled`. */
-  state?(state: SandboxState, sandbox: HookSandbox): void;
+  /** State changes after the load: `restarting`, `ready` (after a restart), `disabled`, `disposed`. */
+  state?(state: SandboxState, sandbox: SandboxView): void;
+}
+
+/** What a `LoadedHook` shows of its sandbox: read-only, plus `listen` and `dispose`. */
+export interface SandboxView {
+  readonly hookPath: string;
+  readonly resolvedPath: string;
+  readonly cwd: string;
+  readonly options: Readonly<ResolvedSandboxOptions>;
+  readonly state: SandboxState;
+  /** How many times the worker was restarted. */
+  readonly restarts: number;
+  /** The failure that disabled or failed this hook. */
+  readonly lastFailure: HookFailure | undefined;
+  listen(listener: SandboxListener): () => void;
+  /** End the worker for good. Idempotent. */
+  dispose(): Promise<void>;
 }
 
 /**
@@ -63,19 +93,19 @@ function withTransform(bridge: BridgeHost, transform: (a: unknown[]) => Promise<
   };
 }
 
-export class HookSandbox {
+export class HookSandbox implements SandboxView {
   readonly hookPath: string;
   readonly resolvedPath: string;
   readonly cwd: string;
   readonly options: ResolvedSandboxOptions;
-  state: SandboxState = "starting";
+  #state: SandboxState = "starting";
   manifest: Manifest = { events: {}, commands: [], renderers: [] };
-  /** How many times the worker was restarted. */
   restarts = 0;
   /** Counts the workers this sandbox started: state a worker keeps (its last context) is per generation. */
   generation = 0;
-  /** The failure that disabled or failed this hook. */
   lastFailure: HookFailure | undefined;
+  /** The read-only face of this sandbox that `LoadedHook.sandbox` shows. */
+  readonly view: SandboxView;
 
   /** What `pi.exec` may run for this hook and how (the sandbox's runner in sandbox mode). */
   readonly execGate: ExecGate;
@@ -115,8 +145,21 @@ export class HookSandbox {
         },
       } : {}),
     };
+    const self = this;
+    this.view = Object.freeze({
+      hookPath, resolvedPath, cwd, options,
+      get state() { return self.#state; },
+      get restarts() { return self.restarts; },
+      get lastFailure() { return self.lastFailure; },
+      listen: (listener: SandboxListener) => this.listen(listener),
+      dispose: () => this.dispose(),
+    });
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
     this.#bridge = withTransform(withHostModules(loadBridge(hookPath, cwd, this.execGate, options.onLog), hookPath, options.hostModules, options.policy), (a) => this.#transform(a));
+  }
+
+  get state(): SandboxState {
+    return this.#state;
   }
 
   listen(listener: SandboxListener): () => void {
@@ -140,21 +183,19 @@ export class HookSandbox {
   async start(): Promise<HookFailure | undefined> {
     const failure = await this.#spawnAndLoad();
     if (failure) {
-      this.state = "failed";
       this.lastFailure = failure;
+      this.#to("failed");
       await this.#terminate();
       await this.#network?.close();
       return failure;
     }
-    this.state = "ready";
+    this.#to("ready");
     return undefined;
   }
 
   /** Send one request to the worker. Rejects with a `HookFailure` carrying the code. */
   request(body: Record<string, unknown> & { t: string }, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
-    if (this.state !== "ready" || !this.#channel) {
-      return Promise.reject(Errors.disabled(this.hookPath, event, this.#unavailableReason()));
-    }
+    if (this.#state !== "ready" || !this.#channel) return Promise.reject(this.#unavailable(event));
     return this.#channel.request(body, event, deadlineMs, signals);
   }
 
@@ -165,7 +206,7 @@ export class HookSandbox {
    */
   renderer(customType: string): HookMessageRenderer {
     const call = (body: Parameters<RenderClient["call"]>[0]): { ok: true; v: unknown } | { ok: false } => {
-      if (this.state !== "ready" || !this.#render) return { ok: false };
+      if (this.#state !== "ready" || !this.#render) return { ok: false };
       try {
         const channel = this.#channel;
         return { ok: true, v: this.#render.call(body, (id, m, a) => channel?.answerSync(id, m, a)) };
@@ -195,8 +236,8 @@ export class HookSandbox {
 
   /** End the worker for good. Idempotent. */
   async dispose(): Promise<void> {
-    if (this.state === "disposed") return this.#exited;
-    this.state = "disposed";
+    if (this.#state === "disposed") return this.#exited;
+    this.#to("disposed");
     this.#deathFailure ??= (event) => Errors.disabled(this.hookPath, event, "the runner was disposed");
     this.#channel?.close(this.#deathFailure);
     await this.#terminate();
@@ -207,12 +248,14 @@ export class HookSandbox {
     return this.options.env ?? hookEnv(this.options.policy);
   }
 
-  #unavailableReason(): string {
-    switch (this.state) {
-      case "restarting": return "its worker is restarting after a failure";
-      case "disposed": return "the runner was disposed";
-      case "failed": return `it failed to load: ${this.lastFailure?.message ?? "unknown"}`;
-      default: return `it failed ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s: ${this.lastFailure?.message ?? "unknown"}`;
+  /** Why a request cannot run now, by state: a restarting hook comes back, a disabled one does not. */
+  #unavailable(event: string): HookFailure {
+    const last = this.lastFailure?.message ?? "unknown";
+    switch (this.#state) {
+      case "restarting": return Errors.restarting(this.hookPath, event, last);
+      case "disposed": return Errors.disabled(this.hookPath, event, "the runner was disposed");
+      case "failed": return Errors.disabled(this.hookPath, event, `it failed to load: ${last}`);
+      default: return Errors.disabled(this.hookPath, event, `it failed ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s: ${last}`);
     }
   }
 
@@ -225,9 +268,16 @@ export class HookSandbox {
     );
   }
 
-  #emitState(state: SandboxState): void {
-    this.state = state;
-    for (const l of this.#listeners) l.state?.(state, this);
+  /**
+   * The one place the state changes. Why `disposed` absorbs every later move: a load or restart
+   * that settles after `dispose()` must not bring the sandbox back. Any other move the table
+   * (`NEXT`) does not allow is a bug in hookbox.
+   */
+  #to(state: SandboxState): void {
+    if (this.#state === "disposed") return;
+    if (!NEXT[this.#state].includes(state)) throw new Error(`hookbox: sandbox of ${this.hookPath} cannot go from ${this.#state} to ${state}`);
+    this.#state = state;
+    for (const l of this.#listeners) l.state?.(state, this.view);
   }
 
   #fault(failure: HookFailure): void {
@@ -317,9 +367,9 @@ export class HookSandbox {
         this.#worker = undefined;
         this.#channel = undefined;
         this.#render = undefined;
-        if (this.state !== "ready") return;
+        if (this.#state !== "ready") return;
         // From now on calls are skipped (and tool calls blocked) until the restart is decided.
-        this.state = "restarting";
+        this.#to("restarting");
         // Why setImmediate: callers whose requests were just rejected report the death first.
         setImmediate(() => this.#onExit());
       }
@@ -366,34 +416,33 @@ export class HookSandbox {
 
   #onExit(): void {
     const failure = this.#deathFailure!("worker");
-    if (this.state !== "restarting") return;
+    if (this.#state !== "restarting") return;
     this.lastFailure = failure;
     // A death between events has no caller to hear about it: report it here.
     if (!this.#deathSeenByRequests) this.#fault(failure);
     if (!this.#budget.allow(Date.now())) {
-      this.#emitState("disabled");
+      this.#to("disabled");
       this.#fault(Errors.disabled(this.hookPath, "worker", `its worker died ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s; last: ${failure.message}`));
       return;
     }
-    this.#emitState("restarting");
     void this.#restart();
   }
 
   async #restart(): Promise<void> {
     this.restarts++;
     const failure = await this.#spawnAndLoad();
-    if (this.state !== "restarting") {
-      if (this.state === "disposed") await this.#terminate();
+    if (this.#state !== "restarting") {
+      if (this.#state === "disposed") await this.#terminate();
       return;
     }
     if (failure) {
       this.lastFailure = failure;
       await this.#terminate();
-      this.#emitState("disabled");
+      this.#to("disabled");
       this.#fault(Errors.disabled(this.hookPath, "worker", `its restart failed to load: ${failure.message}`));
       return;
     }
     if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });
-    this.#emitState("ready");
+    this.#to("ready");
   }
 }
