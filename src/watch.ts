@@ -8,7 +8,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import type { HookError } from "./errors.js";
 import type { LoadedHook } from "./hook.js";
 import type { HookRunner } from "./runner.js";
-import type { HookSandbox } from "./sandbox/sandbox.js";
+import type { SandboxView } from "./sandbox/sandbox.js";
 
 export interface WatchOptions {
   /** Quiet time after the last change before reloading, ms. Default 80. */
@@ -26,10 +26,10 @@ export interface HookWatcher {
   files(hookPath: string): string[];
 }
 
-const marked = new WeakSet<HookSandbox>();
+const marked = new WeakSet<SandboxView>();
 
 /** `loadHooks(…, { watch: true })` marks its sandboxes; a runner built over them watches them. */
-export function markWatched(sandbox: HookSandbox): void {
+export function markWatched(sandbox: SandboxView): void {
   marked.add(sandbox);
 }
 

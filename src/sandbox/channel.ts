@@ -9,16 +9,10 @@ import { isBatch, workerMessageSchema, type HostMessage, type WireError } from "
 import { describeIssues } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
 import { HostCalls } from "./host-calls.js";
+import type { BridgeHost } from "../bridge/bridge.js";
 import { Liveness } from "./liveness.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { LIMITS, measure } from "../../worker/wire.mjs";
-
-/** What the worker may ask of the host. Implementations validate arguments per method. */
-export interface BridgeHost {
-  call(method: string, args: unknown[]): Promise<unknown>;
-  sync(method: string, args: unknown[]): unknown;
-  post(method: string, args: unknown[]): void;
-}
 
 export interface ChannelLimits {
   /** A message from the worker over this many bytes (estimated) is refused. */
@@ -91,10 +85,6 @@ export class WorkerChannel {
   /** Answer a synchronous call now (a renderer's, while the host waits on the render port). */
   answerSync(id: number, method: string, args: unknown[]): void {
     this.#calls.sync(id, method, args);
-  }
-
-  setBridge(bridge: BridgeHost): void {
-    this.#calls.bridge = bridge;
   }
 
   /** Send a request; it settles with the worker's value, a `timeout`, or the worker's death. */

@@ -8,8 +8,10 @@ import type { ResolvedSandboxOptions } from "../options.js";
 import type { HookMessageRenderer } from "../types.js";
 import { loadReplySchema, manifestSchema, type HostMessage, type Manifest, type WorkerControl } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
-import { WorkerChannel, type BridgeHost } from "./channel.js";
-import { mediatedExec, type ExecGate } from "../bridge/host-bridge.js";
+import { WorkerChannel } from "./channel.js";
+import { SandboxBridge } from "../bridge/bridge.js";
+import type { ExecGate } from "../bridge/exec-gate.js";
+import { withCallerTheme } from "../render-theme.js";
 import { grantReaching, hookEnv, permissionArgs } from "../policy.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
@@ -20,7 +22,7 @@ import { spawnEndpoint } from "./spawn.js";
 import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 import { transformCacheFor, transformCall, type TransformCache } from "../transform-cache.js";
-import { hostModuleManifest, withHostModules } from "../host-modules.js";
+import { hostModuleManifest } from "../host-modules.js";
 
 /** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
 const DEFAULT_LOAD_DEADLINE_MS = 30_000;
@@ -64,35 +66,6 @@ export interface SandboxView {
   dispose(): Promise<void>;
 }
 
-/**
- * Before a runner exists a factory can still log (to the `onLog` given to loadHooks) and exec
- * (under its policy); everything else needs the runner's handlers.
- */
-function loadBridge(hookPath: string, cwd: string, gate: ExecGate, onLog: ResolvedSandboxOptions["onLog"]): BridgeHost {
-  return {
-    call: async (m, a) => {
-      if (m === "exec") return mediatedExec(hookPath, gate, cwd, a);
-      throw new Error(`${m} is not available before the hook runner exists`);
-    },
-    sync: (m) => { throw new Error(`${m}() is not available before the hook runner exists`); },
-    post: (m, a) => {
-      if (m === "log" && typeof a[0] === "string" && typeof a[1] === "string") onLog(hookPath, a[0], a[1]);
-    },
-  };
-}
-
-/**
- * Every bridge of a sandbox also answers `transform`, from load on: the hook's jiti asks the host
- * to transform each TypeScript file, so the cache is never a folder the hook can reach.
- */
-function withTransform(bridge: BridgeHost, transform: (a: unknown[]) => Promise<unknown>): BridgeHost {
-  return {
-    call: (m, a) => bridge.call(m, a),
-    post: (m, a) => bridge.post(m, a),
-    sync: (m, a) => (m === "transform" ? transform(a) : bridge.sync(m, a)),
-  };
-}
-
 export class HookSandbox implements SandboxView {
   readonly hookPath: string;
   readonly resolvedPath: string;
@@ -109,11 +82,13 @@ export class HookSandbox implements SandboxView {
 
   /** What `pi.exec` may run for this hook and how (the sandbox's runner in sandbox mode). */
   readonly execGate: ExecGate;
+  /** What the worker may ask of the host; the runner installs its surface (`bridge.install`). */
+  readonly bridge: SandboxBridge;
 
   #worker: HookEndpoint | undefined;
   #render: RenderClient | undefined;
   #channel: WorkerChannel | undefined;
-  #bridge: BridgeHost;
+
   readonly #cache: TransformCache;
   #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
@@ -155,7 +130,13 @@ export class HookSandbox implements SandboxView {
       dispose: () => this.dispose(),
     });
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
-    this.#bridge = withTransform(withHostModules(loadBridge(hookPath, cwd, this.execGate, options.onLog), hookPath, options.hostModules, options.policy), (a) => this.#transform(a));
+    this.bridge = new SandboxBridge({
+      hookPath, cwd, gate: this.execGate, onLog: options.onLog, hostModules: options.hostModules, policy: options.policy,
+      isolation: options.isolation,
+      transform: (a) => this.#transform(a),
+      runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
+      renderer: (key) => withCallerTheme(this.renderer(key)),
+    });
   }
 
   get state(): SandboxState {
@@ -165,11 +146,6 @@ export class HookSandbox implements SandboxView {
   listen(listener: SandboxListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
-  }
-
-  setBridge(bridge: BridgeHost): void {
-    this.#bridge = withTransform(bridge, (a) => this.#transform(a));
-    this.#channel?.setBridge(this.#bridge);
   }
 
   /** The runner was initialized: `sendMessage` / `appendEntry` work from now on. */
@@ -337,7 +313,7 @@ export class HookSandbox implements SandboxView {
     this.#worker = endpoint;
     this.generation++;
     this.#deathFailure = undefined;
-    const channel = new WorkerChannel(endpoint, this.hookPath, this.#bridge, {
+    const channel = new WorkerChannel(endpoint, this.hookPath, this.bridge, {
       maxMessageBytes: options.maxMessageBytes,
       unresponsiveMs: options.unresponsiveMs,
       maxPostsPerSecond: options.maxPostsPerSecond,
