@@ -7,8 +7,13 @@ import { existsSync, readFileSync, statSync, watch, type FSWatcher } from "node:
 import { dirname, join, resolve, sep } from "node:path";
 import type { HookError } from "./errors.js";
 import type { LoadedHook } from "./hook.js";
-import type { HookRunner } from "./runner.js";
 import type { SandboxView } from "./sandbox/sandbox.js";
+
+/** What watching needs of a `HookRunner` (structural, so this module does not import the runner's). */
+export interface HookRunner {
+  getHooks(): readonly LoadedHook[];
+  reload(path: string): Promise<HookError | undefined>;
+}
 
 export interface WatchOptions {
   /** Quiet time after the last change before reloading, ms. Default 80. */

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { createNoOpUIContext } from "../bridge/ui.js";
 import type { HookUIContext } from "../types.js";
-import { UsageError } from "./usage.js";
+import { UsageError } from "./usage-error.js";
 
 export interface UiFlags { ui?: string; confirm?: string; select?: string; input?: string }
 

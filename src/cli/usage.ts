@@ -9,19 +9,12 @@ import type { SandboxOptions } from "../options.js";
 import { DEFAULT_POLICY, presets, type Policy } from "../policy.js";
 import type { HostOptions } from "./host.js";
 import { scriptedAnswers, type UiFlags } from "./ui.js";
+import { UsageError } from "./usage-error.js";
 
 /** Exit codes of the `hookbox` command. */
 export const EXIT = { ok: 0, hookErrors: 1, usage: 2 } as const;
 
-/** A problem with how the command was called; `main` prints it with a hint and exits 2. */
-export class UsageError extends Error {
-  readonly command: string | undefined;
-  constructor(message: string, command?: string) {
-    super(message);
-    this.name = "UsageError";
-    this.command = command;
-  }
-}
+export { UsageError };
 
 /** Options every command takes. */
 export const COMMON_OPTIONS = {
