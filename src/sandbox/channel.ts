@@ -76,7 +76,8 @@ export class WorkerChannel {
     this.#live = new Liveness(endpoint, limits.unresponsiveMs, {
       pending: () => this.#pending.size,
       firstEvent: () => this.#pending.values().next().value?.event,
-      ping: () => this.notify({ t: "ping", id: 0 }),
+      // A probe is a flush whose answer only matters as a sign of life (any message is one).
+      ping: () => void this.flush(),
       unresponsive: (ms, event) => events.end((e) => Errors.unresponsive(hookPath, e === "worker" ? event : e, ms)),
     });
     endpoint.onMessage((raw: unknown) => this.#onMessage(raw));
@@ -132,7 +133,7 @@ export class WorkerChannel {
 
   /**
    * Resolve once every message the worker posted before now has been handled: a ping on the
-   * same FIFO port. The load answer comes on the control port, so the factory's own posts
+   * same FIFO port, answered by a pong with its id. The only sender of pings (liveness probes use it too). The load answer comes on the control port, so the factory's own posts
    * (log lines) are flushed with this before the load is reported.
    */
   flush(): Promise<void> {
