@@ -9,8 +9,8 @@ import type { HookError } from "./errors.js";
 import type { LoadedHook } from "./hook.js";
 import type { SandboxView } from "./sandbox/sandbox.js";
 
-/** What watching needs of a `HookRunner` (structural, so this module does not import the runner's). */
-export interface HookRunner {
+/** What watching needs of a `HookRunner` (named here, so this module does not import runner.ts). */
+export interface WatchedRunner {
   getHooks(): readonly LoadedHook[];
   reload(path: string): Promise<HookError | undefined>;
 }
@@ -39,13 +39,13 @@ export function markWatched(sandbox: SandboxView): void {
 }
 
 /** The watcher a new runner starts for the marked hooks among `hooks`, if any. */
-export function watchMarked(runner: HookRunner, hooks: readonly LoadedHook[]): HookWatcher | undefined {
+export function watchMarked(runner: WatchedRunner, hooks: readonly LoadedHook[]): HookWatcher | undefined {
   const paths = new Set(hooks.filter((h) => h.sandbox && marked.has(h.sandbox)).map((h) => h.path));
   return paths.size > 0 ? watchHooks(runner, { filter: (h) => paths.has(h.path) }) : undefined;
 }
 
 /** Watch the hooks of `runner` (each file and the relative imports it pulls in) and reload on change. */
-export function watchHooks(runner: HookRunner, options: WatchOptions = {}): HookWatcher {
+export function watchHooks(runner: WatchedRunner, options: WatchOptions = {}): HookWatcher {
   const debounceMs = options.debounceMs ?? 80;
   const filter = options.filter ?? ((h: LoadedHook) => Boolean(h.sandbox));
   const filesOf = new Map<string, string[]>();
