@@ -5,7 +5,7 @@
  * views of what the worker registered.
  */
 import type { EmitReply, RunPlan } from "./protocol.js";
-import type { SandboxView } from "./sandbox/sandbox.js";
+import type { SandboxView } from "./sandbox/state.js";
 import type {
   AppendEntryHandler, HookContext, HookMessageRenderer, RegisteredCommand, SendMessageHandler,
 } from "./types.js";

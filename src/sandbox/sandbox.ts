@@ -2,12 +2,11 @@
  * One hook's worker, for its whole life: spawn, load (the comlink control call), requests with
  * deadlines, death and its name, and restarts within the budget.
  */
-import * as Comlink from "comlink";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import type { HookMessageRenderer } from "../types.js";
-import { loadReplySchema, manifestSchema, type HostMessage, type Manifest, type WorkerControl } from "../protocol.js";
-import { describeIssues } from "../schemas.js";
+import { manifestSchema, type HostMessage, type Manifest } from "../protocol.js";
+import { loadWorker } from "./load.js";
 import { WorkerChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
@@ -23,48 +22,10 @@ import type { RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 import { transformCacheFor, transformCall, type TransformCache } from "../transform-cache.js";
 import { hostModuleManifest } from "../host-modules.js";
+import { NEXT, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 
-/** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
-const DEFAULT_LOAD_DEADLINE_MS = 30_000;
+export type { SandboxListener, SandboxState, SandboxView };
 
-export type SandboxState = "starting" | "ready" | "restarting" | "disabled" | "failed" | "disposed";
-
-/**
- * The life of a sandbox: every state it may move to from each state. `failed` is a load that
- * never succeeded; `disabled` is a hook that died past its restart budget (or whose restart did
- * not load); both end only by `disposed`, or by a reload (a new sandbox).
- */
-const NEXT: Readonly<Record<SandboxState, readonly SandboxState[]>> = {
-  starting: ["ready", "failed", "disposed"],
-  ready: ["restarting", "disposed"],
-  restarting: ["ready", "disabled", "disposed"],
-  disabled: ["disposed"],
-  failed: ["disposed"],
-  disposed: [],
-};
-
-export interface SandboxListener {
-  /** A fault outside any request: a crash between events, a bad message, a flood. */
-  fault?(failure: HookFailure): void;
-  /** State changes after the load: `restarting`, `ready` (after a restart), `disabled`, `disposed`. */
-  state?(state: SandboxState, sandbox: SandboxView): void;
-}
-
-/** What a `LoadedHook` shows of its sandbox: read-only, plus `listen` and `dispose`. */
-export interface SandboxView {
-  readonly hookPath: string;
-  readonly resolvedPath: string;
-  readonly cwd: string;
-  readonly options: Readonly<ResolvedSandboxOptions>;
-  readonly state: SandboxState;
-  /** How many times the worker was restarted. */
-  readonly restarts: number;
-  /** The failure that disabled or failed this hook. */
-  readonly lastFailure: HookFailure | undefined;
-  listen(listener: SandboxListener): () => void;
-  /** End the worker for good. Idempotent. */
-  dispose(): Promise<void>;
-}
 
 export class HookSandbox implements SandboxView {
   readonly hookPath: string;
@@ -351,27 +312,9 @@ export class HookSandbox implements SandboxView {
       }
     }));
 
-    const remote = Comlink.wrap<WorkerControl>(endpoint.control);
-    let timer: NodeJS.Timeout | undefined;
-    const loadDeadline = options.deadlines.load ?? DEFAULT_LOAD_DEADLINE_MS;
-    const timedOut = new Promise<HookFailure>((resolve) => {
-      if (Number.isFinite(loadDeadline)) {
-        timer = setTimeout(() => resolve(Errors.timeout(this.hookPath, "load", loadDeadline)), loadDeadline);
-      }
-    });
-    const loaded = channel.trackLoad(
-      remote.load({ resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI,
-        hostModules: hostModuleManifest(options.hostModules, options.policy) })
-        .then((reply): HookFailure | Manifest => {
-          const parsed = loadReplySchema.safeParse(reply);
-          if (!parsed.success) return Errors.protocolViolation(this.hookPath, `bad load reply: ${describeIssues(parsed.error)}`);
-          if (!parsed.data.ok) return Errors.loadFailed(this.hookPath, parsed.data.e.message, parsed.data.e.stack);
-          return parsed.data.manifest;
-        }, (err) => Errors.loadFailed(this.hookPath, describeThrown(err))),
-      options.loadUnresponsiveMs,
-    );
-    const outcome = await Promise.race([loaded, death, timedOut]);
-    clearTimeout(timer);
+    const outcome = await loadWorker(endpoint, channel, this.hookPath, options, death,
+      { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI,
+        hostModules: hostModuleManifest(options.hostModules, options.policy) });
     // The control plane is done after load: closing it leaves no handle that keeps the host alive.
     endpoint.closeControl();
     // A failure during load keeps its code (a factory that loops is `unresponsive`); the caller
