@@ -90,6 +90,10 @@ export const Errors = {
       `${name(hookPath)} hit its memory limit ${during(event)} (resourceLimits); its worker was ended. Raise the resourceLimits option if the hook really needs more.`),
   disabled: (hookPath: string, event: string, why: string) =>
     new HookFailure("disabled", hookPath, event, `${name(hookPath)} is disabled (${why}); ${event} skipped it. Fix the hook and reload it.`),
+  /** A `disabled` skip while the hook's worker restarts: it answers again once the new worker has loaded. */
+  restarting: (hookPath: string, event: string, last: string) =>
+    new HookFailure("disabled", hookPath, event,
+      `${name(hookPath)} is restarting after its worker failed (${last}); ${event} skipped it. It answers again once its new worker has loaded.`),
   protocolViolation: (hookPath: string, detail: string, event = "worker") =>
     new HookFailure("protocol_violation", hookPath, event,
       `${name(hookPath)} sent a message outside the protocol, which was dropped: ${detail}`),

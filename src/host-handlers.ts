@@ -1,11 +1,10 @@
 /**
  * What the host wired in with `HookRunner.initialize`, and the contexts built from it: the
- * HookContext and HookCommandContext of each emit, the snapshot a worker gets, and the surface the
- * bridge calls when a worker asks the host for something.
+ * HookContext and HookCommandContext of each emit, and the surface the bridge calls when a worker
+ * asks the host for something.
  */
 import type { BridgeSurface } from "./bridge/host-bridge.js";
 import { createNoOpUIContext } from "./bridge/ui.js";
-import { modelText, type ContextSnapshot } from "./protocol.js";
 import type {
   AppendEntryHandler, BranchHandler, HookCommandContext, HookContext, HookUIContext, Model, ModelRegistry, NavigateTreeHandler,
   NewSessionHandler, ReadonlySessionManager, SendMessageHandler,
@@ -44,8 +43,6 @@ export class HostHandlers {
   #navigateTree: NavigateTreeHandler = notCancelled;
   #sendMessage: SendMessageHandler | undefined;
   #appendEntry: AppendEntryHandler | undefined;
-  #snapshotModel: { text: string | undefined; plain: unknown } = { text: undefined, plain: undefined };
-  #lastSnapshot: ContextSnapshot | undefined;
 
   constructor(cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry) {
     this.cwd = cwd;
@@ -101,20 +98,6 @@ export class HostHandlers {
       branch: (entryId) => this.#branch(entryId),
       navigateTree: (targetId, options) => this.#navigateTree(targetId, options),
     };
-  }
-
-  /**
-   * The plain-data snapshot a worker gets. The model is copied as JSON each time (one copy rule
-   * for events and commands, see `snapshotModel`) and compared by its text, not by identity, so a
-   * model changed in place is sent again; the same snapshot object is reused while nothing
-   * changed (workers are then not sent it again).
-   */
-  snapshot(ctx: HookContext): ContextSnapshot {
-    const last = this.#lastSnapshot;
-    const text = modelText(ctx.model);
-    if (last && text === this.#snapshotModel.text && last.hasUI === ctx.hasUI && last.cwd === ctx.cwd) return last;
-    if (text !== this.#snapshotModel.text) this.#snapshotModel = { text, plain: text === undefined ? undefined : JSON.parse(text) };
-    return (this.#lastSnapshot = { hasUI: ctx.hasUI, cwd: ctx.cwd, model: this.#snapshotModel.plain });
   }
 
   /** What the bridge of the hook at `hookPath` calls; every member reads the current handlers. */

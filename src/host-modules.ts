@@ -9,14 +9,10 @@
  * rule in DESIGN.md). A function that returns a promise is answered later, as `ctx` methods are
  * (`src/bridge/deferred.ts`); a sync function stays sync for the hook.
  */
-import { z } from "zod";
 import { Deferred } from "./bridge/deferred.js";
 import { Errors } from "./errors.js";
 import type { Policy } from "./policy.js";
-import type { BridgeHost } from "./sandbox/channel.js";
-import { METHOD } from "../worker/wire.mjs";
 import type { HostModuleManifest } from "./protocol.js";
-
 
 const NAME = /^[A-Za-z_$][\w$]*$/;
 const FORBIDDEN = new Set(["constructor", "__proto__", "prototype", "then"]);
@@ -52,39 +48,37 @@ export function hostModuleManifest(modules: Record<string, object>, policy: Poli
   return out;
 }
 
-const callArgs = z.tuple([z.string(), z.string().regex(NAME), z.array(z.unknown())]);
-
 /**
- * `bridge`, plus the two methods host modules use: `hostModule` (sync: `[module, export, args]`,
- * answered `{ v }` or `{ p }`) and `hostModule.await` (the value of a `{ p }`).
+ * The functions of the offered modules this hook may call: `hostModule` (sync: `[module, export,
+ * args]`, answered `{ v }` or `{ p }`) and `hostModule.await` (the value of a `{ p }`). Arguments
+ * arrive checked against the bridge table.
  */
-export function withHostModules(bridge: BridgeHost, hookPath: string, modules: Record<string, object>, policy: Policy): BridgeHost {
-  const table = new Map<string, Map<string, Function>>();
-  for (const [name, mod] of allowed(modules, policy)) {
-    const fns = new Map<string, Function>();
-    for (const fn of hostModuleManifest({ [name]: mod }, { ...policy, hostModules: "*" })[name]!.functions) {
-      fns.set(fn, (mod as Record<string, Function>)[fn]!);
+export class HostModules {
+  readonly #hookPath: string;
+  readonly #table = new Map<string, Map<string, Function>>();
+  readonly #later = new Deferred();
+
+  constructor(hookPath: string, modules: Record<string, object>, policy: Policy) {
+    this.#hookPath = hookPath;
+    for (const [name, mod] of allowed(modules, policy)) {
+      const fns = new Map<string, Function>();
+      for (const fn of hostModuleManifest({ [name]: mod }, { ...policy, hostModules: "*" })[name]!.functions) {
+        fns.set(fn, (mod as Record<string, Function>)[fn]!);
+      }
+      this.#table.set(name, fns);
     }
-    table.set(name, fns);
   }
-  if (table.size === 0) return bridge;
-  const later = new Deferred();
-  return {
-    call: (method, args) => {
-      if (method !== METHOD.hostModuleAwait) return bridge.call(method, args);
-      const id = z.tuple([z.number().int()]).safeParse(args);
-      if (!id.success) return Promise.reject(Errors.protocolViolation(hookPath, "bad arguments to hostModule.await"));
-      return later.take(id.data[0]);
-    },
-    post: (method, args) => bridge.post(method, args),
-    sync: (method, args) => {
-      if (method !== METHOD.hostModule) return bridge.sync(method, args);
-      const parsed = callArgs.safeParse(args);
-      if (!parsed.success) throw Errors.protocolViolation(hookPath, "bad arguments to a host module call");
-      const [module, name, rest] = parsed.data;
-      const fn = table.get(module)?.get(name);
-      if (!fn) throw Errors.protocolViolation(hookPath, `${module}.${name} is not a function the host offers to this hook`);
-      return later.wrap(`${module}.${name}`, fn.apply(undefined, rest));
-    },
-  };
+
+  /** `hostModule`: call the function now; a promise is held for `take`. */
+  call(args: unknown[]): unknown {
+    const [module, name, rest] = args as [string, string, unknown[]];
+    const fn = this.#table.get(module)?.get(name);
+    if (!fn) throw Errors.protocolViolation(this.#hookPath, `${module}.${name} is not a function the host offers to this hook`);
+    return this.#later.wrap(`${module}.${name}`, fn.apply(undefined, rest));
+  }
+
+  /** `hostModule.await` `[id]`. */
+  take(args: unknown[]): Promise<unknown> {
+    return this.#later.take(args[0] as number);
+  }
 }

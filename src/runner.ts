@@ -3,22 +3,17 @@
  * registration order; the conflict rules are `dispatch.ts`; every result is validated before it is
  * applied; every sandbox fault becomes a `HookError` with a code.
  */
-import { createHostBridge, type BridgeSurface } from "./bridge/host-bridge.js";
-import { withHostModules } from "./host-modules.js";
-import { withCustomUi } from "./custom-ui.js";
 import { finish, nextInput, ruleFor, type ConflictRule } from "./dispatch.js";
 import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js";
-import { inlineUnit, sandboxUnit, type HookUnit, type LoadedHook } from "./hook.js";
+import { inlineUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
 import { checkInitOptions, checkRunnerArguments } from "./host-setup.js";
 import type { RunPlan } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
-import { scopedSurface, withScopes } from "./command-scope.js";
 import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js";
 import { StatsRecorder, type HookStats } from "./stats.js";
-import { sandboxedHook } from "./loader.js";
-import { HookSandbox } from "./sandbox/sandbox.js";
+import { WorkerHook } from "./worker-hook.js";
 import { watchHooks, type HookWatcher, type WatchOptions } from "./watch.js";
 import type {
   AgentMessage, BeforeAgentStartEventResult, EmitResultFor, HookCommandContext, HookContext, HookEvent, HookMessageRenderer, HookUIContext,
@@ -41,7 +36,7 @@ export interface RunnerOptions {
 const PLAN_TOOL_CALL: RunPlan = { stop: "block", stopOnError: true };
 
 export class HookRunner {
-  readonly #hooks: LoadedHook[];
+  /** One per hook, in order: a `WorkerHook` is its own unit; a hand-built hook runs in-process. */
   readonly #units: HookUnit[];
   readonly #host: HostHandlers;
   readonly #errorListeners = new Set<(e: HookError) => void>();
@@ -53,26 +48,22 @@ export class HookRunner {
 
   constructor(hooks: LoadedHook[], cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry, options: RunnerOptions = {}) {
     checkRunnerArguments(cwd, sessionManager, modelRegistry);
-    this.#hooks = hooks;
     this.#host = new HostHandlers(cwd, sessionManager, modelRegistry);
     this.#onLog = options.onLog;
     this.#units = hooks.map((hook) => this.#adopt(hook));
     this.#watcher = options.watch ? watchHooks(this, options.watch === true ? {} : options.watch) : undefined;
   }
 
-  /** The unit that runs `hook`; a sandboxed hook gets its bridge to this runner and its fault listener. */
+  /** The unit that runs `hook`; a worker hook gets the runner's side of its bridge and its fault listener. */
   #adopt(hook: LoadedHook): HookUnit {
-    const sandbox = hook.sandbox;
-    if (!sandbox) return inlineUnit(hook);
-    const unit = sandboxUnit(hook, sandbox, (ctx) => this.#host.snapshot(ctx));
-    const surface = this.#host.surface(hook.path, this.#onLog ?? sandbox.options.onLog);
-    const runSetup = async () => { await sandbox.request({ t: "setup" }, "command", Infinity); };
-    const { hostModules, policy } = sandbox.options;
-    const bridgeOver = (s: BridgeSurface) =>
-      withCustomUi(withHostModules(createHostBridge(s, hook.path, runSetup, sandbox.execGate), hook.path, hostModules, policy), hook.path, s, sandbox);
-    sandbox.setBridge(withScopes(bridgeOver(surface), sandbox, hook.path, (ctx) => bridgeOver(scopedSurface(surface, ctx))));
-    this.#unlisten.set(hook, sandbox.listen({ fault: (f) => this.#report(f) }));
-    return unit;
+    if (!(hook instanceof WorkerHook)) return inlineUnit(hook);
+    hook.connect(this.#host.surface(hook.path, this.#onLog ?? hook.sandbox.options.onLog));
+    this.#unlisten.set(hook, hook.sandbox.listen({ fault: (f) => this.#report(f) }));
+    return hook;
+  }
+
+  get #hooks(): LoadedHook[] {
+    return this.#units.map((u) => u.hook);
   }
 
   /**
@@ -82,40 +73,38 @@ export class HookRunner {
    */
   async reload(path: string): Promise<HookError | undefined> {
     if (this.#disposed) throw new Error("HookRunner was disposed: create a new runner to reload hooks");
-    const current = this.#hooks.find((h) => h.path === path || h.resolvedPath === path);
-    const old = current?.sandbox;
-    if (!current || !old) throw new Error(`reload: no hook loaded from "${path}" runs in a worker in this runner`);
-    const hook = sandboxedHook(new HookSandbox(old.hookPath, old.resolvedPath, old.cwd, old.options));
-    const unit = this.#adopt(hook);
-    if (this.#host.initialized) hook.sandbox!.markInitialized(this.#host.hasUI);
-    const failure = await hook.sandbox!.start();
-    const index = this.#hooks.indexOf(current);
+    const current = this.#units.find((u) => u.hook.path === path || u.hook.resolvedPath === path);
+    if (!(current instanceof WorkerHook)) throw new Error(`reload: no hook loaded from "${path}" runs in a worker in this runner`);
+    const hook = current.fresh();
+    this.#adopt(hook);
+    if (this.#host.initialized) hook.markInitialized(this.#host.hasUI);
+    const failure = await hook.start();
+    const index = this.#units.indexOf(current);
     if (failure || this.#disposed || index < 0) {
       this.#unlisten.get(hook)?.();
       this.#unlisten.delete(hook);
-      await hook.sandbox!.dispose();
+      await hook.dispose();
       if (!failure) return undefined;
       const why = failure.code === "load_failed" ? failure.message.replace(/^Failed to load hook: /, "") : `${failure.code}: ${failure.message}`;
-      const error = Errors.loadFailed(old.hookPath, `reload failed, the previous version keeps running: ${why}`);
+      const error = Errors.loadFailed(current.path, `reload failed, the previous version keeps running: ${why}`);
       this.#report(error);
       return error.toHookError();
     }
-    this.#hooks[index] = hook;
-    this.#units[index] = unit;
+    this.#units[index] = hook;
     this.#unlisten.get(current)?.();
     this.#unlisten.delete(current);
     this.#stats.reload(hook.path);
-    await old.dispose();
+    await current.dispose();
     return undefined;
   }
 
   initialize(options: RunnerInitOptions): void {
     checkInitOptions(options);
     this.#host.initialize(options);
-    for (const hook of this.#hooks) {
+    for (const { hook } of this.#units) {
       hook.setSendMessageHandler(options.sendMessageHandler);
       hook.setAppendEntryHandler(options.appendEntryHandler);
-      hook.sandbox?.markInitialized(this.#host.hasUI);
+      if (hook instanceof WorkerHook) hook.markInitialized(this.#host.hasUI);
     }
   }
 
@@ -189,7 +178,7 @@ export class HookRunner {
     this.#disposed ??= (async () => {
       this.#watcher?.close();
       for (const off of this.#unlisten.values()) off();
-      await Promise.all(this.#hooks.map((h) => (h.sandbox ? h.sandbox.dispose() : h.dispose?.())));
+      await Promise.all(this.#units.map(({ hook }) => hook.dispose?.()));
     })();
     return this.#disposed;
   }
@@ -201,22 +190,14 @@ export class HookRunner {
     const plan = toolCall ? PLAN_TOOL_CALL : rule.plan;
     let acc: unknown;
     let ctx: HookContext | undefined;
-    let payload = event;
-    let signals: Array<[string, AbortSignal]> | undefined;
-    let split = false;
     for (const unit of this.#units) {
       if (unit.count(type) === 0) continue;
-      if (!split) {
-        split = true;
-        ctx = this.#createContext();
-        [payload, signals] = splitSignals(event);
-      }
-      const input = nextInput(rule, payload, acc);
+      ctx ??= this.#host.context();
       let reply;
       const started = performance.now();
       let skipped = false;
       try {
-        reply = await unit.run(unit.hook.sandbox ? input : nextInput(rule, event, acc), plan, ctx!, signals);
+        reply = await unit.run(nextInput(rule, event, acc), plan, ctx);
       } catch (err) {
         const failure = this.#failureOf(err, unit, type);
         skipped = failure.code === "disabled";
@@ -226,7 +207,7 @@ export class HookRunner {
         if (skipped) this.#stats.skip(unit.hook.path);
         else this.#stats.call(unit.hook.path, type, performance.now() - started);
       }
-      if (reply.edits) acc = this.#applyEdits(unit, type, rule, event, payload, reply.edits, acc);
+      if (reply.edits) acc = this.#applyEdits(unit, type, rule, event, reply.edits, acc);
       for (const step of reply.steps) {
         if (!step.ok) {
           const failure = stepFailure(unit, type, step.e);
@@ -252,12 +233,11 @@ export class HookRunner {
   }
 
   /**
-   * A hook's in-place edits, validated and applied to the caller's event (and the copy later hooks
-   * get), so the next hook and the caller see them as in the original. In a waterfall whose value
-   * a hook already replaced, an edit of `messages` edits that value.
+   * A hook's in-place edits, validated and applied to the caller's event, so the next hook and the
+   * caller see them as in the original. In a waterfall whose value a hook already replaced, an
+   * edit of `messages` edits that value.
    */
-  #applyEdits(unit: HookUnit, type: string, rule: ConflictRule, event: Record<string, unknown>, payload: Record<string, unknown>,
-    edits: Record<string, unknown>, acc: unknown): unknown {
+  #applyEdits(unit: HookUnit, type: string, rule: ConflictRule, event: Record<string, unknown>, edits: Record<string, unknown>, acc: unknown): unknown {
     const { valid, refused } = checkEdits(edits);
     for (const r of refused) this.#report(Errors.invalidEdit(unit.hook.path, type, r.field, r.detail));
     if (rule.kind === "waterfall" && acc !== undefined && Object.hasOwn(valid, "messages")) {
@@ -265,12 +245,6 @@ export class HookRunner {
       delete valid.messages;
     }
     applyEdits(event, valid);
-    if (payload !== event) {
-      for (const k of Object.keys(valid)) {
-        if (Object.hasOwn(event, k)) payload[k] = event[k];
-        else delete payload[k];
-      }
-    }
     return acc;
   }
 
@@ -314,23 +288,4 @@ export class HookRunner {
     this.#stats.error(failure.hookPath, failure.code);
     this.emitError(failure.toHookError());
   }
-
-  #createContext(): HookContext {
-    return this.#host.context();
-  }
-}
-
-/** AbortSignals cannot cross a thread: the worker gets live stand-ins, aborted when these abort. */
-function splitSignals<E extends Record<string, unknown>>(event: E): [E, Array<[string, AbortSignal]> | undefined] {
-  let signals: Array<[string, AbortSignal]> | undefined;
-  let copy: E | undefined;
-  for (const key in event) {
-    const value = event[key];
-    if (value instanceof AbortSignal) {
-      (signals ??= []).push([key, value]);
-      copy ??= { ...event };
-      delete copy[key];
-    }
-  }
-  return [copy ?? event, signals];
 }

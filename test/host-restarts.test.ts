@@ -51,4 +51,26 @@ describe("restart budget", () => {
       else expect(result).toBeUndefined();
     }
   });
+
+  it("a hook skipped while its worker restarts is said to be restarting, not to need a fix", async () => {
+    const { runner } = await start(["faulty/crashes-every-call.ts"]);
+    // Asked the moment the state changes, so the restart cannot have finished yet.
+    const asked = new Promise<string | undefined>((resolve) => {
+      runner.getHooks()[0]!.sandbox!.listen({ state: (s) => { if (s === "restarting") void runner.emitToolCall(toolCall()).then((r) => resolve(r?.reason)); } });
+    });
+    await runner.emit(turnStart());
+    const reason = await asked;
+    expect(reason).toContain("(disabled)");
+    expect(reason).toMatch(/is restarting after its worker failed/);
+    expect(reason).not.toMatch(/Fix the hook/);
+  });
+
+  it("hook.sandbox is a read-only view: no request, no way to set its state", async () => {
+    const { runner } = await start(["faulty/crashes-every-call.ts"]);
+    const sandbox = runner.getHooks()[0]!.sandbox! as unknown as Record<string, unknown>;
+    expect(sandbox.state).toBe("ready");
+    expect(sandbox.request).toBeUndefined();
+    expect(() => { sandbox.state = "disabled"; }).toThrow(TypeError);
+    expect(sandbox.state).toBe("ready");
+  });
 });

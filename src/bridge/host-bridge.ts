@@ -1,13 +1,13 @@
 /**
- * The host's implementation of the bridge table (`methods.ts`): what each method does. Arguments
- * arrive already checked against the table (`sandbox/host-calls.ts`); nothing else is reachable,
- * and no host object is ever exposed to a worker.
+ * The host's implementation of the rows of the bridge table (`methods.ts`) that need the runner:
+ * what each method does over the runner's surface. Arguments arrive already checked against the
+ * table (`sandbox/host-calls.ts`); nothing else is reachable, and no host object is ever exposed
+ * to a worker. The sandbox's one bridge (`bridge.ts`) calls these.
  */
 import { Errors } from "../errors.js";
 import { presets } from "../policy.js";
 import { renderTheme } from "../render-theme.js";
 import { Deferred } from "./deferred.js";
-import type { BridgeHost } from "../sandbox/channel.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
 import type { BRIDGE } from "./methods.js";
@@ -36,7 +36,8 @@ export interface BridgeSurface {
 /** Runs the `setup` callback of `ctx.newSession` in the worker. */
 export type RunSetup = () => Promise<void>;
 
-export { mediatedExec, type ExecGate };
+/** Run one method of the table (not one `ServedElsewhere`) with arguments its row checked. */
+export type HostMethods = (method: string, args: unknown[]) => unknown;
 
 /** Call `target[name](...args)` only if `name` is a method the object really has, not a prototype builtin. */
 function callMethod(hookPath: string, what: string, target: unknown, name: string, args: unknown[]): unknown {
@@ -48,9 +49,8 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
 }
 
 /**
- * Rows served by the layers around this bridge: `transform` by the sandbox (it serves loading,
- * before any runner), host modules by src/host-modules.ts, `ctx.ui.custom()` by src/custom-ui.ts
- * and the scoped calls by src/command-scope.ts.
+ * Rows `bridge.ts` serves itself: `transform` (from load on), host modules (src/host-modules.ts),
+ * `ctx.ui.custom()` (src/custom-ui.ts) and the scoped calls (src/command-scope.ts).
  */
 type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | typeof METHOD.hostModuleAwait
   | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui
@@ -59,7 +59,7 @@ type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | type
 // Arguments arrive checked against the table, so each implementation destructures them as its row says.
 type Impl = (args: any) => unknown;
 
-export function createHostBridge(surface: BridgeSurface, hookPath: string, runSetup: RunSetup, gate: ExecGate = { policy: presets.trusted, record: () => {} }): BridgeHost {
+export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: RunSetup, gate: ExecGate = { policy: presets.trusted, record: () => {} }): HostMethods {
   const editorSignals = new Map<number, AbortController>();
   const later = new Deferred();
   let setupSession: SessionManager | undefined;
@@ -114,14 +114,9 @@ export function createHostBridge(surface: BridgeSurface, hookPath: string, runSe
     [METHOD.await]: ([id]) => later.take(id),
   } satisfies Record<Exclude<keyof typeof BRIDGE, ServedElsewhere>, Impl>;
 
-  const run = (method: string, args: unknown[]) => {
+  return (method, args) => {
     const fn = Object.hasOwn(impl, method) ? impl[method] : undefined;
     if (!fn) throw Errors.protocolViolation(hookPath, `unknown host call ${JSON.stringify(method)}`);
     return fn(args);
-  };
-  return {
-    call: async (method, args) => run(method, args),
-    post: (method, args) => { run(method, args); },
-    sync: (method, args) => run(method, args),
   };
 }

@@ -9,16 +9,10 @@ import { isBatch, workerMessageSchema, type HostMessage, type Manifest, type Wir
 import { describeIssues } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
 import { HostCalls } from "./host-calls.js";
+import type { BridgeHost } from "../bridge/bridge.js";
 import { Liveness } from "./liveness.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { LIMITS, measure } from "../../worker/wire.mjs";
-
-/** What the worker may ask of the host. Implementations validate arguments per method. */
-export interface BridgeHost {
-  call(method: string, args: unknown[]): Promise<unknown>;
-  sync(method: string, args: unknown[]): unknown;
-  post(method: string, args: unknown[]): void;
-}
 
 export interface ChannelLimits {
   /** A message from the worker over this many bytes (estimated) is refused. */
@@ -83,7 +77,8 @@ export class WorkerChannel {
     this.#live = new Liveness(endpoint, limits.unresponsiveMs, {
       pending: () => this.#pending.size,
       firstEvent: () => this.#pending.values().next().value?.event,
-      ping: () => this.notify({ t: "ping", id: 0 }),
+      // A probe is a flush whose answer only matters as a sign of life (any message is one).
+      ping: () => void this.flush(),
       unresponsive: (ms, event) => events.end((e) => Errors.unresponsive(hookPath, e === "worker" ? event : e, ms)),
     });
     endpoint.onMessage((raw: unknown) => this.#onMessage(raw));
@@ -92,10 +87,6 @@ export class WorkerChannel {
   /** Answer a synchronous call now (a renderer's, while the host waits on the render port). */
   answerSync(id: number, method: string, args: unknown[]): void {
     this.#calls.sync(id, method, args);
-  }
-
-  setBridge(bridge: BridgeHost): void {
-    this.#calls.bridge = bridge;
   }
 
   /** Send a request; it settles with the worker's value, a `timeout`, or the worker's death. */
@@ -143,7 +134,7 @@ export class WorkerChannel {
 
   /**
    * Resolve once every message the worker posted before now has been handled: a ping on the
-   * same FIFO port. The load answer comes on the control port, so the factory's own posts
+   * same FIFO port, answered by a pong with its id. The only sender of pings (liveness probes use it too). The load answer comes on the control port, so the factory's own posts
    * (log lines) are flushed with this before the load is reported.
    */
   flush(): Promise<void> {

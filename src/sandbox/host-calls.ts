@@ -11,7 +11,10 @@ import type { HostMessage, SyncReply, WireError } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
 import { innerCall, methodSpec, type MethodSpec } from "../bridge/methods.js";
 import { LIMITS, measure } from "../../worker/wire.mjs";
-import type { BridgeHost, ChannelLimits } from "./channel.js";
+import type { BridgeHost } from "../bridge/bridge.js";
+
+/** The bounds the calls of one worker are held to (a part of the channel's limits). */
+export interface CallLimits { maxMessageBytes: number; maxPostsPerSecond: number }
 
 /** The pending request a call names (checked by the channel): its kind and its deadline. */
 export interface CallOwner { kind: string; deadline: { pause(): void; resume(): void } }
@@ -31,9 +34,9 @@ export interface CallSink {
 class Refused extends Error {}
 
 export class HostCalls {
-  bridge: BridgeHost;
+  readonly bridge: BridgeHost;
   readonly #hookPath: string;
-  readonly #limits: ChannelLimits;
+  readonly #limits: CallLimits;
   readonly #sink: CallSink;
   #postWindowStart = 0;
   #postsInWindow = 0;
@@ -44,7 +47,7 @@ export class HostCalls {
   #syncJob = false;
   readonly #promptQueue: Array<() => void> = [];
 
-  constructor(hookPath: string, bridge: BridgeHost, limits: ChannelLimits, sink: CallSink) {
+  constructor(hookPath: string, bridge: BridgeHost, limits: CallLimits, sink: CallSink) {
     this.#hookPath = hookPath;
     this.bridge = bridge;
     this.#limits = limits;

@@ -9,6 +9,7 @@ export interface LivenessHost {
   pending(): number;
   /** The event of the oldest pending request, if any. */
   firstEvent(): string | undefined;
+  /** Ask the worker for an answer (the channel's flush). */
   ping(): void;
   /** Silent for `silentMs` while busy with `event`. */
   unresponsive(silentMs: number, event: string): void;

@@ -2,14 +2,15 @@
  * One hook's worker, for its whole life: spawn, load (the comlink control call), requests with
  * deadlines, death and its name, and restarts within the budget.
  */
-import * as Comlink from "comlink";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import type { HookMessageRenderer } from "../types.js";
-import { loadReplySchema, type Manifest, type WorkerControl } from "../protocol.js";
-import { describeIssues } from "../schemas.js";
-import { WorkerChannel, type BridgeHost } from "./channel.js";
-import { mediatedExec, type ExecGate } from "../bridge/host-bridge.js";
+import type { Manifest } from "../protocol.js";
+import { loadWorker } from "./load.js";
+import { WorkerChannel } from "./channel.js";
+import { SandboxBridge } from "../bridge/bridge.js";
+import type { ExecGate } from "../bridge/exec-gate.js";
+import { withCallerTheme } from "../render-theme.js";
 import { grantReaching, hookEnv, permissionArgs } from "../policy.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
@@ -20,70 +21,35 @@ import { spawnEndpoint } from "./spawn.js";
 import { Components, type RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 import { transformCacheFor, transformCall, type TransformCache } from "../transform-cache.js";
-import { hostModuleManifest, withHostModules } from "../host-modules.js";
+import { hostModuleManifest } from "../host-modules.js";
+import { NEXT, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 
-/** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
-const DEFAULT_LOAD_DEADLINE_MS = 30_000;
+export type { SandboxListener, SandboxState, SandboxView };
 
-export type SandboxState = "starting" | "ready" | "restarting" | "disabled" | "failed" | "disposed";
 
-export interface SandboxListener {
-  /** A fault outside any request: a crash between events, a bad message, a flood. */
-  fault?(failure: HookFailure): void;
-  /** State changes: `restarting`, `ready` (after a restart), `disabled`. */
-  state?(state: SandboxState, sandbox: HookSandbox): void;
-}
-
-/**
- * Before a runner exists a factory can still log (to the `onLog` given to loadHooks) and exec
- * (under its policy); everything else needs the runner's handlers.
- */
-function loadBridge(hookPath: string, cwd: string, gate: ExecGate, onLog: ResolvedSandboxOptions["onLog"]): BridgeHost {
-  return {
-    call: async (m, a) => {
-      if (m === "exec") return mediatedExec(hookPath, gate, cwd, a);
-      throw new Error(`${m} is not available before the hook runner exists`);
-    },
-    sync: (m) => { throw new Error(`${m}() is not available before the hook runner exists`); },
-    post: (m, a) => {
-      if (m === "log" && typeof a[0] === "string" && typeof a[1] === "string") onLog(hookPath, a[0], a[1]);
-    },
-  };
-}
-
-/**
- * Every bridge of a sandbox also answers `transform`, from load on: the hook's jiti asks the host
- * to transform each TypeScript file, so the cache is never a folder the hook can reach.
- */
-function withTransform(bridge: BridgeHost, transform: (a: unknown[]) => Promise<unknown>): BridgeHost {
-  return {
-    call: (m, a) => bridge.call(m, a),
-    post: (m, a) => bridge.post(m, a),
-    sync: (m, a) => (m === "transform" ? transform(a) : bridge.sync(m, a)),
-  };
-}
-
-export class HookSandbox {
+export class HookSandbox implements SandboxView {
   readonly hookPath: string;
   readonly resolvedPath: string;
   readonly cwd: string;
   readonly options: ResolvedSandboxOptions;
-  state: SandboxState = "starting";
+  #state: SandboxState = "starting";
   manifest: Manifest = { events: {}, commands: [], renderers: [] };
-  /** How many times the worker was restarted. */
   restarts = 0;
   /** Counts the workers this sandbox started: state a worker keeps (its last context) is per generation. */
   generation = 0;
-  /** The failure that disabled or failed this hook. */
   lastFailure: HookFailure | undefined;
+  /** The read-only face of this sandbox that `LoadedHook.sandbox` shows. */
+  readonly view: SandboxView;
 
   /** What `pi.exec` may run for this hook and how (the sandbox's runner in sandbox mode). */
   readonly execGate: ExecGate;
+  /** What the worker may ask of the host; the runner installs its surface (`bridge.install`). */
+  readonly bridge: SandboxBridge;
 
   #worker: HookEndpoint | undefined;
   #render: RenderClient | undefined;
   readonly #components = new Components((body) => {
-    if (this.state !== "ready" || !this.#render) return { ok: false };
+    if (this.#state !== "ready" || !this.#render) return { ok: false };
     try {
       const channel = this.#channel;
       return { ok: true, v: this.#render.call(body, (id, m, a) => channel?.answerSync(id, m, a)) };
@@ -93,7 +59,7 @@ export class HookSandbox {
     }
   });
   #channel: WorkerChannel | undefined;
-  #bridge: BridgeHost;
+
   readonly #cache: TransformCache;
   #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
@@ -125,18 +91,32 @@ export class HookSandbox {
         },
       } : {}),
     };
+    const self = this;
+    this.view = Object.freeze({
+      hookPath, resolvedPath, cwd, options,
+      get state() { return self.#state; },
+      get restarts() { return self.restarts; },
+      get lastFailure() { return self.lastFailure; },
+      listen: (listener: SandboxListener) => this.listen(listener),
+      dispose: () => this.dispose(),
+    });
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
-    this.#bridge = withTransform(withHostModules(loadBridge(hookPath, cwd, this.execGate, options.onLog), hookPath, options.hostModules, options.policy), (a) => this.#transform(a));
+    this.bridge = new SandboxBridge({
+      hookPath, cwd, gate: this.execGate, onLog: options.onLog, hostModules: options.hostModules, policy: options.policy,
+      isolation: options.isolation,
+      transform: (a) => this.#transform(a),
+      runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
+      renderer: (key) => withCallerTheme(this.renderer(key)),
+    });
+  }
+
+  get state(): SandboxState {
+    return this.#state;
   }
 
   listen(listener: SandboxListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
-  }
-
-  setBridge(bridge: BridgeHost): void {
-    this.#bridge = withTransform(bridge, (a) => this.#transform(a));
-    this.#channel?.setBridge(this.#bridge);
   }
 
   /** The runner was initialized: `sendMessage` / `appendEntry` work from now on. */
@@ -150,21 +130,19 @@ export class HookSandbox {
   async start(): Promise<HookFailure | undefined> {
     const failure = await this.#spawnAndLoad();
     if (failure) {
-      this.state = "failed";
       this.lastFailure = failure;
+      this.#to("failed");
       await this.#terminate();
       await this.#network?.close();
       return failure;
     }
-    this.state = "ready";
+    this.#to("ready");
     return undefined;
   }
 
   /** Send one request to the worker. Rejects with a `HookFailure` carrying the code. */
   request(body: Record<string, unknown> & { t: string }, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
-    if (this.state !== "ready" || !this.#channel) {
-      return Promise.reject(Errors.disabled(this.hookPath, event, this.#unavailableReason()));
-    }
+    if (this.#state !== "ready" || !this.#channel) return Promise.reject(this.#unavailable(event));
     return this.#channel.request(body, event, deadlineMs, signals);
   }
 
@@ -179,8 +157,8 @@ export class HookSandbox {
 
   /** End the worker for good. Idempotent. */
   async dispose(): Promise<void> {
-    if (this.state === "disposed") return this.#exited;
-    this.state = "disposed";
+    if (this.#state === "disposed") return this.#exited;
+    this.#to("disposed");
     this.#deathFailure ??= (event) => Errors.disabled(this.hookPath, event, "the runner was disposed");
     this.#channel?.close(this.#deathFailure);
     await this.#terminate();
@@ -191,12 +169,14 @@ export class HookSandbox {
     return this.options.env ?? hookEnv(this.options.policy);
   }
 
-  #unavailableReason(): string {
-    switch (this.state) {
-      case "restarting": return "its worker is restarting after a failure";
-      case "disposed": return "the runner was disposed";
-      case "failed": return `it failed to load: ${this.lastFailure?.message ?? "unknown"}`;
-      default: return `it failed ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s: ${this.lastFailure?.message ?? "unknown"}`;
+  /** Why a request cannot run now, by state: a restarting hook comes back, a disabled one does not. */
+  #unavailable(event: string): HookFailure {
+    const last = this.lastFailure?.message ?? "unknown";
+    switch (this.#state) {
+      case "restarting": return Errors.restarting(this.hookPath, event, last);
+      case "disposed": return Errors.disabled(this.hookPath, event, "the runner was disposed");
+      case "failed": return Errors.disabled(this.hookPath, event, `it failed to load: ${last}`);
+      default: return Errors.disabled(this.hookPath, event, `it failed ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s: ${last}`);
     }
   }
 
@@ -209,9 +189,16 @@ export class HookSandbox {
     );
   }
 
-  #emitState(state: SandboxState): void {
-    this.state = state;
-    for (const l of this.#listeners) l.state?.(state, this);
+  /**
+   * The one place the state changes. Why `disposed` absorbs every later move: a load or restart
+   * that settles after `dispose()` must not bring the sandbox back. Any other move the table
+   * (`NEXT`) does not allow is a bug in hookbox.
+   */
+  #to(state: SandboxState): void {
+    if (this.#state === "disposed") return;
+    if (!NEXT[this.#state].includes(state)) throw new Error(`hookbox: sandbox of ${this.hookPath} cannot go from ${this.#state} to ${state}`);
+    this.#state = state;
+    for (const l of this.#listeners) l.state?.(state, this.view);
   }
 
   #fault(failure: HookFailure): void {
@@ -271,7 +258,7 @@ export class HookSandbox {
     this.#worker = endpoint;
     this.generation++;
     this.#deathFailure = undefined;
-    const channel = new WorkerChannel(endpoint, this.hookPath, this.#bridge, {
+    const channel = new WorkerChannel(endpoint, this.hookPath, this.bridge, {
       maxMessageBytes: options.maxMessageBytes,
       unresponsiveMs: options.unresponsiveMs,
       maxPostsPerSecond: options.maxPostsPerSecond,
@@ -298,35 +285,17 @@ export class HookSandbox {
         this.#worker = undefined;
         this.#channel = undefined;
         this.#render = undefined;
-        if (this.state !== "ready") return;
+        if (this.#state !== "ready") return;
         // From now on calls are skipped (and tool calls blocked) until the restart is decided.
-        this.state = "restarting";
+        this.#to("restarting");
         // Why setImmediate: callers whose requests were just rejected report the death first.
         setImmediate(() => this.#onExit());
       }
     }));
 
-    const remote = Comlink.wrap<WorkerControl>(endpoint.control);
-    let timer: NodeJS.Timeout | undefined;
-    const loadDeadline = options.deadlines.load ?? DEFAULT_LOAD_DEADLINE_MS;
-    const timedOut = new Promise<HookFailure>((resolve) => {
-      if (Number.isFinite(loadDeadline)) {
-        timer = setTimeout(() => resolve(Errors.timeout(this.hookPath, "load", loadDeadline)), loadDeadline);
-      }
-    });
-    const loaded = channel.trackLoad(
-      remote.load({ resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI,
-        hostModules: hostModuleManifest(options.hostModules, options.policy) })
-        .then((reply): HookFailure | Manifest => {
-          const parsed = loadReplySchema.safeParse(reply);
-          if (!parsed.success) return Errors.protocolViolation(this.hookPath, `bad load reply: ${describeIssues(parsed.error)}`);
-          if (!parsed.data.ok) return Errors.loadFailed(this.hookPath, parsed.data.e.message, parsed.data.e.stack);
-          return parsed.data.manifest;
-        }, (err) => Errors.loadFailed(this.hookPath, describeThrown(err))),
-      options.loadUnresponsiveMs,
-    );
-    const outcome = await Promise.race([loaded, death, timedOut]);
-    clearTimeout(timer);
+    const outcome = await loadWorker(endpoint, channel, this.hookPath, options, death,
+      { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI,
+        hostModules: hostModuleManifest(options.hostModules, options.policy) });
     // The control plane is done after load: closing it leaves no handle that keeps the host alive.
     endpoint.closeControl();
     // A failure during load keeps its code (a factory that loops is `unresponsive`); the caller
@@ -347,34 +316,33 @@ export class HookSandbox {
 
   #onExit(): void {
     const failure = this.#deathFailure!("worker");
-    if (this.state !== "restarting") return;
+    if (this.#state !== "restarting") return;
     this.lastFailure = failure;
     // A death between events has no caller to hear about it: report it here.
     if (!this.#deathSeenByRequests) this.#fault(failure);
     if (!this.#budget.allow(Date.now())) {
-      this.#emitState("disabled");
+      this.#to("disabled");
       this.#fault(Errors.disabled(this.hookPath, "worker", `its worker died ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s; last: ${failure.message}`));
       return;
     }
-    this.#emitState("restarting");
     void this.#restart();
   }
 
   async #restart(): Promise<void> {
     this.restarts++;
     const failure = await this.#spawnAndLoad();
-    if (this.state !== "restarting") {
-      if (this.state === "disposed") await this.#terminate();
+    if (this.#state !== "restarting") {
+      if (this.#state === "disposed") await this.#terminate();
       return;
     }
     if (failure) {
       this.lastFailure = failure;
       await this.#terminate();
-      this.#emitState("disabled");
+      this.#to("disabled");
       this.#fault(Errors.disabled(this.hookPath, "worker", `its restart failed to load: ${failure.message}`));
       return;
     }
     if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });
-    this.#emitState("ready");
+    this.#to("ready");
   }
 }

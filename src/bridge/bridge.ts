@@ -1,0 +1,119 @@
+/**
+ * One bridge per sandbox: what a worker may ask of the host, after `sandbox/host-calls.ts` checked
+ * each call against the table (`methods.ts`). The rows marked `atLoad` (exec, log, transform, host
+ * modules) are served from the factory on; every other row needs the runner, which installs its
+ * surface with `install()`. Before that such a call is refused with that reason.
+ */
+import { Errors } from "../errors.js";
+import { ScopedContexts, scopedSurface } from "../command-scope.js";
+import { CustomUi } from "../custom-ui.js";
+import { HostModules } from "../host-modules.js";
+import type { Policy } from "../policy.js";
+import type { HookCommandContext, HookMessageRenderer } from "../types.js";
+import { METHOD } from "../../worker/wire.mjs";
+import { hostMethods, type BridgeSurface, type HostMethods } from "./host-bridge.js";
+import { mediatedExec, type ExecGate } from "./exec-gate.js";
+import { innerCall } from "./methods.js";
+
+/** What the worker may ask of the host, by the way it travels. Arguments arrive checked against the table. */
+export interface BridgeHost {
+  call(method: string, args: unknown[]): Promise<unknown>;
+  sync(method: string, args: unknown[]): unknown;
+  post(method: string, args: unknown[]): void;
+}
+
+/** What a sandbox gives its bridge: who it serves and the parts that do not need a runner. */
+export interface BridgeBase {
+  hookPath: string;
+  cwd: string;
+  gate: ExecGate;
+  /** Where `pi.logger` lines go until the runner installs its surface. */
+  onLog(hookPath: string, level: string, line: string): void;
+  hostModules: Record<string, object>;
+  policy: Policy;
+  /** The `transform` row: the host's TypeScript transform, from load on (src/transform-cache.ts). */
+  transform(args: unknown[]): Promise<unknown>;
+  /** Runs the `setup` callback of `ctx.newSession` in the worker. */
+  runSetup(): Promise<void>;
+  /** The hook's renderer of `customType`, themed by the caller (ctx.ui.custom() shows it). */
+  renderer(customType: string): HookMessageRenderer;
+  isolation: string;
+}
+
+/** The runner's surface and the methods built over it (one pair per command scope too). */
+interface Served { surface: BridgeSurface; methods: HostMethods }
+
+export class SandboxBridge implements BridgeHost {
+  readonly #base: BridgeBase;
+  readonly #modules: HostModules;
+  readonly #custom: CustomUi;
+  readonly #scopes = new ScopedContexts<Served>();
+  #runner: Served | undefined;
+
+  constructor(base: BridgeBase) {
+    this.#base = base;
+    this.#modules = new HostModules(base.hookPath, base.hostModules, base.policy);
+    this.#custom = new CustomUi(base.renderer, base.isolation);
+  }
+
+  /** The runner's surface: from now on every row of the table is served. */
+  install(surface: BridgeSurface): void {
+    this.#runner = this.#over(surface);
+  }
+
+  /** Hold `ctx` for a command about to run; its `scoped.*` calls carry the returned number. */
+  openScope(ctx: HookCommandContext): number {
+    return this.#scopes.open(ctx);
+  }
+
+  closeScope(id: number): void {
+    this.#scopes.close(id);
+  }
+
+  async call(method: string, args: unknown[]): Promise<unknown> {
+    return this.#run(method, args);
+  }
+
+  post(method: string, args: unknown[]): void {
+    this.#run(method, args);
+  }
+
+  sync(method: string, args: unknown[]): unknown {
+    return this.#run(method, args);
+  }
+
+  #over(surface: BridgeSurface): Served {
+    const { hookPath, runSetup, gate } = this.#base;
+    return { surface, methods: hostMethods(surface, hookPath, runSetup, gate) };
+  }
+
+  /** One dispatch for the three ways of travel: a scoped call runs its inner method on its scope's surface. */
+  #run(method: string, args: unknown[]): unknown {
+    const inner = innerCall(method, args);
+    if (!inner) throw Errors.protocolViolation(this.#base.hookPath, `a ${method} call must carry a bridge method other than a scoped one`);
+    if (inner.method === method) return this.#serve(this.#runner, method, args);
+    const runner = this.#need(method);
+    const scope = this.#scopes.target(args[0] as number, inner.method, (ctx) => this.#over(scopedSurface(runner.surface, ctx)));
+    return this.#serve(scope, inner.method, inner.args);
+  }
+
+  #serve(served: Served | undefined, method: string, args: unknown[]): unknown {
+    const { hookPath, gate, cwd } = this.#base;
+    switch (method) {
+      case METHOD.transform: return this.#base.transform(args);
+      case METHOD.hostModule: return this.#modules.call(args);
+      case METHOD.hostModuleAwait: return this.#modules.take(args);
+      case METHOD.customDone: return this.#custom.done(args);
+      case METHOD.customTui: return this.#custom.requestRender(args);
+      case METHOD.custom: return this.#custom.show(this.#need(method, served).surface, args);
+    }
+    if (!served && method === METHOD.exec) return mediatedExec(hookPath, gate, cwd, args);
+    if (!served && method === METHOD.log) return this.#base.onLog(hookPath, args[0] as string, args[1] as string);
+    return this.#need(method, served).methods(method, args);
+  }
+
+  #need(method: string, served = this.#runner): Served {
+    if (served) return served;
+    throw new Error(`${method} is not available before the hook runner exists`);
+  }
+}

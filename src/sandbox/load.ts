@@ -1,0 +1,39 @@
+/**
+ * Loading a hook in a freshly spawned worker: the one comlink call on the control port, bounded by
+ * its own deadline and liveness bound, its reply validated (the sandbox closes the port after it).
+ */
+import * as Comlink from "comlink";
+import { Errors, HookFailure, describeThrown } from "../errors.js";
+import type { ResolvedSandboxOptions } from "../options.js";
+import { loadReplySchema, type LoadSpec, type Manifest, type WorkerControl } from "../protocol.js";
+import { describeIssues } from "../schemas.js";
+import type { WorkerChannel } from "./channel.js";
+import type { HookEndpoint } from "./endpoint.js";
+
+/** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
+const DEFAULT_LOAD_DEADLINE_MS = 30_000;
+
+/** The hook's manifest, or the failure (with its code) that ended the load: a bad reply, a throw, a timeout, or `death`. */
+export async function loadWorker(endpoint: HookEndpoint, channel: WorkerChannel, hookPath: string, options: ResolvedSandboxOptions,
+  death: Promise<HookFailure>, spec: LoadSpec): Promise<HookFailure | Manifest> {
+  const remote = Comlink.wrap<WorkerControl>(endpoint.control);
+  let timer: NodeJS.Timeout | undefined;
+  const loadDeadline = options.deadlines.load ?? DEFAULT_LOAD_DEADLINE_MS;
+  const timedOut = new Promise<HookFailure>((resolve) => {
+    if (Number.isFinite(loadDeadline)) {
+      timer = setTimeout(() => resolve(Errors.timeout(hookPath, "load", loadDeadline)), loadDeadline);
+    }
+  });
+  const loaded = channel.trackLoad(
+    remote.load(spec).then((reply): HookFailure | Manifest => {
+      const parsed = loadReplySchema.safeParse(reply);
+      if (!parsed.success) return Errors.protocolViolation(hookPath, `bad load reply: ${describeIssues(parsed.error)}`);
+      if (!parsed.data.ok) return Errors.loadFailed(hookPath, parsed.data.e.message, parsed.data.e.stack);
+      return parsed.data.manifest;
+    }, (err) => Errors.loadFailed(hookPath, describeThrown(err))),
+    options.loadUnresponsiveMs,
+  );
+  const outcome = await Promise.race([loaded, death, timedOut]);
+  clearTimeout(timer);
+  return outcome;
+}

@@ -1,0 +1,172 @@
+/**
+ * A hook loaded by hookbox: its handlers live in its sandbox's worker. `WorkerHook` is both the
+ * `LoadedHook` the embedder sees (maps that are live views of what the worker registered) and the
+ * `HookUnit` the runner runs, so everything about running in a worker is here: the run path,
+ * which context the worker already holds, splitting AbortSignals off an event, checking each
+ * reply, and the snapshot of the model that crosses.
+ */
+import { applyEdits, checkEdits } from "./edits.js";
+import { Errors, type HookFailure } from "./errors.js";
+import type { HandlerFn, HookUnit, LoadedHook } from "./hook.js";
+import { deadlineFor } from "./options.js";
+import { emitReplySchema, modelText, snapshotModel, type ContextSnapshot, type EmitReply, type Manifest, type RunPlan } from "./protocol.js";
+import { describeIssues } from "./schemas.js";
+import { withCallerTheme } from "./render-theme.js";
+import type { BridgeSurface } from "./bridge/host-bridge.js";
+import { HookSandbox, type SandboxView } from "./sandbox/sandbox.js";
+import type { HookCommandContext, HookContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
+
+/** What a worker's empty answer means: every handler ran and returned nothing. */
+const NO_RESULTS: EmitReply = Object.freeze({ steps: [] }) as EmitReply;
+
+export class WorkerHook implements LoadedHook, HookUnit {
+  readonly path: string;
+  readonly resolvedPath: string;
+  readonly #sandbox: HookSandbox;
+  #seen: Manifest | undefined;
+  #handlers = new Map<string, HandlerFn[]>();
+  #commands = new Map<string, RegisteredCommand>();
+  #renderers = new Map<string, HookMessageRenderer>();
+  /** The context the worker holds (it keeps the last one it was sent), the model's text in it, and which worker that is. */
+  #sent: ContextSnapshot | undefined;
+  #sentModel: string | undefined;
+  #sentTo = -1;
+
+  constructor(sandbox: HookSandbox) {
+    this.#sandbox = sandbox;
+    this.path = sandbox.hookPath;
+    this.resolvedPath = sandbox.resolvedPath;
+  }
+
+  /** A hook of the same file and options in a new, not yet started sandbox (a reload). */
+  fresh(): WorkerHook {
+    const old = this.#sandbox;
+    return new WorkerHook(new HookSandbox(old.hookPath, old.resolvedPath, old.cwd, old.options));
+  }
+
+  get hook(): LoadedHook { return this; }
+  get sandbox(): SandboxView { return this.#sandbox.view; }
+  get handlers(): Map<string, HandlerFn[]> { this.#refresh(); return this.#handlers; }
+  get commands(): Map<string, RegisteredCommand> { this.#refresh(); return this.#commands; }
+  get messageRenderers(): Map<string, HookMessageRenderer> { this.#refresh(); return this.#renderers; }
+  // The worker's sendMessage goes through the runner's bridge, which reads the runner's handlers.
+  setSendMessageHandler(): void {}
+  setAppendEntryHandler(): void {}
+
+  /** Start the worker and load the hook; the failure if it did not load (its worker is ended). */
+  start(): Promise<HookFailure | undefined> {
+    return this.#sandbox.start();
+  }
+
+  /** The runner's side of the bridge: from now on the worker reaches the runner's handlers. */
+  connect(surface: BridgeSurface): void {
+    this.#sandbox.bridge.install(surface);
+  }
+
+  /** The runner was initialized: `sendMessage` / `appendEntry` work from now on. */
+  markInitialized(hasUI: boolean): void {
+    this.#sandbox.markInitialized(hasUI);
+  }
+
+  dispose(): Promise<void> {
+    return this.#sandbox.dispose();
+  }
+
+  count(type: string): number {
+    return this.#sandbox.manifest.events[type] ?? 0;
+  }
+
+  /** Run this hook's handlers of `event` in the worker, under `plan`; the reply is checked before it is returned. */
+  async run(event: Record<string, unknown> & { type: string }, plan: RunPlan, ctx: HookContext): Promise<EmitReply> {
+    const sandbox = this.#sandbox;
+    const [payload, signals] = splitSignals(event);
+    const body: Record<string, unknown> & { t: string } = { t: "emit", event: payload, plan };
+    // The worker keeps the last context it was sent: send it only when it changed or the worker is new.
+    const snap = this.#snapshot(ctx);
+    if (snap) body.ctx = snap;
+    if (signals) {
+      body.signals = signals.map(([field]) => field);
+      // A signal that is already aborted must arrive aborted, before any handler reads it.
+      const aborted = signals.filter(([, signal]) => signal.aborted).map(([field]) => field);
+      if (aborted.length > 0) body.aborted = aborted;
+    }
+    // A request that failed may never have reached the worker: send the context again next time.
+    const raw = await sandbox.request(body, event.type, deadlineFor(sandbox.options, event.type), signals)
+      .catch((err: unknown) => { this.#sent = undefined; throw err; });
+    return raw === undefined ? NO_RESULTS : this.#reply(event.type, raw);
+  }
+
+  /**
+   * The context to send, or undefined when the worker holds it already. The model is copied as
+   * JSON (one copy rule for events and commands, see `snapshotModel`) and compared by its text,
+   * not by identity, so a model changed in place is sent again.
+   */
+  #snapshot(ctx: HookContext): ContextSnapshot | undefined {
+    const text = modelText(ctx.model);
+    const last = this.#sent;
+    const generation = this.#sandbox.generation;
+    if (last && this.#sentTo === generation && text === this.#sentModel && last.hasUI === ctx.hasUI && last.cwd === ctx.cwd) return undefined;
+    const model = last && text === this.#sentModel ? last.model : text === undefined ? undefined : JSON.parse(text);
+    this.#sentModel = text;
+    this.#sentTo = generation;
+    return (this.#sent = { hasUI: ctx.hasUI, cwd: ctx.cwd, model });
+  }
+
+  #reply(type: string, raw: unknown): EmitReply {
+    const parsed = emitReplySchema.safeParse(raw);
+    if (!parsed.success) throw Errors.protocolViolation(this.path, `bad ${type} reply: ${describeIssues(parsed.error)}`, type);
+    return parsed.data as EmitReply;
+  }
+
+  #refresh(): void {
+    const m = this.#sandbox.manifest;
+    if (m === this.#seen) return;
+    this.#seen = m;
+    this.#handlers = new Map(Object.entries(m.events).map(([type, n]) => [type, Array.from({ length: n }, (_, only) => this.#handler(type, only))]));
+    this.#commands = new Map(m.commands.map((c): [string, RegisteredCommand] => [c.name, { ...c, handler: (args, ctx) => this.#command(c.name, args, ctx) }]));
+    this.#renderers = new Map(m.renderers.map((type) => [type, withCallerTheme(this.#sandbox.renderer(type))]));
+  }
+
+  /** Runs that one handler in the worker, as calling the original's handler would. */
+  #handler(type: string, only: number): HandlerFn {
+    return async (event, ctx) => {
+      const sandbox = this.#sandbox;
+      const c = ctx as { hasUI?: boolean; cwd?: string; model?: unknown } | undefined;
+      const raw = await sandbox.request({ t: "emit", event, plan: { only }, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(c?.model) } },
+        type, deadlineFor(sandbox.options, type));
+      const reply = this.#reply(type, raw ?? { steps: [] });
+      // In-place edits reach the event the caller passed, as calling the original's handler would.
+      if (reply.edits) applyEdits(event as Record<string, unknown>, checkEdits(reply.edits).valid);
+      const step = reply.steps[0];
+      if (step && !step.ok) throw new Error(step.e?.message);
+      return step?.r;
+    };
+  }
+
+  /** The worker's command context reaches the caller's `ctx` (its ui, newSession…), as the original's would. */
+  async #command(name: string, args: string, ctx: HookCommandContext): Promise<void> {
+    const sandbox = this.#sandbox;
+    const scope = sandbox.bridge.openScope(ctx);
+    try {
+      await sandbox.request({ t: "command", name, args, ctx: { hasUI: ctx.hasUI, cwd: ctx.cwd, model: snapshotModel(ctx.model), scope } },
+        "command", deadlineFor(sandbox.options, "command"));
+    } finally {
+      sandbox.bridge.closeScope(scope);
+    }
+  }
+}
+
+/** AbortSignals cannot cross a thread: the worker gets live stand-ins, aborted when these abort. */
+function splitSignals<E extends Record<string, unknown>>(event: E): [E, Array<[string, AbortSignal]> | undefined] {
+  let signals: Array<[string, AbortSignal]> | undefined;
+  let copy: E | undefined;
+  for (const key in event) {
+    const value = event[key];
+    if (value instanceof AbortSignal) {
+      (signals ??= []).push([key, value]);
+      copy ??= { ...event };
+      delete copy[key];
+    }
+  }
+  return [copy ?? event, signals];
+}
