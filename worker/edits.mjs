@@ -38,15 +38,24 @@ export function plain(value, seen = new Map()) {
   seen.set(value, value);
   /** @type {any} */
   let copy;
-  const entries = Array.isArray(value) ? value.entries() : Object.entries(value);
-  for (const [key, child] of entries) {
-    const next = plain(child, seen);
-    if (next === child) continue;
-    if (!copy) {
-      copy = Array.isArray(value) ? [...value] : { ...value };
-      seen.set(value, copy);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child = value[i];
+      if (child === null || typeof child !== "object") continue;
+      const next = plain(child, seen);
+      if (next === child) continue;
+      if (!copy) seen.set(value, (copy = [...value]));
+      copy[i] = next;
     }
-    copy[key] = next;
+  } else {
+    for (const key of Object.keys(value)) {
+      const child = /** @type {any} */ (value)[key];
+      if (child === null || typeof child !== "object") continue;
+      const next = plain(child, seen);
+      if (next === child) continue;
+      if (!copy) seen.set(value, (copy = { ...value }));
+      copy[key] = next;
+    }
   }
   return copy ?? value;
 }
@@ -62,13 +71,19 @@ export function trackEdits(raw) {
   /** Per top-level field: raw object -> its proxy. @type {Map<string, WeakMap<object, object>>} */
   const made = new Map();
 
+  /** Per top-level field: one proxy handler for every object under it. @type {Map<string, ProxyHandler<any>>} */
+  const handlers = new Map();
+
   /** @param {object} target @param {string} field */
   const wrap = (target, field) => {
     let cache = made.get(field);
-    if (!cache) made.set(field, (cache = new WeakMap()));
+    if (!cache) {
+      made.set(field, (cache = new WeakMap()));
+      handlers.set(field, handler(field));
+    }
     const known = cache.get(target);
     if (known) return known;
-    const proxy = new Proxy(target, handler(field));
+    const proxy = new Proxy(target, /** @type {ProxyHandler<any>} */ (handlers.get(field)));
     cache.set(target, proxy);
     return proxy;
   };
