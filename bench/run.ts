@@ -7,6 +7,7 @@
  *   npm run bench                 table
  *   npm run bench -- --json       table, then the JSON object on the last line
  *   npx tsx bench/run.ts --quick --json
+ *   npx tsx bench/run.ts --only   the two hot-path figures (tool_call round trip, 1 MiB context) only
  */
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -25,6 +26,7 @@ const { values: args } = parseArgs({
     case: { type: "string" },
     count: { type: "string" },
     "no-pin": { type: "boolean", default: false },
+    only: { type: "boolean", default: false },
   },
 });
 
@@ -83,6 +85,7 @@ async function main(): Promise<void> {
   progress("1 MiB context through 4 hooks");
   const cx = await context(plans);
   if (pinned) unpin();
+  if (args.only) return hotPath(tc, cx);
   progress("pipelined throughput (unpinned)");
   const tp = await pipelined(plans);
   progress(`startup of ${plans.startup.hooks} hooks (cold and warm transform cache)`);
@@ -137,6 +140,13 @@ async function main(): Promise<void> {
   const failed = rows.filter((r) => passes(r) === false).map((r) => r.key);
   console.log(failed.length ? `\ntargets missed: ${failed.join(", ")}` : "\nevery target met");
   if (args.json) console.log(JSON.stringify(Object.fromEntries(rows.map((r) => [r.key, Number(r.value.toPrecision(4))]))));
+}
+
+/** `--only`: the two figures of the hot path, for profiling work on it. */
+function hotPath(tc: Awaited<ReturnType<typeof toolCall>>, cx: Awaited<ReturnType<typeof context>>): void {
+  const figures = { tool_call_rtt_ratio: tc.ratio, context_1mb_ratio: cx.ratio, context_1mb_passthrough_ratio: cx.passthroughRatio };
+  console.log(`tool_call ${spread(tc.hook, us)} / echo ${spread(tc.floor, us)}; context ${spread(cx.filtered, ms)} / 4 echoes ${spread(cx.floor, ms)}`);
+  console.log(JSON.stringify(Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, Number(v.toPrecision(4))]))));
 }
 
 // Why a keep-alive: hook workers are unref'd while idle, and at HEAD the post-load flush waits on a

@@ -90,6 +90,29 @@ export const workerMessageSchema = z.discriminatedUnion("t", [
   z.strictObject({ t: z.literal("invalid"), id: id.optional(), m: method.optional(), issue: text }),
 ]);
 export type WorkerMessage = z.infer<typeof workerMessageSchema>;
+
+const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/**
+ * `workerMessageSchema.safeParse(raw)`, with the two commonest messages checked by hand first: a
+ * handler's success `{ t: "res", id, ok: true, v? }` and an `ack`. What they accept is a subset of
+ * what the schema accepts; everything else goes through the schema. No copy is made of `raw`.
+ */
+export function parseWorkerMessage(raw: unknown): ReturnType<typeof workerMessageSchema.safeParse> {
+  if (typeof raw === "object" && raw !== null) {
+    const m = raw as Record<string, unknown>;
+    if (m.t === "res" && m.ok === true && isId(m.id) && onlyKeys(m, RES_KEYS)) return { success: true, data: m as WorkerMessage };
+    if (m.t === "ack" && isId(m.id) && onlyKeys(m, ACK_KEYS)) return { success: true, data: m as WorkerMessage };
+  }
+  return workerMessageSchema.safeParse(raw);
+}
+
+const RES_KEYS = new Set(["t", "id", "ok", "v"]);
+const ACK_KEYS = new Set(["t", "id"]);
+const onlyKeys = (m: object, allowed: Set<string>) => {
+  const keys = Object.keys(m);
+  return keys.length <= allowed.size && keys.every((k) => allowed.has(k));
+};
 export type ResultMessage = Extract<WorkerMessage, { t: "res" }>;
 export type SyncMessage = Extract<WorkerMessage, { t: "sync" }>;
 

@@ -38,110 +38,159 @@ export function plain(value, seen = new Map()) {
   seen.set(value, value);
   /** @type {any} */
   let copy;
-  const entries = Array.isArray(value) ? value.entries() : Object.entries(value);
-  for (const [key, child] of entries) {
-    const next = plain(child, seen);
-    if (next === child) continue;
-    if (!copy) {
-      copy = Array.isArray(value) ? [...value] : { ...value };
-      seen.set(value, copy);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child = value[i];
+      if (child === null || typeof child !== "object") continue;
+      const next = plain(child, seen);
+      if (next === child) continue;
+      if (!copy) seen.set(value, (copy = [...value]));
+      copy[i] = next;
     }
-    copy[key] = next;
+  } else {
+    for (const key of Object.keys(value)) {
+      const child = /** @type {any} */ (value)[key];
+      if (child === null || typeof child !== "object") continue;
+      const next = plain(child, seen);
+      if (next === child) continue;
+      if (!copy) seen.set(value, (copy = { ...value }));
+      copy[key] = next;
+    }
   }
   return copy ?? value;
 }
 
+/** A proxy must report a non-writable, non-configurable property as is. @param {object} target @param {PropertyKey} key */
+function frozenSlot(target, key) {
+  if (Object.isExtensible(target) && !pinned.has(target)) return false;
+  const d = Reflect.getOwnPropertyDescriptor(target, key);
+  return d !== undefined && !d.configurable && !d.writable;
+}
+
+/** @param {PropertyDescriptor} desc */
+const unwrapped = (desc) => ("value" in desc ? { ...desc, value: plain(desc.value) } : desc);
+
+// Why classes: the traps live on shared prototypes, so tracking one event allocates its state and
+// two small objects, not a dozen closures (every tool_call pays for it).
+
+/** The traps of every object below one top-level field: a write marks that field dirty. */
+class FieldTraps {
+  /** @param {Tracker} tracker @param {string} field */
+  constructor(tracker, field) {
+    this.tracker = tracker;
+    this.field = field;
+    /** Raw object -> its proxy. @type {WeakMap<object, object>} */
+    this.made = new WeakMap();
+  }
+
+  /** @param {object} target */
+  wrap(target) {
+    const known = this.made.get(target);
+    if (known) return known;
+    const proxy = new Proxy(target, this);
+    this.made.set(target, proxy);
+    return proxy;
+  }
+
+  /** @param {object} target @param {PropertyKey} key @param {unknown} receiver */
+  get(target, key, receiver) {
+    if (key === TARGET) return target;
+    const v = Reflect.get(target, key, receiver);
+    return isTrackable(v) && !frozenSlot(target, key) ? this.wrap(v) : v;
+  }
+
+  /** @param {object} target @param {PropertyKey} key @param {unknown} v */
+  set(target, key, v) {
+    this.tracker.mark(this.field);
+    return Reflect.set(target, key, plain(v));
+  }
+
+  /** @param {object} target @param {PropertyKey} key */
+  deleteProperty(target, key) {
+    this.tracker.mark(this.field);
+    return Reflect.deleteProperty(target, key);
+  }
+
+  /** @param {object} target @param {PropertyKey} key @param {PropertyDescriptor} desc */
+  defineProperty(target, key, desc) {
+    this.tracker.mark(this.field);
+    if (desc.configurable === false) pinned.add(target);
+    return Reflect.defineProperty(target, key, unwrapped(desc));
+  }
+}
+
+/** The traps of the event itself: a write marks the field written. */
+class Tracker {
+  /** @param {Record<string, unknown>} raw */
+  constructor(raw) {
+    this.raw = raw;
+    /** @type {Set<string> | undefined} */
+    this.dirty = undefined;
+    /** Per top-level field, the traps of what is under it. @type {Map<string, FieldTraps> | undefined} */
+    this.fields = undefined;
+  }
+
+  /** @param {string} field */
+  mark(field) {
+    (this.dirty ??= new Set()).add(field);
+  }
+
+  /** @param {object} target @param {PropertyKey} key @param {unknown} receiver */
+  get(target, key, receiver) {
+    if (key === TARGET) return target;
+    const v = Reflect.get(target, key, receiver);
+    if (typeof key !== "string" || !isTrackable(v) || frozenSlot(target, key)) return v;
+    let traps = (this.fields ??= new Map()).get(key);
+    if (!traps) this.fields.set(key, (traps = new FieldTraps(this, key)));
+    return traps.wrap(v);
+  }
+
+  /** @param {object} target @param {PropertyKey} key @param {unknown} v */
+  set(target, key, v) {
+    if (typeof key === "string") this.mark(key);
+    return Reflect.set(target, key, plain(v));
+  }
+
+  /** @param {object} target @param {PropertyKey} key */
+  deleteProperty(target, key) {
+    if (typeof key === "string") this.mark(key);
+    return Reflect.deleteProperty(target, key);
+  }
+
+  /** @param {object} target @param {PropertyKey} key @param {PropertyDescriptor} desc */
+  defineProperty(target, key, desc) {
+    if (typeof key === "string") this.mark(key);
+    if (desc.configurable === false) pinned.add(target);
+    return Reflect.defineProperty(target, key, unwrapped(desc));
+  }
+
+  /** The fields written to (not `type`, not AbortSignals), with their values now; undefined if none. */
+  edits() {
+    if (!this.dirty) return undefined;
+    /** @type {Record<string, unknown>} */
+    const out = {};
+    let any = false;
+    for (const field of this.dirty) {
+      if (field === "type") continue;
+      const v = this.raw[field];
+      if (typeof AbortSignal !== "undefined" && v instanceof AbortSignal) continue;
+      // A deleted field is sent as `undefined` (structured clone keeps the key).
+      out[field] = v;
+      any = true;
+    }
+    return any ? out : undefined;
+  }
+}
+
 /**
- * Track writes to `event` (a copy the worker owns). `event` is what handlers get; `dirty` names
- * the top-level fields written to, directly or anywhere below.
+ * Track writes to `event` (a copy the worker owns). `event` is what handlers get; `edits()` names
+ * the top-level fields written to, directly or anywhere below, with their values now.
  * @param {Record<string, unknown>} raw
+ * @returns {{ event: Record<string, unknown>; edits: () => Record<string, unknown> | undefined }}
  */
 export function trackEdits(raw) {
-  /** @type {Set<string>} */
-  const dirty = new Set();
-  /** Per top-level field: raw object -> its proxy. @type {Map<string, WeakMap<object, object>>} */
-  const made = new Map();
-
-  /** @param {object} target @param {string} field */
-  const wrap = (target, field) => {
-    let cache = made.get(field);
-    if (!cache) made.set(field, (cache = new WeakMap()));
-    const known = cache.get(target);
-    if (known) return known;
-    const proxy = new Proxy(target, handler(field));
-    cache.set(target, proxy);
-    return proxy;
-  };
-
-  /** A proxy must report a non-writable, non-configurable property as is. @param {object} target @param {PropertyKey} key */
-  const frozenSlot = (target, key) => {
-    if (Object.isExtensible(target) && !pinned.has(target)) return false;
-    const d = Reflect.getOwnPropertyDescriptor(target, key);
-    return d !== undefined && !d.configurable && !d.writable;
-  };
-
-  /** @param {string} field @returns {ProxyHandler<any>} */
-  const handler = (field) => ({
-    get(target, key, receiver) {
-      if (key === TARGET) return target;
-      const v = Reflect.get(target, key, receiver);
-      return isTrackable(v) && !frozenSlot(target, key) ? wrap(v, field) : v;
-    },
-    set(target, key, v) {
-      dirty.add(field);
-      return Reflect.set(target, key, plain(v));
-    },
-    deleteProperty(target, key) {
-      dirty.add(field);
-      return Reflect.deleteProperty(target, key);
-    },
-    defineProperty(target, key, desc) {
-      dirty.add(field);
-      if (desc.configurable === false) pinned.add(target);
-      return Reflect.defineProperty(target, key, "value" in desc ? { ...desc, value: plain(desc.value) } : desc);
-    },
-  });
-
-  const event = new Proxy(raw, {
-    get(target, key, receiver) {
-      if (key === TARGET) return target;
-      const v = Reflect.get(target, key, receiver);
-      return typeof key === "string" && isTrackable(v) && !frozenSlot(target, key) ? wrap(v, key) : v;
-    },
-    set(target, key, v) {
-      if (typeof key === "string") dirty.add(key);
-      return Reflect.set(target, key, plain(v));
-    },
-    deleteProperty(target, key) {
-      if (typeof key === "string") dirty.add(key);
-      return Reflect.deleteProperty(target, key);
-    },
-    defineProperty(target, key, desc) {
-      if (typeof key === "string") dirty.add(key);
-      if (desc.configurable === false) pinned.add(target);
-      return Reflect.defineProperty(target, key, "value" in desc ? { ...desc, value: plain(desc.value) } : desc);
-    },
-  });
-
-  return {
-    event,
-    /** The fields written to (not `type`, not AbortSignals), with their values now; undefined if none. */
-    edits() {
-      if (dirty.size === 0) return undefined;
-      /** @type {Record<string, unknown>} */
-      const out = {};
-      let any = false;
-      for (const field of dirty) {
-        if (field === "type") continue;
-        const v = raw[field];
-        if (typeof AbortSignal !== "undefined" && v instanceof AbortSignal) continue;
-        // A deleted field is sent as `undefined` (structured clone keeps the key).
-        out[field] = v;
-        any = true;
-      }
-      return any ? out : undefined;
-    },
-  };
+  const tracker = new Tracker(raw);
+  return { event: new Proxy(raw, /** @type {ProxyHandler<Record<string, unknown>>} */ (tracker)), edits: () => tracker.edits() };
 }
 
 /** `structuredClone` of a tracked value clones its target (a Proxy cannot be cloned). */

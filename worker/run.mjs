@@ -28,7 +28,11 @@ export async function runHandlers(handlers, event, plan, ctx) {
   const tracker = tracking ? trackEdits(event) : undefined;
   let current = tracker ? tracker.event : event;
   let changed = false;
+  // Whether `current[chain]` is still the value `plain` returned (no handler ran since): it then
+  // holds no proxy, and is sent without walking it again.
+  let fresh = false;
   for (const handler of only === undefined ? handlers : handlers.slice(only, only + 1)) {
+    fresh = false;
     let result;
     try {
       result = await handler(current, ctx);
@@ -39,10 +43,10 @@ export async function runHandlers(handlers, event, plan, ctx) {
     }
     if (chain) {
       if (result === undefined || result === null) { steps.push({ ok: true }); continue; }
-      const next = typeof result === "object" ? /** @type {Record<string, unknown>} */ (result)[chain] : undefined;
+      const next = typeof result === "object" ? plain(/** @type {Record<string, unknown>} */ (result)[chain]) : undefined;
       if (isMessageList(next) && Object.keys(/** @type {object} */ (result)).every((k) => k === chain)) {
-        current = { ...current, [chain]: plain(next) };
-        changed = true;
+        current = { ...current, [chain]: next };
+        changed = fresh = true;
         steps.push({ ok: true });
       } else {
         // Not applied: the host validates it and reports what is wrong; the chain goes on unchanged.
@@ -58,7 +62,10 @@ export async function runHandlers(handlers, event, plan, ctx) {
     if (stop && /** @type {Record<string, unknown>} */ (result)[stop] === true) break;
   }
   const edits = tracker?.edits();
-  if (chain && changed) return edits ? { steps, value: plain(current[chain]), edits } : { steps, value: plain(current[chain]) };
+  if (chain && changed) {
+    const value = fresh ? current[chain] : plain(current[chain]);
+    return edits ? { steps, value, edits } : { steps, value };
+  }
   // Nothing to report (every handler returned nothing): the host reads no reply as no results,
   // which saves cloning the steps on the commonest path. `only` callers read their one step.
   if (!edits && only === undefined && steps.every((st) => st.ok && !("r" in st))) return undefined;
@@ -67,7 +74,10 @@ export async function runHandlers(handlers, event, plan, ctx) {
 
 /** The shape the host's schema accepts for `messages`: an array of agent messages. @param {unknown} value */
 function isMessageList(value) {
-  return Array.isArray(value) && value.every(isAgentMessage);
+  if (!Array.isArray(value)) return false;
+  // A plain loop: this runs on every message of a 1 MiB context.
+  for (let i = 0; i < value.length; i++) if (!isAgentMessage(value[i])) return false;
+  return true;
 }
 
 /**

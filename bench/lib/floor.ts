@@ -10,16 +10,16 @@ export const ECHO_WORKER = new URL("../fixtures/echoes-messages.mjs", import.met
 /** A bare echo worker and the two ways the benchmarks drive it. */
 export class EchoWorker {
   readonly #worker: Worker;
-  #waiting: (() => void) | undefined;
+  #waiting: ((last: unknown) => void) | undefined;
   #left = 0;
 
   private constructor(worker: Worker) {
     this.#worker = worker;
-    worker.on("message", () => {
+    worker.on("message", (message: unknown) => {
       if (--this.#left <= 0) {
         const done = this.#waiting;
         this.#waiting = undefined;
-        done?.();
+        done?.(message);
       }
     });
   }
@@ -30,13 +30,13 @@ export class EchoWorker {
     return echo;
   }
 
-  /** One message there and back. */
-  roundTrip(payload: unknown): Promise<void> {
+  /** One message there and back; resolves with the copy that came back. */
+  roundTrip(payload: unknown): Promise<unknown> {
     return this.pipelined(payload, 1);
   }
 
-  /** `count` messages posted at once; resolves when every echo is back. */
-  pipelined(payload: unknown, count: number): Promise<void> {
+  /** `count` messages posted at once; resolves when every echo is back (with the last one). */
+  pipelined(payload: unknown, count: number): Promise<unknown> {
     return new Promise((resolve) => {
       this.#left = count;
       this.#waiting = resolve;

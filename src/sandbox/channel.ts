@@ -5,7 +5,7 @@
  * validated first (`protocol.ts`); a result must be JSON data within the size and depth bounds.
  */
 import { Errors, HookFailure } from "../errors.js";
-import { isBatch, workerMessageSchema, type HostMessage, type Manifest, type WireError } from "../protocol.js";
+import { isBatch, parseWorkerMessage, type HostMessage, type Manifest, type WireError } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
 import { HostCalls } from "./host-calls.js";
@@ -231,7 +231,7 @@ export class WorkerChannel {
 
   #onOne(raw: unknown): void {
     this.#live.heard();
-    const parsed = workerMessageSchema.safeParse(raw);
+    const parsed = parseWorkerMessage(raw);
     if (!parsed.success) {
       // comlink traffic uses its own port; anything else here is outside the protocol.
       this.#violation(Errors.protocolViolation(this.#hookPath, describeIssues(parsed.error)));

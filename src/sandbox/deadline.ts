@@ -2,14 +2,20 @@
  * A deadline that measures only the hook's own time: it is paused while the hook waits on a UI
  * prompt and resumed when the answer goes back. The paused time itself is bounded
  * (`maxPausedMs`), so waiting on the host cannot keep a request pending forever.
+ *
+ * Every deadline of the host shares one timer, armed for the earliest: a request that settles
+ * before its deadline (nearly all of them) costs a Set insert and delete, not a timer start and stop.
  */
 export class PausableDeadline {
   #remaining: number;
   #pauseLeft: number;
   #startedAt = 0;
   #pausedAt = 0;
-  #timer: NodeJS.Timeout | undefined;
   #paused = 0;
+  #armed = true;
+  /** When it expires (performance.now() time), while it is in `live`; whether that is the pause bound. */
+  due = Infinity;
+  #dueIsPause = false;
   readonly #onExpire: (paused: boolean) => void;
 
   /** `onExpire(true)`: the request waited on the host for more than `maxPausedMs` in all. */
@@ -24,41 +30,86 @@ export class PausableDeadline {
 
   pause(): void {
     if (this.#paused++ > 0 || !this.#armed) return;
-    this.#stop();
     const now = performance.now();
     this.#remaining -= now - this.#startedAt;
     this.#pausedAt = now;
-    if (Number.isFinite(this.#pauseLeft)) this.#start(this.#pauseLeft, true);
+    if (Number.isFinite(this.#pauseLeft)) this.#set(now + this.#pauseLeft, true);
+    else this.#unset();
   }
 
   resume(): void {
     if (this.#paused === 0 || --this.#paused > 0 || !this.#armed) return;
-    this.#stop();
     this.#pauseLeft -= performance.now() - this.#pausedAt;
     this.#arm();
   }
 
   clear(): void {
-    this.#stop();
+    this.#unset();
     this.#remaining = Infinity;
     this.#armed = false;
   }
 
-  #armed = true;
+  /** Called by the shared timer once `due` has come. */
+  expire(): void {
+    const paused = this.#dueIsPause;
+    this.#unset();
+    this.#onExpire(paused);
+  }
 
   #arm(): void {
-    if (!Number.isFinite(this.#remaining)) return;
+    if (!Number.isFinite(this.#remaining)) { this.#unset(); return; }
     this.#startedAt = performance.now();
-    this.#start(this.#remaining, false);
+    this.#set(this.#startedAt + this.#remaining, false);
   }
 
-  #start(ms: number, paused: boolean): void {
-    this.#timer = setTimeout(() => this.#onExpire(paused), Math.max(0, ms));
-    this.#timer.unref?.();
+  #set(due: number, paused: boolean): void {
+    this.due = due;
+    this.#dueIsPause = paused;
+    live.add(this);
+    schedule(due);
   }
 
-  #stop(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+  #unset(): void {
+    this.due = Infinity;
+    live.delete(this);
+  }
+}
+
+/** Every deadline that is counting down. */
+const live = new Set<PausableDeadline>();
+let timer: NodeJS.Timeout | undefined;
+let timerAt = Infinity;
+/** A timer fires on the event loop's millisecond clock, which may be up to this far behind `performance.now()`. */
+const SLACK_MS = 1;
+
+/** Make sure the shared timer fires by `due`. A timer armed for later is moved; an earlier one stays. */
+function schedule(due: number): void {
+  if (timer !== undefined && timerAt <= due) return;
+  if (timer !== undefined) clearTimeout(timer);
+  timerAt = due;
+  timer = setTimeout(fire, Math.max(0, due - performance.now()));
+  timer.unref();
+}
+
+/** Expire every deadline that is due (earliest first), and arm the timer for the next one. */
+function fire(): void {
+  timer = undefined;
+  timerAt = Infinity;
+  const now = performance.now() + SLACK_MS;
+  const due: PausableDeadline[] = [];
+  let next = Infinity;
+  for (const d of live) {
+    if (d.due <= now) due.push(d);
+    else if (d.due < next) next = d.due;
+  }
+  if (next !== Infinity) schedule(next);
+  due.sort((a, b) => a.due - b.due);
+  for (const d of due) {
+    // One expiry that throws must not keep the others from expiring; it still surfaces as uncaught.
+    try {
+      if (d.due <= now) d.expire();
+    } catch (err) {
+      queueMicrotask(() => { throw err; });
+    }
   }
 }
