@@ -132,6 +132,19 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
     expect(existsSync(join(process.cwd(), "planted.txt"))).toBe(false);
   });
 
+  it("a path the policy names in fsWrite is the one place outside its sandbox a hook can write", async () => {
+    const writable = mkdtempSync(join(tmpdir(), "hookbox-sandbox-writable-"));
+    try {
+      const { runner } = await start([hook], { load: { ...sandboxed, policy: { permissionModel: false, fsWrite: [writable] } } });
+      expect(await ask(runner, "write", join(writable, "allowed.txt"))).toEqual({});
+      expect(existsSync(join(writable, "allowed.txt"))).toBe(true);
+      expect(await ask(runner, "write", join(outside, "denied.txt"))).toEqual({ error: "ENOENT" });
+      expect(existsSync(join(outside, "denied.txt"))).toBe(false);
+    } finally {
+      rmSync(writable, { recursive: true, force: true });
+    }
+  });
+
   it("pi.exec runs an allowed program inside a sandbox of the same shape, and refuses the rest", async () => {
     const { runner } = await start([hook], { load: { ...sandboxed, policy: { permissionModel: false, exec: { allow: ["ls", "cat"] } } } });
     const ls = await ask(runner, "exec", "ls /");
