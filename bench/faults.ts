@@ -19,13 +19,15 @@ interface Case {
   /** Modes the case applies to (default all): a worker has no channel fd, and its host can be aborted by one giant post. */
   only?: Array<typeof ISOLATION>;
   policy?: object;
+  /** Load options over the table's (a case that needs more memory to build its attack). */
+  load?: object;
   /** What the hook got, for faults that are refusals rather than codes. */
   observe?: (fired: unknown) => string;
 }
 /** A UI whose prompts take 1 ms to answer, so a flood of them queues. */
 const slowUI = { ...createNoOpUIContext(), confirm: () => new Promise<boolean>((r) => setTimeout(() => r(false), 1)) };
 const toolCall = (r: HookRunner) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "ls" } });
-const CASES: Case[] = [
+const ALL_CASES: Case[] = [
   { fault: "handler throws", fixture: "faulty/throws-non-errors.ts", fire: (r) => r.emit(turnStart) },
   { fault: "sync loop in handler", fixture: "faulty/loops-forever-in-handler.ts", fire: toolCall },
   { fault: "handler never settles", fixture: "faulty/hangs-async.ts", fire: (r) => r.emit(turnStart) },
@@ -50,7 +52,11 @@ const CASES: Case[] = [
   { fault: "rewrites the transform cache", fixture: "hostile/rewrites-transform-cache.ts", fire: (r) => r.emit({ type: "session_start" }) },
   { fault: "malformed frame on the channel", fixture: "hostile/writes-malformed-frame.ts", fire: (r) => r.emit(turnStart), only: ["process", "sandbox"] },
   { fault: "frame nested 3000 deep", fixture: "hostile/writes-nested-frame.ts", fire: (r) => r.emit(turnStart), only: ["process", "sandbox"] },
-  { fault: "one 200 MB message past the runtime", fixture: "hostile/posts-giant-message.ts", fire: (r) => r.emit(turnStart), only: ["process", "sandbox"] },
+  {
+    fault: "one 200 MB message past the runtime", fixture: "hostile/posts-giant-message.ts", fire: (r) => r.emit(turnStart), only: ["process", "sandbox"],
+    // Room to build the string: the attack is the post, not the allocation.
+    load: { resourceLimits: { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 8 }, sandboxMemoryMb: 2048 },
+  },
   { fault: "512 MiB to stdout", fixture: "hostile/floods-stdout.ts", fire: (r) => r.emit(turnStart) },
   { fault: "forged out-of-memory (code, stderr text)", fixture: "hostile/forges-out-of-memory.ts", fire: (r) => r.emit(turnStart) },
   { fault: "blocked in readSync(0)", fixture: "hostile/reads-stdin.ts", fire: (r) => r.emit(turnStart) },
@@ -62,8 +68,11 @@ const CASES: Case[] = [
   },
 ];
 
+/** `FAULT=<text> npm run faults` runs only the cases whose name contains it. */
+const CASES = ALL_CASES.filter((c) => !process.env.FAULT || c.fault.includes(process.env.FAULT));
+
 async function runCase(c: Case) {
-  const { hooks } = await loadHooks([f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...(c.policy ? { policy: c.policy } : {}) });
+  const { hooks } = await loadHooks([f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...(c.policy ? { policy: c.policy } : {}), ...c.load });
   const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), {} as never);
   runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {}, ...(c.slowUI ? { hasUI: true, uiContext: slowUI } : {}) });
   const errors: Array<HookError & { at: number }> = [];
