@@ -1,8 +1,7 @@
 /** What a hook author sees from the CLI: logs, stacks, payload checks, typos, and plain usage errors. */
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { BIN, hookbox } from "./cli-run.js";
+import { hookbox, watching } from "./cli-run.js";
 import { blocksWith, tempDir, writeHook } from "./helpers/files.js";
 
 const TURN = ["--event", "turn_start", "--payload", '{"turnIndex":0,"timestamp":1}'];
@@ -117,28 +116,17 @@ describe("hookbox replay --watch", () => {
     const dir = tempDir();
     writeHook(dir, "hook.ts", blocksWith("blocked by hook"));
     const events = writeHook(dir, "events.jsonl", `${JSON.stringify({ type: "agent_start" })}\n`);
-    const child = spawn(process.execPath, [BIN, "replay", "hook.ts", "--events", events, "--watch"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const waiters: Array<() => void> = [];
-    child.stdout.on("data", (d) => { stdout += d; for (const w of waiters.splice(0)) w(); });
-    child.stderr.on("data", (d) => { stderr += d; });
-    const seen = (text: string) => new Promise<void>((resolve, reject) => {
-      const check = () => (stdout.includes(text) ? resolve() : waiters.push(check));
-      // A diagnostic, not a timing assertion: say what was printed if the text never comes.
-      setTimeout(() => reject(new Error(`never printed ${JSON.stringify(text)}; stdout so far:\n${stdout}\nstderr:\n${stderr}`)), 20_000).unref();
-      check();
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const run = watching(["replay", "hook.ts", "--events", events, "--watch"], dir);
+    let code: number | null;
     try {
-      await seen("edit one to replay again");
+      await run.seen("edit one to replay again");
       writeFileSync(events, `${JSON.stringify({ type: "agent_start" })}\n${JSON.stringify({ type: "tool_call", toolName: "bash", toolCallId: "1", input: {} })}\n`);
-      await seen("blocked: blocked by hook");
-      expect(stdout).toContain(`${events} changed; replaying 2 lines`);
+      await run.seen("blocked: blocked by hook");
+      expect(run.stdout).toContain(`${events} changed; replaying 2 lines`);
     } finally {
-      child.kill("SIGINT");
+      code = await run.stop();
     }
-    expect(await exited).toBe(0);
-    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(run.stderr).toBe("");
   });
 });

@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { BIN, hookbox } from "./cli-run.js";
+import { hookbox, watching } from "./cli-run.js";
 import { blocksWith, tempDir, writeHook } from "./helpers/files.js";
 
 const line = (event: object) => JSON.stringify(event);
@@ -92,32 +91,19 @@ describe("hookbox replay", () => {
     const dir = tempDir();
     const hook = writeHook(dir, "hook.ts", blocksWith("first version"));
     const events = writeHook(dir, "events.jsonl", `${line(LS)}\n`);
-    const child = spawn(process.execPath, [BIN, "replay", "hook.ts", "--events", events, "--watch"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const waiters: Array<() => void> = [];
-    child.stdout.on("data", (d) => { stdout += d; for (const w of waiters.splice(0)) w(); });
-    child.stderr.on("data", (d) => { stderr += d; });
-    /** Resolves once stdout holds `text` (the watcher reacts in its own time: no fixed wait). */
-    const seen = (text: string) => new Promise<void>((resolve, reject) => {
-      const check = () => (stdout.includes(text) ? resolve() : waiters.push(check));
-      child.once("exit", () => reject(new Error(`exited before printing ${JSON.stringify(text)}: ${stdout}${stderr}`)));
-      // A diagnostic, not a timing assertion: say what was printed if the text never comes.
-      setTimeout(() => reject(new Error(`never printed ${JSON.stringify(text)}; stdout so far:\n${stdout}\nstderr:\n${stderr}`)), 20_000).unref();
-      check();
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const run = watching(["replay", "hook.ts", "--events", events, "--watch"], dir);
+    let code: number | null;
     try {
-      await seen("edit one to replay again");
-      expect(stdout).toContain("line 1  tool_call             blocked: first version");
+      await run.seen("edit one to replay again");
+      expect(run.stdout).toContain("line 1  tool_call             blocked: first version");
       writeFileSync(hook, blocksWith("second version"));
-      await seen("blocked: second version");
-      expect(stdout).toContain("hook.ts reloaded; replaying 1 line");
-      await seen("watching (Ctrl-C to stop)");
+      await run.seen("blocked: second version");
+      expect(run.stdout).toContain("hook.ts reloaded; replaying 1 line");
+      await run.seen("watching (Ctrl-C to stop)");
     } finally {
-      child.kill("SIGINT");
+      code = await run.stop();
     }
-    expect(await exited).toBe(0);
-    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(run.stderr).toBe("");
   });
 });

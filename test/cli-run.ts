@@ -20,3 +20,35 @@ export function hookbox(args: string[], options: { cwd?: string; stdin?: string;
     child.stdin.end(options.stdin ?? "");
   });
 }
+
+/** A long-running `hookbox …args` (`--watch`): what it printed so far, and a wait for a text. */
+export interface Watching {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves once stdout holds `text` (a watcher reacts in its own time: no fixed wait). */
+  seen(text: string): Promise<void>;
+  /** Ctrl-C, then its exit code. */
+  stop(): Promise<number | null>;
+}
+
+export function watching(args: string[], cwd: string): Watching {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  const waiters: Array<() => void> = [];
+  child.stdout.on("data", (d) => { stdout += d; for (const w of waiters.splice(0)) w(); });
+  child.stderr.on("data", (d) => { stderr += d; });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    get stdout() { return stdout; },
+    get stderr() { return stderr; },
+    seen: (text) => new Promise<void>((resolve, reject) => {
+      const check = () => (stdout.includes(text) ? resolve() : waiters.push(check));
+      child.once("exit", () => reject(new Error(`exited before printing ${JSON.stringify(text)}: ${stdout}${stderr}`)));
+      // A diagnostic, not a timing assertion: say what was printed if the text never comes.
+      setTimeout(() => reject(new Error(`never printed ${JSON.stringify(text)}; stdout so far:\n${stdout}\nstderr:\n${stderr}`)), 20_000).unref();
+      check();
+    }),
+    stop: () => { child.kill("SIGINT"); return exited; },
+  };
+}
