@@ -83,7 +83,7 @@ class FieldTraps {
   constructor(tracker, field) {
     this.tracker = tracker;
     this.field = field;
-    /** Raw object -> its proxy (a Map: it lives as long as the event, and is cheaper than a WeakMap). @type {Map<object, object>} */
+    /** Raw object -> its proxy. @type {WeakMap<object, object>} */
     this.made = new WeakMap();
   }
 
