@@ -90,16 +90,14 @@ if (mode === "worker") {
 
 /** Requests received in this turn, with whether each has settled; acked together at the turn's end. @type {Map<number, boolean>} */
 const turn = new Map();
-/** Whether the turn's end is scheduled (setImmediate), and whether its check is (after the microtasks). */
 let turnScheduled = false;
-let checkScheduled = false;
 /** Whether results go out at the turn's end (a batch came in) or at once (a lone request: lowest latency). */
 let batching = false;
 
 /**
- * A handler that finishes on microtasks alone is answered by its result in this turn (no ack
- * needed), so the common case costs one message each way; the rest get an ack at the turn's end.
- * Everything the turn produced goes out as one message.
+ * Why one setImmediate per turn: a handler that finishes on microtasks alone is answered by its
+ * result in this turn (no ack needed), so the common case costs one message each way; the rest
+ * get an ack now. Everything the turn produced goes out as one message.
  */
 function endTurn() {
   turnScheduled = false;
@@ -109,28 +107,10 @@ function endTurn() {
   flushTurn();
 }
 
-function scheduleEnd() {
-  if (!turnScheduled) { turnScheduled = true; setImmediate(endTurn); }
-}
-
-/**
- * Why a tick queued from a microtask: it runs once the microtask queue is drained, so every
- * handler that settles on microtasks alone has settled by then. Only when one has not (or a batch
- * came in) does the turn need its end (a setImmediate, a trip round the event loop).
- */
-function checkTurn() {
-  checkScheduled = false;
-  if (turnScheduled) return;
-  for (const settled of turn.values()) if (!settled) return scheduleEnd();
-  turn.clear();
-}
-const queueCheck = () => process.nextTick(checkTurn);
-const resolved = Promise.resolve();
-
 /** @param {number} id @param {() => Promise<unknown>} work */
 function serve(id, work) {
   turn.set(id, false);
-  if (!turnScheduled && !checkScheduled) { checkScheduled = true; resolved.then(queueCheck); }
+  if (!turnScheduled) { turnScheduled = true; setImmediate(endTurn); }
   currentRequest.run(id, work).then(
     (v) => finish(id, { t: "res", id, ok: true, v }),
     (err) => finish(id, { t: "res", id, ok: false, e: toWireError(err) }),
@@ -182,7 +162,7 @@ const ctxOf = (snap) => createContext(snap ? (lastSnapshot = snap) : lastSnapsho
 onMessage((/** @type {HostMessage | import("../src/protocol.js").Batch<HostMessage>} */ msg) => {
   if (msg.t === "batch") {
     batching = true;
-    scheduleEnd();
+    if (!turnScheduled) { turnScheduled = true; setImmediate(endTurn); }
     for (const one of msg.m) handle(one);
     return;
   }
