@@ -14,6 +14,7 @@ import { applyEdits, checkEdits } from "./edits.js";
 import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js";
 import { StatsRecorder, type HookStats } from "./stats.js";
 import { WorkerHook } from "./worker-hook.js";
+import { isMessageList } from "../worker/wire.mjs";
 import { watchHooks, type HookWatcher, type WatchOptions } from "./watch.js";
 import type {
   AgentMessage, BeforeAgentStartEventResult, EmitResultFor, HookCommandContext, HookContext, HookEvent, HookMessageRenderer, HookUIContext,
@@ -225,8 +226,13 @@ export class HookRunner {
         if (next.done) return acc;
       }
       if (reply.value !== undefined) {
-        const result = this.#validate(rule, unit, type, { messages: reply.value });
-        if (result) acc = result.messages;
+        // The worker's copy is the host's alone: a list of agent messages is used as is (what the
+        // schema accepts, without its copy of a 1 MiB list); anything else is validated and reported.
+        if (isMessageList(reply.value)) acc = reply.value;
+        else {
+          const result = this.#validate(rule, unit, type, { messages: reply.value });
+          if (result) acc = result.messages;
+        }
       }
     }
     return finish(rule, acc, event as { messages?: unknown });

@@ -11,6 +11,10 @@
 const TARGET = Symbol("hookbox.target");
 /** Targets given a non-configurable property through a proxy (so `get` must report them as is). @type {WeakSet<object>} */
 const pinned = new WeakSet();
+/** Whether any target was pinned yet (most events never are: a read then skips the lookup). */
+let anyPinned = false;
+/** @param {object} target */
+const pin = (target) => { anyPinned = true; pinned.add(target); };
 
 /** @param {object} value @returns {object | undefined} */
 const targetOf = (value) => /** @type {any} */ (value)[TARGET];
@@ -62,7 +66,7 @@ export function plain(value, seen = new Map()) {
 
 /** A proxy must report a non-writable, non-configurable property as is. @param {object} target @param {PropertyKey} key */
 function frozenSlot(target, key) {
-  if (Object.isExtensible(target) && !pinned.has(target)) return false;
+  if (Object.isExtensible(target) && !(anyPinned && pinned.has(target))) return false;
   const d = Reflect.getOwnPropertyDescriptor(target, key);
   return d !== undefined && !d.configurable && !d.writable;
 }
@@ -96,6 +100,7 @@ class FieldTraps {
   get(target, key, receiver) {
     if (key === TARGET) return target;
     const v = Reflect.get(target, key, receiver);
+    if (typeof v !== "object" || v === null) return v;
     return isTrackable(v) && !frozenSlot(target, key) ? this.wrap(v) : v;
   }
 
@@ -114,7 +119,7 @@ class FieldTraps {
   /** @param {object} target @param {PropertyKey} key @param {PropertyDescriptor} desc */
   defineProperty(target, key, desc) {
     this.tracker.mark(this.field);
-    if (desc.configurable === false) pinned.add(target);
+    if (desc.configurable === false) pin(target);
     return Reflect.defineProperty(target, key, unwrapped(desc));
   }
 }
@@ -160,7 +165,7 @@ class Tracker {
   /** @param {object} target @param {PropertyKey} key @param {PropertyDescriptor} desc */
   defineProperty(target, key, desc) {
     if (typeof key === "string") this.mark(key);
-    if (desc.configurable === false) pinned.add(target);
+    if (desc.configurable === false) pin(target);
     return Reflect.defineProperty(target, key, unwrapped(desc));
   }
 

@@ -7,7 +7,7 @@ import { toWireError } from "./channel.mjs";
 import { installCloneUnwrap, plain, trackEdits } from "./edits.mjs";
 import { withAccessDetail } from "./access.mjs";
 import { mode } from "./transport.mjs";
-import { isAgentMessage } from "./wire.mjs";
+import { isMessageList } from "./wire.mjs";
 
 // In a worker the event is a copy: its in-place edits are tracked and sent back. A trusted
 // in-process hook gets the host's own object, as in the original.
@@ -70,14 +70,6 @@ export async function runHandlers(handlers, event, plan, ctx) {
   // which saves cloning the steps on the commonest path. `only` callers read their one step.
   if (!edits && only === undefined && steps.every((st) => st.ok && !("r" in st))) return undefined;
   return edits ? { steps, edits } : { steps };
-}
-
-/** The shape the host's schema accepts for `messages`: an array of agent messages. @param {unknown} value */
-function isMessageList(value) {
-  if (!Array.isArray(value)) return false;
-  // A plain loop: this runs on every message of a 1 MiB context.
-  for (let i = 0; i < value.length; i++) if (!isAgentMessage(value[i])) return false;
-  return true;
 }
 
 /**

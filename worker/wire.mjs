@@ -104,6 +104,18 @@ export function isAgentMessage(value) {
 }
 
 /**
+ * A list of agent messages, as the context result's schema accepts it (src/schemas.ts), checked
+ * without a copy: the worker's waterfall (worker/run.mjs) and the host's use of its value.
+ * A plain loop: this runs on every message of a 1 MiB context.
+ * @param {unknown} value @returns {value is { role: string; [key: string]: unknown }[]}
+ */
+export function isMessageList(value) {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (!isAgentMessage(value[i])) return false;
+  return true;
+}
+
+/**
  * Walks a value as JSON would and reports the first reason it cannot be one, or its estimated
  * size. Stops once the size passes `maxBytes` (so a huge or exponentially shared value costs at
  * most that much work) and never goes deeper than `maxDepth` (so the walk itself cannot overflow).
