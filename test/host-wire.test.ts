@@ -21,6 +21,15 @@ describe("every message is bounded", () => {
     expect(await runner.emit(redact)).toEqual(REDACTED);
   });
 
+  it("a second synchronous transform forged while the host still works on the first is refused as protocol_violation", async () => {
+    const { runner, errors } = await start(["hostile/forges-concurrent-transforms.ts", HEALTHY]);
+    await runner.emit(turnStart());
+    await until(() => errors.length >= 1, 5_000, "a report");
+    expect(codes(errors)).toEqual(["protocol_violation"]);
+    expect(errors[0]!.error).toContain("while the host still works on another");
+    expect(await runner.emit(redact)).toEqual(REDACTED);
+  });
+
   it("a synchronous call with an argument over maxMessageBytes is refused in the worker as result_too_large", async () => {
     const { runner, errors } = await start(["hostile/sends-oversized-sync-arguments.ts", HEALTHY], { load: { maxMessageBytes: 1_000_000 } });
     const result = await runner.emitToolCall(toolCall());

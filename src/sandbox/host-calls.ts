@@ -127,15 +127,15 @@ export class HostCalls {
       // A worker blocked on one synchronous call cannot make another: a second is forged.
       if (this.#syncJob) throw this.#refuse(`a synchronous ${method} call while the host still works on another`);
       const v = this.bridge.sync(method, args);
-      // A host-side job (`transform`) answers when done; the worker stays blocked meanwhile.
       if (v instanceof Promise) {
+        // A host-side job (`transform`) answers when done; the worker stays blocked meanwhile.
         this.#syncJob = true;
-        const done = () => { this.#syncJob = false; };
-        v.then(done, done);
-        this.#sink.hostWork(v);
+        const answered = v.then((value) => this.#answer(method, spec, value)).finally(() => { this.#syncJob = false; });
+        this.#sink.hostWork(answered);
+        answered.then((value) => this.#sink.answerSync({ id, ok: true, v: value }), fail);
+        return;
       }
-      if (v instanceof Promise) v.then((value) => this.#sink.answerSync({ id, ok: true, v: this.#answer(method, spec, value) }), fail);
-      else this.#sink.answerSync({ id, ok: true, v: this.#answer(method, spec, v) });
+      this.#sink.answerSync({ id, ok: true, v: this.#answer(method, spec, v) });
     } catch (err) {
       fail(err);
     }
