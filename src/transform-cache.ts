@@ -9,17 +9,15 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { readFile, readdir, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
-import { Errors } from "./errors.js";
-import { describeIssues } from "./schemas.js";
+import type { z } from "zod";
 import { jitiDir, transformInThread } from "./transformer.js";
-import { transformArgsSchema } from "./bridge/methods.js";
+import type { transformArgsSchema } from "./bridge/methods.js";
 
 /** Default bound of the cache folder's total size. */
 export const DEFAULT_TRANSFORM_CACHE_BYTES = 64 * 1024 * 1024;
 
+/** One `transform` request, as the bridge table's row checks it. */
 export type TransformRequest = z.infer<typeof transformArgsSchema>[0];
-export { transformArgsSchema };
 
 /** Bumped when the entry format changes: old entries then miss and age out. */
 const FORMAT = "hookbox-transform-1";
@@ -156,9 +154,7 @@ export function transformCacheFor(dir: string | false, maxBytes = DEFAULT_TRANSF
   return cache;
 }
 
-/** The `transform` sync call for one hook: arguments validated, answered asynchronously. */
-export function transformCall(hookPath: string, cache: TransformCache, args: unknown[]): Promise<{ code: string }> {
-  const parsed = transformArgsSchema.safeParse(args);
-  if (!parsed.success) throw Errors.protocolViolation(hookPath, `bad arguments to transform: ${describeIssues(parsed.error)}`);
-  return cache.transform(parsed.data[0]).then((code) => ({ code }));
+/** The `transform` sync call, its arguments already checked against the table's row (src/bridge/methods.ts). */
+export function transformCall(cache: TransformCache, [request]: [TransformRequest]): Promise<{ code: string }> {
+  return cache.transform(request).then((code) => ({ code }));
 }

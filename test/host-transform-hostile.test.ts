@@ -3,13 +3,22 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadHooks } from "../src/index.js";
 import { tempDir } from "./helpers/files.js";
-import { fixture, start } from "./helpers/host.js";
+import { fixture, start, until } from "./helpers/host.js";
 import { toolCall } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";
 
 const sessionStart = () => ({ type: "session_start" as const });
 
 describe("the transform cache is the host's", () => {
+  it("a transform request with Babel options beyond the source-map fields, or a source over 16 MiB, is refused as protocol_violation", async () => {
+    // A message bound above the source's, so that it is the transform row's own bound that refuses it.
+    const { runner, errors } = await start(["hostile/forges-transform-options.ts", "valid/redacts-api-key.ts"], { load: { maxMessageBytes: 64 * 1024 * 1024 } });
+    await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 0 });
+    await until(() => errors.length >= 4, 10_000, "four reports");
+    expect(errors.map((e) => e.code)).toEqual(Array(4).fill("protocol_violation"));
+    expect(errors.map((e) => e.error).join("\n")).toMatch(/bad arguments to transform/);
+  });
+
   it("a confined hook cannot list, read or write the transform cache, and a trusted hook loaded later from the same file runs the original code", async () => {
     const hostile = await start(["hostile/rewrites-transform-cache.ts"]);
     await hostile.runner.emit(sessionStart() as never);

@@ -1,8 +1,7 @@
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HookFailure } from "../src/errors.js";
-import { TransformCache, transformCall, type TransformRequest } from "../src/transform-cache.js";
+import { TransformCache, type TransformRequest } from "../src/transform-cache.js";
 import { tempDir } from "./helpers/files.js";
 
 const request = (source: string, filename = "/hooks/a.ts"): TransformRequest => ({ source, filename, ts: true, async: true, interopDefault: true });
@@ -77,22 +76,6 @@ describe("the host's transform cache", () => {
     expect(cache.dir).toBe(false);
     expect(await cache.transform(request("export const y: string = 'y';"))).toContain("exports.y");
     expect(readdirSync(dir)).toEqual([]);
-  });
-
-  it("a transform request with Babel options beyond the source-map fields is refused as protocol_violation", () => {
-    const cache = new TransformCache(false);
-    const bad = [
-      { ...request("1"), babel: { plugins: ["/tmp/evil.js"] } },
-      { ...request("1"), babel: { configFile: "/tmp/babel.config.js" } },
-      { ...request("1"), jsx: { pragma: "h" } },
-      { source: "x".repeat(16 * 1024 * 1024 + 1), filename: "/a.ts" },
-    ];
-    for (const args of bad) {
-      let thrown: unknown;
-      try { void transformCall("/hooks/a.ts", cache, [args]); } catch (err) { thrown = err; }
-      expect(thrown).toBeInstanceOf(HookFailure);
-      expect((thrown as HookFailure).code).toBe("protocol_violation");
-    }
   });
 
   it("a syntax error comes back as jiti's error module, which jiti turns into the load error", async () => {

@@ -20,7 +20,7 @@ import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js
 import { spawnEndpoint } from "./spawn.js";
 import { Components, type RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
-import { transformCacheFor, transformCall, type TransformCache } from "../transform-cache.js";
+import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform-cache.js";
 import { hostModuleManifest } from "../host-modules.js";
 import { NEXT, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 
@@ -183,7 +183,7 @@ export class HookSandbox implements SandboxView {
   /** Why the endpoint check: an answer that comes after its worker died is never written to a closed pipe. */
   #transform(args: unknown[]): Promise<unknown> {
     const asker = this.#worker;
-    return transformCall(this.hookPath, this.#cache, args).then(
+    return transformCall(this.#cache, args as [TransformRequest]).then(
       (v) => (asker === this.#worker ? v : new Promise(() => {})),
       (err) => (asker === this.#worker ? Promise.reject(err) : new Promise(() => {})),
     );
