@@ -10,15 +10,15 @@
  * - first-message: the first result with a `message` is kept; every handler still runs (`before_agent_start`).
  */
 import type { z } from "zod";
-import type { RunPlan } from "./protocol.js";
+import type { PlanName } from "./protocol.js";
 import { resultSchemas, type ResultEvent } from "./schemas.js";
 
 export type RuleKind = "series" | "bail" | "last-wins" | "waterfall" | "first-message";
 
 export interface ConflictRule {
   kind: RuleKind;
-  /** How a worker runs one hook's handlers for this event. */
-  plan: RunPlan;
+  /** How a worker runs one hook's handlers for this event (`worker/wire.mjs` `PLANS`). */
+  plan: PlanName;
   /** The schema a result must pass before it is applied; none for series. */
   schema: z.ZodType | undefined;
   /** Apply one validated, truthy result to the accumulated value. */
@@ -39,18 +39,18 @@ const series: ConflictRule["step"] = (acc) => ({ acc, done: false });
 const schema = (event: ResultEvent) => resultSchemas[event] as z.ZodType;
 
 const RULES: Record<ResultEvent, ConflictRule> = {
-  tool_call: { kind: "bail", plan: { stop: "block" }, schema: schema("tool_call"), step: bail("block") },
-  session_before_switch: { kind: "bail", plan: { stop: "cancel" }, schema: schema("session_before_switch"), step: bail("cancel") },
-  session_before_branch: { kind: "bail", plan: { stop: "cancel" }, schema: schema("session_before_branch"), step: bail("cancel") },
-  session_before_compact: { kind: "bail", plan: { stop: "cancel" }, schema: schema("session_before_compact"), step: bail("cancel") },
-  session_before_tree: { kind: "bail", plan: { stop: "cancel" }, schema: schema("session_before_tree"), step: bail("cancel") },
-  tool_result: { kind: "last-wins", plan: {}, schema: schema("tool_result"), step: lastWins },
-  "session.compacting": { kind: "last-wins", plan: {}, schema: schema("session.compacting"), step: lastWins },
-  context: { kind: "waterfall", plan: { chain: "messages" }, schema: schema("context"), step: waterfall },
-  before_agent_start: { kind: "first-message", plan: {}, schema: schema("before_agent_start"), step: firstMessage },
+  tool_call: { kind: "bail", plan: "block", schema: schema("tool_call"), step: bail("block") },
+  session_before_switch: { kind: "bail", plan: "cancel", schema: schema("session_before_switch"), step: bail("cancel") },
+  session_before_branch: { kind: "bail", plan: "cancel", schema: schema("session_before_branch"), step: bail("cancel") },
+  session_before_compact: { kind: "bail", plan: "cancel", schema: schema("session_before_compact"), step: bail("cancel") },
+  session_before_tree: { kind: "bail", plan: "cancel", schema: schema("session_before_tree"), step: bail("cancel") },
+  tool_result: { kind: "last-wins", plan: "each", schema: schema("tool_result"), step: lastWins },
+  "session.compacting": { kind: "last-wins", plan: "each", schema: schema("session.compacting"), step: lastWins },
+  context: { kind: "waterfall", plan: "chain", schema: schema("context"), step: waterfall },
+  before_agent_start: { kind: "first-message", plan: "each", schema: schema("before_agent_start"), step: firstMessage },
 };
 
-const SERIES: ConflictRule = { kind: "series", plan: { discard: true }, schema: undefined, step: series };
+const SERIES: ConflictRule = { kind: "series", plan: "series", schema: undefined, step: series };
 
 /** The rule for an event type; unknown and result-less events are series. */
 export function ruleFor(eventType: string): ConflictRule {

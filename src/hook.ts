@@ -4,12 +4,13 @@
  * hookbox is a `WorkerHook` (src/worker-hook.ts): it also shows its sandbox, and its maps are
  * views of what the worker registered.
  */
-import type { EmitReply, RunPlan } from "./protocol.js";
+import type { EmitReply, PlanName } from "./protocol.js";
 import type { SandboxView } from "./sandbox/state.js";
 import type {
   AppendEntryHandler, HookContext, HookMessageRenderer, RegisteredCommand, SendMessageHandler,
 } from "./types.js";
 import { runHandlers } from "../worker/run.mjs";
+import { PLANS } from "../worker/wire.mjs";
 
 export type HandlerFn = (...args: unknown[]) => Promise<unknown> | unknown;
 
@@ -35,7 +36,7 @@ export interface LoadedHook {
 export interface HookUnit {
   readonly hook: LoadedHook;
   count(eventType: string): number;
-  run(event: Record<string, unknown> & { type: string }, plan: RunPlan, ctx: HookContext): Promise<EmitReply>;
+  run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext): Promise<EmitReply>;
 }
 
 /** What a worker's empty answer means: every handler ran and returned nothing. */
@@ -46,6 +47,6 @@ export function inlineUnit(hook: LoadedHook): HookUnit {
   return {
     hook,
     count: (type) => hook.handlers.get(type)?.length ?? 0,
-    run: async (event, plan, ctx) => (await runHandlers(hook.handlers.get(event.type) ?? [], event, plan, ctx)) ?? NO_RESULTS,
+    run: async (event, plan, ctx) => (await runHandlers(hook.handlers.get(event.type) ?? [], event, PLANS[plan], ctx)) ?? NO_RESULTS,
   };
 }

@@ -7,7 +7,7 @@
  * Channels:
  * - the message channel (parentPort, or the framed pipe in process and sandbox modes): from the
  *   host `emit`, `command`, `setup`, `ping`, `cancel`, `abort`, `initialized` and `ret` (the answer
- *   to a bridge call); from the worker `ack`, `res`, `pong`, the bridge calls `call`, `post` and
+ *   to a bridge call); from the worker `res`, `pong`, the bridge calls `call`, `post` and
  *   `sync`, `manifest`, and the refusals `big` and `invalid`. Either side may send one turn as one
  *   `batch`. Render operations never travel here: they have their own port (below).
  * - `control`: comlink, for `load` only. The worker `expose()`s a `WorkerControl`; the host only
@@ -17,7 +17,7 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import { z } from "zod";
-import { LIMITS, METHOD } from "../worker/wire.mjs";
+import { LIMITS, METHOD, PLANS } from "../worker/wire.mjs";
 
 const id = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const name = z.string().max(LIMITS.maxName);
@@ -73,7 +73,6 @@ const args = z.array(z.unknown()).max(LIMITS.maxArgs);
 // ---- worker -> host --------------------------------------------------------------------------
 
 export const workerMessageSchema = z.discriminatedUnion("t", [
-  z.strictObject({ t: z.literal("ack"), id }),
   z.strictObject({ t: z.literal("res"), id, ok: z.boolean(), v: z.unknown().optional(), e: wireErrorSchema.optional() }),
   z.strictObject({ t: z.literal("pong"), id }),
   /** An async bridge call; `rid` names the request it runs under, which the host checks (see channel.ts). */
@@ -94,21 +93,19 @@ export type WorkerMessage = z.infer<typeof workerMessageSchema>;
 const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
 /**
- * `workerMessageSchema.safeParse(raw)`, with the two commonest messages checked by hand first: a
- * handler's success `{ t: "res", id, ok: true, v? }` and an `ack`. What they accept is a subset of
- * what the schema accepts; everything else goes through the schema. No copy is made of `raw`.
+ * `workerMessageSchema.safeParse(raw)`, with the commonest message checked by hand first: a
+ * handler's success `{ t: "res", id, ok: true, v? }`. What that check accepts is a subset of what
+ * the schema accepts; everything else goes through the schema. No copy is made of `raw`.
  */
 export function parseWorkerMessage(raw: unknown): ReturnType<typeof workerMessageSchema.safeParse> {
   if (typeof raw === "object" && raw !== null) {
     const m = raw as Record<string, unknown>;
     if (m.t === "res" && m.ok === true && isId(m.id) && onlyKeys(m, RES_KEYS)) return { success: true, data: m as WorkerMessage };
-    if (m.t === "ack" && isId(m.id) && onlyKeys(m, ACK_KEYS)) return { success: true, data: m as WorkerMessage };
   }
   return workerMessageSchema.safeParse(raw);
 }
 
 const RES_KEYS = new Set(["t", "id", "ok", "v"]);
-const ACK_KEYS = new Set(["t", "id"]);
 const onlyKeys = (m: object, allowed: Set<string>) => {
   const keys = Object.keys(m);
   return keys.length <= allowed.size && keys.every((k) => allowed.has(k));
@@ -141,6 +138,9 @@ export const runPlanSchema = z.strictObject({
   only: z.number().int().nonnegative().optional(),
 });
 export type RunPlan = z.infer<typeof runPlanSchema>;
+/** A plan by name (`worker/wire.mjs` `PLANS`): what the host sends. */
+export type PlanName = keyof typeof PLANS;
+const planName = z.enum(Object.keys(PLANS) as [PlanName, ...PlanName[]]);
 
 /** What the worker knows of the host's context for one request (a JSON snapshot, see `snapshotModel`). */
 export const contextSnapshotSchema = z.strictObject({
@@ -153,7 +153,9 @@ export type ContextSnapshot = z.infer<typeof contextSnapshotSchema>;
 export const hostMessageSchema = z.discriminatedUnion("t", [
   /** `ctx` is absent when it is the same as the last one this worker was sent. `signals`: payload fields that were AbortSignals. */
   z.strictObject({
-    t: z.literal("emit"), id, event: z.looseObject({ type: z.string() }), plan: runPlanSchema,
+    t: z.literal("emit"), id, event: z.looseObject({ type: z.string() }), plan: planName,
+    /** Run only the handler at this registration index (a `LoadedHook.handlers` entry called directly). */
+    only: id.optional(),
     ctx: contextSnapshotSchema.optional(), signals: z.array(z.string()).optional(),
     /** Those of `signals` already aborted when the event was sent: the worker creates them aborted. */
     aborted: z.array(z.string()).optional(),

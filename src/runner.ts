@@ -8,7 +8,6 @@ import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js
 import { inlineUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
 import { checkInitOptions, checkRunnerArguments } from "./host-setup.js";
-import type { RunPlan } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
 import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js";
@@ -33,8 +32,6 @@ export interface RunnerOptions {
    */
   watch?: boolean | WatchOptions;
 }
-
-const PLAN_TOOL_CALL: RunPlan = { stop: "block", stopOnError: true };
 
 export class HookRunner {
   /** One per hook, in order: a `WorkerHook` is its own unit; a hand-built hook runs in-process. */
@@ -155,21 +152,21 @@ export class HookRunner {
   }
 
   /** Emit any event; returns the combined result of the events that have one (typed per event). */
-  async emit<E extends HookEvent>(event: E): Promise<EmitResultFor<E["type"]>> {
+  emit<E extends HookEvent>(event: E): Promise<EmitResultFor<E["type"]>> {
     return this.#dispatch(event as HookEvent & Record<string, unknown>, false) as Promise<EmitResultFor<E["type"]>>;
   }
 
   /** `tool_call`: a handler that throws makes this reject; a sandbox fault blocks (fail closed). */
-  async emitToolCall(event: ToolCallEvent): Promise<ToolCallEventResult | undefined> {
+  emitToolCall(event: ToolCallEvent): Promise<ToolCallEventResult | undefined> {
     return this.#dispatch(event as ToolCallEvent & Record<string, unknown>, true) as Promise<ToolCallEventResult | undefined>;
   }
 
   /** `context`: chained; returns the input array itself when no hook changed it. */
-  async emitContext(messages: AgentMessage[]): Promise<AgentMessage[]> {
+  emitContext(messages: AgentMessage[]): Promise<AgentMessage[]> {
     return this.#dispatch({ type: "context", messages }, false) as Promise<AgentMessage[]>;
   }
 
-  async emitBeforeAgentStart(prompt: string, images?: ImageContent[]): Promise<BeforeAgentStartEventResult | undefined> {
+  emitBeforeAgentStart(prompt: string, images?: ImageContent[]): Promise<BeforeAgentStartEventResult | undefined> {
     const event = images === undefined ? { type: "before_agent_start", prompt } : { type: "before_agent_start", prompt, images };
     return this.#dispatch(event, false) as Promise<BeforeAgentStartEventResult | undefined>;
   }
@@ -188,7 +185,7 @@ export class HookRunner {
     if (this.#disposed) throw new Error("HookRunner was disposed: create a new runner to emit events");
     const type = event.type;
     const rule = ruleFor(type);
-    const plan = toolCall ? PLAN_TOOL_CALL : rule.plan;
+    const plan = toolCall ? "blockOrThrow" : rule.plan;
     let acc: unknown;
     let ctx: HookContext | undefined;
     for (const unit of this.#units) {

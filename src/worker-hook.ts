@@ -9,7 +9,7 @@ import { applyEdits, checkEdits } from "./edits.js";
 import { Errors, type HookFailure } from "./errors.js";
 import type { HandlerFn, HookUnit, LoadedHook } from "./hook.js";
 import { deadlineFor } from "./options.js";
-import { emitReplySchema, modelText, snapshotModel, type ContextSnapshot, type EmitReply, type Manifest, type RunPlan } from "./protocol.js";
+import { emitReplySchema, modelText, snapshotModel, type ContextSnapshot, type EmitReply, type Manifest, type PlanName } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { withCallerTheme } from "./render-theme.js";
 import type { BridgeSurface } from "./bridge/host-bridge.js";
@@ -77,7 +77,7 @@ export class WorkerHook implements LoadedHook, HookUnit {
   }
 
   /** Run this hook's handlers of `event` in the worker, under `plan`; the reply is checked before it is returned. */
-  async run(event: Record<string, unknown> & { type: string }, plan: RunPlan, ctx: HookContext): Promise<EmitReply> {
+  async run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext): Promise<EmitReply> {
     const sandbox = this.#sandbox;
     const [payload, signals] = splitSignals(event);
     const body: Record<string, unknown> & { t: string } = { t: "emit", event: payload, plan };
@@ -91,8 +91,13 @@ export class WorkerHook implements LoadedHook, HookUnit {
       if (aborted.length > 0) body.aborted = aborted;
     }
     // A request that failed may never have reached the worker: send the context again next time.
-    const raw = await sandbox.request(body, event.type, deadlineFor(sandbox.options, event.type), signals)
-      .catch((err: unknown) => { this.#sent = undefined; throw err; });
+    let raw: unknown;
+    try {
+      raw = await sandbox.request(body, event.type, deadlineFor(sandbox.options, event.type), signals);
+    } catch (err) {
+      this.#sent = undefined;
+      throw err;
+    }
     return raw === undefined ? NO_RESULTS : this.#reply(event.type, raw);
   }
 
@@ -132,7 +137,7 @@ export class WorkerHook implements LoadedHook, HookUnit {
     return async (event, ctx) => {
       const sandbox = this.#sandbox;
       const c = ctx as { hasUI?: boolean; cwd?: string; model?: unknown } | undefined;
-      const raw = await sandbox.request({ t: "emit", event, plan: { only }, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(c?.model) } },
+      const raw = await sandbox.request({ t: "emit", event, plan: "each", only, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(c?.model) } },
         type, deadlineFor(sandbox.options, type));
       const reply = this.#reply(type, raw ?? { steps: [] });
       // In-place edits reach the event the caller passed, as calling the original's handler would.

@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { finish, nextInput, ruleFor } from "../src/dispatch.js";
+import type { RunPlan } from "../src/protocol.js";
+import { PLANS } from "../worker/wire.mjs";
 import type { AgentMessage, HookEvent } from "../src/types.js";
 import { ALL_EVENTS, BAIL_EVENTS, FIRST_MESSAGE_EVENTS, LAST_WINS_EVENTS, SERIES_EVENTS, outcome } from "../fixtures/valid/lib/scripted.js";
 import { CONTRACT_EVENTS, sample } from "./helpers/events.js";
@@ -75,10 +77,11 @@ describe("ruleFor", () => {
   });
 
   it("asks workers to stop a hook's handlers at block on tool_call and at cancel on session_before_*", () => {
-    expect(ruleFor("tool_call").plan.stop).toBe("block");
-    for (const t of BAIL_EVENTS.filter((e) => e !== "tool_call")) expect(ruleFor(t).plan.stop).toBe("cancel");
-    expect(ruleFor("context").plan.chain).toBe("messages");
-    for (const t of SERIES_EVENTS) expect(ruleFor(t).plan.discard).toBe(true);
+    const plan = (t: string) => PLANS[ruleFor(t).plan] as RunPlan;
+    expect(plan("tool_call").stop).toBe("block");
+    for (const t of BAIL_EVENTS.filter((e) => e !== "tool_call")) expect(plan(t).stop).toBe("cancel");
+    expect(plan("context").chain).toBe("messages");
+    for (const t of SERIES_EVENTS) expect(plan(t).discard).toBe(true);
   });
 
   it("accepts every result the matrix fixtures return and rejects fields the contract does not define", () => {

@@ -66,6 +66,30 @@ describe("deadlines and liveness", () => {
     await runner.emit(turnStart());
     expect(errors.map((e) => e.code)).toEqual(["timeout"]);
   });
+
+  it("two tool_calls in flight at once: each prompt pauses the deadline of the call whose ctx asked", async () => {
+    const asked: string[] = [];
+    const { runner, errors } = await start(["valid/confirms-tool-calls-after-a-wait.ts"], { load: { deadlines: { tool_call: 150 } }, init: {
+      hasUI: true,
+      uiContext: { ...(await import("../src/index.js")).createNoOpUIContext(), confirm: (_title, id) => { asked.push(id); return new Promise((r) => setTimeout(() => r(true), 400)); } },
+    } });
+    // Both calls have started before either prompts. Prompts run one at a time: the second waits
+    // 400 ms for the first, then 400 ms for its user, against a 150 ms deadline.
+    const both = await Promise.all([runner.emitToolCall({ ...toolCall(), toolCallId: "a" }), runner.emitToolCall({ ...toolCall(), toolCallId: "b" })]);
+    expect(both).toEqual([{ block: false, reason: "user said no" }, { block: false, reason: "user said no" }]);
+    expect(asked).toEqual(["a", "b"]);
+    expect(errors).toEqual([]);
+  });
+
+  it("a prompt through a ctx kept from an earlier event pauses the tool_call the hook is busy with", async () => {
+    const { runner, errors } = await start(["valid/prompts-with-kept-context.ts"], { load: { deadlines: { tool_call: 150 } }, init: {
+      hasUI: true,
+      uiContext: { ...(await import("../src/index.js")).createNoOpUIContext(), confirm: () => new Promise((r) => setTimeout(() => r(true), 400)) },
+    } });
+    await runner.emit({ type: "session_start" });
+    expect(await runner.emitToolCall(toolCall())).toEqual({ block: false, reason: "user said no" });
+    expect(errors).toEqual([]);
+  });
 });
 
 describe("death is contained and named", () => {

@@ -9,7 +9,8 @@ import { LIMITS, METHOD, SESSION_METHODS, measure } from "../worker/wire.mjs";
 const workerDir = new URL("../worker/", import.meta.url);
 const uses = readdirSync(workerDir).filter((f) => f.endsWith(".mjs")).flatMap((f) => {
   const source = readFileSync(new URL(f, workerDir), "utf8");
-  return [...source.matchAll(/\b(call|post|callSync)\("([^"]+)"/g)].map((m) => ({ file: f, kind: m[1] === "callSync" ? "sync" : m[1], name: m[2]! }));
+  // `ask` is a context's `call` that names the context's request (worker/context.mjs).
+  return [...source.matchAll(/\b(call|ask|post|callSync)\("([^"]+)"/g)].map((m) => ({ file: f, kind: m[1] === "callSync" ? "sync" : m[1] === "ask" ? "call" : m[1], name: m[2]! }));
 });
 
 describe("the bridge table", () => {

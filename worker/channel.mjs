@@ -2,13 +2,44 @@
 // calls answered through a SharedArrayBuffer. See src/protocol.ts for every message shape and
 // src/bridge/methods.ts for every method.
 /** @import { WorkerMessage, WireError, BridgeReply } from "../src/protocol.js" */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { describeThrown } from "./describe.mjs";
 import { LIMITS, measure } from "./wire.mjs";
 import { awaitSyncReply, boot, send as post_ } from "./transport.mjs";
 
-/** The host request (`id`) that the code now running belongs to, so bridge calls pause its deadline. */
-export const currentRequest = new AsyncLocalStorage();
+/**
+ * A host request this worker runs (an emit, a command, a setup). The contexts made for it name
+ * it in their calls: the host pauses its deadline for a prompt and checks its kind for
+ * command-only methods. Why not AsyncLocalStorage: on Node 20 it turns on promise hooks, a cost
+ * on every promise a hook makes.
+ */
+export class Request {
+  /** @param {number} id */
+  constructor(id) {
+    this.id = id;
+    /** Settled here (its result was sent, or dropped after the host gave up on it). */
+    this.done = false;
+  }
+}
+
+/** The request started last. @type {Request | undefined} */
+let newest;
+
+/** A request the host sent starts running. @param {number} id */
+export function startRequest(id) {
+  return (newest = new Request(id));
+}
+
+/**
+ * The request a call from `req`'s context names: `req` while it runs. A context kept past its
+ * request names the newest request if that still runs (what the hook is busy with when requests
+ * come one at a time); with none, nothing is paused. The host checks whatever is named: it must
+ * be a request of this hook that is still pending.
+ * @param {Request} req
+ */
+export function requestOf(req) {
+  if (!req.done) return req.id;
+  return newest && !newest.done ? newest.id : undefined;
+}
 
 /** @param {WorkerMessage} message */
 export function send(message) {
@@ -44,14 +75,12 @@ let nextCallId = 1;
 const pendingCalls = new Map();
 
 /**
- * Ask the host to do something and wait for the answer. The host's deadline for the request this
- * runs under is paused until the answer comes back.
- * @param {string} m @param {unknown[]} a
+ * Ask the host to do something and wait for the answer. `rid` names the request the call belongs
+ * to (a context's calls, see `requestOf`): a prompt pauses its deadline until the answer comes back.
+ * @param {string} m @param {unknown[]} a @param {number} [rid]
  */
-export function call(m, a) {
+export function call(m, a, rid) {
   const id = nextCallId++;
-  /** @type {number | undefined} */
-  const rid = currentRequest.getStore();
   const refused = refuseUnsendable(a, { m });
   if (refused) return Promise.reject(new Error(`hookbox: the arguments to ${m} were not sent: ${refused}`));
   return new Promise((resolve, reject) => {

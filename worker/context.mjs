@@ -4,7 +4,8 @@
 // A command called with a context its caller built reaches that context: its calls go through
 // the `scoped` channel (see src/command-scope.ts).
 /** @import { ContextSnapshot } from "../src/protocol.js" */
-import { call, callSync, post } from "./channel.mjs";
+/** @import { Request } from "./channel.mjs" */
+import { call, callSync, post, requestOf } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { runCustom } from "./custom.mjs";
 import { METHOD, SESSION_METHODS } from "./wire.mjs";
@@ -12,12 +13,12 @@ import { METHOD, SESSION_METHODS } from "./wire.mjs";
 /**
  * How a context reaches the host. Arguments are unwrapped first: a hook may pass parts of its
  * (tracked) event on.
- * @typedef {{ call: (m: string, a: unknown[]) => Promise<any>; post: (m: string, a: unknown[]) => void; callSync: (m: string, a: unknown[]) => any }} Channel
+ * @typedef {{ call: (m: string, a: unknown[], rid?: number) => Promise<any>; post: (m: string, a: unknown[]) => void; callSync: (m: string, a: unknown[]) => any }} Channel
  */
 
-/** @type {Channel} */
+/** The runner's channel. @type {Channel} */
 export const direct = Object.freeze({
-  call: (m, a) => call(m, plain(a)),
+  call: (m, a, rid) => call(m, plain(a), rid),
   post: (m, a) => post(m, plain(a)),
   callSync: (m, a) => callSync(m, plain(a)),
 });
@@ -25,7 +26,7 @@ export const direct = Object.freeze({
 /** @param {number} scope @returns {Channel} */
 function scoped(scope) {
   return Object.freeze({
-    call: (m, a) => call(METHOD.scopedCall, [scope, m, plain(a)]),
+    call: (m, a, rid) => call(METHOD.scopedCall, [scope, m, plain(a)], rid),
     post: (m, a) => post(METHOD.scopedPost, [scope, m, plain(a)]),
     callSync: (m, a) => callSync(METHOD.scopedSync, [scope, m, plain(a)]),
   });
@@ -93,30 +94,46 @@ function signalId(ch, signal) {
   return id;
 }
 
-/** @param {Channel} ch */
-function uiOf(ch) {
-  const theme = themeOf(ch);
+/**
+ * A context's `ui`. Its prompts name the request `req` the context was made for (see `requestOf`),
+ * so a prompt pauses that request's deadline; the rest is the channel's, shared. Plain closures:
+ * destructured methods (`const { confirm } = ctx.ui`) work as in the original.
+ * @param {ReturnType<typeof membersOf>} m @param {Request} req
+ */
+function uiOf(m, req) {
+  const { ch, shared } = m;
+  /** @type {Channel["call"]} */
+  const ask = (method, a) => ch.call(method, a, requestOf(req));
   return Object.freeze({
-    select: (/** @type {string} */ title, /** @type {string[]} */ options) => ch.call("ui.select", [title, options]),
-    confirm: (/** @type {string} */ title, /** @type {string} */ message) => ch.call("ui.confirm", [title, message]),
-    input: (/** @type {string} */ title, /** @type {string | undefined} */ placeholder) => ch.call("ui.input", [title, placeholder]),
+    select: (/** @type {string} */ title, /** @type {string[]} */ options) => ask("ui.select", [title, options]),
+    confirm: (/** @type {string} */ title, /** @type {string} */ message) => ask("ui.confirm", [title, message]),
+    input: (/** @type {string} */ title, /** @type {string | undefined} */ placeholder) => ask("ui.input", [title, placeholder]),
     editor: (/** @type {string} */ title, /** @type {string | undefined} */ prefill, /** @type {{ signal?: AbortSignal } | undefined} */ options) => {
       if (options?.signal?.aborted) return Promise.resolve(undefined);
-      return ch.call("ui.editor", [title, prefill, signalId(ch, options?.signal)]);
+      return ask("ui.editor", [title, prefill, signalId(ch, options?.signal)]);
     },
-    notify: (/** @type {string} */ message, /** @type {string | undefined} */ type) => ch.post("ui.notify", [message, type]),
-    setStatus: (/** @type {string} */ key, /** @type {string | undefined} */ text) => ch.post("ui.setStatus", [key, text]),
-    setEditorText: (/** @type {string} */ text) => ch.post("ui.setEditorText", [text]),
-    getEditorText: () => ch.callSync("ui.getEditorText", []),
-    custom: (/** @type {unknown} */ factory, /** @type {unknown} */ options) => runCustom(ch, theme, factory, options),
-    get theme() { return theme; },
+    notify: shared.notify,
+    setStatus: shared.setStatus,
+    setEditorText: shared.setEditorText,
+    getEditorText: shared.getEditorText,
+    custom: (/** @type {unknown} */ factory, /** @type {unknown} */ options) => runCustom({ call: ask, post: ch.post }, m.theme, factory, options),
+    // Why a data property: a getter in an object literal costs about a microsecond, per context.
+    theme: m.theme,
   });
 }
 
-/** Everything a context reaches through one channel, built once per channel. */
+/** What every context of one channel shares (nothing in it names a request), built once per channel. */
 function membersOf(/** @type {Channel} */ ch) {
   return {
-    ui: uiOf(ch),
+    ch,
+    theme: themeOf(ch),
+    /** The `ui` members that name no request. */
+    shared: {
+      notify: (/** @type {string} */ message, /** @type {string | undefined} */ type) => ch.post("ui.notify", [message, type]),
+      setStatus: (/** @type {string} */ key, /** @type {string | undefined} */ text) => ch.post("ui.setStatus", [key, text]),
+      setEditorText: (/** @type {string} */ text) => ch.post("ui.setEditorText", [text]),
+      getEditorText: () => ch.callSync("ui.getEditorText", []),
+    },
     sessionManager: sessionManagerOf(ch),
     modelRegistry: modelRegistryOf(ch),
     isIdle: () => ch.callSync("isIdle", []),
@@ -126,15 +143,18 @@ function membersOf(/** @type {Channel} */ ch) {
 }
 const runnerMembers = membersOf(direct);
 
-/** @param {ContextSnapshot} snap */
-export function createContext(snap) {
-  return contextOf(snap, runnerMembers);
+/** The theme a renderer gets (it runs outside any request). */
+export const runnerTheme = runnerMembers.theme;
+
+/** The context of the event request `req`. @param {ContextSnapshot} snap @param {Request} req */
+export function createContext(snap, req) {
+  return contextOf(snap, runnerMembers, req);
 }
 
-/** @param {ContextSnapshot} snap @param {ReturnType<typeof membersOf>} m */
-function contextOf(snap, m) {
+/** @param {ContextSnapshot} snap @param {ReturnType<typeof membersOf>} m @param {Request} req */
+function contextOf(snap, m, req) {
   return {
-    ui: m.ui,
+    ui: uiOf(m, req),
     hasUI: snap.hasUI,
     cwd: snap.cwd,
     sessionManager: m.sessionManager,
@@ -146,24 +166,31 @@ function contextOf(snap, m) {
   };
 }
 
-/** A command handler's context: the event context plus the session controls. @param {ContextSnapshot} snap */
-export function createCommandContext(snap) {
-  const ch = snap.scope === undefined ? direct : scoped(snap.scope);
+/**
+ * A command handler's context: the event context plus the session controls, which exist in a
+ * command's context only (the host checks that `req` is a command).
+ * @param {ContextSnapshot} snap @param {Request} req
+ */
+export function createCommandContext(snap, req) {
+  const members = snap.scope === undefined ? runnerMembers : membersOf(scoped(snap.scope));
+  const ch = members.ch;
+  /** @type {Channel["call"]} */
+  const ask = (m, a) => ch.call(m, a, requestOf(req));
   return {
-    ...contextOf(snap, ch === direct ? runnerMembers : membersOf(ch)),
-    waitForIdle: () => ch.call("waitForIdle", []),
+    ...contextOf(snap, members, req),
+    waitForIdle: () => ask("waitForIdle", []),
     /** @param {{ parentSession?: string; setup?: (sm: unknown) => Promise<void> }} [options] */
     newSession: async (options = {}) => {
       const { setup, ...rest } = options;
-      if (typeof setup !== "function") return ch.call("newSession", [rest, false]);
+      if (typeof setup !== "function") return ask("newSession", [rest, false]);
       // The host calls back into this worker (entry.mjs "setup"); the session manager it gets
       // writes through the same channel as this context.
       pendingSetups.push(() => setup(createSetupSessionManager(ch)));
-      return ch.call("newSession", [rest, true]);
+      return ask("newSession", [rest, true]);
     },
-    branch: (/** @type {string} */ entryId) => ch.call("branch", [entryId]),
+    branch: (/** @type {string} */ entryId) => ask("branch", [entryId]),
     navigateTree: (/** @type {string} */ targetId, /** @type {{ summarize?: boolean } | undefined} */ options) =>
-      ch.call("navigateTree", [targetId, options ?? {}]),
+      ask("navigateTree", [targetId, options ?? {}]),
   };
 }
 

@@ -83,16 +83,25 @@ class FieldTraps {
   constructor(tracker, field) {
     this.tracker = tracker;
     this.field = field;
-    /** Raw object -> its proxy. @type {WeakMap<object, object>} */
-    this.made = new WeakMap();
+    /** The first object wrapped and its proxy (most fields have one object below them: `input`). @type {object | undefined} */
+    this.first = undefined;
+    /** @type {object | undefined} */
+    this.firstProxy = undefined;
+    /** Every other raw object -> its proxy; dies with the event. @type {Map<object, object> | undefined} */
+    this.made = undefined;
   }
 
-  /** @param {object} target */
+  /** The one proxy of `target` (so `event.input === event.input`). @param {object} target */
   wrap(target) {
-    const known = this.made.get(target);
+    if (target === this.first) return /** @type {object} */ (this.firstProxy);
+    if (this.first === undefined) {
+      this.first = target;
+      return (this.firstProxy = new Proxy(target, this));
+    }
+    const known = this.made?.get(target);
     if (known) return known;
     const proxy = new Proxy(target, this);
-    this.made.set(target, proxy);
+    (this.made ??= new Map()).set(target, proxy);
     return proxy;
   }
 
@@ -133,6 +142,8 @@ class Tracker {
     this.dirty = undefined;
     /** Per top-level field, the traps of what is under it. @type {Map<string, FieldTraps> | undefined} */
     this.fields = undefined;
+    /** What handlers get: `raw` behind these traps (set by `trackEdits`). @type {Record<string, unknown>} */
+    this.event = raw;
   }
 
   /** @param {string} field */
@@ -195,7 +206,8 @@ class Tracker {
  */
 export function trackEdits(raw) {
   const tracker = new Tracker(raw);
-  return { event: new Proxy(raw, /** @type {ProxyHandler<Record<string, unknown>>} */ (tracker)), edits: () => tracker.edits() };
+  tracker.event = new Proxy(raw, /** @type {ProxyHandler<Record<string, unknown>>} */ (tracker));
+  return tracker;
 }
 
 /** `structuredClone` of a tracked value clones its target (a Proxy cannot be cloned). */

@@ -7,15 +7,15 @@ import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import { Registrations, createHookAPI } from "./api.mjs";
-import { callSync, currentRequest, refuseUnsendable, send, settleCall, setSyncChannel, toWireError } from "./channel.mjs";
-import { createCommandContext, createContext, createSetupSessionManager, pendingSetups } from "./context.mjs";
+import { callSync, refuseUnsendable, send, settleCall, setSyncChannel, startRequest, toWireError } from "./channel.mjs";
+import { createCommandContext, createContext, createSetupSessionManager, pendingSetups, runnerTheme } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
 import { factoryOf } from "./factory.mjs";
 import { hostModuleObjects } from "./host-modules.mjs";
 import { withAccessDetail } from "./access.mjs";
 import { serveRenders } from "./render.mjs";
 import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
-import { LIMITS, METHOD } from "./wire.mjs";
+import { LIMITS, METHOD, PLANS } from "./wire.mjs";
 
 const boot = /** @type {WorkerBoot} */ (booted);
 const { control, sync, syncState, render, renderState } = boot;
@@ -83,43 +83,38 @@ const controlApi = {
 };
 if (mode === "worker") {
   Comlink.expose(controlApi, nodeEndpoint(/** @type {any} */ (control)));
-  serveRenders(render, renderState, registry.renderers, () => createContext({ hasUI: false, cwd: "", model: undefined }).ui.theme);
+  serveRenders(render, renderState, registry.renderers, () => runnerTheme);
 } else {
   Comlink.expose(controlApi, /** @type {any} */ (processControl));
 }
 
-/** Requests received in this turn, with whether each has settled; acked together at the turn's end. @type {Map<number, boolean>} */
-const turn = new Map();
-let turnScheduled = false;
-/** Whether results go out at the turn's end (a batch came in) or at once (a lone request: lowest latency). */
+/** Whether results wait for the turn's end (a batch came in: its results go out as one message) or go out at once (a lone request: lowest latency). */
 let batching = false;
 
-/**
- * Why one setImmediate per turn: a handler that finishes on microtasks alone is answered by its
- * result in this turn (no ack needed), so the common case costs one message each way; the rest
- * get an ack now. Everything the turn produced goes out as one message.
- */
+/** The end of a turn that began with a batch: everything its requests answered goes out as one message. */
 function endTurn() {
-  turnScheduled = false;
-  for (const [id, settled] of turn) if (!settled && !cancelled.has(id)) queue({ t: "ack", id });
-  turn.clear();
   batching = false;
   flushTurn();
 }
 
-/** @param {number} id @param {() => Promise<unknown>} work */
-function serve(id, work) {
-  turn.set(id, false);
-  if (!turnScheduled) { turnScheduled = true; setImmediate(endTurn); }
-  currentRequest.run(id, work).then(
-    (v) => finish(id, { t: "res", id, ok: true, v }),
-    (err) => finish(id, { t: "res", id, ok: false, e: toWireError(err) }),
+/**
+ * Run a request's work; its result or error goes back when it settles. Liveness needs nothing
+ * more: a worker that is slow to answer is pinged by the host, and a pong proves its loop is free.
+ * @param {import("./channel.mjs").Request} req @param {() => Promise<unknown>} work
+ */
+function serve(req, work) {
+  const id = req.id;
+  work().then(
+    // Why no `v` key for nothing: one key less to clone on the commonest reply.
+    (v) => finish(req, v === undefined ? { t: "res", id, ok: true } : { t: "res", id, ok: true, v }),
+    (err) => finish(req, { t: "res", id, ok: false, e: toWireError(err) }),
   );
 }
 
-/** @param {number} id @param {import("../src/protocol.js").ResultMessage} message */
-function finish(id, message) {
-  if (turn.has(id)) turn.set(id, true);
+/** @param {import("./channel.mjs").Request} req @param {import("../src/protocol.js").ResultMessage} message */
+function finish(req, message) {
+  const id = req.id;
+  req.done = true;
   signals.delete(id);
   if (cancelled.delete(id)) return;
   try {
@@ -156,13 +151,12 @@ function reviveSignals(id, event, fields, aborted) {
 
 /** The last context snapshot the host sent; it sends one only when it changed. @type {ContextSnapshot} */
 let lastSnapshot = { hasUI: false, cwd: "", model: undefined };
-/** @param {ContextSnapshot | undefined} snap */
-const ctxOf = (snap) => createContext(snap ? (lastSnapshot = snap) : lastSnapshot);
+/** @param {ContextSnapshot | undefined} snap @param {import("./channel.mjs").Request} req */
+const ctxOf = (snap, req) => createContext(snap ? (lastSnapshot = snap) : lastSnapshot, req);
 
 onMessage((/** @type {HostMessage | import("../src/protocol.js").Batch<HostMessage>} */ msg) => {
   if (msg.t === "batch") {
-    batching = true;
-    if (!turnScheduled) { turnScheduled = true; setImmediate(endTurn); }
+    if (!batching) { batching = true; setImmediate(endTurn); }
     for (const one of msg.m) handle(one);
     return;
   }
@@ -177,21 +171,25 @@ function handle(msg) {
       const event = reviveSignals(msg.id, msg.event, msg.signals, msg.aborted);
       // Why not cached: a handler called directly brings its own ctx, which the host's cache of
       // what this worker holds does not know about; the next emit must not run under it.
-      const ctx = msg.plan.only === undefined ? ctxOf(msg.ctx) : createContext(msg.ctx ?? lastSnapshot);
-      serve(msg.id, () => runHandlers(handlers, event, msg.plan, ctx));
+      const req = startRequest(msg.id);
+      const only = msg.only;
+      const ctx = only === undefined ? ctxOf(msg.ctx, req) : createContext(msg.ctx ?? lastSnapshot, req);
+      const plan = only === undefined ? PLANS[msg.plan] : { ...PLANS[msg.plan], only };
+      serve(req, () => runHandlers(handlers, event, plan, ctx));
       return;
     }
     case "command": {
       const command = registry.commands.get(msg.name);
-      serve(msg.id, async () => {
+      const req = startRequest(msg.id);
+      serve(req, async () => {
         if (!command) throw new Error(`this hook has no command "${msg.name}"`);
-        await command.handler(msg.args, createCommandContext(msg.ctx));
+        await command.handler(msg.args, createCommandContext(msg.ctx, req));
       });
       return;
     }
     case "setup": {
       const setup = pendingSetups.shift();
-      serve(msg.id, async () => {
+      serve(startRequest(msg.id), async () => {
         if (!setup) throw new Error("no newSession setup callback is waiting");
         await setup(createSetupSessionManager());
       });

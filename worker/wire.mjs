@@ -42,6 +42,26 @@ export const METHOD = Object.freeze({
   scopedSync: "scoped.sync",
 });
 
+/**
+ * How a worker runs one hook's handlers for one event, by name: the host sends the name, not the
+ * plan (a name crosses the thread cheaper than an object). Which event gets which plan is the
+ * host's (src/dispatch.ts); what each does is worker/run.mjs.
+ */
+export const PLANS = Object.freeze({
+  /** Every handler; results are not sent back (series). */
+  series: Object.freeze({ discard: true }),
+  /** Every handler, every result (last-wins, first-message, one handler called directly). */
+  each: Object.freeze({}),
+  /** Up to the first result with `block: true` (`emit` of a tool_call). */
+  block: Object.freeze({ stop: /** @type {const} */ ("block") }),
+  /** The same, and a handler that throws stops the run (`emitToolCall`: the error propagates). */
+  blockOrThrow: Object.freeze({ stop: /** @type {const} */ ("block"), stopOnError: true }),
+  /** Up to the first result with `cancel: true` (`session_before_*`). */
+  cancel: Object.freeze({ stop: /** @type {const} */ ("cancel") }),
+  /** Each handler's `messages` feed the next (context). */
+  chain: Object.freeze({ chain: /** @type {const} */ ("messages") }),
+});
+
 /** The read-only session manager methods a hook may call (`ctx.sessionManager.*`). */
 export const SESSION_METHODS = Object.freeze([
   "getCwd", "getSessionDir", "getSessionId", "getSessionFile", "getSessionName", "getArtifactsDir",

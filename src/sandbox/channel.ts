@@ -1,6 +1,6 @@
 /**
  * The host's side of one worker's wire: a pending table where every request has a deadline and
- * rejects the moment the worker dies, liveness (acks and pings), the bridge for what the worker
+ * rejects the moment the worker dies, liveness (pings), the bridge for what the worker
  * asks of the host, and a budget of protocol violations. Every message read from the worker is
  * validated first (`protocol.ts`); a result must be JSON data within the size and depth bounds.
  */
@@ -45,6 +45,9 @@ export interface ChannelEvents {
   /** End the worker with this failure (unresponsive, or over its protocol-violation budget). */
   end(failure: (event: string) => HookFailure): void;
 }
+
+/** Why not queueMicrotask: it wraps every callback in an AsyncResource, a cost on each request. */
+const RESOLVED = Promise.resolve();
 
 export class WorkerChannel {
   readonly #worker: HookEndpoint;
@@ -94,10 +97,11 @@ export class WorkerChannel {
     if (this.#closed) return Promise.reject(this.#closed);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      const deadline = new PausableDeadline(deadlineMs, (paused) => this.#expire(id, paused), this.#limits.maxPausedMs);
+      const now = performance.now();
+      const deadline = new PausableDeadline(deadlineMs, (paused) => this.#expire(id, paused), this.#limits.maxPausedMs, now);
       const pending: Pending = { kind: body.t, event, deadlineMs, deadline, resolve, reject };
       this.#pending.set(id, pending);
-      if (this.#pending.size === 1) this.#live.update();
+      if (this.#pending.size === 1) this.#live.update(now);
       body.id = id;
       this.#queue(body);
       if (signals) pending.detach = this.#relaySignals(id, signals);
@@ -110,8 +114,10 @@ export class WorkerChannel {
    */
   #queue(body: Record<string, unknown>): void {
     this.#outbox.push(body);
-    if (this.#outbox.length === 1) queueMicrotask(() => this.#sendQueued());
+    if (this.#outbox.length === 1) void RESOLVED.then(this.#sendQueuedBound);
   }
+
+  readonly #sendQueuedBound = () => this.#sendQueued();
 
   #sendQueued(): void {
     if (this.#outbox.length === 0 || this.#closed) { this.#outbox.length = 0; return; }
@@ -239,8 +245,6 @@ export class WorkerChannel {
     }
     const msg = parsed.data;
     switch (msg.t) {
-      // An ack only proves the worker is reading: `heard()` above is all it does.
-      case "ack": return;
       case "res": return this.#onResult(msg.id, msg.ok, msg.v, msg.e);
       case "pong": {
         const flushed = this.#flushes.get(msg.id);

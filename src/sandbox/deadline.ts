@@ -4,7 +4,7 @@
  * (`maxPausedMs`), so waiting on the host cannot keep a request pending forever.
  *
  * Every deadline of the host shares one timer, armed for the earliest: a request that settles
- * before its deadline (nearly all of them) costs a Set insert and delete, not a timer start and stop.
+ * before its deadline (nearly all of them) costs an array push, not a timer start and stop.
  */
 export class PausableDeadline {
   #remaining: number;
@@ -13,19 +13,23 @@ export class PausableDeadline {
   #pausedAt = 0;
   #paused = 0;
   #armed = true;
-  /** When it expires (performance.now() time), while it is in `live`; whether that is the pause bound. */
+  /** When it expires (performance.now() time) while it counts down, else Infinity; whether that is the pause bound. */
   due = Infinity;
+  /** Whether it is in `live` (module-internal). */
+  listed = false;
   #dueIsPause = false;
-  readonly #onExpire: (paused: boolean) => void;
+  /** Dropped when cleared: a cleared deadline may wait in `live` for a sweep, and must not keep its request's data alive. */
+  #onExpire: ((paused: boolean) => void) | undefined;
 
   /** `onExpire(true)`: the request waited on the host for more than `maxPausedMs` in all. */
-  constructor(ms: number, onExpire: (paused: boolean) => void, maxPausedMs = Infinity) {
+  /** `now`: the caller's `performance.now()`, when it has one (a request reads the clock once). */
+  constructor(ms: number, onExpire: (paused: boolean) => void, maxPausedMs = Infinity, now?: number) {
     this.#remaining = ms;
     this.#pauseLeft = maxPausedMs;
     this.#onExpire = onExpire;
     // A request without a deadline has nothing to pause.
     this.#armed = Number.isFinite(ms);
-    this.#arm();
+    this.#arm(now);
   }
 
   pause(): void {
@@ -44,6 +48,7 @@ export class PausableDeadline {
   }
 
   clear(): void {
+    this.#onExpire = undefined;
     this.#unset();
     this.#remaining = Infinity;
     this.#armed = false;
@@ -53,30 +58,51 @@ export class PausableDeadline {
   expire(): void {
     const paused = this.#dueIsPause;
     this.#unset();
-    this.#onExpire(paused);
+    this.#onExpire?.(paused);
   }
 
-  #arm(): void {
+  #arm(now = performance.now()): void {
     if (!Number.isFinite(this.#remaining)) { this.#unset(); return; }
-    this.#startedAt = performance.now();
+    this.#startedAt = now;
     this.#set(this.#startedAt + this.#remaining, false);
   }
 
   #set(due: number, paused: boolean): void {
+    if (this.due === Infinity) counting++;
     this.due = due;
     this.#dueIsPause = paused;
-    live.add(this);
+    if (!this.listed) {
+      this.listed = true;
+      live.push(this);
+    }
     schedule(due);
   }
 
   #unset(): void {
+    if (this.due === Infinity) return;
     this.due = Infinity;
-    live.delete(this);
+    counting--;
+    if (live.length > 64 && live.length > 4 * counting) sweep();
   }
 }
 
-/** Every deadline that is counting down. */
-const live = new Set<PausableDeadline>();
+/**
+ * Every deadline counting down, and stopped ones not yet swept out. Why not a Set: a request
+ * adds and removes its deadline within microseconds, and a small Set rehashes on that churn; a
+ * stopped deadline only sets `due` to Infinity, and the array is swept once it is mostly stopped.
+ */
+const live: PausableDeadline[] = [];
+/** How many deadlines in `live` count down. */
+let counting = 0;
+
+function sweep(): void {
+  let kept = 0;
+  for (const d of live) {
+    if (d.due !== Infinity) live[kept++] = d;
+    else d.listed = false;
+  }
+  live.length = kept;
+}
 let timer: NodeJS.Timeout | undefined;
 let timerAt = Infinity;
 /** A timer fires on the event loop's millisecond clock, which may be up to this far behind `performance.now()`. */
@@ -102,6 +128,7 @@ function fire(): void {
     if (d.due <= now) due.push(d);
     else if (d.due < next) next = d.due;
   }
+  sweep();
   if (next !== Infinity) schedule(next);
   due.sort((a, b) => a.due - b.due);
   for (const d of due) {

@@ -40,12 +40,12 @@ export class Liveness {
     this.#host = host;
   }
 
-  /** Call whenever the pending table grew from or shrank to empty. */
-  update(): void {
+  /** Call whenever the pending table grew from or shrank to empty (`now`: the caller's clock reading, if it has one). */
+  update(now?: number): void {
     const busy = this.#held > 0 || this.#host.pending() > 0;
     if (this.#stopped || busy === this.#busy) return;
     this.#busy = busy;
-    if (busy) this.#start();
+    if (busy) this.#start(now);
     else {
       // The interval stops itself at its next tick.
       this.#pinging = false;
@@ -111,9 +111,9 @@ export class Liveness {
     return this.#loadBound ?? this.#unresponsiveMs;
   }
 
-  #start(): void {
+  #start(now = performance.now()): void {
     this.#endpoint.ref();
-    this.#lastHeard = performance.now();
+    this.#lastHeard = now;
     const every = Math.max(5, Math.floor(this.#bound / 4));
     if (this.#timer && this.#every === every) return;
     if (this.#timer) clearInterval(this.#timer);
