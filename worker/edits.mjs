@@ -6,6 +6,11 @@
 //
 // Invariant: the raw event never holds a proxy (every value written through a proxy is unwrapped
 // first), so whatever leaves the worker is unwrapped by `plain` at its top only.
+//
+// A top-level array (`messages`, `content`) is handed out as a real array of tracked elements, not
+// as a proxy: array methods on a proxy go through a trap per index and cost most of a 1 MiB
+// context's time. Whether the handlers changed that array itself (push, splice, sort, an element
+// assigned) is found by comparing it with the elements it was handed out with, once they ran.
 
 /** A tracked proxy answers this key with its raw target (cheaper than a WeakMap of every proxy). */
 const TARGET = Symbol("hookbox.target");
@@ -89,6 +94,35 @@ class FieldTraps {
     this.firstProxy = undefined;
     /** Every other raw object -> its proxy; dies with the event. @type {Map<object, object> | undefined} */
     this.made = undefined;
+    /** When the field is an array: the raw array, the array handed out, and its elements then. @type {unknown[] | undefined} */
+    this.source = undefined;
+    /** @type {unknown[] | undefined} */
+    this.copy = undefined;
+    /** @type {unknown[] | undefined} */
+    this.initial = undefined;
+  }
+
+  /** The field's array as handlers get it: a real array of tracked elements, the same one each read. @param {unknown[]} source */
+  shadow(source) {
+    if (source === this.source) return /** @type {unknown[]} */ (this.copy);
+    const copy = new Array(source.length);
+    for (let i = 0; i < source.length; i++) {
+      const v = source[i];
+      copy[i] = isTrackable(v) ? new Proxy(/** @type {object} */ (v), this) : v;
+    }
+    this.source = source;
+    this.copy = copy;
+    this.initial = copy.slice();
+    return copy;
+  }
+
+  /** Whether the array handed out no longer holds what it was handed out with. */
+  shadowChanged() {
+    const copy = /** @type {unknown[]} */ (this.copy);
+    const initial = /** @type {unknown[]} */ (this.initial);
+    if (copy.length !== initial.length) return true;
+    for (let i = 0; i < copy.length; i++) if (copy[i] !== initial[i]) return true;
+    return false;
   }
 
   /** The one proxy of `target` (so `event.input === event.input`). @param {object} target */
@@ -158,7 +192,7 @@ class Tracker {
     if (typeof key !== "string" || !isTrackable(v) || frozenSlot(target, key)) return v;
     let traps = (this.fields ??= new Map()).get(key);
     if (!traps) this.fields.set(key, (traps = new FieldTraps(this, key)));
-    return traps.wrap(v);
+    return Array.isArray(v) ? traps.shadow(v) : traps.wrap(v);
   }
 
   /** @param {object} target @param {PropertyKey} key @param {unknown} v */
@@ -182,6 +216,15 @@ class Tracker {
 
   /** The fields written to (not `type`, not AbortSignals), with their values now; undefined if none. */
   edits() {
+    // A top-level array changed as an array goes back into the event, unwrapped.
+    if (this.fields) {
+      for (const [field, traps] of this.fields) {
+        if (traps.copy === undefined || this.raw[field] !== traps.source || !traps.shadowChanged()) continue;
+        this.mark(field);
+        this.raw[field] = plain(traps.copy);
+        traps.source = undefined;
+      }
+    }
     if (!this.dirty) return undefined;
     /** @type {Record<string, unknown>} */
     const out = {};
