@@ -178,6 +178,8 @@ class Tracker {
     this.fields = undefined;
     /** What handlers get: `raw` behind these traps (set by `trackEdits`). @type {Record<string, unknown>} */
     this.event = raw;
+    /** Whether a top-level array was handed out (most tool_calls have none). */
+    this.shadows = false;
   }
 
   /** @param {string} field */
@@ -192,7 +194,9 @@ class Tracker {
     if (typeof key !== "string" || !isTrackable(v) || frozenSlot(target, key)) return v;
     let traps = (this.fields ??= new Map()).get(key);
     if (!traps) this.fields.set(key, (traps = new FieldTraps(this, key)));
-    return Array.isArray(v) ? traps.shadow(v) : traps.wrap(v);
+    if (!Array.isArray(v)) return traps.wrap(v);
+    this.shadows = true;
+    return traps.shadow(v);
   }
 
   /** @param {object} target @param {PropertyKey} key @param {unknown} v */
@@ -217,7 +221,7 @@ class Tracker {
   /** The fields written to (not `type`, not AbortSignals), with their values now; undefined if none. */
   edits() {
     // A top-level array changed as an array goes back into the event, unwrapped.
-    if (this.fields) {
+    if (this.shadows && this.fields) {
       for (const [field, traps] of this.fields) {
         if (traps.copy === undefined || this.raw[field] !== traps.source || !traps.shadowChanged()) continue;
         this.mark(field);
