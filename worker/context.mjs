@@ -23,6 +23,14 @@ export const direct = Object.freeze({
   callSync: (m, a) => callSync(m, plain(a)),
 });
 
+/**
+ * A context's `call`: it names the request `req` the context was made for (see `requestOf`), so
+ * the host pauses that request's deadline for a prompt and allows command-only methods in a
+ * command's context only.
+ * @param {Channel} ch @param {Request} req @returns {Channel["call"]}
+ */
+const asking = (ch, req) => (m, a) => ch.call(m, a, requestOf(req));
+
 /** @param {number} scope @returns {Channel} */
 function scoped(scope) {
   return Object.freeze({
@@ -95,15 +103,14 @@ function signalId(ch, signal) {
 }
 
 /**
- * A context's `ui`. Its prompts name the request `req` the context was made for (see `requestOf`),
- * so a prompt pauses that request's deadline; the rest is the channel's, shared. Plain closures:
+ * A context's `ui`. Its prompts name the request `req` the context was made for (`asking`); the
+ * rest is the channel's, shared. Plain closures:
  * destructured methods (`const { confirm } = ctx.ui`) work as in the original.
  * @param {ReturnType<typeof membersOf>} m @param {Request} req
  */
 function uiOf(m, req) {
   const { ch, shared } = m;
-  /** @type {Channel["call"]} */
-  const ask = (method, a) => ch.call(method, a, requestOf(req));
+  const ask = asking(ch, req);
   return Object.freeze({
     select: (/** @type {string} */ title, /** @type {string[]} */ options) => ask("ui.select", [title, options]),
     confirm: (/** @type {string} */ title, /** @type {string} */ message) => ask("ui.confirm", [title, message]),
@@ -168,14 +175,13 @@ function contextOf(snap, m, req) {
 
 /**
  * A command handler's context: the event context plus the session controls, which exist in a
- * command's context only (the host checks that `req` is a command).
+ * command's context only (they name `req`, and the host checks that it is a command).
  * @param {ContextSnapshot} snap @param {Request} req
  */
 export function createCommandContext(snap, req) {
   const members = snap.scope === undefined ? runnerMembers : membersOf(scoped(snap.scope));
   const ch = members.ch;
-  /** @type {Channel["call"]} */
-  const ask = (m, a) => ch.call(m, a, requestOf(req));
+  const ask = asking(ch, req);
   return {
     ...contextOf(snap, members, req),
     waitForIdle: () => ask("waitForIdle", []),
