@@ -4,59 +4,95 @@
  * runs and an edit of `event.content[0].text` changes what the agent sees. Here each edited field
  * is validated like a result and applied to the host's own objects, in place where the shapes
  * match (same object, same array), so whoever holds them (the tool's params, its result) sees it.
+ *
+ * The gate (issue 22: an edit whose `input` held an own `__proto__` key was walked into
+ * `Object.prototype`): only known fields are edited (the contract's editable fields, or a field the
+ * host's event already holds as plain data, or an optional field of its type; never `type`); each value passes the key gate
+ * (src/safe-keys.ts) and its field's schema, and what is applied is the schema's parsed output;
+ * the write-back walks only own keys of the host's objects and keys that pass `isSafeKey`.
  */
 import { z } from "zod";
 import { agentMessage, describeIssues, toolContent } from "./schemas.js";
+import { isSafeKey, keySafe, safeData } from "./safe-keys.js";
 
-/** What an edited field must be; fields not listed take any plain data. */
-const FIELD_SCHEMAS: Record<string, z.ZodType> = {
-  toolName: z.string(),
-  toolCallId: z.string(),
-  input: z.record(z.string(), z.unknown()),
-  content: z.array(toolContent),
-  isError: z.boolean(),
-  isWarning: z.boolean(),
-  messages: z.array(agentMessage),
-  prompt: z.string(),
-  images: z.array(toolContent),
-};
+/** What an edited field of the contract must be; every schema passes the key gate first. */
+const FIELD_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
+  ["toolName", z.string()],
+  ["toolCallId", z.string()],
+  ["input", z.record(z.string(), z.unknown())],
+  ["content", z.array(toolContent)],
+  ["isError", z.boolean()],
+  ["isWarning", z.boolean()],
+  ["messages", z.array(agentMessage)],
+  ["prompt", z.string()],
+  ["images", z.array(toolContent)],
+].map(([field, schema]) => [field as string, keySafe(schema as z.ZodType)]));
 
 /** One field that was not applied, and why. */
 export interface RefusedEdit { field: string; detail: string }
 
-/** Validate `edits`; the valid ones, and a note per field refused. */
-export function checkEdits(edits: Record<string, unknown>): { valid: Record<string, unknown>; refused: RefusedEdit[] } {
-  const valid: Record<string, unknown> = {};
+/** Validated edits: field -> parsed value (`undefined`: the field was deleted). No prototype: a field name is never walked. */
+export type ValidEdits = Record<string, unknown>;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v));
+
+/** A value the host's event may have edited in place: plain data (never an AbortSignal, a class instance or a function). */
+const isData = (v: unknown): boolean => v === null || Array.isArray(v) || isPlainObject(v) || ["string", "number", "boolean", "undefined"].includes(typeof v);
+
+/** Optional fields of the contract an edit may add when the host's event does not hold them, by event type. */
+const OPTIONAL_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["before_agent_start", ["images"]],
+  ["tool_result", ["details", "isWarning"]],
+]);
+
+/** Why `field` may not be edited on `event`, or undefined when it may. */
+function notEditable(field: string, event: Record<string, unknown>): string | undefined {
+  if (field === "type" || !isSafeKey(field)) return "it is not an editable field of the event";
+  if (Object.hasOwn(event, field)) return isData(event[field]) ? undefined : "the host's value there is not plain data";
+  const optional = typeof event.type === "string" ? OPTIONAL_FIELDS.get(event.type) : undefined;
+  return optional?.includes(field) ? undefined : "it is not a field of this event";
+}
+
+/**
+ * Validate `edits` (a hook's, from the wire) against `event` (the host's): the valid ones as the
+ * schemas parsed them, and a note per field refused.
+ */
+export function checkEdits(edits: Record<string, unknown>, event: Record<string, unknown>): { valid: ValidEdits; refused: RefusedEdit[] } {
+  const valid: ValidEdits = Object.create(null);
   const refused: RefusedEdit[] = [];
-  for (const [field, value] of Object.entries(edits)) {
+  for (const field of Object.keys(edits)) {
     if (field === "type") continue;
-    const schema = Object.hasOwn(FIELD_SCHEMAS, field) ? FIELD_SCHEMAS[field] : undefined;
-    if (value === undefined || !schema) { valid[field] = value; continue; }
-    const parsed = schema.safeParse(value);
-    if (parsed.success) valid[field] = value;
+    const why = notEditable(field, event);
+    if (why) { refused.push({ field, detail: why }); continue; }
+    const value = edits[field];
+    if (value === undefined) { valid[field] = undefined; continue; }
+    const parsed = (FIELD_SCHEMAS.get(field) ?? safeData).safeParse(value);
+    if (parsed.success) valid[field] = parsed.data;
     else refused.push({ field, detail: describeIssues(parsed.error) });
   }
   return { valid, refused };
 }
 
 /** Apply validated edits to `event` (the host's object): a deleted field is deleted, the rest patched in place. */
-export function applyEdits(event: Record<string, unknown>, edits: Record<string, unknown>): void {
-  for (const [field, value] of Object.entries(edits)) {
+export function applyEdits(event: Record<string, unknown>, edits: ValidEdits): void {
+  for (const field of Object.keys(edits)) {
+    if (!isSafeKey(field)) continue;
+    const value = edits[field];
     if (value === undefined) delete event[field];
     else assignInPlace(event, field, value);
   }
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v));
-
 /**
  * `holder[key] = next`, keeping the objects the host already holds: an object is patched key by
  * key, an array of the same length element by element; an array whose length changed (a splice,
- * a push) keeps its identity and gets the new elements.
+ * a push) keeps its identity and gets the new elements. Only own properties of the host's objects
+ * are read, and only keys that pass `isSafeKey` are written (the key gate refused the rest at the
+ * wire; this is the second lock).
  */
-function assignInPlace(holder: Record<PropertyKey, unknown>, key: PropertyKey, next: unknown): void {
-  const current = holder[key];
+function assignInPlace(holder: Record<PropertyKey, unknown>, key: string | number, next: unknown): void {
+  const current = Object.hasOwn(holder, key) ? holder[key] : undefined;
   if (Array.isArray(current) && Array.isArray(next)) {
     if (current.length === next.length) next.forEach((v, i) => assignInPlace(current as never, i, v));
     else current.splice(0, current.length, ...next);
@@ -64,9 +100,8 @@ function assignInPlace(holder: Record<PropertyKey, unknown>, key: PropertyKey, n
   }
   if (isPlainObject(current) && isPlainObject(next)) {
     for (const k of Object.keys(current)) if (!Object.hasOwn(next, k)) delete current[k];
-    for (const [k, v] of Object.entries(next)) assignInPlace(current, k, v);
+    for (const k of Object.keys(next)) if (isSafeKey(k)) assignInPlace(current, k, next[k]);
     return;
   }
   if (!Object.is(current, next)) holder[key] = next;
 }
-

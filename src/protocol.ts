@@ -18,6 +18,7 @@
 import type { MessagePort } from "node:worker_threads";
 import { z } from "zod";
 import { LIMITS, METHOD, PLANS } from "../worker/wire.mjs";
+import { keySafe, safeData } from "./safe-keys.js";
 
 const id = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const name = z.string().max(LIMITS.maxName);
@@ -32,18 +33,18 @@ const fewKeys = (max: number) => z.custom<Record<string, unknown>>(
 /** A serialisable error. `stack` is the worker's, pointing into the hook file. */
 export const wireErrorSchema = z.strictObject({
   message: text, name: name.optional(), stack: text.optional(), code: name.optional(),
-  /** A thrown value that is not an Error (no `name` then), as thrown, when it is JSON data. */
-  value: z.unknown().optional(),
+  /** A thrown value that is not an Error (no `name` then), as thrown, when it is JSON data (and passes the key gate: it becomes an error's `cause`). */
+  value: safeData.optional(),
 });
 export type WireError = z.infer<typeof wireErrorSchema>;
 
-/** What a hook registered, as the worker reports it. Every count is bounded (`LIMITS`). */
-export const manifestSchema = z.strictObject({
+/** What a hook registered, as the worker reports it. Every count is bounded (`LIMITS`); no event type names a prototype (src/safe-keys.ts). */
+export const manifestSchema = keySafe(z.strictObject({
   /** Event type -> number of handlers, in registration order. */
   events: fewKeys(LIMITS.maxEvents).pipe(z.record(name, z.number().int().nonnegative().max(LIMITS.maxHandlers))),
   commands: z.array(z.strictObject({ name, description: text.optional() })).max(LIMITS.maxCommands),
   renderers: z.array(name).max(LIMITS.maxCommands),
-});
+}));
 export type Manifest = z.infer<typeof manifestSchema>;
 
 /** One handler's outcome. `r` absent: it returned nothing. */
@@ -56,8 +57,12 @@ export const emitReplySchema = z.strictObject({
   steps: z.array(stepSchema).max(LIMITS.maxHandlers),
   /** For a waterfall: the chained value, present only if some handler changed it. */
   value: z.unknown().optional(),
-  /** Top-level event fields the handlers edited in place, with their new values (worker/edits.mjs; checked by src/edits.ts). */
-  edits: fewKeys(LIMITS.maxEvents).pipe(z.record(name, z.unknown())).optional(),
+  /**
+   * Top-level event fields the handlers edited in place, with their new values (worker/edits.mjs).
+   * Kept as sent: src/edits.ts checks each field name and value (the key gate included) and reports
+   * a refused one as an edit refused, naming the field.
+   */
+  edits: fewKeys(LIMITS.maxEvents).optional(),
 });
 export type EmitReply = z.infer<typeof emitReplySchema>;
 

@@ -14,6 +14,7 @@ import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js"
 import { StatsRecorder, type HookStats } from "./stats.js";
 import { WorkerHook } from "./worker-hook.js";
 import { isMessageList } from "../worker/wire.mjs";
+import { keysAreSafe } from "./safe-keys.js";
 import { watchHooks, type HookWatcher, type WatchOptions } from "./watch.js";
 import type {
   AgentMessage, BeforeAgentStartEventResult, EmitResultFor, HookCommandContext, HookContext, HookEvent, HookMessageRenderer, HookUIContext,
@@ -223,9 +224,10 @@ export class HookRunner {
         if (next.done) return acc;
       }
       if (reply.value !== undefined) {
-        // The worker's copy is the host's alone: a list of agent messages is used as is (what the
-        // schema accepts, without its copy of a 1 MiB list); anything else is validated and reported.
-        if (isMessageList(reply.value)) acc = reply.value;
+        // The worker's copy is the host's alone: a list of agent messages whose keys pass the key
+        // gate is used as is (what the schema accepts, without its copy of a 1 MiB list); anything
+        // else is validated and reported.
+        if (isMessageList(reply.value) && keysAreSafe(reply.value)) acc = reply.value;
         else {
           const result = this.#validate(rule, unit, type, { messages: reply.value });
           if (result) acc = result.messages;
@@ -241,7 +243,7 @@ export class HookRunner {
    * edit of `messages` edits that value.
    */
   #applyEdits(unit: HookUnit, type: string, rule: ConflictRule, event: Record<string, unknown>, edits: Record<string, unknown>, acc: unknown): unknown {
-    const { valid, refused } = checkEdits(edits);
+    const { valid, refused } = checkEdits(edits, event);
     for (const r of refused) this.#report(Errors.invalidEdit(unit.hook.path, type, r.field, r.detail));
     if (rule.kind === "waterfall" && acc !== undefined && Object.hasOwn(valid, "messages")) {
       acc = valid.messages;

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { isAgentMessage } from "../worker/wire.mjs";
+import { keySafe } from "./safe-keys.js";
 
 // ---- event results ---------------------------------------------------------------------------
 
@@ -35,29 +36,33 @@ const compactionResult = z.strictObject({
   preserveData: z.record(z.string(), z.unknown()).optional(),
 });
 
-/** The result schema of every event whose handlers may return something. */
+/**
+ * The result schema of every event whose handlers may return something. Each passes the key gate
+ * first (src/safe-keys.ts): a `__proto__`, `constructor` or `prototype` key anywhere in a result
+ * (`details`, `preserveData`, a message) makes it `invalid_result`.
+ */
 export const resultSchemas = {
-  tool_call: z.strictObject({ block: z.boolean().optional(), reason: z.string().optional() }),
-  tool_result: z.strictObject({
+  tool_call: keySafe(z.strictObject({ block: z.boolean().optional(), reason: z.string().optional() })),
+  tool_result: keySafe(z.strictObject({
     content: z.array(toolContent).optional(),
     details: z.unknown().optional(),
     isError: z.boolean().optional(),
     isWarning: z.boolean().optional(),
-  }),
-  context: z.strictObject({ messages: z.array(agentMessage).optional() }),
-  before_agent_start: z.strictObject({ message: hookMessage.optional() }),
-  session_before_switch: z.strictObject({ cancel: z.boolean().optional() }),
-  session_before_branch: z.strictObject({ cancel: z.boolean().optional(), skipConversationRestore: z.boolean().optional() }),
-  session_before_compact: z.strictObject({ cancel: z.boolean().optional(), compaction: compactionResult.optional() }),
-  session_before_tree: z.strictObject({
+  })),
+  context: keySafe(z.strictObject({ messages: z.array(agentMessage).optional() })),
+  before_agent_start: keySafe(z.strictObject({ message: hookMessage.optional() })),
+  session_before_switch: keySafe(z.strictObject({ cancel: z.boolean().optional() })),
+  session_before_branch: keySafe(z.strictObject({ cancel: z.boolean().optional(), skipConversationRestore: z.boolean().optional() })),
+  session_before_compact: keySafe(z.strictObject({ cancel: z.boolean().optional(), compaction: compactionResult.optional() })),
+  session_before_tree: keySafe(z.strictObject({
     cancel: z.boolean().optional(),
     summary: z.strictObject({ summary: z.string(), details: z.unknown().optional() }).optional(),
-  }),
-  "session.compacting": z.strictObject({
+  })),
+  "session.compacting": keySafe(z.strictObject({
     context: z.array(z.string()).optional(),
     prompt: z.string().optional(),
     preserveData: z.record(z.string(), z.unknown()).optional(),
-  }),
+  })),
 } as const;
 export type ResultEvent = keyof typeof resultSchemas;
 

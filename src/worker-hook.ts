@@ -73,7 +73,8 @@ export class WorkerHook implements LoadedHook, HookUnit {
   }
 
   count(type: string): number {
-    return this.#sandbox.manifest.events[type] ?? 0;
+    const events = this.#sandbox.manifest.events;
+    return Object.hasOwn(events, type) ? events[type]! : 0;
   }
 
   /** Run this hook's handlers of `event` in the worker, under `plan`; the reply is checked before it is returned. */
@@ -141,7 +142,7 @@ export class WorkerHook implements LoadedHook, HookUnit {
         type, deadlineFor(sandbox.options, type));
       const reply = this.#reply(type, raw ?? { steps: [] });
       // In-place edits reach the event the caller passed, as calling the original's handler would.
-      if (reply.edits) applyEdits(event as Record<string, unknown>, checkEdits(reply.edits).valid);
+      if (reply.edits) applyEdits(event as Record<string, unknown>, checkEdits(reply.edits, event as Record<string, unknown>).valid);
       const step = reply.steps[0];
       if (step && !step.ok) throw new Error(step.e?.message);
       return step?.r;
@@ -165,7 +166,7 @@ export class WorkerHook implements LoadedHook, HookUnit {
 function splitSignals<E extends Record<string, unknown>>(event: E): [E, Array<[string, AbortSignal]> | undefined] {
   let signals: Array<[string, AbortSignal]> | undefined;
   let copy: E | undefined;
-  for (const key in event) {
+  for (const key of Object.keys(event)) {
     const value = event[key];
     if (value instanceof AbortSignal) {
       (signals ??= []).push([key, value]);

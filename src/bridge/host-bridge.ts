@@ -39,10 +39,23 @@ export type RunSetup = () => Promise<void>;
 /** Run one method of the table (not one `ServedElsewhere`) with arguments its row checked. */
 export type HostMethods = (method: string, args: unknown[]) => unknown;
 
+/**
+ * `target`'s member `name`, looked up on the object and its classes' prototypes only: the walk
+ * stops before `Object.prototype` and `Function.prototype`, so a hook-chosen name never reaches
+ * their members, nor anything planted on them.
+ */
+function memberOf(target: unknown, name: string): unknown {
+  for (let o = target; o !== null && (typeof o === "object" || typeof o === "function") && o !== Object.prototype && o !== Function.prototype; o = Object.getPrototypeOf(o)) {
+    const d = Object.getOwnPropertyDescriptor(o, name);
+    if (d) return "value" in d ? d.value : d.get?.call(target);
+  }
+  return undefined;
+}
+
 /** Call `target[name](...args)` only if `name` is a method the object really has, not a prototype builtin. */
 function callMethod(hookPath: string, what: string, target: unknown, name: string, args: unknown[]): unknown {
-  const fn = target == null ? undefined : (target as Record<string, unknown>)[name];
-  if (typeof fn !== "function" || fn === (Object.prototype as Record<string, unknown>)[name]) {
+  const fn = memberOf(target, name);
+  if (typeof fn !== "function") {
     throw Errors.protocolViolation(hookPath, `${what}.${name} is not a method the host offers`);
   }
   return fn.apply(target, args);

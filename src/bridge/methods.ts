@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { LIMITS, METHOD, SESSION_METHODS } from "../../worker/wire.mjs";
+import { keySafe } from "../safe-keys.js";
 
 /**
  * Who may make a call:
@@ -73,13 +74,16 @@ export const transformArgsSchema = z.tuple([z.strictObject({
   babel: z.strictObject({ sourceFileName: path.optional(), sourceMaps: z.literal("inline").optional() }).optional(),
 })]);
 
+// Every row's arguments pass the key gate first (src/safe-keys.ts): no argument a hook sends (a
+// message's details, appendEntry data, a host module's or a host method's arguments) holds a
+// `__proto__`, `constructor` or `prototype` key anywhere; such a call is refused as protocol_violation.
 const call = (scope: Scope, args: z.ZodType<unknown[]>, result: z.ZodType, extra: Partial<MethodSpec> = {}): MethodSpec =>
-  ({ kind: "call", scope, args, result, ...extra });
+  ({ kind: "call", scope, args: keySafe(args), result, ...extra });
 const prompt = (args: z.ZodType<unknown[]>, result: z.ZodType): MethodSpec => call("any", args, result, { prompt: true });
 const post = (args: z.ZodType<unknown[]>, extra: Partial<MethodSpec> = {}): MethodSpec =>
-  ({ kind: "post", scope: "any", args, result: z.undefined(), ...extra });
+  ({ kind: "post", scope: "any", args: keySafe(args), result: z.undefined(), ...extra });
 const sync = (args: z.ZodType<unknown[]>, result: z.ZodType, extra: Partial<MethodSpec> = {}): MethodSpec =>
-  ({ kind: "sync", scope: "any", args, result, ...extra });
+  ({ kind: "sync", scope: "any", args: keySafe(args), result, ...extra });
 
 /** The answer to a sync call of a host object's method: a value now, or a promise to claim with `await` (src/bridge/deferred.ts). */
 const maybeLater = z.union([z.strictObject({ v: z.unknown() }), z.strictObject({ p: z.number().int().nonnegative() })]);
