@@ -4,11 +4,12 @@
  */
 import { spawn } from "node:child_process";
 import type { ExecOptions, ExecResult } from "./types.js";
+import { childEnv } from "../worker/child-env.mjs";
 
 /** Grace period between SIGTERM and SIGKILL, as the original's `killProcess`. */
 const KILL_GRACE_MS = 5_000;
 
-/** `env` replaces the child's environment (hookbox passes a hook's cleaned one); default: the host's. */
+/** `env` replaces the child's environment (hookbox passes a hook's cleaned one); default: the host's own entries. Either way through the environment gate. */
 export function execCommand(command: string, args: string[], cwd: string, options: ExecOptions = {}, env?: NodeJS.ProcessEnv): Promise<ExecResult> {
   return new Promise((resolve) => {
     let stdout = "";
@@ -16,7 +17,7 @@ export function execCommand(command: string, args: string[], cwd: string, option
     let killed = false;
     let child;
     try {
-      child = spawn(command, args, { cwd: options.cwd ?? cwd, stdio: ["ignore", "pipe", "pipe"], ...(env ? { env } : {}) });
+      child = spawn(command, args, { cwd: options.cwd ?? cwd, stdio: ["ignore", "pipe", "pipe"], env: childEnv(env ?? process.env) });
     } catch (err) {
       resolve({ stdout, stderr: (err as Error).message, code: 1, killed });
       return;

@@ -9,6 +9,7 @@ import { realpathSync } from "node:fs";
 import { dirname, join, parse, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { importGraphReads } from "./import-graph.js";
+import { childEnv } from "../worker/child-env.mjs";
 
 /** One program `pi.exec` may run, and what its arguments may be. */
 export interface ExecRule {
@@ -141,18 +142,15 @@ export function parseAllowEntry(entry: string): { host: string; port: number } {
   return { host: m[1]!.toLowerCase().replace(/^\[|\]$/g, ""), port };
 }
 
-/** The environment a hook's worker gets. */
+/** The environment a hook's worker gets: the host's own entries the policy allows, in a null-prototype object (worker/child-env.mjs). */
 export function hookEnv(policy: Policy, hostEnv: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const out: Record<string, string> = {};
   const everything = policy.env.includes("*");
-  for (const [name, value] of Object.entries(hostEnv)) {
-    if (value === undefined) continue;
+  return childEnv(Object.entries(hostEnv).filter(([name]) => {
     const named = policy.env.includes(name);
     const safe = (SAFE_ENV as readonly string[]).includes(name) || name.startsWith("LC_");
     // `"*"` (the trusted preset) is the host's whole environment, as the original: secrets included.
-    if (everything || named || (safe && !SECRET_NAME.test(name))) out[name] = value;
-  }
-  return out;
+    return everything || named || (safe && !SECRET_NAME.test(name));
+  }));
 }
 
 /** `--permission` from Node 22.13 / 23.5, `--experimental-permission` before: detected, not guessed. */

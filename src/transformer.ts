@@ -9,6 +9,7 @@ import { dirname, parse } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { permissionFlag } from "./policy.js";
+import { childEnv } from "../worker/child-env.mjs";
 
 const require = createRequire(import.meta.url);
 /** jiti's package folder (its transform is what the hook's jiti would have run itself). */
@@ -31,7 +32,7 @@ function start(): Worker {
   const worker = new Worker(ENTRY, {
     execArgv: [permissionFlag(), "--no-warnings", `--allow-fs-read=${jitiDir}/*`, `--allow-fs-read=${fileURLToPath(ENTRY)}`],
     resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
-    env: {},
+    env: childEnv(),
   });
   worker.unref();
   worker.on("message", (msg: { id: number; ok: boolean; code?: string; message?: string }) => {

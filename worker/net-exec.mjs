@@ -5,15 +5,16 @@
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import { NET_SOCKET_ENV, proxyEnv, startBridge } from "./net.mjs";
+import { childEnv, hostEnvValue } from "./child-env.mjs";
 
 const [program, ...args] = process.argv.slice(2);
-const socketPath = process.env[NET_SOCKET_ENV];
+const socketPath = hostEnvValue(NET_SOCKET_ENV);
 if (!program || !socketPath) {
   process.stderr.write(`net-exec: usage: node net-exec.mjs <program> [args…] with ${NET_SOCKET_ENV} set\n`);
   process.exit(2);
 }
 const bridge = await startBridge(socketPath);
-const child = spawn(program, args, { stdio: "inherit", env: { ...process.env, ...proxyEnv(bridge.port) } });
+const child = spawn(program, args, { stdio: "inherit", env: childEnv([...Object.entries(process.env), ...Object.entries(proxyEnv(bridge.port))]) });
 child.on("error", (e) => { process.stderr.write(`net-exec: ${program}: ${e.message}\n`); process.exit(127); });
 child.on("exit", (code, signal) => {
   process.exit(code ?? 128 + (signal ? constants.signals[signal] : 0));

@@ -10,13 +10,14 @@ import { execCommand } from "../exec.js";
 import { execRefusal, hookEnv, type Policy } from "../policy.js";
 import { describeIssues } from "../schemas.js";
 import { execArgs } from "./methods.js";
+import { hostEnvValue } from "../../worker/child-env.mjs";
 
 /** What the bridge enforces for `pi.exec`, from the hook's policy. */
 export interface ExecGate {
   policy: Policy;
   record: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
-  /** Sandbox mode: the command line that runs the program inside the hook's sandbox (src/sandbox/bwrap.ts). */
-  wrap?: (command: string, args: string[], cwd: string) => { command: string; args: string[] };
+  /** Sandbox mode: the command line that runs the program inside the hook's sandbox (src/sandbox/bwrap.ts), and the launcher's environment. */
+  wrap?: (command: string, args: string[], cwd: string) => { command: string; args: string[]; env?: Record<string, string> };
 }
 
 /** Works from the factory on (before a runner exists), as in the original. */
@@ -35,8 +36,9 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
   }
   const { timeoutMs = 30_000, maxOutputBytes = 1024 * 1024 } = gate.policy.exec;
   const timeout = Math.min(options.timeout && options.timeout > 0 ? options.timeout : Infinity, timeoutMs);
-  const run = gate.wrap ? gate.wrap(program, args, options.cwd ?? cwd) : { command: program, args };
-  const result = await execCommand(run.command, run.args, options.cwd ?? cwd, { timeout }, hookEnv(gate.policy));
+  const run: { command: string; args: string[]; env?: Record<string, string> } = gate.wrap ? gate.wrap(program, args, options.cwd ?? cwd) : { command: program, args };
+  // A sandboxed program gets the hook's environment through bwrap; its launcher gets its own.
+  const result = await execCommand(run.command, run.args, options.cwd ?? cwd, { timeout }, run.env ?? hookEnv(gate.policy));
   gate.record(hookPath, { command, args, code: result.code, killed: result.killed });
   return { ...result, stdout: cut(result.stdout, maxOutputBytes), stderr: cut(result.stderr, maxOutputBytes) };
 }
@@ -45,7 +47,7 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
  * Why the host's PATH, read now, and only its absolute entries: the hook's environment and working
  * folder are its own to shape, so a relative entry (`.`, `bin`) would let it plant the program.
  */
-export function onHostPath(name: string, path = process.env.PATH ?? ""): string | undefined {
+export function onHostPath(name: string, path = hostEnvValue("PATH") ?? ""): string | undefined {
   for (const dir of path.split(delimiter)) {
     if (!isAbsolute(dir)) continue;
     const candidate = join(dir, name);

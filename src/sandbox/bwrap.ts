@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Launcher } from "./process-endpoint.js";
+import { hostEnvValue, launcherEnv } from "../../worker/child-env.mjs";
 
 /** One bind into the sandbox. */
 export interface Bind {
@@ -44,6 +45,8 @@ const SANDBOX_ID = "65534";
 /** The empty, private home inside. */
 export const SANDBOX_HOME = "/home/hook";
 const BASH = "/bin/bash";
+/** Why: no startup file of the host's user runs in the launcher (its environment holds no BASH_ENV or ENV: worker/child-env.mjs launcherEnv). */
+const BASH_FLAGS = ["--noprofile", "--norc"];
 
 export type Availability = { ok: true; memory: "cgroup" | "rlimit" } | { ok: false; reason: string };
 let availability: Availability | undefined;
@@ -66,7 +69,7 @@ function probe(): Availability {
   if (!bwrap) return { ok: false, reason: `isolation "sandbox" needs bubblewrap: install it (e.g. "apt-get install bubblewrap")` };
   if (!existsSync(BASH)) return { ok: false, reason: `isolation "sandbox" needs ${BASH} on the host to start the sandbox` };
   try {
-    execFileSync(bwrap, ["--unshare-user", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "true"], { stdio: "pipe", timeout: 10_000 });
+    execFileSync(bwrap, ["--unshare-user", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "true"], { stdio: "pipe", timeout: 10_000, env: launcherEnv() });
   } catch (err) {
     const said = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim();
     return { ok: false, reason: `bubblewrap cannot create namespaces here (${said}): enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or user.max_user_namespaces > 0)` };
@@ -81,7 +84,7 @@ function probe(): Availability {
 
 /** The first executable `name` on the host's PATH. */
 export function findOnPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(":")) {
+  for (const dir of (hostEnvValue("PATH") ?? "/usr/bin:/bin").split(":")) {
     const p = join(dir, name);
     try { accessSync(p, constants.X_OK); return p; } catch { /* next */ }
   }
@@ -104,7 +107,7 @@ let nodeFiles: string[] | undefined;
 /** The node binary and the shared libraries it loads (ldd), which every sandbox needs. */
 export function nodeRuntimeFiles(): string[] {
   if (nodeFiles) return nodeFiles;
-  const out = execFileSync("ldd", [process.execPath], { encoding: "utf8" });
+  const out = execFileSync("ldd", [process.execPath], { encoding: "utf8", env: launcherEnv() });
   nodeFiles = [process.execPath, ...[...out.matchAll(/(\/\S+)/g)].map((m) => m[1]!)];
   return nodeFiles;
 }
@@ -153,7 +156,8 @@ export function sandboxLauncher(spec: SandboxSpec): Launcher {
     kind: "sandbox",
     wrap: (argv) => ({
       command: BASH,
-      args: ["-c", PROLOGUE, "hookbox-sandbox", group ? join(group, "cgroup.procs") : "", String(spec.memoryMb * 1024), "bwrap", ...bwrapArgs(spec), "--", ...argv],
+      args: [...BASH_FLAGS, "-c", PROLOGUE, "hookbox-sandbox", group ? join(group, "cgroup.procs") : "", String(spec.memoryMb * 1024), "bwrap", ...bwrapArgs(spec), "--", ...argv],
+      env: launcherEnv(),
     }),
     afterDeath() {
       if (!group) return {};
@@ -210,10 +214,11 @@ function removeGroup(group: string, attempts: number): void {
  * the same binds; ./sandbox-spec.ts adds what a program needs). The program is resolved on the
  * host's PATH, never a path inside the hook's reach that the hook chose.
  */
-export function sandboxedExecArgv(spec: SandboxSpec, command: string, args: string[]): { command: string; args: string[] } {
+export function sandboxedExecArgv(spec: SandboxSpec, command: string, args: string[]): { command: string; args: string[]; env: Record<string, string> } {
   const program = command.includes("/") ? command : findOnPath(command) ?? command;
   return {
     command: BASH,
-    args: ["-c", PROLOGUE, "hookbox-sandbox", "", String(spec.memoryMb * 1024), "bwrap", ...bwrapArgs(spec), "--", program, ...args],
+    args: [...BASH_FLAGS, "-c", PROLOGUE, "hookbox-sandbox", "", String(spec.memoryMb * 1024), "bwrap", ...bwrapArgs(spec), "--", program, ...args],
+    env: launcherEnv(),
   };
 }

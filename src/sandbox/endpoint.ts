@@ -14,6 +14,7 @@ import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import type { SyncReply, WorkerBoot } from "../protocol.js";
 import { RenderClient } from "./render.js";
 import { drainOutput, type OutputSink } from "./output.js";
+import { childEnv } from "../../worker/child-env.mjs";
 
 /**
  * How a hook's thread or process ended, as the host observed it. Only host observations choose a
@@ -85,7 +86,7 @@ export function workerEndpoint(spec: EndpointSpec): HookEndpoint {
     workerData: boot,
     transferList: [control.port2, sync.port2, render.port2],
     resourceLimits: spec.resourceLimits,
-    env: spec.env,
+    env: childEnv(spec.env),
     // Why: a hook's output never reaches the host's streams; it goes to onLog, bounded.
     stdout: true,
     stderr: true,

@@ -15,12 +15,13 @@ import { DISPOSE_BOUND_MS, within, type EndpointDeath, type EndpointSpec, type H
 import { encodeFrame, FrameReader, MAX_FRAME_DEPTH, maxFrameBytes } from "./frames.js";
 import { drainOutput } from "./output.js";
 import { FATAL } from "../../worker/wire.mjs";
+import { childEnv } from "../../worker/child-env.mjs";
 
 /** How a sandbox wraps the child's command line (see ./bwrap.ts). */
 export interface Launcher {
   kind: "sandbox";
-  /** The program and arguments that run `argv` inside the sandbox. */
-  wrap(argv: string[]): { command: string; args: string[] };
+  /** The program and arguments that run `argv` inside the sandbox, and the launcher's own environment (worker/child-env.mjs). */
+  wrap(argv: string[]): { command: string; args: string[]; env: Record<string, string> };
   /** Host-side observations after death (e.g. the memory bound was hit), then cleanup. */
   afterDeath?(): { outOfMemory?: boolean };
 }
@@ -37,9 +38,11 @@ export function processEndpoint(spec: EndpointSpec, launcher?: Launcher): HookEn
     ...(stackSizeMb ? [`--stack-size=${Math.floor(stackSizeMb * 1024 * 0.9)}`] : []),
   ];
   const argv = [process.execPath, ...(spec.execArgv ?? []), ...v8Flags, fileURLToPath(spec.entry), JSON.stringify(spec.boot)];
-  const { command, args } = launcher ? launcher.wrap(argv) : { command: argv[0]!, args: argv.slice(1) };
+  // The hook's environment goes to node directly, or inside the sandbox through bwrap's --setenv;
+  // the launcher itself gets its own (PATH only). Either way through the environment gate.
+  const { command, args, env } = launcher ? launcher.wrap(argv) : { command: argv[0]!, args: argv.slice(1), env: spec.env };
   const child: ChildProcess = spawn(command, args, {
-    env: spec.env as NodeJS.ProcessEnv,
+    env: childEnv(env),
     // Why "ignore" for stdin: a hook never reads the host's stdin (it would steal the user's input).
     stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", "pipe"],
   });

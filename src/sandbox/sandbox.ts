@@ -12,6 +12,7 @@ import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
 import { withCallerTheme } from "../render-theme.js";
 import { grantReaching, hookEnv, permissionArgs } from "../policy.js";
+import { childEnv } from "../../worker/child-env.mjs";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
 import { execSandboxSpec, hookSandboxSpec } from "./sandbox-spec.js";
@@ -165,8 +166,9 @@ export class HookSandbox implements SandboxView {
     await this.#network?.close();
   }
 
-  #env(): Record<string, string | undefined> {
-    return this.options.env ?? hookEnv(this.options.policy);
+  /** The hook's environment: the embedder's `env` option (its own entries) or the policy's, always through the environment gate. */
+  #env(): Record<string, string> {
+    return this.options.env ? childEnv(this.options.env) : hookEnv(this.options.policy);
   }
 
   /** Why a request cannot run now, by state: a restarting hook comes back, a disabled one does not. */

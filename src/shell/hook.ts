@@ -9,6 +9,7 @@ import type { HandlerFn, LoadedHook } from "../hook.js";
 import type { HookItem } from "../discovery/types.js";
 import { interpretPost, interpretPre, shellHookInput } from "./protocol.js";
 import { runShellHook } from "./run.js";
+import { childEnv } from "../../worker/child-env.mjs";
 
 /** Options of the shell-hook adapter (`shellHooks: { … }`). */
 export interface ShellHookOptions {
@@ -50,12 +51,12 @@ export function shellHook(item: Pick<HookItem, "path" | "type" | "tool">, settin
     const input = JSON.stringify(shellHookInput(e, cwd));
     const outcome = await runShellHook(item.path, input, {
       cwd,
-      env: {
-        ...(settings.env ?? process.env),
-        HOOKBOX_EVENT: event,
-        HOOKBOX_TOOL_NAME: String(e.toolName),
-        HOOKBOX_TOOL_CALL_ID: String(e.toolCallId),
-      },
+      env: childEnv([
+        ...Object.entries(settings.env ?? process.env),
+        ["HOOKBOX_EVENT", event],
+        ["HOOKBOX_TOOL_NAME", String(e.toolName)],
+        ["HOOKBOX_TOOL_CALL_ID", String(e.toolCallId)],
+      ]),
       timeoutMs: settings.deadline(event),
       maxOutputBytes: settings.maxOutputBytes ?? DEFAULT_SHELL_OUTPUT_BYTES,
     });

@@ -3,6 +3,7 @@
  * stdout and stderr up to a bound, and kill the whole group at the deadline.
  */
 import { spawn } from "node:child_process";
+import { childEnv } from "../../worker/child-env.mjs";
 
 /** How a run ended. Only `exited` carries output; every other kind is a fault. */
 export type ShellOutcome =
@@ -29,7 +30,7 @@ export function runShellHook(file: string, input: string, options: RunShellOptio
     let child;
     try {
       // detached: the script leads its own process group, so a kill reaches `sleep` and the like too.
-      child = spawn(file, [], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"], detached: GROUPS });
+      child = spawn(file, [], { cwd: options.cwd, env: childEnv(options.env), stdio: ["pipe", "pipe", "pipe"], detached: GROUPS });
     } catch (err) {
       resolve({ kind: "spawn_failed", message: (err as Error).message });
       return;
