@@ -12,11 +12,14 @@ const BOTH_MODES = [
   "test/host-transport.test.ts", "test/host-transform-hostile.test.ts",
   // issue 13: hooks written for the original run unchanged
   "test/host-in-place-edits.test.ts", "test/host-async-host-methods.test.ts", "test/host-abort-signals.test.ts", "test/host-command-context.test.ts", "test/host-renderer-theme.test.ts", "test/host-default-exports.test.ts", "test/host-tool-call-errors.test.ts", "test/host-import-graph.test.ts", "test/host-pi-extras.test.ts", "test/host-modules.test.ts",
+  "test/host-prototype-pollution.test.ts",
 ];
 
 export default defineConfig({
   test: {
     testTimeout: 30_000,
+    // After every test: the host's intrinsics (Object.prototype, …, process.env's prototype) are untouched (issue 22).
+    setupFiles: ["test/support/intrinsics.ts"],
     hookTimeout: 30_000,
     // Tests start real workers; two cores, so two test files at a time.
     maxWorkers: 2,
