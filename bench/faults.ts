@@ -27,6 +27,10 @@ interface Case {
 /** A UI whose prompts take 1 ms to answer, so a flood of them queues. */
 const slowUI = { ...createNoOpUIContext(), confirm: () => new Promise<boolean>((r) => setTimeout(() => r(false), 1)) };
 const toolCall = (r: HookRunner) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "ls" } });
+/** A tool call the edit-polluting fixture answers by planting a key through `id`'s path. */
+const protoCall = (id: string) => (r: HookRunner) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: id, input: { command: "ls" } });
+/** Whether any intrinsic gained a key (a refusal is the fault's whole effect). */
+const prototype = () => [Object.prototype, Array.prototype].some((p) => Object.keys(p).length > 0) ? "a POLLUTED prototype" : "prototypes clean";
 const ALL_CASES: Case[] = [
   { fault: "handler throws", fixture: "faulty/throws-non-errors.ts", fire: (r) => r.emit(turnStart) },
   { fault: "sync loop in handler", fixture: "faulty/loops-forever-in-handler.ts", fire: toolCall },
@@ -66,6 +70,12 @@ const ALL_CASES: Case[] = [
     fire: (r) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "git", args: ["-c", "alias.x=!id", "x"] } }),
     observe: (fired) => String((fired as { reason?: string } | undefined)?.reason ?? "").slice(0, 60),
   },
+  // issue 22, class 1: prototype keys a hook sends, in edits, results and bridge arguments.
+  { fault: "edit of tool input with own __proto__", fixture: "hostile/pollutes-prototype-through-edits.ts", fire: protoCall("proto"), observe: prototype },
+  { fault: "edit of tool input with constructor.prototype", fixture: "hostile/pollutes-prototype-through-edits.ts", fire: protoCall("constructor"), observe: prototype },
+  { fault: "context messages with __proto__ (chained value)", fixture: "hostile/pollutes-prototype-through-results.ts", fire: (r) => r.emitContext([{ role: "user", content: "hi", timestamp: 1 }] as never), observe: prototype },
+  { fault: "result details with __proto__", fixture: "hostile/pollutes-prototype-through-results.ts", fire: (r) => r.emit({ ...redact, toolCallId: "x" }), observe: prototype },
+  { fault: "bridge arguments with __proto__", fixture: "hostile/pollutes-prototype-through-bridge.ts", fire: (r) => r.emit(turnStart), observe: prototype },
 ];
 
 /** `FAULT=<text> npm run faults` runs only the cases whose name contains it. */
