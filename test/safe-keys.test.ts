@@ -28,6 +28,19 @@ describe("the key gate", () => {
     expect(forbiddenKeyPath(dag)).toBeUndefined();
   });
 
+  it("finds a key past the quick walk's bounds: 150 levels down, behind a cycle, among 60,000 objects", () => {
+    let deep: unknown = parse('{"__proto__":1}');
+    for (let i = 0; i < 150; i++) deep = { d: deep };
+    expect(forbiddenKeyPath(deep)).toHaveLength(151);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    cyclic.bad = parse('{"constructor":1}');
+    expect(forbiddenKeyPath(cyclic)).toEqual(["bad", "constructor"]);
+    const many = Array.from({ length: 60_000 }, () => ({ ok: 1 })) as unknown[];
+    many.push(parse('{"prototype":1}'));
+    expect(forbiddenKeyPath(many)).toEqual([60_000, "prototype"]);
+  });
+
   it("refuses before the schema runs (zod alone silently drops a __proto__ key)", () => {
     const record = z.record(z.string(), z.unknown());
     expect(record.safeParse(parse('{"__proto__":{"x":1}}')).success).toBe(true);
