@@ -62,9 +62,10 @@ export function processEndpoint(spec: EndpointSpec, launcher?: Launcher): HookEn
   const reader = new FrameReader({ maxFrameBytes: maxFrameBytes(spec.boot.maxMessageBytes), maxDepth: MAX_FRAME_DEPTH });
   fromChild.on("data", (chunk: Buffer) => {
     for (const raw of reader.push(chunk)) {
-      const t = raw && typeof raw === "object" ? (raw as { t?: unknown }).t : undefined;
-      if (t === "ctl") for (const l of controlListeners) l({ data: (raw as { d?: unknown }).d });
-      else if (t === FATAL) claim = describeClaim((raw as { e?: unknown }).e);
+      const own = (k: string) => (raw && typeof raw === "object" && Object.hasOwn(raw, k) ? (raw as Record<string, unknown>)[k] : undefined);
+      const t = own("t");
+      if (t === "ctl") for (const l of controlListeners) l({ data: own("d") });
+      else if (t === FATAL) claim = describeClaim(own("e"));
       else for (const h of messageHandlers) h(raw);
     }
     if (reader.violation && !violation) {
@@ -142,8 +143,9 @@ export function processEndpoint(spec: EndpointSpec, launcher?: Launcher): HookEn
 
 function describeClaim(e: unknown): EndpointDeath["claim"] {
   if (!e || typeof e !== "object") return undefined;
+  // Own properties only: a decoded value's missing key must not be read off Object.prototype.
   const pick = (k: string) => {
-    const v = (e as Record<string, unknown>)[k];
+    const v = Object.hasOwn(e, k) ? (e as Record<string, unknown>)[k] : undefined;
     return typeof v === "string" ? v.slice(0, 8192) : undefined;
   };
   return { message: pick("message"), name: pick("name"), stack: pick("stack"), value: pick("value") };
