@@ -56,13 +56,14 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
 /**
  * The working directory of one `pi.exec`, or why it is refused. The hook's choice (`asked`,
  * relative to the runner's cwd) must lie, after `realpath`, inside what the hook may read; so
- * must the runner's cwd in sandbox mode, where nothing else is bound. The answer is the path as
+ * must the runner's cwd (the default) in sandbox mode, where nothing else is bound. The answer is the path as
  * the program will see it: inside a sandbox a grant is bound at its own name, so a directory
  * reached through a symlinked grant keeps that name.
  */
 export function execCwd(gate: Pick<ExecGate, "reads" | "sandboxed">, runnerCwd: string, asked?: string): { cwd: string } | { refused: string } {
   const target = resolve(runnerCwd, asked ?? ".");
-  if (!gate.reads || (asked === undefined && !gate.sandboxed)) return { cwd: target };
+  // Why by value: the hook's runtime sends the runner's cwd when the hook names none, so that one is the host's choice.
+  if (!gate.reads || (target === resolve(runnerCwd) && !gate.sandboxed)) return { cwd: target };
   let real: string;
   try {
     real = realpathSync(target);
