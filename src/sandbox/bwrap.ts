@@ -14,7 +14,7 @@
 import { execFileSync } from "node:child_process";
 import { accessSync, closeSync, constants, existsSync, openSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { ADDRESS_SPACE_ALLOWANCE_MB, findCgroupHost, SANDBOX_MAX_TASKS, type Bounds, type CgroupHost, type SandboxGroups } from "./cgroups.js";
+import { ADDRESS_SPACE_ALLOWANCE_MB, findCgroupHost, SANDBOX_MAX_TASKS, weakerBounds, type Bounds, type CgroupHost, type SandboxGroups } from "./cgroups.js";
 import type { Launcher } from "./process-endpoint.js";
 import { seccompFilter } from "./seccomp.js";
 
@@ -103,10 +103,8 @@ function probe(): Availability {
     return { ok: false, reason: `isolation "sandbox" needs ldd to list node's shared libraries (${(err as Error).message})` };
   }
   cgroups = findCgroupHost();
-  const { bounds, reasons } = cgroups;
-  const weaker = bounds.memory === "rlimit" || bounds.processes === "rlimit"
-    ? `sandbox bounds are weaker here: ${bounds.memory === "rlimit" ? "memory by RLIMIT_DATA/RLIMIT_AS per process (tmpfs by its size only)" : `memory by ${bounds.memory}`}, ${bounds.processes === "rlimit" ? "processes by RLIMIT_NPROC (per user, not per sandbox)" : `processes by ${bounds.processes}`} (${reasons.join("; ")})`
-    : undefined;
+  const { bounds } = cgroups;
+  const weaker = weakerBounds(cgroups);
   return { ok: true, memory: bounds.memory === "rlimit" ? "rlimit" : "cgroup", bounds, ...(weaker ? { weaker } : {}), seccomp: filter.path };
 }
 
@@ -187,13 +185,13 @@ const PROLOGUE = [
   'exec "$@"',
 ].join("\n");
 
-/** The bash command line that starts `argv` in a sandbox of `spec` bounded by `groups` (or by resource limits). */
-function launch(spec: SandboxSpec, groups: SandboxGroups | undefined, argv: string[], oomScoreAdj = ""): { command: string; args: string[] } {
+/** The bash command line that starts `argv` in a sandbox of `spec` bounded by `groups` (or by resource limits where `bounds` says). */
+function launch(spec: SandboxSpec, bounds: Bounds, groups: SandboxGroups | undefined, argv: string[], oomScoreAdj = ""): { command: string; args: string[] } {
   const avail = sandboxAvailability();
   if (!avail.ok) throw new Error(avail.reason);
   const procs = groups?.procs ?? [];
-  const rlimitMemory = avail.bounds.memory === "rlimit";
-  const rlimitTasks = avail.bounds.processes === "rlimit";
+  const rlimitMemory = bounds.memory === "rlimit";
+  const rlimitTasks = bounds.processes === "rlimit";
   return {
     command: BASH,
     args: ["-c", PROLOGUE, "hookbox-sandbox", procs[0] ?? "", procs[1] ?? "",
@@ -211,18 +209,20 @@ export interface SandboxLauncher extends Launcher {
   execEnded(): void;
 }
 
-/** A Launcher that runs a hook's child process inside the sandbox of `spec`. */
-export function sandboxLauncher(spec: SandboxSpec): SandboxLauncher {
+/** A Launcher that runs a hook's child process inside the sandbox of `spec`; `host` (tests) replaces the cgroups found here. */
+export function sandboxLauncher(spec: SandboxSpec, host?: CgroupHost): SandboxLauncher {
   const avail = sandboxAvailability();
   if (!avail.ok) throw new Error(avail.reason);
-  const groups = cgroups!.create(spec.memoryMb, SANDBOX_MAX_TASKS);
+  const made = host ?? cgroups!;
+  const groups = made.create(spec.memoryMb, SANDBOX_MAX_TASKS);
+  const { bounds } = made;
   /** OOM kills of the programs' doing, so only a rise after them is the hook's. */
   let seen = 0;
   return {
     kind: "sandbox",
-    wrap: (argv) => launch(spec, groups, argv),
+    wrap: (argv) => launch(spec, bounds, groups, argv),
     // Why oom_score_adj 1000: when the shared bound is reached, the kernel ends the program, not the hook.
-    exec: (execSpec, command, args) => launch(execSpec, groups, [command, ...args], "1000"),
+    exec: (execSpec, command, args) => launch(execSpec, bounds, groups, [command, ...args], "1000"),
     execEnded() { seen = groups?.oomKills() ?? 0; },
     afterDeath() {
       if (!groups) return {};

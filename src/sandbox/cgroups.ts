@@ -195,6 +195,14 @@ export function findCgroupHost(root = V1_ROOT, procSelfCgroup = readProcSelfCgro
   };
 }
 
+/** What the load report says when a bound is weaker than a cgroup here; undefined when both are cgroups. */
+export function weakerBounds({ bounds, reasons }: Pick<CgroupHost, "bounds" | "reasons">): string | undefined {
+  if (bounds.memory !== "rlimit" && bounds.processes !== "rlimit") return undefined;
+  const memory = bounds.memory === "rlimit" ? "memory by RLIMIT_DATA and RLIMIT_AS per process (each tmpfs by its size only)" : `memory by ${bounds.memory}`;
+  const processes = bounds.processes === "rlimit" ? "processes by RLIMIT_NPROC (per user, not per sandbox; root is exempt)" : `processes by ${bounds.processes}`;
+  return `sandbox bounds are weaker here: ${memory}, ${processes} (${reasons.join("; ")})`;
+}
+
 function readProcSelfCgroup(): string {
   try { return readFileSync("/proc/self/cgroup", "utf8"); } catch { return ""; }
 }
