@@ -46,8 +46,8 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
   const { timeoutMs = 30_000, maxOutputBytes = 1024 * 1024 } = gate.policy.exec;
   const timeout = Math.min(options.timeout && options.timeout > 0 ? options.timeout : Infinity, timeoutMs);
   const run = gate.wrap ? gate.wrap(program, args, place.cwd) : { command: program, args };
-  // Why the host's cwd for a sandboxed program: bwrap changes into `place.cwd` inside (--chdir).
-  const result = await execCommand(run.command, run.args, gate.wrap ? cwd : place.cwd, { timeout }, hookEnv(gate.policy));
+  // Why "/" for a sandboxed program's launcher: it needs no folder of the host's; bwrap changes into `place.cwd` inside (--chdir).
+  const result = await execCommand(run.command, run.args, gate.wrap ? "/" : place.cwd, { timeout }, hookEnv(gate.policy));
   run.ended?.();
   gate.record(hookPath, { command, args, code: result.code, killed: result.killed });
   return { ...result, stdout: cut(result.stdout, maxOutputBytes), stderr: cut(result.stderr, maxOutputBytes) };
