@@ -3,6 +3,7 @@
  * sandbox (the hook's own and each `pi.exec` program's), and another hook's proxy socket out of
  * reach, with real sandboxes. Skipped, with the reason, only where the sandbox cannot be built.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -140,4 +141,19 @@ describe.skipIf(!available.ok)("another hook's proxy socket", () => {
       server.close();
     }
   });
+});
+
+const root = process.getuid?.() === 0;
+describe.skipIf(!available.ok || !root)("where no cgroup can be made (an empty /sys/fs/cgroup, in a mount namespace of its own)", () => {
+  it("the hook still loads, bounded by resource limits, and the weaker bound is reported: loadHooks' warnings, hook.sandbox.bounds, runner.stats()", () => {
+    const out = execFileSync("unshare", ["-m", "--propagation", "private", "sh", "-c",
+      `mount -t tmpfs none /sys/fs/cgroup && exec "${process.execPath}" --import tsx test/support/load-without-cgroups.mts`], { encoding: "utf8", timeout: 60_000 });
+    const r = JSON.parse(out);
+    const weaker = "sandbox bounds are weaker here: memory by RLIMIT_DATA and RLIMIT_AS per process (each tmpfs by its size only), processes by RLIMIT_NPROC (per user, not per sandbox; root is exempt) (no cgroup v1 memory hierarchy at /sys/fs/cgroup/memory; no cgroup v1 pids hierarchy at /sys/fs/cgroup/pids)";
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([{ path: expect.stringContaining("returns-empty-result.ts"), warning: weaker }]);
+    expect(r.bounds).toEqual({ memory: "rlimit", processes: "rlimit", seccomp: true, weaker });
+    expect(r.stats).toEqual(r.bounds);
+    expect(r.answered).toBe(true);
+  }, 90_000);
 });
