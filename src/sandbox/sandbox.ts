@@ -25,7 +25,7 @@ import { transformCacheFor, transformCall, type TransformCache, type TransformRe
 import { hostModuleManifest } from "../host-modules.js";
 import { NEXT, type SandboxBounds, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 
-export type { SandboxListener, SandboxState, SandboxView };
+export type { SandboxBounds, SandboxListener, SandboxState, SandboxView };
 
 
 export class HookSandbox implements SandboxView {
