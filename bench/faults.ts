@@ -76,7 +76,36 @@ const ALL_CASES: Case[] = [
   { fault: "context messages with __proto__ (chained value)", fixture: "hostile/pollutes-prototype-through-results.ts", fire: (r) => r.emitContext([{ role: "user", content: "hi", timestamp: 1 }] as never), observe: prototype },
   { fault: "result details with __proto__", fixture: "hostile/pollutes-prototype-through-results.ts", fire: (r) => r.emit({ ...redact, toolCallId: "x" }), observe: prototype },
   { fault: "bridge arguments with __proto__", fixture: "hostile/pollutes-prototype-through-bridge.ts", fire: (r) => r.emit(turnStart), observe: prototype },
+  // Issue 22, classes 2 and 4: pi.exec's working directory, and the walls of every sandbox.
+  {
+    fault: "pi.exec in cwd / (outside its reads)", fixture: "hostile/execs-where-it-chooses.ts", policy: { exec: { allow: ["pwd"] } },
+    fire: (r) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "pwd", args: [], cwd: "/" } }),
+    observe: reason(60),
+  },
+  {
+    fault: "unshare -Ur in pi.exec", fixture: "hostile/breaks-its-sandbox-walls.ts", only: ["sandbox"], policy: { permissionModel: false, exec: { allow: ["unshare"] } },
+    fire: (r) => r.emitToolCall(walls("unshare", ["-Ur", "true"])), observe: reason(90),
+  },
+  {
+    fault: "fork bomb in pi.exec", fixture: "hostile/breaks-its-sandbox-walls.ts", only: ["sandbox"], policy: { permissionModel: false, exec: { allow: ["perl"] } },
+    fire: (r) => r.emitToolCall(walls("perl", ["-e", "my $n = 0; my @k; while ($n < 400) { my $p = fork(); last unless defined $p; if ($p == 0) { sleep 60; exit 0 } push @k, $p; $n++ } my $e = 0 + $!; kill 9, @k; print \"forks $n errno $e\";"])),
+    observe: reason(90),
+  },
+  {
+    fault: "pi.exec fills /tmp past sandboxMemoryMb", fixture: "hostile/breaks-its-sandbox-walls.ts", only: ["sandbox"], policy: { permissionModel: false, exec: { allow: ["dd"] } },
+    // Room for dd to reach the bound before the event's deadline.
+    load: { sandboxMemoryMb: 128, deadlines: { default: 20_000 } },
+    fire: (r) => r.emitToolCall(walls("dd", ["if=/dev/zero", "of=/tmp/fill", "bs=1M", "count=400"])), observe: reason(60),
+  },
 ];
+
+/** A program run by hostile/breaks-its-sandbox-walls.ts with pi.exec, in the hook's own folder (where it may run programs). */
+function walls(command: string, args: string[]) {
+  return { type: "tool_call" as const, toolName: "bash", toolCallId: "c", input: { how: "exec", command, args, cwd: f("hostile") } };
+}
+function reason(n: number) {
+  return (fired: unknown) => String((fired as { reason?: string } | undefined)?.reason ?? "").slice(0, n);
+}
 
 /** `FAULT=<text> npm run faults` runs only the cases whose name contains it. */
 const CASES = ALL_CASES.filter((c) => !process.env.FAULT || c.fault.includes(process.env.FAULT));

@@ -16,6 +16,8 @@ import { WorkerHook } from "./worker-hook.js";
 export interface LoadHooksResult {
   hooks: LoadedHook[];
   errors: Array<{ path: string; error: string; code: HookErrorCode }>;
+  /** Loaded hooks that run with less than the full bounds here (a sandbox without cgroups): never silent. */
+  warnings?: Array<{ path: string; warning: string }>;
 }
 
 export interface LoadOptions extends SandboxOptions {
@@ -47,6 +49,8 @@ export async function loadHooks(paths: string[], cwd: string, options: LoadOptio
   for (const { hookPath, failure, hook } of outcomes) {
     if (failure) result.errors.push({ path: hookPath, error: failure.message, code: failure.code });
     else result.hooks.push(hook!);
+    const weaker = failure ? undefined : hook!.sandbox?.bounds?.weaker;
+    if (weaker) (result.warnings ??= []).push({ path: hookPath, warning: weaker });
   }
   return result;
 }

@@ -7,6 +7,7 @@
 import type { HookErrorCode } from "./errors.js";
 import type { LoadedHook } from "./hook.js";
 import type { SandboxState } from "./sandbox/sandbox.js";
+import type { SandboxBounds } from "./sandbox/state.js";
 
 /** Latency of one hook, in milliseconds, over the samples kept. */
 export interface LatencyStats {
@@ -40,6 +41,8 @@ export interface HookStats {
   reloads: number;
   /** Events that skipped the hook while it was restarting or disabled (not in `calls` or latency). */
   skipped: number;
+  /** Sandbox mode: its seccomp, memory and process bounds, and `weaker` when a cgroup could not be used. */
+  bounds?: SandboxBounds;
 }
 
 /** How many latency samples are kept per hook and event (the newest win). */
@@ -120,6 +123,7 @@ export class StatsRecorder {
         restarts: hook.sandbox?.restarts ?? 0,
         reloads: r.reloads,
         skipped: r.skipped,
+        ...(hook.sandbox?.bounds ? { bounds: hook.sandbox.bounds } : {}),
       };
     });
   }

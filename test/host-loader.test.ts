@@ -192,7 +192,8 @@ describe("pi.exec and pi.logger", () => {
 
   it("pi.exec honours a cwd option", async () => {
     const dir = tempDir();
-    const { runner } = await start(["runs-exec"], { load: { policy: { exec: { allow: [process.execPath] } } } });
+    // The hook may read `dir` (policy.fsRead): a cwd outside what it may read is refused (test/host-exec-policy.test.ts).
+    const { runner } = await start(["runs-exec"], { load: { policy: { fsRead: [dir], exec: { allow: [process.execPath] } } } });
     const prompt = JSON.stringify({ command: process.execPath, args: ["-e", "process.stdout.write(process.cwd())"], cwd: dir });
     expect((await runner.emitBeforeAgentStart(prompt))?.message?.content).toBe(dir);
   });

@@ -146,7 +146,8 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
   });
 
   it("pi.exec runs an allowed program inside a sandbox of the same shape, and refuses the rest", async () => {
-    const { runner } = await start([hook], { load: { ...sandboxed, policy: { permissionModel: false, exec: { allow: ["ls", "cat"] } } } });
+    // The runner's cwd is the hook's folder: a program runs only where its hook may read.
+    const { runner } = await start([hook], { cwd: folder, load: { ...sandboxed, policy: { permissionModel: false, exec: { allow: ["ls", "cat"] } } } });
     const ls = await ask(runner, "exec", "ls /");
     expect(ls.code).toBe(0);
     expect(ls.stdout.split("\n")).not.toContain("etc");

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadHooks, type LoadedHook } from "../src/index.js";
@@ -9,6 +10,8 @@ import { host } from "./helpers/host.js";
 import { sandboxUnavailable, sayWhySkipped } from "./support/sandbox.js";
 
 const HOOK = fileURLToPath(new URL("../fixtures/hostile/reaches-the-network.ts", import.meta.url));
+/** The loader's and runner's cwd: the hook's own folder, where its programs may run (a sandboxed pi.exec runs only where its hook may read). */
+const CWD = dirname(HOOK);
 const noSandbox = await sandboxUnavailable();
 sayWhySkipped("the sandbox network tests", noSandbox);
 
@@ -29,10 +32,10 @@ afterEach(async () => { await Promise.all(hooks.splice(0).map((h) => h.sandbox?.
 
 async function start(options: SandboxOptions) {
   const records: NetRecord[] = [];
-  const result = await loadHooks([HOOK], process.cwd(), { ...options, onNet: (_path, r) => records.push(r) });
+  const result = await loadHooks([HOOK], CWD, { ...options, onNet: (_path, r) => records.push(r) });
   hooks.push(...result.hooks);
   expect(result.errors).toEqual([]);
-  const { runner } = host(result.hooks, { cwd: process.cwd() });
+  const { runner } = host(result.hooks, { cwd: CWD });
   const reach = async (how: string, url: string) =>
     (await runner.emitToolCall({ type: "tool_call", toolName: "net", toolCallId: "c", input: { how, url } }))!.reason;
   return { reach, records, hook: result.hooks[0]! };

@@ -1,10 +1,11 @@
 /**
  * `pi.exec` through the host: the policy decides what may run (program and arguments), the host
- * finds the program on its own PATH (never a path the hook chose), and runs it with the hook's
- * cleaned environment, bounded in time and output, every run recorded.
+ * finds the program on its own PATH (never a path the hook chose), checks the working directory
+ * against what the hook may read, and runs it with the hook's cleaned environment, bounded in
+ * time and output, every run recorded.
  */
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { Errors } from "../errors.js";
 import { execCommand } from "../exec.js";
 import { execRefusal, hookEnv, type Policy } from "../policy.js";
@@ -16,8 +17,16 @@ import { hostEnvValue } from "../../worker/child-env.mjs";
 export interface ExecGate {
   policy: Policy;
   record: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
-  /** Sandbox mode: the command line that runs the program inside the hook's sandbox (src/sandbox/bwrap.ts), and the launcher's environment. */
-  wrap?: (command: string, args: string[], cwd: string) => { command: string; args: string[]; env?: Record<string, string> };
+  /**
+   * What the hook may read (its folder, `policy.fsRead`, `policy.fsWrite`) when it is confined (the
+   * permission model or the sandbox): a working directory must lie inside, after `realpath`.
+   * Absent: the hook may read everything (`trusted`), so may its programs.
+   */
+  reads?: { folder: string; fsRead: readonly string[]; fsWrite: readonly string[] };
+  /** Sandbox mode: even the runner's own cwd (the default) must pass, since the program sees only what it is bound. */
+  sandboxed?: boolean;
+  /** Sandbox mode: the command line that runs the program inside the hook's sandbox (src/sandbox/bwrap.ts), then a call when it ended. */
+  wrap?: (command: string, args: string[], cwd: string) => { command: string; args: string[]; env: Record<string, string>; ended?: () => void };
 }
 
 /** Works from the factory on (before a runner exists), as in the original. */
@@ -25,9 +34,10 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
   const parsed = execArgs.safeParse(a);
   if (!parsed.success) throw Errors.protocolViolation(hookPath, `bad arguments to exec: ${describeIssues(parsed.error)}`);
   const [command, args, options] = parsed.data;
-  const refused = execRefusal(gate.policy, command, args);
+  const place = execCwd(gate, cwd, options.cwd);
+  const refused = execRefusal(gate.policy, command, args) ?? ("refused" in place ? place.refused : undefined);
   gate.record(hookPath, refused ? { command, args, refused } : { command, args });
-  if (refused) throw new Error(refused);
+  if (refused || "refused" in place) throw new Error(refused);
   const program = isAbsolute(command) || gate.policy.exec.allow === "*" ? command : onHostPath(command);
   if (!program) {
     const result = { stdout: "", stderr: `${command}: not found on the host's PATH`, code: 1, killed: false };
@@ -36,11 +46,40 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
   }
   const { timeoutMs = 30_000, maxOutputBytes = 1024 * 1024 } = gate.policy.exec;
   const timeout = Math.min(options.timeout && options.timeout > 0 ? options.timeout : Infinity, timeoutMs);
-  const run: { command: string; args: string[]; env?: Record<string, string> } = gate.wrap ? gate.wrap(program, args, options.cwd ?? cwd) : { command: program, args };
-  // A sandboxed program gets the hook's environment through bwrap; its launcher gets its own.
-  const result = await execCommand(run.command, run.args, options.cwd ?? cwd, { timeout }, run.env ?? hookEnv(gate.policy));
+  const run: { command: string; args: string[]; env?: Record<string, string>; ended?: () => void } = gate.wrap ? gate.wrap(program, args, place.cwd) : { command: program, args };
+  // Why "/" for a sandboxed program's launcher: it needs no folder of the host's; bwrap changes into `place.cwd` inside (--chdir).
+  // A sandboxed program gets the hook's environment through bwrap; its launcher gets its own (worker/child-env.mjs).
+  const result = await execCommand(run.command, run.args, gate.wrap ? "/" : place.cwd, { timeout }, run.env ?? hookEnv(gate.policy));
+  run.ended?.();
   gate.record(hookPath, { command, args, code: result.code, killed: result.killed });
   return { ...result, stdout: cut(result.stdout, maxOutputBytes), stderr: cut(result.stderr, maxOutputBytes) };
+}
+
+/**
+ * The working directory of one `pi.exec`, or why it is refused. The hook's choice (`asked`,
+ * relative to the runner's cwd) must lie, after `realpath`, inside what the hook may read; so
+ * must the runner's cwd (the default) in sandbox mode, where nothing else is bound. The answer is the path as
+ * the program will see it: inside a sandbox a grant is bound at its own name, so a directory
+ * reached through a symlinked grant keeps that name.
+ */
+export function execCwd(gate: Pick<ExecGate, "reads" | "sandboxed">, runnerCwd: string, asked?: string): { cwd: string } | { refused: string } {
+  const target = resolve(runnerCwd, asked ?? ".");
+  // Why by value: the hook's runtime sends the runner's cwd when the hook names none, so that one is the host's choice.
+  if (!gate.reads || (target === resolve(runnerCwd) && !gate.sandboxed)) return { cwd: target };
+  let real: string;
+  try {
+    real = realpathSync(target);
+    if (!statSync(real).isDirectory()) throw new Error("not a directory");
+  } catch {
+    return { refused: `pi.exec's working directory ${JSON.stringify(target)} does not exist or is not a directory` };
+  }
+  const { folder, fsRead, fsWrite } = gate.reads;
+  for (const grant of [folder, ...fsRead, ...fsWrite]) {
+    let granted: string;
+    try { granted = realpathSync(resolve(grant)); } catch { continue; }
+    if (real === granted || real.startsWith(`${granted.replace(/\/+$/, "")}/`)) return { cwd: resolve(grant) + real.slice(granted.length) };
+  }
+  return { refused: `pi.exec's working directory ${JSON.stringify(real)} is outside what this hook may read (its folder ${folder}, policy.fsRead, policy.fsWrite); grant it in policy.fsRead to run programs there` };
 }
 
 /**

@@ -109,14 +109,14 @@ export async function discoverAndLoadHooks(configuredPaths: string[], cwd: strin
 
   const modules = entries.filter((e) => e.kind === "module");
   const perHook = Object.fromEntries(modules.map((e) => [e.path, own(e.path, e.origin)]));
-  const { hooks, errors } = await loadHooks(modules.map((e) => e.path), cwd, { ...load, perHook });
+  const { hooks, errors, warnings } = await loadHooks(modules.map((e) => e.path), cwd, { ...load, perHook });
   const loaded = new Map(hooks.map((h) => [h.path, h]));
   const failed = new Map(errors.map((e) => [e.path, e]));
   const shellOptions = typeof shellHooks === "object" ? shellHooks : {};
   const trustRecords = entries.filter((e) => e.kind !== "failed").map((e): TrustRecord => e.kind === "shell"
     ? { path: e.path, origin: e.origin, policy: policyName(own(e.path, e.origin).policy), isolation: "shell" }
     : trustRecord(e.path, e.origin, { ...load, ...own(e.path, e.origin) }));
-  const result: DiscoverAndLoadResult = { hooks: [], errors: [], discovery: { ...found, trust: trustRecords } };
+  const result: DiscoverAndLoadResult = { hooks: [], errors: [], ...(warnings ? { warnings } : {}), discovery: { ...found, trust: trustRecords } };
   for (const entry of entries) {
     if (entry.kind === "failed") {
       result.errors.push({ path: entry.path, error: entry.failure.message, code: entry.failure.code });

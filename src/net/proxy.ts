@@ -11,7 +11,7 @@
  * - anything else: `403` (not allowed), `400` (malformed) or `405` (other methods), and the
  *   connection closed. Every attempt, allowed or refused, is reported to `onNet`.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -63,7 +63,7 @@ export async function startNetProxy(allow: readonly string[], options: NetProxyO
   const onNet = options.onNet ?? (() => {});
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   // Why a private folder: the socket's own mode is not honoured everywhere; a 0700 folder is.
-  const dir = mkdtempSync(join(tmpdir(), "hookbox-net-"));
+  const dir = mkdtempSync(join(tmpdir(), SOCKET_DIR_PREFIX));
   const socketPath = join(dir, "proxy.sock");
   const open = new Set<Socket>();
 
@@ -162,6 +162,26 @@ export async function startNetProxy(allow: readonly string[], options: NetProxyO
       for (const s of open) s.destroy();
     }).finally(() => rmSync(dir, { recursive: true, force: true })),
   };
+}
+
+const SOCKET_DIR_PREFIX = "hookbox-net-";
+
+/**
+ * Every proxy socket folder in the host's temporary folder (this host's and others'), which a
+ * sandbox hides under an empty tmpfs when a granted folder (e.g. `fsRead: ["/tmp"]`) would show
+ * them: the sandbox user maps to the host's user, so a 0700 folder alone would not stop a hook
+ * from connecting to another hook's proxy (and `onNet` blaming that hook). A hook reaches its own
+ * proxy only at SANDBOX_NET_SOCKET.
+ */
+export function proxySocketDirs(bound: readonly string[]): string[] {
+  const tmp = tmpdir().replace(/\/+$/, "");
+  // Why first: listing the temporary folder at every sandbox start costs; it only matters when a bind shows it.
+  if (!bound.some((b) => { const d = b.replace(/\/+$/, ""); return d === tmp || tmp.startsWith(`${d}/`) || d === ""; })) return [];
+  try {
+    return readdirSync(tmpdir()).filter((n) => n.startsWith(SOCKET_DIR_PREFIX)).map((n) => join(tmpdir(), n));
+  } catch {
+    return [];
+  }
 }
 
 /** Where the proxy's socket appears inside the sandbox. */

@@ -2,10 +2,11 @@
  * What a hook's sandbox (./bwrap.ts) is made of, from its options and policy: node and hookbox's
  * runtime, the hook's folder and the `node_modules` above it, all read-only (never the transform
  * cache: the host transforms, src/transform-cache.ts); the policy's extra reads read-only and its
- * writes writable; the hook's cleaned environment; the network proxy's socket when it has one.
+ * writes writable; the hook's cleaned environment; the network proxy's socket when it has one, and
+ * every proxy socket folder hidden (`masks`) where a granted folder would show it.
  */
 import { dirname } from "node:path";
-import type { SandboxNetSpec } from "../net/proxy.js";
+import { proxySocketDirs, type SandboxNetSpec } from "../net/proxy.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import { importGraphReads } from "../import-graph.js";
 import { importRoots, RUNTIME_READS } from "../policy.js";
@@ -26,14 +27,16 @@ export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: s
     extraEnv: net?.extraEnv,
     chdir: dirname(resolvedPath),
     memoryMb: options.sandboxMemoryMb,
+    masks: proxySocketDirs([...policy.fsRead, ...policy.fsWrite]),
   };
 }
 
 /**
  * The sandbox a `pi.exec` program runs in: the hook's own, plus /usr (the program and what it
- * loads; never /etc or home folders) and the exec's working directory, read-only.
+ * loads; never /etc or home folders), in `cwd`, which src/bridge/exec-gate.ts checked lies inside
+ * what the hook's sandbox binds (it is never bound itself).
  */
 export function execSandboxSpec(hookSpec: SandboxSpec, cwd: string): SandboxSpec {
-  return { ...hookSpec, readOnly: [...hookSpec.readOnly, "/usr", cwd], chdir: cwd };
+  return { ...hookSpec, readOnly: [...hookSpec.readOnly, "/usr"], chdir: cwd };
 }
 

@@ -2,6 +2,7 @@
  * One hook's worker, for its whole life: spawn, load (the comlink control call), requests with
  * deadlines, death and its name, and restarts within the budget.
  */
+import { dirname } from "node:path";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import type { HookMessageRenderer } from "../types.js";
@@ -16,16 +17,16 @@ import { childEnv } from "../../worker/child-env.mjs";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
 import { execSandboxSpec, hookSandboxSpec } from "./sandbox-spec.js";
-import { findOnPath, sandboxAvailability, sandboxedExecArgv } from "./bwrap.js";
+import { execProgram, sandboxAvailability, sandboxLauncher, type SandboxLauncher } from "./bwrap.js";
 import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js";
 import { spawnEndpoint } from "./spawn.js";
 import { Components, type RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform-cache.js";
 import { hostModuleManifest } from "../host-modules.js";
-import { NEXT, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
+import { NEXT, type SandboxBounds, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 
-export type { SandboxListener, SandboxState, SandboxView };
+export type { SandboxBounds, SandboxListener, SandboxState, SandboxView };
 
 
 export class HookSandbox implements SandboxView {
@@ -72,6 +73,8 @@ export class HookSandbox implements SandboxView {
   #exited: Promise<void> = Promise.resolve();
   /** The proxy of a sandboxed hook whose policy allows hosts; one for the hook's whole life, restarts included. */
   #network: HookNetwork | undefined;
+  /** Sandbox mode: the current child's launcher, whose cgroups its `pi.exec` programs join. */
+  #launcher: SandboxLauncher | undefined;
 
   constructor(hookPath: string, resolvedPath: string, cwd: string, options: ResolvedSandboxOptions) {
     this.hookPath = hookPath;
@@ -79,22 +82,29 @@ export class HookSandbox implements SandboxView {
     this.cwd = cwd;
     this.options = options;
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs);
+    const sandboxed = options.isolation === "sandbox";
     this.execGate = {
       policy: options.policy,
       record: options.onExec,
-      // Sandbox mode: pi.exec runs its program in a sandbox of the hook's shape, never in the host.
-      ...(options.isolation === "sandbox" ? {
+      // A confined hook's programs start only where the hook may read (src/bridge/exec-gate.ts).
+      ...(options.policy.permissionModel || sandboxed ? { reads: { folder: dirname(resolvedPath), fsRead: options.policy.fsRead, fsWrite: options.policy.fsWrite } } : {}),
+      // Sandbox mode: pi.exec runs its program in a sandbox of the hook's shape and bounds, never in the host.
+      ...(sandboxed ? {
+        sandboxed,
         wrap: (command: string, args: string[], execCwd: string) => {
+          const launcher = this.#launcher;
+          if (!launcher) throw new Error("pi.exec: the hook's sandbox is not running");
           const spec = execSandboxSpec(hookSandboxSpec(options, resolvedPath, this.#env(), this.#network), execCwd);
           // With a network, the program runs behind a bridge of its own to the hook's proxy (its sandbox has its own network namespace).
-          const run = this.#network ? netExecArgv(findOnPath(command) ?? command, args) : { command, args };
-          return sandboxedExecArgv(spec, run.command, run.args);
+          const run = this.#network ? netExecArgv(execProgram(command), args) : { command: execProgram(command), args };
+          return { ...launcher.exec(spec, run.command, run.args), ended: () => launcher.execEnded() };
         },
       } : {}),
     };
     const self = this;
     this.view = Object.freeze({
       hookPath, resolvedPath, cwd, options,
+      get bounds() { return self.bounds; },
       get state() { return self.#state; },
       get restarts() { return self.restarts; },
       get lastFailure() { return self.lastFailure; },
@@ -113,6 +123,13 @@ export class HookSandbox implements SandboxView {
 
   get state(): SandboxState {
     return this.#state;
+  }
+
+  /** Sandbox mode: what bounds it here (never weaker without saying so). */
+  get bounds(): SandboxBounds | undefined {
+    if (this.options.isolation !== "sandbox") return undefined;
+    const a = sandboxAvailability();
+    return a.ok ? { ...a.bounds, seccomp: true, ...(a.weaker ? { weaker: a.weaker } : {}) } : undefined;
   }
 
   listen(listener: SandboxListener): () => void {
@@ -241,6 +258,8 @@ export class HookSandbox implements SandboxView {
     }
     let endpoint: HookEndpoint;
     try {
+      const launcher = options.isolation === "sandbox" ? sandboxLauncher(hookSandboxSpec(options, this.resolvedPath, this.#env(), this.#network)) : undefined;
+      this.#launcher = launcher;
       endpoint = spawnEndpoint(options, {
         boot: {
           hookPath: this.hookPath,
@@ -252,7 +271,7 @@ export class HookSandbox implements SandboxView {
         resourceLimits: options.resourceLimits,
         renderTimeoutMs: options.renderTimeoutMs,
         onOutput: (stream, line) => options.onLog(this.hookPath, stream, line),
-      }, this.resolvedPath, this.#network);
+      }, launcher);
     } catch (err) {
       // Building the sandbox failed (its memory group, node's libraries): never start it with less.
       return Errors.loadFailed(this.hookPath, `the hook's ${options.isolation} could not be started: ${describeThrown(err)}`);

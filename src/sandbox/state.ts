@@ -4,6 +4,17 @@
  */
 import type { HookFailure } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
+import type { Bounds } from "./cgroups.js";
+
+/**
+ * What bounds a sandboxed hook (and its `pi.exec` programs) on this machine: the seccomp filter
+ * always; memory and processes by cgroup v1, v2, or the weaker resource limits, in which case
+ * `weaker` says what is missing (also in `loadHooks`' `warnings` and `runner.stats()`).
+ */
+export interface SandboxBounds extends Bounds {
+  seccomp: true;
+  weaker?: string;
+}
 
 export type SandboxState = "starting" | "ready" | "restarting" | "disabled" | "failed" | "disposed";
 
@@ -39,6 +50,8 @@ export interface SandboxView {
   readonly restarts: number;
   /** The failure that disabled or failed this hook. */
   readonly lastFailure: HookFailure | undefined;
+  /** Sandbox mode: the seccomp, memory and process bounds it runs under; absent in other modes. */
+  readonly bounds?: SandboxBounds;
   listen(listener: SandboxListener): () => void;
   /** End the worker for good. Idempotent. */
   dispose(): Promise<void>;
