@@ -12,6 +12,7 @@ import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
 import { withCallerTheme } from "../render-theme.js";
 import { grantReaching, hookEnv, permissionArgs } from "../policy.js";
+import { ReadRefusal } from "../read-grants.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
 import { execSandboxSpec, hookSandboxSpec } from "./sandbox-spec.js";
@@ -246,12 +247,14 @@ export class HookSandbox implements SandboxView {
           syncTimeoutMs: options.syncTimeoutMs,
         },
         env: this.#env(),
-        execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath),
+        execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.isolation !== "sandbox"),
         resourceLimits: options.resourceLimits,
         renderTimeoutMs: options.renderTimeoutMs,
         onOutput: (stream, line) => options.onLog(this.hookPath, stream, line),
       }, this.resolvedPath, this.#network);
     } catch (err) {
+      // A symbolic link out of the hook's package roots (src/read-grants.ts): the message names it.
+      if (err instanceof ReadRefusal) return Errors.loadFailed(this.hookPath, err.message);
       // Building the sandbox failed (its memory group, node's libraries): never start it with less.
       return Errors.loadFailed(this.hookPath, `the hook's ${options.isolation} could not be started: ${describeThrown(err)}`);
     }
