@@ -78,7 +78,7 @@ export class HookSandbox implements SandboxView {
     this.resolvedPath = resolvedPath;
     this.cwd = cwd;
     this.options = options;
-    this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs);
+    this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs, options.maxLongRestarts, options.longRestartWindowMs);
     this.execGate = {
       policy: options.policy,
       record: options.onExec,
@@ -177,7 +177,7 @@ export class HookSandbox implements SandboxView {
       case "restarting": return Errors.restarting(this.hookPath, event, last);
       case "disposed": return Errors.disabled(this.hookPath, event, "the runner was disposed");
       case "failed": return Errors.disabled(this.hookPath, event, `it failed to load: ${last}`);
-      default: return Errors.disabled(this.hookPath, event, `it failed ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s: ${last}`);
+      default: return Errors.disabled(this.hookPath, event, `it failed ${this.#budget.exceeded}: ${last}`);
     }
   }
 
@@ -325,7 +325,7 @@ export class HookSandbox implements SandboxView {
     if (!this.#deathSeenByRequests) this.#fault(failure);
     if (!this.#budget.allow(Date.now())) {
       this.#to("disabled");
-      this.#fault(Errors.disabled(this.hookPath, "worker", `its worker died ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s; last: ${failure.message}`));
+      this.#fault(Errors.disabled(this.hookPath, "worker", `its worker died ${this.#budget.exceeded}; last: ${failure.message}`));
       return;
     }
     void this.#restart();
