@@ -21,6 +21,7 @@ import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js
 import { spawnEndpoint } from "./spawn.js";
 import { Components, type RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
+import { CALLBACK_WINDOW_MS, CallbackBudget, LOG_LINES_PER_WINDOW } from "../callback-budget.js";
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform-cache.js";
 import { hostModuleManifest } from "../host-modules.js";
 import { NEXT, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
@@ -64,6 +65,8 @@ export class HookSandbox implements SandboxView {
   readonly #cache: TransformCache;
   #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
+  /** The hook's log lines (stdout, stderr, pi.logger) per window, across restarts; past it one summary line. */
+  readonly #logBudget: CallbackBudget;
   #initialized = false;
   #hasUI = false;
   #deathFailure: ((event: string) => HookFailure) | undefined;
@@ -78,6 +81,8 @@ export class HookSandbox implements SandboxView {
     this.resolvedPath = resolvedPath;
     this.cwd = cwd;
     this.options = options;
+    this.#logBudget = new CallbackBudget(LOG_LINES_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) =>
+      options.onLog(hookPath, "warn", `[hookbox: ${dropped} log lines dropped (over ${LOG_LINES_PER_WINDOW} per ${CALLBACK_WINDOW_MS / 1000} s)]`));
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs, options.maxLongRestarts, options.longRestartWindowMs);
     this.execGate = {
       policy: options.policy,
@@ -103,7 +108,7 @@ export class HookSandbox implements SandboxView {
     });
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
     this.bridge = new SandboxBridge({
-      hookPath, cwd, gate: this.execGate, onLog: options.onLog, hostModules: options.hostModules, policy: options.policy,
+      hookPath, cwd, gate: this.execGate, onLog: options.onLog, takeLog: () => this.#logBudget.take(), hostModules: options.hostModules, policy: options.policy,
       isolation: options.isolation,
       transform: (a) => this.#transform(a),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
@@ -250,7 +255,7 @@ export class HookSandbox implements SandboxView {
         execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.isolation !== "sandbox"),
         resourceLimits: options.resourceLimits,
         renderTimeoutMs: options.renderTimeoutMs,
-        onOutput: (stream, line) => options.onLog(this.hookPath, stream, line),
+        onOutput: (stream, line) => { if (this.#logBudget.take()) options.onLog(this.hookPath, stream, line); },
       }, this.resolvedPath, this.#network);
     } catch (err) {
       // A symbolic link out of the hook's package roots (src/read-grants.ts): the message names it.
