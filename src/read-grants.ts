@@ -20,6 +20,15 @@ import { importGraph, type GraphPath } from "./import-graph.js";
 /** Entries walked under a hook's roots before the walk gives up (and the load fails, closed). */
 export const MAX_ROOT_ENTRIES = 100_000;
 
+/**
+ * How long a walk that found nothing is trusted for the same roots. Why a cache: `loadHooks` starts
+ * its hooks together, and hooks of one folder share their roots (8 hooks walked the same
+ * node_modules 8 times). Why it is safe: a confined hook cannot create a link (see above), and a
+ * trusted one can read everything anyway.
+ */
+const WALK_CACHE_MS = 2_000;
+const walked = new Map<string, number>();
+
 /** A read the gate refuses: the loader reports it as `load_failed` with this message. */
 export class ReadRefusal extends Error {
   override name = "ReadRefusal";
@@ -64,7 +73,15 @@ export function hookReads(resolvedPath: string, options: ReadGrantOptions): stri
     throw new ReadRefusal(`the hook's import "${pkg.specifier}" is the package ${pkg.real}, outside the hook's package roots (its folder and the node_modules folders above it); ` +
       `a package folder is never granted because it has a package.json: grant it explicitly with policy.fsRead (fsRead: [${JSON.stringify(pkg.real)}]) if the hook may read it`);
   }
-  if (options.walkRoots) walkForLinks(roots.map((r) => r.real), within);
+  if (options.walkRoots) {
+    const key = JSON.stringify([roots.map((r) => r.real), areas]);
+    const now = Date.now();
+    if (!((walked.get(key) ?? -Infinity) > now - WALK_CACHE_MS)) {
+      walkForLinks(roots.map((r) => r.real), within);
+      if (walked.size > 256) walked.clear();
+      walked.set(key, now);
+    }
+  }
   return grants;
 }
 
