@@ -3,6 +3,9 @@
  * code reported, the time to detection, and whether the host and the other hook kept working;
  * then a soak with random faults. Figures, not assertions: the tests check the codes.
  */
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { createSessionManager, HookRunner, createNoOpUIContext, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
@@ -23,6 +26,8 @@ interface Case {
   load?: object;
   /** What the hook got, for faults that are refusals rather than codes. */
   observe?: (fired: unknown) => string;
+  /** Builds the hook's folder at run time (symbolic links), returning the hook's path; load failures are the code. */
+  prepare?: () => string;
 }
 /** A UI whose prompts take 1 ms to answer, so a flood of them queues. */
 const slowUI = { ...createNoOpUIContext(), confirm: () => new Promise<boolean>((r) => setTimeout(() => r(false), 1)) };
@@ -31,6 +36,22 @@ const toolCall = (r: HookRunner) => r.emitToolCall({ type: "tool_call", toolName
 const protoCall = (id: string) => (r: HookRunner) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: id, input: { command: "ls" } });
 /** Whether any intrinsic gained a key (a refusal is the fault's whole effect). */
 const prototype = () => [Object.prototype, Array.prototype].some((p) => Object.keys(p).length > 0) ? "a POLLUTED prototype" : "prototypes clean";
+/** A hook whose node_modules links a package to a folder outside its roots, with a secret.key (test/host-linked-packages.test.ts). */
+function linkedOutside(): string {
+  const root = mkdtempSync(join(tmpdir(), "hookbox-faults-links-"));
+  process.on("exit", () => rmSync(root, { recursive: true, force: true }));
+  const hooks = join(root, "hooks");
+  cpSync(f("hostile/linked-packages"), hooks, { recursive: true });
+  const outside = join(root, "outside", "linked-secrets");
+  mkdirSync(outside, { recursive: true });
+  writeFileSync(join(outside, "package.json"), JSON.stringify({ name: "linked-secrets", type: "module", main: "index.js" }));
+  writeFileSync(join(outside, "index.js"), "export const packageName = \"linked-secrets\";\n");
+  writeFileSync(join(outside, "secret.key"), "secret");
+  mkdirSync(join(hooks, "node_modules"));
+  symlinkSync(outside, join(hooks, "node_modules", "linked-secrets"));
+  return join(hooks, "imports-a-package-linked-outside.ts");
+}
+let netRecords = 0;
 const ALL_CASES: Case[] = [
   { fault: "handler throws", fixture: "faulty/throws-non-errors.ts", fire: (r) => r.emit(turnStart) },
   { fault: "sync loop in handler", fixture: "faulty/loops-forever-in-handler.ts", fire: toolCall },
@@ -95,7 +116,23 @@ const ALL_CASES: Case[] = [
     fault: "pi.exec fills /tmp past sandboxMemoryMb", fixture: "hostile/breaks-its-sandbox-walls.ts", only: ["sandbox"], policy: { permissionModel: false, exec: { allow: ["dd"] } },
     // Room for dd to reach the bound before the event's deadline.
     load: { sandboxMemoryMb: 128, deadlines: { default: 20_000 } },
-    fire: (r) => r.emitToolCall(walls("dd", ["if=/dev/zero", "of=/tmp/fill", "bs=1M", "count=400"])), observe: reason(60),
+    fire: (r) => r.emitToolCall(walls("dd", ["if=/dev/zero", "of=/tmp/fill", "bs=1M", "count=400"])), observe: reason(60)
+  },
+  // Issue 22, classes 3 and 10.
+  { fault: "imports a package linked out of its roots (secret.key beside it)", fixture: "hostile/linked-packages/imports-a-package-linked-outside.ts", prepare: linkedOutside, fire: toolCall },
+  { fault: "stdout flood without waiting (256 MiB, 200 000 lines)", fixture: "hostile/floods-stdout-without-waiting.ts", fire: (r) => r.emit(turnStart) },
+  { fault: "4000 log lines in a burst", fixture: "hostile/floods-log-lines.ts", fire: (r) => r.emit(turnStart) },
+  {
+    fault: "crashes paced around the short restart window", fixture: "hostile/paces-crashes-around-the-restart-window.ts",
+    // Two crashes 1.6 s after each load: the second passes the short window but not the long one.
+    fire: () => new Promise((r) => setTimeout(r, 4_500)),
+    load: { maxRestarts: 3, restartWindowMs: 1_000, maxLongRestarts: 1, longRestartWindowMs: 60_000 },
+  },
+  {
+    fault: "300 refused proxy requests (onNet flood)", fixture: "hostile/floods-net-records.ts", only: ["sandbox"],
+    policy: { network: { allow: ["127.0.0.1:1"] } }, load: { onNet: () => { netRecords++; } },
+    fire: (r) => r.emitToolCall({ type: "tool_call", toolName: "net", toolCallId: "c", input: { url: "http://127.0.0.1:9/", count: 300 } }),
+    observe: () => `${netRecords} onNet records`,
   },
 ];
 
@@ -111,7 +148,7 @@ function reason(n: number) {
 const CASES = ALL_CASES.filter((c) => !process.env.FAULT || c.fault.includes(process.env.FAULT));
 
 async function runCase(c: Case) {
-  const { hooks } = await loadHooks([f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...(c.policy ? { policy: c.policy } : {}), ...c.load });
+  const { hooks, errors: loadErrors } = await loadHooks([c.prepare?.() ?? f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...(c.policy ? { policy: c.policy } : {}), ...c.load });
   const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), {} as never);
   runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {}, ...(c.slowUI ? { hasUI: true, uiContext: slowUI } : {}) });
   const errors: Array<HookError & { at: number }> = [];
@@ -119,6 +156,7 @@ async function runCase(c: Case) {
   lag.enable();
   const t0 = performance.now();
   runner.onError((e) => errors.push({ ...e, at: performance.now() - t0 }));
+  for (const e of loadErrors) errors.push({ hookPath: e.path, event: "load", error: e.error, code: e.code, at: 0 });
   const fired = await c.fire(runner).catch(() => undefined);
   const deadline = performance.now() + 3_000;
   while (errors.length === 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));

@@ -1,12 +1,13 @@
 /**
- * What a confined hook must be able to read: its resolved module graph, found on the host before
- * its worker starts. The permission model grants reads by path, and a hook that imports
- * `../lib/words.ts` or a linked package reads outside its own folder. Static imports only (a
- * literal specifier in `import … from`, `export … from`, `import()`, `require()`); tsconfig
- * `paths` are not followed.
+ * What a confined hook's static imports reach, found on the host before its worker starts. The
+ * permission model grants reads by path, and a hook that imports `../lib/words.ts` or a package
+ * reads outside its own folder. Static imports only (a literal specifier in `import … from`,
+ * `export … from`, `import()`, `require()`); tsconfig `paths` are not followed.
  *
- * Only module files (by extension) and package folders are granted: a specifier cannot be used to
- * ask for a read of any other file.
+ * This module only finds: each module file and package as the path the import names (`lexical`)
+ * and the path it really is (`real`, after `realpath`). What may be granted is decided by the
+ * gate in ./read-grants.ts: a specifier cannot be used to ask for a read of any other file, and a
+ * symbolic link cannot widen what is granted.
  */
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, extname, join, parse, resolve } from "node:path";
@@ -17,9 +18,24 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)[
 const MAX_FILES = 2_000;
 const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 
-/** Module files and package folders `entry` imports, directly or not, as absolute real paths. */
-export function importGraphReads(entry: string): string[] {
-  const grants = new Set<string>();
+/** One path the graph reaches: as the import names it, and as it really is. */
+export interface GraphPath {
+  lexical: string;
+  real: string;
+}
+
+export interface ImportGraph {
+  /** Module files reached through relative or absolute specifiers (the entry excluded). */
+  files: GraphPath[];
+  /** Package folders named by bare specifiers (not walked into: what a package reads is its roots' business). */
+  packages: Array<GraphPath & { specifier: string }>;
+  /** The `package.json` paths a package-scope lookup from a reached file reads (a missing one has `real` = `lexical`). */
+  manifests: GraphPath[];
+}
+
+/** Module files, packages and scope manifests `entry` imports, directly or not. */
+export function importGraph(entry: string): ImportGraph {
+  const graph: ImportGraph = { files: [], packages: [], manifests: [] };
   const queue = [entry];
   const seen = new Set<string>();
   while (queue.length > 0 && seen.size < MAX_FILES) {
@@ -38,23 +54,28 @@ export function importGraphReads(entry: string): string[] {
       if (specifier.startsWith(".") || specifier.startsWith("/")) {
         const target = resolveLocal(dirname(file), specifier);
         if (!target) continue;
-        grants.add(target);
-        queue.push(target);
+        graph.files.push(target);
+        queue.push(target.real);
       } else {
         const pkg = packageDir(dirname(file), specifier);
-        if (pkg) grants.add(pkg);
+        if (pkg) graph.packages.push({ ...pkg, specifier });
       }
     }
   }
   // Why: resolving a bare specifier looks up the importing file's package scope, reading every
   // `package.json` above it (a denied read there made jiti fall back to `require` conditions and
   // fail an import-only package with a misleading "No \"exports\" main defined").
-  for (const file of seen) for (const manifest of scopeManifests(file)) grants.add(manifest);
-  grants.delete(entry);
-  return [...grants];
+  const manifests = new Set<string>();
+  for (const file of seen) for (const manifest of scopeManifests(file)) manifests.add(manifest);
+  for (const lexical of manifests) {
+    // Why missing ones too: a denied read (rather than "not found") breaks the lookup; each folder above is real already.
+    graph.manifests.push({ lexical, real: realOrUndefined(lexical) ?? lexical });
+  }
+  graph.files = graph.files.filter((f) => f.real !== entry);
+  return graph;
 }
 
-/** The `package.json` paths a package-scope lookup from `file` may read (they need not exist). */
+/** The `package.json` paths a package-scope lookup from `file` may read. */
 function scopeManifests(file: string): string[] {
   const out: string[] = [];
   for (let dir = dirname(file); ; dir = dirname(dir)) {
@@ -64,7 +85,7 @@ function scopeManifests(file: string): string[] {
 }
 
 /** The module file a relative or absolute specifier names, as TypeScript and jiti resolve it. */
-function resolveLocal(from: string, specifier: string): string | undefined {
+function resolveLocal(from: string, specifier: string): GraphPath | undefined {
   const base = resolve(from, specifier);
   const ext = extname(base);
   const stem = ext ? base.slice(0, -ext.length) : base;
@@ -77,19 +98,27 @@ function resolveLocal(from: string, specifier: string): string | undefined {
   ];
   for (const candidate of candidates) {
     try {
-      if (statSync(candidate).isFile()) return realpathSync(candidate);
+      if (statSync(candidate).isFile()) return { lexical: candidate, real: realpathSync(candidate) };
     } catch { /* next */ }
   }
   return undefined;
 }
 
-/** The real folder of package `specifier` as Node would find it from `from` (`node_modules` upwards). */
-function packageDir(from: string, specifier: string): string | undefined {
+/** The folder of package `specifier` as Node would find it from `from` (`node_modules` upwards). */
+function packageDir(from: string, specifier: string): GraphPath | undefined {
   const parts = specifier.split("/");
   const name = specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
   for (let dir = from; ; dir = dirname(dir)) {
     const candidate = join(dir, "node_modules", name);
-    if (existsSync(join(candidate, "package.json"))) return realpathSync(candidate);
+    if (existsSync(join(candidate, "package.json"))) return { lexical: candidate, real: realpathSync(candidate) };
     if (dir === parse(dir).root) return undefined;
+  }
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
   }
 }

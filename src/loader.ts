@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { Errors, type HookErrorCode } from "./errors.js";
 import type { LoadedHook } from "./hook.js";
+import { checkOptions } from "./option-schemas.js";
 import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from "./options.js";
 import { PolicyError } from "./policy.js";
 import { resolvePath } from "./paths.js";
@@ -27,6 +28,7 @@ export interface LoadOptions extends SandboxOptions {
 
 export async function loadHooks(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
   if ((options as { watch?: unknown }).watch !== undefined) throw new TypeError("loadHooks: `watch` is an option of the runner now: new HookRunner(hooks, cwd, sessionManager, modelRegistry, { watch: true })");
+  checkOptions("loadHooks", options);
   const { perHook, ...shared } = options;
   const outcomes = await Promise.all(paths.map(async (hookPath) => {
     const resolvedPath = resolvePath(hookPath, cwd);

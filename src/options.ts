@@ -34,6 +34,13 @@ export interface SandboxOptions {
   maxRestarts?: number;
   /** Default 5 minutes. */
   restartWindowMs?: number;
+  /**
+   * Restarts allowed within `longRestartWindowMs` as well (a hook that paces its crashes around the
+   * short window is still disabled). Default 5.
+   */
+  maxLongRestarts?: number;
+  /** Default 1 hour. */
+  longRestartWindowMs?: number;
   /** `closed` (default): a tool_call is blocked while a hook with tool_call handlers is failing, restarting or disabled. */
   toolCallFailure?: "closed" | "open";
   /**
@@ -111,6 +118,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     maxPausedMs: options.maxPausedMs ?? 10 * 60_000,
     maxRestarts: options.maxRestarts ?? 3,
     restartWindowMs: options.restartWindowMs ?? 5 * 60_000,
+    maxLongRestarts: options.maxLongRestarts ?? 5,
+    longRestartWindowMs: options.longRestartWindowMs ?? 60 * 60_000,
     toolCallFailure: options.toolCallFailure ?? "closed",
     transformCacheDir: options.transformCacheDir ?? join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`),
     transformCacheMaxBytes: options.transformCacheMaxBytes ?? 64 * 1024 * 1024,

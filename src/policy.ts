@@ -6,10 +6,12 @@
  */
 import { createRequire } from "node:module";
 import { realpathSync } from "node:fs";
-import { dirname, join, parse, resolve } from "node:path";
+import { dirname, parse, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { importGraphReads } from "./import-graph.js";
 import { childEnv } from "../worker/child-env.mjs";
+import { hookReads, importRoots } from "./read-grants.js";
+
+export { importRoots };
 
 /** One program `pi.exec` may run, and what its arguments may be. */
 export interface ExecRule {
@@ -184,18 +186,15 @@ function optionalPackageDirs(names: string[]): string[] {
   });
 }
 
-/** Folders a path may import from: its own folder and every `node_modules` above it. */
-export function importRoots(resolvedPath: string): string[] {
-  const roots = [dirname(resolvedPath)];
-  for (let dir = dirname(resolvedPath); dir !== parse(dir).root; dir = dirname(dir)) roots.push(join(dir, "node_modules"));
-  return roots;
-}
-
-/** `execArgv` for a hook's worker under `policy`. Never `--allow-worker` (a nested Worker with `execArgv: []` escapes). */
-export function permissionArgs(policy: Policy, resolvedPath: string): string[] | undefined {
+/**
+ * `execArgv` for a hook's worker under `policy`. Never `--allow-worker` (a nested Worker with
+ * `execArgv: []` escapes). `walkRoots`: check the roots for links leading out (./read-grants.ts;
+ * off inside the sandbox, where a link leads only to what is bound). Throws `ReadRefusal`.
+ */
+export function permissionArgs(policy: Policy, resolvedPath: string, walkRoots = true): string[] | undefined {
   if (!policy.permissionModel) return undefined;
   // Why no cache folder: transforms are the host's (src/transform-cache.ts); a hook writes only what its policy names.
-  const reads = [...RUNTIME_READS, ...importRoots(resolvedPath), ...importGraphReads(resolvedPath), ...policy.fsRead];
+  const reads = [...RUNTIME_READS, ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots }), ...policy.fsRead];
   const writes = policy.fsWrite;
   const args = [permissionFlag(), "--no-warnings"];
   for (const p of new Set(reads)) args.push(`--allow-fs-read=${grant(p)}`);

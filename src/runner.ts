@@ -8,6 +8,7 @@ import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js
 import { inlineUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
 import { checkInitOptions, checkRunnerArguments } from "./host-setup.js";
+import { checkOptions } from "./option-schemas.js";
 import { describeIssues } from "./schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
 import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js";
@@ -47,6 +48,7 @@ export class HookRunner {
 
   constructor(hooks: LoadedHook[], cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry, options: RunnerOptions = {}) {
     checkRunnerArguments(cwd, sessionManager, modelRegistry);
+    checkOptions("HookRunner", options);
     this.#host = new HostHandlers(cwd, sessionManager, modelRegistry);
     this.#onLog = options.onLog;
     this.#units = hooks.map((hook) => this.#adopt(hook));

@@ -1,5 +1,6 @@
 /** Floods: bounded per hook, each kind reported a bounded number of times, the hook ended past its budget. */
 import { describe, expect, it } from "vitest";
+import { CALLBACK_WINDOW_MS, LOG_LINES_PER_WINDOW } from "../src/callback-budget.js";
 import { createNoOpUIContext } from "../src/index.js";
 import { start, until } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";
@@ -10,6 +11,17 @@ const REDACTED = { content: [{ type: "text", text: "API_KEY=[REDACTED]" }] };
 const ended = (errors: Array<{ error: string }>) => errors.some((e) => e.error.includes("its worker was ended"));
 
 describe("floods", () => {
+  it("4000 log lines in a burst reach onLog as 2000, then one summary line says how many were dropped (issue 22, class 10)", async () => {
+    const lines: Array<[string, string]> = [];
+    const { runner } = await start(["hostile/floods-log-lines.ts"], { load: { onLog: (_h, level, line) => lines.push([level, line]) } });
+    await runner.emit(turnStart());
+    await until(() => lines.length > LOG_LINES_PER_WINDOW, CALLBACK_WINDOW_MS + 5_000, "the summary line");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(lines).toHaveLength(LOG_LINES_PER_WINDOW + 1);
+    expect(lines.slice(0, -1).every(([level, line]) => /^(stdout|info)$/.test(level) && /^(line|logged) \d+$/.test(line))).toBe(true);
+    expect(lines.at(-1)).toEqual(["warn", `[hookbox: 2000 log lines dropped (over ${LOG_LINES_PER_WINDOW} per ${CALLBACK_WINDOW_MS / 1000} s)]`]);
+  }, 30_000);
+
   it("5000 ui.confirm calls reach the UI one at a time, the excess is refused, and past the budget the hook is ended as protocol_violation", async () => {
     let open = 0;
     let most = 0;

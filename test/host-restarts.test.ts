@@ -40,6 +40,16 @@ describe("restart budget", () => {
       .toEqual({ content: [{ type: "text", text: "API_KEY=[REDACTED]" }] });
   });
 
+  it("a hook that paces its crashes around the short window is disabled by the long one (issue 22, class 10)", async () => {
+    const { runner, errors } = await start(["hostile/paces-crashes-around-the-restart-window.ts"],
+      { load: { maxRestarts: 3, restartWindowMs: 1_000, maxLongRestarts: 3, longRestartWindowMs: 60_000 } });
+    const sandbox = runner.getHooks()[0]!.sandbox!;
+    await until(() => sandbox.state === "disabled", 25_000, "disabled");
+    expect(sandbox.restarts).toBe(3);
+    expect(errors.map((e) => e.code)).toEqual(["crashed", "crashed", "crashed", "crashed", "disabled"]);
+    expect(errors.at(-1)!.error).toContain("its worker died 4 times within 60 s");
+  });
+
   it("a tool_call while the hook is restarting is blocked, and allowed with toolCallFailure open", async () => {
     for (const toolCallFailure of ["closed", "open"] as const) {
       const { runner } = await start(["faulty/crashes-every-call.ts"], { load: { toolCallFailure } });

@@ -93,6 +93,14 @@ describe("the hook's streams", () => {
     expect(stderr).not.toContain("xxxx");
   }, 90_000);
 
+  it("a stdout flood written without waiting (256 MiB, then 200 000 lines) lags the host's event loop under 1 s (issue 22, class 10: 1.7 s in worker mode before)", async () => {
+    const { stdout } = await hostileHost("hostile/floods-stdout-without-waiting.ts", "flood");
+    const report = JSON.parse(stdout.trim());
+    expect(report.errors).toEqual([]);
+    expect(report.maxLagMs).toBeLessThan(1_000);
+    expect(report.maxRssMb).toBeLessThan(400);
+  }, 90_000);
+
   it("a hook blocked reading fd 0 never gets the host's input, and dispose returns within its bound", async () => {
     const { stdout } = await hostileHost("hostile/reads-stdin.ts", "stdin");
     const report = JSON.parse(stdout.trim());

@@ -6,12 +6,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadHooks, type LoadedHook } from "../src/index.js";
 import type { NetRecord } from "../src/net/proxy.js";
 import type { SandboxOptions } from "../src/options.js";
-import { host } from "./helpers/host.js";
+import { CALLBACK_WINDOW_MS, NET_RECORDS_PER_WINDOW } from "../src/callback-budget.js";
+import { host, until } from "./helpers/host.js";
 import { sandboxUnavailable, sayWhySkipped } from "./support/sandbox.js";
 
 const HOOK = fileURLToPath(new URL("../fixtures/hostile/reaches-the-network.ts", import.meta.url));
 /** The loader's and runner's cwd: the hook's own folder, where its programs may run (a sandboxed pi.exec runs only where its hook may read). */
 const CWD = dirname(HOOK);
+const FLOOD = fileURLToPath(new URL("../fixtures/hostile/floods-net-records.ts", import.meta.url));
 const noSandbox = await sandboxUnavailable();
 sayWhySkipped("the sandbox network tests", noSandbox);
 
@@ -54,6 +56,22 @@ describe.skipIf(noSandbox)("the network of a sandboxed hook", () => {
     expect(records.filter((r) => !r.refused).map((r) => r.port)).toEqual([allowed, allowed, allowed]);
     expect(records.filter((r) => r.refused).map((r) => r.port)).toEqual([other, other, other]);
   });
+
+  it("a hook flooding its proxy yields at most 100 onNet records per 10 s, then one record saying how many were dropped (issue 22, class 10)", async () => {
+    const records: NetRecord[] = [];
+    const result = await loadHooks([FLOOD], process.cwd(), { policy: { network: { allow: [`127.0.0.1:${allowed}`] } }, onNet: (_path, r) => records.push(r) });
+    hooks.push(...result.hooks);
+    expect(result.errors).toEqual([]);
+    const { runner } = host(result.hooks, { cwd: process.cwd() });
+    const started = Date.now();
+    const done = await runner.emitToolCall({ type: "tool_call", toolName: "net", toolCallId: "c", input: { url: `http://127.0.0.1:${other}/`, count: 300 } });
+    expect(done?.reason).toBe("sent 300");
+    expect(Date.now() - started).toBeLessThan(CALLBACK_WINDOW_MS);
+    expect(records).toHaveLength(NET_RECORDS_PER_WINDOW);
+    expect(records.every((r) => r.port === other && r.refused)).toBe(true);
+    await until(() => records.length > NET_RECORDS_PER_WINDOW, CALLBACK_WINDOW_MS + 5_000, "the summary record");
+    expect(records.slice(NET_RECORDS_PER_WINDOW)).toEqual([{ host: "", port: 0, method: "dropped", dropped: 200 }]);
+  }, 30_000);
 
   it("policy untrusted gets no network at all: nothing leaves and the proxy never starts", async () => {
     const { reach, records } = await start({ policy: { sandbox: true, exec: { allow: ["curl"] } } });

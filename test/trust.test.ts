@@ -146,11 +146,11 @@ describe("policy and isolation", () => {
     expect(errors).toEqual([{ path: probe, code: "load_failed", error: expect.stringContaining("allows network hosts (api.example.com:443), which only the sandbox enforces") }]);
   });
 
-  it("a malformed network allow entry or an unknown preset fails to load with load_failed saying what is accepted", async () => {
+  it("a malformed network allow entry fails to load with load_failed saying what is accepted; an unknown preset is the host's TypeError", async () => {
     const bad = await loadHooks([probe], process.cwd(), { policy: { network: { allow: ["*.example.com"] } } });
     expect(bad.errors).toEqual([{ path: probe, code: "load_failed", error: expect.stringContaining('"*.example.com" is not host:port') }]);
-    const unknown = await loadHooks([probe], process.cwd(), { policy: "sandboxed" as never });
-    expect(unknown.errors).toEqual([{ path: probe, code: "load_failed", error: expect.stringContaining('unknown policy preset "sandboxed"; use one of "trusted", "confined", "untrusted"') }]);
+    // Issue 22, class 9: options are checked at the boundary (test/options.test.ts).
+    await expect(loadHooks([probe], process.cwd(), { policy: "sandboxed" as never })).rejects.toThrow(new TypeError('loadHooks: option "policy" is "sandboxed", which is not one of "trusted", "confined", "untrusted"'));
   });
 
   it.skipIf(noSandbox)("policy untrusted alone implies isolation sandbox", async () => {

@@ -29,6 +29,8 @@ export interface BridgeBase {
   gate: ExecGate;
   /** Where `pi.logger` lines go until the runner installs its surface. */
   onLog(hookPath: string, level: string, line: string): void;
+  /** Whether one more log line of this hook may go through (its per-window bound, src/callback-budget.ts). */
+  takeLog?(): boolean;
   hostModules: Record<string, object>;
   policy: Policy;
   /** The `transform` row: the host's TypeScript transform, from load on (src/transform-cache.ts). */
@@ -108,6 +110,7 @@ export class SandboxBridge implements BridgeHost {
       case METHOD.custom: return this.#custom.show(this.#need(method, served).surface, args);
     }
     if (!served && method === METHOD.exec) return mediatedExec(hookPath, gate, cwd, args);
+    if (method === METHOD.log && this.#base.takeLog?.() === false) return undefined;
     if (!served && method === METHOD.log) return this.#base.onLog(hookPath, args[0] as string, args[1] as string);
     return this.#need(method, served).methods(method, args);
   }

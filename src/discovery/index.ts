@@ -10,6 +10,7 @@ import { extname, resolve } from "node:path";
 import { Errors, type HookFailure } from "../errors.js";
 import type { LoadedHook } from "../hook.js";
 import { loadHooks, type LoadHooksResult, type LoadOptions } from "../loader.js";
+import { checkOptions } from "../option-schemas.js";
 import { deadlineFor, resolveSandboxOptions, type SandboxOptions } from "../options.js";
 import { resolvePath } from "../paths.js";
 import { checkShellHook, shellHook, type ShellHookOptions } from "../shell/hook.js";
@@ -78,6 +79,7 @@ function notAModule(item: DiscoveredHook): HookFailure {
  * hooks (with `shellHooks`) run as child processes and take their place in the same order.
  */
 export async function discoverAndLoadHooks(configuredPaths: string[], cwd: string, options: DiscoverOptions & LoadOptions = {}): Promise<DiscoverAndLoadResult> {
+  checkOptions("discoverAndLoadHooks", options);
   const { home, providers, sortEntries, shellHooks, discovered = [], trust = {}, ...load } = options;
   const found = await discoverHooks(cwd, { home, providers, sortEntries });
   const seen = new Set<string>();

@@ -17,6 +17,7 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CALLBACK_WINDOW_MS, CallbackBudget, NET_RECORDS_PER_WINDOW } from "../callback-budget.js";
 import { parseAllowEntry } from "../policy.js";
 
 /** One attempt to reach out, as the proxy saw it. */
@@ -29,6 +30,11 @@ export interface NetRecord {
   refused?: string;
   /** Set when an allowed connection could not be made (DNS, refused, timeout). */
   error?: string;
+  /**
+   * Only on the summary record (`method: "dropped"`, empty host, port 0): how many records the
+   * hook caused past `NET_RECORDS_PER_WINDOW` in the window that just ended (src/callback-budget.ts).
+   */
+  dropped?: number;
 }
 
 export interface NetProxyOptions {
@@ -212,7 +218,9 @@ export interface HookNetwork extends SandboxNetSpec {
 /** Start the network of a sandboxed hook whose policy allows hosts; undefined when it allows none (no socket at all). */
 export async function startHookNetwork(allow: readonly string[], onNet: (record: NetRecord) => void): Promise<HookNetwork | undefined> {
   if (allow.length === 0) return undefined;
-  const proxy = await startNetProxy(allow, { onNet });
+  // One budget for the hook's whole life (its network outlives restarts): its records are bounded per window.
+  const budget = new CallbackBudget(NET_RECORDS_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) => onNet({ host: "", port: 0, method: "dropped", dropped }));
+  const proxy = await startNetProxy(allow, { onNet: (record) => { if (budget.take()) onNet(record); } });
   return { ...sandboxNetSpec(proxy), close: proxy.close };
 }
 

@@ -1,6 +1,6 @@
 /**
  * What a hook's sandbox (./bwrap.ts) is made of, from its options and policy: node and hookbox's
- * runtime, the hook's folder and the `node_modules` above it, all read-only (never the transform
+ * runtime, the hook's folder and the `node_modules` above it, its import graph file by file, all read-only (never the transform
  * cache: the host transforms, src/transform-cache.ts); the policy's extra reads read-only and its
  * writes writable; the hook's cleaned environment; the network proxy's socket when it has one, and
  * every proxy socket folder hidden (`masks`) where a granted folder would show it.
@@ -8,8 +8,8 @@
 import { dirname } from "node:path";
 import { proxySocketDirs, type SandboxNetSpec } from "../net/proxy.js";
 import type { ResolvedSandboxOptions } from "../options.js";
-import { importGraphReads } from "../import-graph.js";
-import { importRoots, RUNTIME_READS } from "../policy.js";
+import { RUNTIME_READS } from "../policy.js";
+import { hookReads } from "../read-grants.js";
 import { nodeRuntimeFiles, type SandboxSpec } from "./bwrap.js";
 
 export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: string, env: Record<string, string | undefined>, net?: SandboxNetSpec): SandboxSpec {
@@ -18,8 +18,8 @@ export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: s
     readOnly: [
       ...nodeRuntimeFiles(),
       ...RUNTIME_READS,
-      ...importRoots(resolvedPath),
-      ...importGraphReads(resolvedPath),
+      // Roots as named, the graph file by file; a link out of the roots fails the load (ReadRefusal).
+      ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots: false }),
       ...policy.fsRead,
     ],
     extraBinds: [...policy.fsWrite.map((src) => ({ src, writable: true })), ...net?.extraBinds ?? []],

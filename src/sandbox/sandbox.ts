@@ -14,6 +14,7 @@ import type { ExecGate } from "../bridge/exec-gate.js";
 import { withCallerTheme } from "../render-theme.js";
 import { grantReaching, hookEnv, permissionArgs } from "../policy.js";
 import { childEnv } from "../../worker/child-env.mjs";
+import { ReadRefusal } from "../read-grants.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
 import { execSandboxSpec, hookSandboxSpec } from "./sandbox-spec.js";
@@ -22,6 +23,7 @@ import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js
 import { spawnEndpoint } from "./spawn.js";
 import { Components, type RenderClient } from "./render.js";
 import { RestartBudget } from "./restart-budget.js";
+import { CALLBACK_WINDOW_MS, CallbackBudget, LOG_LINES_PER_WINDOW } from "../callback-budget.js";
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform-cache.js";
 import { hostModuleManifest } from "../host-modules.js";
 import { NEXT, type SandboxBounds, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
@@ -65,6 +67,8 @@ export class HookSandbox implements SandboxView {
   readonly #cache: TransformCache;
   #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
+  /** The hook's log lines (stdout, stderr, pi.logger) per window, across restarts; past it one summary line. */
+  readonly #logBudget: CallbackBudget;
   #initialized = false;
   #hasUI = false;
   #deathFailure: ((event: string) => HookFailure) | undefined;
@@ -81,8 +85,10 @@ export class HookSandbox implements SandboxView {
     this.resolvedPath = resolvedPath;
     this.cwd = cwd;
     this.options = options;
-    this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs);
     const sandboxed = options.isolation === "sandbox";
+    this.#logBudget = new CallbackBudget(LOG_LINES_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) =>
+      options.onLog(hookPath, "warn", `[hookbox: ${dropped} log lines dropped (over ${LOG_LINES_PER_WINDOW} per ${CALLBACK_WINDOW_MS / 1000} s)]`));
+    this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs, options.maxLongRestarts, options.longRestartWindowMs);
     this.execGate = {
       policy: options.policy,
       record: options.onExec,
@@ -113,7 +119,7 @@ export class HookSandbox implements SandboxView {
     });
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
     this.bridge = new SandboxBridge({
-      hookPath, cwd, gate: this.execGate, onLog: options.onLog, hostModules: options.hostModules, policy: options.policy,
+      hookPath, cwd, gate: this.execGate, onLog: options.onLog, takeLog: () => this.#logBudget.take(), hostModules: options.hostModules, policy: options.policy,
       isolation: options.isolation,
       transform: (a) => this.#transform(a),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
@@ -195,7 +201,7 @@ export class HookSandbox implements SandboxView {
       case "restarting": return Errors.restarting(this.hookPath, event, last);
       case "disposed": return Errors.disabled(this.hookPath, event, "the runner was disposed");
       case "failed": return Errors.disabled(this.hookPath, event, `it failed to load: ${last}`);
-      default: return Errors.disabled(this.hookPath, event, `it failed ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s: ${last}`);
+      default: return Errors.disabled(this.hookPath, event, `it failed ${this.#budget.exceeded}: ${last}`);
     }
   }
 
@@ -267,12 +273,14 @@ export class HookSandbox implements SandboxView {
           syncTimeoutMs: options.syncTimeoutMs,
         },
         env: this.#env(),
-        execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath),
+        execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.isolation !== "sandbox"),
         resourceLimits: options.resourceLimits,
         renderTimeoutMs: options.renderTimeoutMs,
-        onOutput: (stream, line) => options.onLog(this.hookPath, stream, line),
+        onOutput: (stream, line) => { if (this.#logBudget.take()) options.onLog(this.hookPath, stream, line); },
       }, launcher);
     } catch (err) {
+      // A symbolic link out of the hook's package roots (src/read-grants.ts): the message names it.
+      if (err instanceof ReadRefusal) return Errors.loadFailed(this.hookPath, err.message);
       // Building the sandbox failed (its memory group, node's libraries): never start it with less.
       return Errors.loadFailed(this.hookPath, `the hook's ${options.isolation} could not be started: ${describeThrown(err)}`);
     }
@@ -343,7 +351,7 @@ export class HookSandbox implements SandboxView {
     if (!this.#deathSeenByRequests) this.#fault(failure);
     if (!this.#budget.allow(Date.now())) {
       this.#to("disabled");
-      this.#fault(Errors.disabled(this.hookPath, "worker", `its worker died ${this.restarts + 1} times within ${Math.round(this.options.restartWindowMs / 1000)} s; last: ${failure.message}`));
+      this.#fault(Errors.disabled(this.hookPath, "worker", `its worker died ${this.#budget.exceeded}; last: ${failure.message}`));
       return;
     }
     void this.#restart();

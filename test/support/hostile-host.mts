@@ -7,7 +7,15 @@ const [rel, isolation, scenario] = process.argv.slice(2) as [string, "worker" | 
 const file = new URL(`../../fixtures/${rel}`, import.meta.url).pathname;
 const seen = { stdout: 0, stderr: 0, bytes: 0, first: [] as string[], cut: false, dropped: false };
 let maxRss = process.memoryUsage().rss;
-const sampler = setInterval(() => { maxRss = Math.max(maxRss, process.memoryUsage().rss); }, 10);
+// The host's event-loop lag: how late a 10 ms timer fires, at most (issue 22: a stdout flood lagged the host 1.6 s).
+let maxLagMs = 0;
+let last = performance.now();
+const sampler = setInterval(() => {
+  const now = performance.now();
+  maxLagMs = Math.max(maxLagMs, now - last - 10);
+  last = now;
+  maxRss = Math.max(maxRss, process.memoryUsage().rss);
+}, 10);
 const { hooks, errors } = await loadHooks([file], process.cwd(), {
   isolation,
   deadlines: { default: 60_000 },
@@ -39,6 +47,6 @@ if (scenario === "flood") {
 }
 clearInterval(sampler);
 maxRss = Math.max(maxRss, process.memoryUsage().rss);
-process.stdout.write(`${JSON.stringify({ seen, maxRssMb: Math.round(maxRss / 2 ** 20), disposeMs, messages, errors: errors.map((e) => e.code) })}\n`);
+process.stdout.write(`${JSON.stringify({ seen, maxRssMb: Math.round(maxRss / 2 ** 20), maxLagMs: Math.round(maxLagMs), disposeMs, messages, errors: errors.map((e) => e.code) })}\n`);
 // Why exit: a worker stuck in readSync(0) keeps Node from exiting (it joins the thread); the test ends this process.
 process.exit(0);
