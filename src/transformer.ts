@@ -5,8 +5,8 @@
  * request starts a new one.
  */
 import { createRequire } from "node:module";
-import { dirname, parse } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join, parse } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { permissionFlag } from "./policy.js";
 
@@ -32,6 +32,10 @@ function start(): Worker {
     execArgv: [permissionFlag(), "--no-warnings", `--allow-fs-read=${jitiDir}/*`, `--allow-fs-read=${fileURLToPath(ENTRY)}`],
     resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
     env: {},
+    // Why a path, not the name "jiti": the thread would look the name up through `node_modules`, which
+    // the permission model checks at the unresolved path (outside its grant when `node_modules` is a
+    // symbolic link: pnpm, a worktree sharing a checkout's dependencies).
+    workerData: { jiti: pathToFileURL(join(jitiDir, "lib", "jiti.mjs")).href },
   });
   worker.unref();
   worker.on("message", (msg: { id: number; ok: boolean; code?: string; message?: string }) => {

@@ -6,6 +6,7 @@
  */
 import { Errors } from "../errors.js";
 import { presets } from "../policy.js";
+import { registryAnswer, registryRefusal } from "../model-registry-gate.js";
 import { renderTheme } from "../render-theme.js";
 import { Deferred } from "./deferred.js";
 import { METHOD } from "../../worker/wire.mjs";
@@ -109,7 +110,12 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.getEditorText]: () => surface.ui().getEditorText(),
     // A renderer called with a theme styles with that theme, as in the original (src/render-theme.ts).
     [METHOD.theme]: ([name, args]) => callMethod(hookPath, "theme", renderTheme() ?? surface.ui().theme, name, args),
-    [METHOD.modelRegistry]: ([name, args]) => later.wrap(`modelRegistry.${name}`, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args)),
+    // Closed by policy.modelRegistry: keys and mutating methods only when granted (src/model-registry-gate.ts).
+    [METHOD.modelRegistry]: ([name, args]) => {
+      const refused = registryRefusal(gate.policy, name);
+      if (refused) throw new Error(refused);
+      return later.wrap(`modelRegistry.${name}`, registryAnswer(gate.policy, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args)));
+    },
     [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args)),
     [METHOD.await]: ([id]) => later.take(id),
   } satisfies Record<Exclude<keyof typeof BRIDGE, ServedElsewhere>, Impl>;
