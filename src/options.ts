@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
 import type { NetRecord } from "./net/proxy.js";
+import type { TerminalTextOptions } from "./terminal-text.js";
 import { resolveIsolation, resolvePolicy, type Isolation, type Policy, type PolicyOption } from "./policy.js";
 
 export interface SandboxOptions {
@@ -48,6 +49,11 @@ export interface SandboxOptions {
   syncTimeoutMs?: number;
   /** How long the host blocks for a message renderer in the worker, in ms. Default 100. */
   renderTimeoutMs?: number;
+  /**
+   * Host time a hook's renders may take within one second, in ms (failed ones included); past it the
+   * hook renders by default for the rest of its life, reported once (`timeout`). Default 250.
+   */
+  renderBudgetMs?: number;
   /** Where `pi.logger` lines go. Default: dropped. */
   onLog?: (hookPath: string, level: string, line: string) => void;
   /**
@@ -81,6 +87,12 @@ export interface SandboxOptions {
    * run on the host, called with plain data (see src/host-modules.ts). Default none.
    */
   hostModules?: Record<string, object>;
+  /**
+   * How the hook's text is shown on a terminal (prompts, notifications, status, renderer lines, block
+   * reasons): every control sequence is removed but SGR styling; `{ colors: false }` removes that too
+   * (src/terminal-text.ts). Default `{ colors: true }`.
+   */
+  terminalText?: TerminalTextOptions;
 }
 
 export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "onLog" | "onExec" | "onNet" | "deadlines" | "policy">> & {
@@ -116,6 +128,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     transformCacheMaxBytes: options.transformCacheMaxBytes ?? 64 * 1024 * 1024,
     syncTimeoutMs: options.syncTimeoutMs ?? 5_000,
     renderTimeoutMs: options.renderTimeoutMs ?? 100,
+    renderBudgetMs: options.renderBudgetMs ?? 250,
     onLog: options.onLog ?? (() => {}),
     onExec: options.onExec ?? (() => {}),
     onNet: options.onNet ?? (() => {}),
@@ -125,6 +138,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     env: options.env,
     execArgv: options.execArgv,
     hostModules: options.hostModules ?? {},
+    terminalText: { colors: options.terminalText?.colors ?? true },
   };
 }
 

@@ -65,7 +65,9 @@ export function serveRenders(port, buffer, renderers, theme) {
       case "render": {
         const lines = component(req.cid).render(req.width);
         if (!Array.isArray(lines) || !lines.every((l) => typeof l === "string")) throw new TypeError("render(width) must return an array of strings");
-        return lines;
+        // Why one over: the host cuts and reports (LIMITS.renderLines); it needs to see the excess, not copy it all.
+        const kept = lines.length > LIMITS.renderLines + 1 ? lines.slice(0, LIMITS.renderLines + 1) : lines;
+        return kept.map((l) => (l.length > LIMITS.renderLineChars + 1 ? l.slice(0, LIMITS.renderLineChars + 1) : l));
       }
       case "input": component(req.cid).handleInput?.(req.data); return null;
       case "invalidate": component(req.cid).invalidate?.(); return null;

@@ -91,8 +91,16 @@ export const LIMITS = Object.freeze({
   maxOptions: 1_000,
   /** Messages in one batch. */
   maxBatch: 10_000,
-  /** Lines of one `render(width)` answer. */
+  /** Lines of one `render(width)` answer on the wire (a forged answer over it is refused whole). */
   maxRenderLines: 10_000,
+  /**
+   * What the host's UI is given from one `render(width)`: at most this many lines, each at most
+   * `renderLineChars` characters; more is cut with a marker and reported (src/sandbox/render-guard.ts).
+   * The worker sends at most one line and one character over, so the host sees the excess without
+   * copying all of it.
+   */
+  renderLines: 1_000,
+  renderLineChars: 4_096,
   /** Bridge calls of one hook waiting on the host at once; more are refused. */
   maxConcurrentCalls: 64,
   /** UI prompts of one hook waiting behind the one on screen (prompts run one at a time); more are refused. */

@@ -8,6 +8,7 @@ import { Errors } from "../errors.js";
 import { presets } from "../policy.js";
 import { registryAnswer, registryRefusal } from "../model-registry-gate.js";
 import { renderTheme } from "../render-theme.js";
+import { terminalText, type TerminalTextOptions } from "../terminal-text.js";
 import { Deferred } from "./deferred.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
@@ -60,21 +61,26 @@ type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | type
 // Arguments arrive checked against the table, so each implementation destructures them as its row says.
 type Impl = (args: any) => unknown;
 
-export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: RunSetup, gate: ExecGate = { policy: presets.trusted, record: () => {} }): HostMethods {
+export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: RunSetup, gate: ExecGate = { policy: presets.trusted, record: () => {} },
+  terminal: TerminalTextOptions = {}): HostMethods {
+  const line = (text: string) => terminalText(text, terminal);
+  const lines = (text: string) => terminalText(text, { ...terminal, multiline: true });
   const editorSignals = new Map<number, AbortController>();
   const later = new Deferred();
   let setupSession: SessionManager | undefined;
 
   const impl: Record<string, Impl> = {
-    [METHOD.select]: ([title, options]) => surface.ui().select(title, options),
-    [METHOD.confirm]: ([title, message]) => surface.ui().confirm(title, message),
-    [METHOD.input]: ([title, placeholder]) => surface.ui().input(title, placeholder),
+    // Every text a prompt shows passes the terminal-text gate (src/terminal-text.ts).
+    [METHOD.select]: ([title, options]: [string, string[]]) => surface.ui().select(line(title), options.map(line)),
+    [METHOD.confirm]: ([title, message]) => surface.ui().confirm(line(title), lines(message)),
+    [METHOD.input]: ([title, placeholder]) => surface.ui().input(line(title), placeholder === undefined ? undefined : line(placeholder)),
     [METHOD.editor]: async ([title, prefill, signalId]) => {
-      if (signalId === undefined) return surface.ui().editor(title, prefill);
+      const shown = prefill === undefined ? undefined : lines(prefill);
+      if (signalId === undefined) return surface.ui().editor(line(title), shown);
       const controller = new AbortController();
       editorSignals.set(signalId, controller);
       try {
-        return await surface.ui().editor(title, prefill, { signal: controller.signal });
+        return await surface.ui().editor(line(title), shown, { signal: controller.signal });
       } finally {
         editorSignals.delete(signalId);
       }
@@ -99,9 +105,9 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.navigateTree]: ([targetId, options]) => surface.navigateTree(targetId, options),
     [METHOD.sendMessage]: ([message, options]: [HookMessage, SendMessageOptions?]) => surface.sendMessage(message, options),
     [METHOD.appendEntry]: ([customType, data]) => surface.appendEntry(customType, data),
-    [METHOD.notify]: ([message, type]) => surface.ui().notify(message, type),
-    [METHOD.setStatus]: ([key, value]) => surface.ui().setStatus(key, value),
-    [METHOD.setEditorText]: ([value]) => surface.ui().setEditorText(value),
+    [METHOD.notify]: ([message, type]) => surface.ui().notify(lines(message), type),
+    [METHOD.setStatus]: ([key, value]) => surface.ui().setStatus(line(key), value === undefined ? undefined : line(value)),
+    [METHOD.setEditorText]: ([value]) => surface.ui().setEditorText(lines(value)),
     [METHOD.abortEditor]: ([signalId]) => editorSignals.get(signalId)?.abort(),
     [METHOD.abort]: () => surface.abort(),
     [METHOD.log]: ([level, line]) => surface.log(level, line),

@@ -19,6 +19,7 @@ import { findOnPath, sandboxAvailability, sandboxedExecArgv } from "./bwrap.js";
 import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js";
 import { spawnEndpoint } from "./spawn.js";
 import { Components, type RenderClient } from "./render.js";
+import { RenderGuard } from "./render-guard.js";
 import { RestartBudget } from "./restart-budget.js";
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform-cache.js";
 import { hostModuleManifest } from "../host-modules.js";
@@ -48,16 +49,7 @@ export class HookSandbox implements SandboxView {
 
   #worker: HookEndpoint | undefined;
   #render: RenderClient | undefined;
-  readonly #components = new Components((body) => {
-    if (this.#state !== "ready" || !this.#render) return { ok: false };
-    try {
-      const channel = this.#channel;
-      return { ok: true, v: this.#render.call(body, (id, m, a) => channel?.answerSync(id, m, a)) };
-    } catch (err) {
-      this.#fault(err instanceof HookFailure ? err : Errors.handlerThrew(this.hookPath, "render", describeThrown(err)));
-      return { ok: false };
-    }
-  });
+  readonly #components: Components;
   #channel: WorkerChannel | undefined;
 
   readonly #cache: TransformCache;
@@ -78,6 +70,16 @@ export class HookSandbox implements SandboxView {
     this.cwd = cwd;
     this.options = options;
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs);
+    this.#components = new Components((body) => {
+      if (this.#state !== "ready" || !this.#render) return { ok: false };
+      try {
+        const channel = this.#channel;
+        return { ok: true, v: this.#render.call(body, (id, m, a) => channel?.answerSync(id, m, a)) };
+      } catch (err) {
+        this.#fault(err instanceof HookFailure ? err : Errors.handlerThrew(this.hookPath, "render", describeThrown(err)));
+        return { ok: false };
+      }
+    }, new RenderGuard(this.hookPath, this.options.renderBudgetMs, this.options.terminalText, (f) => this.#fault(f)));
     this.execGate = {
       policy: options.policy,
       record: options.onExec,
@@ -103,7 +105,7 @@ export class HookSandbox implements SandboxView {
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
     this.bridge = new SandboxBridge({
       hookPath, cwd, gate: this.execGate, onLog: options.onLog, hostModules: options.hostModules, policy: options.policy,
-      isolation: options.isolation,
+      isolation: options.isolation, terminal: options.terminalText,
       transform: (a) => this.#transform(a),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
       renderer: (key) => withCallerTheme(this.renderer(key)),
