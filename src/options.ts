@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
 import type { NetRecord } from "./net/proxy.js";
 import type { TerminalTextOptions } from "./terminal-text.js";
+import { DEFAULT_TRANSFORM_BUDGET, type TransformBudgetOptions } from "./transform-budget.js";
 import { resolveIsolation, resolvePolicy, type Isolation, type Policy, type PolicyOption } from "./policy.js";
 
 export interface SandboxOptions {
@@ -45,6 +46,12 @@ export interface SandboxOptions {
   transformCacheDir?: string | false;
   /** Total size bound of the transform cache; least recently used entries go first. Default 64 MiB. */
   transformCacheMaxBytes?: number;
+  /**
+   * What one hook may cost the host's transform thread per 60 s: `characters` of source (default
+   * 64 Mi) and thread time `ms` (default 20 000); a request over either is refused as
+   * `protocol_violation` (src/transform-budget.ts).
+   */
+  transformBudget?: TransformBudgetOptions;
   /** How long a synchronous `ctx` call waits for the host, in ms. Default 5000. */
   syncTimeoutMs?: number;
   /** How long the host blocks for a message renderer in the worker, in ms. Default 100. */
@@ -126,6 +133,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     toolCallFailure: options.toolCallFailure ?? "closed",
     transformCacheDir: options.transformCacheDir ?? join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`),
     transformCacheMaxBytes: options.transformCacheMaxBytes ?? 64 * 1024 * 1024,
+    transformBudget: { ...DEFAULT_TRANSFORM_BUDGET, ...options.transformBudget },
     syncTimeoutMs: options.syncTimeoutMs ?? 5_000,
     renderTimeoutMs: options.renderTimeoutMs ?? 100,
     renderBudgetMs: options.renderBudgetMs ?? 250,

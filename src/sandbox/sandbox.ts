@@ -23,6 +23,7 @@ import { RenderGuard } from "./render-guard.js";
 import { RestartBudget } from "./restart-budget.js";
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform-cache.js";
 import { hostModuleManifest } from "../host-modules.js";
+import { TransformBudget } from "../transform-budget.js";
 import { NEXT, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 
 export type { SandboxListener, SandboxState, SandboxView };
@@ -53,6 +54,8 @@ export class HookSandbox implements SandboxView {
   #channel: WorkerChannel | undefined;
 
   readonly #cache: TransformCache;
+  /** Kept across restarts: a hook cannot reset its budget by crashing. */
+  readonly #transformBudget: TransformBudget;
   #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
   #initialized = false;
@@ -103,6 +106,7 @@ export class HookSandbox implements SandboxView {
       dispose: () => this.dispose(),
     });
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
+    this.#transformBudget = new TransformBudget(hookPath, options.transformBudget);
     this.bridge = new SandboxBridge({
       hookPath, cwd, gate: this.execGate, onLog: options.onLog, hostModules: options.hostModules, policy: options.policy,
       isolation: options.isolation, terminal: options.terminalText,
@@ -185,7 +189,9 @@ export class HookSandbox implements SandboxView {
   /** Why the endpoint check: an answer that comes after its worker died is never written to a closed pipe. */
   #transform(args: unknown[]): Promise<unknown> {
     const asker = this.#worker;
-    return transformCall(this.#cache, args as [TransformRequest]).then(
+    // Charged to this hook (src/transform-budget.ts): over budget, refused before any work.
+    this.#transformBudget.admit((args as [TransformRequest])[0].source.length);
+    return transformCall(this.#cache, args as [TransformRequest], (ms) => this.#transformBudget.charge(ms)).then(
       (v) => (asker === this.#worker ? v : new Promise(() => {})),
       (err) => (asker === this.#worker ? Promise.reject(err) : new Promise(() => {})),
     );
