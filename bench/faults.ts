@@ -75,7 +75,7 @@ const ALL_CASES: Case[] = [
   { fault: "85 ms renderer (100 ms timeout) rendered 30 times", fixture: "hostile/renders-slowly-under-the-timeout.ts", fire: async (r) => render(r, "slow", 30), only: ["worker"] },
   {
     fault: "7.9 M-character transforms from a timer", fixture: "hostile/floods-transform-requests.ts", fire: (r) => r.emit(turnStart),
-    load: { maxMessageBytes: 64 * 1024 * 1024, transformBudget: { characters: 20_000_000 } },
+    load: { maxMessageBytes: 64 * 1024 * 1024, transformBudget: { characters: 10_000_000 } },
   },
   {
     fault: "reads and sets model registry keys (confined)", fixture: "hostile/reads-model-registry-keys.ts", fire: (r) => r.emit(turnStart),

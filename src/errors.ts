@@ -100,9 +100,9 @@ export const Errors = {
     new HookFailure("disabled", hookPath, event,
       `${name(hookPath)} is restarting after its worker failed (${last}); ${event} skipped it. It answers again once its new worker has loaded.`),
   /** A render whose lines went over the UI's bounds (src/sandbox/render-guard.ts): cut, not refused. */
-  renderTooLarge: (hookPath: string, lines: number, chars: number) =>
+  renderTooLarge: (hookPath: string, lines: number, chars: number, width: number) =>
     new HookFailure("result_too_large", hookPath, "render",
-      `${name(hookPath)} rendered more than ${lines} lines or a line over ${chars} characters; the UI was given the render cut to that bound, with a marker. Reported once.`),
+      `${name(hookPath)} rendered more than ${lines} lines or a line over ${chars} characters (for a width of ${width}); the UI was given the render cut to that bound, with a marker. Reported once.`),
   /** A `timeout`: the hook's renders took more of the host's time than its budget; it renders by default from now on. */
   renderBudget: (hookPath: string, spentMs: number, budgetMs: number) =>
     new HookFailure("timeout", hookPath, "render",

@@ -58,7 +58,7 @@ export interface SandboxOptions {
   renderTimeoutMs?: number;
   /**
    * Host time a hook's renders may take within one second, in ms (failed ones included); past it the
-   * hook renders by default for the rest of its life, reported once (`timeout`). Default 250.
+   * hook renders by default for the rest of its life, reported once (`timeout`). Default 500.
    */
   renderBudgetMs?: number;
   /** Where `pi.logger` lines go. Default: dropped. */
@@ -136,7 +136,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     transformBudget: { ...DEFAULT_TRANSFORM_BUDGET, ...options.transformBudget },
     syncTimeoutMs: options.syncTimeoutMs ?? 5_000,
     renderTimeoutMs: options.renderTimeoutMs ?? 100,
-    renderBudgetMs: options.renderBudgetMs ?? 250,
+    renderBudgetMs: options.renderBudgetMs ?? 500,
     onLog: options.onLog ?? (() => {}),
     onExec: options.onExec ?? (() => {}),
     onNet: options.onNet ?? (() => {}),

@@ -44,8 +44,8 @@ async function withUI(colors?: boolean) {
 }
 
 describe("the terminal-text gate on every surface", () => {
-  it("prompt titles, options, placeholders and prefills, notify, setStatus and setEditorText reach the UI without control sequences, SGR kept", async () => {
-    const { runner, shown, status, entries } = await withUI();
+  it("prompt titles, options, placeholders and prefills, notify, setStatus, setEditorText and a message's text reach the host without control sequences, SGR kept", async () => {
+    const { runner, shown, status, entries, sent } = await withUI();
     await runner.emit(turnStart());
     await until(() => shown.length >= 7, 5_000, "every UI call");
     expect(shown).toEqual([
@@ -58,6 +58,7 @@ describe("the terminal-text gate on every surface", () => {
       ["setEditorText", CLEAN],
     ]);
     expect(status.render(80)).toEqual([CLEAN]);
+    expect(sent.map((m) => m.message.content)).toEqual([CLEAN]);
     // The hook still gets the answers.
     expect(entries).toEqual([["answers", ["plain", true, "typed", "edited"]]]);
   });

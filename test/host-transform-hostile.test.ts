@@ -53,7 +53,8 @@ describe("the transform thread is charged to the hook that asks", () => {
   };
 
   it("sources over the hook's transformBudget.characters are refused as protocol_violation, naming the option; other hooks are untouched", async () => {
-    const { runner, errors, budget } = await flood({ characters: 20_000_000 });
+    // One 7.9 M-character source fits, the next one admitted does not (one forged while another runs is refused anyway).
+    const { runner, errors, budget } = await flood({ characters: 10_000_000 });
     expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["protocol_violation"]));
     expect(errors.every((e) => e.hookPath.endsWith("floods-transform-requests.ts"))).toBe(true);
     expect(budget[0]!.error).toContain("would take the hook over its transform budget");

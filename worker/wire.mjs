@@ -101,6 +101,8 @@ export const LIMITS = Object.freeze({
    */
   renderLines: 1_000,
   renderLineChars: 4_096,
+  /** Characters a rendered line may take per column of the width asked (SGR styling takes characters, no columns); at least 256. */
+  renderCharsPerColumn: 8,
   /** Bridge calls of one hook waiting on the host at once; more are refused. */
   maxConcurrentCalls: 64,
   /** UI prompts of one hook waiting behind the one on screen (prompts run one at a time); more are refused. */
@@ -118,6 +120,15 @@ export const LIMITS = Object.freeze({
   /** Rendered components a worker keeps; the host releases its least recently used one past this. */
   maxComponents: 256,
 });
+
+/**
+ * Longest line a render for `width` columns gives the UI (src/sandbox/render-guard.ts).
+ * @param {number} width
+ */
+export function renderLineChars(width) {
+  if (!Number.isFinite(width)) return LIMITS.renderLineChars;
+  return Math.min(LIMITS.renderLineChars, Math.max(256, Math.floor(width) * LIMITS.renderCharsPerColumn));
+}
 
 /** The frame a hook's child process writes as it dies of an uncaught exception: `{ t: FATAL, e }` (its own claim). */
 export const FATAL = "fatal";

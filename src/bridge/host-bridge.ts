@@ -65,6 +65,8 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
   terminal: TerminalTextOptions = {}): HostMethods {
   const line = (text: string) => terminalText(text, terminal);
   const lines = (text: string) => terminalText(text, { ...terminal, multiline: true });
+  const shownContent = (content: HookMessage["content"]): HookMessage["content"] => (typeof content === "string" ? lines(content)
+    : content.map((part) => (part.type === "text" && typeof part.text === "string" ? { ...part, text: lines(part.text) } : part)));
   const editorSignals = new Map<number, AbortController>();
   const later = new Deferred();
   let setupSession: SessionManager | undefined;
@@ -103,7 +105,8 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     },
     [METHOD.branch]: ([entryId]) => surface.branch(entryId),
     [METHOD.navigateTree]: ([targetId, options]) => surface.navigateTree(targetId, options),
-    [METHOD.sendMessage]: ([message, options]: [HookMessage, SendMessageOptions?]) => surface.sendMessage(message, options),
+    // A message the agent displays: its text passes the gate too (details are data, not shown as they are).
+    [METHOD.sendMessage]: ([message, options]: [HookMessage, SendMessageOptions?]) => surface.sendMessage({ ...message, content: shownContent(message.content) }, options),
     [METHOD.appendEntry]: ([customType, data]) => surface.appendEntry(customType, data),
     [METHOD.notify]: ([message, type]) => surface.ui().notify(lines(message), type),
     [METHOD.setStatus]: ([key, value]) => surface.ui().setStatus(line(key), value === undefined ? undefined : line(value)),

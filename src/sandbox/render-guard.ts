@@ -4,8 +4,8 @@
  * rest.
  *
  * - Size: the lines of one render go to the UI as at most `LIMITS.renderLines` lines of at most
- *   `LIMITS.renderLineChars` characters; more is cut with a marker (`result_too_large`, reported
- *   once per hook).
+ *   `renderLineChars(width)` characters (8 per column asked, 256 to 4096); more is cut with a
+ *   marker (`result_too_large`, reported once per hook).
  * - Time: the host time a hook's renders take (failed and timed-out ones included) is summed per
  *   one-second window; past `renderBudgetMs` in a window the hook is demoted to default rendering
  *   for the rest of its sandbox's life (its renderers give `undefined`, its stand-ins render no
@@ -15,7 +15,7 @@
  */
 import { Errors, type HookFailure } from "../errors.js";
 import { terminalText, type TerminalTextOptions } from "../terminal-text.js";
-import { LIMITS } from "../../worker/wire.mjs";
+import { LIMITS, renderLineChars } from "../../worker/wire.mjs";
 
 const WINDOW_MS = 1_000;
 
@@ -55,19 +55,20 @@ export class RenderGuard {
   }
 
   /** The lines of one render as the UI gets them: bounded, cut with a marker, gated. */
-  lines(raw: readonly string[]): string[] {
-    const { renderLines, renderLineChars } = LIMITS;
+  lines(raw: readonly string[], width: number): string[] {
+    const { renderLines } = LIMITS;
+    const maxChars = renderLineChars(width);
     let cut = raw.length > renderLines;
     const out = (cut ? raw.slice(0, renderLines - 1) : raw).map((line) => {
-      if (line.length <= renderLineChars) return terminalText(line, this.#terminal);
+      if (line.length <= maxChars) return terminalText(line, this.#terminal);
       cut = true;
       const reset = this.#terminal.colors === false ? "" : "\x1b[0m";
-      return `${terminalText(line.slice(0, renderLineChars - 1), this.#terminal)}${reset}…`;
+      return `${terminalText(line.slice(0, maxChars - 1), this.#terminal)}${reset}…`;
     });
     if (raw.length > renderLines) out.push(`… (hookbox cut this render: more than ${renderLines} lines)`);
     if (cut && !this.#cutReported) {
       this.#cutReported = true;
-      this.#report(Errors.renderTooLarge(this.#hookPath, renderLines, renderLineChars));
+      this.#report(Errors.renderTooLarge(this.#hookPath, renderLines, maxChars, width));
     }
     return out;
   }

@@ -136,7 +136,7 @@ export class Components {
       const standIn = {
         render: (width: number) => {
           const r = use((cid) => ({ op: "render", cid, width }));
-          return r.ok && Array.isArray(r.v) ? this.#guard.lines(r.v as string[]) : [];
+          return r.ok && Array.isArray(r.v) ? this.#guard.lines(r.v as string[], width) : [];
         },
         handleInput: (data: string) => { use((cid) => ({ op: "input", cid, data })); },
         invalidate: () => { use((cid) => ({ op: "invalidate", cid })); },
