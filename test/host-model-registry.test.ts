@@ -25,7 +25,9 @@ function hostRegistry() {
 
 async function run(policy: unknown) {
   const host = hostRegistry();
-  const { runner, entries, errors } = await start(["hostile/reads-model-registry-keys.ts"], { modelRegistry: host.registry, load: { policy: policy as never } });
+  const { runner, entries, errors } = await start(["hostile/reads-model-registry-keys.ts"], {
+    modelRegistry: host.registry, load: { policy: policy as never }, init: { getModel: () => MODEL as never },
+  });
   await runner.emit(turnStart());
   expect(errors).toEqual([]);
   const [[type, outcome]] = entries as [[string, Record<string, { value?: unknown; refused?: string }>]];
@@ -46,6 +48,7 @@ describe("the host's model registry is closed by policy.modelRegistry", () => {
     for (const [name, refused] of Object.entries(READ_REFUSALS)) expect(outcome[name]).toEqual({ refused });
     expect(outcome.find).toEqual({ value: { provider: "openai", id: "gpt" } });
     expect(outcome.getAll).toEqual({ value: [{ provider: "openai", id: "gpt" }] });
+    expect(outcome.model).toEqual({ value: { provider: "openai", id: "gpt" } });
     expect(host.keys).toEqual({ openai: "sk-host" });
     expect(host.refreshed()).toBe(0);
   });
@@ -57,6 +60,7 @@ describe("the host's model registry is closed by policy.modelRegistry", () => {
     expect(outcome.setApiKey!.refused).toContain('ctx.modelRegistry.setApiKey() is not allowed for this hook (policy.modelRegistry is "keys")');
     expect(outcome.refresh!.refused).toContain('only policy.modelRegistry: "all" grants it');
     expect(outcome.find).toEqual({ value: MODEL });
+    expect(outcome.model).toEqual({ value: MODEL });
     expect(host.keys).toEqual({ openai: "sk-host" });
   });
 

@@ -20,10 +20,10 @@ const PLAIN = "ABCDEFGHIJ";
 const live = (text: string) => text.replace(/\x1b\[(31|0)m/g, "").match(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
 
 /** A UI that records every text it was given, with the prompt answers a user would give. */
-function recordingUI(shown: Array<[string, ...unknown[]]>, status: StatusLine): HookUIContext {
+function recordingUI(shown: Array<[string, ...unknown[]]>, status: StatusLine, pick = 1): HookUIContext {
   return {
     ...createNoOpUIContext(),
-    select: async (title, options) => { shown.push(["select", title, options]); return options[1]; },
+    select: async (title, options) => { shown.push(["select", title, options]); return options[pick]; },
     confirm: async (title, message) => { shown.push(["confirm", title, message]); return true; },
     input: async (title, placeholder) => { shown.push(["input", title, placeholder]); return "typed"; },
     editor: async (title, prefill) => { shown.push(["editor", title, prefill]); return "edited"; },
@@ -33,11 +33,11 @@ function recordingUI(shown: Array<[string, ...unknown[]]>, status: StatusLine): 
   };
 }
 
-async function withUI(colors?: boolean) {
+async function withUI(colors?: boolean, pick = 1) {
   const shown: Array<[string, ...unknown[]]> = [];
   const status = new StatusLine();
   const host = await start([FIXTURE], {
-    init: { uiContext: recordingUI(shown, status), hasUI: true },
+    init: { uiContext: recordingUI(shown, status, pick), hasUI: true },
     load: colors === undefined ? {} : { terminalText: { colors } },
   });
   return { ...host, shown, status };
@@ -59,15 +59,16 @@ describe("the terminal-text gate on every surface", () => {
     ]);
     expect(status.render(80)).toEqual([CLEAN]);
     expect(sent.map((m) => m.message.content)).toEqual([CLEAN]);
-    // The hook still gets the answers.
+    // The hook still gets the answers; a chosen option is the hook's own text, not the text shown.
     expect(entries).toEqual([["answers", ["plain", true, "typed", "edited"]]]);
   });
 
-  it("with terminalText: { colors: false } the SGR colour goes too", async () => {
-    const { runner, shown } = await withUI(false);
+  it("with terminalText: { colors: false } the SGR colour goes too; the option the user picks reaches the hook as the hook wrote it", async () => {
+    const { runner, shown, entries } = await withUI(false, 0);
     await runner.emit(turnStart());
     await until(() => shown.length >= 7, 5_000, "every UI call");
     expect(shown.map((s) => s[1])).toEqual([PLAIN, PLAIN, PLAIN, PLAIN, PLAIN, "evil", PLAIN]);
+    expect((entries[0]![1] as unknown[])[0]).toBe(EVIL);
   });
 
   it("a block reason and a thrown error's message (onError and the error emitToolCall would carry) hold no control sequence", async () => {

@@ -73,7 +73,13 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
 
   const impl: Record<string, Impl> = {
     // Every text a prompt shows passes the terminal-text gate (src/terminal-text.ts).
-    [METHOD.select]: ([title, options]: [string, string[]]) => surface.ui().select(line(title), options.map(line)),
+    // The answer is the hook's own option (a tab in it was shown as spaces), not the text shown.
+    [METHOD.select]: async ([title, options]: [string, string[]]) => {
+      const shown = options.map(line);
+      const picked = await surface.ui().select(line(title), shown);
+      const index = picked === undefined ? -1 : shown.indexOf(picked);
+      return index >= 0 ? options[index] : picked;
+    },
     [METHOD.confirm]: ([title, message]) => surface.ui().confirm(line(title), lines(message)),
     [METHOD.input]: ([title, placeholder]) => surface.ui().input(line(title), placeholder === undefined ? undefined : line(placeholder)),
     [METHOD.editor]: async ([title, prefill, signalId]) => {
