@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { createSessionManager, HookRunner, createNoOpUIContext, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
+import { createModelRegistry, createSessionManager, HookRunner, createNoOpUIContext, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
 
 const f = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
 /** `HOOKBOX_TEST_ISOLATION=process npm run faults` measures process mode (`sandbox`: inside bubblewrap). */
@@ -24,8 +24,8 @@ interface Case {
   policy?: object;
   /** Load options over the table's (a case that needs more memory to build its attack). */
   load?: object;
-  /** What the hook got, for faults that are refusals rather than codes. */
-  observe?: (fired: unknown) => string;
+  /** What the hook got, for faults that are refusals rather than codes (`appended`: its pi.appendEntry calls). */
+  observe?: (fired: unknown, appended: Array<[string, unknown]>) => string;
   /** Builds the hook's folder at run time (symbolic links), returning the hook's path; load failures are the code. */
   prepare?: () => string;
 }
@@ -134,6 +134,21 @@ const ALL_CASES: Case[] = [
     fire: (r) => r.emitToolCall({ type: "tool_call", toolName: "net", toolCallId: "c", input: { url: "http://127.0.0.1:9/", count: 300 } }),
     observe: () => `${netRecords} onNet records`,
   },
+  // Issue 22, classes 5 to 8.
+  {
+    fault: "terminal control sequences in a block reason (OSC 52, CSI 2J, C1 CSI)", fixture: "hostile/writes-terminal-control-sequences.ts", fire: toolCall,
+    observe: (fired) => `reason ${JSON.stringify((fired as { reason?: string } | undefined)?.reason ?? "")}`,
+  },
+  { fault: "60 M characters per render, 4 renders", fixture: "hostile/renders-huge-lines.ts", fire: async (r) => render(r, "huge", 4), only: ["worker"], load: { renderTimeoutMs: 5_000 } },
+  { fault: "85 ms renderer (100 ms timeout) rendered 30 times", fixture: "hostile/renders-slowly-under-the-timeout.ts", fire: async (r) => render(r, "slow", 30), only: ["worker"] },
+  {
+    fault: "7.9 M-character transforms from a timer", fixture: "hostile/floods-transform-requests.ts", fire: (r) => r.emit(turnStart),
+    load: { maxMessageBytes: 64 * 1024 * 1024, transformBudget: { characters: 10_000_000 } },
+  },
+  {
+    fault: "reads and sets model registry keys (confined)", fixture: "hostile/reads-model-registry-keys.ts", fire: (r) => r.emit(turnStart),
+    observe: (_fired, appended) => Object.entries((appended[0]?.[1] ?? {}) as Record<string, { refused?: string }>).filter(([, o]) => o.refused).map(([m]) => m).join(" ") + " refused",
+  },
 ];
 
 /** A program run by hostile/breaks-its-sandbox-walls.ts with pi.exec, in the hook's own folder (where it may run programs). */
@@ -144,13 +159,23 @@ function reason(n: number) {
   return (fired: unknown) => String((fired as { reason?: string } | undefined)?.reason ?? "").slice(0, n);
 }
 
+/** Render a message of `customType` `times` times, as a TUI would; the lines' total length. */
+function render(r: HookRunner, customType: string, times: number): number {
+  const component = r.getMessageRenderer(customType)?.({ role: "custom", customType, content: "", display: true, timestamp: 0 }, { expanded: false }, createNoOpUIContext().theme);
+  let chars = 0;
+  for (let i = 0; i < times; i++) for (const line of component?.render(80) ?? []) chars += line.length;
+  return chars;
+}
+
 /** `FAULT=<text> npm run faults` runs only the cases whose name contains it. */
 const CASES = ALL_CASES.filter((c) => !process.env.FAULT || c.fault.includes(process.env.FAULT));
 
 async function runCase(c: Case) {
   const { hooks, errors: loadErrors } = await loadHooks([c.prepare?.() ?? f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...(c.policy ? { policy: c.policy } : {}), ...c.load });
-  const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), {} as never);
-  runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {}, ...(c.slowUI ? { hasUI: true, uiContext: slowUI } : {}) });
+  // A registry holding a key, so that the model-registry case shows what a hook can (not) reach.
+  const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), createModelRegistry([], { openai: "sk-host" }));
+  const appended: Array<[string, unknown]> = [];
+  runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: (t, d) => { appended.push([t, d]); }, ...(c.slowUI ? { hasUI: true, uiContext: slowUI } : {}) });
   const errors: Array<HookError & { at: number }> = [];
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
@@ -168,7 +193,7 @@ async function runCase(c: Case) {
   await runner.dispose();
   const disposeMs = performance.now() - d0;
   const code = [...new Set(errors.map((e) => e.code))].join(", ") || "(none)";
-  return { fault: c.fault, code: c.observe ? `${code}; hook got: ${c.observe(fired)}` : code, detectedMs: errors[0]?.at ?? NaN, hostLagMs: lag.max / 1e6, otherHookOk: other, disposeMs };
+  return { fault: c.fault, code: c.observe ? `${code}; hook got: ${c.observe(fired, appended)}` : code, detectedMs: errors[0]?.at ?? NaN, hostLagMs: lag.max / 1e6, otherHookOk: other, disposeMs };
 }
 
 async function soak(events: number) {

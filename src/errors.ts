@@ -2,6 +2,10 @@
  * Errors are data with a code. One factory per code; each message says what happened, names the
  * hook, and says what to do next. Check errors by `code`, never by `instanceof` across threads.
  */
+import { terminalText } from "./terminal-text.js";
+
+/** Error text is shown on terminals without styling: every control sequence removed (src/terminal-text.ts). */
+const PLAIN = { colors: false, multiline: true } as const;
 
 /** Every kind of failure hookbox reports. The README documents each one. */
 export const HOOK_ERROR_CODES = [
@@ -37,12 +41,13 @@ export class HookFailure extends Error {
   readonly hookPath: string;
   readonly event: string;
   constructor(code: HookErrorCode, hookPath: string, event: string, message: string, stack?: string) {
-    super(message);
+    // Why gated here: a failure's text is often the hook's (what it threw), and embedders print it.
+    super(terminalText(message, PLAIN));
     this.name = "HookFailure";
     this.code = code;
     this.hookPath = hookPath;
     this.event = event;
-    if (stack) this.stack = stack;
+    if (stack) this.stack = terminalText(stack, PLAIN);
   }
   toHookError(): HookError {
     const e: HookError = { hookPath: this.hookPath, event: this.event, error: this.message, code: this.code };
@@ -94,6 +99,14 @@ export const Errors = {
   restarting: (hookPath: string, event: string, last: string) =>
     new HookFailure("disabled", hookPath, event,
       `${name(hookPath)} is restarting after its worker failed (${last}); ${event} skipped it. It answers again once its new worker has loaded.`),
+  /** A render whose lines went over the UI's bounds (src/sandbox/render-guard.ts): cut, not refused. */
+  renderTooLarge: (hookPath: string, lines: number, chars: number, width: number) =>
+    new HookFailure("result_too_large", hookPath, "render",
+      `${name(hookPath)} rendered more than ${lines} lines or a line over ${chars} characters (for a width of ${width}); the UI was given the render cut to that bound, with a marker. Reported once.`),
+  /** A `timeout`: the hook's renders took more of the host's time than its budget; it renders by default from now on. */
+  renderBudget: (hookPath: string, spentMs: number, budgetMs: number) =>
+    new HookFailure("timeout", hookPath, "render",
+      `${name(hookPath)} kept the host blocked in its renderers for ${spentMs} ms within one second, over the ${budgetMs} ms budget (the renderBudgetMs option); its messages and components use default rendering from now on (reload the hook to restore them). Reported once.`),
   protocolViolation: (hookPath: string, detail: string, event = "worker") =>
     new HookFailure("protocol_violation", hookPath, event,
       `${name(hookPath)} sent a message outside the protocol, which was dropped: ${detail}`),

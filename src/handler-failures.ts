@@ -3,6 +3,7 @@
  * thrown value as `cause`, and what a blocked tool call says. The runner's error shaping, in one place.
  */
 import { Errors, HOOK_ERROR_CODES, HookFailure, type HookErrorCode } from "./errors.js";
+import { terminalText } from "./terminal-text.js";
 import type { HookUnit } from "./hook.js";
 import type { WireError } from "./protocol.js";
 import type { ToolCallEventResult } from "./types.js";
@@ -25,9 +26,10 @@ export function stepFailure(unit: HookUnit, type: string, e: WireError): HookFai
 /** What the handler threw, rebuilt on the host: the value itself, or an Error with its name, message, stack and code. */
 function thrownValue(e: WireError): unknown {
   if (e.name === undefined) return e.value;
-  const error = new Error(e.message);
-  error.name = e.name;
-  if (e.stack) error.stack = e.stack;
+  // The rebuilt error's text passes the terminal-text gate, as the failure's does (src/errors.ts).
+  const error = new Error(terminalText(e.message, { colors: false, multiline: true }));
+  error.name = terminalText(e.name, { colors: false });
+  if (e.stack) error.stack = terminalText(e.stack, { colors: false, multiline: true });
   if (e.code) (error as Error & { code?: string }).code = e.code;
   return error;
 }

@@ -27,6 +27,21 @@ function allowed(modules: Record<string, object>, policy: Policy): Array<[string
   return Object.entries(modules).filter(([name]) => names === undefined || names === "*" || names.includes(name));
 }
 
+/** Offered modules `policy` does not let this hook import. */
+export function refusedModules(modules: Record<string, object>, policy: Policy): string[] {
+  const allowedNames = new Set(allowed(modules, policy).map(([name]) => name));
+  return Object.keys(modules).filter((name) => !allowedNames.has(name));
+}
+
+const refusedText = (module: string) =>
+  `the host module "${module}" is offered, but not to this hook: policy.hostModules does not list it (the untrusted preset lists none)`;
+
+/** A load failure's message, with the reason when it names an offered module the policy refused. */
+export function explainRefusedImport(message: string, modules: Record<string, object>, policy: Policy): string {
+  const named = refusedModules(modules, policy).find((name) => message.includes(name));
+  return named === undefined ? message : `${message} (${refusedText(named)})`;
+}
+
 /** Describe the offered modules for the worker: function names, and values that are plain data. */
 export function hostModuleManifest(modules: Record<string, object>, policy: Policy): HostModuleManifest {
   const out: HostModuleManifest = {};
@@ -57,9 +72,12 @@ export class HostModules {
   readonly #hookPath: string;
   readonly #table = new Map<string, Map<string, Function>>();
   readonly #later = new Deferred();
+  /** Offered modules this hook's policy does not list: a call names the policy field. */
+  readonly #refused: Set<string>;
 
   constructor(hookPath: string, modules: Record<string, object>, policy: Policy) {
     this.#hookPath = hookPath;
+    this.#refused = new Set(refusedModules(modules, policy));
     for (const [name, mod] of allowed(modules, policy)) {
       const fns = new Map<string, Function>();
       for (const fn of hostModuleManifest({ [name]: mod }, { ...policy, hostModules: "*" })[name]!.functions) {
@@ -73,6 +91,7 @@ export class HostModules {
   call(args: unknown[]): unknown {
     const [module, name, rest] = args as [string, string, unknown[]];
     const fn = this.#table.get(module)?.get(name);
+    if (!fn && this.#refused.has(module)) throw Errors.protocolViolation(this.#hookPath, refusedText(module));
     if (!fn) throw Errors.protocolViolation(this.#hookPath, `${module}.${name} is not a function the host offers to this hook`);
     return this.#later.wrap(`${module}.${name}`, fn.apply(undefined, rest));
   }

@@ -14,9 +14,11 @@ export { HOOK_ERROR_CODES, HookFailure, type HookError, type HookErrorCode } fro
 export type { LoadedHook, HandlerFn } from "./hook.js";
 export type { SandboxOptions } from "./options.js";
 export type { NetRecord } from "./net/proxy.js";
-export { presets, SAFE_ENV, DEFAULT_POLICY, type Policy, type PolicyName, type PolicyOption, type ExecPolicy, type NetworkPolicy, type Isolation } from "./policy.js";
+export { presets, SAFE_ENV, DEFAULT_POLICY, type Policy, type PolicyName, type PolicyOption, type ExecPolicy, type NetworkPolicy, type Isolation, type ModelRegistryAccess } from "./policy.js";
 export type { SandboxState, SandboxView, SandboxListener, SandboxBounds } from "./sandbox/sandbox.js";
 export { StatusLine, sanitizeStatusText, truncateToWidth, displayWidth } from "./status-line.js";
+export { terminalText, type TerminalTextOptions } from "./terminal-text.js";
+export type { TransformBudgetOptions } from "./transform-budget.js";
 export { createNoOpUIContext } from "./bridge/ui.js";
 export { createSessionManager, createModelRegistry, type SessionManagerOptions } from "./host-setup.js";
 export { resolvePath, expandPath } from "./paths.js";

@@ -34,7 +34,7 @@ const policyShape = {
   sandbox: z.boolean().optional(),
   network: z.strictObject({ allow: strings.optional() }).optional(),
   hostModules: z.union([z.literal("*"), strings]).optional(),
-  modelRegistry: z.unknown().optional(),
+  modelRegistry: z.enum(["read", "keys", "all"]).optional(),
 };
 const policyOption = z.union([presetName, z.strictObject(policyShape)]);
 
@@ -55,6 +55,9 @@ export const sandboxOptionsShape = {
   transformCacheMaxBytes: amount.optional(),
   syncTimeoutMs: amount.optional(),
   renderTimeoutMs: amount.optional(),
+  renderBudgetMs: amount.optional(),
+  transformBudget: z.strictObject({ characters: amount.optional(), ms: amount.optional() }).optional(),
+  terminalText: z.strictObject({ colors: z.boolean().optional() }).optional(),
   onLog: fn.optional(),
   policy: policyOption.optional(),
   isolation: z.enum(["worker", "process", "sandbox"]).optional(),

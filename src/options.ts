@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
 import type { NetRecord } from "./net/proxy.js";
+import type { TerminalTextOptions } from "./terminal-text.js";
+import { DEFAULT_TRANSFORM_BUDGET, type TransformBudgetOptions } from "./transform-budget.js";
 import { resolveIsolation, resolvePolicy, type Isolation, type Policy, type PolicyOption } from "./policy.js";
 
 export interface SandboxOptions {
@@ -51,10 +53,21 @@ export interface SandboxOptions {
   transformCacheDir?: string | false;
   /** Total size bound of the transform cache; least recently used entries go first. Default 64 MiB. */
   transformCacheMaxBytes?: number;
+  /**
+   * What one hook may cost the host's transform thread per 60 s: `characters` of source (default
+   * 64 Mi) and thread time `ms` (default 20 000); a request over either is refused as
+   * `protocol_violation` (src/transform-budget.ts).
+   */
+  transformBudget?: TransformBudgetOptions;
   /** How long a synchronous `ctx` call waits for the host, in ms. Default 5000. */
   syncTimeoutMs?: number;
   /** How long the host blocks for a message renderer in the worker, in ms. Default 100. */
   renderTimeoutMs?: number;
+  /**
+   * Host time a hook's renders may take within one second, in ms (failed ones included); past it the
+   * hook renders by default for the rest of its life, reported once (`timeout`). Default 500.
+   */
+  renderBudgetMs?: number;
   /** Where `pi.logger` lines go. Default: dropped. */
   onLog?: (hookPath: string, level: string, line: string) => void;
   /**
@@ -88,6 +101,12 @@ export interface SandboxOptions {
    * run on the host, called with plain data (see src/host-modules.ts). Default none.
    */
   hostModules?: Record<string, object>;
+  /**
+   * How the hook's text is shown on a terminal (prompts, notifications, status, renderer lines, block
+   * reasons): every control sequence is removed but SGR styling; `{ colors: false }` removes that too
+   * (src/terminal-text.ts). Default `{ colors: true }`.
+   */
+  terminalText?: TerminalTextOptions;
 }
 
 export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "onLog" | "onExec" | "onNet" | "deadlines" | "policy">> & {
@@ -123,8 +142,10 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     toolCallFailure: options.toolCallFailure ?? "closed",
     transformCacheDir: options.transformCacheDir ?? join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`),
     transformCacheMaxBytes: options.transformCacheMaxBytes ?? 64 * 1024 * 1024,
+    transformBudget: { ...DEFAULT_TRANSFORM_BUDGET, ...options.transformBudget },
     syncTimeoutMs: options.syncTimeoutMs ?? 5_000,
     renderTimeoutMs: options.renderTimeoutMs ?? 100,
+    renderBudgetMs: options.renderBudgetMs ?? 500,
     onLog: options.onLog ?? (() => {}),
     onExec: options.onExec ?? (() => {}),
     onNet: options.onNet ?? (() => {}),
@@ -134,6 +155,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     env: options.env,
     execArgv: options.execArgv,
     hostModules: options.hostModules ?? {},
+    terminalText: { colors: options.terminalText?.colors ?? true },
   };
 }
 

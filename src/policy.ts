@@ -57,9 +57,19 @@ export interface Policy {
   sandbox: boolean;
   /** What the hook may reach over the network. Enforced only by the sandbox: a non-empty list implies `isolation: "sandbox"`. */
   network: NetworkPolicy;
-  /** Which of the offered host modules (the `hostModules` option) the hook may import; absent or `"*"`: all. */
+  /** Which of the offered host modules (the `hostModules` option) the hook may import; absent or `"*"`: all. `[]` in the `untrusted` preset. */
   hostModules?: string[] | "*";
+  /**
+   * What `ctx.modelRegistry` answers (src/model-registry-gate.ts): `"read"` the lookups only (`getAll`,
+   * `getAvailable`, `find`, `isUsingOAuth`, `getError`; models without their `headers`), `"keys"` those
+   * and `getApiKey` / `getApiKeyForProvider`, `"all"` every method of the host's registry, mutating
+   * ones (`setApiKey`, `refresh`) included, as the original. Absent: `"read"`; `"all"` in `trusted`.
+   */
+  modelRegistry?: ModelRegistryAccess;
 }
+
+/** What a hook may ask of the host's model registry (`policy.modelRegistry`). */
+export type ModelRegistryAccess = "read" | "keys" | "all";
 
 export interface NetworkPolicy {
   /**
@@ -74,18 +84,21 @@ export const SAFE_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LA
 /** Names that look like secrets: never passed unless listed in `policy.env` by exact name. */
 export const SECRET_NAME = /(_KEY|_TOKEN|_SECRET)$|PASSWORD|^(AWS|GITHUB|OPENAI|ANTHROPIC)_/i;
 
-const seatBelt = { permissionModel: true, fsRead: [], fsWrite: [], childProcess: false, env: [], exec: { allow: [] }, sandbox: false, network: { allow: [] } } satisfies Policy;
+const seatBelt = { permissionModel: true, fsRead: [], fsWrite: [], childProcess: false, env: [], exec: { allow: [] }, sandbox: false, network: { allow: [] }, modelRegistry: "read" } satisfies Policy;
 
 export const presets = {
   /** Like the original in-process hooks: everything allowed, the host's whole environment. Crash containment only. */
-  trusted: { permissionModel: false, fsRead: [], fsWrite: [], childProcess: true, env: ["*"], exec: { allow: "*" }, sandbox: false, network: { allow: [] } } satisfies Policy,
+  trusted: { permissionModel: false, fsRead: [], fsWrite: [], childProcess: true, env: ["*"], exec: { allow: "*" }, sandbox: false, network: { allow: [] }, modelRegistry: "all" } satisfies Policy,
   /**
    * For your own hooks (the default of `loadHooks`): Node's permission model on, no child processes,
    * a clean environment, no exec. A seat belt against mistakes, not a wall: the network is open.
    */
   confined: seatBelt,
-  /** For hooks you did not write (project-level hooks by default): the seat belt inside the OS sandbox, no network. */
-  untrusted: { ...seatBelt, sandbox: true } satisfies Policy,
+  /**
+   * For hooks you did not write (project-level hooks by default): the seat belt inside the OS sandbox,
+   * no network, no host modules, a model registry without keys or mutating methods.
+   */
+  untrusted: { ...seatBelt, sandbox: true, hostModules: [] as string[] } satisfies Policy,
 } as const;
 
 /** A preset name. */

@@ -3,6 +3,7 @@
  * registration order; the conflict rules are `dispatch.ts`; every result is validated before it is
  * applied; every sandbox fault becomes a `HookError` with a code.
  */
+import { terminalText } from "./terminal-text.js";
 import { finish, nextInput, ruleFor, type ConflictRule } from "./dispatch.js";
 import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js";
 import { inlineUnit, type HookUnit, type LoadedHook } from "./hook.js";
@@ -221,6 +222,8 @@ export class HookRunner {
           if (toolCall && this.#failClosed(unit)) return blocked(Errors.invalidResult(unit.hook.path, type, describeIssues(rule.schema!.safeParse(step.r).error!)));
           continue;
         }
+        // A block reason is shown to the user: it passes the terminal-text gate (src/terminal-text.ts).
+        if (typeof result.reason === "string") result.reason = terminalText(result.reason, { ...unit.hook.sandbox?.options.terminalText, multiline: true });
         const next = rule.step(acc, result);
         acc = next.acc;
         if (next.done) return acc;

@@ -1,19 +1,19 @@
 /**
  * The hook status line: texts set with `ctx.ui.setStatus(key, text)`, stored by key, sorted by key,
- * sanitised, joined with spaces and truncated to a display width. ANSI SGR styling (`ESC[…m`) is
- * kept and takes no width; every other control character becomes a space (the original's HEAD
- * turns ESC into a space too, which leaves `[..m` litter on screen; hookbox keeps the styling the
- * HookUIContext documentation promises).
+ * sanitised, joined with spaces and truncated to a display width. Sanitising is the terminal-text
+ * gate (src/terminal-text.ts): ANSI SGR styling (`ESC[…m`) is kept and takes no width, every other
+ * control sequence and character is removed (the original's HEAD turns ESC into a space, which
+ * leaves `[..m` litter on screen; hookbox keeps the styling the HookUIContext documentation promises).
  */
 
 import stringWidth from "string-width";
+import { terminalText, type TerminalTextOptions } from "./terminal-text.js";
 
-const SGR = /\x1b\[[0-9;]*m/g;
-const CONTROL = /[\u0000-\u001a\u001c-\u001f\u007f-\u009f]|\x1b(?!\[[0-9;]*m)/g;
+const SGR = /\x1b\[[0-9;:]*m/g;
 
-/** Control characters to spaces (SGR sequences kept), runs of spaces collapsed, trimmed. */
-export function sanitizeStatusText(text: string): string {
-  return text.replace(CONTROL, " ").replace(/ +/g, " ").trim();
+/** The terminal-text gate on one line (newlines and tabs become spaces), runs of spaces collapsed, trimmed. */
+export function sanitizeStatusText(text: string, options: TerminalTextOptions = {}): string {
+  return terminalText(text, options).replace(/ +/g, " ").trim();
 }
 
 /** Display width of one code point (kept for callers that measure code points): see `displayWidth`. */
@@ -38,7 +38,7 @@ export function truncateToWidth(text: string, width: number, ellipsis = "…"): 
   let out = "";
   let used = 0;
   let styled = false;
-  for (const part of text.split(/(\x1b\[[0-9;]*m)/)) {
+  for (const part of text.split(/(\x1b\[[0-9;:]*m)/)) {
     if (part.startsWith("\x1b[")) { out += part; styled = true; continue; }
     for (const { segment } of graphemes.segment(part)) {
       const w = stringWidth(segment);
@@ -53,6 +53,12 @@ export function truncateToWidth(text: string, width: number, ellipsis = "…"): 
 /** The store behind `ctx.ui.setStatus`, for hosts to render. */
 export class StatusLine {
   readonly #entries = new Map<string, string>();
+  readonly #options: TerminalTextOptions;
+
+  /** `colors: false` removes SGR styling too. */
+  constructor(options: TerminalTextOptions = {}) {
+    this.#options = options;
+  }
 
   /** `undefined` clears the key; text is stored raw and sanitised when rendered. */
   set(key: string, text: string | undefined): void {
@@ -69,7 +75,7 @@ export class StatusLine {
     if (this.#entries.size === 0) return [];
     const line = [...this.#entries]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([, text]) => sanitizeStatusText(text))
+      .map(([, text]) => sanitizeStatusText(text, this.#options))
       .filter((t) => t.length > 0)
       .join(" ");
     return [truncateToWidth(line, width)];

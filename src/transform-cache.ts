@@ -45,21 +45,21 @@ export class TransformCache {
   }
 
   /** The transformed code of `request`: from the cache when a sound entry is there, else from the transform thread. */
-  transform(request: TransformRequest): Promise<string> {
+  transform(request: TransformRequest, onBusy?: (ms: number) => void): Promise<string> {
     const key = TransformCache.key(request);
-    // Hooks loaded together from one file share one transform.
+    // Hooks loaded together from one file share one transform (its thread time is charged to the first asker).
     let job = this.#inFlight.get(key);
     if (!job) {
-      job = this.#transform(key, request).finally(() => this.#inFlight.delete(key));
+      job = this.#transform(key, request, onBusy).finally(() => this.#inFlight.delete(key));
       this.#inFlight.set(key, job);
     }
     return job;
   }
 
-  async #transform(key: string, request: TransformRequest): Promise<string> {
+  async #transform(key: string, request: TransformRequest, onBusy?: (ms: number) => void): Promise<string> {
     const cached = await this.get(key);
     if (cached !== undefined) return cached;
-    const code = await transformInThread(request);
+    const code = await transformInThread(request, onBusy);
     await this.put(key, code);
     return code;
   }
@@ -155,6 +155,6 @@ export function transformCacheFor(dir: string | false, maxBytes = DEFAULT_TRANSF
 }
 
 /** The `transform` sync call, its arguments already checked against the table's row (src/bridge/methods.ts). */
-export function transformCall(cache: TransformCache, [request]: [TransformRequest]): Promise<{ code: string }> {
-  return cache.transform(request).then((code) => ({ code }));
+export function transformCall(cache: TransformCache, [request]: [TransformRequest], onBusy?: (ms: number) => void): Promise<{ code: string }> {
+  return cache.transform(request, onBusy).then((code) => ({ code }));
 }

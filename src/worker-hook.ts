@@ -9,6 +9,7 @@ import { applyEdits, checkEdits } from "./edits.js";
 import { Errors, type HookFailure } from "./errors.js";
 import type { HandlerFn, HookUnit, LoadedHook } from "./hook.js";
 import { deadlineFor } from "./options.js";
+import { registryAnswer } from "./model-registry-gate.js";
 import { emitReplySchema, modelText, snapshotModel, type ContextSnapshot, type EmitReply, type Manifest, type PlanName } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { withCallerTheme } from "./render-theme.js";
@@ -108,7 +109,7 @@ export class WorkerHook implements LoadedHook, HookUnit {
    * not by identity, so a model changed in place is sent again.
    */
   #snapshot(ctx: HookContext): ContextSnapshot | undefined {
-    const text = modelText(ctx.model);
+    const text = modelText(this.#shownModel(ctx.model));
     const last = this.#sent;
     const generation = this.#sandbox.generation;
     if (last && this.#sentTo === generation && text === this.#sentModel && last.hasUI === ctx.hasUI && last.cwd === ctx.cwd) return undefined;
@@ -116,6 +117,11 @@ export class WorkerHook implements LoadedHook, HookUnit {
     this.#sentModel = text;
     this.#sentTo = generation;
     return (this.#sent = { hasUI: ctx.hasUI, cwd: ctx.cwd, model });
+  }
+
+  /** `ctx.model` as the hook may see it: without credential fields unless its policy grants keys (src/model-registry-gate.ts). */
+  #shownModel(model: unknown): unknown {
+    return registryAnswer(this.#sandbox.options.policy, model);
   }
 
   #reply(type: string, raw: unknown): EmitReply {
@@ -138,7 +144,7 @@ export class WorkerHook implements LoadedHook, HookUnit {
     return async (event, ctx) => {
       const sandbox = this.#sandbox;
       const c = ctx as { hasUI?: boolean; cwd?: string; model?: unknown } | undefined;
-      const raw = await sandbox.request({ t: "emit", event, plan: "each", only, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(c?.model) } },
+      const raw = await sandbox.request({ t: "emit", event, plan: "each", only, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(this.#shownModel(c?.model)) } },
         type, deadlineFor(sandbox.options, type));
       const reply = this.#reply(type, raw ?? { steps: [] });
       // In-place edits reach the event the caller passed, as calling the original's handler would.
@@ -154,7 +160,7 @@ export class WorkerHook implements LoadedHook, HookUnit {
     const sandbox = this.#sandbox;
     const scope = sandbox.bridge.openScope(ctx);
     try {
-      await sandbox.request({ t: "command", name, args, ctx: { hasUI: ctx.hasUI, cwd: ctx.cwd, model: snapshotModel(ctx.model), scope } },
+      await sandbox.request({ t: "command", name, args, ctx: { hasUI: ctx.hasUI, cwd: ctx.cwd, model: snapshotModel(this.#shownModel(ctx.model)), scope } },
         "command", deadlineFor(sandbox.options, "command"));
     } finally {
       sandbox.bridge.closeScope(scope);

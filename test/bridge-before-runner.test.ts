@@ -9,7 +9,7 @@ function bridge(lines: string[]) {
   return new SandboxBridge({
     hookPath: "hook.ts", cwd: process.cwd(), gate: { policy: presets.trusted, record: () => {} },
     onLog: (_path, level, line) => lines.push(`${level} ${line}`),
-    hostModules: {}, policy: presets.trusted, isolation: "worker",
+    hostModules: {}, policy: presets.trusted, isolation: "worker", terminal: {},
     transform: async () => ({ code: "" }), runSetup: async () => {}, renderer: () => () => undefined,
   });
 }

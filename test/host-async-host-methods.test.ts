@@ -4,7 +4,8 @@ import { sample } from "./helpers/events.js";
 import { start } from "./helpers/host.js";
 
 async function withRegistry(registry: object) {
-  return start(["checks-api-key-before-compaction"], { modelRegistry: registry, init: { getModel: () => ({ id: "m1", provider: "p" }) as never } });
+  // The key methods are granted by policy.modelRegistry (absent: lookups only).
+  return start(["checks-api-key-before-compaction"], { modelRegistry: registry, load: { policy: { modelRegistry: "keys" } }, init: { getModel: () => ({ id: "m1", provider: "p" }) as never } });
 }
 
 describe("async host methods", () => {

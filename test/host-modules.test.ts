@@ -57,7 +57,15 @@ describe("host modules", () => {
   it("a host module the hook's policy does not name cannot be imported", async () => {
     const { errors } = await load("valid/host-modules/summarizes-compaction-with-host-llm.ts", [], { hostModules: [] });
     expect(errors.map((e) => e.code)).toEqual(["load_failed"]);
-    expect(errors[0]!.error).toContain("@hookbox-fixtures/ai");
+    expect(errors[0]!.error).toContain('the host module "@hookbox-fixtures/ai" is offered, but not to this hook: policy.hostModules does not list it');
+  });
+
+  it("the untrusted preset offers no host module: the import fails naming policy.hostModules", async () => {
+    expect(hostModuleManifest({ "@hookbox-fixtures/ai": aiModule([]) }, presets.untrusted)).toEqual({});
+    if (ISOLATION !== "sandbox") return; // untrusted implies the sandbox
+    const { errors } = await load("valid/host-modules/summarizes-compaction-with-host-llm.ts", [], "untrusted" as never);
+    expect(errors.map((e) => e.code)).toEqual(["load_failed"]);
+    expect(errors[0]!.error).toContain('the host module "@hookbox-fixtures/ai" is offered, but not to this hook: policy.hostModules does not list it (the untrusted preset lists none)');
   });
 
   it("a hook that asks on the raw wire for a class, an object, a prototype member or a module it was not offered is refused as protocol_violation, and nothing runs", async () => {
@@ -79,7 +87,7 @@ describe("host modules", () => {
   });
 
   it("only a module's own exported functions are offered, and values that are plain data: no classes, no objects holding functions", () => {
-    expect(hostModuleManifest({ "@hookbox-fixtures/ai": aiModule([]) }, presets.untrusted)).toEqual({
+    expect(hostModuleManifest({ "@hookbox-fixtures/ai": aiModule([]) }, presets.confined)).toEqual({
       "@hookbox-fixtures/ai": { functions: ["convertToLlm", "complete"], values: { DEFAULT_SYSTEM_PROMPT: "You are terse." } },
     });
   });

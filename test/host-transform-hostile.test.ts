@@ -41,3 +41,32 @@ describe("the transform cache is the host's", () => {
     }
   });
 });
+
+describe("the transform thread is charged to the hook that asks", () => {
+  const flood = async (transformBudget: object) => {
+    // A message bound above the sources' (7.9 M characters), so that it is the budget that refuses them.
+    const { runner, errors } = await start(["hostile/floods-transform-requests.ts", "valid/redacts-api-key.ts"], { load: { maxMessageBytes: 64 * 1024 * 1024, transformBudget } });
+    await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 0 });
+    const budget = () => errors.filter((e) => /transform budget|over its budget/.test(e.error));
+    await until(() => budget().length >= 1, 20_000, "a budget refusal");
+    return { runner, errors, budget: budget() };
+  };
+
+  it("sources over the hook's transformBudget.characters are refused as protocol_violation, naming the option; other hooks are untouched", async () => {
+    // One 7.9 M-character source fits, the next one admitted does not (one forged while another runs is refused anyway).
+    const { runner, errors, budget } = await flood({ characters: 10_000_000 });
+    expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["protocol_violation"]));
+    expect(errors.every((e) => e.hookPath.endsWith("floods-transform-requests.ts"))).toBe(true);
+    expect(budget[0]!.error).toContain("would take the hook over its transform budget");
+    expect(budget[0]!.error).toContain("the transformBudget.characters option");
+    expect(budget[0]!.event).toBe("transform");
+    expect(await runner.emit({ type: "tool_result", toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text", text: "API_KEY=k" }], isError: false }))
+      .toEqual({ content: [{ type: "text", text: "API_KEY=[REDACTED]" }] });
+  });
+
+  it("transforms over the hook's transformBudget.ms of the host's thread are refused as protocol_violation, naming the option", async () => {
+    const { errors, budget } = await flood({ ms: 50 });
+    expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["protocol_violation"]));
+    expect(budget[0]!.error).toContain("the transformBudget.ms option");
+  });
+});

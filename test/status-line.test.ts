@@ -11,17 +11,24 @@ describe("sanitizeStatusText", () => {
     expect(sanitizeStatusText("  a\r\nb\t\tc   d  ")).toBe("a b c d");
   });
 
-  it("turns every other C0 and C1 control character into a space", () => {
-    expect(sanitizeStatusText("a\u0000b\u0007c\u007fd\u009be")).toBe("a b c d e");
+  it("removes every other C0 and C1 control character (the terminal-text gate)", () => {
+    expect(sanitizeStatusText("a\u0000b\u0007c\u007fd\u0085e f")).toBe("abcde f");
+    // 0x9b is the C1 CSI introducer: with "e" as its final byte it is a whole sequence, removed.
+    expect(sanitizeStatusText("d\u009be f")).toBe("d f");
   });
 
   it("keeps ANSI SGR styling, as the HookUIContext documentation promises", () => {
     expect(sanitizeStatusText(`${RED}red${RESET}\nnext`)).toBe(`${RED}red${RESET} next`);
   });
 
-  it("turns an ESC that does not start an SGR sequence into a space", () => {
-    expect(sanitizeStatusText("a\x1b]0;title\x07b")).toBe("a ]0;title b");
-    expect(sanitizeStatusText("a\x1b[2Jb")).toBe("a [2Jb");
+  it("removes a control sequence that is not SGR whole, leaving no litter", () => {
+    expect(sanitizeStatusText("a\x1b]0;title\x07b")).toBe("ab");
+    expect(sanitizeStatusText("a\x1b[2Jb")).toBe("ab");
+    expect(sanitizeStatusText("a \x1b]52;c;ZXZpbA==\x07b")).toBe("a b");
+  });
+
+  it("removes SGR styling too with colors: false", () => {
+    expect(sanitizeStatusText(`${RED}red${RESET}`, { colors: false })).toBe("red");
   });
 });
 

@@ -4,7 +4,7 @@
 // host is waiting there and not reading parentPort.
 /** @import { RenderRequest, RenderReply } from "../src/protocol.js" */
 import { setSyncRoute, toWireError } from "./channel.mjs";
-import { LIMITS } from "./wire.mjs";
+import { LIMITS, renderLineChars } from "./wire.mjs";
 
 /** Thrown for an id this worker does not hold; answered as `released`, never as the hook's failure. */
 const RELEASED = Symbol("released");
@@ -65,7 +65,10 @@ export function serveRenders(port, buffer, renderers, theme) {
       case "render": {
         const lines = component(req.cid).render(req.width);
         if (!Array.isArray(lines) || !lines.every((l) => typeof l === "string")) throw new TypeError("render(width) must return an array of strings");
-        return lines;
+        // Why one over: the host cuts and reports (LIMITS.renderLines); it needs to see the excess, not copy it all.
+        const kept = lines.length > LIMITS.renderLines + 1 ? lines.slice(0, LIMITS.renderLines + 1) : lines;
+        const max = renderLineChars(req.width);
+        return kept.map((l) => (l.length > max + 1 ? l.slice(0, max + 1) : l));
       }
       case "input": component(req.cid).handleInput?.(req.data); return null;
       case "invalidate": component(req.cid).invalidate?.(); return null;

@@ -91,8 +91,18 @@ export const LIMITS = Object.freeze({
   maxOptions: 1_000,
   /** Messages in one batch. */
   maxBatch: 10_000,
-  /** Lines of one `render(width)` answer. */
+  /** Lines of one `render(width)` answer on the wire (a forged answer over it is refused whole). */
   maxRenderLines: 10_000,
+  /**
+   * What the host's UI is given from one `render(width)`: at most this many lines, each at most
+   * `renderLineChars` characters; more is cut with a marker and reported (src/sandbox/render-guard.ts).
+   * The worker sends at most one line and one character over, so the host sees the excess without
+   * copying all of it.
+   */
+  renderLines: 1_000,
+  renderLineChars: 4_096,
+  /** Characters a rendered line may take per column of the width asked (SGR styling takes characters, no columns); at least 256. */
+  renderCharsPerColumn: 8,
   /** Bridge calls of one hook waiting on the host at once; more are refused. */
   maxConcurrentCalls: 64,
   /** UI prompts of one hook waiting behind the one on screen (prompts run one at a time); more are refused. */
@@ -110,6 +120,15 @@ export const LIMITS = Object.freeze({
   /** Rendered components a worker keeps; the host releases its least recently used one past this. */
   maxComponents: 256,
 });
+
+/**
+ * Longest line a render for `width` columns gives the UI (src/sandbox/render-guard.ts).
+ * @param {number} width
+ */
+export function renderLineChars(width) {
+  if (!Number.isFinite(width)) return LIMITS.renderLineChars;
+  return Math.min(LIMITS.renderLineChars, Math.max(256, Math.floor(width) * LIMITS.renderCharsPerColumn));
+}
 
 /** The frame a hook's child process writes as it dies of an uncaught exception: `{ t: FATAL, e }` (its own claim). */
 export const FATAL = "fatal";

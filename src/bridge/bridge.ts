@@ -9,6 +9,7 @@ import { ScopedContexts, scopedSurface } from "../command-scope.js";
 import { CustomUi } from "../custom-ui.js";
 import { HostModules } from "../host-modules.js";
 import type { Policy } from "../policy.js";
+import type { TerminalTextOptions } from "../terminal-text.js";
 import type { HookCommandContext, HookMessageRenderer } from "../types.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { hostMethods, type BridgeSurface, type HostMethods } from "./host-bridge.js";
@@ -40,6 +41,8 @@ export interface BridgeBase {
   /** The hook's renderer of `customType`, themed by the caller (ctx.ui.custom() shows it). */
   renderer(customType: string): HookMessageRenderer;
   isolation: string;
+  /** How the hook's text is shown on a terminal (the terminalText option). */
+  terminal: TerminalTextOptions;
 }
 
 /** The runner's surface and the methods built over it (one pair per command scope too). */
@@ -86,7 +89,7 @@ export class SandboxBridge implements BridgeHost {
 
   #over(surface: BridgeSurface): Served {
     const { hookPath, runSetup, gate } = this.#base;
-    return { surface, methods: hostMethods(surface, hookPath, runSetup, gate) };
+    return { surface, methods: hostMethods(surface, hookPath, runSetup, gate, this.#base.terminal) };
   }
 
   /** One dispatch for the three ways of travel: a scoped call runs its inner method on its scope's surface. */

@@ -6,7 +6,9 @@
  */
 import { Errors } from "../errors.js";
 import { presets } from "../policy.js";
+import { registryAnswer, registryRefusal } from "../model-registry-gate.js";
 import { renderTheme } from "../render-theme.js";
+import { terminalText, type TerminalTextOptions } from "../terminal-text.js";
 import { Deferred } from "./deferred.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
@@ -72,21 +74,34 @@ type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | type
 // Arguments arrive checked against the table, so each implementation destructures them as its row says.
 type Impl = (args: any) => unknown;
 
-export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: RunSetup, gate: ExecGate = { policy: presets.trusted, record: () => {} }): HostMethods {
+export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: RunSetup, gate: ExecGate = { policy: presets.trusted, record: () => {} },
+  terminal: TerminalTextOptions = {}): HostMethods {
+  const line = (text: string) => terminalText(text, terminal);
+  const lines = (text: string) => terminalText(text, { ...terminal, multiline: true });
+  const shownContent = (content: HookMessage["content"]): HookMessage["content"] => (typeof content === "string" ? lines(content)
+    : content.map((part) => (part.type === "text" && typeof part.text === "string" ? { ...part, text: lines(part.text) } : part)));
   const editorSignals = new Map<number, AbortController>();
   const later = new Deferred();
   let setupSession: SessionManager | undefined;
 
   const impl: Record<string, Impl> = {
-    [METHOD.select]: ([title, options]) => surface.ui().select(title, options),
-    [METHOD.confirm]: ([title, message]) => surface.ui().confirm(title, message),
-    [METHOD.input]: ([title, placeholder]) => surface.ui().input(title, placeholder),
+    // Every text a prompt shows passes the terminal-text gate (src/terminal-text.ts).
+    // The answer is the hook's own option (a tab in it was shown as spaces), not the text shown.
+    [METHOD.select]: async ([title, options]: [string, string[]]) => {
+      const shown = options.map(line);
+      const picked = await surface.ui().select(line(title), shown);
+      const index = picked === undefined ? -1 : shown.indexOf(picked);
+      return index >= 0 ? options[index] : picked;
+    },
+    [METHOD.confirm]: ([title, message]) => surface.ui().confirm(line(title), lines(message)),
+    [METHOD.input]: ([title, placeholder]) => surface.ui().input(line(title), placeholder === undefined ? undefined : line(placeholder)),
     [METHOD.editor]: async ([title, prefill, signalId]) => {
-      if (signalId === undefined) return surface.ui().editor(title, prefill);
+      const shown = prefill === undefined ? undefined : lines(prefill);
+      if (signalId === undefined) return surface.ui().editor(line(title), shown);
       const controller = new AbortController();
       editorSignals.set(signalId, controller);
       try {
-        return await surface.ui().editor(title, prefill, { signal: controller.signal });
+        return await surface.ui().editor(line(title), shown, { signal: controller.signal });
       } finally {
         editorSignals.delete(signalId);
       }
@@ -109,11 +124,12 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     },
     [METHOD.branch]: ([entryId]) => surface.branch(entryId),
     [METHOD.navigateTree]: ([targetId, options]) => surface.navigateTree(targetId, options),
-    [METHOD.sendMessage]: ([message, options]: [HookMessage, SendMessageOptions?]) => surface.sendMessage(message, options),
+    // A message the agent displays: its text passes the gate too (details are data, not shown as they are).
+    [METHOD.sendMessage]: ([message, options]: [HookMessage, SendMessageOptions?]) => surface.sendMessage({ ...message, content: shownContent(message.content) }, options),
     [METHOD.appendEntry]: ([customType, data]) => surface.appendEntry(customType, data),
-    [METHOD.notify]: ([message, type]) => surface.ui().notify(message, type),
-    [METHOD.setStatus]: ([key, value]) => surface.ui().setStatus(key, value),
-    [METHOD.setEditorText]: ([value]) => surface.ui().setEditorText(value),
+    [METHOD.notify]: ([message, type]) => surface.ui().notify(lines(message), type),
+    [METHOD.setStatus]: ([key, value]) => surface.ui().setStatus(line(key), value === undefined ? undefined : line(value)),
+    [METHOD.setEditorText]: ([value]) => surface.ui().setEditorText(lines(value)),
     [METHOD.abortEditor]: ([signalId]) => editorSignals.get(signalId)?.abort(),
     [METHOD.abort]: () => surface.abort(),
     [METHOD.log]: ([level, line]) => surface.log(level, line),
@@ -122,7 +138,12 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.getEditorText]: () => surface.ui().getEditorText(),
     // A renderer called with a theme styles with that theme, as in the original (src/render-theme.ts).
     [METHOD.theme]: ([name, args]) => callMethod(hookPath, "theme", renderTheme() ?? surface.ui().theme, name, args),
-    [METHOD.modelRegistry]: ([name, args]) => later.wrap(`modelRegistry.${name}`, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args)),
+    // Closed by policy.modelRegistry: keys and mutating methods only when granted (src/model-registry-gate.ts).
+    [METHOD.modelRegistry]: ([name, args]) => {
+      const refused = registryRefusal(gate.policy, name);
+      if (refused) throw new Error(refused);
+      return later.wrap(`modelRegistry.${name}`, registryAnswer(gate.policy, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args)));
+    },
     [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args)),
     [METHOD.await]: ([id]) => later.take(id),
   } satisfies Record<Exclude<keyof typeof BRIDGE, ServedElsewhere>, Impl>;

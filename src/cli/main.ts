@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { check, CHECK_HELP } from "./check.js";
 import { emit, EMIT_HELP } from "./emit.js";
-import type { Output } from "./render.js";
+import { gatedOutput, type Output } from "./render.js";
 import { replay, REPLAY_HELP } from "./replay.js";
 import { EXIT, UsageError } from "./usage.js";
 
@@ -56,7 +56,10 @@ function version(): string {
 }
 
 /** Run the command line `argv` (without `node` and the script); resolves with the exit code. */
-export async function main(argv: string[], io: MainIO = processIO()): Promise<number> {
+export async function main(argv: string[], given: MainIO = processIO()): Promise<number> {
+  // Everything the commands write holds hook text (results, prompts, messages, errors, logs): it
+  // passes the terminal-text gate; only the progress bar's own controls do not (render.ts `Output.control`).
+  const io = { ...given, stdout: gatedOutput(given.stdout), stderr: gatedOutput(given.stderr) };
   const [name, ...rest] = argv;
   if (name === undefined) {
     io.stderr.write(`hookbox: no command given\n\n${HELP}`);

@@ -5,6 +5,7 @@
 import type { HookError } from "../errors.js";
 import type { HookStats } from "../stats.js";
 import { displayWidth } from "../status-line.js";
+import { terminalText } from "../terminal-text.js";
 
 /** Where a command writes. `isTTY` decides whether a progress bar is drawn. */
 export interface Output {
@@ -12,6 +13,21 @@ export interface Output {
   readonly isTTY: boolean;
   /** Terminal width, when known. */
   readonly columns?: number;
+  /** hookbox's own terminal controls (the progress bar), written as they are; `write` otherwise. */
+  control?(sequence: string): void;
+}
+
+/**
+ * `out` with every write through the terminal-text gate (src/terminal-text.ts): control sequences
+ * removed, SGR colours kept on a terminal only. `control` writes stay hookbox's own.
+ */
+export function gatedOutput(out: Output): Output {
+  return {
+    write: (text) => out.write(terminalText(text, { multiline: true, colors: out.isTTY })),
+    control: (sequence) => (out.control ? out.control(sequence) : out.write(sequence)),
+    get isTTY() { return out.isTTY; },
+    get columns() { return out.columns; },
+  };
 }
 
 /** Rows of cells as left-aligned columns (right-aligned where `right[i]`), two spaces apart, by display width (CJK and emoji take 2). */
@@ -98,7 +114,8 @@ export class Progress {
   /** Write `text` (whole lines) above the bar. */
   line(text: string): void {
     if (!this.#enabled) return this.#out.write(text);
-    this.#out.write(`\r\x1b[K${text}`);
+    this.#control("\r\x1b[K");
+    this.#out.write(text);
     this.#shown = false;
     this.#draw(true);
   }
@@ -111,7 +128,7 @@ export class Progress {
 
   /** Remove the bar. */
   clear(): void {
-    if (this.#enabled && this.#shown) this.#out.write("\r\x1b[K");
+    if (this.#enabled && this.#shown) this.#control("\r\x1b[K");
     this.#shown = false;
   }
 
@@ -123,7 +140,12 @@ export class Progress {
     const width = Math.max(10, Math.min(40, (this.#out.columns ?? 80) - 30));
     const filled = Math.round((this.#done / this.#total) * width);
     const pct = Math.floor((this.#done / this.#total) * 100);
-    this.#out.write(`\r\x1b[K[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${this.#done}/${this.#total} ${pct}%`);
+    this.#control(`\r\x1b[K[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${this.#done}/${this.#total} ${pct}%`);
     this.#shown = true;
+  }
+
+  #control(sequence: string): void {
+    if (this.#out.control) this.#out.control(sequence);
+    else this.#out.write(sequence);
   }
 }

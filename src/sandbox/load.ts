@@ -9,6 +9,7 @@ import { loadReplySchema, type LoadSpec, type Manifest, type WorkerControl } fro
 import { describeIssues } from "../schemas.js";
 import type { WorkerChannel } from "./channel.js";
 import type { HookEndpoint } from "./endpoint.js";
+import { explainRefusedImport } from "../host-modules.js";
 
 /** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
 const DEFAULT_LOAD_DEADLINE_MS = 30_000;
@@ -28,7 +29,8 @@ export async function loadWorker(endpoint: HookEndpoint, channel: WorkerChannel,
     remote.load(spec).then((reply): HookFailure | Manifest => {
       const parsed = loadReplySchema.safeParse(reply);
       if (!parsed.success) return Errors.protocolViolation(hookPath, `bad load reply: ${describeIssues(parsed.error)}`);
-      if (!parsed.data.ok) return Errors.loadFailed(hookPath, parsed.data.e.message, parsed.data.e.stack);
+      // An import of an offered host module the policy refused fails as "not found": say which policy field grants it.
+      if (!parsed.data.ok) return Errors.loadFailed(hookPath, explainRefusedImport(parsed.data.e.message, options.hostModules, options.policy), parsed.data.e.stack);
       return parsed.data.manifest;
     }, (err) => Errors.loadFailed(hookPath, describeThrown(err))),
     options.loadUnresponsiveMs,

@@ -15,6 +15,7 @@ import { renderReplySchema, renderValueSchemas, type RenderRequest } from "../pr
 import { describeIssues } from "../schemas.js";
 import type { HookMessageRenderer } from "../types.js";
 import { LIMITS } from "../../worker/wire.mjs";
+import type { RenderGuard } from "./render-guard.js";
 
 /** Answers a synchronous host call the renderer made (the channel's own sync path). */
 export type AnswerSync = (id: number, method: string, args: unknown[]) => void;
@@ -81,19 +82,33 @@ export type RenderCall = (body: RenderBody) => { ok: true; v: unknown } | { ok: 
 /** The host's stand-ins for one hook's rendered components, across its workers. */
 export class Components {
   readonly #call: RenderCall;
+  readonly #guard: RenderGuard;
   /** Ids the worker holds for a live stand-in, least recently used first. */
   readonly #held = new Set<number>();
   /** Why: a stand-in the TUI no longer references releases its component in the worker. */
   readonly #dropped = new FinalizationRegistry<{ cid: number | undefined }>((slot) => this.#release(slot));
   #nextCid = 1;
 
-  constructor(call: RenderCall) {
-    this.#call = call;
+  constructor(call: RenderCall, guard: RenderGuard) {
+    this.#guard = guard;
+    // Every operation's host time is charged to the hook (a release is only posted).
+    this.#call = (body) => {
+      if (body.op === "release") return call(body);
+      if (!guard.allowed) return { ok: false };
+      const started = performance.now();
+      try {
+        return call(body);
+      } finally {
+        guard.charge(performance.now() - started);
+      }
+    };
   }
 
   /** A message renderer for `customType`: stand-ins whose methods run in the worker. */
   renderer(customType: string): HookMessageRenderer {
     return (message, options) => {
+      // A hook demoted for its render time renders by default (src/sandbox/render-guard.ts).
+      if (!this.#guard.allowed) return undefined;
       const create = (): boolean => {
         if (this.#held.size >= LIMITS.maxComponents) this.#release({ cid: this.#held.values().next().value });
         const cid = this.#nextCid++;
@@ -121,7 +136,7 @@ export class Components {
       const standIn = {
         render: (width: number) => {
           const r = use((cid) => ({ op: "render", cid, width }));
-          return r.ok && Array.isArray(r.v) ? (r.v as string[]) : [];
+          return r.ok && Array.isArray(r.v) ? this.#guard.lines(r.v as string[], width) : [];
         },
         handleInput: (data: string) => { use((cid) => ({ op: "input", cid, data })); },
         invalidate: () => { use((cid) => ({ op: "invalidate", cid })); },

@@ -22,10 +22,12 @@ import { execProgram, sandboxAvailability, sandboxLauncher, type SandboxLauncher
 import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js";
 import { spawnEndpoint } from "./spawn.js";
 import { Components, type RenderClient } from "./render.js";
+import { RenderGuard } from "./render-guard.js";
 import { RestartBudget } from "./restart-budget.js";
 import { CALLBACK_WINDOW_MS, CallbackBudget, LOG_LINES_PER_WINDOW } from "../callback-budget.js";
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform-cache.js";
 import { hostModuleManifest } from "../host-modules.js";
+import { TransformBudget } from "../transform-budget.js";
 import { NEXT, type SandboxBounds, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 
 export type { SandboxBounds, SandboxListener, SandboxState, SandboxView };
@@ -52,19 +54,12 @@ export class HookSandbox implements SandboxView {
 
   #worker: HookEndpoint | undefined;
   #render: RenderClient | undefined;
-  readonly #components = new Components((body) => {
-    if (this.#state !== "ready" || !this.#render) return { ok: false };
-    try {
-      const channel = this.#channel;
-      return { ok: true, v: this.#render.call(body, (id, m, a) => channel?.answerSync(id, m, a)) };
-    } catch (err) {
-      this.#fault(err instanceof HookFailure ? err : Errors.handlerThrew(this.hookPath, "render", describeThrown(err)));
-      return { ok: false };
-    }
-  });
+  readonly #components: Components;
   #channel: WorkerChannel | undefined;
 
   readonly #cache: TransformCache;
+  /** Kept across restarts: a hook cannot reset its budget by crashing. */
+  readonly #transformBudget: TransformBudget;
   #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
   /** The hook's log lines (stdout, stderr, pi.logger) per window, across restarts; past it one summary line. */
@@ -89,6 +84,16 @@ export class HookSandbox implements SandboxView {
     this.#logBudget = new CallbackBudget(LOG_LINES_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) =>
       options.onLog(hookPath, "warn", `[hookbox: ${dropped} log lines dropped (over ${LOG_LINES_PER_WINDOW} per ${CALLBACK_WINDOW_MS / 1000} s)]`));
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs, options.maxLongRestarts, options.longRestartWindowMs);
+    this.#components = new Components((body) => {
+      if (this.#state !== "ready" || !this.#render) return { ok: false };
+      try {
+        const channel = this.#channel;
+        return { ok: true, v: this.#render.call(body, (id, m, a) => channel?.answerSync(id, m, a)) };
+      } catch (err) {
+        this.#fault(err instanceof HookFailure ? err : Errors.handlerThrew(this.hookPath, "render", describeThrown(err)));
+        return { ok: false };
+      }
+    }, new RenderGuard(this.hookPath, this.options.renderBudgetMs, this.options.terminalText, (f) => this.#fault(f)));
     this.execGate = {
       policy: options.policy,
       record: options.onExec,
@@ -118,9 +123,10 @@ export class HookSandbox implements SandboxView {
       dispose: () => this.dispose(),
     });
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
+    this.#transformBudget = new TransformBudget(hookPath, options.transformBudget);
     this.bridge = new SandboxBridge({
       hookPath, cwd, gate: this.execGate, onLog: options.onLog, takeLog: () => this.#logBudget.take(), hostModules: options.hostModules, policy: options.policy,
-      isolation: options.isolation,
+      isolation: options.isolation, terminal: options.terminalText,
       transform: (a) => this.#transform(a),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
       renderer: (key) => withCallerTheme(this.renderer(key)),
@@ -208,7 +214,9 @@ export class HookSandbox implements SandboxView {
   /** Why the endpoint check: an answer that comes after its worker died is never written to a closed pipe. */
   #transform(args: unknown[]): Promise<unknown> {
     const asker = this.#worker;
-    return transformCall(this.#cache, args as [TransformRequest]).then(
+    // Charged to this hook (src/transform-budget.ts): over budget, refused before any work.
+    this.#transformBudget.admit((args as [TransformRequest])[0].source.length);
+    return transformCall(this.#cache, args as [TransformRequest], (ms) => this.#transformBudget.charge(ms)).then(
       (v) => (asker === this.#worker ? v : new Promise(() => {})),
       (err) => (asker === this.#worker ? Promise.reject(err) : new Promise(() => {})),
     );

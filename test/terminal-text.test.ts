@@ -1,0 +1,47 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { terminalText } from "../src/terminal-text.js";
+
+const SGR_ONLY = /\x1b\[[0-9;:]*m/g;
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+describe("terminalText", () => {
+  it.each([
+    ["OSC 52 (clipboard), BEL-terminated", "a\x1b]52;c;ZXZpbA==\x07b", "ab"],
+    ["OSC 0 (title), ST-terminated", "a\x1b]0;pwned\x1b\\b", "ab"],
+    ["OSC with the C1 introducer", "a\u009d0;pwned\u0007b", "ab"],
+    ["CSI 2J (clear screen)", "a\x1b[2Jb", "ab"],
+    ["a cursor move", "a\x1b[10;10Hb", "ab"],
+    ["C1 CSI", "a\u009b2Jb", "ab"],
+    ["DCS", "a\x1bP1$qm\x1b\\b", "ab"],
+    ["an ESC escape (save cursor)", "a\x1b7b", "ab"],
+    ["an unterminated OSC: litter at worst, no ESC", "a\x1b]52;c;Zm9v", "a]52;c;Zm9v"],
+    ["BEL, CR, DEL, NUL, a lone C1", "a\x07\r\x7f\x00\u0085b", "ab"],
+    ["a tab", "a\tb", "a    b"],
+    ["SGR colours, truecolor with colons", "\x1b[31mred\x1b[0m \x1b[38:2::1:2:3mx\x1b[m", "\x1b[31mred\x1b[0m \x1b[38:2::1:2:3mx\x1b[m"],
+  ])("removes %s", (_what, input, output) => {
+    expect(terminalText(input)).toBe(output);
+  });
+
+  it("keeps newlines only in multi-line text, and removes SGR with colors: false", () => {
+    expect(terminalText("a\nb")).toBe("a b");
+    expect(terminalText("a\r\nb", { multiline: true })).toBe("a\nb");
+    expect(terminalText("\x1b[1;31mx\x1b[0m", { colors: false })).toBe("x");
+  });
+
+  it("returns plain text as it is (the same string)", () => {
+    const text = "plain text with ünïcode ✓ and 漢字";
+    expect(terminalText(text)).toBe(text);
+  });
+
+  it("leaves no control character but the ESC of a closed SGR sequence, whatever the input", () => {
+    const chars = fc.constantFrom("\x1b", "[", "]", "P", "\\", "\x07", "\u009b", "\u009d", "\u009c", "\r", "\n", "\t", "\x00", "\x7f", ";", "2", "J", "m", "a", ":", "H");
+    fc.assert(fc.property(fc.array(chars, { maxLength: 40 }).map((a) => a.join("")), fc.boolean(), (input, multiline) => {
+      const out = terminalText(input, { multiline });
+      expect(CONTROL.test(out.replace(SGR_ONLY, ""))).toBe(false);
+      expect(out.replace(SGR_ONLY, "").includes("\x1b")).toBe(false);
+      if (!multiline) expect(out.includes("\n")).toBe(false);
+      expect(terminalText(input, { multiline, colors: false }).includes("\x1b")).toBe(false);
+    }), { numRuns: 2000 });
+  });
+});
