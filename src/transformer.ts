@@ -32,6 +32,8 @@ function start(): Worker {
     execArgv: [permissionFlag(), "--no-warnings", `--allow-fs-read=${jitiDir}/*`, `--allow-fs-read=${fileURLToPath(ENTRY)}`],
     resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
     env: {},
+    // The entry file itself (worker/transformer.mjs says why).
+    workerData: { jiti: require.resolve("jiti") },
   });
   worker.unref();
   worker.on("message", (msg: { id: number; ok: boolean; code?: string; message?: string }) => {

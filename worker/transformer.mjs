@@ -2,8 +2,14 @@
 // what jiti evaluates. It runs host-owned code only, never a hook's: the host validated every
 // request's options (src/transform-cache.ts), and the thread runs under the permission model with
 // reads of jiti and this file only, so a request can make it read or load nothing else.
-import { parentPort } from "node:worker_threads";
-import { createJiti } from "jiti";
+import { createRequire } from "node:module";
+import { parentPort, workerData } from "node:worker_threads";
+
+// Why jiti by the file the host resolved (a real path) rather than by name: resolving "jiti" from
+// here walks `node_modules` folders above this file, and where one of them is a symbolic link (pnpm,
+// a linked checkout) the permission model refuses the walk and the thread dies before its first
+// transform; the host resolved the name already, and this thread may read that file's folder.
+const { createJiti } = createRequire(import.meta.url)(/** @type {{ jiti: string }} */ (workerData).jiti);
 
 // Why silenced: Babel warns on large sources, and no text a hook's source causes reaches the host's streams.
 for (const name of /** @type {const} */ (["log", "info", "warn", "error", "debug", "trace"])) console[name] = () => {};
