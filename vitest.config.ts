@@ -12,6 +12,8 @@ const BOTH_MODES = [
   "test/host-transport.test.ts", "test/host-transform-hostile.test.ts",
   // issue 13: hooks written for the original run unchanged
   "test/host-in-place-edits.test.ts", "test/host-async-host-methods.test.ts", "test/host-abort-signals.test.ts", "test/host-command-context.test.ts", "test/host-renderer-theme.test.ts", "test/host-default-exports.test.ts", "test/host-tool-call-errors.test.ts", "test/host-import-graph.test.ts", "test/host-pi-extras.test.ts", "test/host-modules.test.ts",
+  // issue 22: the fuzz harness
+  "test/host-fuzz.test.ts",
 ];
 
 export default defineConfig({

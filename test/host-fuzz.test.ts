@@ -19,11 +19,15 @@ import { almostValid, EVENT_FIELDS, EVENTS, HOSTILE_KEYS, hostileString, hostile
 import { ISOLATION } from "./support/isolation.js";
 import { intrinsicsSnapshot, type Intrinsics } from "./helpers/intrinsics.js";
 
-const RUNS = Number(process.env.HOOKBOX_FUZZ_RUNS ?? 12);
+const RUNS = Number(process.env.HOOKBOX_FUZZ_RUNS ?? 50);
 const SEED = Number(process.env.HOOKBOX_FUZZ_SEED ?? 22);
 const ONLY = process.env.HOOKBOX_FUZZ_ONLY;
-/** Per route: the runs, and wall time before fast-check stops shrinking and reports what it has. */
-const PARAMS = { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: Number(process.env.HOOKBOX_FUZZ_MS ?? 25_000), markInterruptAsFailure: false };
+/**
+ * Per path: the runs, and a wall-time bound (HOOKBOX_FUZZ_MS) after which fast-check stops (a
+ * prefix of the same runs, passing if none failed) or stops shrinking and reports what it has. Why:
+ * the file must stay within its share of the suite's budget on a loaded two-core machine.
+ */
+const PARAMS = { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: Number(process.env.HOOKBOX_FUZZ_MS ?? 8_000), markInterruptAsFailure: false };
 const TEST_MS = PARAMS.interruptAfterTimeLimit + 60_000;
 
 const HOOK = fixture("hostile/returns-fuzzed-values.ts");
@@ -125,7 +129,7 @@ function eventFor(s: Spec) {
 
 // ---- one run ------------------------------------------------------------------------------------
 
-interface Outcome { spec: Spec; event: Record<string, unknown>; result?: unknown; rejected?: unknown; rendered?: unknown; renderThrew?: unknown; errors: HookError[]; healthy: string; sentToHost: unknown[] }
+interface Outcome { polluted?: string[]; spec: Spec; event: Record<string, unknown>; result?: unknown; rejected?: unknown; rendered?: unknown; renderThrew?: unknown; errors: HookError[]; healthy: string; sentToHost: unknown[] }
 
 async function once(s: Spec): Promise<Outcome> {
   const { host: h } = await runner();
@@ -145,8 +149,12 @@ async function once(s: Spec): Promise<Outcome> {
         : await h.runner.emit(event as never);
     } catch (err) { out.rejected = err; }
   }
+  // Why put back at once (before the healthy hook runs, whatever property is checked): a polluted
+  // prototype poisons the host, e.g. an inherited BASH_ENV runs in the next sandbox's launcher.
+  out.polluted = intrinsics.restore();
   // The healthy hook still works, and its emit is the barrier: the hostile hook's earlier messages were handled before its reply to it.
   out.healthy = JSON.stringify(await h.runner.emit(structuredClone(redact)));
+  out.polluted.push(...intrinsics.restore());
   if (process.env.HOOKBOX_FUZZ_DEBUG) console.log(JSON.stringify({ s: { ...s, v: typeof s.v, w: typeof s.w }, result: String(JSON.stringify(out.result)).slice(0, 200), rejected: String(out.rejected).slice(0, 200), rendered: String(out.rendered).slice(0, 100), errors: h.errors.map((e) => [e.code, e.error.slice(0, 150)]), ui: uiText.length, sent: h.sent.length }));
   out.sentToHost = [...h.sent.map((m) => m.message), ...h.entries, ...uiText.map((u) => u.text)];
   return out;
@@ -191,7 +199,7 @@ function invariants(o: Outcome): Array<[name: string, ok: boolean, detail: () =>
   const ran = o.spec.route === "exec" && o.spec.how === "cwd" ? parseRan((o.result as { reason?: string } | undefined)?.reason) : undefined;
   const terminalText = [...uiText.map((u) => u.text), ...(Array.isArray(o.rendered) ? o.rendered : [])].filter((t): t is string => typeof t === "string");
   return [
-    ["intrinsics", intrinsics.changes().length === 0, () => intrinsics.restore().join("; ")],
+    ["intrinsics", o.polluted!.length === 0, () => o.polluted!.join("; ")],
     ["host event objects", hostObjectProblems(o.event, "event").length === 0, () => hostObjectProblems(o.event, "event").join("; ")],
     ["host results", hostObjectProblems(o.result, "result").length === 0, () => hostObjectProblems(o.result, "result").join("; ")],
     ["what reaches the host's handlers", hostObjectProblems(o.sentToHost, "sent").length === 0, () => hostObjectProblems(o.sentToHost, "sent").join("; ")],
