@@ -4,8 +4,9 @@
  * path (a result, an in-place edit, bridge arguments, a renderer's reply, a forged transform
  * request, an exec request, a message forged on the wire), and after every run the host's
  * invariants are checked (`invariants` below). A fixed seed and a modest number of runs by default;
- * HOOKBOX_FUZZ_RUNS and HOOKBOX_FUZZ_SEED run it longer, HOOKBOX_FUZZ_ONLY=<property> checks one
- * property alone (to shrink its counterexample apart from the others).
+ * HOOKBOX_FUZZ_RUNS, HOOKBOX_FUZZ_SEED and HOOKBOX_FUZZ_MS run it longer, HOOKBOX_FUZZ_ONLY=<property>
+ * checks one property alone (to shrink its counterexample apart from the others), HOOKBOX_FUZZ_DEBUG=1
+ * prints every run, HOOKBOX_FUZZ_EXAMPLES=0 leaves out the known attacks (to see what generation finds alone).
  */
 import { dirname } from "node:path";
 import { realpathSync } from "node:fs";
@@ -155,9 +156,16 @@ async function once(s: Spec): Promise<Outcome> {
   // The healthy hook still works, and its emit is the barrier: the hostile hook's earlier messages were handled before its reply to it.
   out.healthy = JSON.stringify(await h.runner.emit(structuredClone(redact)));
   out.polluted.push(...intrinsics.restore());
-  if (process.env.HOOKBOX_FUZZ_DEBUG) console.log(JSON.stringify({ s: { ...s, v: typeof s.v, w: typeof s.w }, result: String(JSON.stringify(out.result)).slice(0, 200), rejected: String(out.rejected).slice(0, 200), rendered: String(out.rendered).slice(0, 100), errors: h.errors.map((e) => [e.code, e.error.slice(0, 150)]), ui: uiText.length, sent: h.sent.length }));
   out.sentToHost = [...h.sent.map((m) => m.message), ...h.entries, ...uiText.map((u) => u.text)];
+  if (process.env.HOOKBOX_FUZZ_DEBUG) debug(out);
   return out;
+}
+
+/** One line per run (HOOKBOX_FUZZ_DEBUG=1): the request (values by type), what came back, what was reported. */
+function debug(o: Outcome): void {
+  const cut = (v: unknown, n = 200) => String(typeof v === "string" ? v : JSON.stringify(v)).slice(0, n);
+  console.log(JSON.stringify({ spec: { ...o.spec, v: typeof o.spec.v, w: typeof o.spec.w }, result: cut(o.result), rejected: cut(String(o.rejected)),
+    rendered: cut(o.rendered, 100), errors: o.errors.map((e) => [e.code, e.error.slice(0, 150)]), ui: uiText.length, sent: o.sentToHost.length }));
 }
 
 // ---- the properties -----------------------------------------------------------------------------
@@ -245,7 +253,7 @@ describe(`fuzz: hostile values through every hook→host path (${ISOLATION}, see
   for (const [path, arbitrary] of Object.entries(ROUTES)) {
     // In process and sandbox modes a renderer gives undefined (no synchronous rendering): the path is short there.
     it(`${path}: the host's intrinsics, objects, codes and other hooks hold`, async () => {
-      await fc.assert(fc.asyncProperty(arbitrary, property), { ...PARAMS, examples: EXAMPLES[path] ?? [] });
+      await fc.assert(fc.asyncProperty(arbitrary, property), { ...PARAMS, examples: process.env.HOOKBOX_FUZZ_EXAMPLES === "0" ? [] : EXAMPLES[path] ?? [] });
     }, TEST_MS);
   }
 });
