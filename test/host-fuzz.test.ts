@@ -106,11 +106,13 @@ const ROUTES: Record<string, fc.Arbitrary<Spec>> = {
 const PROTO = new Tag({ $: "json", v: '{"__proto__":{"polluted":"fuzz","BASH_ENV":"/tmp/x"}}' });
 const known = (event: string, route: string, how: string, key: string, v: unknown, sub = "x"): [Spec] => [{ event, route, how, key, sub, v, w: undefined, catches: false }];
 const EXAMPLES: Record<string, Array<[Spec]>> = {
-  "handler results": [known("tool_result", "result", "field", "details", PROTO), known("tool_call", "result", "whole", "", PROTO)],
+  "handler results": [known("tool_result", "result", "field", "details", PROTO), known("tool_call", "result", "whole", "", PROTO),
+    known("tool_result", "result", "field", "details", new Tag({ $: "rep", s: "x", n: 17 * 1024 * 1024 }))],
   "in-place edits of the event": [known("tool_call", "edit", "set", "input", PROTO), known("tool_result", "edit", "set", "details", PROTO),
     known("context", "edit", "element", "messages", PROTO, "content")],
   "bridge call arguments": [known("tool_call", "bridge", "ui.notify", "", "\x1b]52;c;cHduZWQ=\x07"), known("tool_call", "bridge", "sendMessage.fields", "fuzz", "x")],
-  "messages forged on the wire": [known("tool_call", "forge", "res", "", { steps: [{ ok: true, r: PROTO }] })],
+  "messages forged on the wire": [known("tool_call", "forge", "res", "", { steps: [{ ok: true, r: PROTO }] }),
+    known("tool_call", "forge", "raw", "", new Tag({ $: "deep", n: 100_000, v: "bottom" })), known("tool_call", "forge", "res", "", { steps: [{ ok: true, r: { details: new Tag({ $: "deep", n: 9_000, v: "bottom" }) } }] }), known("tool_call", "forge", "res", "", new Tag({ $: "deep", n: 100_000, array: true, v: "bottom" }))],
   "transform requests": [known("tool_call", "transform", "babel", "", { plugins: ["/tmp/evil.js"] })],
   "exec requests": [known("tool_call", "exec", "cwd", "", "/")],
   "renderer replies": [known("tool_call", "render", "lines", "", ["\x1b]52;c;cHduZWQ=\x07", "\x1b[2J"])],
