@@ -16,6 +16,7 @@ const BOTH_MODES = [
   "test/host-linked-packages.test.ts",
   "test/host-model-registry.test.ts",
   "test/host-terminal-text.test.ts",
+  "test/host-fuzz.test.ts",
 ];
 
 export default defineConfig({

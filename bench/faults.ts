@@ -61,6 +61,7 @@ const ALL_CASES: Case[] = [
   { fault: "unhandled rejection", fixture: "faulty/rejects-unhandled.ts", fire: (r) => r.emit(turnStart) },
   { fault: "heap exhausted", fixture: "faulty/exhausts-heap.ts", fire: (r) => r.emit(turnStart) },
   { fault: "invalid result", fixture: "hostile/returns-own-proto-key.ts", fire: toolCall },
+  { fault: "refused in-place edit of a tool call's input", fixture: "hostile/edits-tool-input-to-a-string.ts", fire: toolCall },
   { fault: "oversized result", fixture: "faulty/returns-oversized-result.ts", fire: (r) => r.emit(redact) },
   { fault: "comlink walk on parentPort", fixture: "hostile/posts-comlink-walks.ts", fire: toolCall },
   { fault: "forged replies", fixture: "hostile/forges-replies.ts", fire: toolCall },

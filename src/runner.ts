@@ -209,7 +209,13 @@ export class HookRunner {
         if (skipped) this.#stats.skip(unit.hook.path);
         else this.#stats.call(unit.hook.path, type, performance.now() - started);
       }
-      if (reply.edits) acc = this.#applyEdits(unit, type, rule, event, reply.edits, acc);
+      if (reply.edits) {
+        const applied = this.#applyEdits(unit, type, rule, event, reply.edits, acc);
+        acc = applied.acc;
+        // Why blocked: a hook that edits a tool call's input means to change what the tool runs; its
+        // refused edit fails closed like an invalid result, or the tool would run what it meant to stop.
+        if (toolCall && applied.refused && this.#failClosed(unit)) return blocked(applied.refused);
+      }
       for (const step of reply.steps) {
         if (!step.ok) {
           const failure = stepFailure(unit, type, step.e);
@@ -245,17 +251,18 @@ export class HookRunner {
   /**
    * A hook's in-place edits, validated and applied to the caller's event, so the next hook and the
    * caller see them as in the original. In a waterfall whose value a hook already replaced, an
-   * edit of `messages` edits that value.
+   * edit of `messages` edits that value. The first refused edit is returned (a tool call blocks on it).
    */
-  #applyEdits(unit: HookUnit, type: string, rule: ConflictRule, event: Record<string, unknown>, edits: Record<string, unknown>, acc: unknown): unknown {
+  #applyEdits(unit: HookUnit, type: string, rule: ConflictRule, event: Record<string, unknown>, edits: Record<string, unknown>, acc: unknown): { acc: unknown; refused?: HookFailure } {
     const { valid, refused } = checkEdits(edits, event);
-    for (const r of refused) this.#report(Errors.invalidEdit(unit.hook.path, type, r.field, r.detail));
+    const failures = refused.map((r) => Errors.invalidEdit(unit.hook.path, type, r.field, r.detail));
+    for (const failure of failures) this.#report(failure);
     if (rule.kind === "waterfall" && acc !== undefined && Object.hasOwn(valid, "messages")) {
       acc = valid.messages;
       delete valid.messages;
     }
     applyEdits(event, valid);
-    return acc;
+    return { acc, refused: failures[0] };
   }
 
   /**

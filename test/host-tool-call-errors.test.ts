@@ -33,4 +33,17 @@ describe("errors thrown by tool_call handlers", () => {
     expect(wrapped.message).toBe("Hook failed, blocking execution: [object Object]");
     expect(wrapped.cause.cause).toEqual({ reason: "edits are frozen", status: 423 });
   });
+
+  it("an in-place edit of a tool call's input that is refused blocks the call as invalid_result (fail closed), and the tool does not run", async () => {
+    const { runner, errors } = await start(["hostile/edits-tool-input-to-a-string.ts"]);
+    const input = { command: "rm -rf build" };
+    const result = await runner.emitToolCall({ ...call("bash"), input });
+    expect(result).toMatchObject({ block: true, reason: expect.stringContaining("failed (invalid_result)") });
+    expect(errors.map((e) => e.code)).toEqual(["invalid_result"]);
+    expect(errors[0]!.error).toContain("edited event.input");
+    expect(input).toEqual({ command: "rm -rf build" });
+    let ran = 0;
+    await expect(new HookToolWrapper({ name: "bash", execute: async () => { ran++; return { content: [] }; } } as never, runner).execute("c", input)).rejects.toThrow(/invalid_result/);
+    expect(ran).toBe(0);
+  });
 });
