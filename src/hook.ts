@@ -4,7 +4,7 @@
  * hookbox is a `WorkerHook` (src/worker-hook.ts): it also shows its sandbox, and its maps are
  * views of what the worker registered.
  */
-import type { EmitReply, PlanName } from "./protocol.js";
+import { NO_RESULTS, type EmitReply, type PlanName } from "./protocol.js";
 import type { SandboxView } from "./sandbox/state.js";
 import type {
   AppendEntryHandler, HookContext, HookMessageRenderer, RegisteredCommand, SendMessageHandler,
@@ -38,9 +38,6 @@ export interface HookUnit {
   count(eventType: string): number;
   run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext): Promise<EmitReply>;
 }
-
-/** What a worker's empty answer means: every handler ran and returned nothing. */
-const NO_RESULTS: EmitReply = Object.freeze({ steps: [] }) as EmitReply;
 
 /** In-process handlers of a hand-built `LoadedHook`: trusted, no isolation, same rules. */
 export function inlineUnit(hook: LoadedHook): HookUnit {

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
 import type { NetRecord } from "./net/proxy.js";
 import type { TerminalTextOptions } from "./terminal-text.js";
-import { DEFAULT_TRANSFORM_BUDGET, type TransformBudgetOptions } from "./transform-budget.js";
+import type { TransformBudgetOptions } from "./transform-budget.js";
+import { DEFAULTS } from "../worker/wire.mjs";
 import { resolveIsolation, resolvePolicy, type Isolation, type Policy, type PolicyOption } from "./policy.js";
 
 export interface SandboxOptions {
@@ -128,30 +129,30 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     throw new RangeError(`resourceLimits.maxYoungGenerationSizeMb must be at most ${YOUNG_GENERATION_CAP_MB}: larger values can abort the whole process on Node 20 (nodejs/node#47224)`);
   }
   return {
-    deadlines: { default: 30_000, ...options.deadlines } as ResolvedSandboxOptions["deadlines"],
-    unresponsiveMs: options.unresponsiveMs ?? 3_000,
-    loadUnresponsiveMs: options.loadUnresponsiveMs ?? 10_000,
+    deadlines: { default: DEFAULTS.deadlineMs, ...options.deadlines } as ResolvedSandboxOptions["deadlines"],
+    unresponsiveMs: options.unresponsiveMs ?? DEFAULTS.unresponsiveMs,
+    loadUnresponsiveMs: options.loadUnresponsiveMs ?? DEFAULTS.loadUnresponsiveMs,
     resourceLimits: limits,
-    maxMessageBytes: options.maxMessageBytes ?? 16 * 1024 * 1024,
-    maxPostsPerSecond: options.maxPostsPerSecond ?? 5_000,
-    maxPausedMs: options.maxPausedMs ?? 10 * 60_000,
-    maxRestarts: options.maxRestarts ?? 3,
-    restartWindowMs: options.restartWindowMs ?? 5 * 60_000,
-    maxLongRestarts: options.maxLongRestarts ?? 5,
-    longRestartWindowMs: options.longRestartWindowMs ?? 60 * 60_000,
+    maxMessageBytes: options.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
+    maxPostsPerSecond: options.maxPostsPerSecond ?? DEFAULTS.maxPostsPerSecond,
+    maxPausedMs: options.maxPausedMs ?? DEFAULTS.maxPausedMs,
+    maxRestarts: options.maxRestarts ?? DEFAULTS.maxRestarts,
+    restartWindowMs: options.restartWindowMs ?? DEFAULTS.restartWindowMs,
+    maxLongRestarts: options.maxLongRestarts ?? DEFAULTS.maxLongRestarts,
+    longRestartWindowMs: options.longRestartWindowMs ?? DEFAULTS.longRestartWindowMs,
     toolCallFailure: options.toolCallFailure ?? "closed",
     transformCacheDir: options.transformCacheDir ?? join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`),
-    transformCacheMaxBytes: options.transformCacheMaxBytes ?? 64 * 1024 * 1024,
-    transformBudget: { ...DEFAULT_TRANSFORM_BUDGET, ...options.transformBudget },
-    syncTimeoutMs: options.syncTimeoutMs ?? 5_000,
-    renderTimeoutMs: options.renderTimeoutMs ?? 100,
-    renderBudgetMs: options.renderBudgetMs ?? 500,
+    transformCacheMaxBytes: options.transformCacheMaxBytes ?? DEFAULTS.transformBytes,
+    transformBudget: { characters: DEFAULTS.transformBytes, ms: DEFAULTS.transformMs, ...options.transformBudget },
+    syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
+    renderTimeoutMs: options.renderTimeoutMs ?? DEFAULTS.renderTimeoutMs,
+    renderBudgetMs: options.renderBudgetMs ?? DEFAULTS.renderBudgetMs,
     onLog: options.onLog ?? (() => {}),
     onExec: options.onExec ?? (() => {}),
     onNet: options.onNet ?? (() => {}),
     policy,
     isolation: resolveIsolation(policy, options.isolation),
-    sandboxMemoryMb: options.sandboxMemoryMb ?? 512,
+    sandboxMemoryMb: options.sandboxMemoryMb ?? DEFAULTS.sandboxMemoryMb,
     env: options.env,
     execArgv: options.execArgv,
     hostModules: options.hostModules ?? {},

@@ -1,8 +1,11 @@
 /**
- * The wire between the host and one hook's worker or process: one zod schema per message, the
- * types inferred from them (the worker's JSDoc `@import`s the same types), and the bounds of
- * `worker/wire.mjs`. The host validates every message a worker sends against these before it
- * uses it; what fails is dropped as `protocol_violation`. Bridge methods are `bridge/methods.ts`.
+ * The wire between the host and one hook's worker or process, with `worker/wire.mjs` (method
+ * names and kinds, bounds, defaults, shared by both sides) and `bridge/methods.ts` (the bridge
+ * table: each method's arguments and answer). Every message a worker sends has a zod schema here
+ * and its type is inferred from it; the host validates each before it uses it, and what fails is
+ * dropped as `protocol_violation`. What the host sends it builds itself: those messages are plain
+ * TypeScript types (`HostMessage`), checked by the compiler, not parsed. The worker's JSDoc
+ * `@import`s the same types.
  *
  * Channels:
  * - the message channel (parentPort, or the framed pipe in process and sandbox modes): from the
@@ -65,6 +68,8 @@ export const emitReplySchema = z.strictObject({
   edits: fewKeys(LIMITS.maxEvents).optional(),
 });
 export type EmitReply = z.infer<typeof emitReplySchema>;
+/** What a worker's empty answer means: every handler ran and returned nothing. */
+export const NO_RESULTS: EmitReply = Object.freeze({ steps: [] }) as EmitReply;
 
 export const loadReplySchema = z.union([
   z.strictObject({ ok: z.literal(true), manifest: manifestSchema }),
@@ -116,7 +121,6 @@ const onlyKeys = (m: object, allowed: Set<string>) => {
   return keys.length <= allowed.size && keys.every((k) => allowed.has(k));
 };
 export type ResultMessage = Extract<WorkerMessage, { t: "res" }>;
-export type SyncMessage = Extract<WorkerMessage, { t: "sync" }>;
 
 /** Several messages of one turn in one post (one level only: a batch inside a batch is refused). */
 export interface Batch<M> { t: "batch"; m: M[] }
@@ -127,56 +131,57 @@ export function isBatch(raw: unknown): raw is Batch<unknown> {
     && Object.keys(raw).length === 2;
 }
 
-// ---- host -> worker (built by the host, so typed rather than parsed) -------------------------
+// ---- host -> worker: built by the host, so TypeScript types rather than schemas ----------------
 
-/** How the worker runs one hook's handlers for one event (see `dispatch.ts` for the host's rules). */
-export const runPlanSchema = z.strictObject({
+/** How the worker runs one hook's handlers for one event (worker/run.mjs; `PLANS` names them). */
+export interface RunPlan {
   /** Stop this hook's handlers at the first result whose `stop` key is `true` (bail). */
-  stop: z.enum(["block", "cancel"]).optional(),
+  stop?: "block" | "cancel";
   /** Feed each result's `chain` key into the next handler's event (waterfall). */
-  chain: z.literal("messages").optional(),
+  chain?: "messages";
   /** The event returns nothing: do not send results back (series). */
-  discard: z.boolean().optional(),
+  discard?: boolean;
   /** Stop at the first handler that throws (tool_call: the error propagates, later handlers do not run). */
-  stopOnError: z.boolean().optional(),
-  /** Run only the handler at this registration index (a `LoadedHook.handlers` entry called directly). */
-  only: z.number().int().nonnegative().optional(),
-});
-export type RunPlan = z.infer<typeof runPlanSchema>;
+  stopOnError?: boolean;
+  /** Run only the handler at this registration index (set by the worker from an `emit`'s `only`). */
+  only?: number;
+}
 /** A plan by name (`worker/wire.mjs` `PLANS`): what the host sends. */
 export type PlanName = keyof typeof PLANS;
-const planName = z.enum(Object.keys(PLANS) as [PlanName, ...PlanName[]]);
 
 /** What the worker knows of the host's context for one request (a JSON snapshot, see `snapshotModel`). */
-export const contextSnapshotSchema = z.strictObject({
-  hasUI: z.boolean(), cwd: z.string(), model: z.unknown(),
+export interface ContextSnapshot {
+  hasUI: boolean;
+  cwd: string;
+  model: unknown;
   /** A command's context built by the caller: the worker's context calls reach it under this number (src/command-scope.ts). */
-  scope: id.optional(),
-});
-export type ContextSnapshot = z.infer<typeof contextSnapshotSchema>;
+  scope?: number;
+}
 
-export const hostMessageSchema = z.discriminatedUnion("t", [
+/** The requests the host sends; each gets an `id` from the channel and is answered by one `res`. */
+export type HostRequest =
   /** `ctx` is absent when it is the same as the last one this worker was sent. `signals`: payload fields that were AbortSignals. */
-  z.strictObject({
-    t: z.literal("emit"), id, event: z.looseObject({ type: z.string() }), plan: planName,
+  | {
+    t: "emit"; event: Record<string, unknown> & { type: string }; plan: PlanName;
     /** Run only the handler at this registration index (a `LoadedHook.handlers` entry called directly). */
-    only: id.optional(),
-    ctx: contextSnapshotSchema.optional(), signals: z.array(z.string()).optional(),
+    only?: number;
+    ctx?: ContextSnapshot; signals?: string[];
     /** Those of `signals` already aborted when the event was sent: the worker creates them aborted. */
-    aborted: z.array(z.string()).optional(),
-  }),
-  z.strictObject({ t: z.literal("command"), id, name: z.string(), args: z.string(), ctx: contextSnapshotSchema }),
+    aborted?: string[];
+  }
+  | { t: "command"; name: string; args: string; ctx: ContextSnapshot }
   /** Run the `setup` callback the hook passed to `ctx.newSession` (the host opened the session). */
-  z.strictObject({ t: z.literal("setup"), id }),
-  z.strictObject({ t: z.literal("ping"), id }),
-  z.strictObject({ t: z.literal("cancel"), id }),
-  z.strictObject({ t: z.literal("abort"), id, field: z.string() }),
-  z.strictObject({ t: z.literal("initialized"), hasUI: z.boolean() }),
+  | { t: "setup" };
+
+/** Every message the host sends on the message channel. */
+export type HostMessage =
+  | (HostRequest & { id: number })
+  | { t: "ping"; id: number }
+  | { t: "cancel"; id: number }
+  | { t: "abort"; id: number; field: string }
+  | { t: "initialized"; hasUI: boolean }
   /** The answer to a bridge call. */
-  z.strictObject({ t: z.literal("ret"), id, ok: z.boolean(), v: z.unknown().optional(), e: wireErrorSchema.optional() }),
-]);
-export type HostMessage = z.infer<typeof hostMessageSchema>;
-export type EmitRequest = Extract<HostMessage, { t: "emit" }>;
+  | { t: "ret"; id: number; ok: boolean; v?: unknown; e?: WireError };
 export type BridgeReply = Extract<HostMessage, { t: "ret" }>;
 
 /** The answer to a sync call, posted on the sync channel before the worker is woken. */

@@ -8,6 +8,7 @@
  * fails (its import throws; past 100 violations its worker is ended), never the host or other hooks.
  */
 import { Errors, type HookFailure } from "./errors.js";
+import { DEFAULTS } from "../worker/wire.mjs";
 
 /** The `transformBudget` option: per hook, per 60 s. */
 export interface TransformBudgetOptions {
@@ -18,7 +19,6 @@ export interface TransformBudgetOptions {
 }
 
 export const TRANSFORM_WINDOW_MS = 60_000;
-export const DEFAULT_TRANSFORM_BUDGET = { characters: 64 * 1024 * 1024, ms: 20_000 } as const;
 
 export class TransformBudget {
   readonly #hookPath: string;
@@ -30,8 +30,8 @@ export class TransformBudget {
 
   constructor(hookPath: string, options: TransformBudgetOptions = {}) {
     this.#hookPath = hookPath;
-    this.#characters = options.characters ?? DEFAULT_TRANSFORM_BUDGET.characters;
-    this.#ms = options.ms ?? DEFAULT_TRANSFORM_BUDGET.ms;
+    this.#characters = options.characters ?? DEFAULTS.transformBytes;
+    this.#ms = options.ms ?? DEFAULTS.transformMs;
   }
 
   /** Admit a request of `characters` of source, charging it; throws the refusal when over either bound. */

@@ -11,10 +11,10 @@ import { readFile, readdir, rename, stat, unlink, utimes, writeFile } from "node
 import { join } from "node:path";
 import type { z } from "zod";
 import { jitiDir, transformInThread } from "./transformer.js";
+import { DEFAULTS } from "../worker/wire.mjs";
 import type { transformArgsSchema } from "./bridge/methods.js";
 
 /** Default bound of the cache folder's total size. */
-export const DEFAULT_TRANSFORM_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** One `transform` request, as the bridge table's row checks it. */
 export type TransformRequest = z.infer<typeof transformArgsSchema>[0];
@@ -34,7 +34,7 @@ export class TransformCache {
   #evicting: Promise<void> | undefined;
   readonly #inFlight = new Map<string, Promise<string>>();
 
-  constructor(dir: string | false, maxBytes = DEFAULT_TRANSFORM_CACHE_BYTES) {
+  constructor(dir: string | false, maxBytes = DEFAULTS.transformBytes) {
     this.maxBytes = maxBytes;
     this.dir = dir && usableDir(dir) ? dir : false;
   }
@@ -147,7 +147,7 @@ function usableDir(dir: string): boolean {
 
 const caches = new Map<string, TransformCache>();
 /** The cache for a folder: one per folder and bound in this host, so eviction sees every writer. */
-export function transformCacheFor(dir: string | false, maxBytes = DEFAULT_TRANSFORM_CACHE_BYTES): TransformCache {
+export function transformCacheFor(dir: string | false, maxBytes = DEFAULTS.transformBytes): TransformCache {
   const id = `${dir}\0${maxBytes}`;
   let cache = caches.get(id);
   if (!cache) caches.set(id, (cache = new TransformCache(dir, maxBytes)));

@@ -10,15 +10,12 @@ import { Errors, type HookFailure } from "./errors.js";
 import type { HandlerFn, HookUnit, LoadedHook } from "./hook.js";
 import { deadlineFor } from "./options.js";
 import { registryAnswer } from "./model-registry-gate.js";
-import { emitReplySchema, modelText, snapshotModel, type ContextSnapshot, type EmitReply, type Manifest, type PlanName } from "./protocol.js";
+import { emitReplySchema, modelText, NO_RESULTS, snapshotModel, type ContextSnapshot, type HostRequest, type EmitReply, type Manifest, type PlanName } from "./protocol.js";
 import { describeIssues } from "./schemas.js";
 import { withCallerTheme } from "./render-theme.js";
 import type { BridgeSurface } from "./bridge/host-bridge.js";
 import { HookSandbox, type SandboxView } from "./sandbox/sandbox.js";
 import type { HookCommandContext, HookContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
-
-/** What a worker's empty answer means: every handler ran and returned nothing. */
-const NO_RESULTS: EmitReply = Object.freeze({ steps: [] }) as EmitReply;
 
 export class WorkerHook implements LoadedHook, HookUnit {
   readonly path: string;
@@ -82,7 +79,7 @@ export class WorkerHook implements LoadedHook, HookUnit {
   async run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext): Promise<EmitReply> {
     const sandbox = this.#sandbox;
     const [payload, signals] = splitSignals(event);
-    const body: Record<string, unknown> & { t: string } = { t: "emit", event: payload, plan };
+    const body: HostRequest & { t: "emit" } = { t: "emit", event: payload, plan };
     // The worker keeps the last context it was sent: send it only when it changed or the worker is new.
     const snap = this.#snapshot(ctx);
     if (snap) body.ctx = snap;
@@ -144,7 +141,7 @@ export class WorkerHook implements LoadedHook, HookUnit {
     return async (event, ctx) => {
       const sandbox = this.#sandbox;
       const c = ctx as { hasUI?: boolean; cwd?: string; model?: unknown } | undefined;
-      const raw = await sandbox.request({ t: "emit", event, plan: "each", only, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(this.#shownModel(c?.model)) } },
+      const raw = await sandbox.request({ t: "emit", event: event as Record<string, unknown> & { type: string }, plan: "each", only, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(this.#shownModel(c?.model)) } },
         type, deadlineFor(sandbox.options, type));
       const reply = this.#reply(type, raw ?? { steps: [] });
       // In-place edits reach the event the caller passed, as calling the original's handler would.

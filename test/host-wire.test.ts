@@ -59,6 +59,15 @@ describe("results are JSON data", () => {
     expect(errors[1]!.error).toContain("BigInt");
   });
 
+  it("a result exactly as deep as the bound arrives whole, also two at a time in one batch (the frame's envelope allowance holds)", async () => {
+    const { runner, errors } = await start(["hostile/returns-non-json-results.ts"]);
+    const deepest = { ...redact, toolCallId: "deepest" };
+    const results = await Promise.all([runner.emit(deepest), runner.emit(deepest)]);
+    const depth = (v: unknown): number => (typeof v === "object" && v !== null ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0);
+    for (const result of results) expect(depth((result as { details?: unknown }).details)).toBe(63);
+    expect(errors).toEqual([]);
+  });
+
   it("a deep result forged straight onto the wire is refused by the host as invalid_result", async () => {
     const { runner, errors } = await start(["hostile/returns-non-json-results.ts", HEALTHY]);
     expect(await runner.emit({ ...redact, toolCallId: "forged" })).toEqual(REDACTED);

@@ -4,6 +4,7 @@
 import { call, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
+import { METHOD } from "./wire.mjs";
 
 export class Registrations {
   /** @type {Map<string, Function[]>} */
@@ -56,10 +57,10 @@ function safeJson(value) {
  */
 export function createHookAPI(registry, cwd) {
   const logger = Object.freeze({
-    debug: (/** @type {unknown[]} */ ...args) => post("log", ["debug", logLine(args)]),
-    info: (/** @type {unknown[]} */ ...args) => post("log", ["info", logLine(args)]),
-    warn: (/** @type {unknown[]} */ ...args) => post("log", ["warn", logLine(args)]),
-    error: (/** @type {unknown[]} */ ...args) => post("log", ["error", logLine(args)]),
+    debug: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["debug", logLine(args)]),
+    info: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["info", logLine(args)]),
+    warn: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["warn", logLine(args)]),
+    error: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["error", logLine(args)]),
   });
   return {
     /** @param {string} event @param {Function} handler */
@@ -74,12 +75,12 @@ export function createHookAPI(registry, cwd) {
     /** @param {unknown} message @param {unknown} [options] */
     sendMessage(message, options) {
       if (!registry.initialized) throw new Error("sendMessage handler not initialized");
-      post("sendMessage", plain(options === undefined ? [message] : [message, options]));
+      post(METHOD.sendMessage, plain(options === undefined ? [message] : [message, options]));
     },
     /** @param {string} customType @param {unknown} [data] */
     appendEntry(customType, data) {
       if (!registry.initialized) throw new Error("appendEntry handler not initialized");
-      post("appendEntry", plain(data === undefined ? [customType] : [customType, data]));
+      post(METHOD.appendEntry, plain(data === undefined ? [customType] : [customType, data]));
     },
     /** @param {string} customType @param {Function} renderer */
     registerMessageRenderer(customType, renderer) {
@@ -100,7 +101,7 @@ export function createHookAPI(registry, cwd) {
       // The host runs the program (mediated exec); an AbortSignal cannot cross, so it is relayed.
       const { signal, ...rest } = options;
       if (signal?.aborted) return Promise.resolve({ stdout: "", stderr: "", code: 0, killed: true });
-      return call("exec", plain([String(command), Array.isArray(args) ? args.map(String) : [], { cwd, ...rest }]));
+      return call(METHOD.exec, plain([String(command), Array.isArray(args) ? args.map(String) : [], { cwd, ...rest }]));
     },
     logger,
     get typebox() { return typeboxModule(); },

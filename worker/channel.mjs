@@ -2,8 +2,9 @@
 // calls answered through a SharedArrayBuffer. See src/protocol.ts for every message shape and
 // src/bridge/methods.ts for every method.
 /** @import { WorkerMessage, WireError, BridgeReply } from "../src/protocol.js" */
+/** @import { CallMethod, PostMethod, SyncMethod } from "./wire.mjs" */
 import { describeThrown } from "./describe.mjs";
-import { LIMITS, measure } from "./wire.mjs";
+import { DEFAULTS, LIMITS, measure } from "./wire.mjs";
 import { awaitSyncReply, boot, send as post_ } from "./transport.mjs";
 
 /**
@@ -77,7 +78,7 @@ const pendingCalls = new Map();
 /**
  * Ask the host to do something and wait for the answer. `rid` names the request the call belongs
  * to (a context's calls, see `requestOf`): a prompt pauses its deadline until the answer comes back.
- * @param {string} m @param {unknown[]} a @param {number} [rid]
+ * @param {CallMethod} m @param {unknown[]} a @param {number} [rid]
  */
 export function call(m, a, rid) {
   const id = nextCallId++;
@@ -117,7 +118,7 @@ export function refuseUnsendable(value, what, depth = 0) {
   return `${bytes} bytes is over the size limit (maxMessageBytes ${maxBytes})`;
 }
 
-/** Fire and forget: the host applies these in the order they were posted. @param {string} m @param {unknown[]} a */
+/** Fire and forget: the host applies these in the order they were posted. @param {PostMethod} m @param {unknown[]} a */
 export function post(m, a) {
   if (refuseUnsendable(a, { m })) return;
   send({ t: "post", m, a });
@@ -129,7 +130,7 @@ let shared;
 export function setSyncChannel(syncPort, buffer) {
   shared = { port: syncPort, state: new Int32Array(buffer) };
 }
-const syncTimeoutMs = boot?.syncTimeoutMs ?? 5_000;
+const syncTimeoutMs = boot?.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs;
 
 /** While a renderer runs, sync requests go to the render port (the host waits there). @type {((message: any) => void) | undefined} */
 let syncRoute;
@@ -142,7 +143,7 @@ let nextSyncId = 1;
 /**
  * A synchronous call into the host: post the request, then block this thread (never the host)
  * until the host's answer is there (shared buffer and port for a worker, a pipe for a process).
- * @param {string} m @param {unknown[]} a @param {number} [timeoutMs] default: the `syncTimeoutMs` option
+ * @param {SyncMethod} m @param {unknown[]} a @param {number} [timeoutMs] default: the `syncTimeoutMs` option
  */
 export function callSync(m, a, timeoutMs = syncTimeoutMs) {
   if (!boot) throw new Error("hookbox: synchronous host calls are only available inside a hook sandbox");

@@ -5,6 +5,7 @@
 // the `scoped` channel (see src/command-scope.ts).
 /** @import { ContextSnapshot } from "../src/protocol.js" */
 /** @import { Request } from "./channel.mjs" */
+/** @import { CallMethod, PostMethod, SyncMethod } from "./wire.mjs" */
 import { call, callSync, post, requestOf } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { runCustom } from "./custom.mjs";
@@ -13,7 +14,7 @@ import { METHOD, SESSION_METHODS } from "./wire.mjs";
 /**
  * How a context reaches the host. Arguments are unwrapped first: a hook may pass parts of its
  * (tracked) event on.
- * @typedef {{ call: (m: string, a: unknown[], rid?: number) => Promise<any>; post: (m: string, a: unknown[]) => void; callSync: (m: string, a: unknown[]) => any }} Channel
+ * @typedef {{ call: (m: CallMethod, a: unknown[], rid?: number) => Promise<any>; post: (m: PostMethod, a: unknown[]) => void; callSync: (m: SyncMethod, a: unknown[]) => any }} Channel
  */
 
 /** The runner's channel. @type {Channel} */
@@ -44,7 +45,7 @@ function scoped(scope) {
  * A method of a host object: synchronous when the host's method is, a promise when it returned
  * one (the host answers `{ p }` and the value comes by an async call, see src/bridge/deferred.ts).
  * A failure names the method.
- * @param {Channel} ch @param {string} label @param {string} m @param {unknown[]} a
+ * @param {Channel} ch @param {string} label @param {SyncMethod} m @param {unknown[]} a
  */
 function hostMethod(ch, label, m, a) {
   /** @type {any} */
@@ -88,7 +89,7 @@ export function themeOf(ch) {
   return new Proxy(Object.freeze({}), {
     get(_target, prop) {
       if (typeof prop !== "string" || prop === "then") return undefined;
-      return (/** @type {unknown[]} */ ...args) => ch.callSync("theme", [prop, args]);
+      return (/** @type {unknown[]} */ ...args) => ch.callSync(METHOD.theme, [prop, args]);
     },
   });
 }
@@ -98,7 +99,7 @@ let nextSignal = 1;
 function signalId(ch, signal) {
   if (!signal) return undefined;
   const id = nextSignal++;
-  signal.addEventListener("abort", () => ch.post("ui.abortEditor", [id]), { once: true });
+  signal.addEventListener("abort", () => ch.post(METHOD.abortEditor, [id]), { once: true });
   return id;
 }
 
@@ -112,12 +113,12 @@ function uiOf(m, req) {
   const { ch, shared } = m;
   const ask = asking(ch, req);
   return Object.freeze({
-    select: (/** @type {string} */ title, /** @type {string[]} */ options) => ask("ui.select", [title, options]),
-    confirm: (/** @type {string} */ title, /** @type {string} */ message) => ask("ui.confirm", [title, message]),
-    input: (/** @type {string} */ title, /** @type {string | undefined} */ placeholder) => ask("ui.input", [title, placeholder]),
+    select: (/** @type {string} */ title, /** @type {string[]} */ options) => ask(METHOD.select, [title, options]),
+    confirm: (/** @type {string} */ title, /** @type {string} */ message) => ask(METHOD.confirm, [title, message]),
+    input: (/** @type {string} */ title, /** @type {string | undefined} */ placeholder) => ask(METHOD.input, [title, placeholder]),
     editor: (/** @type {string} */ title, /** @type {string | undefined} */ prefill, /** @type {{ signal?: AbortSignal } | undefined} */ options) => {
       if (options?.signal?.aborted) return Promise.resolve(undefined);
-      return ask("ui.editor", [title, prefill, signalId(ch, options?.signal)]);
+      return ask(METHOD.editor, [title, prefill, signalId(ch, options?.signal)]);
     },
     notify: shared.notify,
     setStatus: shared.setStatus,
@@ -136,16 +137,16 @@ function membersOf(/** @type {Channel} */ ch) {
     theme: themeOf(ch),
     /** The `ui` members that name no request. */
     shared: {
-      notify: (/** @type {string} */ message, /** @type {string | undefined} */ type) => ch.post("ui.notify", [message, type]),
-      setStatus: (/** @type {string} */ key, /** @type {string | undefined} */ text) => ch.post("ui.setStatus", [key, text]),
-      setEditorText: (/** @type {string} */ text) => ch.post("ui.setEditorText", [text]),
-      getEditorText: () => ch.callSync("ui.getEditorText", []),
+      notify: (/** @type {string} */ message, /** @type {string | undefined} */ type) => ch.post(METHOD.notify, [message, type]),
+      setStatus: (/** @type {string} */ key, /** @type {string | undefined} */ text) => ch.post(METHOD.setStatus, [key, text]),
+      setEditorText: (/** @type {string} */ text) => ch.post(METHOD.setEditorText, [text]),
+      getEditorText: () => ch.callSync(METHOD.getEditorText, []),
     },
     sessionManager: sessionManagerOf(ch),
     modelRegistry: modelRegistryOf(ch),
-    isIdle: () => ch.callSync("isIdle", []),
-    abort: () => ch.post("abort", []),
-    hasQueuedMessages: () => ch.callSync("hasQueuedMessages", []),
+    isIdle: () => ch.callSync(METHOD.isIdle, []),
+    abort: () => ch.post(METHOD.abort, []),
+    hasQueuedMessages: () => ch.callSync(METHOD.hasQueuedMessages, []),
   };
 }
 const runnerMembers = membersOf(direct);
@@ -184,19 +185,19 @@ export function createCommandContext(snap, req) {
   const ask = asking(ch, req);
   return {
     ...contextOf(snap, members, req),
-    waitForIdle: () => ask("waitForIdle", []),
+    waitForIdle: () => ask(METHOD.waitForIdle, []),
     /** @param {{ parentSession?: string; setup?: (sm: unknown) => Promise<void> }} [options] */
     newSession: async (options = {}) => {
       const { setup, ...rest } = options;
-      if (typeof setup !== "function") return ask("newSession", [rest, false]);
+      if (typeof setup !== "function") return ask(METHOD.newSession, [rest, false]);
       // The host calls back into this worker (entry.mjs "setup"); the session manager it gets
       // writes through the same channel as this context.
       pendingSetups.push(() => setup(createSetupSessionManager(ch)));
-      return ask("newSession", [rest, true]);
+      return ask(METHOD.newSession, [rest, true]);
     },
-    branch: (/** @type {string} */ entryId) => ask("branch", [entryId]),
+    branch: (/** @type {string} */ entryId) => ask(METHOD.branch, [entryId]),
     navigateTree: (/** @type {string} */ targetId, /** @type {{ summarize?: boolean } | undefined} */ options) =>
-      ask("navigateTree", [targetId, options ?? {}]),
+      ask(METHOD.navigateTree, [targetId, options ?? {}]),
   };
 }
 
@@ -208,7 +209,7 @@ export function createSetupSessionManager(ch = direct) {
   return new Proxy(Object.freeze({}), {
     get(_target, prop) {
       if (typeof prop !== "string" || prop === "then") return undefined;
-      return (/** @type {unknown[]} */ ...args) => ch.call("setup.call", [prop, args]);
+      return (/** @type {unknown[]} */ ...args) => ch.call(METHOD.setupCall, [prop, args]);
     },
   });
 }

@@ -9,7 +9,7 @@ import { METHOD } from "./wire.mjs";
 let next = 1;
 
 /**
- * @param {{ call: (m: string, a: unknown[]) => Promise<any>; post: (m: string, a: unknown[]) => void }} ch
+ * @param {Pick<import("./context.mjs").Channel, "post"> & { call: (m: import("./wire.mjs").CallMethod, a: unknown[]) => Promise<any> }} ch
  * @param {unknown} theme
  * @param {unknown} factory
  * @param {unknown} options

@@ -8,9 +8,8 @@ import { readSync, writeSync } from "node:fs";
 import { Socket } from "node:net";
 import { deserialize, serialize } from "node:v8";
 import { describeThrown } from "./describe.mjs";
-import { maxFrameBytes } from "./frame-bounds.mjs";
 import { useLink } from "./transport.mjs";
-import { FATAL } from "./wire.mjs";
+import { FATAL, maxFrameBytes } from "./wire.mjs";
 
 const TO_HOST = 3;
 const FROM_HOST = 4;

@@ -1,8 +1,11 @@
-// The run-time half of the wire that both sides need: bridge method names and the bounds every
-// message obeys. Plain JS because the worker runs it unchanged; the host's zod schemas
-// (src/protocol.ts, src/bridge/methods.ts) are built from these same constants.
+// The wire's run-time half, shared by both sides unchanged (plain JS: the worker runs it as is):
+// the bridge's method names and how each travels, the bounds every message obeys, the frame
+// bounds of the framed channel and the defaults of every size and time option. The host's zod
+// schemas (src/protocol.ts, src/bridge/methods.ts) and its option defaults (src/options.ts) are
+// built from these same constants, and the worker's channel (worker/channel.mjs) only takes a
+// method name of the right kind (checked by tsc, see `CallMethod`).
 
-/** Every bridge method a worker may name. Who may call each, and how, is `src/bridge/methods.ts`. */
+/** Every bridge method a worker may name. Who may call each, and with what, is `src/bridge/methods.ts`. */
 export const METHOD = Object.freeze({
   select: "ui.select",
   confirm: "ui.confirm",
@@ -43,6 +46,53 @@ export const METHOD = Object.freeze({
 });
 
 /**
+ * How each method travels: `call` (async, answered), `post` (fire and forget), `sync` (the worker
+ * blocks on the answer). The host's table (src/bridge/methods.ts) must agree row by row, and the
+ * worker's `call`, `post` and `callSync` take only names of their kind: both checked by tsc.
+ */
+export const KIND = Object.freeze({
+  [METHOD.select]: "call",
+  [METHOD.confirm]: "call",
+  [METHOD.input]: "call",
+  [METHOD.editor]: "call",
+  [METHOD.exec]: "call",
+  [METHOD.waitForIdle]: "call",
+  [METHOD.newSession]: "call",
+  [METHOD.setupCall]: "call",
+  [METHOD.branch]: "call",
+  [METHOD.navigateTree]: "call",
+  [METHOD.sendMessage]: "post",
+  [METHOD.appendEntry]: "post",
+  [METHOD.notify]: "post",
+  [METHOD.setStatus]: "post",
+  [METHOD.setEditorText]: "post",
+  [METHOD.abortEditor]: "post",
+  [METHOD.abort]: "post",
+  [METHOD.log]: "post",
+  [METHOD.isIdle]: "sync",
+  [METHOD.hasQueuedMessages]: "sync",
+  [METHOD.getEditorText]: "sync",
+  [METHOD.theme]: "sync",
+  [METHOD.modelRegistry]: "sync",
+  [METHOD.session]: "sync",
+  [METHOD.transform]: "sync",
+  [METHOD.await]: "call",
+  [METHOD.custom]: "call",
+  [METHOD.customDone]: "post",
+  [METHOD.customTui]: "post",
+  [METHOD.hostModule]: "sync",
+  [METHOD.hostModuleAwait]: "call",
+  [METHOD.scopedCall]: "call",
+  [METHOD.scopedPost]: "post",
+  [METHOD.scopedSync]: "sync",
+});
+
+/** @typedef {(typeof METHOD)[keyof typeof METHOD]} MethodName */
+/** @typedef {{ [M in MethodName]: (typeof KIND)[M] extends "call" ? M : never }[MethodName]} CallMethod */
+/** @typedef {{ [M in MethodName]: (typeof KIND)[M] extends "post" ? M : never }[MethodName]} PostMethod */
+/** @typedef {{ [M in MethodName]: (typeof KIND)[M] extends "sync" ? M : never }[MethodName]} SyncMethod */
+
+/**
  * How a worker runs one hook's handlers for one event, by name: the host sends the name, not the
  * plan (a name crosses the thread cheaper than an object). Which event gets which plan is the
  * host's (src/dispatch.ts); what each does is worker/run.mjs.
@@ -74,8 +124,18 @@ export const SESSION_METHODS = Object.freeze([
  * `maxMessageBytes` option). A message over one of them is refused by the host.
  */
 export const LIMITS = Object.freeze({
-  /** Nesting depth of a value a hook sends (result, details, arguments), below the value itself. */
+  /**
+   * The one depth bound: how deep a value a hook sends (result, details, arguments, an edited
+   * field) may nest, below the value itself. Why: every walk the host makes of hook data (size,
+   * the key gate, zod) then stays far from the stack's end, and no agent data nests this deep.
+   */
   maxDepth: 64,
+  /**
+   * Levels a message adds above its deepest value: a batch, its list, a reply, the reply's value,
+   * its steps and a step (6), and two to spare. A frame nested deeper than `maxDepth` plus these
+   * is no message the runtime sends; the framed channel refuses it before any host code walks it.
+   */
+  envelopeDepth: 8,
   /** Characters of a name: event type, command, renderer type, method, error name or code. */
   maxName: 256,
   /** Characters of an error message or stack, a UI title or a label (longer texts are cut by the worker). */
@@ -129,6 +189,52 @@ export function renderLineChars(width) {
   if (!Number.isFinite(width)) return LIMITS.renderLineChars;
   return Math.min(LIMITS.renderLineChars, Math.max(256, Math.floor(width) * LIMITS.renderCharsPerColumn));
 }
+
+/**
+ * Defaults of the options that bound sizes and time, one place for both sides: src/options.ts
+ * (`resolveSandboxOptions`) fills every option from these, and the bridge's schemas and the worker
+ * read the same numbers.
+ */
+export const DEFAULTS = Object.freeze({
+  /** `maxMessageBytes`: the largest result, message or argument (also the longest source one transform may send). */
+  maxMessageBytes: 16 * 1024 * 1024,
+  /** `transformCacheMaxBytes`, and the characters of `transformBudget` per window. */
+  transformBytes: 64 * 1024 * 1024,
+  /** `transformBudget.ms`: Babel time per window. */
+  transformMs: 20_000,
+  /** `deadlines.default` and the load's deadline (`deadlines.load`). */
+  deadlineMs: 30_000,
+  /** `syncTimeoutMs`: how long a synchronous `ctx` call waits for the host. */
+  syncTimeoutMs: 5_000,
+  /** `maxPostsPerSecond`. */
+  maxPostsPerSecond: 5_000,
+  unresponsiveMs: 3_000,
+  loadUnresponsiveMs: 10_000,
+  maxPausedMs: 10 * 60_000,
+  maxRestarts: 3,
+  restartWindowMs: 5 * 60_000,
+  maxLongRestarts: 5,
+  longRestartWindowMs: 60 * 60_000,
+  renderTimeoutMs: 100,
+  renderBudgetMs: 500,
+  sandboxMemoryMb: 512,
+});
+
+/** Bytes a frame of the framed channel (process and sandbox modes) may carry beyond `maxMessageBytes`: envelopes, batch wrappers, V8's tags. */
+export const FRAME_SLACK_BYTES = 1024 * 1024;
+
+/**
+ * The largest frame the host accepts and the child writes whole (src/sandbox/frames.ts,
+ * worker/link-process.mjs). Why 1.25x: `maxMessageBytes` is checked on an estimate (`measure`
+ * below) that V8's encoding can exceed by a little (a double is 9 bytes, not 8).
+ * @param {number} maxMessageBytes
+ */
+export function maxFrameBytes(maxMessageBytes) {
+  return Math.ceil(maxMessageBytes * 1.25) + FRAME_SLACK_BYTES;
+}
+
+/** The deepest frame the host decodes further: the one depth bound and the envelope above it. */
+export const MAX_FRAME_DEPTH = LIMITS.maxDepth + LIMITS.envelopeDepth;
 
 /** The frame a hook's child process writes as it dies of an uncaught exception: `{ t: FATAL, e }` (its own claim). */
 export const FATAL = "fatal";

@@ -7,7 +7,9 @@
  * (`worker/wire.mjs`).
  */
 import { z } from "zod";
-import { LIMITS, METHOD, SESSION_METHODS } from "../../worker/wire.mjs";
+import { DEFAULTS, KIND, LIMITS, METHOD, SESSION_METHODS, type MethodName } from "../../worker/wire.mjs";
+
+export type { MethodName };
 import { keySafe } from "../safe-keys.js";
 
 /**
@@ -55,7 +57,7 @@ export const execArgs = z.tuple([z.string().min(1).max(4096), z.array(z.string()
 const execResult = z.strictObject({ stdout: z.string(), stderr: z.string(), code: z.number(), killed: z.boolean() });
 
 /** Longest source a hook may send for one transform, in characters (the maxMessageBytes default). */
-export const MAX_TRANSFORM_SOURCE = 16 * 1024 * 1024;
+const MAX_TRANSFORM_SOURCE = DEFAULTS.maxMessageBytes;
 const path = z.string().max(4096);
 /**
  * The one argument of the `transform` sync call: what jiti passes to a custom `transform`
@@ -77,13 +79,14 @@ export const transformArgsSchema = z.tuple([z.strictObject({
 // Every row's arguments pass the key gate first (src/safe-keys.ts): no argument a hook sends (a
 // message's details, appendEntry data, a host module's or a host method's arguments) holds a
 // `__proto__`, `constructor` or `prototype` key anywhere; such a call is refused as protocol_violation.
-const call = (scope: Scope, args: z.ZodType<unknown[]>, result: z.ZodType, extra: Partial<MethodSpec> = {}): MethodSpec =>
-  ({ kind: "call", scope, args: keySafe(args), result, ...extra });
-const prompt = (args: z.ZodType<unknown[]>, result: z.ZodType): MethodSpec => call("any", args, result, { prompt: true });
-const post = (args: z.ZodType<unknown[]>, extra: Partial<MethodSpec> = {}): MethodSpec =>
-  ({ kind: "post", scope: "any", args: keySafe(args), result: z.undefined(), ...extra });
-const sync = (args: z.ZodType<unknown[]>, result: z.ZodType, extra: Partial<MethodSpec> = {}): MethodSpec =>
-  ({ kind: "sync", scope: "any", args: keySafe(args), result, ...extra });
+type Extra = Partial<Omit<MethodSpec, "kind">>;
+const call = (scope: Scope, args: z.ZodType<unknown[]>, result: z.ZodType, extra: Extra = {}) =>
+  ({ scope, args: keySafe(args), result, ...extra, kind: "call" as const });
+const prompt = (args: z.ZodType<unknown[]>, result: z.ZodType) => call("any", args, result, { prompt: true });
+const post = (args: z.ZodType<unknown[]>, extra: Extra = {}) =>
+  ({ scope: "any" as const, args: keySafe(args), result: z.undefined(), ...extra, kind: "post" as const });
+const sync = (args: z.ZodType<unknown[]>, result: z.ZodType, extra: Extra = {}) =>
+  ({ scope: "any" as const, args: keySafe(args), result, ...extra, kind: "sync" as const });
 
 /** The answer to a sync call of a host object's method: a value now, or a promise to claim with `await` (src/bridge/deferred.ts). */
 const maybeLater = z.union([z.strictObject({ v: z.unknown() }), z.strictObject({ p: z.number().int().nonnegative() })]);
@@ -93,7 +96,7 @@ const customKey = z.string().regex(/^custom:\d+$/).max(LIMITS.maxName);
 /** `[scope, method, args]`: a method of this table, run on the context a command's caller built (src/command-scope.ts). */
 const scopedArgs = z.tuple([z.number().int().nonnegative(), name, z.array(z.unknown()).max(LIMITS.maxArgs)]);
 
-/** The table. A method not in it does not exist. */
+/** The table. A method not in it does not exist; each row travels the way `KIND` (worker/wire.mjs) says, checked here by tsc. */
 export const BRIDGE = {
   [METHOD.select]: prompt(z.tuple([text, z.array(text).max(LIMITS.maxOptions)]), z.string().optional()),
   [METHOD.confirm]: prompt(z.tuple([text, text]), z.boolean()),
@@ -133,9 +136,7 @@ export const BRIDGE = {
   [METHOD.scopedCall]: call("any", scopedArgs, z.unknown()),
   [METHOD.scopedPost]: post(scopedArgs),
   [METHOD.scopedSync]: sync(scopedArgs, z.unknown()),
-} satisfies Record<(typeof METHOD)[keyof typeof METHOD], MethodSpec>;
-
-export type MethodName = keyof typeof BRIDGE;
+} satisfies { [M in MethodName]: MethodSpec & { kind: (typeof KIND)[M] } };
 
 /** The row of `method`, or undefined for a name that is not a bridge method. */
 export function methodSpec(method: string): MethodSpec | undefined {

@@ -5,7 +5,7 @@
  * validated first (`protocol.ts`); a result must be JSON data within the size and depth bounds.
  */
 import { Errors, HookFailure } from "../errors.js";
-import { isBatch, parseWorkerMessage, type HostMessage, type Manifest, type WireError } from "../protocol.js";
+import { isBatch, parseWorkerMessage, type HostMessage, type HostRequest, type Manifest, type WireError } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
 import { HostCalls } from "./host-calls.js";
@@ -56,7 +56,7 @@ export class WorkerChannel {
   readonly #events: ChannelEvents;
   readonly #pending = new Map<number, Pending>();
   readonly #flushes = new Map<number, () => void>();
-  readonly #outbox: Array<Record<string, unknown>> = [];
+  readonly #outbox: HostMessage[] = [];
   readonly #calls: HostCalls;
   readonly #live: Liveness;
   #nextId = 1;
@@ -93,7 +93,7 @@ export class WorkerChannel {
   }
 
   /** Send a request; it settles with the worker's value, a `timeout`, or the worker's death. */
-  request(body: Record<string, unknown> & { t: string }, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
+  request(body: HostRequest, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
     if (this.#closed) return Promise.reject(this.#closed);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
@@ -102,8 +102,10 @@ export class WorkerChannel {
       const pending: Pending = { kind: body.t, event, deadlineMs, deadline, resolve, reject };
       this.#pending.set(id, pending);
       if (this.#pending.size === 1) this.#live.update(now);
-      body.id = id;
-      this.#queue(body);
+      // The body becomes the message (no copy on the hot path): the caller's object is the channel's now.
+      const message = body as HostRequest & { id: number };
+      message.id = id;
+      this.#queue(message);
       if (signals) pending.detach = this.#relaySignals(id, signals);
     });
   }
@@ -112,7 +114,7 @@ export class WorkerChannel {
    * Requests made in the same synchronous run (1000 concurrent emits) go out as one message at the
    * next microtask; a lone request goes out alone, a microtask later.
    */
-  #queue(body: Record<string, unknown>): void {
+  #queue(body: HostMessage): void {
     this.#outbox.push(body);
     if (this.#outbox.length === 1) void RESOLVED.then(this.#sendQueuedBound);
   }
@@ -130,7 +132,7 @@ export class WorkerChannel {
         try {
           this.#worker.post(message);
         } catch (err) {
-          const p = this.#settle(message.id as number);
+          const p = "id" in message ? this.#settle(message.id) : undefined;
           p?.reject(Errors.handlerThrew(this.#hookPath, p.event,
             `the ${p.event} payload cannot be sent to a worker: ${(err as Error).message.replace(/\.+$/, "")}. Hooks receive plain data (no functions or class instances with private state).`));
         }
@@ -156,7 +158,7 @@ export class WorkerChannel {
   notify(message: HostMessage): void {
     if (this.#closed) return;
     if (this.#outbox.length > 0) this.#sendQueued();
-    this.#worker.post(message as unknown as Record<string, unknown>);
+    this.#worker.post(message);
   }
 
   /**

@@ -11,7 +11,7 @@ import { once } from "node:events";
 import { MessageChannel, Worker } from "node:worker_threads";
 import type { Endpoint } from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
-import type { SyncReply, WorkerBoot } from "../protocol.js";
+import type { Batch, HostMessage, SyncReply, WorkerBoot } from "../protocol.js";
 import { RenderClient } from "./render.js";
 import { drainOutput, type OutputSink } from "./output.js";
 import { childEnv } from "../../worker/child-env.mjs";
@@ -46,7 +46,7 @@ export interface EndpointDeath {
 export const DISPOSE_BOUND_MS = 2_000;
 
 export interface HookEndpoint {
-  post(message: Record<string, unknown>): void;
+  post(message: HostMessage | Batch<HostMessage>): void;
   onMessage(handler: (raw: unknown) => void): void;
   answerSync(reply: SyncReply): void;
   /** The comlink endpoint of the control plane (load). */

@@ -5,7 +5,8 @@
  * so hookbox owns this one: each frame is a 4-byte big-endian length and a V8-serialised value
  * (the structured clone of worker mode, so both modes carry the same values). The host decodes
  * inside try/catch, refuses frames over a size bound before buffering them, and refuses values
- * nested deeper than a bound; any of these ends the hook as `protocol_violation`.
+ * nested deeper than any message the runtime sends (`MAX_FRAME_DEPTH`, worker/wire.mjs); any of
+ * these ends the hook as `protocol_violation`.
  *
  * Why V8 and not JSON: measured here on a 1 KiB result, V8 costs ~22 us a round trip, JSON ~12 us;
  * the difference is noise against a ~100 us request, and V8 keeps `undefined`, typed arrays and
@@ -13,9 +14,6 @@
  */
 import { deserialize, serialize } from "node:v8";
 
-export { FRAME_SLACK_BYTES, maxFrameBytes } from "../../worker/frame-bounds.mjs";
-/** Deepest value a frame may carry. Deeper than any real message; the deserialiser's own stack is the other guard. */
-export const MAX_FRAME_DEPTH = 1000;
 const HEADER = 4;
 
 /** One frame for `value`; throws if `value` cannot be cloned. */

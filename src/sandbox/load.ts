@@ -10,16 +10,14 @@ import { describeIssues } from "../schemas.js";
 import type { WorkerChannel } from "./channel.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { explainRefusedImport } from "../host-modules.js";
-
-/** Loading has its own deadline (`deadlines.load`): a cold TypeScript transform takes ~200 ms. */
-const DEFAULT_LOAD_DEADLINE_MS = 30_000;
+import { DEFAULTS } from "../../worker/wire.mjs";
 
 /** The hook's manifest, or the failure (with its code) that ended the load: a bad reply, a throw, a timeout, or `death`. */
 export async function loadWorker(endpoint: HookEndpoint, channel: WorkerChannel, hookPath: string, options: ResolvedSandboxOptions,
   death: Promise<HookFailure>, spec: LoadSpec): Promise<HookFailure | Manifest> {
   const remote = Comlink.wrap<WorkerControl>(endpoint.control);
   let timer: NodeJS.Timeout | undefined;
-  const loadDeadline = options.deadlines.load ?? DEFAULT_LOAD_DEADLINE_MS;
+  const loadDeadline = options.deadlines.load ?? DEFAULTS.deadlineMs;
   const timedOut = new Promise<HookFailure>((resolve) => {
     if (Number.isFinite(loadDeadline)) {
       timer = setTimeout(() => resolve(Errors.timeout(hookPath, "load", loadDeadline)), loadDeadline);

@@ -12,9 +12,9 @@ import type { Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Endpoint } from "comlink";
 import { DISPOSE_BOUND_MS, within, type EndpointDeath, type EndpointSpec, type HookEndpoint } from "./endpoint.js";
-import { encodeFrame, FrameReader, MAX_FRAME_DEPTH, maxFrameBytes } from "./frames.js";
+import { encodeFrame, FrameReader } from "./frames.js";
 import { drainOutput } from "./output.js";
-import { FATAL } from "../../worker/wire.mjs";
+import { FATAL, MAX_FRAME_DEPTH, maxFrameBytes } from "../../worker/wire.mjs";
 import { childEnv } from "../../worker/child-env.mjs";
 
 /** How a sandbox wraps the child's command line (see ./bwrap.ts). */

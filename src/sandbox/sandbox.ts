@@ -6,7 +6,7 @@ import { dirname } from "node:path";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import type { HookMessageRenderer } from "../types.js";
-import type { Manifest } from "../protocol.js";
+import type { HostRequest, Manifest } from "../protocol.js";
 import { loadWorker } from "./load.js";
 import { WorkerChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
@@ -171,7 +171,7 @@ export class HookSandbox implements SandboxView {
   }
 
   /** Send one request to the worker. Rejects with a `HookFailure` carrying the code. */
-  request(body: Record<string, unknown> & { t: string }, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
+  request(body: HostRequest, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
     if (this.#state !== "ready" || !this.#channel) return Promise.reject(this.#unavailable(event));
     return this.#channel.request(body, event, deadlineMs, signals);
   }
