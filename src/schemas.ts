@@ -3,7 +3,7 @@
  * result is used. The wire's own messages are `protocol.ts`; bridge methods are `bridge/methods.ts`.
  */
 import { z } from "zod";
-import { isAgentMessage } from "../worker/wire.mjs";
+import { isAgentMessage, LIMITS } from "../worker/wire.mjs";
 import { keySafe } from "./safe-keys.js";
 
 // ---- event results ---------------------------------------------------------------------------
@@ -19,9 +19,10 @@ export const toolContent = z.discriminatedUnion("type", [textContent, imageConte
  */
 export const agentMessage = z.custom<{ role: string; [key: string]: unknown }>(isAgentMessage, { message: "expected a message object with a string role" });
 
-const hookMessage = z.strictObject({
-  customType: z.string(),
-  content: z.union([z.string(), z.array(toolContent)]),
+/** A hook's custom message: the same schema in a result (`before_agent_start`) and in `pi.sendMessage` (src/bridge/methods.ts). */
+export const hookMessage = z.strictObject({
+  customType: z.string().max(LIMITS.maxName),
+  content: z.union([z.string(), z.array(toolContent).max(LIMITS.maxHandlers)]),
   display: z.boolean(),
   details: z.unknown().optional(),
   attribution: z.enum(["user", "agent"]).optional(),

@@ -2,7 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { BRIDGE, methodSpec } from "../src/bridge/methods.js";
 import { workerMessageSchema } from "../src/protocol.js";
+import { resultSchemas } from "../src/schemas.js";
 import { SESSION_MANAGER_METHODS } from "../src/types.js";
+import { CUT_MARK, toWireError } from "../worker/describe.mjs";
 import { KIND, LIMITS, METHOD, SESSION_METHODS, measure } from "../worker/wire.mjs";
 
 describe("the bridge table", () => {
@@ -18,6 +20,27 @@ describe("the bridge table", () => {
 
   it("the session methods a hook may call are the ReadonlySessionManager methods of the public types", () => {
     expect([...SESSION_METHODS].sort()).toEqual([...SESSION_MANAGER_METHODS].sort());
+  });
+
+  it("a custom message is checked by one schema whether a hook sends it or returns it: a content block other than text or image is refused both ways", () => {
+    const message = (content: unknown) => ({ customType: "note", content, display: true });
+    const sent = (content: unknown) => BRIDGE[METHOD.sendMessage].args.safeParse([message(content), undefined]).success;
+    const returned = (content: unknown) => resultSchemas.before_agent_start.safeParse({ message: message(content) }).success;
+    expect([sent([{ type: "text", text: "hi" }]), returned([{ type: "text", text: "hi" }])]).toEqual([true, true]);
+    expect([sent([{ type: "thinking", thinking: "hm" }]), returned([{ type: "thinking", thinking: "hm" }])]).toEqual([false, false]);
+    expect([sent("x"), returned("x")]).toEqual([true, true]);
+  });
+
+  it("an error is serialised one way: texts cut to their bound with one mark, and a host error sent to a hook carries no stack or code", () => {
+    const err = Object.assign(new Error("x".repeat(LIMITS.maxText + 10)), { code: "EHOST" });
+    const full = toWireError(err);
+    expect(full.message).toHaveLength(LIMITS.maxText);
+    expect(full.message.endsWith(CUT_MARK)).toBe(true);
+    expect(full.code).toBe("EHOST");
+    const small = Object.assign(new Error("small"), { code: "EHOST" });
+    expect(toWireError(small).stack).toContain("wire-table.test.ts");
+    expect(Object.keys(toWireError(small, { stack: false })).sort()).toEqual(["message", "name"]);
+    expect(toWireError({ reason: 1 })).toEqual({ message: 'a non-Error value was thrown: {"reason":1}' });
   });
 
   it("a name from Object.prototype is not a method", () => {

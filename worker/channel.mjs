@@ -3,8 +3,7 @@
 // src/bridge/methods.ts for every method.
 /** @import { WorkerMessage, WireError, BridgeReply } from "../src/protocol.js" */
 /** @import { CallMethod, PostMethod, SyncMethod } from "./wire.mjs" */
-import { describeThrown } from "./describe.mjs";
-import { DEFAULTS, LIMITS, measure } from "./wire.mjs";
+import { DEFAULTS, measure } from "./wire.mjs";
 import { awaitSyncReply, boot, send as post_ } from "./transport.mjs";
 
 /**
@@ -47,21 +46,7 @@ export function send(message) {
   post_(message);
 }
 
-/** @param {string} text @param {number} max */
-const cut = (text, max) => (text.length <= max ? text : `${text.slice(0, max - 16)} [cut by hookbox]`);
-
-/** An error as the wire carries it, each text within its bound. @param {unknown} err @returns {WireError} */
-export function toWireError(err) {
-  if (err instanceof Error) {
-    /** @type {WireError} */
-    const out = { message: cut(String(err.message), LIMITS.maxText), name: cut(String(err.name), LIMITS.maxName) };
-    if (typeof err.stack === "string") out.stack = cut(err.stack, LIMITS.maxText);
-    const code = /** @type {{ code?: unknown }} */ (err).code;
-    if (typeof code === "string") out.code = cut(code, LIMITS.maxName);
-    return out;
-  }
-  return { message: cut(describeThrown(err), LIMITS.maxText) };
-}
+export { toWireError } from "./describe.mjs";
 
 /** @param {WireError} e */
 function fromWireError(e) {

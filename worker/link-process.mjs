@@ -7,9 +7,9 @@
 import { readSync, writeSync } from "node:fs";
 import { Socket } from "node:net";
 import { deserialize, serialize } from "node:v8";
-import { describeThrown } from "./describe.mjs";
+import { cut, describeThrown, toWireError } from "./describe.mjs";
 import { useLink } from "./transport.mjs";
-import { FATAL, maxFrameBytes } from "./wire.mjs";
+import { FATAL, LIMITS, maxFrameBytes } from "./wire.mjs";
 
 const TO_HOST = 3;
 const FROM_HOST = 4;
@@ -109,7 +109,7 @@ export function useProcess() {
   syncHandle.unref();
   // The host is told what ended this process as the hook's own claim (it names no fault code).
   process.on("uncaughtExceptionMonitor", (err) => {
-    const e = err instanceof Error ? { message: err.message, name: err.name, stack: err.stack } : { value: describeThrown(err) };
+    const e = err instanceof Error ? toWireError(err) : { value: cut(describeThrown(err), LIMITS.maxText) };
     try { writeFrame({ t: FATAL, e }); } catch { /* the host is gone */ }
   });
   const bound = maxFrameBytes(booted.maxMessageBytes);

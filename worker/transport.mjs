@@ -30,7 +30,7 @@ function raw(message) {
   link?.post(message);
 }
 
-/** Results and acks of the current turn, posted together by `flushTurn` (one message for many). @type {unknown[]} */
+/** Results of the current turn's requests, posted together by `flushTurn` (one message for many). @type {unknown[]} */
 const outbox = [];
 /** @type {(message: any, err: unknown) => void} */
 let unsendable = () => {};
@@ -45,7 +45,7 @@ export function send(message) {
   raw(message);
 }
 
-/** Queue a result or ack for the end of this turn. @param {unknown} message */
+/** Queue a result for the end of this turn. @param {unknown} message */
 export function queue(message) {
   outbox.push(message);
 }

@@ -11,6 +11,7 @@ import { DEFAULTS, KIND, LIMITS, METHOD, SESSION_METHODS, type MethodName } from
 
 export type { MethodName };
 import { keySafe } from "../safe-keys.js";
+import { hookMessage } from "../schemas.js";
 
 /**
  * Who may make a call:
@@ -42,14 +43,6 @@ const memberCall = z.tuple([memberName, z.array(z.unknown()).max(LIMITS.maxArgs)
 const none = z.tuple([]);
 const cancelled = z.looseObject({ cancelled: z.boolean() });
 
-const content = z.union([z.string(), z.array(z.looseObject({ type: name })).max(LIMITS.maxHandlers)]);
-const message = z.strictObject({
-  customType: name,
-  content,
-  display: z.boolean(),
-  details: z.unknown().optional(),
-  attribution: z.enum(["user", "agent"]).optional(),
-});
 const sendOptions = z.strictObject({ triggerTurn: z.boolean().optional(), deliverAs: z.enum(["steer", "followUp"]).optional() }).optional();
 const execOptions = z.strictObject({ cwd: z.string().max(LIMITS.maxText).optional(), timeout: z.number().nonnegative().optional() });
 /** `pi.exec(command, args, options)`: the program name and its arguments, bounded. */
@@ -109,7 +102,7 @@ export const BRIDGE = {
   [METHOD.branch]: call("command", z.tuple([text]), cancelled),
   [METHOD.navigateTree]: call("command", z.tuple([text, z.strictObject({ summarize: z.boolean().optional() })]), cancelled),
   [METHOD.setupCall]: call("setup", memberCall, z.unknown()),
-  [METHOD.sendMessage]: post(z.tuple([message, sendOptions])),
+  [METHOD.sendMessage]: post(z.tuple([hookMessage, sendOptions])),
   [METHOD.appendEntry]: post(z.tuple([name]).rest(z.unknown())),
   [METHOD.notify]: post(z.tuple([text, z.enum(["info", "warning", "error"]).optional()])),
   [METHOD.setStatus]: post(z.tuple([name, text.optional()])),

@@ -11,6 +11,7 @@ import type { HostMessage, SyncReply, WireError } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
 import { innerCall, methodSpec, type MethodSpec } from "../bridge/methods.js";
 import { LIMITS, measure } from "../../worker/wire.mjs";
+import { toWireError } from "../../worker/describe.mjs";
 import type { BridgeHost } from "../bridge/bridge.js";
 
 /** The bounds the calls of one worker are held to (a part of the channel's limits). */
@@ -199,8 +200,5 @@ export class HostCalls {
   }
 }
 
-function hostError(err: unknown): WireError {
-  const message = err instanceof Error ? err.message : String(err);
-  const cut = message.length > LIMITS.maxText ? `${message.slice(0, LIMITS.maxText - 20)} [cut]` : message;
-  return err instanceof Error ? { message: cut, name: err.name.slice(0, LIMITS.maxName) } : { message: cut };
-}
+/** An error of the host's as the hook gets it: its message and name, never the host's stack. */
+const hostError = (err: unknown): WireError => toWireError(err, { stack: false });

@@ -15,6 +15,7 @@ import { DISPOSE_BOUND_MS, within, type EndpointDeath, type EndpointSpec, type H
 import { encodeFrame, FrameReader } from "./frames.js";
 import { drainOutput } from "./output.js";
 import { FATAL, MAX_FRAME_DEPTH, maxFrameBytes } from "../../worker/wire.mjs";
+import { cut } from "../../worker/describe.mjs";
 import { childEnv } from "../../worker/child-env.mjs";
 
 /** How a sandbox wraps the child's command line (see ./bwrap.ts). */
@@ -146,7 +147,7 @@ function describeClaim(e: unknown): EndpointDeath["claim"] {
   // Own properties only: a decoded value's missing key must not be read off Object.prototype.
   const pick = (k: string) => {
     const v = Object.hasOwn(e, k) ? (e as Record<string, unknown>)[k] : undefined;
-    return typeof v === "string" ? v.slice(0, 8192) : undefined;
+    return typeof v === "string" ? cut(v, 8192) : undefined;
   };
   return { message: pick("message"), name: pick("name"), stack: pick("stack"), value: pick("value") };
 }
