@@ -5,11 +5,12 @@
 import { plain } from "./edits.mjs";
 import { customComponents } from "./render.mjs";
 import { METHOD } from "./wire.mjs";
+/** @import { CallMethod, PostMethod } from "./wire.mjs" */
 
 let next = 1;
 
 /**
- * @param {Pick<import("./context.mjs").Channel, "post"> & { call: (m: import("./wire.mjs").CallMethod, a: unknown[]) => Promise<any> }} ch
+ * @param {{ call: (m: CallMethod, a: unknown[]) => Promise<any>; post: (m: PostMethod, a: unknown[]) => void }} ch
  * @param {unknown} theme
  * @param {unknown} factory
  * @param {unknown} options
