@@ -12,15 +12,20 @@ export const HOOK_ERROR_CODES = [
   "load_failed",
   "handler_threw",
   "invalid_result",
+  "bad_argument",
   "result_too_large",
   "timeout",
   "unresponsive",
   "crashed",
   "out_of_memory",
   "disabled",
+  "restarting",
   "protocol_violation",
 ] as const;
 export type HookErrorCode = (typeof HOOK_ERROR_CODES)[number];
+
+/** The codes of a call that did not run because the hook cannot take calls now: skipped, and reported once by the hook's sandbox, not per skip. */
+export const isSkip = (code: HookErrorCode): boolean => code === "disabled" || code === "restarting";
 
 /** What `onError` listeners receive. */
 export interface HookError {
@@ -75,6 +80,10 @@ export const Errors = {
   invalidEdit: (hookPath: string, event: string, field: string, detail: string) =>
     new HookFailure("invalid_result", hookPath, event,
       `${name(hookPath)} edited event.${field} in place during ${event} to a value that is not valid, which was not applied: ${detail}`),
+  /** Bridge arguments a hook sent that are not JSON data (too deep, a cycle, a BigInt): the host method was not called. */
+  badArgument: (hookPath: string, method: string, detail: string) =>
+    new HookFailure("bad_argument", hookPath, method,
+      `${name(hookPath)} called ${method} with arguments that are not JSON data, so it was not called: ${detail}. Pass plain data (no BigInt, cycles or nesting deeper than 64 levels).`),
   resultTooLarge: (hookPath: string, event: string, bytes: number, limit: number) =>
     new HookFailure("result_too_large", hookPath, event,
       `${name(hookPath)} sent ${bytes} bytes on ${event}, over the ${limit}-byte limit (the maxMessageBytes option); it was refused. Return less data or raise the limit.`),
@@ -95,9 +104,9 @@ export const Errors = {
       `${name(hookPath)} hit its memory limit ${during(event)} (resourceLimits); its worker was ended. Raise the resourceLimits option if the hook really needs more.`),
   disabled: (hookPath: string, event: string, why: string) =>
     new HookFailure("disabled", hookPath, event, `${name(hookPath)} is disabled (${why}); ${event} skipped it. Fix the hook and reload it.`),
-  /** A `disabled` skip while the hook's worker restarts: it answers again once the new worker has loaded. */
+  /** A skip while the hook's worker restarts: it answers again once the new worker has loaded. */
   restarting: (hookPath: string, event: string, last: string) =>
-    new HookFailure("disabled", hookPath, event,
+    new HookFailure("restarting", hookPath, event,
       `${name(hookPath)} is restarting after its worker failed (${last}); ${event} skipped it. It answers again once its new worker has loaded.`),
   /** A render whose lines went over the UI's bounds (src/sandbox/render-guard.ts): cut, not refused. */
   renderTooLarge: (hookPath: string, lines: number, chars: number, width: number) =>

@@ -5,7 +5,7 @@
  */
 import { terminalText } from "./terminal-text.js";
 import { finish, nextInput, ruleFor, type ConflictRule } from "./dispatch.js";
-import { Errors, HookFailure, describeThrown, type HookError } from "./errors.js";
+import { Errors, HookFailure, describeThrown, isSkip, type HookError } from "./errors.js";
 import { inlineUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
 import { checkInitOptions, checkRunnerArguments } from "./host-setup.js";
@@ -202,7 +202,7 @@ export class HookRunner {
         reply = await unit.run(nextInput(rule, event, acc), plan, ctx);
       } catch (err) {
         const failure = this.#failureOf(err, unit, type);
-        skipped = failure.code === "disabled";
+        skipped = isSkip(failure.code);
         if (this.#fail(unit, failure, toolCall)) return blocked(failure);
         continue;
       } finally {
@@ -294,7 +294,7 @@ export class HookRunner {
 
   /** A disabled hook was reported once, by its sandbox, when it was disabled; skips are not reported again. */
   #shouldReport(failure: HookFailure): boolean {
-    return failure.code !== "disabled";
+    return !isSkip(failure.code);
   }
 
   #failClosed(unit: HookUnit): boolean {

@@ -62,17 +62,20 @@ describe("restart budget", () => {
     }
   });
 
-  it("a hook skipped while its worker restarts is said to be restarting, not to need a fix", async () => {
-    const { runner } = await start(["faulty/crashes-every-call.ts"]);
+  it("a hook skipped while its worker restarts is reported with the code restarting, not disabled, and not told to need a fix", async () => {
+    const { runner, errors } = await start(["faulty/crashes-every-call.ts"]);
     // Asked the moment the state changes, so the restart cannot have finished yet.
     const asked = new Promise<string | undefined>((resolve) => {
       runner.getHooks()[0]!.sandbox!.listen({ state: (s) => { if (s === "restarting") void runner.emitToolCall(toolCall()).then((r) => resolve(r?.reason)); } });
     });
     await runner.emit(turnStart());
     const reason = await asked;
-    expect(reason).toContain("(disabled)");
+    expect(reason).toContain("(restarting)");
     expect(reason).toMatch(/is restarting after its worker failed/);
     expect(reason).not.toMatch(/Fix the hook/);
+    // The skip itself is not reported (the crash was); no disabled either: the hook comes back.
+    expect(errors.map((e) => e.code)).not.toContain("disabled");
+    expect(errors.map((e) => e.code)).not.toContain("restarting");
   });
 
   it("hook.sandbox is a read-only view: no request, no way to set its state", async () => {

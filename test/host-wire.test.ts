@@ -75,12 +75,23 @@ describe("results are JSON data", () => {
     expect(errors[0]!.error).toContain("deeper than");
   });
 
-  it("a message whose details hold a BigInt never reaches sendMessage and is reported as invalid_result", async () => {
+  it("a message whose details hold a BigInt never reaches sendMessage and is reported as bad_argument, naming sendMessage", async () => {
     const { runner, errors, sent } = await start(["hostile/returns-non-json-results.ts", HEALTHY]);
     await runner.emit({ ...redact, toolCallId: "message" });
     await until(() => errors.length >= 1, 5_000, "a report");
-    expect(codes(errors)).toEqual(["invalid_result"]);
+    expect(codes(errors)).toEqual(["bad_argument"]);
+    expect(errors[0]!.event).toBe("sendMessage");
     expect(sent).toEqual([]);
+  });
+
+  it("bridge arguments forged past the worker's check and nested past the bound are refused on the host as bad_argument", async () => {
+    const { runner, errors, sent } = await start(["hostile/forges-deep-bridge-arguments.ts", HEALTHY]);
+    await runner.emit(turnStart());
+    await until(() => errors.length >= 1, 5_000, "a report");
+    expect(codes(errors)).toEqual(["bad_argument"]);
+    expect(errors[0]!.error).toContain("deeper than 64 levels");
+    expect(sent).toEqual([]);
+    expect(await runner.emit(redact)).toEqual(REDACTED);
   });
 
   it.skipIf(IN_PROCESS)("render lines that are not strings are refused on the host as invalid_result, and nothing reaches the TUI", async () => {

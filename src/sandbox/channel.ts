@@ -260,7 +260,9 @@ export class WorkerChannel {
       case "sync": return this.#calls.sync(msg.id, msg.m, msg.a);
       case "manifest": return this.#events.manifest(msg.manifest);
       case "big": return this.#onRefused(msg.id, msg.m, (event) => Errors.resultTooLarge(this.#hookPath, event, msg.bytes, this.#limits.maxMessageBytes));
-      case "invalid": return this.#onRefused(msg.id, msg.m, (event) => Errors.invalidResult(this.#hookPath, event, `it is not JSON data: ${msg.issue}`));
+      case "invalid": return this.#onRefused(msg.id, msg.m, (event) => msg.m === undefined
+        ? Errors.invalidResult(this.#hookPath, event, `it is not JSON data: ${msg.issue}`)
+        : Errors.badArgument(this.#hookPath, event, msg.issue));
     }
   }
 

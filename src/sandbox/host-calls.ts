@@ -147,7 +147,7 @@ export class HostCalls {
     const outer = methodSpec(method);
     if (!outer || outer.kind !== kind) throw this.#refuse(`${JSON.stringify(method)} is not a host ${kind}`);
     const { bytes, issue } = measure(args, this.#limits.maxMessageBytes);
-    if (issue) throw Errors.invalidResult(this.#hookPath, method, `its arguments are not JSON data: ${issue}`);
+    if (issue) throw Errors.badArgument(this.#hookPath, method, issue);
     if (bytes > this.#limits.maxMessageBytes) throw Errors.resultTooLarge(this.#hookPath, method, bytes, this.#limits.maxMessageBytes);
     const parsed = outer.args.safeParse(args);
     if (!parsed.success) throw this.#refuse(`bad arguments to ${method}: ${describeIssues(parsed.error)}`);
