@@ -1,7 +1,7 @@
 /**
  * A loaded hook as the runner sees it. `LoadedHook` keeps the original's shape (so hand-built hooks
  * with in-process handlers still work, as the original's tests build them); a hook loaded by
- * hookbox is a `WorkerHook` (src/worker-hook.ts): it also shows its sandbox, and its maps are
+ * hookbox is a `IsolatedHook` (src/worker-hook.ts): it also shows its sandbox, and its maps are
  * views of what the worker registered.
  */
 import { NO_RESULTS, type EmitReply, type PlanName } from "./protocol.js";

@@ -11,8 +11,8 @@ import { checkOptions } from "./option-schemas.js";
 import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from "./options.js";
 import { PolicyError } from "./policy.js";
 import { resolvePath } from "./paths.js";
-import { HookSandbox } from "./sandbox/sandbox.js";
-import { WorkerHook } from "./worker-hook.js";
+import { HookSupervisor } from "./sandbox/sandbox.js";
+import { IsolatedHook } from "./worker-hook.js";
 
 export interface LoadHooksResult {
   hooks: LoadedHook[];
@@ -43,7 +43,7 @@ export async function loadHooks(paths: string[], cwd: string, options: LoadOptio
       if (err instanceof PolicyError) return { hookPath, failure: Errors.loadFailed(hookPath, err.message) };
       throw err;
     }
-    const hook = new WorkerHook(new HookSandbox(hookPath, resolvedPath, cwd, resolved));
+    const hook = new IsolatedHook(new HookSupervisor(hookPath, resolvedPath, cwd, resolved));
     const failure = await hook.start();
     return { hookPath, failure, hook };
   }));

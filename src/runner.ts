@@ -14,7 +14,7 @@ import { describeIssues } from "./schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
 import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js";
 import { StatsRecorder, type HookStats } from "./stats.js";
-import { WorkerHook } from "./worker-hook.js";
+import { IsolatedHook } from "./worker-hook.js";
 import { isMessageList } from "../worker/wire.mjs";
 import { keysAreSafe } from "./safe-keys.js";
 import { watchHooks, type HookWatcher, type WatchOptions } from "./watch.js";
@@ -37,7 +37,7 @@ export interface RunnerOptions {
 }
 
 export class HookRunner {
-  /** One per hook, in order: a `WorkerHook` is its own unit; a hand-built hook runs in-process. */
+  /** One per hook, in order: a `IsolatedHook` is its own unit; a hand-built hook runs in-process. */
   readonly #units: HookUnit[];
   readonly #host: HostHandlers;
   readonly #errorListeners = new Set<(e: HookError) => void>();
@@ -58,7 +58,7 @@ export class HookRunner {
 
   /** The unit that runs `hook`; a worker hook gets the runner's side of its bridge and its fault listener. */
   #adopt(hook: LoadedHook): HookUnit {
-    if (!(hook instanceof WorkerHook)) return inlineUnit(hook);
+    if (!(hook instanceof IsolatedHook)) return inlineUnit(hook);
     hook.connect(this.#host.surface(hook.path, this.#onLog ?? hook.sandbox.options.onLog));
     this.#unlisten.set(hook, hook.sandbox.listen({ fault: (f) => this.#report(f) }));
     return hook;
@@ -76,7 +76,7 @@ export class HookRunner {
   async reload(path: string): Promise<HookError | undefined> {
     if (this.#disposed) throw new Error("HookRunner was disposed: create a new runner to reload hooks");
     const current = this.#units.find((u) => u.hook.path === path || u.hook.resolvedPath === path);
-    if (!(current instanceof WorkerHook)) throw new Error(`reload: no hook loaded from "${path}" runs in a worker in this runner`);
+    if (!(current instanceof IsolatedHook)) throw new Error(`reload: no hook loaded from "${path}" runs in a worker in this runner`);
     const hook = current.fresh();
     this.#adopt(hook);
     if (this.#host.initialized) hook.markInitialized(this.#host.hasUI);
@@ -106,7 +106,7 @@ export class HookRunner {
     for (const { hook } of this.#units) {
       hook.setSendMessageHandler(options.sendMessageHandler);
       hook.setAppendEntryHandler(options.appendEntryHandler);
-      if (hook instanceof WorkerHook) hook.markInitialized(this.#host.hasUI);
+      if (hook instanceof IsolatedHook) hook.markInitialized(this.#host.hasUI);
     }
   }
 

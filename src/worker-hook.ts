@@ -1,5 +1,6 @@
 /**
- * A hook loaded by hookbox: its handlers live in its sandbox's worker. `WorkerHook` is both the
+ * A hook loaded by hookbox: its handlers live in its isolated runtime (a worker thread, a child
+ * process, or a child process in the bubblewrap sandbox: the "worker" below). `IsolatedHook` is both the
  * `LoadedHook` the embedder sees (maps that are live views of what the worker registered) and the
  * `HookUnit` the runner runs, so everything about running in a worker is here: the run path,
  * which context the worker already holds, splitting AbortSignals off an event, checking each
@@ -14,13 +15,13 @@ import { emitReplySchema, modelText, NO_RESULTS, snapshotModel, type ContextSnap
 import { describeIssues } from "./schemas.js";
 import { withCallerTheme } from "./render-theme.js";
 import type { BridgeSurface } from "./bridge/host-bridge.js";
-import { HookSandbox, type SandboxView } from "./sandbox/sandbox.js";
+import { HookSupervisor, type SandboxView } from "./sandbox/sandbox.js";
 import type { HookCommandContext, HookContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
 
-export class WorkerHook implements LoadedHook, HookUnit {
+export class IsolatedHook implements LoadedHook, HookUnit {
   readonly path: string;
   readonly resolvedPath: string;
-  readonly #sandbox: HookSandbox;
+  readonly #sandbox: HookSupervisor;
   #seen: Manifest | undefined;
   #handlers = new Map<string, HandlerFn[]>();
   #commands = new Map<string, RegisteredCommand>();
@@ -30,16 +31,16 @@ export class WorkerHook implements LoadedHook, HookUnit {
   #sentModel: string | undefined;
   #sentTo = -1;
 
-  constructor(sandbox: HookSandbox) {
+  constructor(sandbox: HookSupervisor) {
     this.#sandbox = sandbox;
     this.path = sandbox.hookPath;
     this.resolvedPath = sandbox.resolvedPath;
   }
 
   /** A hook of the same file and options in a new, not yet started sandbox (a reload). */
-  fresh(): WorkerHook {
+  fresh(): IsolatedHook {
     const old = this.#sandbox;
-    return new WorkerHook(new HookSandbox(old.hookPath, old.resolvedPath, old.cwd, old.options));
+    return new IsolatedHook(new HookSupervisor(old.hookPath, old.resolvedPath, old.cwd, old.options));
   }
 
   get hook(): LoadedHook { return this; }

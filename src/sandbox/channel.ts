@@ -1,5 +1,6 @@
 /**
- * The host's side of one worker's wire: a pending table where every request has a deadline and
+ * `HookChannel`: the host's side of one hook's wire, in every isolation (a worker thread's port or
+ * a child process's framed pipe, behind `HookEndpoint`): a pending table where every request has a deadline and
  * rejects the moment the worker dies, liveness (pings), the bridge for what the worker
  * asks of the host, and a budget of protocol violations. Every message read from the worker is
  * validated first (`protocol.ts`); a result must be JSON data within the size and depth bounds.
@@ -49,7 +50,7 @@ export interface ChannelEvents {
 /** Why not queueMicrotask: it wraps every callback in an AsyncResource, a cost on each request. */
 const RESOLVED = Promise.resolve();
 
-export class WorkerChannel {
+export class HookChannel {
   readonly #worker: HookEndpoint;
   readonly #hookPath: string;
   readonly #limits: ChannelLimits;

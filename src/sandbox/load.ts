@@ -7,13 +7,13 @@ import { Errors, HookFailure, describeThrown } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import { loadReplySchema, type LoadSpec, type Manifest, type WorkerControl } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
-import type { WorkerChannel } from "./channel.js";
+import type { HookChannel } from "./channel.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { explainRefusedImport } from "../host-modules.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
 /** The hook's manifest, or the failure (with its code) that ended the load: a bad reply, a throw, a timeout, or `death`. */
-export async function loadWorker(endpoint: HookEndpoint, channel: WorkerChannel, hookPath: string, options: ResolvedSandboxOptions,
+export async function loadWorker(endpoint: HookEndpoint, channel: HookChannel, hookPath: string, options: ResolvedSandboxOptions,
   death: Promise<HookFailure>, spec: LoadSpec): Promise<HookFailure | Manifest> {
   const remote = Comlink.wrap<WorkerControl>(endpoint.control);
   let timer: NodeJS.Timeout | undefined;

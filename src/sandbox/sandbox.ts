@@ -1,6 +1,8 @@
 /**
- * One hook's worker, for its whole life: spawn, load (the comlink control call), requests with
- * deadlines, death and its name, and restarts within the budget.
+ * `HookSupervisor`: one hook's isolated runtime (a worker thread, a child process, or a child
+ * process in the bubblewrap sandbox; "worker" below, whichever it is), for its whole life: spawn,
+ * load (the comlink control call), requests with deadlines, death and its name, and restarts
+ * within the budget. (`hook.sandbox`, its read-only view, keeps its public name.)
  */
 import { dirname } from "node:path";
 import { Errors, HookFailure, describeThrown } from "../errors.js";
@@ -8,7 +10,7 @@ import type { ResolvedSandboxOptions } from "../options.js";
 import type { HookMessageRenderer } from "../types.js";
 import type { HostRequest, Manifest } from "../protocol.js";
 import { loadWorker } from "./load.js";
-import { WorkerChannel } from "./channel.js";
+import { HookChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
 import { withCallerTheme } from "../render-theme.js";
@@ -34,7 +36,7 @@ import { NEXT, type SandboxBounds, type SandboxListener, type SandboxState, type
 export type { SandboxBounds, SandboxListener, SandboxState, SandboxView };
 
 
-export class HookSandbox implements SandboxView {
+export class HookSupervisor implements SandboxView {
   readonly hookPath: string;
   readonly resolvedPath: string;
   readonly cwd: string;
@@ -56,7 +58,7 @@ export class HookSandbox implements SandboxView {
   #worker: HookEndpoint | undefined;
   #render: RenderClient | undefined;
   readonly #components: Components;
-  #channel: WorkerChannel | undefined;
+  #channel: HookChannel | undefined;
 
   readonly #cache: TransformCache;
   /** Kept across restarts: a hook cannot reset its budget by crashing. */
@@ -297,7 +299,7 @@ export class HookSandbox implements SandboxView {
     this.#worker = endpoint;
     this.generation++;
     this.#deathFailure = undefined;
-    const channel = new WorkerChannel(endpoint, this.hookPath, this.bridge, {
+    const channel = new HookChannel(endpoint, this.hookPath, this.bridge, {
       maxMessageBytes: options.maxMessageBytes,
       unresponsiveMs: options.unresponsiveMs,
       maxPostsPerSecond: options.maxPostsPerSecond,

@@ -1,6 +1,6 @@
 /**
  * The states of a hook's sandbox, the moves allowed between them, and the read-only face a
- * `LoadedHook` shows of it. `HookSandbox` (./sandbox.ts) changes state in one place, by this table.
+ * `LoadedHook` shows of it. `HookSupervisor` (./sandbox.ts) changes state in one place, by this table.
  */
 import type { HookFailure } from "../errors.js";
 import type { ResolvedSandboxOptions } from "../options.js";
