@@ -33,10 +33,13 @@ export class ScopedContexts<T> {
   }
 }
 
-/** The runner's surface with everything a context carries taken from `ctx`. */
-export function scopedSurface(base: BridgeSurface, ctx: HookCommandContext): BridgeSurface {
+/** The bridge's surface: what only the runner has from `base`, everything a context carries from `ctx`, read at call time. */
+export function scopedSurface(base: Pick<BridgeSurface, "sendMessage" | "appendEntry" | "log" | "cwd">, ctx: HookCommandContext): BridgeSurface {
   return {
-    ...base,
+    sendMessage: base.sendMessage,
+    appendEntry: base.appendEntry,
+    log: base.log,
+    cwd: base.cwd,
     ui: () => ctx.ui,
     sessionManager: ctx.sessionManager,
     modelRegistry: ctx.modelRegistry,

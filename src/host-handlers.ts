@@ -5,6 +5,7 @@
  */
 import type { BridgeSurface } from "./bridge/host-bridge.js";
 import { createNoOpUIContext } from "./bridge/ui.js";
+import { scopedSurface } from "./command-scope.js";
 import type {
   AppendEntryHandler, BranchHandler, HookCommandContext, HookContext, HookUIContext, Model, ModelRegistry, NavigateTreeHandler,
   NewSessionHandler, ReadonlySessionManager, SendMessageHandler,
@@ -70,8 +71,32 @@ export class HostHandlers {
     return this.#sendMessage !== undefined;
   }
 
+  /**
+   * The one place the context members are forwarded to the handlers `initialize` set: a command
+   * context whose every member reads them at call time (built once). The contexts of each emit
+   * take its members; the bridge's surface is built from it like a command's caller's context
+   * (`scopedSurface`).
+   */
+  readonly #live: HookCommandContext = ((self) => ({
+    get ui() { return self.ui; },
+    get hasUI() { return self.hasUI; },
+    get model() { return self.#getModel(); },
+    // Getters: a field initializer runs before the constructor sets these.
+    get cwd() { return self.cwd; },
+    get sessionManager() { return self.sessionManager; },
+    get modelRegistry() { return self.modelRegistry; },
+    isIdle: () => self.#isIdle(),
+    abort: () => self.#abort(),
+    hasQueuedMessages: () => self.#hasQueuedMessages(),
+    waitForIdle: () => self.#waitForIdle(),
+    newSession: (options) => self.#newSession(options),
+    branch: (entryId) => self.#branch(entryId),
+    navigateTree: (targetId, options) => self.#navigateTree(targetId, options),
+  }))(this);
+
   /** One per emit, as the original: `model` is a snapshot taken now. */
   context(): HookContext {
+    const live = this.#live;
     return {
       ui: this.ui,
       hasUI: this.hasUI,
@@ -79,30 +104,20 @@ export class HostHandlers {
       sessionManager: this.sessionManager,
       modelRegistry: this.modelRegistry,
       model: this.#getModel(),
-      isIdle: this.#ctxIsIdle,
-      abort: this.#ctxAbort,
-      hasQueuedMessages: this.#ctxHasQueued,
+      isIdle: live.isIdle,
+      abort: live.abort,
+      hasQueuedMessages: live.hasQueuedMessages,
     };
   }
 
-  // Built once: a context is made per emit, and these read the handlers `initialize` set.
-  readonly #ctxIsIdle = () => this.#isIdle();
-  readonly #ctxAbort = () => this.#abort();
-  readonly #ctxHasQueued = () => this.#hasQueuedMessages();
-
   commandContext(): HookCommandContext {
-    return {
-      ...this.context(),
-      waitForIdle: () => this.#waitForIdle(),
-      newSession: (options) => this.#newSession(options),
-      branch: (entryId) => this.#branch(entryId),
-      navigateTree: (targetId, options) => this.#navigateTree(targetId, options),
-    };
+    const live = this.#live;
+    return { ...this.context(), waitForIdle: live.waitForIdle, newSession: live.newSession, branch: live.branch, navigateTree: live.navigateTree };
   }
 
   /** What the bridge of the hook at `hookPath` calls; every member reads the current handlers. */
   surface(hookPath: string, onLog: (hookPath: string, level: string, line: string) => void): BridgeSurface {
-    return {
+    return scopedSurface({
       sendMessage: (message, options) => {
         if (!this.#sendMessage) throw new Error("sendMessage handler not initialized");
         this.#sendMessage(message, options);
@@ -111,19 +126,9 @@ export class HostHandlers {
         if (!this.#appendEntry) throw new Error("appendEntry handler not initialized");
         this.#appendEntry(customType, data);
       },
-      ui: () => this.ui,
-      sessionManager: this.sessionManager,
-      modelRegistry: this.modelRegistry,
-      isIdle: () => this.#isIdle(),
-      hasQueuedMessages: () => this.#hasQueuedMessages(),
-      abort: () => this.#abort(),
-      waitForIdle: () => this.#waitForIdle(),
-      newSession: (options) => this.#newSession(options),
-      branch: (entryId) => this.#branch(entryId),
-      navigateTree: (targetId, options) => this.#navigateTree(targetId, options),
       log: (level, line) => onLog(hookPath, level, line),
       cwd: this.cwd,
-    };
+    }, this.#live);
   }
 }
 
