@@ -7,12 +7,11 @@
  * reply, and the snapshot of the model that crosses.
  */
 import { applyEdits, checkEdits } from "./edits.js";
-import { Errors, type HookFailure } from "./errors.js";
+import type { HookFailure } from "./errors.js";
 import type { HandlerFn, HookUnit, LoadedHook } from "./hook.js";
 import { deadlineFor } from "./options.js";
 import { registryAnswer } from "./model-registry-gate.js";
-import { emitReplySchema, modelText, NO_RESULTS, snapshotModel, type ContextSnapshot, type HostRequest, type EmitReply, type Manifest, type PlanName } from "./protocol.js";
-import { describeIssues } from "./schemas.js";
+import { modelText, NO_RESULTS, snapshotModel, type ContextSnapshot, type HostRequest, type EmitReply, type Manifest, type PlanName } from "./protocol.js";
 import { withCallerTheme } from "./render-theme.js";
 import type { BridgeSurface } from "./bridge/host-bridge.js";
 import { HookSupervisor, type SandboxView } from "./sandbox/sandbox.js";
@@ -98,7 +97,8 @@ export class IsolatedHook implements LoadedHook, HookUnit {
       this.#sent = undefined;
       throw err;
     }
-    return raw === undefined ? NO_RESULTS : this.#reply(event.type, raw);
+    // The channel checked the reply against emitReplySchema (src/sandbox/channel.ts).
+    return raw === undefined ? NO_RESULTS : raw as EmitReply;
   }
 
   /**
@@ -122,12 +122,6 @@ export class IsolatedHook implements LoadedHook, HookUnit {
     return registryAnswer(this.#sandbox.options.policy, model);
   }
 
-  #reply(type: string, raw: unknown): EmitReply {
-    const parsed = emitReplySchema.safeParse(raw);
-    if (!parsed.success) throw Errors.protocolViolation(this.path, `bad ${type} reply: ${describeIssues(parsed.error)}`, type);
-    return parsed.data as EmitReply;
-  }
-
   #refresh(): void {
     const m = this.#sandbox.manifest;
     if (m === this.#seen) return;
@@ -144,7 +138,7 @@ export class IsolatedHook implements LoadedHook, HookUnit {
       const c = ctx as { hasUI?: boolean; cwd?: string; model?: unknown } | undefined;
       const raw = await sandbox.request({ t: "emit", event: event as Record<string, unknown> & { type: string }, plan: "each", only, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(this.#shownModel(c?.model)) } },
         type, deadlineFor(sandbox.options, type));
-      const reply = this.#reply(type, raw ?? { steps: [] });
+      const reply = (raw ?? NO_RESULTS) as EmitReply;
       // In-place edits reach the event the caller passed, as calling the original's handler would.
       if (reply.edits) applyEdits(event as Record<string, unknown>, checkEdits(reply.edits, event as Record<string, unknown>).valid);
       const step = reply.steps[0];

@@ -68,6 +68,13 @@ describe("results are JSON data", () => {
     expect(errors).toEqual([]);
   });
 
+  it("a reply forged onto the wire that is not an emit reply is refused once, by the channel, as protocol_violation naming the event", async () => {
+    const { runner, errors } = await start(["hostile/returns-non-json-results.ts", HEALTHY]);
+    expect(await runner.emit({ ...redact, toolCallId: "malformed" })).toEqual(REDACTED);
+    expect(codes(errors)).toEqual(["protocol_violation"]);
+    expect(errors[0]!.error).toContain("bad tool_result reply: steps:");
+  });
+
   it("a deep result forged straight onto the wire is refused by the host as invalid_result", async () => {
     const { runner, errors } = await start(["hostile/returns-non-json-results.ts", HEALTHY]);
     expect(await runner.emit({ ...redact, toolCallId: "forged" })).toEqual(REDACTED);

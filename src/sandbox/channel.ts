@@ -6,7 +6,7 @@
  * validated first (`protocol.ts`); a result must be JSON data within the size and depth bounds.
  */
 import { Errors, HookFailure } from "../errors.js";
-import { isBatch, parseWorkerMessage, type HostMessage, type HostRequest, type Manifest, type WireError } from "../protocol.js";
+import { emitReplySchema, isBatch, parseWorkerMessage, type HostMessage, type HostRequest, type Manifest, type WireError } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
 import { PausableDeadline } from "./deadline.js";
 import { HostCalls } from "./host-calls.js";
@@ -291,6 +291,15 @@ export class HookChannel {
     if (bytes > this.#limits.maxMessageBytes) {
       p.reject(Errors.resultTooLarge(this.#hookPath, p.event, bytes, this.#limits.maxMessageBytes));
       return;
+    }
+    // Where the reply's kind is known, it is checked once: an emit's reply is `emitReplySchema`
+    // (each result in it is checked against its event's schema by the runner); nothing is an empty one.
+    if (p.kind === "emit" && value !== undefined) {
+      const parsed = emitReplySchema.safeParse(value);
+      if (!parsed.success) {
+        p.reject(Errors.protocolViolation(this.#hookPath, `bad ${p.event} reply: ${describeIssues(parsed.error)}`, p.event));
+        return;
+      }
     }
     p.resolve(value);
   }
