@@ -58,7 +58,8 @@ describe.skipIf(!available.ok)("the escape chain: edit -> prototype -> launcher 
     const { runner, errors } = host(found.hooks, { cwd: p.cwd });
 
     const event = plantingCall({ BASH_ENV: p.script });
-    expect(await runner.emitToolCall(event)).toBeUndefined();
+    // Refused, and the call fails closed (the hook meant to change what the tool runs).
+    expect(await runner.emitToolCall(event)).toMatchObject({ block: true, reason: expect.stringContaining("failed (invalid_result)") });
     expect(errors.map((e) => e.code)).toEqual(["invalid_result"]);
     expect(errors[0]!.error).toContain('edited event.input in place during tool_call to a value that is not valid, which was not applied: __proto__: the key "__proto__" is refused: it names a prototype');
     expect(event.input).toEqual({ command: "ls", plant: { BASH_ENV: p.script } });
@@ -106,7 +107,7 @@ describe("the NODE_OPTIONS variant: edit -> prototype -> a trusted hook's proces
     loaded.push(...first.hooks);
     expect(first.errors).toEqual([]);
     const { runner, errors } = host(first.hooks, { cwd: p.cwd });
-    expect(await runner.emitToolCall(plantingCall({ NODE_OPTIONS: `--require ${p.preload}` }))).toBeUndefined();
+    expect(await runner.emitToolCall(plantingCall({ NODE_OPTIONS: `--require ${p.preload}` }))).toMatchObject({ block: true, reason: expect.stringContaining("failed (invalid_result)") });
     expect(errors.map((e) => e.code)).toEqual(["invalid_result"]);
     expect(errors[0]!.error).toContain('__proto__: the key "__proto__" is refused: it names a prototype');
     expect(ownKeys()).toEqual(before);

@@ -29,7 +29,8 @@ describe("in-place edits that hold a prototype key", () => {
     const { runner, errors } = await start(["hostile/pollutes-prototype-through-edits.ts"]);
     const event = toolCall(id);
     const input = event.input;
-    expect(await runner.emitToolCall(event)).toBeUndefined();
+    // A refused edit of a tool call fails closed: the hook meant to change what the tool runs.
+    expect(await runner.emitToolCall(event)).toMatchObject({ block: true, reason: expect.stringContaining("failed (invalid_result)") });
     expect(event.input).toBe(input);
     expect(event.input).toEqual({ command: "ls" });
     expect(Object.getPrototypeOf(event.input)).toBe(Object.prototype);

@@ -44,6 +44,17 @@ async function withUI(colors?: boolean, pick = 1) {
 }
 
 describe("the terminal-text gate on every surface", () => {
+  it("log lines (pi.logger, stdout, stderr) reach onLog without control sequences, SGR kept (or not, with colors: false)", async () => {
+    for (const colors of [true, false]) {
+      const logs: Array<[string, string]> = [];
+      const { runner } = await start([FIXTURE], { load: { terminalText: { colors }, onLog: (_hook, level, line) => { logs.push([level, line]); } } });
+      await runner.emit({ type: "agent_end", messages: [] } as never);
+      await until(() => logs.length >= 3, 5_000, "three log lines");
+      const want = colors ? CLEAN : PLAIN;
+      expect(logs.filter(([, line]) => line.includes("A")).sort()).toEqual([["stderr", want], ["stdout", want], ["warn", want]]);
+    }
+  });
+
   it("prompt titles, options, placeholders and prefills, notify, setStatus, setEditorText and a message's text reach the host without control sequences, SGR kept", async () => {
     const { runner, shown, status, entries, sent } = await withUI();
     await runner.emit(turnStart());

@@ -9,7 +9,7 @@ import { ScopedContexts, scopedSurface } from "../command-scope.js";
 import { CustomUi } from "../custom-ui.js";
 import { HostModules } from "../host-modules.js";
 import type { Policy } from "../policy.js";
-import type { TerminalTextOptions } from "../terminal-text.js";
+import { terminalText, type TerminalTextOptions } from "../terminal-text.js";
 import type { HookCommandContext, HookMessageRenderer } from "../types.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { hostMethods, type BridgeSurface, type HostMethods } from "./host-bridge.js";
@@ -114,7 +114,8 @@ export class SandboxBridge implements BridgeHost {
     }
     if (!served && method === METHOD.exec) return mediatedExec(hookPath, gate, cwd, args);
     if (method === METHOD.log && this.#base.takeLog?.() === false) return undefined;
-    if (!served && method === METHOD.log) return this.#base.onLog(hookPath, args[0] as string, args[1] as string);
+    // A log line is hook text bound for wherever the host prints it: through the terminal-text gate.
+    if (!served && method === METHOD.log) return this.#base.onLog(hookPath, args[0] as string, terminalText(args[1] as string, this.#base.terminal));
     return this.#need(method, served).methods(method, args);
   }
 

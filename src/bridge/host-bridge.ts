@@ -132,7 +132,7 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.setEditorText]: ([value]) => surface.ui().setEditorText(lines(value)),
     [METHOD.abortEditor]: ([signalId]) => editorSignals.get(signalId)?.abort(),
     [METHOD.abort]: () => surface.abort(),
-    [METHOD.log]: ([level, line]) => surface.log(level, line),
+    [METHOD.log]: ([level, text]) => surface.log(level, line(text)),
     [METHOD.isIdle]: () => surface.isIdle(),
     [METHOD.hasQueuedMessages]: () => surface.hasQueuedMessages(),
     [METHOD.getEditorText]: () => surface.ui().getEditorText(),

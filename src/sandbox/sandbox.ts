@@ -23,6 +23,7 @@ import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js
 import { spawnEndpoint } from "./spawn.js";
 import { Components, type RenderClient } from "./render.js";
 import { RenderGuard } from "./render-guard.js";
+import { terminalText } from "../terminal-text.js";
 import { RestartBudget } from "./restart-budget.js";
 import { CALLBACK_WINDOW_MS, CallbackBudget, LOG_LINES_PER_WINDOW } from "../callback-budget.js";
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform-cache.js";
@@ -284,7 +285,8 @@ export class HookSandbox implements SandboxView {
         execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.isolation !== "sandbox"),
         resourceLimits: options.resourceLimits,
         renderTimeoutMs: options.renderTimeoutMs,
-        onOutput: (stream, line) => { if (this.#logBudget.take()) options.onLog(this.hookPath, stream, line); },
+        // Hook text bound for wherever the host prints it: through the terminal-text gate (src/terminal-text.ts).
+        onOutput: (stream, line) => { if (this.#logBudget.take()) options.onLog(this.hookPath, stream, terminalText(line, options.terminalText)); },
       }, launcher);
     } catch (err) {
       // A symbolic link out of the hook's package roots (src/read-grants.ts): the message names it.
