@@ -242,10 +242,8 @@ export const EVENTS = {
 
 // A result schema's fields are exactly its result type's: tsc fails on a missing or an extra one.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const resultFieldsMatch: { [T in ResultEvent]: Same<keyof z.output<(typeof EVENTS)[T]["result"]>, keyof HookResultMap[T]> } = {
-  session_before_switch: true, session_before_branch: true, session_before_compact: true, "session.compacting": true,
-  session_before_tree: true, context: true, before_agent_start: true, tool_call: true, tool_result: true,
-};
+type ResultFieldsMatch = { [T in ResultEvent]: Same<keyof z.output<(typeof EVENTS)[T]["result"]>, keyof HookResultMap[T]> }[ResultEvent];
+const resultFieldsMatch: ResultFieldsMatch extends true ? true : never = true;
 void resultFieldsMatch;
 
 // ---- derived -------------------------------------------------------------------------------------
