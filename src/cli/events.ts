@@ -8,6 +8,7 @@ import type { HookRunner } from "../runner.js";
 import type { HookEvent } from "../types.js";
 import { EVENT_TYPES, isEventType, signalFields } from "../events.js";
 import { payloadProblem } from "./payloads.js";
+import { levenshtein } from "../edit-distance.js";
 
 export { EVENT_TYPES, isEventType };
 
@@ -19,20 +20,10 @@ export class BadEvent extends Error {
   }
 }
 
-/** Edit distance between `a` and `b` (insertions, deletions, substitutions). */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
-}
 
 /** Known event names close to `type`, closest first (at most three). */
 export function closestEventTypes(type: string): string[] {
-  const scored = EVENT_TYPES.map((t) => ({ t, d: distance(type, t) }))
+  const scored = EVENT_TYPES.map((t) => ({ t, d: levenshtein(type, t) }))
     .filter(({ t, d }) => d <= Math.max(2, Math.floor(t.length / 3)) || t.startsWith(type) || (type.length > 3 && t.includes(type)));
   return scored.sort((a, b) => a.d - b.d).slice(0, 3).map(({ t }) => t);
 }
