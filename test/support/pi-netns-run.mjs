@@ -10,12 +10,15 @@ import { createServer } from "node:http";
 import { join } from "node:path";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
+/** @type {Array<{ url: string | undefined; body: any }>} */
 const requests = [];
 
+/** @param {object} delta @param {string | null} [finish] */
 function chunk(delta, finish = null) {
   return `data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1, model: "fake-model", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 }
 
+/** @param {{ content: string | Array<{ text?: string }> }} message */
 function toolText(message) {
   if (typeof message.content === "string") return message.content;
   return (message.content ?? []).map((part) => part.text ?? "").join("");
@@ -29,7 +32,7 @@ const server = createServer((req, res) => {
     try { parsed = JSON.parse(body); } catch { parsed = { unparsed: body }; }
     requests.push({ url: req.url, body: parsed });
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const tool = (parsed.messages ?? []).findLast?.((m) => m.role === "tool");
+    const tool = (parsed.messages ?? []).findLast?.((/** @type {{ role: string }} */ m) => m.role === "tool");
     if (!tool) {
       res.write(chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "bash", arguments: "" } }] }));
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ command: config.command }) } }] }));
@@ -44,7 +47,7 @@ const server = createServer((req, res) => {
 });
 
 server.listen(0, "127.0.0.1", () => {
-  const { port } = server.address();
+  const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
   writeFileSync(join(config.agentDir, "models.json"), JSON.stringify({
     providers: {
       fake: {
