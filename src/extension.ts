@@ -63,7 +63,7 @@ export function isolate(paths: string[], options: IsolateOptions = {}): Isolated
       await hook.dispose?.();
     }
     const isOptional = (path: string) => optional.includes(path) || optional.some((o) => resolvePath(o, cwd) === resolvePath(path, cwd));
-    new Mirror(pi, hooks, cwd, unloaded, unloaded.filter((u) => !isOptional(u.path))).install();
+    new Mirror(pi, hooks, cwd, unloaded, isOptional).install();
   };
 }
 
@@ -89,14 +89,16 @@ class Mirror {
   readonly #live = new LiveAgentContext();
   readonly #unloaded: Unloaded[];
   readonly #blocking: Unloaded[];
+  readonly #isOptional: (path: string) => boolean;
   #initialized = false;
   #reportedUnloaded = false;
   #disposed = false;
 
-  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], blocking: Unloaded[]) {
+  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean) {
     this.#pi = pi;
     this.#unloaded = unloaded;
-    this.#blocking = blocking;
+    this.#isOptional = isOptional;
+    this.#blocking = unloaded.filter((u) => !isOptional(u.path));
     this.#runner = new HookRunner(hooks, cwd, this.#live.sessionManager, this.#live.modelRegistry);
     this.#runner.onError((e) => this.#report(e));
   }
@@ -113,6 +115,7 @@ class Mirror {
     if (type === "tool_call" && this.#blocking.length > 0) return { block: true, reason: this.#blockReason() };
     if (this.#disposed) return undefined;
     const result = this.#runner.hasHandlers(type) ? await this.#emit(type, event) : undefined;
+    this.#refuseLate();
     if (type === "session_shutdown") {
       this.#disposed = true;
       await this.#runner.dispose();
@@ -145,6 +148,22 @@ class Mirror {
         const result = await this.#runner.emit(event);
         return (RESULT_EVENTS as readonly string[]).includes(type) ? result : undefined;
       }
+    }
+  }
+
+  /**
+   * A registration made after load that cannot cross (a refused event, a command, a renderer) is
+   * refused as a load would be: reported once, and that module then blocks every tool call.
+   */
+  #refuseLate(): void {
+    for (const hook of this.#runner.getHooks()) {
+      if (this.#unloaded.some((u) => u.path === hook.path)) continue;
+      const refusal = refusedRegistration(hook);
+      if (!refusal) continue;
+      const late: Unloaded = { path: hook.path, code: "load_failed", error: `${refusal} (registered after load)` };
+      this.#unloaded.push(late);
+      if (!this.#isOptional(hook.path)) this.#blocking.push(late);
+      this.#report({ hookPath: hook.path, event: "load", code: "load_failed", error: late.error });
     }
   }
 

@@ -81,6 +81,20 @@ describe("hookbox/extension in pi 0.73.1's loader and runner", { timeout: 60_000
     expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: `hookbox: blocked because isolated extension ${ext(module)} (load_failed) did not load (fail closed)` });
   });
 
+  it("a refused registration made after load (pi.on(\"input\") in session_start) is reported and blocks every tool call, naming the module", async () => {
+    const reported: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => { reported.push(line); };
+    try {
+      const { runner } = await inPi([ext("subscribes-input-late.ts")]);
+      const module = ext("subscribes-input-late.ts");
+      expect(reported).toEqual([`Extension error (${module}): hookbox: ${module}: load_failed in load: pi.on("input") is refused by hookbox/extension: ${REFUSED_EVENTS.input} (registered after load)`]);
+      expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: `hookbox: blocked because isolated extension ${module} (load_failed) did not load (fail closed)` });
+    } finally {
+      console.error = original;
+    }
+  });
+
   it("the factory resolves only once every module loaded: the isolated guard blocks at the first tool call", async () => {
     const { runner, errors } = await inPi([ext("blocks-rm-rf.ts"), ext("edits-events.ts")]);
     expect(errors).toEqual([]);
