@@ -61,6 +61,7 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(dir)).toBe(false);
     expect(run.requests).toHaveLength(2);
+    expect(run.outside).toBe("ENETUNREACH");
     expect(run.stdout).toContain("TOOL RESULT:");
   });
 

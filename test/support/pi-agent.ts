@@ -49,6 +49,8 @@ export interface PiRun {
   stderr: string;
   /** Every request the fake model received, in order (bodies as JSON). */
   requests: Array<{ url: string; body: { messages?: Array<{ role: string; content: unknown }> } }>;
+  /** What a TCP connect to 1.1.1.1:80 from inside the namespace gave (ENETUNREACH: nothing leaves the machine). */
+  outside: string;
   /** What the model received as the tool's result ("" if no tool result reached it). */
   toolResult: string;
 }

@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { connect } from "node:net";
 import { join } from "node:path";
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
@@ -46,6 +47,17 @@ const server = createServer((req, res) => {
   });
 });
 
+/** Whether this namespace reaches anything beyond loopback (it must not): a TCP connect to a public address. */
+function probeOutside() {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "1.1.1.1", port: 80, timeout: 2_000 });
+    socket.on("connect", () => { socket.destroy(); resolve("connected"); });
+    socket.on("timeout", () => { socket.destroy(); resolve("timeout"); });
+    socket.on("error", (/** @type {NodeJS.ErrnoException} */ err) => resolve(err.code ?? err.message));
+  });
+}
+const outside = await probeOutside();
+
 server.listen(0, "127.0.0.1", () => {
   const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
   writeFileSync(join(config.agentDir, "models.json"), JSON.stringify({
@@ -67,7 +79,7 @@ server.listen(0, "127.0.0.1", () => {
   const timer = setTimeout(() => child.kill("SIGKILL"), config.timeoutMs);
   child.on("close", (code, signal) => {
     clearTimeout(timer);
-    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests }));
+    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests, outside }));
     server.close();
     process.exit(0);
   });
