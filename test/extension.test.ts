@@ -88,8 +88,25 @@ describe("hookbox/extension in pi 0.73.1's loader and runner", { timeout: 60_000
     try {
       const { runner } = await inPi([ext("subscribes-input-late.ts")]);
       const module = ext("subscribes-input-late.ts");
-      expect(reported).toEqual([`Extension error (${module}): hookbox: ${module}: load_failed in load: pi.on("input") is refused by hookbox/extension: ${REFUSED_EVENTS.input} (registered after load)`]);
+      expect(reported).toEqual([`Extension error (${module}): hookbox: ${module}: load_failed in load: Failed to load hook: pi.on("input") is refused by hookbox/extension: ${REFUSED_EVENTS.input} (registered after load)`]);
       expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: `hookbox: blocked because isolated extension ${module} (load_failed) did not load (fail closed)` });
+    } finally {
+      console.error = original;
+    }
+  });
+
+  it("an event name with terminal controls, at load or after, is refused as an event pi does not have, and no control reaches pi's error path or the block reason", async () => {
+    const reported: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => { reported.push(line); };
+    try {
+      const { runner, errors } = await inPi([ext("subscribes-escape-event.ts"), ext("subscribes-escape-event-late.ts")]);
+      expect(errors).toHaveLength(1);
+      expect(errors[0].error).toContain(`${ext("subscribes-escape-event.ts")} did not load (load_failed): Failed to load hook: pi.on("at-load") is refused by hookbox/extension: the agent has no such event`);
+      expect(reported).toHaveLength(1);
+      expect(reported[0]).toContain(`pi.on("late") is refused by hookbox/extension: the agent has no such event (registered after load)`);
+      const blocked = await runner.emitToolCall(rmRf);
+      for (const text of [errors[0].error, reported[0], blocked.reason]) expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
     } finally {
       console.error = original;
     }
