@@ -160,7 +160,8 @@ class Mirror {
       if (this.#unloaded.some((u) => u.path === hook.path)) continue;
       const refusal = refusedRegistration(hook);
       if (!refusal) continue;
-      const late: Unloaded = { path: hook.path, code: "load_failed", error: `${refusal} (registered after load)` };
+      // The refusal may quote a name the module chose: HookFailure's message passes the terminal-text gate.
+      const late: Unloaded = { path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, `${refusal} (registered after load)`).message };
       this.#unloaded.push(late);
       if (!this.#isOptional(hook.path)) this.#blocking.push(late);
       this.#report({ hookPath: hook.path, event: "load", code: "load_failed", error: late.error });

@@ -10,6 +10,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isolate } from "../src/extension.js";
 import { CARRIED_MEMBERS, NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS } from "../worker/extension-members.mjs";
 import { ROOT } from "./helpers/host.js";
+import { ISOLATION } from "./support/isolation.js";
 import { installPi } from "./support/pi-agent.js";
 
 const EXTENSIONS = join(ROOT, "fixtures", "extensions");
@@ -39,7 +40,7 @@ async function inPi(paths: string[], options: Record<string, unknown> = {}) {
   const runtime = loader.createExtensionRuntime();
   const entries: Array<[string, unknown]> = [];
   runtime.appendEntry = (type: string, data: unknown) => entries.push([type, data]);
-  const extension = await loader.loadExtensionFromFactory(isolate(paths, options), ROOT, undefined, runtime, "<isolated>");
+  const extension = await loader.loadExtensionFromFactory(isolate(paths, { isolation: ISOLATION, ...options }), ROOT, undefined, runtime, "<isolated>");
   const runner = new Runner([extension], runtime, ROOT, SessionManager.inMemory(ROOT), {});
   runners.push(runner);
   const errors: Array<{ extensionPath: string; event: string; error: string }> = [];
@@ -50,7 +51,7 @@ async function inPi(paths: string[], options: Record<string, unknown> = {}) {
 
 const rmRf = { type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "rm -rf /tmp/x" } };
 
-describe("hookbox/extension in pi 0.73.1's loader and runner", { timeout: 60_000 }, () => {
+describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
   it("every result of an isolated module reaches pi's runner: tool_result, context, before_agent_start, session_before_compact, tool_call with ctx, and appendEntry", async () => {
     const { runner, errors, entries } = await inPi([ext("edits-events.ts")]);
     expect(errors).toEqual([]);
