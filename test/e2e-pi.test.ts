@@ -101,7 +101,7 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
     expect(run.stderr).toContain("thrown from a timer");
   });
 
-  it.skipIf(!sandbox.ok)("a hostile isolated extension under policy untrusted reads no secret: env, ~/.ssh, the project's .env, models.json's key", () => {
+  it.skipIf(!sandbox.ok)("a hostile isolated extension under policy untrusted reads no secret (env, ~/.ssh, the project's .env, models.json's key) and reaches no network", () => {
     const world = piWorld();
     const dir = victim(world);
     const planted = plantSecrets(world);
@@ -109,7 +109,9 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
     expect(run.code, run.stderr).toBe(0);
     const seen = report(run.toolResult);
     // it ran and reported each attempt …
-    expect(Object.keys(seen).sort()).toEqual(["apiKey", "dotenv", "dotenvByCwd", "env", "ssh", "sshByHome"]);
+    expect(Object.keys(seen).sort()).toEqual(["apiKey", "dotenv", "dotenvByCwd", "env", "network", "ssh", "sshByHome"]);
+    expect(seen.network).toMatch(/^refused \(/);
+    expect(run.requests.filter((r) => r.url === "/exfil")).toEqual([]);
     // … and no secret reached it
     for (const secret of Object.values(SECRETS)) expect(run.toolResult).not.toContain(secret);
     expect(seen.env).toBe("saw null");
@@ -118,13 +120,17 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
     expect(existsSync(join(dir, "keep.txt"))).toBe(true);
   });
 
-  it("control: the same hostile extension in pi's own process reads every secret", () => {
+  it("control: the same hostile extension in pi's own process reads every secret and sends them to the loopback", () => {
     const world = piWorld();
     victim(world);
     const planted = plantSecrets(world);
     const run = runPi(cli, world, { command: "true", ...planted, extensions: [join(EXTENSIONS, "reads-secrets.ts")] });
     expect(run.code, run.stderr).toBe(0);
     for (const secret of Object.values(SECRETS)) expect(run.toolResult).toContain(secret);
+    expect(report(run.toolResult).network).toBe("sent (200)");
+    const sent = run.requests.filter((r) => r.url === "/exfil");
+    expect(sent).toHaveLength(1);
+    expect(JSON.stringify(sent[0].body)).toContain(SECRETS.ssh);
   });
 
   it("a module that does not load is reported through pi's error path with its code, the others load, and every tool call is blocked naming it", () => {

@@ -81,7 +81,8 @@ export function runPi(cli: string, world: PiWorld, options: PiRunOptions): PiRun
   const r = spawnSync("unshare", ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], { encoding: "utf8", timeout: timeoutMs + 15_000 });
   if (r.status !== 0) throw new Error(`the namespace runner failed (${r.status}): ${r.stderr}`);
   const result = JSON.parse(readFileSync(out, "utf8")) as Omit<PiRun, "toolResult">;
-  const last = result.requests.at(-1)?.body.messages ?? [];
+  const chats = result.requests.filter((r) => r.url.endsWith("/chat/completions"));
+  const last = chats.at(-1)?.body.messages ?? [];
   const tool = [...last].reverse().find((m) => m.role === "tool");
   const toolResult = tool === undefined ? "" : typeof tool.content === "string" ? tool.content : JSON.stringify(tool.content);
   return { ...result, toolResult };

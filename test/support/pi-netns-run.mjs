@@ -10,6 +10,8 @@ import { createServer } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
 
+/** The fake model server's port on the namespace's loopback. */
+const MODEL_PORT = 41789;
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
 /** @type {Array<{ url: string | undefined; body: any }>} */
 const requests = [];
@@ -32,6 +34,11 @@ const server = createServer((req, res) => {
     let parsed;
     try { parsed = JSON.parse(body); } catch { parsed = { unparsed: body }; }
     requests.push({ url: req.url, body: parsed });
+    if (!req.url?.endsWith("/chat/completions")) {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("the fake model server got it");
+      return;
+    }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const tool = (parsed.messages ?? []).findLast?.((/** @type {{ role: string }} */ m) => m.role === "tool");
     if (!tool) {
@@ -58,7 +65,8 @@ function probeOutside() {
 }
 const outside = await probeOutside();
 
-server.listen(0, "127.0.0.1", () => {
+// A fixed port: the namespace is this run's own, and a hostile module under test knows where to aim.
+server.listen(MODEL_PORT, "127.0.0.1", () => {
   const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
   writeFileSync(join(config.agentDir, "models.json"), JSON.stringify({
     providers: {
