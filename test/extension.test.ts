@@ -113,6 +113,16 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     }
   });
 
+  it("loadHooks options pass through, perHook included: a hanging module's own deadline blocks the call with timeout", async () => {
+    const hangs = ext("hangs-in-tool-call.ts");
+    const { runner } = await inPi([ext("edits-events.ts"), hangs], { perHook: { [hangs]: { deadlines: { tool_call: 300 } } } });
+    const started = Date.now();
+    const result = await runner.emitToolCall(rmRf);
+    expect(result).toMatchObject({ block: true });
+    expect(result.reason).toContain(`Blocked because hook "${hangs}" failed (timeout)`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it("the factory resolves only once every module loaded: the isolated guard blocks at the first tool call", async () => {
     const { runner, errors } = await inPi([ext("blocks-rm-rf.ts"), ext("edits-events.ts")]);
     expect(errors).toEqual([]);
