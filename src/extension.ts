@@ -31,7 +31,7 @@ export interface IsolateOptions extends LoadOptions {
 
 /** The part of the agent's `ExtensionAPI` (pi 0.73.1) the adapter uses. */
 export interface AgentExtensionAPI {
-  // biome-ignore lint: the agent's overloads are many; any keeps pi's ExtensionAPI assignable.
+  // `any`: pi's ExtensionAPI overloads `on` per event; this keeps it assignable to the parameter.
   on(event: any, handler: any): void;
   sendMessage(message: any, options?: any): void;
   appendEntry(customType: string, data?: unknown): void;

@@ -16,7 +16,7 @@ import { installPi } from "./support/pi-agent.js";
 const EXTENSIONS = join(ROOT, "fixtures", "extensions");
 const ext = (name: string) => join(EXTENSIONS, name);
 
-// biome-ignore lint: pi's modules are untyped here.
+// pi's modules are imported by path from the cache, untyped.
 type Any = any;
 let piDist: string;
 let loader: Any;
