@@ -6,27 +6,29 @@
  * match (same object, same array), so whoever holds them (the tool's params, its result) sees it.
  *
  * The gate (issue 22: an edit whose `input` held an own `__proto__` key was walked into
- * `Object.prototype`): only known fields are edited (the contract's editable fields, or a field the
- * host's event already holds as plain data, or an optional field of its type; never `type`); each value passes the key gate
- * (src/safe-keys.ts) and its field's schema, and what is applied is the schema's parsed output;
+ * `Object.prototype`): only known fields are edited (a field the host's event already holds as
+ * plain data, or an optional field its row in src/events.ts lists as `addable`; never `type`);
+ * each value passes the key gate (src/safe-keys.ts) and its field's schema (the row's payload
+ * schema; any data for a field the host added beyond the contract), and what is applied is the
+ * schema's parsed output;
  * the write-back walks only own keys of the host's objects and keys that pass `isSafeKey`.
  */
-import { z } from "zod";
-import { agentMessage, describeIssues, toolContent } from "./schemas.js";
+import type { z } from "zod";
+import { EVENTS, EVENT_TYPES } from "./events.js";
+import { describeIssues } from "./schemas.js";
 import { isSafeKey, keySafe, safeData } from "./safe-keys.js";
 
-/** What an edited field of the contract must be; every schema passes the key gate first. */
-const FIELD_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
-  ["toolName", z.string()],
-  ["toolCallId", z.string()],
-  ["input", z.record(z.string(), z.unknown())],
-  ["content", z.array(toolContent)],
-  ["isError", z.boolean()],
-  ["isWarning", z.boolean()],
-  ["messages", z.array(agentMessage)],
-  ["prompt", z.string()],
-  ["images", z.array(toolContent)],
-].map(([field, schema]) => [field as string, keySafe(schema as z.ZodType)]));
+/**
+ * Per event of the contract: what each of its fields must be when a hook edits it (the row's
+ * payload schema, src/events.ts, behind the key gate), and the optional fields an edit may add.
+ */
+const FIELDS: ReadonlyMap<string, { schemas: ReadonlyMap<string, z.ZodType>; addable: ReadonlySet<string> }> = new Map(EVENT_TYPES.map((type) => {
+  const row = EVENTS[type] as { payload: Record<string, z.ZodType>; addable?: readonly string[] };
+  return [type, {
+    schemas: new Map(Object.entries(row.payload).map(([field, schema]) => [field, keySafe(schema)])),
+    addable: new Set(row.addable ?? []),
+  }];
+}));
 
 /** One field that was not applied, and why. */
 export interface RefusedEdit { field: string; detail: string }
@@ -40,18 +42,13 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 /** A value the host's event may have edited in place: plain data (never an AbortSignal, a class instance or a function). */
 const isData = (v: unknown): boolean => v === null || Array.isArray(v) || isPlainObject(v) || ["string", "number", "boolean", "undefined"].includes(typeof v);
 
-/** Optional fields of the contract an edit may add when the host's event does not hold them, by event type. */
-const OPTIONAL_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
-  ["before_agent_start", ["images"]],
-  ["tool_result", ["details", "isWarning"]],
-]);
+const fieldsOf = (event: Record<string, unknown>) => (typeof event.type === "string" ? FIELDS.get(event.type) : undefined);
 
 /** Why `field` may not be edited on `event`, or undefined when it may. */
 function notEditable(field: string, event: Record<string, unknown>): string | undefined {
   if (field === "type" || !isSafeKey(field)) return "it is not an editable field of the event";
   if (Object.hasOwn(event, field)) return isData(event[field]) ? undefined : "the host's value there is not plain data";
-  const optional = typeof event.type === "string" ? OPTIONAL_FIELDS.get(event.type) : undefined;
-  return optional?.includes(field) ? undefined : "it is not a field of this event";
+  return fieldsOf(event)?.addable.has(field) ? undefined : "it is not a field of this event";
 }
 
 /**
@@ -67,7 +64,8 @@ export function checkEdits(edits: Record<string, unknown>, event: Record<string,
     if (why) { refused.push({ field, detail: why }); continue; }
     const value = edits[field];
     if (value === undefined) { valid[field] = undefined; continue; }
-    const parsed = (FIELD_SCHEMAS.get(field) ?? safeData).safeParse(value);
+    // A field of the contract has its schema; one the host added beyond it is any gated data.
+    const parsed = (fieldsOf(event)?.schemas.get(field) ?? safeData).safeParse(value);
     if (parsed.success) valid[field] = parsed.data;
     else refused.push({ field, detail: describeIssues(parsed.error) });
   }

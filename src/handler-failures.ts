@@ -24,7 +24,7 @@ export function stepFailure(unit: HookUnit, type: string, e: WireError): HookFai
 }
 
 /** What the handler threw, rebuilt on the host: the value itself, or an Error with its name, message, stack and code. */
-function thrownValue(e: WireError): unknown {
+export function thrownValue(e: WireError): unknown {
   if (e.name === undefined) return e.value;
   // The rebuilt error's text passes the terminal-text gate, as the failure's does (src/errors.ts).
   const error = new Error(terminalText(e.message, { colors: false, multiline: true }));

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { presets } from "./policy.js";
+import { levenshtein } from "./edit-distance.js";
 
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: "a function" });
 /** A count, size or duration: a number ≥ 0 (Infinity allowed, NaN not). */
@@ -174,15 +175,4 @@ function suggest(word: string, known: readonly string[]): string {
     if (d < bestDistance) [best, bestDistance] = [k, d];
   }
   return best !== undefined && bestDistance <= Math.max(2, Math.ceil(word.length / 3)) ? `; did you mean "${best}"?` : "";
-}
-
-/** Edit distance (insertions, deletions, substitutions), one row at a time. */
-export function levenshtein(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
 }

@@ -245,7 +245,7 @@ export class HookRunner {
         }
       }
     }
-    return finish(rule, acc, event as { messages?: unknown });
+    return finish(rule, acc, event);
   }
 
   /**

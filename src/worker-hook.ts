@@ -11,11 +11,16 @@ import type { HookFailure } from "./errors.js";
 import type { HandlerFn, HookUnit, LoadedHook } from "./hook.js";
 import { deadlineFor } from "./options.js";
 import { registryAnswer } from "./model-registry-gate.js";
+import { thrownValue } from "./handler-failures.js";
 import { modelText, NO_RESULTS, snapshotModel, type ContextSnapshot, type HostRequest, type EmitReply, type Manifest, type PlanName } from "./protocol.js";
 import { withCallerTheme } from "./render-theme.js";
 import type { BridgeSurface } from "./bridge/host-bridge.js";
 import { HookSupervisor, type SandboxView } from "./sandbox/sandbox.js";
 import type { HookCommandContext, HookContext, HookMessageRenderer, RegisteredCommand } from "./types.js";
+
+/** What the context snapshot is made of: a `HookContext`'s, or what a direct handler call passed. */
+type SnapshotSource = Pick<HookContext, "hasUI" | "cwd" | "model">;
+type EmitRequest = Extract<HostRequest, { t: "emit" }>;
 
 export class IsolatedHook implements LoadedHook, HookUnit {
   readonly path: string;
@@ -76,10 +81,20 @@ export class IsolatedHook implements LoadedHook, HookUnit {
   }
 
   /** Run this hook's handlers of `event` in the worker, under `plan`; the reply is checked before it is returned. */
-  async run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext): Promise<EmitReply> {
+  run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext): Promise<EmitReply> {
+    return this.#emit(event.type, event, plan, ctx);
+  }
+
+  /**
+   * The one emit path: the runner's (every handler of `type`) and a handler called directly
+   * (`only`: the one at that registration index). AbortSignals are split off, the context is sent
+   * only when the worker does not hold it yet, and the reply is checked.
+   */
+  async #emit(type: string, event: Record<string, unknown>, plan: PlanName, ctx: SnapshotSource, only?: number): Promise<EmitReply> {
     const sandbox = this.#sandbox;
     const [payload, signals] = splitSignals(event);
-    const body: HostRequest & { t: "emit" } = { t: "emit", event: payload, plan };
+    const body: EmitRequest = { t: "emit", event: payload as EmitRequest["event"], plan };
+    if (only !== undefined) body.only = only;
     // The worker keeps the last context it was sent: send it only when it changed or the worker is new.
     const snap = this.#snapshot(ctx);
     if (snap) body.ctx = snap;
@@ -92,7 +107,7 @@ export class IsolatedHook implements LoadedHook, HookUnit {
     // A request that failed may never have reached the worker: send the context again next time.
     let raw: unknown;
     try {
-      raw = await sandbox.request(body, event.type, deadlineFor(sandbox.options, event.type), signals);
+      raw = await sandbox.request(body, type, deadlineFor(sandbox.options, type), signals);
     } catch (err) {
       this.#sent = undefined;
       throw err;
@@ -106,7 +121,7 @@ export class IsolatedHook implements LoadedHook, HookUnit {
    * JSON (one copy rule for events and commands, see `snapshotModel`) and compared by its text,
    * not by identity, so a model changed in place is sent again.
    */
-  #snapshot(ctx: HookContext): ContextSnapshot | undefined {
+  #snapshot(ctx: SnapshotSource): ContextSnapshot | undefined {
     const text = modelText(this.#shownModel(ctx.model));
     const last = this.#sent;
     const generation = this.#sandbox.generation;
@@ -131,18 +146,20 @@ export class IsolatedHook implements LoadedHook, HookUnit {
     this.#renderers = new Map(m.renderers.map((type) => [type, withCallerTheme(this.#sandbox.renderer(type))]));
   }
 
-  /** Runs that one handler in the worker, as calling the original's handler would. */
+  /**
+   * Runs that one handler in the worker, as calling the original's handler would: through the one
+   * emit path, with the caller's `ctx` (what it lacks, the defaults); it throws what the handler
+   * threw (an Error with its name, message, stack and `code`, or the value itself).
+   */
   #handler(type: string, only: number): HandlerFn {
     return async (event, ctx) => {
-      const sandbox = this.#sandbox;
-      const c = ctx as { hasUI?: boolean; cwd?: string; model?: unknown } | undefined;
-      const raw = await sandbox.request({ t: "emit", event: event as Record<string, unknown> & { type: string }, plan: "each", only, ctx: { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? sandbox.cwd, model: snapshotModel(this.#shownModel(c?.model)) } },
-        type, deadlineFor(sandbox.options, type));
-      const reply = (raw ?? NO_RESULTS) as EmitReply;
+      const c = ctx as Partial<SnapshotSource> | undefined;
+      const target = event as Record<string, unknown>;
+      const reply = await this.#emit(type, target, "each", { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? this.#sandbox.cwd, model: c?.model }, only);
       // In-place edits reach the event the caller passed, as calling the original's handler would.
-      if (reply.edits) applyEdits(event as Record<string, unknown>, checkEdits(reply.edits, event as Record<string, unknown>).valid);
+      if (reply.edits) applyEdits(target, checkEdits(reply.edits, target).valid);
       const step = reply.steps[0];
-      if (step && !step.ok) throw new Error(step.e?.message);
+      if (step && !step.ok) throw thrownValue(step.e);
       return step?.r;
     };
   }

@@ -7,6 +7,8 @@ import type { HookError } from "../src/index.js";
 import { MESSAGES, emitAny, sample } from "./helpers/events.js";
 import { fixture, start } from "./helpers/host.js";
 import { returned } from "./helpers/matrix.js";
+import { BAIL_EVENTS } from "../fixtures/valid/lib/scripted.js";
+import { script as bailsAfterInvalid } from "../fixtures/valid/bails-after-an-invalid-bail.js";
 
 const THROWS = fixture("throws-from-handlers");
 const threw = (event: string): HookError => ({
@@ -100,6 +102,16 @@ describe("invalid results", () => {
     expect(errors).toEqual([expect.objectContaining({ code: "invalid_result", hookPath: INVALID, event: "tool_call", error: expect.stringContaining("block:") })]);
     expect(calls()).toEqual(["returns-invalid-results tool_call#0"]);
   });
+
+  for (const type of BAIL_EVENTS) {
+    it(`${type}: a bail key that is not true (an invalid result) does not stop the hook's next handler, which bails`, async () => {
+      const { runner, errors, calls } = await start(["bails-after-an-invalid-bail", "records-call-order"]);
+      // emit, not emitToolCall: there an invalid result blocks at once (fail closed).
+      expect(await runner.emit(sample(type))).toEqual((bailsAfterInvalid[type]![1] as { value: unknown }).value);
+      expect(calls()).toEqual([`bails-after-an-invalid-bail ${type}#0`, `bails-after-an-invalid-bail ${type}#1`]);
+      expect(errors).toEqual([expect.objectContaining({ code: "invalid_result", event: type })]);
+    });
+  }
 
   it("context messages that are not an array are reported as invalid_result and not applied", async () => {
     const { runner, errors } = await start(["returns-non-array-messages", "returns-first-result"]);

@@ -69,12 +69,14 @@ describe("deadlines and liveness", () => {
 
   it("two tool_calls in flight at once: each prompt pauses the deadline of the call whose ctx asked", async () => {
     const asked: string[] = [];
-    const { runner, errors } = await start(["valid/confirms-tool-calls-after-a-wait.ts"], { load: { deadlines: { tool_call: 150 } }, init: {
+    // Why 300 ms: room for the hook's own 20 ms and its first post on a loaded machine; each prompt
+    // (400 ms, the second also waits 400 ms for the first) still outlasts the deadline.
+    const { runner, errors } = await start(["valid/confirms-tool-calls-after-a-wait.ts"], { load: { deadlines: { tool_call: 300 } }, init: {
       hasUI: true,
       uiContext: { ...(await import("../src/index.js")).createNoOpUIContext(), confirm: (_title, id) => { asked.push(id); return new Promise((r) => setTimeout(() => r(true), 400)); } },
     } });
     // Both calls have started before either prompts. Prompts run one at a time: the second waits
-    // 400 ms for the first, then 400 ms for its user, against a 150 ms deadline.
+    // 400 ms for the first, then 400 ms for its user, against a 300 ms deadline.
     const both = await Promise.all([runner.emitToolCall({ ...toolCall(), toolCallId: "a" }), runner.emitToolCall({ ...toolCall(), toolCallId: "b" })]);
     expect(both).toEqual([{ block: false, reason: "user said no" }, { block: false, reason: "user said no" }]);
     expect(asked).toEqual(["a", "b"]);

@@ -34,6 +34,18 @@ describe("errors thrown by tool_call handlers", () => {
     expect(wrapped.cause.cause).toEqual({ reason: "edits are frozen", status: 423 });
   });
 
+  it("a handler called directly (LoadedHook.handlers) throws what it threw: an Error with its name, message and code, a string, an object", async () => {
+    const { runner } = await start(["gates-on-policy-file"]);
+    const handler = runner.getHooks()[0]!.handlers.get("tool_call")![0]!;
+    const ctx = runner.createCommandContext();
+    const error = await Promise.resolve(handler(call("bash"), ctx)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toMatchObject({ name: "Error", code: "ENOENT", message: `ENOENT: no such file or directory, open '${missing}'` });
+    expect((error as Error).stack).toContain("gates-on-policy-file.ts");
+    await expect(Promise.resolve(handler(call("write"), ctx))).rejects.toBe("writes are frozen");
+    await expect(Promise.resolve(handler(call("edit"), ctx))).rejects.toEqual({ reason: "edits are frozen", status: 423 });
+  });
+
   it("an in-place edit of a tool call's input that is refused blocks the call as invalid_result (fail closed), and the tool does not run", async () => {
     const { runner, errors } = await start(["hostile/edits-tool-input-to-a-string.ts"]);
     const input = { command: "rm -rf build" };

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createModelRegistry, createSessionManager, discoverAndLoadHooks, HookRunner, loadHooks } from "../src/index.js";
-import { levenshtein } from "../src/option-schemas.js";
+import { levenshtein } from "../src/edit-distance.js";
 import { fixture } from "./helpers/host.js";
 import { projectAndHome } from "./support/folders.js";
 

@@ -3,11 +3,12 @@
  * this checkout, and there load a TypeScript hook and fire tool_call using only node_modules.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "./helpers/files.js";
 import { ROOT } from "./helpers/host.js";
+import { installPi, piUnavailable, piWorld, runPi } from "./support/pi-agent.js";
 
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 let project: string;
@@ -34,6 +35,11 @@ const blocked = await runner.emitToolCall({ type: "tool_call", toolName: "bash",
 const allowed = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "2", input: { command: "ls" } });
 await runner.dispose();
 console.log(JSON.stringify({ errors, blocked, allowed: allowed ?? null, entry: import.meta.resolve("hookbox") }));
+`;
+
+/** README "Use it in pi": the file a pi user writes (the README must show exactly this). */
+const ISOLATED = `import { isolate } from "hookbox/extension";
+export default isolate(["./guard.ts"]);
 `;
 
 const TSCONFIG = JSON.stringify({
@@ -138,4 +144,30 @@ describe("the packed package", () => {
       expect(r.stderr).toMatch(/ERR_REQUIRE_ESM/);
     }
   });
+
+  it("exports hookbox/extension: isolate returns pi's extension factory", () => {
+    writeFileSync(join(project, "ext-probe.mjs"), `import { isolate } from "hookbox/extension";\nconsole.log(typeof isolate, typeof isolate([]), import.meta.resolve("hookbox/extension"));\n`);
+    const r = run("node", ["ext-probe.mjs"], project);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(`function function file://${join(project, "node_modules", "hookbox", "dist", "src", "extension.js")}\n`);
+  });
+
+  it("README \"Use it in pi\" works as written with the installed package: pi -e ./isolated.ts blocks the model's rm -rf", (ctx) => {
+    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("```ts\n// isolated.ts\n" + ISOLATED + "```");
+    const why = piUnavailable();
+    if (why) {
+      console.log(`test/pack.test.ts: the pi run skipped: ${why}`);
+      ctx.skip();
+    }
+    const cli = installPi();
+    const world = { ...piWorld(), project };
+    copyFileSync(join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts"), join(project, "guard.ts"));
+    writeFileSync(join(project, "isolated.ts"), ISOLATED);
+    mkdirSync(join(project, "build"), { recursive: true });
+    writeFileSync(join(project, "build", "keep.txt"), "precious");
+    const r = runPi(cli, world, { command: `rm -rf ${join(project, "build")}`, extensions: ["./isolated.ts"] });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.toolResult).toBe(`guard refused: rm -rf ${join(project, "build")}`);
+    expect(existsSync(join(project, "build", "keep.txt"))).toBe(true);
+  }, 120_000);
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { BRIDGE, methodSpec } from "../src/bridge/methods.js";
 import { workerMessageSchema } from "../src/protocol.js";
-import { resultSchemas } from "../src/schemas.js";
+import { ruleFor } from "../src/dispatch.js";
 import { SESSION_MANAGER_METHODS } from "../src/types.js";
 import { CUT_MARK, toWireError } from "../worker/describe.mjs";
 import { KIND, LIMITS, METHOD, SESSION_METHODS, measure } from "../worker/wire.mjs";
@@ -25,7 +25,7 @@ describe("the bridge table", () => {
   it("a custom message is checked by one schema whether a hook sends it or returns it: a content block other than text or image is refused both ways", () => {
     const message = (content: unknown) => ({ customType: "note", content, display: true });
     const sent = (content: unknown) => BRIDGE[METHOD.sendMessage].args.safeParse([message(content), undefined]).success;
-    const returned = (content: unknown) => resultSchemas.before_agent_start.safeParse({ message: message(content) }).success;
+    const returned = (content: unknown) => ruleFor("before_agent_start").schema!.safeParse({ message: message(content) }).success;
     expect([sent([{ type: "text", text: "hi" }]), returned([{ type: "text", text: "hi" }])]).toEqual([true, true]);
     expect([sent([{ type: "thinking", thinking: "hm" }]), returned([{ type: "thinking", thinking: "hm" }])]).toEqual([false, false]);
     expect([sent("x"), returned("x")]).toEqual([true, true]);

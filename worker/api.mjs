@@ -4,6 +4,7 @@
 import { call, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
+import { REFUSED_MEMBERS, refusedMemberMessage } from "./extension-members.mjs";
 import { METHOD } from "./wire.mjs";
 
 export class Registrations {
@@ -106,5 +107,22 @@ export function createHookAPI(registry, cwd) {
     logger,
     get typebox() { return typeboxModule(); },
     pi: agentPackage,
+    ...refusedMembers(),
   };
+}
+
+// pi's ExtensionAPI members that cannot cross (worker/extension-members.mjs): calling one throws,
+// naming the member and why, so a module that needs it fails its load instead of losing it silently.
+const OWN = new Set(["on", "sendMessage", "appendEntry", "registerMessageRenderer", "registerCommand", "exec"]);
+function refusedMembers() {
+  /** @type {Record<string, unknown>} */
+  const members = {};
+  for (const member of Object.keys(REFUSED_MEMBERS)) {
+    if (OWN.has(member)) continue;
+    const refuse = () => { throw new Error(refusedMemberMessage(member)); };
+    members[member] = member === "events"
+      ? new Proxy(Object.freeze({}), { get: (_t, prop) => (prop === "then" || typeof prop === "symbol" ? undefined : refuse()) })
+      : refuse;
+  }
+  return members;
 }

@@ -5,23 +5,12 @@
  */
 import { HookFailure, describeThrown, type HookError } from "../errors.js";
 import type { HookRunner } from "../runner.js";
-import type { HookEvent, HookEventType } from "../types.js";
+import type { HookEvent } from "../types.js";
+import { EVENT_TYPES, isEventType, signalFields } from "../events.js";
 import { payloadProblem } from "./payloads.js";
+import { levenshtein } from "../edit-distance.js";
 
-/** Every event type of the contract. */
-export const EVENT_TYPES = [
-  "session_start", "session_before_switch", "session_switch", "session_before_branch", "session_branch",
-  "session_before_compact", "session.compacting", "session_compact", "session_before_tree", "session_tree",
-  "session_shutdown", "context", "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end",
-  "auto_compaction_start", "auto_compaction_end", "auto_retry_start", "auto_retry_end", "ttsr_triggered",
-  "todo_reminder", "tool_call", "tool_result",
-] as const satisfies readonly HookEventType[];
-// Fails to compile when types.ts gains an event this list lacks.
-const everyEventListed: Exclude<HookEventType, (typeof EVENT_TYPES)[number]> extends never ? true : never = true;
-void everyEventListed;
-
-/** Events whose payload carries an AbortSignal (`signal`); the CLI gives them a live one. */
-const WITH_SIGNAL = new Set(["session_before_compact", "session_before_tree"]);
+export { EVENT_TYPES, isEventType };
 
 /** Why a piece of JSON is not an event. */
 export class BadEvent extends Error {
@@ -31,25 +20,10 @@ export class BadEvent extends Error {
   }
 }
 
-/** Is `type` an event of the contract? */
-export function isEventType(type: string): type is HookEventType {
-  return (EVENT_TYPES as readonly string[]).includes(type);
-}
-
-/** Edit distance between `a` and `b` (insertions, deletions, substitutions). */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
-}
 
 /** Known event names close to `type`, closest first (at most three). */
 export function closestEventTypes(type: string): string[] {
-  const scored = EVENT_TYPES.map((t) => ({ t, d: distance(type, t) }))
+  const scored = EVENT_TYPES.map((t) => ({ t, d: levenshtein(type, t) }))
     .filter(({ t, d }) => d <= Math.max(2, Math.floor(t.length / 3)) || t.startsWith(type) || (type.length > 3 && t.includes(type)));
   return scored.sort((a, b) => a.d - b.d).slice(0, 3).map(({ t }) => t);
 }
@@ -87,7 +61,8 @@ export function parseEvent(text: string, type?: string): HookEvent {
   const problem = payloadProblem(actual, fields);
   if (problem !== undefined) throw new BadEvent(`not a ${actual} event: ${problem}`);
   const out: Record<string, unknown> = { ...event, type: actual };
-  if (WITH_SIGNAL.has(actual)) out.signal = new AbortController().signal;
+  // Fields that hold an AbortSignal (`session_before_compact`'s `signal`) get a live one.
+  for (const field of signalFields(actual)) out[field] = new AbortController().signal;
   return out as unknown as HookEvent;
 }
 

@@ -3,7 +3,8 @@
  * status and stdout mean. `pre` hooks fail closed: only exit 0 allows (unless stdout blocks).
  */
 import { Errors, HookFailure } from "../errors.js";
-import { describeIssues, resultSchemas } from "../schemas.js";
+import { describeIssues } from "../schemas.js";
+import { ruleFor } from "../dispatch.js";
 import type { ToolCallEventResult, ToolResultEventResult } from "../types.js";
 import type { ShellOutcome } from "./run.js";
 
@@ -67,7 +68,7 @@ function parseStdout(hookPath: string, event: "tool_call" | "tool_result", stdou
     throw Errors.invalidResult(hookPath, event, `stdout is not JSON (write logs to stderr, and only a JSON result to stdout): ${tail(trimmed, 200)}`);
   }
   if (value === null) return undefined;
-  const parsed = resultSchemas[event].safeParse(value);
+  const parsed = ruleFor(event).schema!.safeParse(value);
   if (!parsed.success) throw Errors.invalidResult(hookPath, event, describeIssues(parsed.error));
   return parsed.data as Record<string, unknown>;
 }

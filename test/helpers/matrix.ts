@@ -1,12 +1,15 @@
 /**
- * The conformance matrix (tapable HookTester style): for every event kind, the cases each conflict
- * rule must pass. Each case names real fixtures from fixtures/valid, so the same table runs over
- * the pure rules (test/dispatch.test.ts, reading each fixture's `script`) and over real workers
+ * The conformance matrix (tapable HookTester style): for every event of the event table
+ * (src/events.ts), the cases its rule must pass, both across hooks and across the handlers of one
+ * hook. Each case names real fixtures from fixtures/valid, so the same table runs over the pure
+ * rules (test/dispatch.test.ts, reading each fixture's `script`) and over real workers
  * (test/host-conformance.test.ts, loading the fixture files).
  */
-import type { AgentMessage } from "../../src/types.js";
-import { BAIL_EVENTS, FIRST_MESSAGE_EVENTS, LAST_WINS_EVENTS, SERIES_EVENTS, WATERFALL_EVENTS, type Script } from "../../fixtures/valid/lib/scripted.js";
+import { EVENTS, EVENT_TYPES, type Rule } from "../../src/events.js";
+import type { AgentMessage, HookEventType } from "../../src/types.js";
+import type { Script } from "../../fixtures/valid/lib/scripted.js";
 import { script as bailsInFirstOfTwoHandlers } from "../../fixtures/valid/bails-in-first-of-two-handlers.js";
+import { script as bailsInSecondOfTwoHandlers } from "../../fixtures/valid/bails-in-second-of-two-handlers.js";
 import { script as cancelsSessionBeforeEvents } from "../../fixtures/valid/cancels-session-before-events.js";
 import { script as recordsCallOrder } from "../../fixtures/valid/records-call-order.js";
 import { script as registersTwoHandlers } from "../../fixtures/valid/registers-two-handlers.js";
@@ -15,11 +18,13 @@ import { script as returnsEmptyResult } from "../../fixtures/valid/returns-empty
 import { script as returnsFirstResult } from "../../fixtures/valid/returns-first-result.js";
 import { script as returnsJunk } from "../../fixtures/valid/returns-junk-from-result-less-events.js";
 import { script as returnsSecondResult } from "../../fixtures/valid/returns-second-result.js";
+import { script as returnsTwoResultsFromOneHook } from "../../fixtures/valid/returns-two-results-from-one-hook.js";
 import { MESSAGES } from "./events.js";
 
 /** The scripts of the matrix fixtures, by file name (which is also each one's label). */
 export const SCRIPTS: Record<string, Script> = {
   "bails-in-first-of-two-handlers": bailsInFirstOfTwoHandlers,
+  "bails-in-second-of-two-handlers": bailsInSecondOfTwoHandlers,
   "cancels-session-before-events": cancelsSessionBeforeEvents,
   "records-call-order": recordsCallOrder,
   "registers-two-handlers": registersTwoHandlers,
@@ -28,6 +33,7 @@ export const SCRIPTS: Record<string, Script> = {
   "returns-first-result": returnsFirstResult,
   "returns-junk-from-result-less-events": returnsJunk,
   "returns-second-result": returnsSecondResult,
+  "returns-two-results-from-one-hook": returnsTwoResultsFromOneHook,
 };
 
 export interface Case {
@@ -43,15 +49,16 @@ export interface Case {
   received?: AgentMessage[][];
 }
 
-/** What `fixture`'s first handler for `type` returns. */
-export function returned(fixture: string, type: string): unknown {
-  const step = SCRIPTS[fixture]?.[type]?.[0];
+/** What `fixture`'s handler at `index` for `type` returns. */
+export function returned(fixture: string, type: string, index = 0): unknown {
+  const step = SCRIPTS[fixture]?.[type]?.[index];
   if (step?.kind !== "returns") throw new Error(`${fixture} returns nothing for ${type}`);
   return step.value;
 }
 
 const call = (fixture: string, type: string, index = 0) => `${fixture} ${type}#${index}`;
 const mark = (m: string): AgentMessage => ({ role: "custom", customType: "mark", content: m });
+const TWO = "returns-two-results-from-one-hook";
 
 function ordering(type: string): Case[] {
   return [
@@ -70,9 +77,11 @@ function ordering(type: string): Case[] {
   ];
 }
 
-function bail(type: (typeof BAIL_EVENTS)[number]): Case[] {
-  const bailer = type === "tool_call" ? "returns-block-true" : "cancels-session-before-events";
-  const key = type === "tool_call" ? "block" : "cancel";
+/** A fixture whose one handler bails on `key`, for every event that bails on it. */
+const BAILERS: Record<string, string> = { block: "returns-block-true", cancel: "cancels-session-before-events" };
+
+function bail(type: string, key: string): Case[] {
+  const bailer = BAILERS[key]!;
   return [
     ...ordering(type),
     {
@@ -99,10 +108,22 @@ function bail(type: (typeof BAIL_EVENTS)[number]): Case[] {
       result: returned("bails-in-first-of-two-handlers", type),
       calls: [call("bails-in-first-of-two-handlers", type, 0)],
     },
+    {
+      rule: `${type}: across the handlers of one hook too, the last truthy result wins when none sets ${key}`,
+      hooks: [TWO, "records-call-order"],
+      result: returned(TWO, type, 1),
+      calls: [call(TWO, type, 0), call(TWO, type, 1), call("records-call-order", type)],
+    },
+    {
+      rule: `${type}: a ${key} in the second of two handlers returns it and skips every later hook`,
+      hooks: ["bails-in-second-of-two-handlers", "records-call-order"],
+      result: returned("bails-in-second-of-two-handlers", type, 1),
+      calls: [call("bails-in-second-of-two-handlers", type, 0), call("bails-in-second-of-two-handlers", type, 1)],
+    },
   ];
 }
 
-function lastWins(type: (typeof LAST_WINS_EVENTS)[number]): Case[] {
+function lastWins(type: string): Case[] {
   return [
     ...ordering(type),
     {
@@ -129,10 +150,16 @@ function lastWins(type: (typeof LAST_WINS_EVENTS)[number]): Case[] {
       result: {},
       calls: [call("returns-first-result", type), call("returns-empty-result", type)],
     },
+    {
+      rule: `${type}: across the handlers of one hook too, the second handler's result wins whole`,
+      hooks: [TWO, "records-call-order"],
+      result: returned(TWO, type, 1),
+      calls: [call(TWO, type, 0), call(TWO, type, 1), call("records-call-order", type)],
+    },
   ];
 }
 
-function waterfall(type: (typeof WATERFALL_EVENTS)[number]): Case[] {
+function waterfall(type: string): Case[] {
   return [
     ...ordering(type),
     {
@@ -155,10 +182,24 @@ function waterfall(type: (typeof WATERFALL_EVENTS)[number]): Case[] {
       result: [...MESSAGES, mark("first")],
       calls: [call("returns-first-result", type), call("returns-empty-result", type)],
     },
+    {
+      rule: `${type}: across the handlers of one hook too, the second handler receives the first one's messages`,
+      hooks: [TWO],
+      result: [...MESSAGES, mark("first"), mark("second")],
+      calls: [call(TWO, type, 0), call(TWO, type, 1)],
+      received: [MESSAGES, [...MESSAGES, mark("first")]],
+    },
+    {
+      rule: `${type}: the next hook receives what the last handler of the hook before returned`,
+      hooks: [TWO, "records-call-order"],
+      result: [...MESSAGES, mark("first"), mark("second")],
+      calls: [call(TWO, type, 0), call(TWO, type, 1), call("records-call-order", type)],
+      received: [MESSAGES, [...MESSAGES, mark("first")], [...MESSAGES, mark("first"), mark("second")]],
+    },
   ];
 }
 
-function firstMessage(type: (typeof FIRST_MESSAGE_EVENTS)[number]): Case[] {
+function firstMessage(type: string): Case[] {
   return [
     ...ordering(type),
     {
@@ -173,10 +214,16 @@ function firstMessage(type: (typeof FIRST_MESSAGE_EVENTS)[number]): Case[] {
       result: returned("returns-second-result", type),
       calls: [call("returns-second-result", type), call("returns-first-result", type)],
     },
+    {
+      rule: `${type}: across the handlers of one hook too, the first message is kept and the second handler still runs`,
+      hooks: [TWO, "returns-second-result"],
+      result: returned(TWO, type, 0),
+      calls: [call(TWO, type, 0), call(TWO, type, 1), call("returns-second-result", type)],
+    },
   ];
 }
 
-function series(type: (typeof SERIES_EVENTS)[number]): Case[] {
+function series(type: string): Case[] {
   return [
     ...ordering(type),
     {
@@ -185,14 +232,25 @@ function series(type: (typeof SERIES_EVENTS)[number]): Case[] {
       result: undefined,
       calls: [call("returns-junk-from-result-less-events", type), call("records-call-order", type)],
     },
+    {
+      rule: `${type} has no result across the handlers of one hook either: both run and what they return is ignored`,
+      hooks: [TWO, "records-call-order"],
+      result: undefined,
+      calls: [call(TWO, type, 0), call(TWO, type, 1), call("records-call-order", type)],
+    },
   ];
 }
 
-/** Event type -> its cases, for every event of the contract. */
-export const MATRIX: Array<[string, Case[]]> = [
-  ...BAIL_EVENTS.map((t) => [t, bail(t)] as [string, Case[]]),
-  ...LAST_WINS_EVENTS.map((t) => [t, lastWins(t)] as [string, Case[]]),
-  ...WATERFALL_EVENTS.map((t) => [t, waterfall(t)] as [string, Case[]]),
-  ...FIRST_MESSAGE_EVENTS.map((t) => [t, firstMessage(t)] as [string, Case[]]),
-  ...SERIES_EVENTS.map((t) => [t, series(t)] as [string, Case[]]),
-];
+/** The cases of each rule. */
+function casesFor(type: HookEventType, rule: Rule<HookEventType>): Case[] {
+  switch (rule.kind) {
+    case "bail": return bail(type, rule.key);
+    case "last-wins": return lastWins(type);
+    case "waterfall": return waterfall(type);
+    case "first-message": return firstMessage(type);
+    case "series": return series(type);
+  }
+}
+
+/** Event type -> its cases, for every row of the event table. */
+export const MATRIX: Array<[string, Case[]]> = EVENT_TYPES.map((t) => [t, casesFor(t, EVENTS[t].rule as Rule<HookEventType>)]);

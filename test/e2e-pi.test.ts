@@ -1,0 +1,172 @@
+/**
+ * hookbox inside the real agent: pi 0.73.1 (installed by scripts/install-pi.sh), run headless in a
+ * network namespace with only loopback, against a scripted fake model whose first turn asks the
+ * bash tool to `rm -rf` a folder of the project.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "./helpers/host.js";
+import { sandboxAvailability } from "../src/sandbox/bwrap.js";
+import { installPi, piUnavailable, piWorld, runPi, type PiWorld } from "./support/pi-agent.js";
+
+const unavailable = piUnavailable();
+if (unavailable) console.log(`test/e2e-pi.test.ts skipped: ${unavailable}`);
+
+let cli: string;
+
+function victim(world: PiWorld): string {
+  const dir = join(world.project, "build");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "keep.txt"), "precious");
+  return dir;
+}
+
+const sandbox = sandboxAvailability();
+if (!sandbox.ok) console.log(`test/e2e-pi.test.ts: the untrusted (sandbox) tests skipped: ${sandbox.reason}`);
+
+const SECRETS = { env: "ENV-SECRET-4d1c", ssh: "SSH-SECRET-9e7a", dotenv: "DOTENV-SECRET-2b8f", apiKey: "MODELS-JSON-KEY-6c3d" };
+
+/** The secrets of the agent's user: an env var set for pi, ~/.ssh/id_rsa in the fake HOME, the project's .env, models.json's key. */
+function plantSecrets(world: PiWorld) {
+  mkdirSync(join(world.home, ".ssh"), { recursive: true });
+  writeFileSync(join(world.home, ".ssh", "id_rsa"), SECRETS.ssh);
+  writeFileSync(join(world.project, ".env"), `TOKEN=${SECRETS.dotenv}\n`);
+  return { env: { HOOKBOX_E2E_SECRET: SECRETS.env }, apiKey: SECRETS.apiKey };
+}
+
+function report(toolResult: string): Record<string, string> {
+  const match = /REPORT (\{.*\})/.exec(toolResult);
+  if (!match) throw new Error(`no report reached the model: ${toolResult}`);
+  return JSON.parse(match[1]) as Record<string, string>;
+}
+
+const EXTENSIONS = join(ROOT, "fixtures", "extensions");
+
+/** The one-line file a user passes with -e: `export default isolate([...], options)`. */
+function isolateFile(world: PiWorld, modules: string[], options: Record<string, unknown> = {}): string {
+  const file = join(world.project, "isolated.ts");
+  const paths = modules.map((m) => join(EXTENSIONS, m));
+  writeFileSync(file, `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolate(${JSON.stringify(paths)}, ${JSON.stringify(options)});\n`);
+  return file;
+}
+
+describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout: 120_000 }, () => {
+  beforeAll(() => { cli = installPi(); }, 300_000);
+
+  it("control: without hookbox the model's rm -rf really deletes the folder", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}` });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(dir)).toBe(false);
+    expect(run.requests).toHaveLength(2);
+    expect(run.outside).toBe("ENETUNREACH");
+    expect(run.stdout).toContain("TOOL RESULT:");
+  });
+
+  it("an isolated guard blocks the model's rm -rf: the folder survives and the model receives the reason", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, ["blocks-rm-rf.ts"])] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.toolResult).toContain(`guard refused: rm -rf ${dir}`);
+    expect(run.stdout).toContain(`TOOL RESULT: guard refused: rm -rf ${dir}`);
+  });
+
+  it.each([
+    ["throws-from-timer.ts", "crashed"],
+    ["exits-in-tool-call.ts", "crashed"],
+    ["hangs-in-tool-call.ts", "timeout"],
+    // the loop's deadline is far: it is ended as unresponsive, not timed out
+    ["loops-in-tool-call.ts", "unresponsive", { deadlines: { tool_call: 20_000 }, unresponsiveMs: 1_000 }],
+  ] as Array<[string, string, Record<string, unknown>?]>)("an isolated module that faults in tool_call (%s) is contained: pi finishes its prompt, exits 0, and the call is blocked (%s)", (module, code, own) => {
+    const world = piWorld();
+    const dir = victim(world);
+    const options = own ?? { deadlines: { tool_call: 1_500 } };
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, [module], options)] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.toolResult).toContain(`failed (${code})`);
+    expect(run.stdout).toContain("TOOL RESULT: ");
+    expect(run.stderr).toContain(`${code} in tool_call`);
+  });
+
+  it("control: the same timer throw in pi's own process ends pi", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [join(EXTENSIONS, "throws-from-timer.ts")] });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain("thrown from a timer");
+  });
+
+  it.skipIf(!sandbox.ok)("a hostile isolated extension under policy untrusted reads no secret (env, ~/.ssh, the project's .env, models.json's key) and reaches no network", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const planted = plantSecrets(world);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, ...planted, extensions: [isolateFile(world, ["reads-secrets.ts"], { policy: "untrusted" })] });
+    expect(run.code, run.stderr).toBe(0);
+    const seen = report(run.toolResult);
+    // it ran and reported each attempt …
+    expect(Object.keys(seen).sort()).toEqual(["apiKey", "dotenv", "dotenvByCwd", "env", "network", "ssh", "sshByHome"]);
+    expect(seen.network).toMatch(/^refused \(/);
+    expect(run.requests.filter((r) => r.url === "/exfil")).toEqual([]);
+    // … and no secret reached it
+    for (const secret of Object.values(SECRETS)) expect(run.toolResult).not.toContain(secret);
+    expect(seen.env).toBe("saw null");
+    for (const key of ["ssh", "sshByHome", "dotenv", "dotenvByCwd"]) expect(seen[key]).toMatch(/^refused \(/);
+    expect(seen.apiKey).toMatch(/^refused \(.*getApiKeyForProvider/);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+  });
+
+  it("control: the same hostile extension in pi's own process reads every secret and sends them to the loopback", () => {
+    const world = piWorld();
+    victim(world);
+    const planted = plantSecrets(world);
+    const run = runPi(cli, world, { command: "true", ...planted, extensions: [join(EXTENSIONS, "reads-secrets.ts")] });
+    expect(run.code, run.stderr).toBe(0);
+    for (const secret of Object.values(SECRETS)) expect(run.toolResult).toContain(secret);
+    expect(report(run.toolResult).network).toBe("sent (200)");
+    const sent = run.requests.filter((r) => r.url === "/exfil");
+    expect(sent).toHaveLength(1);
+    expect(JSON.stringify(sent[0].body)).toContain(SECRETS.ssh);
+  });
+
+  it("a module that does not load is reported through pi's error path with its code, the others load, and every tool call is blocked naming it", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const file = isolateFile(world, ["throws-at-load.ts", "blocks-rm-rf.ts"]);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [file] });
+    expect(run.code, run.stderr).toBe(0);
+    const failed = join(EXTENSIONS, "throws-at-load.ts");
+    expect(run.stderr).toContain(`Extension error (${file}): hookbox: ${failed} did not load (load_failed): Failed to load hook: broken at load`);
+    expect(run.toolResult).toContain(`blocked because isolated extension ${failed} (load_failed) did not load (fail closed)`);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+  });
+
+  it("optional: a module that does not load is still reported but no longer blocks; the others load and run", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const failed = join(EXTENSIONS, "throws-at-load.ts");
+    const file = isolateFile(world, ["throws-at-load.ts", "blocks-rm-rf.ts"], { optional: [failed] });
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [file] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`hookbox: ${failed} did not load (load_failed)`);
+    expect(run.stderr).not.toContain("fail closed");
+    expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+  });
+
+  it("a member the adapter cannot carry is refused at load, naming the member, the module and why; tool calls are blocked", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const file = isolateFile(world, ["registers-tool.ts"]);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [file] });
+    expect(run.code, run.stderr).toBe(0);
+    const module = join(EXTENSIONS, "registers-tool.ts");
+    expect(run.stderr).toContain(`hookbox: ${module} did not load (load_failed): Failed to load hook: pi.registerTool is refused by hookbox/extension: not carried across the isolation boundary yet`);
+    expect(run.toolResult).toContain(`blocked because isolated extension ${module} (load_failed) did not load`);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+  });
+});

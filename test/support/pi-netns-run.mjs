@@ -1,0 +1,94 @@
+// Runs inside a network namespace with only loopback (test/support/pi-agent.ts starts it with
+// `unshare -n`): a fake OpenAI-compatible model server on 127.0.0.1, then pi headless against it.
+// The model is scripted: its first turn asks for the `bash` tool with the configured command; once
+// a tool result is in the conversation it answers "TOOL RESULT: <what it received>".
+// argv[2]: a JSON file { cli, cwd, agentDir, env, args, command, timeoutMs, out }; the outcome
+// (pi's exit code, stdout, stderr, and every request the model got) is written to `out`.
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { connect } from "node:net";
+import { join } from "node:path";
+
+/** The fake model server's port on the namespace's loopback. */
+const MODEL_PORT = 41789;
+const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
+/** @type {Array<{ url: string | undefined; body: any }>} */
+const requests = [];
+
+/** @param {object} delta @param {string | null} [finish] */
+function chunk(delta, finish = null) {
+  return `data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1, model: "fake-model", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+}
+
+/** @param {{ content: string | Array<{ text?: string }> }} message */
+function toolText(message) {
+  if (typeof message.content === "string") return message.content;
+  return (message.content ?? []).map((part) => part.text ?? "").join("");
+}
+
+const server = createServer((req, res) => {
+  let body = "";
+  req.on("data", (d) => { body += d; });
+  req.on("end", () => {
+    let parsed;
+    try { parsed = JSON.parse(body); } catch { parsed = { unparsed: body }; }
+    requests.push({ url: req.url, body: parsed });
+    if (!req.url?.endsWith("/chat/completions")) {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("the fake model server got it");
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const tool = (parsed.messages ?? []).findLast?.((/** @type {{ role: string }} */ m) => m.role === "tool");
+    if (!tool) {
+      res.write(chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "bash", arguments: "" } }] }));
+      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ command: config.command }) } }] }));
+      res.write(chunk({}, "tool_calls"));
+    } else {
+      res.write(chunk({ role: "assistant", content: `TOOL RESULT: ${toolText(tool)}` }));
+      res.write(chunk({}, "stop"));
+    }
+    res.write("data: [DONE]\n\n");
+    res.end();
+  });
+});
+
+/** Whether this namespace reaches anything beyond loopback (it must not): a TCP connect to a public address. */
+function probeOutside() {
+  return new Promise((resolve) => {
+    const socket = connect({ host: "1.1.1.1", port: 80, timeout: 2_000 });
+    socket.on("connect", () => { socket.destroy(); resolve("connected"); });
+    socket.on("timeout", () => { socket.destroy(); resolve("timeout"); });
+    socket.on("error", (/** @type {NodeJS.ErrnoException} */ err) => resolve(err.code ?? err.message));
+  });
+}
+const outside = await probeOutside();
+
+// A fixed port: the namespace is this run's own, and a hostile module under test knows where to aim.
+server.listen(MODEL_PORT, "127.0.0.1", () => {
+  const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
+  writeFileSync(join(config.agentDir, "models.json"), JSON.stringify({
+    providers: {
+      fake: {
+        baseUrl: `http://127.0.0.1:${port}/v1`, api: "openai-completions", apiKey: config.apiKey ?? "fake-key",
+        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+        models: [{ id: "fake-model", reasoning: false }],
+      },
+    },
+  }));
+  const child = spawn(process.execPath, [config.cli, "--provider", "fake", "--model", "fake-model", "--no-session", ...config.args], {
+    cwd: config.cwd, env: config.env, stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => { stdout += d; });
+  child.stderr.on("data", (d) => { stderr += d; });
+  const timer = setTimeout(() => child.kill("SIGKILL"), config.timeoutMs);
+  child.on("close", (code, signal) => {
+    clearTimeout(timer);
+    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests, outside }));
+    server.close();
+    process.exit(0);
+  });
+});

@@ -1,0 +1,68 @@
+// pi's ExtensionAPI (pi 0.73.1), member by member and event by event: what `hookbox/extension`
+// carries across the isolation boundary today, and what it refuses (with why). One table, read by
+// the worker (a refused member throws when an isolated module calls it), by the adapter
+// (src/extension.ts: a module that registered a refused event, a command or a renderer does not
+// load) and by a test that checks it against the agent's own `ExtensionAPI` type, so a new member
+// cannot slip through unclassified.
+
+/** Members an isolated module may use: they cross (`on` only for a carried event). */
+export const CARRIED_MEMBERS = Object.freeze(["on", "sendMessage", "appendEntry", "exec"]);
+
+const NOT_YET = "not carried across the isolation boundary yet";
+
+/**
+ * Members refused at load, with why. Those also in hookbox's hook API (`registerCommand`,
+ * `registerMessageRenderer`) are refused by the adapter after load; the others throw in the worker.
+ * @type {Readonly<Record<string, string>>}
+ */
+export const REFUSED_MEMBERS = Object.freeze({
+  registerTool: `${NOT_YET}: the tool's execute would have to run isolated, with its updates, signal and context`,
+  registerCommand: `${NOT_YET}: the command's handler, completions and command context`,
+  registerShortcut: `${NOT_YET}: a shortcut handler runs with the agent's terminal`,
+  registerFlag: `${NOT_YET}: flags are read at the agent's start`,
+  getFlag: `${NOT_YET}: flags are read at the agent's start`,
+  registerMessageRenderer: `${NOT_YET}: a renderer returns the agent's TUI components`,
+  sendUserMessage: `${NOT_YET}: it starts a turn of the agent`,
+  setSessionName: `${NOT_YET}: it writes the agent's session`,
+  getSessionName: `${NOT_YET}: it reads the agent's session outside an event`,
+  setLabel: `${NOT_YET}: it writes the agent's session`,
+  getActiveTools: `${NOT_YET}: it reads the agent's tools`,
+  getAllTools: `${NOT_YET}: it reads the agent's tools`,
+  setActiveTools: `${NOT_YET}: it changes the agent's tools`,
+  getCommands: `${NOT_YET}: it reads the agent's commands`,
+  setModel: `${NOT_YET}: it changes the agent's model`,
+  getThinkingLevel: `${NOT_YET}: it reads the agent's state`,
+  setThinkingLevel: `${NOT_YET}: it changes the agent's state`,
+  registerProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
+  unregisterProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
+  events: `${NOT_YET}: the event bus is shared with the agent's in-process extensions`,
+});
+
+/** Events whose result the agent uses and hookbox's runner combines (with its own rule and schema). */
+export const RESULT_EVENTS = Object.freeze([
+  "tool_call", "tool_result", "context", "before_agent_start", "session_before_switch", "session_before_compact", "session_before_tree",
+]);
+
+/** Events the agent only notifies (it ignores what handlers return): carried as series. */
+export const NOTIFY_EVENTS = Object.freeze([
+  "session_start", "session_shutdown", "session_compact", "session_tree", "agent_start", "agent_end", "turn_start", "turn_end",
+  "message_start", "message_update", "tool_execution_start", "tool_execution_update", "tool_execution_end", "model_select",
+  "thinking_level_select", "after_provider_response",
+]);
+
+const NO_RULE = "its result is used by the agent, and hookbox's runner has no rule for it yet (the result would be dropped)";
+
+/** Events refused at load: a module that subscribes to one does not load. @type {Readonly<Record<string, string>>} */
+export const REFUSED_EVENTS = Object.freeze({
+  input: NO_RULE,
+  user_bash: NO_RULE,
+  message_end: NO_RULE,
+  before_provider_request: NO_RULE,
+  resources_discover: NO_RULE,
+  session_before_fork: NO_RULE,
+});
+
+/** @param {string} member */
+export function refusedMemberMessage(member) {
+  return `pi.${member} is refused by hookbox/extension: ${REFUSED_MEMBERS[member]}`;
+}
