@@ -17,6 +17,8 @@ export interface Intrinsics {
   changes(): string[];
   /** Put everything back as it was; the changes that were undone. */
   restore(): string[];
+  /** The string keys an intrinsic gained or had replaced since the snapshot (names a pollution may have planted). */
+  planted(): Set<string>;
 }
 
 export function intrinsicsSnapshot(): Intrinsics {
@@ -39,6 +41,16 @@ export function intrinsicsSnapshot(): Intrinsics {
   };
   return {
     changes,
+    planted() {
+      const out = new Set<string>();
+      for (const { object, keys } of saved) {
+        for (const k of Reflect.ownKeys(object)) {
+          const was = keys.get(k);
+          if (typeof k === "string" && (!was || !same(Object.getOwnPropertyDescriptor(object, k)!, was))) out.add(k);
+        }
+      }
+      return out;
+    },
     restore() {
       const out = changes();
       if (Object.getPrototypeOf(process.env) !== envProto) Object.setPrototypeOf(process.env, envProto);
