@@ -43,6 +43,10 @@ export const METHOD = Object.freeze({
   scopedCall: "scoped.call",
   scopedPost: "scoped.post",
   scopedSync: "scoped.sync",
+  /** A partial result of an isolated tool's `execute` (its `onUpdate`), for the execution it names. */
+  toolUpdate: "tool.update",
+  /** `pi.getFlag(name)`: the agent's value of a flag this module registered. */
+  getFlag: "flag",
 });
 
 /**
@@ -85,6 +89,8 @@ export const KIND = Object.freeze({
   [METHOD.scopedCall]: "call",
   [METHOD.scopedPost]: "post",
   [METHOD.scopedSync]: "sync",
+  [METHOD.toolUpdate]: "post",
+  [METHOD.getFlag]: "sync",
 });
 
 /** @typedef {(typeof METHOD)[keyof typeof METHOD]} MethodName */
