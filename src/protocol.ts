@@ -63,7 +63,7 @@ export const toolSpecSchema = z.strictObject({
   description: text,
   parameters: jsonObject(LIMITS.maxText),
   promptSnippet: text.optional(),
-  promptGuidelines: z.array(text).max(LIMITS.maxArgs).optional(),
+  promptGuidelines: z.array(text).max(LIMITS.maxOptions).optional(),
   executionMode: z.enum(["sequential", "parallel"]).optional(),
 });
 export type ToolSpec = z.infer<typeof toolSpecSchema>;

@@ -170,6 +170,17 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
     expect(existsSync(join(dir, "keep.txt"))).toBe(true);
   });
 
+  it("an isolated tool that never returns is ended at its deadline: pi finishes its prompt, and the model reads the error with its code", () => {
+    const world = piWorld();
+    const file = join(world.project, "isolated.ts");
+    writeFileSync(file, `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolate(${JSON.stringify([join(ROOT, "fixtures", "hostile", "hangs-in-tool-execute.ts")])}, { deadlines: { tool: 1500 } });\n`);
+    const run = runPi(cli, world, { command: "", tool: { name: "hangs", arguments: {} }, extensions: [file] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.toolResult).toContain(`failed (timeout) in tool hangs`);
+    expect(run.stdout).toContain("TOOL RESULT: hookbox: ");
+    expect(run.stderr).toContain("timeout in tool hangs");
+  });
+
   it("a tool an isolated extension registers runs isolated (not on pi's main thread), reads the flag pi was given, and its result reaches the model", () => {
     const world = piWorld();
     const file = isolateFile(world, ["registers-tools-and-commands.ts"]);

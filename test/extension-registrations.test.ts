@@ -90,6 +90,15 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
     expect(errors).toEqual([]);
   });
 
+  it("pi's own example tool (examples/extensions/hello.ts: a TypeBox schema, defineTool) runs isolated and answers", async () => {
+    const hello = join(piDist, "..", "examples", "extensions", "hello.ts");
+    const { runner, errors } = await inPi([hello]);
+    expect(errors).toEqual([]);
+    expect(runner.getToolDefinition("hello").parameters).toEqual({ type: "object", properties: { name: { type: "string", description: "Name to greet" } }, required: ["name"] });
+    expect(await agentTool(runner, "hello").execute("c1", { name: "isolated" }, undefined, undefined))
+      .toEqual({ content: [{ type: "text", text: "Hello, isolated!" }], details: { greeted: "isolated" } });
+  });
+
   it("the agent's AbortSignal crosses: aborting it aborts the isolated execute's signal", async () => {
     const { runner } = await inPi([ext("registers-tools-and-commands.ts")]);
     const controller = new AbortController();

@@ -5,7 +5,7 @@ import { call, callSync, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
 import { REFUSED_MEMBERS, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
-import { METHOD } from "./wire.mjs";
+import { LIMITS, METHOD } from "./wire.mjs";
 
 export class Registrations {
   /** @type {Map<string, Function[]>} */
@@ -182,7 +182,15 @@ function toolSpec(tool) {
   if (typeof spec.parameters !== "object" || spec.parameters === null || Array.isArray(spec.parameters)) throw new TypeError(`pi.registerTool("${name}") parameters must be a JSON schema object`);
   if (tool.promptSnippet !== undefined) spec.promptSnippet = String(tool.promptSnippet);
   if (tool.promptGuidelines !== undefined) spec.promptGuidelines = Array.isArray(tool.promptGuidelines) ? tool.promptGuidelines.map(String) : [String(tool.promptGuidelines)];
-  if (tool.executionMode !== undefined) spec.executionMode = tool.executionMode;
+  if (tool.executionMode !== undefined) {
+    if (tool.executionMode !== "sequential" && tool.executionMode !== "parallel") throw new TypeError(`pi.registerTool("${name}") executionMode must be "sequential" or "parallel"`);
+    spec.executionMode = tool.executionMode;
+  }
+  // The wire's bounds (src/protocol.ts toolSpecSchema), said here by name rather than failing the manifest.
+  const texts = [spec.label, spec.description, spec.promptSnippet, ...(/** @type {string[]} */ (spec.promptGuidelines ?? []))];
+  if (texts.some((t) => typeof t === "string" && t.length > LIMITS.maxText)) throw new TypeError(`pi.registerTool("${name}"): a label, description, snippet or guideline over ${LIMITS.maxText} characters`);
+  if (/** @type {string[]} */ (spec.promptGuidelines ?? []).length > LIMITS.maxOptions) throw new TypeError(`pi.registerTool("${name}"): more than ${LIMITS.maxOptions} prompt guidelines`);
+  if (JSON.stringify(spec.parameters).length > LIMITS.maxText) throw new TypeError(`pi.registerTool("${name}") parameters: a schema over ${LIMITS.maxText} characters as JSON`);
   return spec;
 }
 
