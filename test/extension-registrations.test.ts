@@ -165,6 +165,13 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
     expect(await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } })).toMatchObject({ block: true });
   });
 
+  it("a tool named as another isolated module's is refused at load; the first module's tool answers", async () => {
+    const { runner, errors } = await inPi([ext("registers-tools-and-commands.ts"), ext("registers-taken-tool-name.ts")]);
+    expect(errors[0]!.error).toContain(`${ext("registers-taken-tool-name.ts")} did not load (load_failed): Failed to load hook: pi.registerTool("where_am_i") is refused by hookbox/extension: another isolated module registered it first`);
+    const result = await agentTool(runner, "where_am_i").execute("c2", { marker: "first" }, undefined, undefined);
+    expect(result.content[0].text).toContain("marker=first");
+  });
+
   it("a tool with its own renderer is refused at load naming renderCall and why; a tool registered after load is refused as late", async () => {
     const { errors } = await inPi([ext("registers-tool-renderer.ts")]);
     expect(errors[0]!.error).toContain(refusedToolMemberMessage("renderCall"));
