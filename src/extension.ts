@@ -4,7 +4,9 @@
  * loads each module with `loadHooks` (each in its own worker, process or sandbox), then mirrors on
  * the agent's real `pi` every event the adapter carries, forwarding each call to hookbox's
  * `HookRunner` and returning its result to the agent's runner, which keeps its own ordering and
- * combination rules. What crosses and what is refused is one table: `worker/extension-members.mjs`.
+ * combination rules. Tools, commands, flags and shortcuts are mirrored as data, and what they run
+ * runs isolated (src/extension-registrations.ts). What crosses and what is refused is one table:
+ * `worker/extension-members.mjs`.
  */
 import { terminalText } from "./terminal-text.js";
 import { Errors, type HookError, type HookErrorCode } from "./errors.js";

@@ -9,8 +9,8 @@
  *
  * Channels:
  * - the message channel (parentPort, or the framed pipe in process and sandbox modes): from the
- *   host `emit`, `command`, `setup`, `ping`, `cancel`, `abort`, `initialized` and `ret` (the answer
- *   to a bridge call); from the worker `res`, `pong`, the bridge calls `call`, `post` and
+ *   host `emit`, `command`, `tool`, `shortcut`, `complete`, `setup`, `ping`, `cancel`, `abort`,
+ *   `initialized` and `ret` (the answer to a bridge call); from the worker `res`, `pong`, the bridge calls `call`, `post` and
  *   `sync`, `manifest`, and the refusals `big` and `invalid`. Either side may send one turn as one
  *   `batch`. Render operations never travel here: they have their own port (below).
  * - `control`: comlink, for `load` only. The worker `expose()`s a `WorkerControl`; the host only
@@ -54,7 +54,7 @@ const jsonObject = (maxChars: number) => z.custom<Record<string, unknown>>((v) =
     const json = JSON.stringify(v);
     return json.length <= maxChars && isDeepStrictEqual(JSON.parse(json), v);
   } catch { return false; }
-}, { message: `expected a JSON schema: an object of plain JSON data, at most ${LIMITS.maxText} characters as JSON` });
+}, { message: `expected a JSON schema: an object of plain JSON data, at most ${maxChars} characters as JSON` });
 
 /** A tool an isolated pi extension registered (`pi.registerTool`), as data: its `execute` stays in the worker. */
 export const toolSpecSchema = z.strictObject({
