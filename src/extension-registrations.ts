@@ -14,7 +14,7 @@ import { describeIssues, toolResult } from "./schemas.js";
 import { terminalText } from "./terminal-text.js";
 import type { HookCommandContext } from "./types.js";
 import { IsolatedHook } from "./worker-hook.js";
-import { LIMITS } from "../worker/wire.mjs";
+import { LIMITS, NAME_PATTERNS } from "../worker/wire.mjs";
 
 /** The members of the agent's `ExtensionAPI` (pi 0.73.1) the registrations use. */
 export interface AgentRegistrationAPI {
@@ -27,8 +27,6 @@ export interface AgentRegistrationAPI {
 
 /** pi's built-in tools (0.73.1): an isolated module's tool does not replace one. */
 export const BUILT_IN_TOOLS: readonly string[] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
-/** A command name the agent's autocomplete shows: no control, space or quote. */
-const COMMAND_NAME = /^[A-Za-z0-9][A-Za-z0-9:._-]{0,63}$/;
 
 const toolAnswer = keySafe(toolResult);
 const completionsAnswer = keySafe(z.array(z.strictObject({
@@ -64,7 +62,7 @@ export function registrationRefusal(hook: LoadedHook, taken: Set<string>): strin
   for (const key of registrationKeys(hook)) {
     const [kind, name] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)];
     if (kind === "tool" && BUILT_IN_TOOLS.includes(name)) return `pi.registerTool("${name}") is refused by hookbox/extension: an isolated module does not replace the agent's built-in tool "${name}"`;
-    if (kind === "command" && !COMMAND_NAME.test(name)) return `pi.registerCommand(${JSON.stringify(name).slice(0, 80)}) is refused by hookbox/extension: a command name is 1 to 64 letters, digits, :, ., _ or -`;
+    if (kind === "command" && !NAME_PATTERNS.command.test(name)) return `pi.registerCommand(${JSON.stringify(name).slice(0, 80)}) is refused by hookbox/extension: a command name is 1 to 64 letters, digits, :, ., _ or -`;
     if (taken.has(key)) return `pi.${kindMember[kind]}("${name}") is refused by hookbox/extension: another isolated module registered it first`;
   }
   for (const key of registrationKeys(hook)) taken.add(key);

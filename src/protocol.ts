@@ -19,10 +19,10 @@
  * - `render` (worker mode): synchronous message renderers; here the host blocks, boundedly.
  */
 import type { MessagePort } from "node:worker_threads";
-import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { LIMITS, METHOD, PLANS } from "../worker/wire.mjs";
 import { keySafe, safeData } from "./safe-keys.js";
+import { flagSpecSchema, shortcutSpecSchema, toolSpecSchema } from "./registration-schemas.js";
 
 const id = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const name = z.string().max(LIMITS.maxName);
@@ -42,32 +42,6 @@ export const wireErrorSchema = z.strictObject({
 });
 export type WireError = z.infer<typeof wireErrorSchema>;
 
-/** A tool's name as models accept it (OpenAI's and Anthropic's function-name rule): no control, space or quote can reach a terminal. */
-export const toolName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a tool name is 1 to 64 letters, digits, _ or -");
-/** A flag's name (`--name` on the agent's command line) and a shortcut's key id (`ctrl+shift+u`). */
-export const flagName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "a flag name is 1 to 64 letters, digits, _ or -");
-export const keyId = z.string().regex(/^[\x21-\x7e]{1,64}$/, "a key id is printable ASCII without spaces, like ctrl+shift+u");
-/** JSON data (what `JSON.parse` gives), under this many characters as JSON: a tool's parameter schema. */
-const jsonObject = (maxChars: number) => z.custom<Record<string, unknown>>((v) => {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  try {
-    const json = JSON.stringify(v);
-    return json.length <= maxChars && isDeepStrictEqual(JSON.parse(json), v);
-  } catch { return false; }
-}, { message: `expected a JSON schema: an object of plain JSON data, at most ${maxChars} characters as JSON` });
-
-/** A tool an isolated pi extension registered (`pi.registerTool`), as data: its `execute` stays in the worker. */
-export const toolSpecSchema = z.strictObject({
-  name: toolName,
-  label: text,
-  description: text,
-  parameters: jsonObject(LIMITS.maxText),
-  promptSnippet: text.optional(),
-  promptGuidelines: z.array(text).max(LIMITS.maxOptions).optional(),
-  executionMode: z.enum(["sequential", "parallel"]).optional(),
-});
-export type ToolSpec = z.infer<typeof toolSpecSchema>;
-
 /** What a hook registered, as the worker reports it. Every count is bounded (`LIMITS`); no event type names a prototype (src/safe-keys.ts). */
 export const manifestSchema = keySafe(z.strictObject({
   /** Event type -> number of handlers, in registration order. */
@@ -77,9 +51,8 @@ export const manifestSchema = keySafe(z.strictObject({
   renderers: z.array(name).max(LIMITS.maxCommands),
   // pi extensions only (worker/api.mjs): present when the module registered one.
   tools: z.array(toolSpecSchema).max(LIMITS.maxCommands).optional(),
-  flags: z.array(z.strictObject({ name: flagName, description: text.optional(), type: z.enum(["boolean", "string"]), default: z.union([z.boolean(), text]).optional() }))
-    .max(LIMITS.maxCommands).optional(),
-  shortcuts: z.array(z.strictObject({ key: keyId, description: text.optional() })).max(LIMITS.maxCommands).optional(),
+  flags: z.array(flagSpecSchema).max(LIMITS.maxCommands).optional(),
+  shortcuts: z.array(shortcutSpecSchema).max(LIMITS.maxCommands).optional(),
 }));
 export type Manifest = z.infer<typeof manifestSchema>;
 

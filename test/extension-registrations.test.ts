@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isolate } from "../src/extension.js";
+import { manifestSchema } from "../src/protocol.js";
 import { TOOL_MEMBERS, refusedToolMemberMessage } from "../worker/extension-members.mjs";
+import { NAME_PATTERNS } from "../worker/wire.mjs";
 import { ROOT } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
 import { installPi } from "./support/pi-agent.js";
@@ -179,6 +181,24 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
     expect(notified.join("\n")).toContain(`a tool registered after load ("late_tool") is refused by hookbox/extension`);
     expect(runner.getAllRegisteredTools()).toEqual([]);
     expect(await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } })).toMatchObject({ block: true });
+  });
+
+  it("the name gates let no control or space through (nor a quote, but in a key id), on the wire as in the worker: a forged manifest with one fails its schema", () => {
+    for (const [kind, pattern] of Object.entries(NAME_PATTERNS)) {
+      // a key id may name a punctuation key (ctrl+'), so only names refuse quotes
+      const quotes = kind === "key" ? [] : ["a\"b", "a'b"];
+      for (const bad of ["a\u001b[2J", "a b", "a\nb", "a\u009bb", "a\u007fb", "", "x".repeat(65), ...quotes]) expect(pattern.test(bad), `${kind} ${JSON.stringify(bad)}`).toBe(false);
+    }
+    expect(NAME_PATTERNS.tool.test("where_am_i") && NAME_PATTERNS.flag.test("where-flag") && NAME_PATTERNS.command.test("git:status") && NAME_PATTERNS.key.test("ctrl+shift+w")).toBe(true);
+    const tool = { name: "t", label: "T", description: "d", parameters: { type: "object" } };
+    const manifest = (extra: Record<string, unknown>) => manifestSchema.safeParse({ events: {}, commands: [], renderers: [], ...extra }).success;
+    expect(manifest({ tools: [tool], flags: [{ name: "f", type: "string" }], shortcuts: [{ key: "ctrl+k" }] })).toBe(true);
+    expect(manifest({ tools: [{ ...tool, name: "t\u001b]0;x\u0007" }] })).toBe(false);
+    expect(manifest({ tools: [{ ...tool, parameters: { type: "object", default: new Date(0) } }] })).toBe(false);
+    expect(manifest({ tools: [{ ...tool, parameters: JSON.parse('{"type":"object","__proto__":{"polluted":1}}') }] })).toBe(false);
+    expect(manifest({ tools: [{ ...tool, execute: "x" }] })).toBe(false);
+    expect(manifest({ flags: [{ name: "--f x", type: "string" }] })).toBe(false);
+    expect(manifest({ shortcuts: [{ key: "ctrl+\u001bk" }] })).toBe(false);
   });
 
   it("every member of pi's ToolDefinition type is classified (carried or refused), and the table names nothing pi does not have", () => {

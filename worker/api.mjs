@@ -5,7 +5,7 @@ import { call, callSync, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
 import { REFUSED_MEMBERS, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
-import { LIMITS, METHOD } from "./wire.mjs";
+import { LIMITS, METHOD, NAME_PATTERNS } from "./wire.mjs";
 
 export class Registrations {
   /** @type {Map<string, Function[]>} */
@@ -123,7 +123,7 @@ export function createHookAPI(registry, cwd) {
     /** @param {string} name @param {{ description?: string; type: "boolean" | "string"; default?: boolean | string }} options */
     registerFlag(name, options) {
       const flag = { name: String(name), type: options?.type };
-      if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(flag.name)) throw new TypeError(`pi.registerFlag: the flag name ${JSON.stringify(flag.name).slice(0, 80)} is not 1 to 64 letters, digits, _ or -`);
+      if (!NAME_PATTERNS.flag.test(flag.name)) throw new TypeError(`pi.registerFlag: the flag name ${JSON.stringify(flag.name).slice(0, 80)} is not 1 to 64 letters, digits, _ or -`);
       if (flag.type !== "boolean" && flag.type !== "string") throw new TypeError(`pi.registerFlag("${flag.name}"): type must be "boolean" or "string"`);
       if (typeof options.description === "string") Object.assign(flag, { description: options.description });
       if (options.default !== undefined) {
@@ -144,7 +144,7 @@ export function createHookAPI(registry, cwd) {
     registerShortcut(key, options) {
       requireFunction(options?.handler, "pi.registerShortcut handler");
       const shortcut = { key: String(key), handler: options.handler };
-      if (!/^[\x21-\x7e]{1,64}$/.test(shortcut.key)) throw new TypeError(`pi.registerShortcut: the key ${JSON.stringify(shortcut.key).slice(0, 80)} is not printable ASCII without spaces (like ctrl+shift+u)`);
+      if (!NAME_PATTERNS.key.test(shortcut.key)) throw new TypeError(`pi.registerShortcut: the key ${JSON.stringify(shortcut.key).slice(0, 80)} is not printable ASCII without spaces (like ctrl+shift+u)`);
       if (typeof options.description === "string") Object.assign(shortcut, { description: options.description });
       registry.shortcuts.set(shortcut.key, shortcut);
       registry.changed();
@@ -172,7 +172,7 @@ export function createHookAPI(registry, cwd) {
 function toolSpec(tool) {
   if (typeof tool !== "object" || tool === null) throw new TypeError("pi.registerTool: the tool must be an object");
   const name = tool.name;
-  if (typeof name !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
+  if (typeof name !== "string" || !NAME_PATTERNS.tool.test(name)) {
     throw new TypeError(`pi.registerTool: the tool name ${JSON.stringify(String(name)).slice(0, 80)} is not 1 to 64 letters, digits, _ or -`);
   }
   requireFunction(tool.execute, `pi.registerTool("${name}") execute`);

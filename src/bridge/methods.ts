@@ -11,7 +11,7 @@ import { DEFAULTS, KIND, LIMITS, METHOD, SESSION_METHODS, type MethodName } from
 
 export type { MethodName };
 import { keySafe } from "../safe-keys.js";
-import { flagName } from "../protocol.js";
+import { flagName } from "../registration-schemas.js";
 import { hookMessage, toolResult } from "../schemas.js";
 
 /**
