@@ -140,6 +140,10 @@ export const LIMITS = Object.freeze({
   maxName: 256,
   /** Characters of an error message or stack, a UI title or a label (longer texts are cut by the worker). */
   maxText: 64 * 1024,
+  /** Characters of a path a hook names for the agent (a resource path, a bash result's output file). */
+  maxPath: 4096,
+  /** Characters of a text a hook gives the agent whole: a system prompt, an input's text, a user bash output. */
+  maxPrompt: 1_000_000,
   /** Distinct event types a hook may register handlers for. */
   maxEvents: 256,
   /** Handlers per event type. */
