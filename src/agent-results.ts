@@ -16,6 +16,9 @@ import { importRoots, inside, realOrUndefined } from "./read-grants.js";
 import { terminalText } from "./terminal-text.js";
 import type { LoadedHook } from "./hook.js";
 
+/** The events whose results have a gate here (the runner calls `gateAgentResult` for these only). */
+export const GATED_EVENTS: ReadonlySet<string> = new Set(["resources_discover", "user_bash", "input"]);
+
 const RESOURCE_KEYS = ["skillPaths", "promptPaths", "themePaths"] as const;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 

@@ -27,6 +27,7 @@ import type { z } from "zod";
 import type { PlanName, RunPlan } from "./protocol.js";
 import { EVENTS, EVENT_TYPES, type RuleKind } from "./events.js";
 import { keySafe } from "./safe-keys.js";
+import { GATED_EVENTS } from "./agent-results.js";
 import { bails } from "../worker/run.mjs";
 import { PLANS } from "../worker/wire.mjs";
 
@@ -46,6 +47,8 @@ export interface ConflictRule {
   schema: z.ZodType | undefined;
   /** Whether the host runs a hook's handlers one at a time, folding each result before the next handler runs. */
   perHandler: boolean;
+  /** Whether a valid result passes pi's own gates before it is applied (src/agent-results.ts). */
+  gated: boolean;
   /**
    * Apply one validated, truthy result to the accumulated value; `event` is what that handler
    * received. `refused` says why a valid result was not applied (reported as `invalid_result`).
@@ -119,19 +122,20 @@ function planOf(kind: RuleKind, key: string | undefined): PlanName {
 /** The rules whose handlers each receive what the one before returned. */
 const PER_HANDLER: ReadonlySet<RuleKind> = new Set(["first", "chain", "replace", "transform"]);
 
-function build(row: Row): ConflictRule {
+function build(row: Row, type?: string): ConflictRule {
   const { kind, key } = row.rule;
   return {
     kind, key, plan: planOf(kind, key),
     schema: row.result && keySafe(row.result),
     perHandler: PER_HANDLER.has(kind) || row.rule.chain !== undefined,
+    gated: type !== undefined && GATED_EVENTS.has(type),
     step: STEPS[kind](row.rule),
     chain: row.rule.chain,
     keys: row.rule.keys,
   } as ConflictRule;
 }
 
-const RULES: ReadonlyMap<string, ConflictRule> = new Map(EVENT_TYPES.map((t) => [t, build(EVENTS[t] as Row)]));
+const RULES: ReadonlyMap<string, ConflictRule> = new Map(EVENT_TYPES.map((t) => [t, build(EVENTS[t] as Row, t)]));
 const SERIES: ConflictRule = build({ rule: { kind: "series" } });
 
 /** The rule for an event type; events outside the contract (an agent's own) are series. */

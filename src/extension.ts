@@ -16,7 +16,7 @@ import { LiveAgentContext, type AgentContext } from "./extension-context.js";
 import {
   NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS, refusedMemberMessage,
 } from "../worker/extension-members.mjs";
-import type { HookEvent } from "./types.js";
+import type { HookEvent, ImageContent } from "./types.js";
 
 export type { AgentContext } from "./extension-context.js";
 
@@ -140,9 +140,10 @@ class Mirror {
         return out === messages ? undefined : { messages: out };
       }
       case "before_agent_start": {
-        // The agent's systemPromptOptions are its own objects; the module gets the prompt, images and system prompt.
-        const { prompt, images, systemPrompt } = event as Record<string, unknown>;
-        return this.#runner.emit({ type, prompt, images, systemPrompt } as unknown as HookEvent);
+        // The agent's systemPromptOptions are its own objects; the module gets the prompt, images and
+        // system prompt, and its result's `systemPrompt` (chained across handlers) goes back to pi.
+        const { prompt, images, systemPrompt } = event as { prompt: string; images?: ImageContent[]; systemPrompt?: string };
+        return this.#runner.emitBeforeAgentStart(prompt, images, systemPrompt);
       }
       default: {
         const result = await this.#runner.emit(event);

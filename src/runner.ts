@@ -258,7 +258,7 @@ export class HookRunner {
       // A block reason is shown to the user: it passes the terminal-text gate (src/terminal-text.ts).
       if (typeof result.reason === "string") result.reason = terminalText(result.reason, { ...unit.hook.sandbox?.options.terminalText, multiline: true });
       // pi's own result gates (resource paths, a user bash output): src/agent-results.ts.
-      const gated = gateAgentResult(type, result, unit.hook);
+      const gated = rule.gated ? gateAgentResult(type, result, unit.hook) : result;
       if (typeof gated === "string") {
         this.#report(Errors.invalidResult(unit.hook.path, type, gated));
         continue;

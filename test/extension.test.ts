@@ -3,7 +3,7 @@
  * what crosses returns to pi's runner, what cannot is refused at load naming the member, the module
  * and why, and the table of members is checked against pi's own ExtensionAPI type.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -68,11 +68,57 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(errors).toEqual([]);
   });
 
+  it("every result pi uses crosses, and two isolated modules chain as pi chains two extensions: input, user_bash, message_end, before_provider_request, resources_discover, session_before_fork, before_agent_start's systemPrompt", async () => {
+    const { runner, errors } = await inPi([ext("answers-agent-events.ts"), ext("chains-after-another.ts")]);
+    expect(errors).toEqual([]);
+    expect(await runner.emitInput("hi", undefined, "interactive")).toEqual({ action: "transform", text: "A:hi B", images: undefined });
+    expect(await runner.emitUserBash({ type: "user_bash", command: "ls", excludeFromContext: false, cwd: ROOT }))
+      .toEqual({ result: { output: "ran ls isolated", exitCode: 0, cancelled: false, truncated: false } });
+    const assistant = { role: "assistant", content: [{ type: "text", text: "original" }], timestamp: 1 };
+    expect(await runner.emitMessageEnd({ type: "message_end", message: assistant }))
+      .toEqual({ ...assistant, content: [{ type: "text", text: "rewritten by A, then B" }] });
+    expect(await runner.emitBeforeProviderRequest({ model: "m", messages: [] })).toEqual({ model: "m", messages: [], a: 1, b: 2 });
+    expect(await runner.emitResourcesDiscover(ROOT, "startup")).toEqual({
+      skillPaths: [{ path: realpathSync(EXTENSIONS), extensionPath: "<isolated>" }],
+      promptPaths: [{ path: realpathSync(ext("chains-after-another.ts")), extensionPath: "<isolated>" }],
+      themePaths: [],
+    });
+    expect(await runner.emit({ type: "session_before_fork", entryId: "keep", position: "before" })).toEqual({ cancel: true });
+    expect(await runner.emit({ type: "session_before_fork", entryId: "other", position: "at" })).toBeUndefined();
+    const start = await runner.emitBeforeAgentStart("hello", undefined, "base", {});
+    expect(start).toEqual({ messages: undefined, systemPrompt: "base +A +B" });
+    expect(errors).toEqual([]);
+  });
+
+  it("what pi must not take from an isolated module is refused by code or gated: resource paths outside its folder, terminal controls, a message of another role, user_bash operations", async () => {
+    const hostile = join(ROOT, "fixtures", "hostile", "answers-agent-events-with-what-pi-must-not-take.ts");
+    const reported: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => { reported.push(line); };
+    try {
+      const { runner, errors } = await inPi([hostile]);
+      expect(errors).toEqual([]);
+      expect(await runner.emitResourcesDiscover(ROOT, "startup")).toEqual({ skillPaths: [], promptPaths: [], themePaths: [] });
+      expect(await runner.emitInput("x", undefined, "interactive")).toEqual({ action: "transform", text: "hi there", images: undefined });
+      const bash = await runner.emitUserBash({ type: "user_bash", command: "ls", excludeFromContext: false, cwd: ROOT });
+      expect(bash).toEqual({ result: { output: "output", exitCode: 0, cancelled: false, truncated: false, fullOutputPath: "/tmp/x" } });
+      expect(await runner.emitUserBash({ type: "user_bash", command: "ops", excludeFromContext: false, cwd: ROOT })).toBeUndefined();
+      const assistant = { role: "assistant", content: [{ type: "text", text: "kept" }], timestamp: 1 };
+      expect(await runner.emitMessageEnd({ type: "message_end", message: assistant })).toBeUndefined();
+      const codes = reported.map((line) => /: (\w+) in (\w+): /.exec(line)?.slice(1, 3).join(" "));
+      expect(codes).toEqual(["invalid_result resources_discover", "invalid_result user_bash", "invalid_result message_end"]);
+      expect(reported[0]).toContain('skillPaths: "/root/.ssh" is not a file or folder in the module\'s own folder');
+      expect(reported[1]).toContain("operations");
+      expect(reported[2]).toContain('message: the replacement must keep the role "assistant"');
+    } finally {
+      console.error = original;
+    }
+  });
+
   it.each([
     ["registers-tool.ts", "pi.registerTool", REFUSED_MEMBERS.registerTool],
     ["registers-command.ts", "pi.registerCommand", REFUSED_MEMBERS.registerCommand],
     ["uses-event-bus.ts", "pi.events", REFUSED_MEMBERS.events],
-    ["subscribes-input.ts", 'pi.on("input")', REFUSED_EVENTS.input],
   ])("%s is refused at load: pi's error path names %s, the module and why, and every tool call is blocked", async (module, member, why) => {
     const { runner, errors } = await inPi([ext(module)]);
     expect(errors).toHaveLength(1);
@@ -80,20 +126,6 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(errors[0].error).toContain(`hookbox: ${ext(module)} did not load (load_failed): Failed to load hook: ${member} is refused by hookbox/extension: ${why}`);
     expect(errors[0].error).toContain("every tool call is blocked (fail closed)");
     expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: `hookbox: blocked because isolated extension ${ext(module)} (load_failed) did not load (fail closed)` });
-  });
-
-  it("a refused registration made after load (pi.on(\"input\") in session_start) is reported and blocks every tool call, naming the module", async () => {
-    const reported: string[] = [];
-    const original = console.error;
-    console.error = (line: string) => { reported.push(line); };
-    try {
-      const { runner } = await inPi([ext("subscribes-input-late.ts")]);
-      const module = ext("subscribes-input-late.ts");
-      expect(reported).toEqual([`Extension error (${module}): hookbox: ${module}: load_failed in load: Failed to load hook: pi.on("input") is refused by hookbox/extension: ${REFUSED_EVENTS.input} (registered after load)`]);
-      expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: `hookbox: blocked because isolated extension ${module} (load_failed) did not load (fail closed)` });
-    } finally {
-      console.error = original;
-    }
   });
 
   it("an event name with terminal controls, at load or after, is refused as an event pi does not have, and no control reaches pi's error path or the block reason", async () => {

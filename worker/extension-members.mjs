@@ -41,6 +41,7 @@ export const REFUSED_MEMBERS = Object.freeze({
 /** Events whose result the agent uses and hookbox's runner combines (with its own rule and schema). */
 export const RESULT_EVENTS = Object.freeze([
   "tool_call", "tool_result", "context", "before_agent_start", "session_before_switch", "session_before_compact", "session_before_tree",
+  "session_before_fork", "input", "user_bash", "message_end", "before_provider_request", "resources_discover",
 ]);
 
 /** Events the agent only notifies (it ignores what handlers return): carried as series. */
@@ -50,17 +51,13 @@ export const NOTIFY_EVENTS = Object.freeze([
   "thinking_level_select", "after_provider_response",
 ]);
 
-const NO_RULE = "its result is used by the agent, and hookbox's runner has no rule for it yet (the result would be dropped)";
-
-/** Events refused at load: a module that subscribes to one does not load. @type {Readonly<Record<string, string>>} */
-export const REFUSED_EVENTS = Object.freeze({
-  input: NO_RULE,
-  user_bash: NO_RULE,
-  message_end: NO_RULE,
-  before_provider_request: NO_RULE,
-  resources_discover: NO_RULE,
-  session_before_fork: NO_RULE,
-});
+/**
+ * Events refused at load: a module that subscribes to one does not load. None today: every event
+ * of pi 0.73.1 is carried (a result a handler returns that cannot cross, such as `user_bash`'s
+ * `operations`, is refused by its schema as `invalid_result`).
+ * @type {Readonly<Record<string, string>>}
+ */
+export const REFUSED_EVENTS = Object.freeze({});
 
 /** @param {string} member */
 export function refusedMemberMessage(member) {
