@@ -12,7 +12,7 @@ import type { LoadedHook } from "./hook.js";
 import { loadHooks, type LoadOptions } from "./loader.js";
 import { resolvePath } from "./paths.js";
 import { HookRunner } from "./runner.js";
-import { LiveAgentContext, type AgentContext } from "./extension-context.js";
+import { LiveAgentContext, agentAccess, type AgentContext } from "./extension-context.js";
 import {
   NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS, refusedMemberMessage,
 } from "../worker/extension-members.mjs";
@@ -35,6 +35,18 @@ export interface AgentExtensionAPI {
   on(event: any, handler: any): void;
   sendMessage(message: any, options?: any): void;
   appendEntry(customType: string, data?: unknown): void;
+  // pi's agent members, reached by name through `AgentAccess` (src/bridge/agent-gate.ts gates them).
+  sendUserMessage?(content: any, options?: any): void;
+  setSessionName?(name: string): void;
+  getSessionName?(): string | undefined;
+  setLabel?(entryId: string, label: string | undefined): void;
+  getActiveTools?(): string[];
+  getAllTools?(): unknown[];
+  setActiveTools?(toolNames: string[]): void;
+  getCommands?(): unknown[];
+  setModel?(model: any): Promise<boolean>;
+  getThinkingLevel?(): string;
+  setThinkingLevel?(level: any): void;
 }
 
 /** An extension factory, as the agent awaits it. */
@@ -182,6 +194,7 @@ class Mirror {
       hasQueuedMessages: () => live.require().hasPendingMessages(),
       uiContext: live.ui,
       hasUI: Boolean(ctx.hasUI),
+      agent: agentAccess(this.#pi as unknown as Record<string, any>, live),
     });
   }
 

@@ -4,6 +4,7 @@
  * asks the host for something.
  */
 import type { BridgeSurface } from "./bridge/host-bridge.js";
+import type { AgentAccess } from "./bridge/agent-gate.js";
 import { createNoOpUIContext } from "./bridge/ui.js";
 import { scopedSurface } from "./command-scope.js";
 import type {
@@ -24,6 +25,8 @@ export interface RunnerInitOptions {
   hasQueuedMessages?: () => boolean;
   uiContext?: HookUIContext;
   hasUI?: boolean;
+  /** The agent's own members (pi's `sendUserMessage`, `setModel`, `ctx.getContextUsage`…), when the host is an agent: hookbox/extension. */
+  agent?: AgentAccess;
 }
 
 const notCancelled = async () => ({ cancelled: false });
@@ -44,6 +47,7 @@ export class HostHandlers {
   #navigateTree: NavigateTreeHandler = notCancelled;
   #sendMessage: SendMessageHandler | undefined;
   #appendEntry: AppendEntryHandler | undefined;
+  #agent: AgentAccess | undefined;
 
   constructor(cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry) {
     this.cwd = cwd;
@@ -65,6 +69,7 @@ export class HostHandlers {
     this.#hasQueuedMessages = options.hasQueuedMessages ?? (() => false);
     this.ui = options.uiContext ?? createNoOpUIContext();
     this.hasUI = options.hasUI ?? false;
+    this.#agent = options.agent;
   }
 
   get initialized(): boolean {
@@ -128,6 +133,7 @@ export class HostHandlers {
       },
       log: (level, line) => onLog(hookPath, level, line),
       cwd: this.cwd,
+      agent: () => this.#agent,
     }, this.#live);
   }
 }

@@ -8,7 +8,11 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isolate } from "../src/extension.js";
-import { CARRIED_MEMBERS, NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS } from "../worker/extension-members.mjs";
+import {
+  CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
+} from "../worker/extension-members.mjs";
+import { USER_MESSAGES } from "../src/bridge/agent-gate.js";
+import { LIMITS } from "../worker/wire.mjs";
 import { ROOT } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
 import { installPi } from "./support/pi-agent.js";
@@ -46,7 +50,37 @@ async function inPi(paths: string[], options: Record<string, unknown> = {}) {
   const errors: Array<{ extensionPath: string; event: string; error: string }> = [];
   runner.onError((e: (typeof errors)[number]) => errors.push(e));
   await runner.emit({ type: "session_start", reason: "startup" });
-  return { runner, errors, entries, extension };
+  return { runner, errors, entries, extension, runtime };
+}
+
+/**
+ * The agent's side of pi's members, recorded: the runtime's actions (pi binds them in a session),
+ * the runner's context actions and a UI (pi's modes bind these). Each call is kept as [member, ...args].
+ */
+function bindAgent(runner: Any, runtime: Any, entries: Array<[string, unknown]>) {
+  const calls: unknown[][] = [];
+  const record = (member: string, answer?: unknown) => (...args: unknown[]) => { calls.push([member, ...args]); return answer; };
+  Object.assign(runtime, {
+    getSessionName: record("getSessionName", "the session"), getActiveTools: record("getActiveTools", ["read"]),
+    getAllTools: record("getAllTools", [{ name: "read", description: "Read a file", parameters: { type: "object" }, run: () => 1 }]),
+    getCommands: record("getCommands", [{ name: "review", source: "extension" }]), getThinkingLevel: record("getThinkingLevel", "low"),
+    setSessionName: record("setSessionName"), setLabel: record("setLabel"), setActiveTools: record("setActiveTools"),
+    setThinkingLevel: record("setThinkingLevel"), sendUserMessage: record("sendUserMessage"),
+    setModel: async (model: unknown) => { calls.push(["setModel", model]); return true; },
+  });
+  const models = [{ provider: "fake", id: "m2", name: "Model 2", baseUrl: "http://127.0.0.1:1/v1" }];
+  runner.modelRegistry = { find: (provider: string, id: string) => models.find((m) => m.provider === provider && m.id === id) };
+  Object.assign(runner, {
+    getContextUsageFn: record("getContextUsage", { tokens: 10, contextWindow: 100, percent: 10 }), getSystemPromptFn: record("getSystemPrompt", "be brief"),
+    hasPendingMessagesFn: record("hasPendingMessages", false), compactFn: record("compact"), shutdownHandler: record("shutdown"),
+  });
+  const notified: string[] = [];
+  runner.setUIContext({
+    ...Object.fromEntries(["select", "confirm", "input", "editor", "setStatus", "setEditorText", "getEditorText", "custom"].map((m) => [m, record(`ui.${m}`)])),
+    notify: (message: string) => { notified.push(message); },
+    setWidget: record("ui.setWidget"), setTitle: record("ui.setTitle"), theme: {},
+  });
+  return { calls, notified, entry: (type: string) => entries.find(([t]) => t === type)?.[1] as Any };
 }
 
 const rmRf = { type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "rm -rf /tmp/x" } };
@@ -88,6 +122,67 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     const start = await runner.emitBeforeAgentStart("hello", undefined, "base", {});
     expect(start).toEqual({ messages: undefined, systemPrompt: "base +A +B" });
     expect(errors).toEqual([]);
+  });
+
+  it("pi's agent members cross: getters answer data, setters reach the agent's pi and ctx (the model by provider and id from its registry), ui.setWidget and setTitle as data; what cannot cross is refused by name", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("uses-agent-members.ts")]);
+    const { calls, notified, entry } = bindAgent(runner, runtime, entries);
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    expect(notified).toEqual([]);
+    const seen = entry("seen");
+    expect(seen).toEqual({
+      sessionName: "the session", activeTools: ["read"], allTools: [{ name: "read", description: "Read a file", parameters: { type: "object" } }],
+      commands: [{ name: "review", source: "extension" }], thinking: "low", usage: { tokens: 10, contextWindow: 100, percent: 10 },
+      systemPrompt: "be brief", pending: false, signal: "undefined", switched: true,
+      refused: [
+        `ctx.ui.onTerminalInput is refused by hookbox/extension: ${REFUSED_UI.onTerminalInput}`,
+        `ctx.ui.setEditorComponent is refused by hookbox/extension: ${REFUSED_UI.setEditorComponent}`,
+        `ctx.ui.setWidget with a component factory is refused by hookbox/extension: ${REFUSED_UI.setEditorComponent}; pass the lines (string[])`,
+      ],
+    });
+    expect(calls.filter(([m]) => !String(m).startsWith("get") && m !== "hasPendingMessages")).toEqual([
+      ["setSessionName", "renamed"], ["setLabel", "e1", "checkpoint"], ["setActiveTools", ["read", "bash"]], ["setThinkingLevel", "high"],
+      ["sendUserMessage", "go on", { deliverAs: "followUp" }],
+      // The registry's own model object, not the one the module built (its baseUrl never reaches pi).
+      ["setModel", { provider: "fake", id: "m2", name: "Model 2", baseUrl: "http://127.0.0.1:1/v1" }],
+      ["compact", { customInstructions: "keep it short" }], ["ui.setWidget", "progress", ["step 1", "step 2"], { placement: "belowEditor" }],
+      ["ui.setTitle", "working"], ["shutdown"],
+    ]);
+  });
+
+  it("under policy.agent \"read\" a setter throws in the module at the call, naming the member and the policy (handler_threw), while getters answer", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("uses-agent-members.ts")], { policy: { agent: "read" } });
+    const { calls, notified } = bindAgent(runner, runtime, entries);
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    expect(notified).toHaveLength(1);
+    expect(notified[0]).toContain(`: handler_threw in agent_start: `);
+    expect(notified[0]).toContain(`pi.setSessionName is refused by policy.agent "read": it changes the agent; policy.agent: "write" grants it`);
+    expect(calls.map(([m]) => m)).toEqual(["getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel", "getContextUsage", "getSystemPrompt", "hasPendingMessages"]);
+  });
+
+  it("a module that floods the agent or smuggles terminal controls through its members is bounded by exact codes and gates", async () => {
+    const hostile = join(ROOT, "fixtures", "hostile", "floods-and-smuggles-through-agent-members.ts");
+    const { runner, errors, entries, runtime } = await inPi([hostile]);
+    const { calls, notified, entry } = bindAgent(runner, runtime, entries);
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    const flood = entry("flood");
+    expect(flood.sent).toBe(USER_MESSAGES.max);
+    expect(flood.firstRefusal).toBe(`pi.sendUserMessage was refused: more than ${USER_MESSAGES.max} user messages in ${USER_MESSAGES.windowMs} ms (each starts a turn of the agent)`);
+    expect(calls.filter(([m]) => m === "sendUserMessage")).toHaveLength(USER_MESSAGES.max);
+    // A widget is at most LIMITS.renderLines lines: 10^6 lines and 1001 lines are both refused whole, as protocol_violation.
+    const tooLong = `bad arguments to agent.set: 1.1: Too big: expected array to have <=${LIMITS.renderLines} items`;
+    expect(flood).toMatchObject({ hugeWidget: tooLong, longWidget: tooLong });
+    expect(notified.map((n) => /: (\w+) in /.exec(n)?.[1])).toEqual(["protocol_violation", "protocol_violation"]);
+    for (const n of notified) expect(n).toContain(tooLong);
+    expect(flood).toMatchObject({ title: "ok", sessionName: "ok", widget: "ok" });
+    expect(flood.protoTool).toBe('pi.setActiveTools: "__proto__" is not a tool name');
+    expect(calls.filter(([m]) => m === "ui.setTitle" || m === "setSessionName" || m === "ui.setWidget")).toEqual([
+      // Every sequence removed whole; a widget line keeps its SGR colours only.
+      ["ui.setTitle", "pi"], ["setSessionName", "name"], ["ui.setWidget", "w", ["\u001b[31mred\u001b[0m link"], undefined],
+    ]);
   });
 
   it("what pi must not take from an isolated module is refused by code or gated: resource paths outside its folder, terminal controls, a message of another role, user_bash operations", async () => {
@@ -183,5 +278,19 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect([...events].filter((e) => !classifiedEvents.includes(e))).toEqual([]);
     expect(classifiedEvents.filter((e) => !events.has(e))).toEqual([]);
     expect(new Set(classifiedEvents).size).toBe(classifiedEvents.length);
+  });
+
+  it("every member of pi's ExtensionContext and ExtensionUIContext is classified (carried or refused by name), and the tables name nothing pi does not have", () => {
+    const types = readFileSync(join(piDist, "core", "extensions", "types.d.ts"), "utf8");
+    const membersOf = (name: string) => {
+      const body = types.slice(types.indexOf(`export interface ${name} {`));
+      return new Set([...body.slice(0, body.indexOf("\n}\n")).matchAll(/^ {4}(?:readonly )?(\w+)[<(:?]/gm)].map((m) => m[1]!));
+    };
+    const ctx = membersOf("ExtensionContext");
+    const ui = membersOf("ExtensionUIContext");
+    expect(ctx.size).toBeGreaterThan(10);
+    expect(ui.size).toBeGreaterThan(20);
+    expect([...ctx].sort()).toEqual([...CARRIED_CONTEXT].sort());
+    expect([...ui].sort()).toEqual([...CARRIED_UI, ...Object.keys(REFUSED_UI)].sort());
   });
 });

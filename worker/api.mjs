@@ -5,6 +5,8 @@ import { call, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
 import { REFUSED_MEMBERS, refusedMemberMessage } from "./extension-members.mjs";
+import { agentApi } from "./agent-members.mjs";
+import { direct } from "./context.mjs";
 import { METHOD } from "./wire.mjs";
 
 export class Registrations {
@@ -107,6 +109,7 @@ export function createHookAPI(registry, cwd) {
     logger,
     get typebox() { return typeboxModule(); },
     pi: agentPackage,
+    ...agentApi(direct, () => registry.initialized),
     ...refusedMembers(),
   };
 }

@@ -5,8 +5,15 @@
 // load) and by a test that checks it against the agent's own `ExtensionAPI` type, so a new member
 // cannot slip through unclassified.
 
-/** Members an isolated module may use: they cross (`on` only for a carried event). */
-export const CARRIED_MEMBERS = Object.freeze(["on", "sendMessage", "appendEntry", "exec"]);
+/**
+ * Members an isolated module may use: they cross (`on` only for a carried event). The agent's
+ * getters and setters (`sendUserMessage` … `setThinkingLevel`) reach the agent's own `pi` through
+ * src/bridge/agent-gate.ts: getters answer data, setters run as `policy.agent` allows.
+ */
+export const CARRIED_MEMBERS = Object.freeze([
+  "on", "sendMessage", "appendEntry", "exec", "sendUserMessage", "setSessionName", "getSessionName", "setLabel", "getActiveTools",
+  "getAllTools", "setActiveTools", "getCommands", "setModel", "getThinkingLevel", "setThinkingLevel",
+]);
 
 const NOT_YET = "not carried across the isolation boundary yet";
 
@@ -22,17 +29,6 @@ export const REFUSED_MEMBERS = Object.freeze({
   registerFlag: `${NOT_YET}: flags are read at the agent's start`,
   getFlag: `${NOT_YET}: flags are read at the agent's start`,
   registerMessageRenderer: `${NOT_YET}: a renderer returns the agent's TUI components`,
-  sendUserMessage: `${NOT_YET}: it starts a turn of the agent`,
-  setSessionName: `${NOT_YET}: it writes the agent's session`,
-  getSessionName: `${NOT_YET}: it reads the agent's session outside an event`,
-  setLabel: `${NOT_YET}: it writes the agent's session`,
-  getActiveTools: `${NOT_YET}: it reads the agent's tools`,
-  getAllTools: `${NOT_YET}: it reads the agent's tools`,
-  setActiveTools: `${NOT_YET}: it changes the agent's tools`,
-  getCommands: `${NOT_YET}: it reads the agent's commands`,
-  setModel: `${NOT_YET}: it changes the agent's model`,
-  getThinkingLevel: `${NOT_YET}: it reads the agent's state`,
-  setThinkingLevel: `${NOT_YET}: it changes the agent's state`,
   registerProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
   unregisterProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
   events: `${NOT_YET}: the event bus is shared with the agent's in-process extensions`,
@@ -58,6 +54,48 @@ export const NOTIFY_EVENTS = Object.freeze([
  * @type {Readonly<Record<string, string>>}
  */
 export const REFUSED_EVENTS = Object.freeze({});
+
+/**
+ * pi's `ExtensionContext` (a handler's `ctx`): what the module's `ctx` has. hookbox's own context
+ * members, and pi's extras through src/bridge/agent-gate.ts. `signal` is there and always
+ * undefined: the agent's AbortSignal does not cross (a module cannot abort with it).
+ */
+export const CARRIED_CONTEXT = Object.freeze([
+  "ui", "hasUI", "cwd", "sessionManager", "modelRegistry", "model", "isIdle", "abort", "hasPendingMessages", "shutdown",
+  "getContextUsage", "compact", "getSystemPrompt", "signal",
+]);
+
+/** pi's `ExtensionUIContext` (`ctx.ui`): what crosses, as data (prompts, texts, lines). */
+export const CARRIED_UI = Object.freeze([
+  "select", "confirm", "input", "notify", "setStatus", "setWidget", "setTitle", "custom", "setEditorText", "getEditorText", "editor", "theme",
+]);
+
+const COMPONENT = "it takes a component or a function the agent's terminal would call synchronously, which cannot run isolated";
+const NOT_YET_UI = `${NOT_YET}: it changes how the agent's terminal works`;
+/** pi's `ctx.ui` members a module's `ctx.ui` refuses by name (calling one throws, naming it and why). @type {Readonly<Record<string, string>>} */
+export const REFUSED_UI = Object.freeze({
+  onTerminalInput: "it hands the module the user's raw keystrokes, and a listener the agent calls synchronously for each",
+  setEditorComponent: COMPONENT,
+  getEditorComponent: COMPONENT,
+  setFooter: COMPONENT,
+  setHeader: COMPONENT,
+  addAutocompleteProvider: COMPONENT,
+  setWorkingMessage: NOT_YET_UI,
+  setWorkingVisible: NOT_YET_UI,
+  setWorkingIndicator: NOT_YET_UI,
+  setHiddenThinkingLabel: NOT_YET_UI,
+  pasteToEditor: NOT_YET_UI,
+  getAllThemes: NOT_YET_UI,
+  getTheme: NOT_YET_UI,
+  setTheme: NOT_YET_UI,
+  getToolsExpanded: NOT_YET_UI,
+  setToolsExpanded: NOT_YET_UI,
+});
+
+/** @param {string} member */
+export function refusedUiMessage(member) {
+  return `ctx.ui.${member} is refused by hookbox/extension: ${REFUSED_UI[member]}`;
+}
 
 /** @param {string} member */
 export function refusedMemberMessage(member) {

@@ -43,6 +43,10 @@ export const METHOD = Object.freeze({
   scopedCall: "scoped.call",
   scopedPost: "scoped.post",
   scopedSync: "scoped.sync",
+  /** pi's agent members (hookbox/extension): a getter, a setter (the worker blocks: a refusal throws at the call), setModel. */
+  agentGet: "agent.get",
+  agentSet: "agent.set",
+  agentSetModel: "agent.setModel",
 });
 
 /**
@@ -85,7 +89,25 @@ export const KIND = Object.freeze({
   [METHOD.scopedCall]: "call",
   [METHOD.scopedPost]: "post",
   [METHOD.scopedSync]: "sync",
+  [METHOD.agentGet]: "sync",
+  [METHOD.agentSet]: "sync",
+  [METHOD.agentSetModel]: "call",
 });
+
+/**
+ * pi's members that read the agent (`pi.getSessionName()`, `ctx.getContextUsage()`…), answered as
+ * data by the agent's own objects when hookbox runs inside it (src/extension.ts).
+ */
+export const AGENT_GETTERS = Object.freeze([
+  "getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel", "getContextUsage", "getSystemPrompt", "hasPendingMessages",
+]);
+/**
+ * pi's members that change the agent or its screen; which ones a policy allows is
+ * `policy.agent` (src/bridge/agent-gate.ts). `ui.*` act on the agent's UI.
+ */
+export const AGENT_SETTERS = Object.freeze([
+  "sendUserMessage", "setSessionName", "setLabel", "setActiveTools", "setThinkingLevel", "compact", "shutdown", "ui.setWidget", "ui.setTitle",
+]);
 
 /** @typedef {(typeof METHOD)[keyof typeof METHOD]} MethodName */
 /** @typedef {{ [M in MethodName]: (typeof KIND)[M] extends "call" ? M : never }[MethodName]} CallMethod */
