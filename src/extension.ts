@@ -35,6 +35,7 @@ export interface AgentExtensionAPI {
   on(event: any, handler: any): void;
   sendMessage(message: any, options?: any): void;
   appendEntry(customType: string, data?: unknown): void;
+  registerMessageRenderer?(customType: string, renderer: (message: any, options: any, theme: any) => unknown): void;
   // pi's agent members, reached by name through `AgentAccess` (src/bridge/agent-gate.ts gates them).
   sendUserMessage?(content: any, options?: any): void;
   setSessionName?(name: string): void;
@@ -86,9 +87,13 @@ function refusedRegistration(hook: LoadedHook): string | undefined {
     if (list.length > 0 && !isCarried(event)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
   }
   if (hook.commands.size > 0) return refusedMemberMessage("registerCommand");
-  if (hook.messageRenderers.size > 0) return refusedMemberMessage("registerMessageRenderer");
+  if (hook.messageRenderers.size > 0 && hook.sandbox?.options.isolation !== "worker") return `pi.registerMessageRenderer is refused by hookbox/extension: ${RENDERER_NEEDS_WORKER}`;
   return undefined;
 }
+
+/** Why a renderer crosses in worker mode only. */
+export const RENDERER_NEEDS_WORKER = "the agent's terminal calls a renderer's render(width) synchronously, which only worker isolation answers (shared memory); "
+  + "in process and sandbox isolation the message would render by default";
 
 function isCarried(event: string): boolean {
   return (RESULT_EVENTS as readonly string[]).includes(event) || (NOTIFY_EVENTS as readonly string[]).includes(event);
@@ -102,6 +107,7 @@ class Mirror {
   readonly #unloaded: Unloaded[];
   readonly #blocking: Unloaded[];
   readonly #isOptional: (path: string) => boolean;
+  readonly #renderers = new Set<string>();
   #initialized = false;
   #reportedUnloaded = false;
   #disposed = false;
@@ -119,6 +125,27 @@ class Mirror {
     for (const event of [...RESULT_EVENTS, ...NOTIFY_EVENTS]) {
       this.#pi.on(event, (payload: HookEvent & Record<string, unknown>, ctx: AgentContext) => this.#forward(event, payload, ctx));
     }
+    this.#mirrorRenderers();
+  }
+
+  /**
+   * Each message renderer a module registered (worker isolation: `refusedRegistration`), on the
+   * agent's `pi`: the agent's TUI gets hookbox's component stand-in (render(width) → lines, bounded
+   * and gated by src/sandbox/render-guard.ts). Renderers registered after load are mirrored at the
+   * next event pi forwards.
+   */
+  #mirrorRenderers(): void {
+    const register = this.#pi.registerMessageRenderer;
+    if (typeof register !== "function") return;
+    for (const hook of this.#runner.getHooks()) {
+      if (this.#unloaded.some((u) => u.path === hook.path)) continue;
+      for (const type of hook.messageRenderers.keys()) {
+        if (this.#renderers.has(type)) continue;
+        this.#renderers.add(type);
+        register.call(this.#pi, type, (message: unknown, options: unknown, theme: unknown) =>
+          this.#runner.getMessageRenderer(type)?.(message as never, options as never, theme as never));
+      }
+    }
   }
 
   async #forward(type: string, event: HookEvent & Record<string, unknown>, ctx: AgentContext): Promise<unknown> {
@@ -128,6 +155,7 @@ class Mirror {
     if (this.#disposed) return undefined;
     const result = this.#runner.hasHandlers(type) ? await this.#emit(type, event) : undefined;
     this.#refuseLate();
+    this.#mirrorRenderers();
     if (type === "session_shutdown") {
       this.#disposed = true;
       await this.#runner.dispose();

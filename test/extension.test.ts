@@ -7,7 +7,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isolate } from "../src/extension.js";
+import { RENDERER_NEEDS_WORKER, isolate } from "../src/extension.js";
 import {
   CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
@@ -183,6 +183,22 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
       // Every sequence removed whole; a widget line keeps its SGR colours only.
       ["ui.setTitle", "pi"], ["setSessionName", "name"], ["ui.setWidget", "w", ["\u001b[31mred\u001b[0m link"], undefined],
     ]);
+  });
+
+  it(ISOLATION === "worker"
+    ? "a message renderer crosses in worker isolation: pi's runner gets a component whose lines come from the module, styled by pi's theme, terminal controls removed"
+    : `registerMessageRenderer is refused at load in ${ISOLATION} isolation, saying why (pi's terminal renders synchronously)`, async () => {
+    const { runner, errors } = await inPi([ext("renders-memo.ts")]);
+    if (ISOLATION !== "worker") {
+      expect(errors[0].error).toContain(`${ext("renders-memo.ts")} did not load (load_failed): Failed to load hook: pi.registerMessageRenderer is refused by hookbox/extension: ${RENDERER_NEEDS_WORKER}`);
+      return;
+    }
+    expect(errors).toEqual([]);
+    const renderer = runner.getMessageRenderer("memo");
+    const message = { role: "custom", customType: "memo", content: "hi\u001b]0;owned\u0007 there", display: true, timestamp: 1 };
+    const component = renderer(message, { expanded: true }, { fg: (color: string, text: string) => `<${color}>${text}` });
+    expect(component.render(40)).toEqual(["<accent>memo: hi there", "expanded at 40"]);
+    expect(runner.getMessageRenderer("other")).toBeUndefined();
   });
 
   it("what pi must not take from an isolated module is refused by code or gated: resource paths outside its folder, terminal controls, a message of another role, user_bash operations", async () => {

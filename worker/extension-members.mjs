@@ -12,14 +12,15 @@
  */
 export const CARRIED_MEMBERS = Object.freeze([
   "on", "sendMessage", "appendEntry", "exec", "sendUserMessage", "setSessionName", "getSessionName", "setLabel", "getActiveTools",
-  "getAllTools", "setActiveTools", "getCommands", "setModel", "getThinkingLevel", "setThinkingLevel",
+  "getAllTools", "setActiveTools", "getCommands", "setModel", "getThinkingLevel", "setThinkingLevel", "registerMessageRenderer",
 ]);
 
 const NOT_YET = "not carried across the isolation boundary yet";
 
 /**
- * Members refused at load, with why. Those also in hookbox's hook API (`registerCommand`,
- * `registerMessageRenderer`) are refused by the adapter after load; the others throw in the worker.
+ * Members refused at load, with why. Those also in hookbox's hook API (`registerCommand`) are
+ * refused by the adapter after load; the others throw in the worker. (`registerMessageRenderer`
+ * crosses in worker isolation only: src/extension.ts refuses it in the others, saying why.)
  * @type {Readonly<Record<string, string>>}
  */
 export const REFUSED_MEMBERS = Object.freeze({
@@ -28,7 +29,6 @@ export const REFUSED_MEMBERS = Object.freeze({
   registerShortcut: `${NOT_YET}: a shortcut handler runs with the agent's terminal`,
   registerFlag: `${NOT_YET}: flags are read at the agent's start`,
   getFlag: `${NOT_YET}: flags are read at the agent's start`,
-  registerMessageRenderer: `${NOT_YET}: a renderer returns the agent's TUI components`,
   registerProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
   unregisterProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
   events: `${NOT_YET}: the event bus is shared with the agent's in-process extensions`,
