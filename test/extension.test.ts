@@ -151,6 +151,29 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     ]);
   });
 
+  it("an isolated module's ctx.ui reaches pi's UI: select, confirm, input, editor, notify, setStatus, editor text and custom() (pi's factory arity), texts gated", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("asks-through-the-agent-ui.ts")]);
+    const { calls, notified, entry } = bindAgent(runner, runtime, entries);
+    const ui = runner.uiContext;
+    Object.assign(ui, {
+      select: async (title: string, options: string[]) => { calls.push(["ui.select", title, options]); return options[1]; },
+      confirm: async (...args: unknown[]) => { calls.push(["ui.confirm", ...args]); return true; },
+      input: async (...args: unknown[]) => { calls.push(["ui.input", ...args]); return "typed"; },
+      editor: async (...args: unknown[]) => { calls.push(["ui.editor", ...args]); return "edited"; },
+      getEditorText: () => "current",
+      custom: (factory: Any) => new Promise((resolve) => { calls.push(["ui.custom"]); factory({ requestRender() {} }, {}, {}, resolve); }),
+    });
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    const custom = ISOLATION === "worker" ? "from custom" : `ctx.ui.custom() needs synchronous rendering, which ${ISOLATION} mode does not have`;
+    expect(entry("asked")).toEqual({ picked: "b", ok: true, typed: "typed", edited: "edited", text: "current", custom });
+    expect(notified).toEqual(["done"]);
+    expect(calls.filter(([m]) => String(m).startsWith("ui."))).toEqual([
+      ["ui.select", "Pick one", ["a", "b"]], ["ui.confirm", "Sure?", "really"], ["ui.input", "Name", "placeholder"], ["ui.editor", "Edit", "prefill"],
+      ["ui.setStatus", "state", "busy"], ["ui.setEditorText", "draft"], ["ui.custom"],
+    ]);
+  });
+
   it("under policy.agent \"read\" a setter throws in the module at the call, naming the member and the policy (handler_threw), while getters answer", async () => {
     const { runner, errors, entries, runtime } = await inPi([ext("uses-agent-members.ts")], { policy: { agent: "read" } });
     const { calls, notified } = bindAgent(runner, runtime, entries);
