@@ -5,6 +5,7 @@
  * the latest call the agent made.
  */
 import { MODEL_REGISTRY_METHODS, SESSION_MANAGER_METHODS } from "./agent-types.js";
+import type { AgentAccess } from "./bridge/agent-gate.js";
 import type { HookUIContext, ModelRegistry, ReadonlySessionManager } from "./types.js";
 
 /** The part of pi's `ExtensionContext` the adapter reads. */
@@ -18,9 +19,42 @@ export interface AgentContext {
   isIdle(): boolean;
   abort(): void;
   hasPendingMessages(): boolean;
+  getContextUsage?(): unknown;
+  getSystemPrompt?(): string;
+  compact?(options?: { customInstructions?: string }): void;
+  shutdown?(): void;
 }
 
-const UI_METHODS = ["select", "confirm", "input", "editor", "notify", "setStatus", "setEditorText", "getEditorText", "custom"] as const;
+const UI_METHODS = ["select", "confirm", "input", "editor", "notify", "setStatus", "setEditorText", "getEditorText"] as const;
+
+/** pi's members of `pi`, `ctx` and `ctx.ui` a module reaches by name (src/bridge/agent-gate.ts checked and gated the arguments). */
+const ON_PI = new Set(["getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel",
+  "sendUserMessage", "setSessionName", "setLabel", "setActiveTools", "setThinkingLevel"]);
+const ON_CTX = new Set(["getContextUsage", "getSystemPrompt", "hasPendingMessages", "compact", "shutdown"]);
+const ON_UI: Record<string, string> = { "ui.setWidget": "setWidget", "ui.setTitle": "setTitle" };
+
+/** The agent's members, by a closed list of names, on its `pi` and on the context of its latest call. */
+export function agentAccess(pi: Record<string, any>, live: LiveAgentContext): AgentAccess {
+  const run = (member: string, args: unknown[]): unknown => {
+    const [target, name] = ON_PI.has(member) ? [pi, member]
+      : ON_CTX.has(member) ? [live.require() as unknown as Record<string, any>, member]
+      : Object.hasOwn(ON_UI, member) ? [live.require().ui, ON_UI[member]!]
+      : [undefined, member];
+    const fn = target?.[name];
+    if (typeof fn !== "function") throw new Error(`the agent's ${member} is not available in this version of the agent`);
+    return fn.apply(target, args);
+  };
+  return {
+    get: (member) => run(member, []),
+    set: (member, args) => { run(member, args); },
+    setModel: async (provider, id) => {
+      const model = live.require().modelRegistry.find?.(provider, id);
+      if (!model) throw new Error(`pi.setModel: the agent's model registry has no model ${JSON.stringify(provider)}/${JSON.stringify(id)}`);
+      if (typeof pi.setModel !== "function") throw new Error("the agent's setModel is not available in this version of the agent");
+      return pi.setModel(model);
+    },
+  };
+}
 
 export class LiveAgentContext {
   current: AgentContext | undefined;
@@ -33,6 +67,9 @@ export class LiveAgentContext {
     this.modelRegistry = this.#forwarders(MODEL_REGISTRY_METHODS, () => this.require().modelRegistry) as unknown as ModelRegistry;
     const ui = this.#forwarders(UI_METHODS, () => this.require().ui);
     const live = this;
+    // hookbox's custom() factory takes (tui, theme, done); pi's passes (tui, theme, keybindings, done).
+    ui.custom = (factory: (tui: unknown, theme: unknown, done: unknown) => unknown, options?: unknown) =>
+      live.require().ui.custom((tui: unknown, theme: unknown, _keybindings: unknown, done: unknown) => factory(tui, theme, done), options);
     Object.defineProperty(ui, "theme", { enumerable: true, get: () => live.require().ui.theme });
     this.ui = ui as unknown as HookUIContext;
   }

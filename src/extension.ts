@@ -14,15 +14,15 @@ import type { LoadedHook } from "./hook.js";
 import { loadHooks, type LoadOptions } from "./loader.js";
 import { resolvePath } from "./paths.js";
 import { HookRunner } from "./runner.js";
-import { LiveAgentContext, type AgentContext } from "./extension-context.js";
+import { LiveAgentContext, agentAccess, type AgentContext } from "./extension-context.js";
 import {
   mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
 } from "./extension-registrations.js";
 import { IsolatedHook } from "./worker-hook.js";
 import {
-  NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS, refusedMemberMessage,
+  NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
-import type { HookEvent } from "./types.js";
+import type { HookEvent, ImageContent } from "./types.js";
 
 export type { AgentContext } from "./extension-context.js";
 
@@ -41,6 +41,19 @@ export interface AgentExtensionAPI extends AgentRegistrationAPI {
   on(event: any, handler: any): void;
   sendMessage(message: any, options?: any): void;
   appendEntry(customType: string, data?: unknown): void;
+  registerMessageRenderer?(customType: string, renderer: (message: any, options: any, theme: any) => unknown): void;
+  // pi's agent members, reached by name through `AgentAccess` (src/bridge/agent-gate.ts gates them).
+  sendUserMessage?(content: any, options?: any): void;
+  setSessionName?(name: string): void;
+  getSessionName?(): string | undefined;
+  setLabel?(entryId: string, label: string | undefined): void;
+  getActiveTools?(): string[];
+  getAllTools?(): unknown[];
+  setActiveTools?(toolNames: string[]): void;
+  getCommands?(): unknown[];
+  setModel?(model: any): Promise<boolean>;
+  getThinkingLevel?(): string;
+  setThinkingLevel?(level: any): void;
 }
 
 /** An extension factory, as the agent awaits it. */
@@ -80,9 +93,13 @@ function refusedRegistration(hook: LoadedHook): string | undefined {
     if (list.length > 0 && Object.hasOwn(REFUSED_EVENTS, event)) return `pi.on("${event}") is refused by hookbox/extension: ${REFUSED_EVENTS[event]}`;
     if (list.length > 0 && !isCarried(event)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
   }
-  if (hook.messageRenderers.size > 0) return refusedMemberMessage("registerMessageRenderer");
+  if (hook.messageRenderers.size > 0 && hook.sandbox?.options.isolation !== "worker") return `pi.registerMessageRenderer is refused by hookbox/extension: ${RENDERER_NEEDS_WORKER}`;
   return undefined;
 }
+
+/** Why a renderer crosses in worker mode only. */
+export const RENDERER_NEEDS_WORKER = "the agent's terminal calls a renderer's render(width) synchronously, which only worker isolation answers (shared memory); "
+  + "in process and sandbox isolation the message would render by default";
 
 function isCarried(event: string): boolean {
   return (RESULT_EVENTS as readonly string[]).includes(event) || (NOTIFY_EVENTS as readonly string[]).includes(event);
@@ -98,6 +115,7 @@ class Mirror {
   readonly #isOptional: (path: string) => boolean;
   /** What each module's tools, commands, flags and shortcuts were when mirrored (`kind:name`). */
   readonly #mirrored = new Map<string, Set<string>>();
+  readonly #renderers = new Set<string>();
   #initialized = false;
   #reportedUnloaded = false;
   #disposed = false;
@@ -130,6 +148,27 @@ class Mirror {
       this.#mirrored.set(hook.path, new Set(registrationKeys(hook)));
       if (hook instanceof IsolatedHook) mirrorRegistrations(this.#pi, hook, deps);
     }
+    this.#mirrorRenderers();
+  }
+
+  /**
+   * Each message renderer a module registered (worker isolation: `refusedRegistration`), on the
+   * agent's `pi`: the agent's TUI gets hookbox's component stand-in (render(width) → lines, bounded
+   * and gated by src/sandbox/render-guard.ts). Renderers registered after load are mirrored at the
+   * next event pi forwards.
+   */
+  #mirrorRenderers(): void {
+    const register = this.#pi.registerMessageRenderer;
+    if (typeof register !== "function") return;
+    for (const hook of this.#runner.getHooks()) {
+      if (this.#unloaded.some((u) => u.path === hook.path)) continue;
+      for (const type of hook.messageRenderers.keys()) {
+        if (this.#renderers.has(type)) continue;
+        this.#renderers.add(type);
+        register.call(this.#pi, type, (message: unknown, options: unknown, theme: unknown) =>
+          this.#runner.getMessageRenderer(type)?.(message as never, options as never, theme as never));
+      }
+    }
   }
 
   async #forward(type: string, event: HookEvent & Record<string, unknown>, ctx: AgentContext): Promise<unknown> {
@@ -139,6 +178,7 @@ class Mirror {
     if (this.#disposed) return undefined;
     const result = this.#runner.hasHandlers(type) ? await this.#emit(type, event) : undefined;
     this.#refuseLate();
+    this.#mirrorRenderers();
     if (type === "session_shutdown") {
       this.#disposed = true;
       await this.#runner.dispose();
@@ -163,9 +203,10 @@ class Mirror {
         return out === messages ? undefined : { messages: out };
       }
       case "before_agent_start": {
-        // The agent's systemPromptOptions are its own objects; the module gets the prompt, images and system prompt.
-        const { prompt, images, systemPrompt } = event as Record<string, unknown>;
-        return this.#runner.emit({ type, prompt, images, systemPrompt } as unknown as HookEvent);
+        // The agent's systemPromptOptions are its own objects; the module gets the prompt, images and
+        // system prompt, and its result's `systemPrompt` (chained across handlers) goes back to pi.
+        const { prompt, images, systemPrompt } = event as { prompt: string; images?: ImageContent[]; systemPrompt?: string };
+        return this.#runner.emitBeforeAgentStart(prompt, images, systemPrompt);
       }
       default: {
         const result = await this.#runner.emit(event);
@@ -215,6 +256,7 @@ class Mirror {
       hasUI: Boolean(ctx.hasUI),
       // pi's getFlag answers this extension's flags; each module reads only the flags it registered.
       getFlagHandler: (hookPath, name) => (registeredFlag(this.#runner.getHooks(), hookPath, name) ? this.#pi.getFlag(name) : undefined),
+      agent: agentAccess(this.#pi as unknown as Record<string, any>, live),
     });
   }
 

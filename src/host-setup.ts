@@ -103,6 +103,7 @@ export function checkRunnerArguments(cwd: unknown, sessionManager: unknown, mode
 
 const REQUIRED_HANDLERS = ["getModel", "sendMessageHandler", "appendEntryHandler"] as const;
 const OPTIONAL_HANDLERS = ["newSessionHandler", "branchHandler", "navigateTreeHandler", "isIdle", "waitForIdle", "abort", "hasQueuedMessages"] as const;
+const AGENT_METHODS = ["get", "set", "setModel"] as const;
 const UI_METHODS = ["select", "confirm", "input", "notify", "setStatus", "custom", "setEditorText", "getEditorText", "editor"] as const;
 
 /** `runner.initialize(options)`: throws a `TypeError` naming what is missing or of the wrong kind. */
@@ -111,6 +112,11 @@ export function checkInitOptions(options: unknown): void {
   const missing = [...notFunctions(options, REQUIRED_HANDLERS, true), ...notFunctions(options, OPTIONAL_HANDLERS, false).filter((n) => options[n] !== undefined)];
   if (missing.length) fail("HookRunner.initialize", missing, `getModel, sendMessageHandler and appendEntryHandler are required; the others may be left out.`);
   if (options.hasUI !== undefined && typeof options.hasUI !== "boolean") throw new TypeError(`HookRunner.initialize: hasUI must be a boolean, got ${typeof options.hasUI}`);
+  const agent = options.agent;
+  if (agent !== undefined) {
+    const agentMissing = isObject(agent) ? notFunctions(agent, AGENT_METHODS, true) : [...AGENT_METHODS];
+    if (agentMissing.length) fail("HookRunner.initialize: agent", agentMissing, "hookbox/extension passes the agent's members here; other hosts leave it out.");
+  }
   const ui = options.uiContext;
   if (ui === undefined) return;
   if (!isObject(ui)) throw new TypeError(`HookRunner.initialize: uiContext must be an object, got ${ui === null ? "null" : typeof ui}`);

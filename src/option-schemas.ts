@@ -32,6 +32,7 @@ const policyShape = {
   network: z.strictObject({ allow: strings.optional() }).optional(),
   hostModules: z.union([z.literal("*"), strings]).optional(),
   modelRegistry: z.enum(["read", "keys", "all"]).optional(),
+  agent: z.enum(["read", "write"]).optional(),
 };
 const policyOption = z.union([presetName, z.strictObject(policyShape)]);
 

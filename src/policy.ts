@@ -66,6 +66,14 @@ export interface Policy {
    * ones (`setApiKey`, `refresh`) included, as the original. Absent: `"read"`; `"all"` in `trusted`.
    */
   modelRegistry?: ModelRegistryAccess;
+  /**
+   * Inside an agent (hookbox/extension, src/bridge/agent-gate.ts): `"read"` lets the hook read the
+   * agent (`pi.getSessionName()`, `ctx.getContextUsage()`…) and draw on its screen
+   * (`ctx.ui.setWidget`, `setTitle`); `"write"` also lets it change the agent (`pi.sendUserMessage`,
+   * `setSessionName`, `setLabel`, `setActiveTools`, `setModel`, `setThinkingLevel`, `ctx.compact`,
+   * `ctx.shutdown`). Absent: `"write"`; `"read"` in the `untrusted` preset.
+   */
+  agent?: "read" | "write";
 }
 
 /** What a hook may ask of the host's model registry (`policy.modelRegistry`). */
@@ -98,7 +106,7 @@ export const presets = {
    * For hooks you did not write (project-level hooks by default): the seat belt inside the OS sandbox,
    * no network, no host modules, a model registry without keys or mutating methods.
    */
-  untrusted: { ...seatBelt, sandbox: true, hostModules: [] as string[] } satisfies Policy,
+  untrusted: { ...seatBelt, sandbox: true, hostModules: [] as string[], agent: "read" } satisfies Policy,
 } as const;
 
 /** A preset name. */

@@ -153,12 +153,14 @@ function firstLink(path: string): string | undefined {
 }
 
 /** Whether `path` is `area` or below it. */
-function inside(path: string, area: string): boolean {
+/** Whether `path` is `area` or lies under it (both real, absolute). */
+export function inside(path: string, area: string): boolean {
   const a = area.replace(/\/+$/, "");
   return a === "" || path === a || path.startsWith(`${a}/`);
 }
 
-function realOrUndefined(path: string): string | undefined {
+/** The real path of `path`, or undefined when it does not exist. */
+export function realOrUndefined(path: string): string | undefined {
   try {
     return realpathSync(path);
   } catch {

@@ -81,8 +81,8 @@ export class IsolatedHook implements LoadedHook, HookUnit {
   }
 
   /** Run this hook's handlers of `event` in the worker, under `plan`; the reply is checked before it is returned. */
-  run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext): Promise<EmitReply> {
-    return this.#emit(event.type, event, plan, ctx);
+  run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext, only?: number): Promise<EmitReply> {
+    return this.#emit(event.type, event, plan, ctx, only);
   }
 
   /**

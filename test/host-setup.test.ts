@@ -32,6 +32,7 @@ describe("host set-up mistakes are the host's TypeError, not the hook's fault", 
     expect(() => runner.initialize({ ...init, isIdle: true } as never)).toThrow(/^HookRunner\.initialize: isIdle\(\) is missing or not a function/);
     expect(() => runner.initialize({ ...init, uiContext: { confirm: async () => true } } as never)).toThrow(/^HookRunner\.initialize: uiContext: select\(\), input\(\), notify\(\).* Spread createNoOpUIContext\(\)/);
     expect(() => runner.initialize({ ...init, uiContext: { ...createNoOpUIContext(), confirm: async () => true }, hasUI: true })).not.toThrow();
+    expect(() => runner.initialize({ ...init, agent: { get: () => 1 } } as never)).toThrow(/^HookRunner\.initialize: agent: set\(\), setModel\(\) .*hookbox\/extension passes/);
   });
 });
 

@@ -5,6 +5,8 @@ import { call, callSync, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
 import { REFUSED_MEMBERS, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
+import { agentApi } from "./agent-members.mjs";
+import { direct } from "./context.mjs";
 import { LIMITS, METHOD, NAME_PATTERNS } from "./wire.mjs";
 
 export class Registrations {
@@ -159,6 +161,7 @@ export function createHookAPI(registry, cwd) {
     logger,
     get typebox() { return typeboxModule(); },
     pi: agentPackage,
+    ...agentApi(direct, () => registry.initialized),
     ...refusedMembers(),
   };
 }

@@ -47,6 +47,10 @@ export const METHOD = Object.freeze({
   toolUpdate: "tool.update",
   /** `pi.getFlag(name)`: the agent's value of a flag this module registered. */
   getFlag: "flag",
+  /** pi's agent members (hookbox/extension): a getter, a setter (the worker blocks: a refusal throws at the call), setModel. */
+  agentGet: "agent.get",
+  agentSet: "agent.set",
+  agentSetModel: "agent.setModel",
 });
 
 /**
@@ -91,7 +95,25 @@ export const KIND = Object.freeze({
   [METHOD.scopedSync]: "sync",
   [METHOD.toolUpdate]: "post",
   [METHOD.getFlag]: "sync",
+  [METHOD.agentGet]: "sync",
+  [METHOD.agentSet]: "sync",
+  [METHOD.agentSetModel]: "call",
 });
+
+/**
+ * pi's members that read the agent (`pi.getSessionName()`, `ctx.getContextUsage()`…), answered as
+ * data by the agent's own objects when hookbox runs inside it (src/extension.ts).
+ */
+export const AGENT_GETTERS = Object.freeze([
+  "getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel", "getContextUsage", "getSystemPrompt", "hasPendingMessages",
+]);
+/**
+ * pi's members that change the agent or its screen; which ones a policy allows is
+ * `policy.agent` (src/bridge/agent-gate.ts). `ui.*` act on the agent's UI.
+ */
+export const AGENT_SETTERS = Object.freeze([
+  "sendUserMessage", "setSessionName", "setLabel", "setActiveTools", "setThinkingLevel", "compact", "shutdown", "ui.setWidget", "ui.setTitle",
+]);
 
 /** @typedef {(typeof METHOD)[keyof typeof METHOD]} MethodName */
 /** @typedef {{ [M in MethodName]: (typeof KIND)[M] extends "call" ? M : never }[MethodName]} CallMethod */
@@ -163,6 +185,10 @@ export const LIMITS = Object.freeze({
   maxName: 256,
   /** Characters of an error message or stack, a UI title or a label (longer texts are cut by the worker). */
   maxText: 64 * 1024,
+  /** Characters of a path a hook names for the agent (a resource path, a bash result's output file). */
+  maxPath: 4096,
+  /** Characters of a text a hook gives the agent whole: a system prompt, an input's text, a user bash output. */
+  maxPrompt: 1_000_000,
   /** Distinct event types a hook may register handlers for. */
   maxEvents: 256,
   /** Handlers per event type. */

@@ -12,6 +12,7 @@ import { terminalText, type TerminalTextOptions } from "../terminal-text.js";
 import { Deferred } from "./deferred.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
+import { AgentGate, type AgentAccess } from "./agent-gate.js";
 import type { BRIDGE } from "./methods.js";
 import type {
   HookMessage, HookUIContext, ModelRegistry, NewSessionOptions, ReadonlySessionManager, SendMessageOptions, SessionManager,
@@ -35,6 +36,8 @@ export interface BridgeSurface {
   /** `pi.getFlag(name)` of this hook: the agent's value (hookbox/extension), undefined elsewhere. */
   getFlag(name: string): boolean | string | undefined;
   cwd: string;
+  /** The agent's own members, when hookbox runs inside an agent (hookbox/extension). */
+  agent?: () => AgentAccess | undefined;
 }
 
 /** Runs the `setup` callback of `ctx.newSession` in the worker. */
@@ -84,6 +87,7 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     : content.map((part) => (part.type === "text" && typeof part.text === "string" ? { ...part, text: lines(part.text) } : part)));
   const editorSignals = new Map<number, AbortController>();
   const later = new Deferred();
+  const agent = new AgentGate(gate.policy, terminal, () => surface.agent?.());
   let setupSession: SessionManager | undefined;
 
   const impl: Record<string, Impl> = {
@@ -149,6 +153,9 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args)),
     [METHOD.await]: ([id]) => later.take(id),
     [METHOD.getFlag]: ([name]) => surface.getFlag(name),
+    [METHOD.agentGet]: ([member]) => agent.get(member),
+    [METHOD.agentSet]: ([member, args]) => agent.set(member, args),
+    [METHOD.agentSetModel]: ([provider, id]) => agent.setModel(provider, id),
   } satisfies Record<Exclude<keyof typeof BRIDGE, ServedElsewhere>, Impl>;
 
   return (method, args) => {
