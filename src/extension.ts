@@ -11,7 +11,7 @@
 import { terminalText } from "./terminal-text.js";
 import { Errors, type HookError, type HookErrorCode } from "./errors.js";
 import type { LoadedHook } from "./hook.js";
-import { loadHooks, type LoadOptions } from "./loader.js";
+import { loadExtensionModules, type LoadOptions } from "./loader.js";
 import { resolvePath } from "./paths.js";
 import { HookRunner } from "./runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./extension-context.js";
@@ -72,7 +72,7 @@ export function isolate(paths: string[], options: IsolateOptions = {}): Isolated
   if (!Array.isArray(optional) || optional.some((p) => typeof p !== "string")) throw new TypeError("isolate: optional must be an array of module paths (strings)");
   return async (pi) => {
     const cwd = process.cwd();
-    const loaded = await loadHooks(paths, cwd, loadOptions);
+    const loaded = await loadExtensionModules(paths, cwd, loadOptions);
     const unloaded: Unloaded[] = loaded.errors.map(({ path, code, error }) => ({ path, code, error }));
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();

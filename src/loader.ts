@@ -26,7 +26,20 @@ export interface LoadOptions extends SandboxOptions {
   perHook?: Record<string, SandboxOptions>;
 }
 
-export async function loadHooks(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
+export function loadHooks(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
+  return loadModules(paths, cwd, options, false);
+}
+
+/**
+ * `loadHooks` for hookbox/extension (src/extension.ts): the modules are the agent's extensions, so
+ * pi's members that only an agent serves (`registerTool`, `registerFlag`, `getFlag`,
+ * `registerShortcut`) work in them; under `loadHooks` they throw at the call, naming the member.
+ */
+export function loadExtensionModules(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
+  return loadModules(paths, cwd, options, true);
+}
+
+async function loadModules(paths: string[], cwd: string, options: LoadOptions, agent: boolean): Promise<LoadHooksResult> {
   if ((options as { watch?: unknown }).watch !== undefined) throw new TypeError("loadHooks: `watch` is an option of the runner now: new HookRunner(hooks, cwd, sessionManager, modelRegistry, { watch: true })");
   checkOptions("loadHooks", options);
   const { perHook, ...shared } = options;
@@ -43,7 +56,7 @@ export async function loadHooks(paths: string[], cwd: string, options: LoadOptio
       if (err instanceof PolicyError) return { hookPath, failure: Errors.loadFailed(hookPath, err.message) };
       throw err;
     }
-    const hook = new IsolatedHook(new HookSupervisor(hookPath, resolvedPath, cwd, resolved));
+    const hook = new IsolatedHook(new HookSupervisor(hookPath, resolvedPath, cwd, resolved, agent));
     const failure = await hook.start();
     return { hookPath, failure, hook };
   }));

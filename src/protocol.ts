@@ -236,6 +236,8 @@ export type HostModuleManifest = Record<string, { functions: string[]; values: R
 
 export interface LoadSpec {
   resolvedPath: string; cwd: string; initialized: boolean; hasUI: boolean;
+  /** The module is an agent's extension (hookbox/extension): pi's agent-only registrations work. */
+  agent: boolean;
   hostModules?: HostModuleManifest;
 }
 

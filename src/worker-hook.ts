@@ -44,7 +44,7 @@ export class IsolatedHook implements LoadedHook, HookUnit {
   /** A hook of the same file and options in a new, not yet started sandbox (a reload). */
   fresh(): IsolatedHook {
     const old = this.#sandbox;
-    return new IsolatedHook(new HookSupervisor(old.hookPath, old.resolvedPath, old.cwd, old.options));
+    return new IsolatedHook(new HookSupervisor(old.hookPath, old.resolvedPath, old.cwd, old.options, old.agent));
   }
 
   get hook(): LoadedHook { return this; }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isolate } from "../src/extension.js";
+import { loadHooks } from "../src/loader.js";
 import { manifestSchema } from "../src/protocol.js";
 import { TOOL_MEMBERS, refusedToolMemberMessage } from "../worker/extension-members.mjs";
 import { NAME_PATTERNS } from "../worker/wire.mjs";
@@ -208,5 +209,16 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
     const classified = [...TOOL_MEMBERS.carried, ...Object.keys(TOOL_MEMBERS.refused)];
     expect([...members].filter((m) => !classified.includes(m!))).toEqual([]);
     expect(classified.filter((m) => !members.has(m))).toEqual([]);
+  });
+});
+
+describe("outside an agent", () => {
+  it("a plain loadHooks module that calls registerTool, registerFlag, getFlag or registerShortcut fails its load naming the member (never a silent no-op)", async () => {
+    const { hooks, errors } = await loadHooks([ext("registers-tools-and-commands.ts")], ROOT, { isolation: ISOLATION });
+    expect(hooks).toHaveLength(0);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.code).toBe("load_failed");
+    // The fixture's first call is registerFlag.
+    expect(errors[0]!.error).toContain("pi.registerFlag is a member of the agent's extension API: hookbox runs it only inside an agent, through hookbox/extension's isolate()");
   });
 });

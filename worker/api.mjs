@@ -70,8 +70,9 @@ function safeJson(value) {
 /**
  * @param {Registrations} registry
  * @param {string} cwd
+ * @param {boolean} [agent] the module is an agent's extension (hookbox/extension): pi's agent-only registrations work
  */
-export function createHookAPI(registry, cwd) {
+export function createHookAPI(registry, cwd, agent = false) {
   const logger = Object.freeze({
     debug: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["debug", logLine(args)]),
     info: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["info", logLine(args)]),
@@ -116,6 +117,29 @@ export function createHookAPI(registry, cwd) {
       registry.commands.set(command.name, command);
       registry.changed();
     },
+    ...(agent ? agentRegistrations(registry) : hostOnly()),
+    /** @param {string} command @param {string[]} args @param {{ timeout?: number; cwd?: string; signal?: AbortSignal }} [options] */
+    exec(command, args, options = {}) {
+      // The host runs the program (mediated exec); an AbortSignal cannot cross, so it is relayed.
+      const { signal, ...rest } = options;
+      if (signal?.aborted) return Promise.resolve({ stdout: "", stderr: "", code: 0, killed: true });
+      return call(METHOD.exec, plain([String(command), Array.isArray(args) ? args.map(String) : [], { cwd, ...rest }]));
+    },
+    logger,
+    get typebox() { return typeboxModule(); },
+    pi: agentPackage,
+    ...agentApi(direct, () => registry.initialized),
+    ...refusedMembers(),
+  };
+}
+
+/**
+ * pi's registrations that only an agent serves (tools, flags, shortcuts): what crosses is data, the
+ * functions stay here (src/extension-registrations.ts mirrors them on the agent's pi).
+ * @param {Registrations} registry
+ */
+function agentRegistrations(registry) {
+  return {
     /** pi's `registerTool`: the definition crosses as data (src/extension-registrations.ts), `execute` runs here. @param {Record<string, any>} tool */
     registerTool(tool) {
       const spec = toolSpec(tool);
@@ -151,20 +175,21 @@ export function createHookAPI(registry, cwd) {
       registry.shortcuts.set(shortcut.key, shortcut);
       registry.changed();
     },
-    /** @param {string} command @param {string[]} args @param {{ timeout?: number; cwd?: string; signal?: AbortSignal }} [options] */
-    exec(command, args, options = {}) {
-      // The host runs the program (mediated exec); an AbortSignal cannot cross, so it is relayed.
-      const { signal, ...rest } = options;
-      if (signal?.aborted) return Promise.resolve({ stdout: "", stderr: "", code: 0, killed: true });
-      return call(METHOD.exec, plain([String(command), Array.isArray(args) ? args.map(String) : [], { cwd, ...rest }]));
-    },
-    logger,
-    get typebox() { return typeboxModule(); },
-    pi: agentPackage,
-    ...agentApi(direct, () => registry.initialized),
-    ...refusedMembers(),
   };
 }
+
+/** Outside an agent (a plain HookRunner) the agent-only registrations throw at the call, naming the member. */
+function hostOnly() {
+  /** @type {Record<string, () => never>} */
+  const members = {};
+  for (const member of AGENT_REGISTRATIONS) {
+    members[member] = () => { throw new Error(`pi.${member} is a member of the agent's extension API: hookbox runs it only inside an agent, through hookbox/extension's isolate(); this host's HookRunner has no tools, flags or shortcuts`); };
+  }
+  return members;
+}
+
+/** The members `agentRegistrations` serves. */
+const AGENT_REGISTRATIONS = Object.freeze(["registerTool", "registerFlag", "getFlag", "registerShortcut"]);
 
 /**
  * A tool definition as data: its name (checked here so the module fails its load naming it; the

@@ -74,7 +74,7 @@ const controlApi = {
       const mod = /** @type {any} */ (await importHook(spec.resolvedPath, hostModuleObjects(spec.hostModules ?? {})));
       const factory = factoryOf(mod);
       if (typeof factory !== "function") return { ok: false, e: { message: "Hook must export a default function" } };
-      await factory(createHookAPI(registry, spec.cwd));
+      await factory(createHookAPI(registry, spec.cwd, spec.agent));
       registry.loaded = true;
       return { ok: true, manifest: registry.manifest() };
     } catch (err) {

@@ -78,7 +78,11 @@ export class HookSupervisor implements SandboxView {
   /** Sandbox mode: the current child's launcher, whose cgroups its `pi.exec` programs join. */
   #launcher: SandboxLauncher | undefined;
 
-  constructor(hookPath: string, resolvedPath: string, cwd: string, options: ResolvedSandboxOptions) {
+  /** Whether the module is an agent's extension (hookbox/extension): the agent-only registrations work in it. */
+  readonly agent: boolean;
+
+  constructor(hookPath: string, resolvedPath: string, cwd: string, options: ResolvedSandboxOptions, agent = false) {
+    this.agent = agent;
     this.hookPath = hookPath;
     this.resolvedPath = resolvedPath;
     this.cwd = cwd;
@@ -335,7 +339,7 @@ export class HookSupervisor implements SandboxView {
     }));
 
     const outcome = await loadWorker(endpoint, channel, this.hookPath, options, death,
-      { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI,
+      { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI, agent: this.agent,
         hostModules: hostModuleManifest(options.hostModules, options.policy) });
     // The control plane is done after load: closing it leaves no handle that keeps the host alive.
     endpoint.closeControl();
