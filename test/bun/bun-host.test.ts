@@ -151,8 +151,8 @@ describe.each(childModes)("%s mode on a Bun host (the hook runs on Node)", (isol
 });
 
 describe("a Bun host without Node", () => {
-  it(`refuses process mode (load_failed) saying to install Node or use policy "trusted"`, async () => {
-    const e = await withPath("/nonexistent", () => loadFails({ isolation: "process", policy: "confined" }));
+  it.each([["process", "confined"], ["sandbox", "untrusted"]] as const)(`refuses %s mode with policy %s (load_failed) saying to install Node or use policy "trusted"`, async (isolation, policy) => {
+    const e = await withPath("/nonexistent", () => loadFails({ isolation, policy }));
     expect(e.code).toBe("load_failed");
     expect(e.error).toContain('no "node" was found on PATH');
     expect(e.error).toContain("install Node");
