@@ -18,7 +18,7 @@ const BOTH_MODES = [
   "test/host-terminal-text.test.ts",
   "test/host-fuzz.test.ts",
   // issue 20: isolate() inside pi's own loader and runner
-  "test/extension.test.ts",
+  "test/extension.test.ts", "test/extension-registrations.test.ts",
 ];
 
 export default defineConfig({

@@ -32,6 +32,8 @@ export interface BridgeSurface {
   branch(entryId: string): Promise<{ cancelled: boolean }>;
   navigateTree(targetId: string, options: { summarize?: boolean }): Promise<{ cancelled: boolean }>;
   log(level: string, line: string): void;
+  /** `pi.getFlag(name)` of this hook: the agent's value (hookbox/extension), undefined elsewhere. */
+  getFlag(name: string): boolean | string | undefined;
   cwd: string;
 }
 
@@ -69,7 +71,7 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
  */
 type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | typeof METHOD.hostModuleAwait
   | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui
-  | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync;
+  | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync | typeof METHOD.toolUpdate;
 
 // Arguments arrive checked against the table, so each implementation destructures them as its row says.
 type Impl = (args: any) => unknown;
@@ -146,6 +148,7 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     },
     [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args)),
     [METHOD.await]: ([id]) => later.take(id),
+    [METHOD.getFlag]: ([name]) => surface.getFlag(name),
   } satisfies Record<Exclude<keyof typeof BRIDGE, ServedElsewhere>, Impl>;
 
   return (method, args) => {
