@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned Bun (@oven/bun-linux-x64, from the npm registry) into a cache folder outside
 # the repository, once; prints the binary's path. Used by the Bun job of .ci/run (vitest.bun.config.ts)
-# and by test/runtime.test.ts. HOOKBOX_AGENT_CACHE moves the cache (default ~/.cache/hookbox-agents).
+# and by test/runtime.test.ts (which calls it). HOOKBOX_AGENT_CACHE moves the cache (default ~/.cache/hookbox-agents).
 set -euo pipefail
 version="1.3.14"
 dir="${HOOKBOX_AGENT_CACHE:-$HOME/.cache/hookbox-agents}/bun-$version"
