@@ -4,12 +4,12 @@
  * default of `loadHooks`: Node's permission model, a seat belt against mistakes, not a wall) and
  * `untrusted` (the OS sandbox: it implies `isolation: "sandbox"`). See the README's threat table.
  */
-import { createRequire } from "node:module";
 import { realpathSync } from "node:fs";
-import { dirname, parse, resolve } from "node:path";
+import { parse, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childEnv } from "../worker/child-env.mjs";
 import { hookReads, importRoots } from "./read-grants.js";
+import { dependencyDir, requiredDependencyDir } from "./paths.js";
 
 export { importRoots };
 
@@ -173,31 +173,8 @@ export function permissionFlag(): string {
   return process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
 }
 
-const require = createRequire(import.meta.url);
-/** The package folder of a dependency, found the way Node resolves it. */
-function packageDir(name: string): string {
-  let dir = dirname(require.resolve(name));
-  while (parse(dir).base !== name && dir !== parse(dir).root) dir = dirname(dir);
-  return dir;
-}
-
 /** What every hook worker must read: hookbox's worker runtime and its runtime dependencies. */
-export const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod", "undici"].map(packageDir), ...optionalPackageDirs(["@sinclair/typebox"])];
-
-/** Optional peer dependencies the worker runtime offers when installed (`pi.typebox`). */
-function optionalPackageDirs(names: string[]): string[] {
-  return names.flatMap((name) => {
-    let dir: string;
-    try {
-      dir = dirname(require.resolve(name));
-    } catch {
-      return [];
-    }
-    // Up to `node_modules/<scope>/<name>`: never a folder above the package.
-    for (; dir !== parse(dir).root; dir = dirname(dir)) if (dir.endsWith(`/node_modules/${name}`)) return [dir];
-    return [];
-  });
-}
+export const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod", "undici"].map(requiredDependencyDir), ...["@sinclair/typebox"].flatMap((name) => dependencyDir(name) ?? [])];
 
 /**
  * `execArgv` for a hook's worker under `policy`. Never `--allow-worker` (a nested Worker with

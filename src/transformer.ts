@@ -4,20 +4,15 @@
  * order; when it dies (a source that exhausts its heap) the requests in flight fail and the next
  * request starts a new one.
  */
-import { createRequire } from "node:module";
-import { dirname, join, parse } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { permissionFlag } from "./policy.js";
+import { requiredDependencyDir } from "./paths.js";
 import { childEnv } from "../worker/child-env.mjs";
 
-const require = createRequire(import.meta.url);
 /** jiti's package folder (its transform is what the hook's jiti would have run itself). */
-export const jitiDir = ((): string => {
-  let dir = dirname(require.resolve("jiti"));
-  while (parse(dir).base !== "jiti" && dir !== parse(dir).root) dir = dirname(dir);
-  return dir;
-})();
+export const jitiDir = requiredDependencyDir("jiti");
 
 const ENTRY = new URL("../worker/transformer.mjs", import.meta.url);
 /** Heap of the transform thread: Babel on a 16 MiB source needs a few hundred MB. */
