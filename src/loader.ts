@@ -17,7 +17,7 @@ import { IsolatedHook } from "./worker-hook.js";
 export interface LoadHooksResult {
   hooks: LoadedHook[];
   errors: Array<{ path: string; error: string; code: HookErrorCode }>;
-  /** Loaded hooks that run with less than the full bounds here (a sandbox without cgroups): never silent. */
+  /** Loaded hooks that run with less than the full bounds here (a sandbox without cgroups, a Bun worker): never silent. */
   warnings?: Array<{ path: string; warning: string }>;
 }
 
@@ -53,6 +53,8 @@ export async function loadHooks(paths: string[], cwd: string, options: LoadOptio
     else result.hooks.push(hook!);
     const weaker = failure ? undefined : hook!.sandbox?.bounds?.weaker;
     if (weaker) (result.warnings ??= []).push({ path: hookPath, warning: weaker });
+    const unenforced = failure ? undefined : hook!.sandbox?.unenforced;
+    if (unenforced) (result.warnings ??= []).push({ path: hookPath, warning: `not enforced on this host's runtime (Bun, worker mode): ${unenforced.join("; ")}` });
   }
   return result;
 }

@@ -59,6 +59,7 @@ export const sandboxOptionsShape = {
   policy: policyOption.optional(),
   isolation: z.enum(["worker", "process", "sandbox"]).optional(),
   sandboxMemoryMb: amount.optional(),
+  runtime: z.string().min(1).optional(),
   onNet: fn.optional(),
   onExec: fn.optional(),
   env: z.record(z.string(), z.string().optional()).optional(),

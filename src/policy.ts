@@ -168,11 +168,6 @@ export function hookEnv(policy: Policy, hostEnv: NodeJS.ProcessEnv = process.env
   }));
 }
 
-/** `--permission` from Node 22.13 / 23.5, `--experimental-permission` before: detected, not guessed. */
-export function permissionFlag(): string {
-  return process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
-}
-
 /** What every hook worker must read: hookbox's worker runtime and its runtime dependencies. */
 export const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod", "undici"].map(requiredDependencyDir), ...["@sinclair/typebox"].flatMap((name) => dependencyDir(name) ?? [])];
 
@@ -181,12 +176,12 @@ export const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.ur
  * `execArgv: []` escapes). `walkRoots`: check the roots for links leading out (./read-grants.ts;
  * off inside the sandbox, where a link leads only to what is bound). Throws `ReadRefusal`.
  */
-export function permissionArgs(policy: Policy, resolvedPath: string, walkRoots = true): string[] | undefined {
+export function permissionArgs(policy: Policy, resolvedPath: string, flag: string, walkRoots = true): string[] | undefined {
   if (!policy.permissionModel) return undefined;
   // Why no cache folder: transforms are the host's (src/transform-cache.ts); a hook writes only what its policy names.
   const reads = [...RUNTIME_READS, ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots }), ...policy.fsRead];
   const writes = policy.fsWrite;
-  const args = [permissionFlag(), "--no-warnings"];
+  const args = [flag, "--no-warnings"];
   for (const p of new Set(reads)) args.push(`--allow-fs-read=${grant(p)}`);
   for (const p of new Set(writes)) args.push(`--allow-fs-write=${grant(p)}`);
   if (policy.childProcess) args.push("--allow-child-process");

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { permissionFlag } from "./policy.js";
+import { ownPermissionFlag } from "./runtime.js";
 import { requiredDependencyDir } from "./paths.js";
 import { childEnv } from "../worker/child-env.mjs";
 
@@ -34,7 +34,7 @@ function settled(p: Pending): void {
 
 function start(): Worker {
   const worker = new Worker(ENTRY, {
-    execArgv: [permissionFlag(), "--no-warnings", `--allow-fs-read=${jitiDir}/*`, `--allow-fs-read=${fileURLToPath(ENTRY)}`],
+    execArgv: [ownPermissionFlag(), "--no-warnings", `--allow-fs-read=${jitiDir}/*`, `--allow-fs-read=${fileURLToPath(ENTRY)}`],
     // Young generation at most 16 MB: more can abort the whole process on Node 20 (nodejs/node#47224).
     resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
     env: childEnv(),

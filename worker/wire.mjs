@@ -220,17 +220,48 @@ export const DEFAULTS = Object.freeze({
   sandboxMemoryMb: 512,
 });
 
-/** Bytes a frame of the framed channel (process and sandbox modes) may carry beyond `maxMessageBytes`: envelopes, batch wrappers, V8's tags. */
+/** Bytes a frame of the framed channel (process and sandbox modes) may carry beyond `maxMessageBytes`: envelopes, batch wrappers. */
 export const FRAME_SLACK_BYTES = 1024 * 1024;
 
 /**
  * The largest frame the host accepts and the child writes whole (src/sandbox/frames.ts,
- * worker/link-process.mjs). Why 1.25x: `maxMessageBytes` is checked on an estimate (`measure`
- * below) that V8's encoding can exceed by a little (a double is 9 bytes, not 8).
+ * worker/link-process.mjs). Why 3x: `maxMessageBytes` is checked on an estimate (`measure` below)
+ * of 2 bytes a character, and JSON writes up to 6 (a control character or a lone surrogate as
+ * `\u00XX`; UTF-8 writes 3 for most of the rest).
  * @param {number} maxMessageBytes
  */
 export function maxFrameBytes(maxMessageBytes) {
-  return Math.ceil(maxMessageBytes * 1.25) + FRAME_SLACK_BYTES;
+  return Math.ceil(maxMessageBytes * 3) + FRAME_SLACK_BYTES;
+}
+
+/** Bytes of a frame's header: the body's length, 32 bits big-endian. */
+export const FRAME_HEADER_BYTES = 4;
+
+/**
+ * One frame of the framed channel: its length, then `value` as UTF-8 JSON. Why JSON: Node and Bun
+ * both read it (node:v8's serialisation formats differ between the two runtimes: a Bun host cannot
+ * read a Node child's), and it carries what the wire allows, JSON data. Throws a TypeError when
+ * `value` is not JSON data (a BigInt, a cycle, nothing at the top).
+ * @param {unknown} value @returns {Buffer}
+ */
+export function encodeFrame(value) {
+  const text = JSON.stringify(value);
+  if (text === undefined) throw new TypeError("the value is not JSON data");
+  const length = Buffer.byteLength(text);
+  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+  frame.writeUInt32BE(length, 0);
+  frame.write(text, FRAME_HEADER_BYTES);
+  return frame;
+}
+
+/**
+ * The value of a frame's body. Throws on bytes that are not JSON (the reader catches it). Like
+ * V8's deserialiser, JSON.parse makes own data properties only and calls no setter (an own
+ * `__proto__` key stays a key), so the value is harmless until something walks it.
+ * @param {Uint8Array} body @returns {unknown}
+ */
+export function decodeFrameBody(body) {
+  return JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
 }
 
 /** The deepest frame the host decodes further: the one depth bound and the envelope above it. */
