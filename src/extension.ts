@@ -14,7 +14,7 @@ import { resolvePath } from "./paths.js";
 import { HookRunner } from "./runner.js";
 import { LiveAgentContext, type AgentContext } from "./extension-context.js";
 import {
-  NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS, refusedMemberMessage,
+  NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS, refusedMemberMessage,
 } from "../worker/extension-members.mjs";
 import type { HookEvent } from "./types.js";
 
@@ -37,6 +37,25 @@ export interface AgentExtensionAPI {
   appendEntry(customType: string, data?: unknown): void;
 }
 
+/**
+ * Which line of agents `pi` (the agent's ExtensionAPI) comes from: `omp` for oh-my-pi and xcsh,
+ * whose API injects the agent's own module as `pi.pi` (as the seed's HookAPI does), else `pi`.
+ * It decides which events cross: the omp line also has the seed's hook events pi lacks
+ * (`OMP_RESULT_EVENTS`, `OMP_NOTIFY_EVENTS`), which legacy `--hook` modules use.
+ */
+export function agentLine(pi: object): "omp" | "pi" {
+  const own = (pi as { pi?: unknown }).pi;
+  return typeof own === "object" && own !== null ? "omp" : "pi";
+}
+
+/** The events the adapter mirrors in an agent of `line`: those whose result the agent uses, and those it only notifies. */
+function carriedEvents(line: "omp" | "pi"): { results: readonly string[]; notified: readonly string[] } {
+  return line === "omp"
+    ? { results: [...RESULT_EVENTS, ...OMP_RESULT_EVENTS], notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS] }
+    : { results: RESULT_EVENTS, notified: NOTIFY_EVENTS };
+}
+type Carried = ReturnType<typeof carriedEvents>;
+
 /** An extension factory, as the agent awaits it. */
 export type IsolatedExtension = (pi: AgentExtensionAPI) => Promise<void>;
 
@@ -53,33 +72,34 @@ export function isolate(paths: string[], options: IsolateOptions = {}): Isolated
   if (!Array.isArray(optional) || optional.some((p) => typeof p !== "string")) throw new TypeError("isolate: optional must be an array of module paths (strings)");
   return async (pi) => {
     const cwd = process.cwd();
+    const carried = carriedEvents(agentLine(pi));
     const loaded = await loadHooks(paths, cwd, loadOptions);
     const unloaded: Unloaded[] = loaded.errors.map(({ path, code, error }) => ({ path, code, error }));
     const hooks: LoadedHook[] = [];
     for (const hook of loaded.hooks) {
-      const refusal = refusedRegistration(hook);
+      const refusal = refusedRegistration(hook, carried);
       if (!refusal) { hooks.push(hook); continue; }
       unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
       await hook.dispose?.();
     }
     const isOptional = (path: string) => optional.includes(path) || optional.some((o) => resolvePath(o, cwd) === resolvePath(path, cwd));
-    new Mirror(pi, hooks, cwd, unloaded, isOptional).install();
+    new Mirror(pi, hooks, cwd, unloaded, isOptional, carried).install();
   };
 }
 
 /** What a loaded module registered that the adapter cannot carry, as a message; undefined when all of it crosses. */
-function refusedRegistration(hook: LoadedHook): string | undefined {
+function refusedRegistration(hook: LoadedHook, carried: Carried): string | undefined {
   for (const [event, list] of hook.handlers) {
     if (list.length > 0 && Object.hasOwn(REFUSED_EVENTS, event)) return `pi.on("${event}") is refused by hookbox/extension: ${REFUSED_EVENTS[event]}`;
-    if (list.length > 0 && !isCarried(event)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
+    if (list.length > 0 && !isCarried(event, carried)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
   }
   if (hook.commands.size > 0) return refusedMemberMessage("registerCommand");
   if (hook.messageRenderers.size > 0) return refusedMemberMessage("registerMessageRenderer");
   return undefined;
 }
 
-function isCarried(event: string): boolean {
-  return (RESULT_EVENTS as readonly string[]).includes(event) || (NOTIFY_EVENTS as readonly string[]).includes(event);
+function isCarried(event: string, carried: Carried): boolean {
+  return carried.results.includes(event) || carried.notified.includes(event);
 }
 
 /** One isolate() instance inside the agent: the runner over its modules and the handlers mirrored on the agent's `pi`. */
@@ -90,12 +110,14 @@ class Mirror {
   readonly #unloaded: Unloaded[];
   readonly #blocking: Unloaded[];
   readonly #isOptional: (path: string) => boolean;
+  readonly #carried: Carried;
   #initialized = false;
   #reportedUnloaded = false;
   #disposed = false;
 
-  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean) {
+  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried) {
     this.#pi = pi;
+    this.#carried = carried;
     this.#unloaded = unloaded;
     this.#isOptional = isOptional;
     this.#blocking = unloaded.filter((u) => !isOptional(u.path));
@@ -104,7 +126,7 @@ class Mirror {
   }
 
   install(): void {
-    for (const event of [...RESULT_EVENTS, ...NOTIFY_EVENTS]) {
+    for (const event of [...this.#carried.results, ...this.#carried.notified]) {
       this.#pi.on(event, (payload: HookEvent & Record<string, unknown>, ctx: AgentContext) => this.#forward(event, payload, ctx));
     }
   }
@@ -146,7 +168,7 @@ class Mirror {
       }
       default: {
         const result = await this.#runner.emit(event);
-        return (RESULT_EVENTS as readonly string[]).includes(type) ? result : undefined;
+        return this.#carried.results.includes(type) ? result : undefined;
       }
     }
   }
@@ -158,7 +180,7 @@ class Mirror {
   #refuseLate(): void {
     for (const hook of this.#runner.getHooks()) {
       if (this.#unloaded.some((u) => u.path === hook.path)) continue;
-      const refusal = refusedRegistration(hook);
+      const refusal = refusedRegistration(hook, this.#carried);
       if (!refusal) continue;
       // The refusal may quote a name the module chose: HookFailure's message passes the terminal-text gate.
       const late: Unloaded = { path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, `${refusal} (registered after load)`).message };

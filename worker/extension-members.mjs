@@ -50,6 +50,19 @@ export const NOTIFY_EVENTS = Object.freeze([
   "thinking_level_select", "after_provider_response",
 ]);
 
+/**
+ * The events of the oh-my-pi line (oh-my-pi, xcsh: the seed's agents) that pi 0.73.1 does not have:
+ * the seed's hook events a legacy `HookAPI` module (an oh-my-pi or xcsh `--hook` file) subscribes
+ * to, each with a rule in hookbox's runner. Carried only inside an agent of that line; in pi a
+ * module that subscribes to one does not load ("the agent has no such event"), never silently
+ * left uncalled. Which line an agent is: `agentLine` in src/extension.ts.
+ */
+export const OMP_RESULT_EVENTS = Object.freeze(["session_before_branch", "session.compacting"]);
+export const OMP_NOTIFY_EVENTS = Object.freeze([
+  "session_switch", "session_branch", "auto_compaction_start", "auto_compaction_end", "auto_retry_start", "auto_retry_end",
+  "ttsr_triggered", "todo_reminder",
+]);
+
 const NO_RULE = "its result is used by the agent, and hookbox's runner has no rule for it yet (the result would be dropped)";
 
 /** Events refused at load: a module that subscribes to one does not load. @type {Readonly<Record<string, string>>} */
