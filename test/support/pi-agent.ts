@@ -6,7 +6,7 @@
  * `pi-netns-run.mjs`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { tempDir } from "../helpers/files.js";
@@ -65,8 +65,11 @@ export function installOmp(): string {
 /** Bun 1.3.14: from scripts/install-bun.sh when the checkout has it, else from the agent cache. */
 export function installBun(): string {
   if (existsSync(join(ROOT, "scripts", "install-bun.sh"))) {
+    // The script prints the binary, or the folder it unpacked the npm package into.
     const out = install("install-bun.sh");
-    return existsSync(join(out, "bun")) ? join(out, "bun") : out;
+    const bun = [out, join(out, "bun"), join(out, "bin", "bun"), join(out, "package", "bin", "bun")].find((p) => existsSync(p) && statSync(p).isFile());
+    if (!bun) throw new Error(`scripts/install-bun.sh printed ${out}, where no bun binary is`);
+    return bun;
   }
   const cached = join(process.env.HOOKBOX_AGENT_CACHE ?? join(homedir(), ".cache", "hookbox-agents"), "bun-1.3.14", "package", "bin", "bun");
   if (!existsSync(cached)) throw new Error(`Bun is not installed: ${cached} is missing`);
