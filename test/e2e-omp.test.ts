@@ -6,14 +6,14 @@
  * isolating file is passed with `-e` and with `--hook` (oh-my-pi loads both through its extension
  * loader); the isolated guard is a pi extension or a legacy hook module (the seed's HookAPI).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
 import { sandboxAvailability } from "../src/sandbox/bwrap.js";
 import { EVENT_TYPES } from "../src/events.js";
 import { NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, RESULT_EVENTS } from "../worker/extension-members.mjs";
-import { agentUnavailable, installBun, installOmp, installPi, ompAgent, piWorld, runAgent, type Agent, type PiWorld } from "./support/pi-agent.js";
+import { agentUnavailable, installBun, installOmp, installPi, ompAgent, piWorld, runAgent, victim, type Agent, type PiWorld } from "./support/pi-agent.js";
 
 const unavailable = agentUnavailable("oh-my-pi");
 if (unavailable) console.log(`test/e2e-omp.test.ts skipped: ${unavailable}`);
@@ -21,13 +21,6 @@ const sandbox = sandboxAvailability();
 if (!sandbox.ok) console.log(`test/e2e-omp.test.ts: the untrusted (sandbox) test skipped: ${sandbox.reason}`);
 
 let omp: Agent;
-
-function victim(world: PiWorld): string {
-  const dir = join(world.project, "build");
-  mkdirSync(dir);
-  writeFileSync(join(dir, "keep.txt"), "precious");
-  return dir;
-}
 
 /** The one-line file a user passes with -e or --hook: `export default isolate([...], options)`. */
 function isolateFile(world: PiWorld, modules: string[], options: Record<string, unknown>): string {

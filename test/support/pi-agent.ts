@@ -93,6 +93,14 @@ export function piWorld(agent?: Agent): PiWorld {
   return world;
 }
 
+/** A folder `build/` in the agent's project with a file in it, for the model's `rm -rf` to aim at. */
+export function victim(world: PiWorld): string {
+  const dir = join(world.project, "build");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "keep.txt"), "precious");
+  return dir;
+}
+
 export interface PiRun {
   code: number | null;
   signal: string | null;
