@@ -34,6 +34,7 @@ const GUARD = join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts");
 const LEGACY = join(ROOT, "fixtures", "valid", "blocks-rm-rf.ts");
 /** A legacy hook module that also subscribes to the seed's events pi lacks and oh-my-pi has. */
 const LEGACY_OMP = join(ROOT, "fixtures", "extensions", "legacy-hook-omp-events.ts");
+const TIMER = join(ROOT, "fixtures", "extensions", "throws-from-timer.ts");
 
 describe.skipIf(unavailable !== undefined)("hookbox inside oh-my-pi 18.2.3 (a Bun host)", { timeout: 180_000 }, () => {
   beforeAll(() => { omp = ompAgent(installOmp(), installBun()); }, 600_000);
@@ -80,6 +81,25 @@ describe.skipIf(unavailable !== undefined)("hookbox inside oh-my-pi 18.2.3 (a Bu
     expect(existsSync(join(dir, "keep.txt"))).toBe(true);
     expect(run.stderr).toContain(`Extension error (${file}): hookbox: ${GUARD} did not load (load_failed): Failed to load hook: isolation "worker" on a Bun host`);
     expect(run.toolResult).toBe(`hookbox: blocked because isolated extension ${GUARD} (load_failed) did not load (fail closed)`);
+  });
+
+  it("a throw from a timer in an isolated module (process mode) is contained: oh-my-pi finishes its prompt, exits 0, and the call is blocked (crashed)", () => {
+    const world = piWorld(omp);
+    const dir = victim(world);
+    const run = runAgent(omp, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, [TIMER], { isolation: "process" })] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.toolResult).toContain(`Blocked because hook "${TIMER}" failed (crashed)`);
+    expect(run.stdout).toContain("TOOL RESULT: ");
+  });
+
+  it("control: the same module in oh-my-pi's own process ends oh-my-pi (exit 1) before its prompt is done", () => {
+    const world = piWorld(omp);
+    const dir = victim(world);
+    const run = runAgent(omp, world, { command: `rm -rf ${dir}`, extensions: [TIMER] });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("[Uncaught Exception] Error: thrown from a timer");
+    expect(run.toolResult).toBe("");
   });
 
   it.each([
