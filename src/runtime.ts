@@ -28,13 +28,23 @@ export interface ChildRuntime {
   permissionFlag: "--permission" | "--experimental-permission";
 }
 
-/** The first executable `name` on the host's PATH. */
-export function findOnPath(name: string): string | undefined {
+/** The first executable `name` on the host's PATH (that `accept`s, when given). */
+export function findOnPath(name: string, accept: (path: string) => boolean = () => true): string | undefined {
   for (const dir of (hostEnvValue("PATH") ?? "/usr/bin:/bin").split(":")) {
     const p = join(dir, name);
-    try { accessSync(p, constants.X_OK); return p; } catch { /* next */ }
+    try { accessSync(p, constants.X_OK); } catch { continue; }
+    if (accept(p)) return p;
   }
   return undefined;
+}
+
+/**
+ * The default runtime on a Bun host: the first `node` on PATH that is not this Bun (`bun --bun`
+ * and `bun run` put a `node` that is Bun itself first on PATH).
+ */
+function nodeOnPath(): string | undefined {
+  const self = realpathSync(process.execPath);
+  return findOnPath("node", (p) => { try { return realpathSync(p) !== self; } catch { return false; } });
 }
 
 /** The permission flag of the runtime this code runs on (a Node host's worker threads, its transform thread). */
@@ -53,7 +63,7 @@ const known = new Map<string, ChildRuntime | string>();
  * no Node found, not Node (Bun), too old, no permission model. Asked once per program.
  */
 export function childRuntime(option: string | undefined): ChildRuntime | string {
-  const program = option ?? (HOST_BUN ? findOnPath("node") : process.execPath);
+  const program = option ?? (HOST_BUN ? nodeOnPath() : process.execPath);
   if (program === undefined) {
     return `no "node" was found on PATH: on a Bun host (Bun ${HOST_BUN}) process- and sandbox-mode hooks run on Node; install Node (${MIN_NODE_MAJOR} or later) or set the "runtime" option to a node binary`;
   }

@@ -241,17 +241,28 @@ export const FRAME_HEADER_BYTES = 4;
  * One frame of the framed channel: its length, then `value` as UTF-8 JSON. Why JSON: Node and Bun
  * both read it (node:v8's serialisation formats differ between the two runtimes: a Bun host cannot
  * read a Node child's), and it carries what the wire allows, JSON data. Throws a TypeError when
- * `value` is not JSON data (a BigInt, a cycle, nothing at the top).
+ * `value` is not JSON data (a function, a symbol, a BigInt, a cycle, nothing at the top).
  * @param {unknown} value @returns {Buffer}
  */
 export function encodeFrame(value) {
-  const text = JSON.stringify(value);
+  const text = JSON.stringify(value, refuseCode);
   if (text === undefined) throw new TypeError("the value is not JSON data");
   const length = Buffer.byteLength(text);
   const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
   frame.writeUInt32BE(length, 0);
   frame.write(text, FRAME_HEADER_BYTES);
   return frame;
+}
+
+/**
+ * JSON.stringify drops functions and symbols silently; structured clone (worker mode) refuses
+ * them, and so does the frame: a payload that holds one is an error, never a value with a hole.
+ * @param {string} key @param {unknown} value
+ */
+function refuseCode(key, value) {
+  const type = typeof value;
+  if (type === "function" || type === "symbol") throw new TypeError(`a ${type}${key ? ` (at "${key.slice(0, 64)}")` : ""} could not be cloned: it is not JSON data`);
+  return value;
 }
 
 /**

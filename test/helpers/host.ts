@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe } from "vitest";
 import { createModelRegistry, createSessionManager, HookRunner, loadHooks, type HookError, type LoadedHook, type LoadOptions, type RunnerInitOptions, type RunnerOptions } from "../../src/index.js";
 import type { HookMessage } from "../../src/types.js";
 import { CALL } from "../../fixtures/valid/lib/scripted.js";
-import { ISOLATION } from "../support/isolation.js";
+import { ISOLATION, POLICY } from "../support/isolation.js";
 
 /** The repository root (no trailing slash, like process.cwd()). */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
@@ -101,7 +101,7 @@ export interface HostOptions {
 }
 
 export interface StartOptions extends HostOptions {
-  /** Passed to loadHooks as is, after `isolation` from HOOKBOX_TEST_ISOLATION. */
+  /** Passed to loadHooks as is, after `isolation` from HOOKBOX_TEST_ISOLATION (and `policy` from HOOKBOX_TEST_POLICY). */
   load?: LoadOptions;
 }
 
@@ -140,7 +140,7 @@ export async function startShared(names: string[]): Promise<Host> {
 
 async function build(names: string[], options: StartOptions, keep: (r: HookRunner) => HookRunner): Promise<Host> {
   const paths = names.map((n) => (n.startsWith("/") ? n : fixture(n)));
-  const { hooks, errors: loadErrors } = await loadHooks(paths, options.cwd ?? ROOT, { isolation: ISOLATION, ...options.load });
+  const { hooks, errors: loadErrors } = await loadHooks(paths, options.cwd ?? ROOT, { isolation: ISOLATION, ...(POLICY ? { policy: POLICY } : {}), ...options.load });
   const runner = keep(runnerOver(hooks, options));
   if (loadErrors.length > 0) throw new Error(`fixtures failed to load: ${JSON.stringify(loadErrors)}`);
   return wrap(runner, options);
