@@ -14,7 +14,7 @@ import { resolvePath } from "./paths.js";
 import { HookRunner } from "./runner.js";
 import { LiveAgentContext, type AgentContext } from "./extension-context.js";
 import {
-  NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS, refusedMemberMessage,
+  NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS, refusedMemberMessage,
 } from "../worker/extension-members.mjs";
 import type { HookEvent } from "./types.js";
 
@@ -48,11 +48,14 @@ export function agentLine(pi: object): "omp" | "pi" {
   return typeof own === "object" && own !== null ? "omp" : "pi";
 }
 
-/** The events the adapter mirrors in an agent of `line`: those whose result the agent uses, and those it only notifies. */
-function carriedEvents(line: "omp" | "pi"): { results: readonly string[]; notified: readonly string[] } {
-  return line === "omp"
-    ? { results: [...RESULT_EVENTS, ...OMP_RESULT_EVENTS], notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS] }
-    : { results: RESULT_EVENTS, notified: NOTIFY_EVENTS };
+/**
+ * The events the adapter mirrors in an agent of `line`: those whose result the agent uses, and
+ * those it only notifies. The oh-my-pi line has the seed's events pi lacks, and lacks a few of pi's.
+ */
+export function carriedEvents(line: "omp" | "pi"): { results: readonly string[]; notified: readonly string[] } {
+  if (line === "pi") return { results: RESULT_EVENTS, notified: NOTIFY_EVENTS };
+  const has = (event: string) => !(PI_ONLY_EVENTS as readonly string[]).includes(event);
+  return { results: [...RESULT_EVENTS, ...OMP_RESULT_EVENTS].filter(has), notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS].filter(has) };
 }
 type Carried = ReturnType<typeof carriedEvents>;
 

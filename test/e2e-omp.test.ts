@@ -12,7 +12,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
 import { sandboxAvailability } from "../src/sandbox/bwrap.js";
 import { EVENT_TYPES } from "../src/events.js";
-import { NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, RESULT_EVENTS } from "../worker/extension-members.mjs";
+import { OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS } from "../worker/extension-members.mjs";
+import { carriedEvents } from "../src/extension.js";
 import { agentUnavailable, installBun, installOmp, installPi, ompAgent, piWorld, runAgent, victim, type Agent, type PiWorld } from "./support/pi-agent.js";
 
 const unavailable = agentUnavailable("oh-my-pi");
@@ -118,7 +119,7 @@ describe.skipIf(unavailable !== undefined)("hookbox inside oh-my-pi 18.2.3 (a Bu
 });
 
 describe("the oh-my-pi line's events", () => {
-  it("every event the adapter carries only in the oh-my-pi line is one of oh-my-pi's ExtensionAPI events, not pi's, and has a rule in hookbox's runner; every event of the seed's hook API that oh-my-pi has crosses there", () => {
+  it("the events carried only in the oh-my-pi line are oh-my-pi's and not pi's, with a rule in hookbox's runner; pi's events it lacks are not mirrored there; every event of the seed's hook API that oh-my-pi has crosses there", () => {
     const ompTypes = readFileSync(join(installOmp(), "..", "..", "src", "extensibility", "extensions", "types.ts"), "utf8");
     const ompApi = ompTypes.slice(ompTypes.indexOf("export interface ExtensionAPI {"));
     const ompEvents = new Set([...ompApi.slice(0, ompApi.indexOf("\n}\n")).matchAll(/^\ton\(\s*event: "([\w.]+)"/gm)].map((m) => m[1]));
@@ -128,7 +129,11 @@ describe("the oh-my-pi line's events", () => {
     expect(ompEvents.size).toBeGreaterThan(30);
     const ompOnly = [...OMP_RESULT_EVENTS, ...OMP_NOTIFY_EVENTS];
     expect(ompOnly.filter((e) => !ompEvents.has(e) || piEvents.has(e) || !(EVENT_TYPES as string[]).includes(e))).toEqual([]);
-    const carried = new Set([...RESULT_EVENTS, ...NOTIFY_EVENTS, ...ompOnly]);
+    expect(PI_ONLY_EVENTS.filter((e) => ompEvents.has(e) || !piEvents.has(e))).toEqual([]);
+    const { results, notified } = carriedEvents("omp");
+    const carried = new Set([...results, ...notified]);
+    // every event mirrored in oh-my-pi is one it has, and every event of the seed's hook API it has is mirrored
+    expect([...carried].filter((e) => !ompEvents.has(e))).toEqual([]);
     expect(EVENT_TYPES.filter((e) => ompEvents.has(e) && !carried.has(e))).toEqual([]);
   });
 });

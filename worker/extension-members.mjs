@@ -63,6 +63,9 @@ export const OMP_NOTIFY_EVENTS = Object.freeze([
   "ttsr_triggered", "todo_reminder",
 ]);
 
+/** pi's events the oh-my-pi line does not have: not mirrored there, so a module subscribing to one is refused, not left uncalled. */
+export const PI_ONLY_EVENTS = Object.freeze(["session_before_fork", "model_select", "thinking_level_select"]);
+
 const NO_RULE = "its result is used by the agent, and hookbox's runner has no rule for it yet (the result would be dropped)";
 
 /** Events refused at load: a module that subscribes to one does not load. @type {Readonly<Record<string, string>>} */
