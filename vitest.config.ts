@@ -20,7 +20,7 @@ const BOTH_MODES = [
   // issue 21: the host objects the original accepts
   "test/host-seed-host.test.ts",
   // issue 20: isolate() inside pi's own loader and runner
-  "test/extension.test.ts",
+  "test/extension.test.ts", "test/extension-registrations.test.ts",
 ];
 
 export default defineConfig({

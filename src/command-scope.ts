@@ -34,8 +34,9 @@ export class ScopedContexts<T> {
 }
 
 /** The bridge's surface: what only the runner has from `base`, everything a context carries from `ctx`, read at call time. */
-export function scopedSurface(base: Pick<BridgeSurface, "sendMessage" | "appendEntry" | "log" | "cwd">, ctx: HookCommandContext): BridgeSurface {
+export function scopedSurface(base: Pick<BridgeSurface, "sendMessage" | "appendEntry" | "log" | "cwd" | "getFlag">, ctx: HookCommandContext): BridgeSurface {
   return {
+    getFlag: base.getFlag,
     sendMessage: base.sendMessage,
     appendEntry: base.appendEntry,
     log: base.log,

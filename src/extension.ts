@@ -4,7 +4,9 @@
  * loads each module with `loadHooks` (each in its own worker, process or sandbox), then mirrors on
  * the agent's real `pi` every event the adapter carries, forwarding each call to hookbox's
  * `HookRunner` and returning its result to the agent's runner, which keeps its own ordering and
- * combination rules. What crosses and what is refused is one table: `worker/extension-members.mjs`.
+ * combination rules. Tools, commands, flags and shortcuts are mirrored as data, and what they run
+ * runs isolated (src/extension-registrations.ts). What crosses and what is refused is one table:
+ * `worker/extension-members.mjs`.
  */
 import { terminalText } from "./terminal-text.js";
 import { Errors, type HookError, type HookErrorCode } from "./errors.js";
@@ -13,6 +15,10 @@ import { loadHooks, type LoadOptions } from "./loader.js";
 import { resolvePath } from "./paths.js";
 import { HookRunner } from "./runner.js";
 import { LiveAgentContext, type AgentContext } from "./extension-context.js";
+import {
+  mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
+} from "./extension-registrations.js";
+import { IsolatedHook } from "./worker-hook.js";
 import {
   NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS, refusedMemberMessage,
 } from "../worker/extension-members.mjs";
@@ -30,7 +36,7 @@ export interface IsolateOptions extends LoadOptions {
 }
 
 /** The part of the agent's `ExtensionAPI` (pi 0.73.1) the adapter uses. */
-export interface AgentExtensionAPI {
+export interface AgentExtensionAPI extends AgentRegistrationAPI {
   // `any`: pi's ExtensionAPI overloads `on` per event; this keeps it assignable to the parameter.
   on(event: any, handler: any): void;
   sendMessage(message: any, options?: any): void;
@@ -79,8 +85,9 @@ export function isolate(paths: string[], options: IsolateOptions = {}): Isolated
     const loaded = await loadHooks(paths, cwd, loadOptions);
     const unloaded: Unloaded[] = loaded.errors.map(({ path, code, error }) => ({ path, code, error }));
     const hooks: LoadedHook[] = [];
+    const taken = new Set<string>();
     for (const hook of loaded.hooks) {
-      const refusal = refusedRegistration(hook, carried);
+      const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken);
       if (!refusal) { hooks.push(hook); continue; }
       unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
       await hook.dispose?.();
@@ -96,7 +103,6 @@ function refusedRegistration(hook: LoadedHook, carried: Carried): string | undef
     if (list.length > 0 && Object.hasOwn(REFUSED_EVENTS, event)) return `pi.on("${event}") is refused by hookbox/extension: ${REFUSED_EVENTS[event]}`;
     if (list.length > 0 && !isCarried(event, carried)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
   }
-  if (hook.commands.size > 0) return refusedMemberMessage("registerCommand");
   if (hook.messageRenderers.size > 0) return refusedMemberMessage("registerMessageRenderer");
   return undefined;
 }
@@ -114,6 +120,8 @@ class Mirror {
   readonly #blocking: Unloaded[];
   readonly #isOptional: (path: string) => boolean;
   readonly #carried: Carried;
+  /** What each module's tools, commands, flags and shortcuts were when mirrored (`kind:name`). */
+  readonly #mirrored = new Map<string, Set<string>>();
   #initialized = false;
   #reportedUnloaded = false;
   #disposed = false;
@@ -131,6 +139,21 @@ class Mirror {
   install(): void {
     for (const event of [...this.#carried.results, ...this.#carried.notified]) {
       this.#pi.on(event, (payload: HookEvent & Record<string, unknown>, ctx: AgentContext) => this.#forward(event, payload, ctx));
+    }
+    const deps = {
+      enter: (ctx: AgentContext) => { this.#live.set(ctx); this.#initialize(ctx); },
+      report: (e: HookError) => this.#report(e),
+      commandContext: (ctx: AgentContext & Record<string, any>) => ({
+        ...this.#runner.createCommandContext(),
+        waitForIdle: () => ctx.waitForIdle(),
+        newSession: (options: any) => ctx.newSession(options),
+        branch: (entryId: string) => ctx.fork(entryId),
+        navigateTree: (targetId: string, options: any) => ctx.navigateTree(targetId, options),
+      }),
+    };
+    for (const hook of this.#runner.getHooks()) {
+      this.#mirrored.set(hook.path, new Set(registrationKeys(hook)));
+      if (hook instanceof IsolatedHook) mirrorRegistrations(this.#pi, hook, deps);
     }
   }
 
@@ -183,7 +206,7 @@ class Mirror {
   #refuseLate(): void {
     for (const hook of this.#runner.getHooks()) {
       if (this.#unloaded.some((u) => u.path === hook.path)) continue;
-      const refusal = refusedRegistration(hook, this.#carried);
+      const refusal = refusedRegistration(hook, this.#carried) ?? this.#unmirrored(hook);
       if (!refusal) continue;
       // The refusal may quote a name the module chose: HookFailure's message passes the terminal-text gate.
       const late: Unloaded = { path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, `${refusal} (registered after load)`).message };
@@ -191,6 +214,15 @@ class Mirror {
       if (!this.#isOptional(hook.path)) this.#blocking.push(late);
       this.#report({ hookPath: hook.path, event: "load", code: "load_failed", error: late.error });
     }
+  }
+
+  /** A tool, command, flag or shortcut registered after load: the agent's lists were made at load. */
+  #unmirrored(hook: LoadedHook): string | undefined {
+    const mirrored = this.#mirrored.get(hook.path);
+    const late = registrationKeys(hook).find((key) => !mirrored?.has(key));
+    if (late === undefined) return undefined;
+    const kind = late.slice(0, late.indexOf(":"));
+    return `a ${kind} registered after load ("${late.slice(kind.length + 1)}") is refused by hookbox/extension: tools, commands, flags and shortcuts cross when the module's factory registers them`;
   }
 
   #initialize(ctx: AgentContext): void {
@@ -206,6 +238,8 @@ class Mirror {
       hasQueuedMessages: () => live.require().hasPendingMessages(),
       uiContext: live.ui,
       hasUI: Boolean(ctx.hasUI),
+      // pi's getFlag answers this extension's flags; each module reads only the flags it registered.
+      getFlagHandler: (hookPath, name) => (registeredFlag(this.#runner.getHooks(), hookPath, name) ? this.#pi.getFlag(name) : undefined),
     });
   }
 

@@ -24,6 +24,8 @@ export interface RunnerInitOptions {
   hasQueuedMessages?: () => boolean;
   uiContext?: HookUIContext;
   hasUI?: boolean;
+  /** `pi.getFlag(name)` called in the hook at `hookPath` (hookbox/extension answers with the agent's value). */
+  getFlagHandler?: (hookPath: string, name: string) => boolean | string | undefined;
 }
 
 const notCancelled = async () => ({ cancelled: false });
@@ -44,6 +46,7 @@ export class HostHandlers {
   #navigateTree: NavigateTreeHandler = notCancelled;
   #sendMessage: SendMessageHandler | undefined;
   #appendEntry: AppendEntryHandler | undefined;
+  #getFlag: NonNullable<RunnerInitOptions["getFlagHandler"]> = () => undefined;
 
   constructor(cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry) {
     this.cwd = cwd;
@@ -65,6 +68,7 @@ export class HostHandlers {
     this.#hasQueuedMessages = options.hasQueuedMessages ?? (() => false);
     this.ui = options.uiContext ?? createNoOpUIContext();
     this.hasUI = options.hasUI ?? false;
+    this.#getFlag = options.getFlagHandler ?? (() => undefined);
   }
 
   get initialized(): boolean {
@@ -127,6 +131,7 @@ export class HostHandlers {
         this.#appendEntry(customType, data);
       },
       log: (level, line) => onLog(hookPath, level, line),
+      getFlag: (name) => this.#getFlag(hookPath, name),
       cwd: this.cwd,
     }, this.#live);
   }

@@ -69,8 +69,6 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
   });
 
   it.each([
-    ["registers-tool.ts", "pi.registerTool", REFUSED_MEMBERS.registerTool],
-    ["registers-command.ts", "pi.registerCommand", REFUSED_MEMBERS.registerCommand],
     ["uses-event-bus.ts", "pi.events", REFUSED_MEMBERS.events],
     ["subscribes-input.ts", 'pi.on("input")', REFUSED_EVENTS.input],
   ])("%s is refused at load: pi's error path names %s, the module and why, and every tool call is blocked", async (module, member, why) => {

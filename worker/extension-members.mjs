@@ -1,26 +1,24 @@
 // pi's ExtensionAPI (pi 0.73.1), member by member and event by event: what `hookbox/extension`
 // carries across the isolation boundary today, and what it refuses (with why). One table, read by
 // the worker (a refused member throws when an isolated module calls it), by the adapter
-// (src/extension.ts: a module that registered a refused event, a command or a renderer does not
-// load) and by a test that checks it against the agent's own `ExtensionAPI` type, so a new member
+// (src/extension.ts: a module that registered a refused event or a renderer does not load) and by a test that checks it against the agent's own `ExtensionAPI` type, so a new member
 // cannot slip through unclassified.
 
 /** Members an isolated module may use: they cross (`on` only for a carried event). */
-export const CARRIED_MEMBERS = Object.freeze(["on", "sendMessage", "appendEntry", "exec"]);
+export const CARRIED_MEMBERS = Object.freeze([
+  "on", "sendMessage", "appendEntry", "exec",
+  // As data on the agent's pi; what they run (execute, handler, completions) runs isolated (src/extension-registrations.ts).
+  "registerTool", "registerCommand", "registerFlag", "getFlag", "registerShortcut",
+]);
 
 const NOT_YET = "not carried across the isolation boundary yet";
 
 /**
- * Members refused at load, with why. Those also in hookbox's hook API (`registerCommand`,
- * `registerMessageRenderer`) are refused by the adapter after load; the others throw in the worker.
+ * Members refused at load, with why. Those also in hookbox's hook API (`registerMessageRenderer`)
+ * are refused by the adapter after load; the others throw in the worker.
  * @type {Readonly<Record<string, string>>}
  */
 export const REFUSED_MEMBERS = Object.freeze({
-  registerTool: `${NOT_YET}: the tool's execute would have to run isolated, with its updates, signal and context`,
-  registerCommand: `${NOT_YET}: the command's handler, completions and command context`,
-  registerShortcut: `${NOT_YET}: a shortcut handler runs with the agent's terminal`,
-  registerFlag: `${NOT_YET}: flags are read at the agent's start`,
-  getFlag: `${NOT_YET}: flags are read at the agent's start`,
   registerMessageRenderer: `${NOT_YET}: a renderer returns the agent's TUI components`,
   sendUserMessage: `${NOT_YET}: it starts a turn of the agent`,
   setSessionName: `${NOT_YET}: it writes the agent's session`,
@@ -77,6 +75,28 @@ export const REFUSED_EVENTS = Object.freeze({
   resources_discover: NO_RULE,
   session_before_fork: NO_RULE,
 });
+
+/**
+ * The members of a tool definition (pi's `ToolDefinition`), what crosses with `pi.registerTool`:
+ * the data, and `execute` (run isolated). The functions the agent calls synchronously in its own
+ * process (its TUI rendering, argument preparation before validation) are refused: a module whose
+ * tool has one does not load.
+ */
+export const TOOL_MEMBERS = Object.freeze({
+  carried: Object.freeze(["name", "label", "description", "promptSnippet", "promptGuidelines", "parameters", "executionMode", "execute"]),
+  /** @type {Readonly<Record<string, string>>} */
+  refused: Object.freeze({
+    renderCall: "not carried yet: a tool renderer builds a TUI component the agent draws synchronously in its own process (hookbox's component path serves message renderers only)",
+    renderResult: "not carried yet: a tool renderer builds a TUI component the agent draws synchronously in its own process (hookbox's component path serves message renderers only)",
+    renderShell: "it only frames the tool's own renderers, which cannot cross",
+    prepareArguments: "the agent calls it synchronously, before validating the model's arguments, in its own process",
+  }),
+});
+
+/** @param {string} member */
+export function refusedToolMemberMessage(member) {
+  return `pi.registerTool's ${member} is refused by hookbox/extension: ${TOOL_MEMBERS.refused[member]}`;
+}
 
 /** @param {string} member */
 export function refusedMemberMessage(member) {

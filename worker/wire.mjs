@@ -43,6 +43,10 @@ export const METHOD = Object.freeze({
   scopedCall: "scoped.call",
   scopedPost: "scoped.post",
   scopedSync: "scoped.sync",
+  /** A partial result of an isolated tool's `execute` (its `onUpdate`), for the execution it names. */
+  toolUpdate: "tool.update",
+  /** `pi.getFlag(name)`: the agent's value of a flag this module registered. */
+  getFlag: "flag",
 });
 
 /**
@@ -85,6 +89,8 @@ export const KIND = Object.freeze({
   [METHOD.scopedCall]: "call",
   [METHOD.scopedPost]: "post",
   [METHOD.scopedSync]: "sync",
+  [METHOD.toolUpdate]: "post",
+  [METHOD.getFlag]: "sync",
 });
 
 /** @typedef {(typeof METHOD)[keyof typeof METHOD]} MethodName */
@@ -118,6 +124,23 @@ export const SESSION_METHODS = Object.freeze([
   "allocateArtifactPath", "saveArtifact", "getArtifactPath", "getLeafId", "getLeafEntry", "getEntry",
   "getLabel", "getBranch", "getHeader", "getEntries", "getTree", "getUsageStatistics", "putBlob",
 ]);
+
+/**
+ * The names a pi extension registers (hookbox/extension), one pattern each, for both sides: the
+ * worker refuses a bad name at load naming it (worker/api.mjs), the host's schemas refuse it on
+ * the wire (src/registration-schemas.ts). None lets a control or a space through, and only a key id
+ * a quote (`ctrl+'`): these names reach the agent's terminal, its command line and the model's tool list.
+ */
+export const NAME_PATTERNS = Object.freeze({
+  /** OpenAI's and Anthropic's function-name rule. */
+  tool: /^[A-Za-z0-9_-]{1,64}$/,
+  /** `--name` on the agent's command line. */
+  flag: /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+  /** `/name` in the agent's editor. */
+  command: /^[A-Za-z0-9][A-Za-z0-9:._-]{0,63}$/,
+  /** A key id like `ctrl+shift+u`: printable ASCII, no space. */
+  key: /^[\x21-\x7e]{1,64}$/,
+});
 
 /**
  * Upper bounds of every count, length and depth on the wire (sizes in bytes are the

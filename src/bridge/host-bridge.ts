@@ -34,6 +34,8 @@ export interface BridgeSurface {
   branch(entryId: string): Promise<{ cancelled: boolean }>;
   navigateTree(targetId: string, options: { summarize?: boolean }): Promise<{ cancelled: boolean }>;
   log(level: string, line: string): void;
+  /** `pi.getFlag(name)` of this hook: the agent's value (hookbox/extension), undefined elsewhere. */
+  getFlag(name: string): boolean | string | undefined;
   cwd: string;
 }
 
@@ -78,7 +80,7 @@ const REGISTRY_CONTRACT: ReadonlySet<string> = new Set(MODEL_REGISTRY_METHODS);
  */
 type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | typeof METHOD.hostModuleAwait
   | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui
-  | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync;
+  | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync | typeof METHOD.toolUpdate;
 
 // Arguments arrive checked against the table, so each implementation destructures them as its row says.
 type Impl = (args: any) => unknown;
@@ -155,6 +157,7 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     },
     [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args, "sessionManager")),
     [METHOD.await]: ([id]) => later.take(id),
+    [METHOD.getFlag]: ([name]) => surface.getFlag(name),
   } satisfies Record<Exclude<keyof typeof BRIDGE, ServedElsewhere>, Impl>;
 
   return (method, args) => {

@@ -11,7 +11,8 @@ import { DEFAULTS, KIND, LIMITS, METHOD, SESSION_METHODS, type MethodName } from
 
 export type { MethodName };
 import { keySafe } from "../safe-keys.js";
-import { hookMessage } from "../schemas.js";
+import { flagName } from "../registration-schemas.js";
+import { hookMessage, toolResult } from "../schemas.js";
 
 /**
  * Who may make a call:
@@ -129,6 +130,10 @@ export const BRIDGE = {
   [METHOD.scopedCall]: call("any", scopedArgs, z.unknown()),
   [METHOD.scopedPost]: post(scopedArgs),
   [METHOD.scopedSync]: sync(scopedArgs, z.unknown()),
+  // An isolated tool's partial result, for the execution the number names (src/bridge/bridge.ts serves it).
+  [METHOD.toolUpdate]: post(z.tuple([z.number().int().nonnegative(), toolResult])),
+  // The agent's value of a flag the module registered (the adapter checks it did): pi's getFlag is synchronous.
+  [METHOD.getFlag]: sync(z.tuple([flagName]), z.union([z.boolean(), z.string(), z.undefined()])),
 } satisfies { [M in MethodName]: MethodSpec & { kind: (typeof KIND)[M] } };
 
 /** The row of `method`, or undefined for a name that is not a bridge method. */

@@ -117,6 +117,10 @@ export interface PiRun {
 export interface PiRunOptions {
   /** The command the model asks the bash tool to run. */
   command: string;
+  /** Another tool the model calls instead of bash (e.g. one an isolated extension registered), with its arguments. */
+  tool?: { name: string; arguments: Record<string, unknown> };
+  /** Extra command-line arguments for pi (e.g. an extension's flag). */
+  args?: string[];
   /** Extension files passed with -e. */
   extensions?: string[];
   /** Hook files passed with --hook (oh-my-pi). */
@@ -140,9 +144,9 @@ export function runAgent(agent: Agent, world: PiWorld, options: PiRunOptions): P
     PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: world.home, PI_CODING_AGENT_DIR: world.agentDir, PI_OFFLINE: "1",
     NO_COLOR: "1", TERM: "dumb", ...options.env,
   };
-  const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), "-p", "Clean up the build folder."];
+  const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), "-p", "Clean up the build folder."];
   const timeoutMs = options.timeoutMs ?? 60_000;
-  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, apiKey: options.apiKey, timeoutMs, out }));
+  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out }));
   const runner = join(ROOT, "test", "support", "pi-netns-run.mjs");
   const r = spawnSync("unshare", ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], { encoding: "utf8", timeout: timeoutMs + 15_000 });
   if (r.status !== 0) throw new Error(`the namespace runner failed (${r.status}): ${r.stderr}`);

@@ -1,8 +1,9 @@
 // Runs inside a network namespace with only loopback (test/support/pi-agent.ts starts it with
 // `unshare -n`): a fake OpenAI-compatible model server on 127.0.0.1, then pi headless against it.
-// The model is scripted: its first turn asks for the `bash` tool with the configured command; once
+// The model is scripted: its first turn asks for the `bash` tool with the configured command (or for
+// the configured `tool` with its arguments); once
 // a tool result is in the conversation it answers "TOOL RESULT: <what it received>".
-// argv[2]: a JSON file { cli, cwd, agentDir, env, args, command, timeoutMs, out, program?,
+// argv[2]: a JSON file { cli, cwd, agentDir, env, args, command, tool?, timeoutMs, out, program?,
 // modelsFile? }: the agent runs as `<program> <cli> …` (program: this Node unless given, e.g. Bun
 // for oh-my-pi) and reads its models from `<agentDir>/<modelsFile>` ("models.json" unless given;
 // JSON is YAML too, for oh-my-pi's models.yml). The outcome (the agent's exit code, stdout,
@@ -45,8 +46,9 @@ const server = createServer((req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const tool = (parsed.messages ?? []).findLast?.((/** @type {{ role: string }} */ m) => m.role === "tool");
     if (!tool) {
-      res.write(chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "bash", arguments: "" } }] }));
-      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ command: config.command }) } }] }));
+      const { name, arguments: args } = config.tool ?? { name: "bash", arguments: { command: config.command } };
+      res.write(chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name, arguments: "" } }] }));
+      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(args) } }] }));
       res.write(chunk({}, "tool_calls"));
     } else {
       res.write(chunk({ role: "assistant", content: `TOOL RESULT: ${toolText(tool)}` }));
