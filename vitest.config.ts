@@ -17,6 +17,8 @@ const BOTH_MODES = [
   "test/host-model-registry.test.ts",
   "test/host-terminal-text.test.ts",
   "test/host-fuzz.test.ts",
+  // issue 21: the host objects the original accepts
+  "test/host-seed-host.test.ts",
   // issue 20: isolate() inside pi's own loader and runner
   "test/extension.test.ts", "test/extension-registrations.test.ts",
 ];

@@ -6,6 +6,7 @@
  */
 import { MODEL_REGISTRY_METHODS, SESSION_MANAGER_METHODS } from "./agent-types.js";
 import type { AgentAccess } from "./bridge/agent-gate.js";
+import { HostLacksMethod, type HostObject } from "./host-setup.js";
 import type { HookUIContext, ModelRegistry, ReadonlySessionManager } from "./types.js";
 
 /** The part of pi's `ExtensionContext` the adapter reads. */
@@ -63,8 +64,8 @@ export class LiveAgentContext {
   readonly ui: HookUIContext;
 
   constructor() {
-    this.sessionManager = this.#forwarders(SESSION_MANAGER_METHODS, () => this.require().sessionManager) as unknown as ReadonlySessionManager;
-    this.modelRegistry = this.#forwarders(MODEL_REGISTRY_METHODS, () => this.require().modelRegistry) as unknown as ModelRegistry;
+    this.sessionManager = this.#forwarders(SESSION_MANAGER_METHODS, () => this.require().sessionManager, "sessionManager") as unknown as ReadonlySessionManager;
+    this.modelRegistry = this.#forwarders(MODEL_REGISTRY_METHODS, () => this.require().modelRegistry, "modelRegistry") as unknown as ModelRegistry;
     const ui = this.#forwarders(UI_METHODS, () => this.require().ui);
     const live = this;
     // hookbox's custom() factory takes (tui, theme, done); pi's passes (tui, theme, keybindings, done).
@@ -83,14 +84,20 @@ export class LiveAgentContext {
     return this.current;
   }
 
-  /** One function per name (a closed list), calling that method of the object `target()` returns at call time. */
-  #forwarders(names: readonly string[], target: () => Record<string, any>): Record<string, unknown> {
+  /**
+   * One function per name (a closed list), calling that method of the object `target()` returns at
+   * call time; a method the agent's session manager or registry lacks is the host's `HostLacksMethod`.
+   */
+  #forwarders(names: readonly string[], target: () => Record<string, any>, contract?: HostObject): Record<string, unknown> {
     const out: Record<string, unknown> = Object.create(null);
     for (const name of names) {
       out[name] = (...args: unknown[]) => {
         const object = target();
         const method = object[name];
-        if (typeof method !== "function") throw new Error(`the agent's ${name} is not available in this version of the agent`);
+        if (typeof method !== "function") {
+          if (contract) throw new HostLacksMethod(contract, name);
+          throw new Error(`the agent's ${name} is not available in this version of the agent`);
+        }
         return method.apply(object, args);
       };
     }

@@ -20,7 +20,7 @@ import {
 } from "./extension-registrations.js";
 import { IsolatedHook } from "./worker-hook.js";
 import {
-  NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS,
+  NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
 import type { HookEvent, ImageContent } from "./types.js";
 
@@ -56,6 +56,28 @@ export interface AgentExtensionAPI extends AgentRegistrationAPI {
   setThinkingLevel?(level: any): void;
 }
 
+/**
+ * Which line of agents `pi` (the agent's ExtensionAPI) comes from: `omp` for oh-my-pi and xcsh,
+ * whose API injects the agent's own module as `pi.pi` (as the seed's HookAPI does), else `pi`.
+ * It decides which events cross: the omp line also has the seed's hook events pi lacks
+ * (`OMP_RESULT_EVENTS`, `OMP_NOTIFY_EVENTS`), which legacy `--hook` modules use.
+ */
+export function agentLine(pi: object): "omp" | "pi" {
+  const own = (pi as { pi?: unknown }).pi;
+  return typeof own === "object" && own !== null ? "omp" : "pi";
+}
+
+/**
+ * The events the adapter mirrors in an agent of `line`: those whose result the agent uses, and
+ * those it only notifies. The oh-my-pi line has the seed's events pi lacks, and lacks a few of pi's.
+ */
+export function carriedEvents(line: "omp" | "pi"): { results: readonly string[]; notified: readonly string[] } {
+  if (line === "pi") return { results: RESULT_EVENTS, notified: NOTIFY_EVENTS };
+  const has = (event: string) => !(PI_ONLY_EVENTS as readonly string[]).includes(event);
+  return { results: [...RESULT_EVENTS, ...OMP_RESULT_EVENTS].filter(has), notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS].filter(has) };
+}
+type Carried = ReturnType<typeof carriedEvents>;
+
 /** An extension factory, as the agent awaits it. */
 export type IsolatedExtension = (pi: AgentExtensionAPI) => Promise<void>;
 
@@ -72,26 +94,27 @@ export function isolate(paths: string[], options: IsolateOptions = {}): Isolated
   if (!Array.isArray(optional) || optional.some((p) => typeof p !== "string")) throw new TypeError("isolate: optional must be an array of module paths (strings)");
   return async (pi) => {
     const cwd = process.cwd();
+    const carried = carriedEvents(agentLine(pi));
     const loaded = await loadExtensionModules(paths, cwd, loadOptions);
     const unloaded: Unloaded[] = loaded.errors.map(({ path, code, error }) => ({ path, code, error }));
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
-      const refusal = refusedRegistration(hook) ?? registrationRefusal(hook, taken);
+      const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken);
       if (!refusal) { hooks.push(hook); continue; }
       unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
       await hook.dispose?.();
     }
     const isOptional = (path: string) => optional.includes(path) || optional.some((o) => resolvePath(o, cwd) === resolvePath(path, cwd));
-    new Mirror(pi, hooks, cwd, unloaded, isOptional).install();
+    new Mirror(pi, hooks, cwd, unloaded, isOptional, carried).install();
   };
 }
 
 /** What a loaded module registered that the adapter cannot carry, as a message; undefined when all of it crosses. */
-function refusedRegistration(hook: LoadedHook): string | undefined {
+function refusedRegistration(hook: LoadedHook, carried: Carried): string | undefined {
   for (const [event, list] of hook.handlers) {
     if (list.length > 0 && Object.hasOwn(REFUSED_EVENTS, event)) return `pi.on("${event}") is refused by hookbox/extension: ${REFUSED_EVENTS[event]}`;
-    if (list.length > 0 && !isCarried(event)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
+    if (list.length > 0 && !isCarried(event, carried)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
   }
   if (hook.messageRenderers.size > 0 && hook.sandbox?.options.isolation !== "worker") return `pi.registerMessageRenderer is refused by hookbox/extension: ${RENDERER_NEEDS_WORKER}`;
   return undefined;
@@ -101,8 +124,8 @@ function refusedRegistration(hook: LoadedHook): string | undefined {
 export const RENDERER_NEEDS_WORKER = "the agent's terminal calls a renderer's render(width) synchronously, which only worker isolation answers (shared memory); "
   + "in process and sandbox isolation the message would render by default";
 
-function isCarried(event: string): boolean {
-  return (RESULT_EVENTS as readonly string[]).includes(event) || (NOTIFY_EVENTS as readonly string[]).includes(event);
+function isCarried(event: string, carried: Carried): boolean {
+  return carried.results.includes(event) || carried.notified.includes(event);
 }
 
 /** One isolate() instance inside the agent: the runner over its modules and the handlers mirrored on the agent's `pi`. */
@@ -113,6 +136,7 @@ class Mirror {
   readonly #unloaded: Unloaded[];
   readonly #blocking: Unloaded[];
   readonly #isOptional: (path: string) => boolean;
+  readonly #carried: Carried;
   /** What each module's tools, commands, flags and shortcuts were when mirrored (`kind:name`). */
   readonly #mirrored = new Map<string, Set<string>>();
   readonly #renderers = new Set<string>();
@@ -120,8 +144,9 @@ class Mirror {
   #reportedUnloaded = false;
   #disposed = false;
 
-  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean) {
+  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried) {
     this.#pi = pi;
+    this.#carried = carried;
     this.#unloaded = unloaded;
     this.#isOptional = isOptional;
     this.#blocking = unloaded.filter((u) => !isOptional(u.path));
@@ -130,7 +155,7 @@ class Mirror {
   }
 
   install(): void {
-    for (const event of [...RESULT_EVENTS, ...NOTIFY_EVENTS]) {
+    for (const event of [...this.#carried.results, ...this.#carried.notified]) {
       this.#pi.on(event, (payload: HookEvent & Record<string, unknown>, ctx: AgentContext) => this.#forward(event, payload, ctx));
     }
     const deps = {
@@ -210,7 +235,7 @@ class Mirror {
       }
       default: {
         const result = await this.#runner.emit(event);
-        return (RESULT_EVENTS as readonly string[]).includes(type) ? result : undefined;
+        return this.#carried.results.includes(type) ? result : undefined;
       }
     }
   }
@@ -222,7 +247,7 @@ class Mirror {
   #refuseLate(): void {
     for (const hook of this.#runner.getHooks()) {
       if (this.#unloaded.some((u) => u.path === hook.path)) continue;
-      const refusal = refusedRegistration(hook) ?? this.#unmirrored(hook);
+      const refusal = refusedRegistration(hook, this.#carried) ?? this.#unmirrored(hook);
       if (!refusal) continue;
       // The refusal may quote a name the module chose: HookFailure's message passes the terminal-text gate.
       const late: Unloaded = { path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, `${refusal} (registered after load)`).message };

@@ -10,7 +10,7 @@ import { inlineUnit, type HookUnit, type LoadedHook } from "./hook.js";
 import type { PlanName } from "./protocol.js";
 import { gateAgentResult } from "./agent-results.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
-import { checkInitOptions, checkRunnerArguments } from "./host-setup.js";
+import { checkInitOptions, checkRunnerArguments, warnLackingAtConstruction } from "./host-setup.js";
 import { checkOptions } from "./option-schemas.js";
 import { describeIssues } from "./schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
@@ -55,8 +55,9 @@ export class HookRunner {
   readonly #stats = new StatsRecorder();
 
   constructor(hooks: LoadedHook[], cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry, options: RunnerOptions = {}) {
-    checkRunnerArguments(cwd, sessionManager, modelRegistry);
+    const lacking = checkRunnerArguments(cwd, sessionManager, modelRegistry);
     checkOptions("HookRunner", options);
+    warnLackingAtConstruction(lacking);
     this.#host = new HostHandlers(cwd, sessionManager, modelRegistry);
     this.#onLog = options.onLog;
     this.#units = hooks.map((hook) => this.#adopt(hook));

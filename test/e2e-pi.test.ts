@@ -8,19 +8,12 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
 import { sandboxAvailability } from "../src/sandbox/bwrap.js";
-import { installPi, piUnavailable, piWorld, runPi, type PiWorld } from "./support/pi-agent.js";
+import { installPi, piUnavailable, piWorld, runPi, victim, type PiWorld } from "./support/pi-agent.js";
 
 const unavailable = piUnavailable();
 if (unavailable) console.log(`test/e2e-pi.test.ts skipped: ${unavailable}`);
 
 let cli: string;
-
-function victim(world: PiWorld): string {
-  const dir = join(world.project, "build");
-  mkdirSync(dir);
-  writeFileSync(join(dir, "keep.txt"), "precious");
-  return dir;
-}
 
 const sandbox = sandboxAvailability();
 if (!sandbox.ok) console.log(`test/e2e-pi.test.ts: the untrusted (sandbox) tests skipped: ${sandbox.reason}`);

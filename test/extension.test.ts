@@ -7,7 +7,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RENDERER_NEEDS_WORKER, isolate } from "../src/extension.js";
+import { RENDERER_NEEDS_WORKER, agentLine, isolate } from "../src/extension.js";
 import {
   CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
@@ -298,6 +298,23 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(errors[0].error).toContain(`hookbox: ${ext("no-such-extension.ts")} did not load (load_failed): Failed to load hook: file not found`);
     expect(() => isolate([42 as unknown as string])).toThrow(TypeError);
     expect(() => isolate([], { optional: "x" as unknown as string[] })).toThrow(TypeError);
+  });
+
+  it("a legacy hook module (the seed's HookAPI, written against the original's import) loads through isolate unchanged: the contract's example 1 blocks", async () => {
+    const { runner, errors } = await inPi([join(ROOT, "fixtures", "valid", "blocks-rm-rf.ts")]);
+    expect(errors).toEqual([]);
+    expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "rm -rf blocked (no UI)" });
+  });
+
+  it("pi is not of the oh-my-pi line: a legacy hook module subscribing to the seed's events pi lacks (session_switch) is refused naming the event", async () => {
+    let api: Any;
+    await loader.loadExtensionFromFactory((pi: Any) => { api = pi; }, ROOT, undefined, loader.createExtensionRuntime(), "<probe>");
+    expect(agentLine(api)).toBe("pi");
+    const module = ext("legacy-hook-omp-events.ts");
+    const { runner, errors } = await inPi([module]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0].error).toContain(`hookbox: ${module} did not load (load_failed): Failed to load hook: pi.on("session_switch") is refused by hookbox/extension: the agent has no such event`);
+    expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: `hookbox: blocked because isolated extension ${module} (load_failed) did not load (fail closed)` });
   });
 
   it("every member and event of pi's ExtensionAPI type is classified, and the table names nothing pi does not have", () => {

@@ -53,6 +53,22 @@ export const NOTIFY_EVENTS = Object.freeze([
 export const REFUSED_EVENTS = Object.freeze({});
 
 /**
+ * The events of the oh-my-pi line (oh-my-pi, xcsh: the seed's agents) that pi 0.73.1 does not have:
+ * the seed's hook events a legacy `HookAPI` module (an oh-my-pi or xcsh `--hook` file) subscribes
+ * to, each with a rule in hookbox's runner. Carried only inside an agent of that line; in pi a
+ * module that subscribes to one does not load ("the agent has no such event"), never silently
+ * left uncalled. Which line an agent is: `agentLine` in src/extension.ts.
+ */
+export const OMP_RESULT_EVENTS = Object.freeze(["session_before_branch", "session.compacting"]);
+export const OMP_NOTIFY_EVENTS = Object.freeze([
+  "session_switch", "session_branch", "auto_compaction_start", "auto_compaction_end", "auto_retry_start", "auto_retry_end",
+  "ttsr_triggered", "todo_reminder",
+]);
+
+/** pi's events the oh-my-pi line does not have: not mirrored there, so a module subscribing to one is refused, not left uncalled. */
+export const PI_ONLY_EVENTS = Object.freeze(["session_before_fork", "model_select", "thinking_level_select"]);
+
+/**
  * pi's `ExtensionContext` (a handler's `ctx`): what the module's `ctx` has. hookbox's own context
  * members, and pi's extras through src/bridge/agent-gate.ts. `signal` is there and always
  * undefined: the agent's AbortSignal does not cross (a module cannot abort with it).

@@ -5,6 +5,8 @@
  * to a worker. The sandbox's one bridge (`bridge.ts`) calls these.
  */
 import { Errors } from "../errors.js";
+import { MODEL_REGISTRY_METHODS } from "../agent-types.js";
+import { HostLacksMethod, type HostObject } from "../host-setup.js";
 import { presets } from "../policy.js";
 import { registryAnswer, registryRefusal } from "../model-registry-gate.js";
 import { renderTheme } from "../render-theme.js";
@@ -59,14 +61,21 @@ function memberOf(target: unknown, name: string): unknown {
   return undefined;
 }
 
-/** Call `target[name](...args)` only if `name` is a method the object really has, not a prototype builtin. */
-function callMethod(hookPath: string, what: string, target: unknown, name: string, args: unknown[]): unknown {
+/**
+ * Call `target[name](...args)` only if `name` is a method the object really has, not a prototype
+ * builtin. A method of the contract (`contract`) the host's object lacks is the host's set-up
+ * error (`HostLacksMethod`); any other name is the hook's protocol violation.
+ */
+function callMethod(hookPath: string, what: string, target: unknown, name: string, args: unknown[], contract?: HostObject): unknown {
   const fn = memberOf(target, name);
   if (typeof fn !== "function") {
+    if (contract) throw new HostLacksMethod(contract, name);
     throw Errors.protocolViolation(hookPath, `${what}.${name} is not a method the host offers`);
   }
   return fn.apply(target, args);
 }
+
+const REGISTRY_CONTRACT: ReadonlySet<string> = new Set(MODEL_REGISTRY_METHODS);
 
 /**
  * Rows `bridge.ts` serves itself: `transform` (from load on), host modules (src/host-modules.ts),
@@ -148,9 +157,9 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.modelRegistry]: ([name, args]) => {
       const refused = registryRefusal(gate.policy, name);
       if (refused) throw new Error(refused);
-      return later.wrap(`modelRegistry.${name}`, registryAnswer(gate.policy, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args)));
+      return later.wrap(`modelRegistry.${name}`, registryAnswer(gate.policy, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args, REGISTRY_CONTRACT.has(name) ? "modelRegistry" : undefined)));
     },
-    [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args)),
+    [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args, "sessionManager")),
     [METHOD.await]: ([id]) => later.take(id),
     [METHOD.getFlag]: ([name]) => surface.getFlag(name),
     [METHOD.agentGet]: ([member]) => agent.get(member),

@@ -1,45 +1,104 @@
 /**
- * The real agent for end-to-end tests: pi at a pinned version, installed into a cache outside the
- * repository by `scripts/install-pi.sh` (the script `.ci/run` uses), run headless (`-p`) inside a
- * network namespace with only loopback, against the fake model server of `pi-netns-run.mjs`.
+ * The real agents for end-to-end tests, each at a pinned version installed into a cache outside
+ * the repository by its script (the scripts `.ci/run` uses): pi (`scripts/install-pi.sh`, a Node
+ * program) and oh-my-pi (`scripts/install-omp.sh`, a Bun program). Each runs headless (`-p`)
+ * inside a network namespace with only loopback, against the fake model server of
+ * `pi-netns-run.mjs`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { tempDir } from "../helpers/files.js";
 import { ROOT } from "../helpers/host.js";
 
 export const PI_VERSION = "0.73.1";
+export const OMP_VERSION = "18.2.3";
 
-/** Why the e2e tests cannot run here, or undefined: they need root (for `unshare -n`) and the pinned pi. */
-export function piUnavailable(): string | undefined {
-  if (process.getuid?.() !== 0) return "the pi end-to-end tests need root to make a network namespace (unshare -n)";
+/** How the tests run one agent. */
+export interface Agent {
+  /** The runtime that runs `cli` (this Node unless given). */
+  program?: string;
+  cli: string;
+  /** The agent's folder under HOME (its PI_CODING_AGENT_DIR), where its models file is written. */
+  agentDir: string;
+  /** The models file's name in the agent's folder (JSON; oh-my-pi reads YAML, of which JSON is a part). */
+  modelsFile: string;
+  /** Flags that keep the agent from loading anything of the user's. */
+  quiet: string[];
+}
+
+/** pi (`cli`: its cli.js, run by this Node). */
+export const piAgent = (cli: string): Agent => ({
+  cli, agentDir: join(".pi", "agent"), modelsFile: "models.json", quiet: ["--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes"],
+});
+
+/** oh-my-pi (`cli`: its dist/cli.js, run by `bun`). */
+export const ompAgent = (cli: string, bun: string): Agent => ({
+  program: bun, cli, agentDir: join(".omp", "agent"), modelsFile: "models.yml", quiet: ["--no-extensions", "--no-skills", "--no-rules", "--no-lsp", "--no-title"],
+});
+
+/** Why the e2e tests cannot run here, or undefined: they need root (for `unshare -n`). */
+export function agentUnavailable(agent = "pi"): string | undefined {
+  if (process.getuid?.() !== 0) return `the ${agent} end-to-end tests need root to make a network namespace (unshare -n)`;
   const probe = spawnSync("unshare", ["-n", "sh", "-c", "ip link set lo up"], { encoding: "utf8" });
   if (probe.status !== 0) return `unshare -n with ip link set lo up failed here: ${(probe.stderr || probe.error?.message || "").trim()}`;
   return undefined;
 }
+export const piUnavailable = (): string | undefined => agentUnavailable("pi");
 
-/** Installs pi once (a no-op when the cache holds it); returns its cli.js. */
+/** Runs an install script of scripts/ (a no-op when the cache holds it); returns the folder it printed. */
+function install(script: string): string {
+  return execFileSync(join(ROOT, "scripts", script), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").pop()!;
+}
+
+/** Installs pi once; returns its cli.js. */
 export function installPi(): string {
-  const dir = execFileSync(join(ROOT, "scripts", "install-pi.sh"), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").pop()!;
-  return join(dir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
+  return join(install("install-pi.sh"), "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
+}
+
+/** Installs oh-my-pi once; returns its dist/cli.js. */
+export function installOmp(): string {
+  return join(install("install-omp.sh"), "node_modules", "@oh-my-pi", "pi-coding-agent", "dist", "cli.js");
+}
+
+/** Bun 1.3.14: from scripts/install-bun.sh when the checkout has it, else from the agent cache. */
+export function installBun(): string {
+  if (existsSync(join(ROOT, "scripts", "install-bun.sh"))) {
+    // The script prints the binary, or the folder it unpacked the npm package into.
+    const out = install("install-bun.sh");
+    const bun = [out, join(out, "bun"), join(out, "bin", "bun"), join(out, "package", "bin", "bun")].find((p) => existsSync(p) && statSync(p).isFile());
+    if (!bun) throw new Error(`scripts/install-bun.sh printed ${out}, where no bun binary is`);
+    return bun;
+  }
+  const cached = join(process.env.HOOKBOX_AGENT_CACHE ?? join(homedir(), ".cache", "hookbox-agents"), "bun-1.3.14", "package", "bin", "bun");
+  if (!existsSync(cached)) throw new Error(`Bun is not installed: ${cached} is missing`);
+  return cached;
 }
 
 export interface PiWorld {
-  /** The project pi runs in (its cwd). */
+  /** The project the agent runs in (its cwd). */
   project: string;
   /** The fake HOME. */
   home: string;
-  /** pi's agent dir (PI_CODING_AGENT_DIR): models.json is written there. */
+  /** The agent's folder (PI_CODING_AGENT_DIR): its models file is written there. */
   agentDir: string;
 }
 
-/** A fresh project, HOME and agent dir. */
-export function piWorld(): PiWorld {
+/** A fresh project, HOME and agent dir (pi's, or `agent`'s). */
+export function piWorld(agent?: Agent): PiWorld {
   const root = tempDir("hookbox-pi-");
-  const world = { project: join(root, "project"), home: join(root, "home"), agentDir: join(root, "home", ".pi", "agent") };
+  const world = { project: join(root, "project"), home: join(root, "home"), agentDir: join(root, "home", agent?.agentDir ?? join(".pi", "agent")) };
   for (const dir of Object.values(world)) mkdirSync(dir, { recursive: true });
   return world;
+}
+
+/** A folder `build/` in the agent's project with a file in it, for the model's `rm -rf` to aim at. */
+export function victim(world: PiWorld): string {
+  const dir = join(world.project, "build");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "keep.txt"), "precious");
+  return dir;
 }
 
 export interface PiRun {
@@ -64,6 +123,8 @@ export interface PiRunOptions {
   args?: string[];
   /** Extension files passed with -e. */
   extensions?: string[];
+  /** Hook files passed with --hook (oh-my-pi). */
+  hooks?: string[];
   /** Extra environment for pi. */
   env?: Record<string, string>;
   apiKey?: string;
@@ -72,15 +133,20 @@ export interface PiRunOptions {
 
 /** Runs `pi -p` once in `world`, in a network namespace with only loopback. */
 export function runPi(cli: string, world: PiWorld, options: PiRunOptions): PiRun {
+  return runAgent(piAgent(cli), world, options);
+}
+
+/** Runs `agent -p` once in `world`, in a network namespace with only loopback. */
+export function runAgent(agent: Agent, world: PiWorld, options: PiRunOptions): PiRun {
   const out = join(world.home, "..", `run-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const config = join(world.home, "..", "run-config.json");
   const env = {
     PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: world.home, PI_CODING_AGENT_DIR: world.agentDir, PI_OFFLINE: "1",
     NO_COLOR: "1", TERM: "dumb", ...options.env,
   };
-  const args = ["--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes", ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.args ?? []), "-p", "Clean up the build folder."];
+  const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), "-p", "Clean up the build folder."];
   const timeoutMs = options.timeoutMs ?? 60_000;
-  writeFileSync(config, JSON.stringify({ cli, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out }));
+  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out }));
   const runner = join(ROOT, "test", "support", "pi-netns-run.mjs");
   const r = spawnSync("unshare", ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], { encoding: "utf8", timeout: timeoutMs + 15_000 });
   if (r.status !== 0) throw new Error(`the namespace runner failed (${r.status}): ${r.stderr}`);

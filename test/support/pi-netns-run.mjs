@@ -3,8 +3,11 @@
 // The model is scripted: its first turn asks for the `bash` tool with the configured command (or for
 // the configured `tool` with its arguments); once
 // a tool result is in the conversation it answers "TOOL RESULT: <what it received>".
-// argv[2]: a JSON file { cli, cwd, agentDir, env, args, command, tool?, timeoutMs, out }; the outcome
-// (pi's exit code, stdout, stderr, and every request the model got) is written to `out`.
+// argv[2]: a JSON file { cli, cwd, agentDir, env, args, command, tool?, timeoutMs, out, program?,
+// modelsFile? }: the agent runs as `<program> <cli> …` (program: this Node unless given, e.g. Bun
+// for oh-my-pi) and reads its models from `<agentDir>/<modelsFile>` ("models.json" unless given;
+// JSON is YAML too, for oh-my-pi's models.yml). The outcome (the agent's exit code, stdout,
+// stderr, and every request the model got) is written to `out`.
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -70,7 +73,7 @@ const outside = await probeOutside();
 // A fixed port: the namespace is this run's own, and a hostile module under test knows where to aim.
 server.listen(MODEL_PORT, "127.0.0.1", () => {
   const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
-  writeFileSync(join(config.agentDir, "models.json"), JSON.stringify({
+  writeFileSync(join(config.agentDir, config.modelsFile ?? "models.json"), JSON.stringify({
     providers: {
       fake: {
         baseUrl: `http://127.0.0.1:${port}/v1`, api: "openai-completions", apiKey: config.apiKey ?? "fake-key",
@@ -79,7 +82,7 @@ server.listen(MODEL_PORT, "127.0.0.1", () => {
       },
     },
   }));
-  const child = spawn(process.execPath, [config.cli, "--provider", "fake", "--model", "fake-model", "--no-session", ...config.args], {
+  const child = spawn(config.program ?? process.execPath, [config.cli, "--provider", "fake", "--model", "fake-model", "--no-session", ...config.args], {
     cwd: config.cwd, env: config.env, stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
