@@ -20,7 +20,7 @@ import {
 } from "./extension-registrations.js";
 import { IsolatedHook } from "./worker-hook.js";
 import {
-  NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS,
+  NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_REFUSED_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
 import type { HookEvent, ImageContent } from "./types.js";
 
@@ -69,12 +69,17 @@ export function agentLine(pi: object): "omp" | "pi" {
 
 /**
  * The events the adapter mirrors in an agent of `line`: those whose result the agent uses, and
- * those it only notifies. The oh-my-pi line has the seed's events pi lacks, and lacks a few of pi's.
+ * those it only notifies; and the agent's events it refuses by name, with why. The oh-my-pi line
+ * has the seed's events pi lacks, lacks a few of pi's, and has events of its own hookbox refuses.
  */
-export function carriedEvents(line: "omp" | "pi"): { results: readonly string[]; notified: readonly string[] } {
-  if (line === "pi") return { results: RESULT_EVENTS, notified: NOTIFY_EVENTS };
+export function carriedEvents(line: "omp" | "pi"): { results: readonly string[]; notified: readonly string[]; refused: Readonly<Record<string, string>> } {
+  if (line === "pi") return { results: RESULT_EVENTS, notified: NOTIFY_EVENTS, refused: REFUSED_EVENTS };
   const has = (event: string) => !(PI_ONLY_EVENTS as readonly string[]).includes(event);
-  return { results: [...RESULT_EVENTS, ...OMP_RESULT_EVENTS].filter(has), notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS].filter(has) };
+  return {
+    results: [...RESULT_EVENTS, ...OMP_RESULT_EVENTS].filter(has),
+    notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS].filter(has),
+    refused: { ...REFUSED_EVENTS, ...OMP_REFUSED_EVENTS },
+  };
 }
 type Carried = ReturnType<typeof carriedEvents>;
 
@@ -113,7 +118,7 @@ export function isolate(paths: string[], options: IsolateOptions = {}): Isolated
 /** What a loaded module registered that the adapter cannot carry, as a message; undefined when all of it crosses. */
 function refusedRegistration(hook: LoadedHook, carried: Carried): string | undefined {
   for (const [event, list] of hook.handlers) {
-    if (list.length > 0 && Object.hasOwn(REFUSED_EVENTS, event)) return `pi.on("${event}") is refused by hookbox/extension: ${REFUSED_EVENTS[event]}`;
+    if (list.length > 0 && Object.hasOwn(carried.refused, event)) return `pi.on("${event}") is refused by hookbox/extension: ${carried.refused[event]}`;
     if (list.length > 0 && !isCarried(event, carried)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
   }
   if (hook.messageRenderers.size > 0 && hook.sandbox?.options.isolation !== "worker") return `pi.registerMessageRenderer is refused by hookbox/extension: ${RENDERER_NEEDS_WORKER}`;

@@ -12,7 +12,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
 import { sandboxAvailability } from "../src/sandbox/bwrap.js";
 import { EVENT_TYPES } from "../src/events.js";
-import { OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS } from "../worker/extension-members.mjs";
+import {
+  CARRIED_MEMBERS, OMP_CARRIED_MEMBERS, OMP_NOTIFY_EVENTS, OMP_REFUSED_EVENTS, OMP_REFUSED_MEMBERS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_MEMBERS,
+} from "../worker/extension-members.mjs";
 import { carriedEvents } from "../src/extension.js";
 import { agentUnavailable, installBun, installOmp, installPi, ompAgent, piWorld, runAgent, victim, type Agent, type PiWorld } from "./support/pi-agent.js";
 
@@ -103,6 +105,18 @@ describe.skipIf(unavailable !== undefined)("hookbox inside oh-my-pi 18.2.3 (a Bu
     expect(run.toolResult).toBe("");
   });
 
+  it("a module subscribing to an oh-my-pi event hookbox does not carry (user_python) does not load silently: refused by name with why, every tool call blocked", () => {
+    const world = piWorld(omp);
+    const dir = victim(world);
+    const module = join(ROOT, "fixtures", "extensions", "subscribes-omp-user-python.ts");
+    const file = isolateFile(world, [module], { isolation: "process" });
+    const run = runAgent(omp, world, { command: `rm -rf ${dir}`, extensions: [file] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.stderr).toContain(`hookbox: ${module} did not load (load_failed): Failed to load hook: pi.on("user_python") is refused by hookbox/extension: ${OMP_REFUSED_EVENTS.user_python}`);
+    expect(run.toolResult).toBe(`hookbox: blocked because isolated extension ${module} (load_failed) did not load (fail closed)`);
+  });
+
   it.each([
     ["a pi extension", GUARD, `guard refused: rm -rf <dir>`],
     ["a legacy hook module (the contract's example 1, unchanged)", LEGACY, "rm -rf blocked (no UI)"],
@@ -135,5 +149,21 @@ describe("the oh-my-pi line's events", () => {
     // every event mirrored in oh-my-pi is one it has, and every event of the seed's hook API it has is mirrored
     expect([...carried].filter((e) => !ompEvents.has(e))).toEqual([]);
     expect(EVENT_TYPES.filter((e) => ompEvents.has(e) && !carried.has(e))).toEqual([]);
+    // every event of oh-my-pi is carried or refused by name, and the refused ones are oh-my-pi's, not pi's, nor carried
+    const refused = Object.keys(OMP_REFUSED_EVENTS);
+    expect([...ompEvents].filter((e) => !carried.has(e) && !refused.includes(e))).toEqual([]);
+    expect(refused.filter((e) => !ompEvents.has(e) || piEvents.has(e) || carried.has(e))).toEqual([]);
+  });
+
+  it("every member of oh-my-pi's ExtensionAPI type is classified (pi's table plus oh-my-pi's), and oh-my-pi's table names nothing it does not have nor anything of pi's", () => {
+    const ompTypes = readFileSync(join(installOmp(), "..", "..", "src", "extensibility", "extensions", "types.ts"), "utf8");
+    const ompApi = ompTypes.slice(ompTypes.indexOf("export interface ExtensionAPI {"));
+    const members = new Set([...ompApi.slice(0, ompApi.indexOf("\n}\n")).matchAll(/^\t(?:readonly )?(\w+)[<(:?]/gm)].map((m) => m[1]!));
+    expect(members.size).toBeGreaterThan(30);
+    const piClassified = [...CARRIED_MEMBERS, ...Object.keys(REFUSED_MEMBERS)];
+    const ompClassified = [...OMP_CARRIED_MEMBERS, ...Object.keys(OMP_REFUSED_MEMBERS)];
+    expect([...members].filter((m) => !piClassified.includes(m) && !ompClassified.includes(m))).toEqual([]);
+    expect([...piClassified, ...ompClassified].filter((m) => !members.has(m))).toEqual([]);
+    expect(ompClassified.filter((m) => piClassified.includes(m))).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RENDERER_NEEDS_WORKER, agentLine, isolate } from "../src/extension.js";
 import {
-  CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
+  CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, OMP_REFUSED_MEMBERS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
 import { USER_MESSAGES } from "../src/bridge/agent-gate.js";
 import { LIMITS } from "../worker/wire.mjs";
@@ -251,6 +251,10 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
 
   it.each([
     ["uses-event-bus.ts", "pi.events", REFUSED_MEMBERS.events],
+    // oh-my-pi's members beyond pi's throw the same way (the worker does not know which agent it serves).
+    ["uses-omp-schema-builders.ts", "pi.zod", OMP_REFUSED_MEMBERS.zod],
+    ["uses-omp-arktype.ts", "pi.arktype", OMP_REFUSED_MEMBERS.arktype],
+    ["registers-file-write-fallback.ts", "pi.registerFileWriteFallback", OMP_REFUSED_MEMBERS.registerFileWriteFallback],
   ])("%s is refused at load: pi's error path names %s, the module and why, and every tool call is blocked", async (module, member, why) => {
     const { runner, errors } = await inPi([ext(module)]);
     expect(errors).toHaveLength(1);

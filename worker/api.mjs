@@ -4,7 +4,7 @@
 import { call, callSync, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
-import { REFUSED_MEMBERS, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
+import { OMP_REFUSED_MEMBERS, REFUSED_MEMBERS, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
 import { agentApi } from "./agent-members.mjs";
 import { direct } from "./context.mjs";
 import { LIMITS, METHOD, NAME_PATTERNS } from "./wire.mjs";
@@ -238,17 +238,20 @@ function jsonData(value, what) {
   return JSON.parse(JSON.stringify(value));
 }
 
-// pi's ExtensionAPI members that cannot cross (worker/extension-members.mjs): calling one throws,
-// naming the member and why, so a module that needs it fails its load instead of losing it silently.
-const OWN = new Set(["on", "sendMessage", "appendEntry", "registerMessageRenderer", "registerCommand", "exec"]);
+// pi's and oh-my-pi's ExtensionAPI members that cannot cross (worker/extension-members.mjs): using
+// one throws, naming the member and why, so a module that needs it fails its load instead of losing
+// it silently. `pi` is served by worker/extras.mjs (its own message, the same why).
+const OWN = new Set(["on", "sendMessage", "appendEntry", "registerMessageRenderer", "registerCommand", "exec", "pi"]);
+/** Members that are objects (a bus, a library), not functions: any property access or call throws. */
+const OBJECTS = new Set(["events", "arktype", "zod"]);
 function refusedMembers() {
   /** @type {Record<string, unknown>} */
   const members = {};
-  for (const member of Object.keys(REFUSED_MEMBERS)) {
+  for (const member of [...Object.keys(REFUSED_MEMBERS), ...Object.keys(OMP_REFUSED_MEMBERS)]) {
     if (OWN.has(member)) continue;
     const refuse = () => { throw new Error(refusedMemberMessage(member)); };
-    members[member] = member === "events"
-      ? new Proxy(Object.freeze({}), { get: (_t, prop) => (prop === "then" || typeof prop === "symbol" ? undefined : refuse()) })
+    members[member] = OBJECTS.has(member)
+      ? new Proxy(Object.freeze(function refused() {}), { get: (_t, prop) => (prop === "then" || typeof prop === "symbol" ? undefined : refuse()), apply: refuse, construct: refuse })
       : refuse;
   }
   return members;

@@ -31,6 +31,32 @@ export const REFUSED_MEMBERS = Object.freeze({
   events: `${NOT_YET}: the event bus is shared with the agent's in-process extensions`,
 });
 
+/**
+ * oh-my-pi's ExtensionAPI members beyond pi's (oh-my-pi 18.2.3; test/extension.test.ts checks both
+ * ways against its type). Carried: the ones hookbox's worker serves itself (`logger` posts to the
+ * host's `onLog`; `typebox` is `@sinclair/typebox` when installed beside hookbox, worker/extras.mjs).
+ */
+export const OMP_CARRIED_MEMBERS = Object.freeze(["logger", "typebox"]);
+
+const OMPTYPE = "oh-my-pi injects its own schema builders (@oh-my-pi/omptype module objects), which cannot cross the isolation boundary, "
+  + "and hookbox ships no copy of them; write a tool's parameters as JSON Schema or with pi.typebox";
+/**
+ * oh-my-pi's members beyond pi's that are refused: like REFUSED_MEMBERS, using one throws in the
+ * worker, naming the member and why (an object member throws at any property access or call).
+ * @type {Readonly<Record<string, string>>}
+ */
+export const OMP_REFUSED_MEMBERS = Object.freeze({
+  pi: "the agent's own package is not available to a sandboxed hook (its values hold the host's state and secrets); import what you need from a host module the embedder offers (the hostModules option)",
+  arktype: OMPTYPE,
+  zod: OMPTYPE,
+  registerFileWriteFallback: `${NOT_YET}: oh-my-pi calls the handler inside its own file tools, process-wide, to write a file its own permissions denied`,
+  registerFileDeleteFallback: `${NOT_YET}: oh-my-pi calls the handler inside its own file tools, process-wide, to delete a file its own permissions denied`,
+  registerAssistantThinkingRenderer: "not carried yet: a thinking renderer builds a TUI component the agent draws synchronously in its own process (hookbox's component path serves message renderers only)",
+  registerComposerShape: "a composer shape is a renderer contract for the agent's own editor, which its terminal calls synchronously: it cannot run isolated",
+  getServiceTiers: `${NOT_YET}: hookbox's agent gate (src/bridge/agent-gate.ts) does not serve service tiers`,
+  setServiceTier: `${NOT_YET}: hookbox's agent gate (src/bridge/agent-gate.ts) does not serve service tiers`,
+});
+
 /** Events whose result the agent uses and hookbox's runner combines (with its own rule and schema). */
 export const RESULT_EVENTS = Object.freeze([
   "tool_call", "tool_result", "context", "before_agent_start", "session_before_switch", "session_before_compact", "session_before_tree",
@@ -64,6 +90,25 @@ export const OMP_NOTIFY_EVENTS = Object.freeze([
   "session_switch", "session_branch", "auto_compaction_start", "auto_compaction_end", "auto_retry_start", "auto_retry_end",
   "ttsr_triggered", "todo_reminder",
 ]);
+
+const NO_RULE = `${NOT_YET}: hookbox's runner has no rule or schema for it`;
+/**
+ * oh-my-pi's events beyond pi's and beyond the seed's (oh-my-pi 18.2.3): refused by name in that
+ * line (a module that subscribes to one does not load, saying why); in pi they are events the agent
+ * does not have. test/e2e-omp.test.ts checks that every event of oh-my-pi's type is classified.
+ * @type {Readonly<Record<string, string>>}
+ */
+export const OMP_REFUSED_EVENTS = Object.freeze({
+  session_stop: `${NO_RULE} (its result can keep the agent's turn going)`,
+  user_python: `${NO_RULE} (its result replaces the user's Python run)`,
+  tool_approval_requested: NO_RULE,
+  tool_approval_resolved: NO_RULE,
+  goal_updated: NO_RULE,
+  credential_disabled: `${NO_RULE} (its payload quotes the provider's error about the agent's credential verbatim)`,
+  retry_fallback_applied: NO_RULE,
+  retry_fallback_succeeded: NO_RULE,
+  mcp_notification: NO_RULE,
+});
 
 /** pi's events the oh-my-pi line does not have: not mirrored there, so a module subscribing to one is refused, not left uncalled. */
 export const PI_ONLY_EVENTS = Object.freeze(["session_before_fork", "model_select", "thinking_level_select"]);
@@ -134,5 +179,5 @@ export function refusedUiMessage(member) {
 
 /** @param {string} member */
 export function refusedMemberMessage(member) {
-  return `pi.${member} is refused by hookbox/extension: ${REFUSED_MEMBERS[member]}`;
+  return `pi.${member} is refused by hookbox/extension: ${REFUSED_MEMBERS[member] ?? OMP_REFUSED_MEMBERS[member]}`;
 }

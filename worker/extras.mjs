@@ -7,6 +7,7 @@
 //   it is offered as host modules (`hostModules`), by name.
 // Either one, when absent, is an object whose every member throws an error saying so.
 import { createRequire } from "node:module";
+import { OMP_REFUSED_MEMBERS } from "./extension-members.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -34,5 +35,4 @@ export function typeboxModule() {
 }
 
 /** `pi.pi`: the agent's package cannot be handed to a sandboxed hook. */
-export const agentPackage = absent("pi.pi",
-  "the agent's own package is not available to a sandboxed hook (its values hold the host's state and secrets); import what you need from a host module the embedder offers (the hostModules option)");
+export const agentPackage = absent("pi.pi", /** @type {string} */ (OMP_REFUSED_MEMBERS.pi));
