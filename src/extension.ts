@@ -13,6 +13,8 @@ import { Errors, type HookError, type HookErrorCode } from "./errors.js";
 import type { LoadedHook } from "./hook.js";
 import { loadExtensionModules, type LoadOptions } from "./loader.js";
 import { resolvePath } from "./paths.js";
+import { readIsolateConfig } from "./extension-config.js";
+import { fileURLToPath } from "node:url";
 import { HookRunner } from "./runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./extension-context.js";
 import {
@@ -112,6 +114,32 @@ export function isolate(paths: string[], options: IsolateOptions = {}): Isolated
     }
     const isOptional = (path: string) => optional.includes(path) || optional.some((o) => resolvePath(o, cwd) === resolvePath(path, cwd));
     new Mirror(pi, hooks, cwd, unloaded, isOptional, carried).install();
+  };
+}
+
+/**
+ * The extension factory for the modules and options a JSON config file names (src/extension-config.ts):
+ * `export default isolateConfig("./isolated.json")`. A relative `file` resolves against the
+ * agent's working directory, like `isolate`'s paths (pass `new URL("./isolated.json", import.meta.url)`
+ * for the file beside yours); the modules' paths resolve against the JSON file's folder. The file is
+ * read when the agent loads the factory. A file that is missing or wrong loads nothing and blocks
+ * every tool call (fail closed), reported through the agent's error path naming the file and the field.
+ */
+export function isolateConfig(file: string | URL): IsolatedExtension {
+  const given = file instanceof URL ? fileURLToPath(file) : file;
+  if (typeof given !== "string") throw new TypeError("isolateConfig: file must be a path (string) or a file: URL");
+  return async (pi) => {
+    const where = resolvePath(given, process.cwd());
+    let config: ReturnType<typeof readIsolateConfig>;
+    try {
+      config = readIsolateConfig(where);
+    } catch (err) {
+      // The message may quote a key or value from the file: it passes the terminal-text gate.
+      const unloaded = [{ path: where, code: "load_failed" as const, error: terminalText((err as Error).message, { colors: false }) }];
+      new Mirror(pi, [], process.cwd(), unloaded, () => false, carriedEvents(agentLine(pi))).install();
+      return;
+    }
+    await isolate(config.paths, config.options)(pi);
   };
 }
 

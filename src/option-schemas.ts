@@ -102,9 +102,18 @@ function ownData(value: unknown, depth = 0): unknown {
 export function checkOptions<T>(where: keyof typeof SCHEMAS, options: T): T {
   if (options === undefined) return options;
   // Why an own-key copy: a key inherited from a polluted prototype is not an option the caller passed.
-  const result = SCHEMAS[where].safeParse(ownData(options));
-  if (result.success) return options;
-  throw new TypeError(`${where}: ${describeIssue(result.error.issues[0]!, options, SCHEMAS[where])}`);
+  const problem = optionsProblem(SCHEMAS[where], options);
+  if (problem === undefined) return options;
+  throw new TypeError(`${where}: ${problem}`);
+}
+
+/**
+ * What is wrong with `value` against `schema` (an object schema built from these shapes), said as
+ * checkOptions says it (the option's path, and the valid name or value meant); undefined when it parses.
+ */
+export function optionsProblem(schema: z.ZodType, value: unknown): string | undefined {
+  const result = schema.safeParse(ownData(value));
+  return result.success ? undefined : describeIssue(result.error.issues[0]!, value, schema);
 }
 
 type Issue = z.core.$ZodIssue;
@@ -149,6 +158,7 @@ function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
     }
     if (key === undefined) break;
     if (at instanceof z.ZodObject) at = at.shape[String(key)] as z.ZodType | undefined;
+    else if (at instanceof z.ZodArray) at = at.element as z.ZodType;
     else if (at instanceof z.ZodRecord) at = at.valueType as z.ZodType;
     else return [];
   }

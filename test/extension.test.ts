@@ -3,11 +3,12 @@
  * what crosses returns to pi's runner, what cannot is refused at load naming the member, the module
  * and why, and the table of members is checked against pi's own ExtensionAPI type.
  */
-import { readFileSync, realpathSync } from "node:fs";
-import { join } from "node:path";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RENDERER_NEEDS_WORKER, agentLine, isolate } from "../src/extension.js";
+import { RENDERER_NEEDS_WORKER, agentLine, isolate, isolateConfig } from "../src/extension.js";
 import {
   CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, OMP_REFUSED_MEMBERS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
@@ -41,10 +42,14 @@ afterEach(async () => {
 
 /** pi's own path: its loader awaits the factory, its runner calls the mirrored handlers. */
 async function inPi(paths: string[], options: Record<string, unknown> = {}) {
+  return inPiFactory(isolate(paths, { isolation: ISOLATION, ...options }));
+}
+
+async function inPiFactory(factory: unknown) {
   const runtime = loader.createExtensionRuntime();
   const entries: Array<[string, unknown]> = [];
   runtime.appendEntry = (type: string, data: unknown) => entries.push([type, data]);
-  const extension = await loader.loadExtensionFromFactory(isolate(paths, { isolation: ISOLATION, ...options }), ROOT, undefined, runtime, "<isolated>");
+  const extension = await loader.loadExtensionFromFactory(factory, ROOT, undefined, runtime, "<isolated>");
   const runner = new Runner([extension], runtime, ROOT, SessionManager.inMemory(ROOT), {});
   runners.push(runner);
   const errors: Array<{ extensionPath: string; event: string; error: string }> = [];
@@ -302,6 +307,60 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(errors[0].error).toContain(`hookbox: ${ext("no-such-extension.ts")} did not load (load_failed): Failed to load hook: file not found`);
     expect(() => isolate([42 as unknown as string])).toThrow(TypeError);
     expect(() => isolate([], { optional: "x" as unknown as string[] })).toThrow(TypeError);
+  });
+
+  describe("the config-file form: isolateConfig(file) reads the modules and options from JSON", () => {
+    let folder: string;
+    beforeAll(() => { folder = mkdtempSync(join(tmpdir(), "hookbox-config-")); });
+    afterEach(() => { rmSync(folder, { recursive: true, force: true }); folder = mkdtempSync(join(tmpdir(), "hookbox-config-")); });
+    /** The config written in its own folder (not pi's working directory), naming modules relative to that folder. */
+    const config = (data: unknown) => {
+      const file = join(folder, "isolated.json");
+      writeFileSync(file, typeof data === "string" ? data : JSON.stringify(data));
+      return file;
+    };
+    const rel = (name: string) => relative(folder, ext(name));
+
+    it("a valid file blocks rm -rf: its modules resolve against the file's folder, an optional module that did not load is reported and does not fail closed", async () => {
+      const file = config({ modules: [rel("blocks-rm-rf.ts"), { path: "./no-such-extension.ts", optional: true }], isolation: ISOLATION });
+      const { runner, errors } = await inPiFactory(isolateConfig(file));
+      expect(errors).toHaveLength(1);
+      expect(errors[0].error).toContain(`hookbox: ${join(folder, "no-such-extension.ts")} did not load (load_failed)`);
+      expect(errors[0].error).not.toContain("fail closed");
+      expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "guard refused: rm -rf /tmp/x" });
+    });
+
+    it("a module entry's own options apply to that module (what perHook gives): a hanging module's own deadline blocks the call with timeout", async () => {
+      const hangs = ext("hangs-in-tool-call.ts");
+      const file = config({ modules: [rel("edits-events.ts"), { path: rel("hangs-in-tool-call.ts"), deadlines: { tool_call: 300 } }], isolation: ISOLATION });
+      const { runner } = await inPiFactory(isolateConfig(new URL(`file://${file}`)));
+      const started = Date.now();
+      const result = await runner.emitToolCall(rmRf);
+      expect(result.reason).toContain(`Blocked because hook "${hangs}" failed (timeout)`);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    });
+
+    it.each([
+      ["a module entry", { modules: [{ path: "./guard.ts", polcy: "untrusted" }] }, `unknown option "modules.0.polcy"; did you mean "policy"?`],
+      ["the file's options", { modules: ["./guard.ts"], isolaton: "process" }, `unknown option "isolaton"; did you mean "isolation"?`],
+      ["an isolation value", { modules: ["./guard.ts"], isolation: "sandbx" }, `option "isolation" is "sandbx", which is not one of "worker", "process", "sandbox"; did you mean "sandbox"?`],
+      ["a module that is not a path", { modules: [42] }, `option "modules.0" has the wrong type (got number)`],
+      ["not JSON", "{ modules: [", "not valid JSON"],
+    ])("a typo in %s is refused naming the file and the field (and the valid one meant): nothing loads, every tool call is blocked", async (_what, data, problem) => {
+      const file = config(data);
+      const { runner, errors } = await inPiFactory(isolateConfig(file));
+      expect(errors).toHaveLength(1);
+      expect(errors[0].error).toContain(`hookbox: ${file} did not load (load_failed): hookbox config ${file}: ${problem}`);
+      expect(errors[0].error).toContain("every tool call is blocked (fail closed)");
+      expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: `hookbox: blocked because isolated extension ${file} (load_failed) did not load (fail closed)` });
+    });
+
+    it("a missing file is a clear error naming it, and fails closed", async () => {
+      const file = join(folder, "nowhere.json");
+      const { runner, errors } = await inPiFactory(isolateConfig(file));
+      expect(errors[0].error).toContain(`hookbox: ${file} did not load (load_failed): hookbox config ${file}: file not found`);
+      expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: `hookbox: blocked because isolated extension ${file} (load_failed) did not load (fail closed)` });
+    });
   });
 
   it("a legacy hook module (the seed's HookAPI, written against the original's import) loads through isolate unchanged: the contract's example 1 blocks", async () => {
