@@ -3,7 +3,7 @@
  * network namespace with only loopback, against a scripted fake model whose first turn asks the
  * bash tool to `rm -rf` a folder of the project.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
@@ -66,6 +66,22 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
     expect(existsSync(join(dir, "keep.txt"))).toBe(true);
     expect(run.toolResult).toContain(`guard refused: rm -rf ${dir}`);
     expect(run.stdout).toContain(`TOOL RESULT: guard refused: rm -rf ${dir}`);
+  });
+
+  it("the config-file form: a one-line entry reading isolated.json beside it (isolateConfig) blocks the model's rm -rf; the modules resolve against the JSON's folder", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const folder = join(world.project, ".pi", "hookbox");
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(join(EXTENSIONS, "blocks-rm-rf.ts"), join(folder, "guard.ts"));
+    writeFileSync(join(folder, "isolated.json"), JSON.stringify({ modules: ["./guard.ts"], isolation: "process" }));
+    const entry = join(folder, "isolated.ts");
+    writeFileSync(entry, `import { isolateConfig } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolateConfig(new URL("./isolated.json", import.meta.url));\n`);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [entry] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain("Extension error");
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
   });
 
   it.each([
