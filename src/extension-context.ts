@@ -21,6 +21,12 @@ export interface AgentContext {
 }
 
 const UI_METHODS = ["select", "confirm", "input", "editor", "notify", "setStatus", "setEditorText", "getEditorText", "custom"] as const;
+/**
+ * The methods of pi's `Theme` that take and return plain data. Why forwarders rather than pi's
+ * object: pi's `ctx.ui.theme` is a Proxy over its global theme, whose methods the host's bridge
+ * cannot see as own or prototype members, so `theme.fg()` from a module was refused.
+ */
+const THEME_METHODS = ["fg", "bg", "bold", "italic", "underline", "inverse", "strikethrough", "getFgAnsi", "getBgAnsi", "getColorMode"] as const;
 
 export class LiveAgentContext {
   current: AgentContext | undefined;
@@ -32,8 +38,7 @@ export class LiveAgentContext {
     this.sessionManager = this.#forwarders(SESSION_MANAGER_METHODS, () => this.require().sessionManager) as unknown as ReadonlySessionManager;
     this.modelRegistry = this.#forwarders(MODEL_REGISTRY_METHODS, () => this.require().modelRegistry) as unknown as ModelRegistry;
     const ui = this.#forwarders(UI_METHODS, () => this.require().ui);
-    const live = this;
-    Object.defineProperty(ui, "theme", { enumerable: true, get: () => live.require().ui.theme });
+    Object.defineProperty(ui, "theme", { enumerable: true, value: Object.freeze(this.#forwarders(THEME_METHODS, () => this.require().ui.theme)) });
     this.ui = ui as unknown as HookUIContext;
   }
 

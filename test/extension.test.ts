@@ -22,6 +22,7 @@ let piDist: string;
 let loader: Any;
 let Runner: Any;
 let SessionManager: Any;
+let piTheme: Any;
 const runners: Any[] = [];
 
 beforeAll(async () => {
@@ -29,6 +30,8 @@ beforeAll(async () => {
   loader = await import(pathToFileURL(join(piDist, "core", "extensions", "loader.js")).href);
   Runner = (await import(pathToFileURL(join(piDist, "core", "extensions", "runner.js")).href)).ExtensionRunner;
   SessionManager = (await import(pathToFileURL(join(piDist, "core", "session-manager.js")).href)).SessionManager;
+  piTheme = await import(pathToFileURL(join(piDist, "modes", "interactive", "theme", "theme.js")).href);
+  piTheme.initTheme("dark"); // as pi's main does before any extension runs
 }, 300_000);
 
 afterEach(async () => {
@@ -66,6 +69,14 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(await runner.emitToolCall({ ...rmRf, input: { command: "whoami" } })).toEqual({ block: true, reason: `cwd ${ROOT}` });
     expect(await runner.emitToolCall(rmRf)).toBeUndefined();
     expect(errors).toEqual([]);
+  });
+
+  it("ctx.ui.theme styles with pi's own theme (pi's theme is a Proxy over its global theme)", async () => {
+    const { errors, entries } = await inPi([ext("styles-with-theme.ts")]);
+    expect(errors).toEqual([]);
+    const { theme } = piTheme;
+    expect(entries).toEqual([["styled", { fg: theme.fg("accent", "x"), bold: theme.bold("y"), mode: theme.getColorMode() }]]);
+    expect(entries[0][1]).not.toEqual({ fg: "x", bold: "y", mode: expect.anything() });
   });
 
   it.each([
