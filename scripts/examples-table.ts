@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { installPiDir } from "../test/support/pi-run.js";
 import { classifyExample, examplesDir, importPi, listExamples, renderTable, tableLabel, withTable, type ExampleRow } from "./pi-examples.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -34,12 +35,6 @@ const { values: args } = parseArgs({
 const isolation = args.isolation as (typeof ISOLATIONS)[number];
 if (!ISOLATIONS.includes(isolation)) throw new Error(`--isolation must be one of ${ISOLATIONS.join(", ")}`);
 
-function installDir(): string {
-  const out = spawnSync(join(ROOT, "scripts", "install-pi.sh"), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-  if (out.status !== 0) throw new Error("scripts/install-pi.sh failed");
-  return out.stdout.trim().split("\n").pop()!;
-}
-
 /** In the namespace: classify every example, one at a time; print the rows as JSON. */
 async function child(): Promise<void> {
   const install = args.pi!;
@@ -52,7 +47,8 @@ async function child(): Promise<void> {
     process.stderr.write(`examples-table: ${file}\n`);
     rows.push(await classifyExample(pi, dir, file, process.cwd(), { isolation }));
   }
-  process.stdout.write(`${JSON.stringify(rows)}\n`);
+  // On a line of its own: an example may have written to stdout (notify.ts writes a terminal escape).
+  process.stdout.write(`\n${JSON.stringify(rows)}\n`);
 }
 
 /** Run the child in a network namespace with only loopback, in a fresh folder with a fresh HOME. */
@@ -64,7 +60,7 @@ export function classifyInNamespace(): ExampleRow[] {
   mkdirSync(cwd);
   mkdirSync(home);
   try {
-    const argv = [process.execPath, "--import", import.meta.resolve("tsx"), fileURLToPath(import.meta.url), "--child", "--pi", installDir(), "--isolation", isolation, ...(args.only ?? []).flatMap((o) => ["--only", o])];
+    const argv = [process.execPath, "--import", import.meta.resolve("tsx"), fileURLToPath(import.meta.url), "--child", "--pi", installPiDir(), "--isolation", isolation, ...(args.only ?? []).flatMap((o) => ["--only", o])];
     const run = spawnSync("unshare", ["-n", ...argv], {
       cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"],
       env: { ...process.env, HOME: home, PI_CODING_AGENT_DIR: join(home, ".pi", "agent"), PI_OFFLINE: "1", NODE_OPTIONS: "" },

@@ -100,6 +100,42 @@ const TOOL_CALLS = [
   { type: "tool_call", toolName: "write", toolCallId: "2", input: { path: ".env", content: "x" } },
 ];
 
+const USER = { role: "user", content: "Clean up the build folder.", timestamp: 1 };
+const ASSISTANT = {
+  role: "assistant", content: [{ type: "text", text: "Done." }], api: "openai-completions", provider: "fake", model: "fake-model",
+  usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+  stopReason: "stop", timestamp: 2,
+};
+
+/**
+ * One prompt of the agent, event by event, as pi's agent session emits them in `pi -p` (after
+ * `session_start`): what the example is exercised with. Each returns the event's name.
+ */
+function aPrompt(runner: Any, cwd: string): Array<() => Promise<string>> {
+  const emit = (event: Record<string, unknown>) => async () => { await runner.emit(event); return event.type as string; };
+  const bash = { toolName: "bash", toolCallId: "3", input: { command: "ls" } };
+  return [
+    async () => {
+      await runner.emitBeforeAgentStart(USER.content, undefined, "You are pi.", { cwd, selectedTools: ["read", "bash", "edit", "write"], contextFiles: [], skills: [] });
+      return "before_agent_start";
+    },
+    emit({ type: "model_select", model: { provider: "fake", id: "fake-model" }, previousModel: undefined, source: "set" }),
+    emit({ type: "agent_start" }),
+    emit({ type: "turn_start", turnIndex: 0, timestamp: 1 }),
+    async () => { await runner.emitContext([USER]); return "context"; },
+    emit({ type: "message_start", message: ASSISTANT }),
+    emit({ type: "tool_execution_start", toolCallId: bash.toolCallId, toolName: bash.toolName, args: bash.input }),
+    async () => {
+      await runner.emitToolResult({ type: "tool_result", ...bash, content: [{ type: "text", text: "README.md" }], isError: false, details: undefined });
+      return "tool_result";
+    },
+    emit({ type: "tool_execution_end", toolCallId: bash.toolCallId, toolName: bash.toolName, result: { content: [{ type: "text", text: "README.md" }] }, isError: false }),
+    emit({ type: "turn_end", turnIndex: 0, message: ASSISTANT, toolResults: [] }),
+    emit({ type: "agent_end", messages: [USER, ASSISTANT] }),
+    emit({ type: "session_shutdown", reason: "quit" }),
+  ];
+}
+
 const REGISTRIES = ["tools", "commands", "flags", "shortcuts", "messageRenderers"] as const;
 
 /**
@@ -131,7 +167,7 @@ export async function classifyExample(pi: Pi, dir: string, file: string, cwd: st
     const missing = [...own.handlers.keys()].filter((e: string) => !isolated.handlers.has(e)).map((e: string) => `pi.on("${e}")`);
     for (const registry of REGISTRIES) missing.push(...[...own[registry].keys()].filter((k: string) => !isolated[registry].has(k)).map((k: string) => `${registry} ${k}`));
     if (missing.length > 0) return { file, outcome: "broken", detail: `registered natively, not mirrored: ${missing.join(", ")}` };
-    let exercised = "";
+    const exercised = new Set<string>(own.handlers.has("session_start") ? ["session_start"] : []);
     if (own.handlers.has("tool_call")) {
       const nativeRunner = new pi.Runner(native.extensions, native.runtime, cwd, pi.SessionManager.inMemory(cwd), {});
       bind(nativeRunner);
@@ -141,11 +177,16 @@ export async function classifyExample(pi: Pi, dir: string, file: string, cwd: st
           return { file, outcome: "broken", detail: `tool_call ${call.toolName} answered ${JSON.stringify(mine)} isolated, ${JSON.stringify(theirs)} natively` };
         }
       }
-      exercised = ", tool_call (the same answer as natively)";
+      exercised.add("tool_call (as natively)");
     }
-    await runner.emit({ type: "session_shutdown", reason: "quit" });
-    if (problems.length > 0) return classify(file, problems[0]!, "in a handler", dir, cwd);
-    return { file, outcome: "runs unchanged", detail: `session_start, session_shutdown${exercised}` };
+    for (const step of aPrompt(runner, cwd)) {
+      const event = await step();
+      if (own.handlers.has(event)) exercised.add(event);
+      if (problems.length > 0) return classify(file, problems[0]!, "in a handler", dir, cwd);
+    }
+    const untried = [...own.handlers.keys()].filter((e: string) => e !== "tool_call" && !exercised.has(e));
+    const detail = [exercised.size ? `exercised: ${[...exercised].join(", ")}` : "", untried.length ? `not exercised: ${untried.join(", ")}` : ""];
+    return { file, outcome: "runs unchanged", detail: detail.filter(Boolean).join("; ") || "subscribes to no event" };
   } finally {
     console.error = original;
   }
@@ -165,6 +206,8 @@ function classify(file: string, raw: string, when: string, dir: string, cwd: str
   if (refused) return { file, outcome: "refused", detail: `${refused[1]} (${/registered after load/.test(text) ? "registered after load" : where})`, why: refused[2]!.trim() };
   const ctxMember = /\b(ctx(?:\.ui)?\.\w+) is not a function/.exec(text);
   if (ctxMember) return { file, outcome: "refused", detail: `${ctxMember[1]} (${where})`, why: "not in hookbox's ctx yet: calling it throws a TypeError in the handler" };
+  const unknownResult = /invalid_result in (\w+): .*Unrecognized keys?: "([^"]+)"/.exec(text);
+  if (unknownResult) return { file, outcome: "refused", detail: `${unknownResult[1]} result's ${unknownResult[2]} (${where})`, why: "hookbox's runner has no rule for this member of the result yet: reported as invalid_result, not applied" };
   const missing = /Cannot find (?:module|package) '([^'./][^']*)'/.exec(text);
   if (missing) return { file, outcome: "needs dependencies", detail: missing[1]! };
   const denied = /(\w+) of (\S+) was denied by the hook's policy/.exec(text);

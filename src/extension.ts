@@ -78,6 +78,15 @@ function refusedRegistration(hook: LoadedHook): string | undefined {
   return undefined;
 }
 
+/** `value` as plain data (what JSON keeps of it), or undefined when it is not serializable. */
+function asData(value: unknown): unknown {
+  try {
+    return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+  } catch {
+    return undefined;
+  }
+}
+
 function isCarried(event: string): boolean {
   return (RESULT_EVENTS as readonly string[]).includes(event) || (NOTIFY_EVENTS as readonly string[]).includes(event);
 }
@@ -140,9 +149,10 @@ class Mirror {
         return out === messages ? undefined : { messages: out };
       }
       case "before_agent_start": {
-        // The agent's systemPromptOptions are its own objects; the module gets the prompt, images and system prompt.
-        const { prompt, images, systemPrompt } = event as Record<string, unknown>;
-        return this.#runner.emit({ type, prompt, images, systemPrompt } as unknown as HookEvent);
+        // The module gets the prompt, images, system prompt and the options pi built it from
+        // (BuildSystemPromptOptions: plain data, cwd, tools, context files, skills) as data.
+        const { prompt, images, systemPrompt, systemPromptOptions } = event as Record<string, unknown>;
+        return this.#runner.emit({ type, prompt, images, systemPrompt, systemPromptOptions: asData(systemPromptOptions) } as unknown as HookEvent);
       }
       default: {
         const result = await this.#runner.emit(event);

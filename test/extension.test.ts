@@ -55,7 +55,7 @@ async function inPi(paths: string[], options: Record<string, unknown> = {}) {
 const rmRf = { type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "rm -rf /tmp/x" } };
 
 describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
-  it("every result of an isolated module reaches pi's runner: tool_result, context, before_agent_start, session_before_compact, tool_call with ctx, and appendEntry", async () => {
+  it("every result of an isolated module reaches pi's runner: tool_result, context, before_agent_start (given pi's systemPromptOptions), session_before_compact, tool_call with ctx, and appendEntry", async () => {
     const { runner, errors, entries } = await inPi([ext("edits-events.ts")]);
     expect(errors).toEqual([]);
     expect(entries).toEqual([["isolated-start", { reason: "startup" }]]);
@@ -63,8 +63,8 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(toolResult.content).toEqual([{ type: "text", text: "redacted by the isolated module" }]);
     const messages = [{ role: "user", content: "a", timestamp: 1 }, { role: "user", content: "b", timestamp: 2 }];
     expect(await runner.emitContext(messages)).toEqual([messages[1]]);
-    const start = await runner.emitBeforeAgentStart("hello", undefined, "the system prompt", {});
-    expect(start.messages).toEqual([{ customType: "note", content: "seen: hello", display: false }]);
+    const start = await runner.emitBeforeAgentStart("hello", undefined, "the system prompt", { cwd: ROOT, selectedTools: ["read", "bash"] });
+    expect(start.messages).toEqual([{ customType: "note", content: "seen: hello (tools read,bash)", display: false }]);
     expect(await runner.emit({ type: "session_before_compact", preparation: {}, branchEntries: [], signal: new AbortController().signal })).toEqual({ cancel: true });
     expect(await runner.emitToolCall({ ...rmRf, input: { command: "whoami" } })).toEqual({ block: true, reason: `cwd ${ROOT}` });
     expect(await runner.emitToolCall(rmRf)).toBeUndefined();
