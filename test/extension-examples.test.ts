@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { examplesDir, listExamples, renderTable, tableLabel, tableOf, type ExampleRow } from "../scripts/pi-examples.js";
+import { sandboxAvailability } from "../src/sandbox/bwrap.js";
 import { ROOT } from "./helpers/host.js";
 import { installPiDir, piUnavailable } from "./support/pi-agent.js";
 
@@ -19,14 +20,21 @@ if (unavailable) console.log(`test/extension-examples.test.ts skipped: ${unavail
 
 let rows: ExampleRow[];
 let install: string;
+const sandbox = sandboxAvailability();
+if (!sandbox.ok) console.log(`test/extension-examples.test.ts: the sandbox pass skipped: ${sandbox.reason}`);
+
+/** Every example's row, run by scripts/examples-table.ts (in its network namespace) with `isolation`. */
+async function classifyAll(isolation: string): Promise<ExampleRow[]> {
+  const { stdout } = await promisify(execFile)("npx", ["tsx", "scripts/examples-table.ts", "--json", "--isolation", isolation], {
+    cwd: ROOT, maxBuffer: 64 * 1024 * 1024, timeout: 570_000,
+  });
+  return JSON.parse(stdout.trim().split("\n").pop()!) as ExampleRow[];
+}
 
 describe.skipIf(unavailable !== undefined)("pi 0.73.1's example extensions through isolate (worker isolation)", () => {
   beforeAll(async () => {
     install = installPiDir();
-    const { stdout } = await promisify(execFile)("npx", ["tsx", "scripts/examples-table.ts", "--json"], {
-      cwd: ROOT, maxBuffer: 64 * 1024 * 1024, timeout: 570_000,
-    });
-    rows = JSON.parse(stdout.trim().split("\n").pop()!) as ExampleRow[];
+    rows = await classifyAll("worker");
   }, 600_000);
 
   it("every example pi ships is in the run, once", () => {
@@ -43,6 +51,10 @@ describe.skipIf(unavailable !== undefined)("pi 0.73.1's example extensions throu
     const doc = readFileSync(join(ROOT, "docs", "pi-examples.md"), "utf8");
     expect(tableOf(doc)).toBe(renderTable(rows, tableLabel("worker")));
   });
+
+  it.skipIf(!sandbox.ok)("in sandbox isolation every example has the same outcome as in a worker", async () => {
+    expect(await classifyAll("sandbox")).toEqual(rows);
+  }, 600_000);
 
   it("the guards run unchanged and answer tool_call as they do natively in pi", () => {
     for (const file of ["permission-gate.ts", "protected-paths.ts"]) {
