@@ -27,6 +27,12 @@ export interface AgentContext {
 }
 
 const UI_METHODS = ["select", "confirm", "input", "editor", "notify", "setStatus", "setEditorText", "getEditorText"] as const;
+/**
+ * The methods of pi's `Theme` that take and return plain data. Why forwarders rather than pi's
+ * object: pi's `ctx.ui.theme` is a Proxy over its global theme, whose methods the host's bridge
+ * cannot see as own or prototype members, so `theme.fg()` from a module was refused.
+ */
+const THEME_METHODS = ["fg", "bg", "bold", "italic", "underline", "inverse", "strikethrough", "getFgAnsi", "getBgAnsi", "getColorMode"] as const;
 
 /** pi's members of `pi`, `ctx` and `ctx.ui` a module reaches by name (src/bridge/agent-gate.ts checked and gated the arguments). */
 const ON_PI = new Set(["getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel",
@@ -71,7 +77,7 @@ export class LiveAgentContext {
     // hookbox's custom() factory takes (tui, theme, done); pi's passes (tui, theme, keybindings, done).
     ui.custom = (factory: (tui: unknown, theme: unknown, done: unknown) => unknown, options?: unknown) =>
       live.require().ui.custom((tui: unknown, theme: unknown, _keybindings: unknown, done: unknown) => factory(tui, theme, done), options);
-    Object.defineProperty(ui, "theme", { enumerable: true, get: () => live.require().ui.theme });
+    Object.defineProperty(ui, "theme", { enumerable: true, value: Object.freeze(this.#forwarders(THEME_METHODS, () => this.require().ui.theme)) });
     this.ui = ui as unknown as HookUIContext;
   }
 

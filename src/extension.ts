@@ -24,7 +24,7 @@ import { IsolatedHook } from "./worker-hook.js";
 import {
   NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_REFUSED_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
-import type { HookEvent, ImageContent } from "./types.js";
+import type { HookEvent } from "./types.js";
 
 export type { AgentContext } from "./extension-context.js";
 
@@ -157,6 +157,15 @@ function refusedRegistration(hook: LoadedHook, carried: Carried): string | undef
 export const RENDERER_NEEDS_WORKER = "the agent's terminal calls a renderer's render(width) synchronously, which only worker isolation answers (shared memory); "
   + "in process and sandbox isolation the message would render by default";
 
+/** `value` as plain data (what JSON keeps of it), or undefined when it is not serializable. */
+function asData(value: unknown): unknown {
+  try {
+    return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+  } catch {
+    return undefined;
+  }
+}
+
 function isCarried(event: string, carried: Carried): boolean {
   return carried.results.includes(event) || carried.notified.includes(event);
 }
@@ -261,10 +270,11 @@ class Mirror {
         return out === messages ? undefined : { messages: out };
       }
       case "before_agent_start": {
-        // The agent's systemPromptOptions are its own objects; the module gets the prompt, images and
-        // system prompt, and its result's `systemPrompt` (chained across handlers) goes back to pi.
-        const { prompt, images, systemPrompt } = event as { prompt: string; images?: ImageContent[]; systemPrompt?: string };
-        return this.#runner.emitBeforeAgentStart(prompt, images, systemPrompt);
+        // The module gets the prompt, images, system prompt and the options pi built it from
+        // (BuildSystemPromptOptions: plain data, cwd, tools, context files, skills) as data; its
+        // result's `systemPrompt` (chained across handlers) goes back to pi.
+        const { prompt, images, systemPrompt, systemPromptOptions } = event as Record<string, unknown>;
+        return this.#runner.emit({ type, prompt, images, systemPrompt, systemPromptOptions: asData(systemPromptOptions) } as unknown as HookEvent);
       }
       default: {
         const result = await this.#runner.emit(event);

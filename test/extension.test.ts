@@ -27,6 +27,7 @@ let piDist: string;
 let loader: Any;
 let Runner: Any;
 let SessionManager: Any;
+let piTheme: Any;
 const runners: Any[] = [];
 
 beforeAll(async () => {
@@ -34,6 +35,8 @@ beforeAll(async () => {
   loader = await import(pathToFileURL(join(piDist, "core", "extensions", "loader.js")).href);
   Runner = (await import(pathToFileURL(join(piDist, "core", "extensions", "runner.js")).href)).ExtensionRunner;
   SessionManager = (await import(pathToFileURL(join(piDist, "core", "session-manager.js")).href)).SessionManager;
+  piTheme = await import(pathToFileURL(join(piDist, "modes", "interactive", "theme", "theme.js")).href);
+  piTheme.initTheme("dark"); // as pi's main does before any extension runs
 }, 300_000);
 
 afterEach(async () => {
@@ -91,7 +94,7 @@ function bindAgent(runner: Any, runtime: Any, entries: Array<[string, unknown]>)
 const rmRf = { type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "rm -rf /tmp/x" } };
 
 describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
-  it("every result of an isolated module reaches pi's runner: tool_result, context, before_agent_start, session_before_compact, tool_call with ctx, and appendEntry", async () => {
+  it("every result of an isolated module reaches pi's runner: tool_result, context, before_agent_start (given pi's systemPromptOptions), session_before_compact, tool_call with ctx, and appendEntry", async () => {
     const { runner, errors, entries } = await inPi([ext("edits-events.ts")]);
     expect(errors).toEqual([]);
     expect(entries).toEqual([["isolated-start", { reason: "startup" }]]);
@@ -99,8 +102,8 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(toolResult.content).toEqual([{ type: "text", text: "redacted by the isolated module" }]);
     const messages = [{ role: "user", content: "a", timestamp: 1 }, { role: "user", content: "b", timestamp: 2 }];
     expect(await runner.emitContext(messages)).toEqual([messages[1]]);
-    const start = await runner.emitBeforeAgentStart("hello", undefined, "the system prompt", {});
-    expect(start.messages).toEqual([{ customType: "note", content: "seen: hello", display: false }]);
+    const start = await runner.emitBeforeAgentStart("hello", undefined, "the system prompt", { cwd: ROOT, selectedTools: ["read", "bash"] });
+    expect(start.messages).toEqual([{ customType: "note", content: "seen: hello (tools read,bash)", display: false }]);
     expect(await runner.emit({ type: "session_before_compact", preparation: {}, branchEntries: [], signal: new AbortController().signal })).toEqual({ cancel: true });
     expect(await runner.emitToolCall({ ...rmRf, input: { command: "whoami" } })).toEqual({ block: true, reason: `cwd ${ROOT}` });
     expect(await runner.emitToolCall(rmRf)).toBeUndefined();
@@ -252,6 +255,14 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     } finally {
       console.error = original;
     }
+  });
+
+  it("ctx.ui.theme styles with pi's own theme (pi's theme is a Proxy over its global theme)", async () => {
+    const { errors, entries } = await inPi([ext("styles-with-theme.ts")]);
+    expect(errors).toEqual([]);
+    const { theme } = piTheme;
+    expect(entries).toEqual([["styled", { fg: theme.fg("accent", "x"), bold: theme.bold("y"), mode: theme.getColorMode() }]]);
+    expect(entries[0][1]).not.toEqual({ fg: "x", bold: "y", mode: expect.anything() });
   });
 
   it.each([

@@ -19,6 +19,9 @@ const MODEL_PORT = 41789;
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
 /** @type {Array<{ url: string | undefined; body: any }>} */
 const requests = [];
+/** When pi was spawned, and when the model got its first request (ms): pi's start, for bench/extension.ts. */
+let spawned = 0;
+let firstRequestMs = -1;
 
 /** @param {object} delta @param {string | null} [finish] */
 function chunk(delta, finish = null) {
@@ -37,6 +40,7 @@ const server = createServer((req, res) => {
   req.on("end", () => {
     let parsed;
     try { parsed = JSON.parse(body); } catch { parsed = { unparsed: body }; }
+    if (requests.length === 0) firstRequestMs = performance.now() - spawned;
     requests.push({ url: req.url, body: parsed });
     if (!req.url?.endsWith("/chat/completions")) {
       res.writeHead(200, { "content-type": "text/plain" });
@@ -82,6 +86,7 @@ server.listen(MODEL_PORT, "127.0.0.1", () => {
       },
     },
   }));
+  spawned = performance.now();
   const child = spawn(config.program ?? process.execPath, [config.cli, "--provider", "fake", "--model", "fake-model", "--no-session", ...config.args], {
     cwd: config.cwd, env: config.env, stdio: ["ignore", "pipe", "pipe"],
   });
@@ -92,7 +97,7 @@ server.listen(MODEL_PORT, "127.0.0.1", () => {
   const timer = setTimeout(() => child.kill("SIGKILL"), config.timeoutMs);
   child.on("close", (code, signal) => {
     clearTimeout(timer);
-    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests, outside }));
+    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests, outside, firstRequestMs, elapsedMs: performance.now() - spawned }));
     server.close();
     process.exit(0);
   });
