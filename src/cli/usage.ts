@@ -4,10 +4,11 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ParseArgsConfig } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { SandboxOptions } from "../options.js";
 import { DEFAULT_POLICY, presets, type Policy } from "../policy.js";
 import type { HostOptions } from "./host.js";
+import type { Output } from "./render.js";
 import { scriptedAnswers, type UiFlags } from "./ui.js";
 import { UsageError } from "./usage-error.js";
 
@@ -73,13 +74,29 @@ Scripted UI (sets ctx.hasUI; every prompt and notification is printed with the a
 
 Examples ship in the package: node_modules/hookbox/examples/ (hooks and a session.jsonl).`;
 
-/** Run a `util.parseArgs` call (strict, positionals allowed); its errors become `UsageError`s. */
-export function parse<T>(run: (config: { args: string[]; allowPositionals: true; strict: true }) => T, args: string[]): T {
+type CommandConfig<O> = { args: string[]; options: typeof COMMON_OPTIONS & O; allowPositionals: true; strict: true };
+type Parsed<O> = ReturnType<typeof parseArgs<CommandConfig<O>>>;
+
+/**
+ * A command's arguments: `util.parseArgs` over the common options and the command's own (strict,
+ * positionals allowed; its errors become `UsageError`s), then the hook paths checked. `undefined`
+ * when `--help` was given, after `help` is written to `out`.
+ */
+export function readCommand<const O extends NonNullable<ParseArgsConfig["options"]>>(
+  args: string[], extra: O, help: string, out: Output,
+): { values: Parsed<O>["values"]; paths: string[] } | undefined {
+  let parsed: Parsed<O>;
   try {
-    return run({ args, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: { ...COMMON_OPTIONS, ...extra }, allowPositionals: true, strict: true });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  const common: { help?: boolean; cwd?: string } = parsed.values;
+  if (common.help) {
+    out.write(help);
+    return undefined;
+  }
+  return { values: parsed.values, paths: requireHooks(parsed.positionals, common.cwd) };
 }
 
 /** A positive number of milliseconds from a flag, or `undefined` when the flag is absent. */
