@@ -199,7 +199,7 @@ function handle(msg) {
     case "ping": send({ t: "pong", id: msg.id }); return;
     case "cancel": {
       // A handler that never settles never removes its id: keep the set bounded.
-      if (cancelled.size >= 10_000) cancelled.delete(/** @type {number} */ (cancelled.values().next().value));
+      if (cancelled.size >= LIMITS.maxCancelled) cancelled.delete(/** @type {number} */ (cancelled.values().next().value));
       cancelled.add(msg.id);
       signals.get(msg.id)?.forEach((c) => c.abort(new Error("hook deadline passed")));
       signals.delete(msg.id);

@@ -11,6 +11,7 @@ import type { HostOptions } from "./host.js";
 import type { Output } from "./render.js";
 import { scriptedAnswers, type UiFlags } from "./ui.js";
 import { UsageError } from "./usage-error.js";
+import { DEFAULTS } from "../../worker/wire.mjs";
 
 /** Exit codes of the `hookbox` command. */
 export const EXIT = { ok: 0, hookErrors: 1, usage: 2 } as const;
@@ -53,7 +54,7 @@ const either = (names: string[]) => names.map((n) => `"${n}"`).join(", ").replac
 export const COMMON_HELP = `Common options:
   --json                  print one JSON document for machines instead of text
   --cwd <dir>             resolve hook paths (and ctx.cwd) against <dir> (default: the current folder)
-  --timeout <ms>          deadline of each handler, in ms of the hook's own time (default 30000)
+  --timeout <ms>          deadline of each handler, in ms of the hook's own time (default ${DEFAULTS.deadlineMs})
   --isolation <mode>      where each hook runs: ${Object.entries(ISOLATIONS).map(([m, what]) => `"${m}" (${what})`).join(",\n                          ")}
   --fail-on-error         exit 1 when any HookError occurred (not only load errors)
 
