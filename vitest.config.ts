@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { sandboxAvailability } from "./src/sandbox/bwrap.js";
 
 const sandbox = sandboxAvailability();
@@ -17,8 +17,10 @@ const BOTH_MODES = [
   "test/host-model-registry.test.ts",
   "test/host-terminal-text.test.ts",
   "test/host-fuzz.test.ts",
+  // issue 21: the host objects the original accepts
+  "test/host-seed-host.test.ts",
   // issue 20: isolate() inside pi's own loader and runner
-  "test/extension.test.ts",
+  "test/extension.test.ts", "test/extension-registrations.test.ts",
 ];
 
 export default defineConfig({
@@ -30,7 +32,8 @@ export default defineConfig({
     // Tests start real workers; two cores, so two test files at a time.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: "worker", include: ["test/**/*.test.ts"] } },
+      // test/bun/ runs with Bun as the host: vitest.bun.config.ts (the Bun job).
+      { extends: true, test: { name: "worker", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, "test/bun/**"] } },
       { extends: true, test: { name: "process", include: BOTH_MODES, env: { HOOKBOX_TEST_ISOLATION: "process" } } },
       ...(sandbox.ok ? [{ extends: true as const, test: { name: "sandbox", include: BOTH_MODES, env: { HOOKBOX_TEST_ISOLATION: "sandbox" } } }] : []),
     ],

@@ -17,7 +17,7 @@ import { FULL, QUICK, context, pipelined, startup, toolCall } from "./lib/cases.
 import { sandboxFigures, type SandboxFigures } from "./lib/sandbox.js";
 import { sandboxAvailability } from "../src/sandbox/bwrap.js";
 import { measureInChild, measureInFreshProcess, type MemoryCase } from "./lib/memory.js";
-import type { Summary } from "./lib/measure.js";
+import { ms, report, spread, us, type Row } from "./lib/table.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -30,43 +30,7 @@ const { values: args } = parseArgs({
   },
 });
 
-interface Row {
-  key: string;
-  value: number;
-  unit: string;
-  target?: { op: "<=" | ">=" | "=="; value: number };
-  detail: string;
-}
-
-const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
-const ms = (v: number) => `${v.toFixed(1)} ms`;
-const spread = (s: Summary, fmt: (v: number) => string) => `${fmt(s.median)} (p99 ${fmt(s.p99)})`;
 const progress = (what: string) => process.stderr.write(`bench: ${what}\n`);
-
-function passes(row: Row): boolean | undefined {
-  const t = row.target;
-  if (!t) return undefined;
-  if (t.op === "<=") return row.value <= t.value;
-  if (t.op === ">=") return row.value >= t.value;
-  return row.value === t.value;
-}
-
-function table(rows: Row[]): string {
-  const cells = rows.map((r) => {
-    const ok = passes(r);
-    return [
-      r.key,
-      r.unit === "x" ? r.value.toFixed(2) : r.unit === "" ? String(r.value) : `${r.value.toFixed(r.unit === "µs" ? 3 : 1)} ${r.unit}`,
-      r.target ? `${r.target.op} ${r.target.value}${r.unit === "x" || r.unit === "" ? "" : ` ${r.unit}`}` : "-",
-      ok === undefined ? "-" : ok ? "pass" : "FAIL",
-      r.detail,
-    ];
-  });
-  const head = ["figure", "value", "target", "result", "measured (median, p99) / floor"];
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => `| ${c.map((v, i) => v.padEnd(widths[i]!)).join(" | ")} |`;
-  return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...cells.map(line)].join("\n");
-}
 
 async function main(): Promise<void> {
   if (args.case) {
@@ -135,11 +99,8 @@ async function main(): Promise<void> {
       detail: `emitToolCall in a worker ${us(tc.hook.median)} / same hook in-process ${spread(tc.inProcess, us)}` },
   ];
 
-  console.log(table(rows));
-  console.log(`\nround trips and context ${pinned ? "with every thread pinned to one CPU (taskset)" : "unpinned"}; throughput, startup and RSS unpinned`);
-  const failed = rows.filter((r) => passes(r) === false).map((r) => r.key);
-  console.log(failed.length ? `\ntargets missed: ${failed.join(", ")}` : "\nevery target met");
-  if (args.json) console.log(JSON.stringify(Object.fromEntries(rows.map((r) => [r.key, Number(r.value.toPrecision(4))]))));
+  console.log(`round trips and context ${pinned ? "with every thread pinned to one CPU (taskset)" : "unpinned"}; throughput, startup and RSS unpinned\n`);
+  report(rows, args.json);
 }
 
 /** `--only`: the two figures of the hot path, for profiling work on it. */

@@ -9,7 +9,10 @@
  *   it never crosses as data). What the CLI accepts, and what an in-place edit of that field must be.
  * - `result` (events with a result only): the strict schema of what a handler may return.
  * - `rule`: how results combine: `series` (ignored), `bail` on a boolean key, `last-wins`,
- *   `waterfall` over a field, `first-message` on a key.
+ *   `waterfall` over a field, `first-message` on a key (with a field chained beside it), and pi's
+ *   rules: `first` (the first result ends the emit), `chain` (a result's field replaces the
+ *   event's for the next handler), `replace` (the whole result does), `transform` (pi's `input`),
+ *   `collect` (lists appended).
  * - `addable`: optional fields an in-place edit may add when the host's event lacks them.
  * - `sample`: a fresh event for tests and the CLI (AbortSignals new each time).
  *
@@ -20,7 +23,7 @@
  */
 import { z } from "zod";
 import type { AgentMessage, HookEventOf, HookEventType, HookResultMap } from "./types.js";
-import { PLANS } from "../worker/wire.mjs";
+import { LIMITS, PLANS } from "../worker/wire.mjs";
 import { agentMessage, compactionResult, hookMessage, imageContent, toolContent } from "./schemas.js";
 
 // ---- the row's type ------------------------------------------------------------------------------
@@ -40,11 +43,21 @@ type StopKey = Plan extends infer P ? (P extends { stop: infer S } ? S : never) 
 /** A key the worker can chain a hook's handlers over (a plan whose `chain` it is). */
 type ChainKey = Plan extends infer P ? (P extends { chain: infer C } ? C : never) : never;
 
+/** Keys of `R` that hold a list. */
+type ListKey<R> = { [K in keyof R]-?: NonNullable<R[K]> extends readonly unknown[] ? K : never }[keyof R];
+/** A field of the result that is also a field of the event (what a chain feeds to the next handler). */
+type SharedKey<T extends ResultEvent> = keyof HookResultMap[T] & Fields<HookEventOf<T>> & string;
+
 export type Rule<T extends HookEventType> = T extends ResultEvent
   ? | { kind: "bail"; key: BooleanKey<HookResultMap[T]> & StopKey }
     | { kind: "last-wins" }
     | { kind: "waterfall"; key: keyof HookResultMap[T] & Fields<HookEventOf<T>> & ChainKey }
-    | { kind: "first-message"; key: keyof HookResultMap[T] & string }
+    | { kind: "first-message"; key: keyof HookResultMap[T] & string; chain?: SharedKey<T> }
+    | { kind: "first" }
+    | { kind: "chain"; key: SharedKey<T>; sameRole?: true }
+    | { kind: "replace"; key: Fields<HookEventOf<T>> & string }
+    | { kind: "transform" }
+    | { kind: "collect"; keys: ReadonlyArray<ListKey<HookResultMap[T]> & string> }
   : { kind: "series" };
 export type RuleKind = Rule<HookEventType>["kind"];
 
@@ -54,7 +67,7 @@ interface RowBase<T extends HookEventType> {
   sample(): HookEventOf<T>;
   rule: Rule<T>;
 }
-export type EventRow<T extends HookEventType> = T extends ResultEvent ? RowBase<T> & { result: z.ZodObject } : RowBase<T> & { result?: never };
+export type EventRow<T extends HookEventType> = T extends ResultEvent ? RowBase<T> & { result: z.ZodType } : RowBase<T> & { result?: never };
 
 // ---- shared payload parts ------------------------------------------------------------------------
 
@@ -67,6 +80,9 @@ const compaction = z.looseObject({ summary: z.string(), firstKeptEntryId: z.stri
 const action = z.enum(["context-full", "handoff"]);
 const toolResult = z.looseObject({ role: z.literal("toolResult"), toolCallId: z.string(), toolName: z.string(), content, isError: z.boolean() });
 const input = z.record(z.string(), z.unknown());
+const images = z.array(imageContent).max(LIMITS.maxHandlers);
+/** A path an extension names for the agent to load (checked again against the module's folder: src/resource-paths.ts). */
+const paths = z.array(z.string().max(LIMITS.maxPath)).max(LIMITS.maxHandlers).optional();
 
 /** The messages of the samples (`context`, `agent_end`, `session.compacting`). */
 export const SAMPLE_MESSAGES: readonly AgentMessage[] = [
@@ -165,10 +181,11 @@ export const EVENTS = {
     sample: () => ({ type: "context", messages: sampleMessages() }),
   },
   before_agent_start: {
-    payload: { prompt: z.string(), images: z.array(imageContent).optional() },
-    result: z.strictObject({ message: hookMessage.optional() }),
-    rule: { kind: "first-message", key: "message" },
-    addable: ["images"],
+    payload: { prompt: z.string(), images: z.array(imageContent).optional(), systemPrompt: z.string().optional() },
+    result: z.strictObject({ message: hookMessage.optional(), systemPrompt: z.string().max(LIMITS.maxPrompt).optional() }),
+    // pi chains the system prompt across handlers ("if multiple extensions return this, they are chained").
+    rule: { kind: "first-message", key: "message", chain: "systemPrompt" },
+    addable: ["images", "systemPrompt"],
     sample: () => ({ type: "before_agent_start", prompt: "do it" }),
   },
   agent_start: { payload: {}, rule: series, sample: () => ({ type: "agent_start" }) },
@@ -237,6 +254,56 @@ export const EVENTS = {
       type: "tool_result", toolName: "read", toolCallId: "call-1", input: { path: "a" },
       content: [{ type: "text", text: "original" }], details: { lines: 1 }, isError: false,
     }),
+  },
+  // ---- pi's events whose results the agent uses (pi 0.73.1, dist/core/extensions/runner.js) ----
+  session_before_fork: {
+    payload: { entryId: z.string(), position: z.enum(["before", "at"]) },
+    result: z.strictObject({ cancel: z.boolean().optional(), skipConversationRestore: z.boolean().optional() }),
+    rule: cancel,
+    sample: () => ({ type: "session_before_fork", entryId: "e7", position: "before" }),
+  },
+  input: {
+    payload: { text: z.string(), images: images.optional(), source: z.enum(["interactive", "rpc", "extension"]) },
+    result: z.discriminatedUnion("action", [
+      z.strictObject({ action: z.literal("continue") }),
+      z.strictObject({ action: z.literal("transform"), text: z.string().max(LIMITS.maxPrompt), images: images.optional() }),
+      z.strictObject({ action: z.literal("handled") }),
+    ]),
+    rule: { kind: "transform" },
+    addable: ["images"],
+    sample: () => ({ type: "input", text: "hello", source: "interactive" }),
+  },
+  user_bash: {
+    payload: { command: z.string(), excludeFromContext: z.boolean(), cwd: z.string() },
+    // pi's `operations` (functions run in the agent) cannot cross: only a finished result does.
+    result: z.strictObject({
+      result: z.strictObject({
+        output: z.string().max(LIMITS.maxPrompt), exitCode: z.number().int().optional(), cancelled: z.boolean(), truncated: z.boolean(),
+        fullOutputPath: z.string().max(LIMITS.maxPath).optional(),
+      }).optional(),
+    }),
+    rule: { kind: "first" },
+    sample: () => ({ type: "user_bash", command: "ls", excludeFromContext: false, cwd: "/w" }),
+  },
+  message_end: {
+    payload: { message: agentMessage },
+    result: z.strictObject({ message: agentMessage.optional() }),
+    // pi refuses a replacement with another role and goes on with the message it had.
+    rule: { kind: "chain", key: "message", sameRole: true },
+    sample: () => ({ type: "message_end", message: sampleMessages()[0]! }),
+  },
+  before_provider_request: {
+    payload: { payload: z.unknown() },
+    // The handler returns the new request body itself (JSON data: it is sent to the provider).
+    result: z.json(),
+    rule: { kind: "replace", key: "payload" },
+    sample: () => ({ type: "before_provider_request", payload: { model: "m", messages: [] } }),
+  },
+  resources_discover: {
+    payload: { cwd: z.string(), reason: z.enum(["startup", "reload"]) },
+    result: z.strictObject({ skillPaths: paths, promptPaths: paths, themePaths: paths }),
+    rule: { kind: "collect", keys: ["skillPaths", "promptPaths", "themePaths"] },
+    sample: () => ({ type: "resources_discover", cwd: "/w", reason: "startup" }),
   },
 } as const satisfies { [T in HookEventType]: EventRow<T> };
 

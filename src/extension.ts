@@ -4,17 +4,23 @@
  * loads each module with `loadHooks` (each in its own worker, process or sandbox), then mirrors on
  * the agent's real `pi` every event the adapter carries, forwarding each call to hookbox's
  * `HookRunner` and returning its result to the agent's runner, which keeps its own ordering and
- * combination rules. What crosses and what is refused is one table: `worker/extension-members.mjs`.
+ * combination rules. Tools, commands, flags and shortcuts are mirrored as data, and what they run
+ * runs isolated (src/extension-registrations.ts). What crosses and what is refused is one table:
+ * `worker/extension-members.mjs`.
  */
 import { terminalText } from "./terminal-text.js";
 import { Errors, type HookError, type HookErrorCode } from "./errors.js";
 import type { LoadedHook } from "./hook.js";
-import { loadHooks, type LoadOptions } from "./loader.js";
+import { loadExtensionModules, type LoadOptions } from "./loader.js";
 import { resolvePath } from "./paths.js";
 import { HookRunner } from "./runner.js";
-import { LiveAgentContext, type AgentContext } from "./extension-context.js";
+import { LiveAgentContext, agentAccess, type AgentContext } from "./extension-context.js";
 import {
-  NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS, refusedMemberMessage,
+  mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
+} from "./extension-registrations.js";
+import { IsolatedHook } from "./worker-hook.js";
+import {
+  NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
 import type { HookEvent } from "./types.js";
 
@@ -30,12 +36,47 @@ export interface IsolateOptions extends LoadOptions {
 }
 
 /** The part of the agent's `ExtensionAPI` (pi 0.73.1) the adapter uses. */
-export interface AgentExtensionAPI {
+export interface AgentExtensionAPI extends AgentRegistrationAPI {
   // `any`: pi's ExtensionAPI overloads `on` per event; this keeps it assignable to the parameter.
   on(event: any, handler: any): void;
   sendMessage(message: any, options?: any): void;
   appendEntry(customType: string, data?: unknown): void;
+  registerMessageRenderer?(customType: string, renderer: (message: any, options: any, theme: any) => unknown): void;
+  // pi's agent members, reached by name through `AgentAccess` (src/bridge/agent-gate.ts gates them).
+  sendUserMessage?(content: any, options?: any): void;
+  setSessionName?(name: string): void;
+  getSessionName?(): string | undefined;
+  setLabel?(entryId: string, label: string | undefined): void;
+  getActiveTools?(): string[];
+  getAllTools?(): unknown[];
+  setActiveTools?(toolNames: string[]): void;
+  getCommands?(): unknown[];
+  setModel?(model: any): Promise<boolean>;
+  getThinkingLevel?(): string;
+  setThinkingLevel?(level: any): void;
 }
+
+/**
+ * Which line of agents `pi` (the agent's ExtensionAPI) comes from: `omp` for oh-my-pi and xcsh,
+ * whose API injects the agent's own module as `pi.pi` (as the seed's HookAPI does), else `pi`.
+ * It decides which events cross: the omp line also has the seed's hook events pi lacks
+ * (`OMP_RESULT_EVENTS`, `OMP_NOTIFY_EVENTS`), which legacy `--hook` modules use.
+ */
+export function agentLine(pi: object): "omp" | "pi" {
+  const own = (pi as { pi?: unknown }).pi;
+  return typeof own === "object" && own !== null ? "omp" : "pi";
+}
+
+/**
+ * The events the adapter mirrors in an agent of `line`: those whose result the agent uses, and
+ * those it only notifies. The oh-my-pi line has the seed's events pi lacks, and lacks a few of pi's.
+ */
+export function carriedEvents(line: "omp" | "pi"): { results: readonly string[]; notified: readonly string[] } {
+  if (line === "pi") return { results: RESULT_EVENTS, notified: NOTIFY_EVENTS };
+  const has = (event: string) => !(PI_ONLY_EVENTS as readonly string[]).includes(event);
+  return { results: [...RESULT_EVENTS, ...OMP_RESULT_EVENTS].filter(has), notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS].filter(has) };
+}
+type Carried = ReturnType<typeof carriedEvents>;
 
 /** An extension factory, as the agent awaits it. */
 export type IsolatedExtension = (pi: AgentExtensionAPI) => Promise<void>;
@@ -53,33 +94,47 @@ export function isolate(paths: string[], options: IsolateOptions = {}): Isolated
   if (!Array.isArray(optional) || optional.some((p) => typeof p !== "string")) throw new TypeError("isolate: optional must be an array of module paths (strings)");
   return async (pi) => {
     const cwd = process.cwd();
-    const loaded = await loadHooks(paths, cwd, loadOptions);
+    const carried = carriedEvents(agentLine(pi));
+    const loaded = await loadExtensionModules(paths, cwd, loadOptions);
     const unloaded: Unloaded[] = loaded.errors.map(({ path, code, error }) => ({ path, code, error }));
     const hooks: LoadedHook[] = [];
+    const taken = new Set<string>();
     for (const hook of loaded.hooks) {
-      const refusal = refusedRegistration(hook);
+      const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken);
       if (!refusal) { hooks.push(hook); continue; }
       unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
       await hook.dispose?.();
     }
     const isOptional = (path: string) => optional.includes(path) || optional.some((o) => resolvePath(o, cwd) === resolvePath(path, cwd));
-    new Mirror(pi, hooks, cwd, unloaded, isOptional).install();
+    new Mirror(pi, hooks, cwd, unloaded, isOptional, carried).install();
   };
 }
 
 /** What a loaded module registered that the adapter cannot carry, as a message; undefined when all of it crosses. */
-function refusedRegistration(hook: LoadedHook): string | undefined {
+function refusedRegistration(hook: LoadedHook, carried: Carried): string | undefined {
   for (const [event, list] of hook.handlers) {
     if (list.length > 0 && Object.hasOwn(REFUSED_EVENTS, event)) return `pi.on("${event}") is refused by hookbox/extension: ${REFUSED_EVENTS[event]}`;
-    if (list.length > 0 && !isCarried(event)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
+    if (list.length > 0 && !isCarried(event, carried)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
   }
-  if (hook.commands.size > 0) return refusedMemberMessage("registerCommand");
-  if (hook.messageRenderers.size > 0) return refusedMemberMessage("registerMessageRenderer");
+  if (hook.messageRenderers.size > 0 && hook.sandbox?.options.isolation !== "worker") return `pi.registerMessageRenderer is refused by hookbox/extension: ${RENDERER_NEEDS_WORKER}`;
   return undefined;
 }
 
-function isCarried(event: string): boolean {
-  return (RESULT_EVENTS as readonly string[]).includes(event) || (NOTIFY_EVENTS as readonly string[]).includes(event);
+/** Why a renderer crosses in worker mode only. */
+export const RENDERER_NEEDS_WORKER = "the agent's terminal calls a renderer's render(width) synchronously, which only worker isolation answers (shared memory); "
+  + "in process and sandbox isolation the message would render by default";
+
+/** `value` as plain data (what JSON keeps of it), or undefined when it is not serializable. */
+function asData(value: unknown): unknown {
+  try {
+    return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+  } catch {
+    return undefined;
+  }
+}
+
+function isCarried(event: string, carried: Carried): boolean {
+  return carried.results.includes(event) || carried.notified.includes(event);
 }
 
 /** One isolate() instance inside the agent: the runner over its modules and the handlers mirrored on the agent's `pi`. */
@@ -90,12 +145,17 @@ class Mirror {
   readonly #unloaded: Unloaded[];
   readonly #blocking: Unloaded[];
   readonly #isOptional: (path: string) => boolean;
+  readonly #carried: Carried;
+  /** What each module's tools, commands, flags and shortcuts were when mirrored (`kind:name`). */
+  readonly #mirrored = new Map<string, Set<string>>();
+  readonly #renderers = new Set<string>();
   #initialized = false;
   #reportedUnloaded = false;
   #disposed = false;
 
-  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean) {
+  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried) {
     this.#pi = pi;
+    this.#carried = carried;
     this.#unloaded = unloaded;
     this.#isOptional = isOptional;
     this.#blocking = unloaded.filter((u) => !isOptional(u.path));
@@ -104,8 +164,44 @@ class Mirror {
   }
 
   install(): void {
-    for (const event of [...RESULT_EVENTS, ...NOTIFY_EVENTS]) {
+    for (const event of [...this.#carried.results, ...this.#carried.notified]) {
       this.#pi.on(event, (payload: HookEvent & Record<string, unknown>, ctx: AgentContext) => this.#forward(event, payload, ctx));
+    }
+    const deps = {
+      enter: (ctx: AgentContext) => { this.#live.set(ctx); this.#initialize(ctx); },
+      report: (e: HookError) => this.#report(e),
+      commandContext: (ctx: AgentContext & Record<string, any>) => ({
+        ...this.#runner.createCommandContext(),
+        waitForIdle: () => ctx.waitForIdle(),
+        newSession: (options: any) => ctx.newSession(options),
+        branch: (entryId: string) => ctx.fork(entryId),
+        navigateTree: (targetId: string, options: any) => ctx.navigateTree(targetId, options),
+      }),
+    };
+    for (const hook of this.#runner.getHooks()) {
+      this.#mirrored.set(hook.path, new Set(registrationKeys(hook)));
+      if (hook instanceof IsolatedHook) mirrorRegistrations(this.#pi, hook, deps);
+    }
+    this.#mirrorRenderers();
+  }
+
+  /**
+   * Each message renderer a module registered (worker isolation: `refusedRegistration`), on the
+   * agent's `pi`: the agent's TUI gets hookbox's component stand-in (render(width) → lines, bounded
+   * and gated by src/sandbox/render-guard.ts). Renderers registered after load are mirrored at the
+   * next event pi forwards.
+   */
+  #mirrorRenderers(): void {
+    const register = this.#pi.registerMessageRenderer;
+    if (typeof register !== "function") return;
+    for (const hook of this.#runner.getHooks()) {
+      if (this.#unloaded.some((u) => u.path === hook.path)) continue;
+      for (const type of hook.messageRenderers.keys()) {
+        if (this.#renderers.has(type)) continue;
+        this.#renderers.add(type);
+        register.call(this.#pi, type, (message: unknown, options: unknown, theme: unknown) =>
+          this.#runner.getMessageRenderer(type)?.(message as never, options as never, theme as never));
+      }
     }
   }
 
@@ -116,6 +212,7 @@ class Mirror {
     if (this.#disposed) return undefined;
     const result = this.#runner.hasHandlers(type) ? await this.#emit(type, event) : undefined;
     this.#refuseLate();
+    this.#mirrorRenderers();
     if (type === "session_shutdown") {
       this.#disposed = true;
       await this.#runner.dispose();
@@ -140,13 +237,15 @@ class Mirror {
         return out === messages ? undefined : { messages: out };
       }
       case "before_agent_start": {
-        // The agent's systemPromptOptions are its own objects; the module gets the prompt, images and system prompt.
-        const { prompt, images, systemPrompt } = event as Record<string, unknown>;
-        return this.#runner.emit({ type, prompt, images, systemPrompt } as unknown as HookEvent);
+        // The module gets the prompt, images, system prompt and the options pi built it from
+        // (BuildSystemPromptOptions: plain data, cwd, tools, context files, skills) as data; its
+        // result's `systemPrompt` (chained across handlers) goes back to pi.
+        const { prompt, images, systemPrompt, systemPromptOptions } = event as Record<string, unknown>;
+        return this.#runner.emit({ type, prompt, images, systemPrompt, systemPromptOptions: asData(systemPromptOptions) } as unknown as HookEvent);
       }
       default: {
         const result = await this.#runner.emit(event);
-        return (RESULT_EVENTS as readonly string[]).includes(type) ? result : undefined;
+        return this.#carried.results.includes(type) ? result : undefined;
       }
     }
   }
@@ -158,7 +257,7 @@ class Mirror {
   #refuseLate(): void {
     for (const hook of this.#runner.getHooks()) {
       if (this.#unloaded.some((u) => u.path === hook.path)) continue;
-      const refusal = refusedRegistration(hook);
+      const refusal = refusedRegistration(hook, this.#carried) ?? this.#unmirrored(hook);
       if (!refusal) continue;
       // The refusal may quote a name the module chose: HookFailure's message passes the terminal-text gate.
       const late: Unloaded = { path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, `${refusal} (registered after load)`).message };
@@ -166,6 +265,15 @@ class Mirror {
       if (!this.#isOptional(hook.path)) this.#blocking.push(late);
       this.#report({ hookPath: hook.path, event: "load", code: "load_failed", error: late.error });
     }
+  }
+
+  /** A tool, command, flag or shortcut registered after load: the agent's lists were made at load. */
+  #unmirrored(hook: LoadedHook): string | undefined {
+    const mirrored = this.#mirrored.get(hook.path);
+    const late = registrationKeys(hook).find((key) => !mirrored?.has(key));
+    if (late === undefined) return undefined;
+    const kind = late.slice(0, late.indexOf(":"));
+    return `a ${kind} registered after load ("${late.slice(kind.length + 1)}") is refused by hookbox/extension: tools, commands, flags and shortcuts cross when the module's factory registers them`;
   }
 
   #initialize(ctx: AgentContext): void {
@@ -181,6 +289,9 @@ class Mirror {
       hasQueuedMessages: () => live.require().hasPendingMessages(),
       uiContext: live.ui,
       hasUI: Boolean(ctx.hasUI),
+      // pi's getFlag answers this extension's flags; each module reads only the flags it registered.
+      getFlagHandler: (hookPath, name) => (registeredFlag(this.#runner.getHooks(), hookPath, name) ? this.#pi.getFlag(name) : undefined),
+      agent: agentAccess(this.#pi as unknown as Record<string, any>, live),
     });
   }
 

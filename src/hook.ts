@@ -36,7 +36,8 @@ export interface LoadedHook {
 export interface HookUnit {
   readonly hook: LoadedHook;
   count(eventType: string): number;
-  run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext): Promise<EmitReply>;
+  /** Run the hook's handlers of `event` under `plan`; with `only`, the one handler at that registration index. */
+  run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext, only?: number): Promise<EmitReply>;
 }
 
 /** In-process handlers of a hand-built `LoadedHook`: trusted, no isolation, same rules. */
@@ -44,6 +45,7 @@ export function inlineUnit(hook: LoadedHook): HookUnit {
   return {
     hook,
     count: (type) => hook.handlers.get(type)?.length ?? 0,
-    run: async (event, plan, ctx) => (await runHandlers(hook.handlers.get(event.type) ?? [], event, PLANS[plan], ctx)) ?? NO_RESULTS,
+    run: async (event, plan, ctx, only) =>
+      (await runHandlers(hook.handlers.get(event.type) ?? [], event, only === undefined ? PLANS[plan] : { ...PLANS[plan], only }, ctx)) ?? NO_RESULTS,
   };
 }

@@ -4,6 +4,7 @@
  * asks the host for something.
  */
 import type { BridgeSurface } from "./bridge/host-bridge.js";
+import type { AgentAccess } from "./bridge/agent-gate.js";
 import { createNoOpUIContext } from "./bridge/ui.js";
 import { scopedSurface } from "./command-scope.js";
 import type {
@@ -24,6 +25,10 @@ export interface RunnerInitOptions {
   hasQueuedMessages?: () => boolean;
   uiContext?: HookUIContext;
   hasUI?: boolean;
+  /** `pi.getFlag(name)` called in the hook at `hookPath` (hookbox/extension answers with the agent's value). */
+  getFlagHandler?: (hookPath: string, name: string) => boolean | string | undefined;
+  /** The agent's own members (pi's `sendUserMessage`, `setModel`, `ctx.getContextUsage`…), when the host is an agent: hookbox/extension. */
+  agent?: AgentAccess;
 }
 
 const notCancelled = async () => ({ cancelled: false });
@@ -44,6 +49,8 @@ export class HostHandlers {
   #navigateTree: NavigateTreeHandler = notCancelled;
   #sendMessage: SendMessageHandler | undefined;
   #appendEntry: AppendEntryHandler | undefined;
+  #getFlag: NonNullable<RunnerInitOptions["getFlagHandler"]> = () => undefined;
+  #agent: AgentAccess | undefined;
 
   constructor(cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry) {
     this.cwd = cwd;
@@ -65,6 +72,8 @@ export class HostHandlers {
     this.#hasQueuedMessages = options.hasQueuedMessages ?? (() => false);
     this.ui = options.uiContext ?? createNoOpUIContext();
     this.hasUI = options.hasUI ?? false;
+    this.#getFlag = options.getFlagHandler ?? (() => undefined);
+    this.#agent = options.agent;
   }
 
   get initialized(): boolean {
@@ -127,7 +136,9 @@ export class HostHandlers {
         this.#appendEntry(customType, data);
       },
       log: (level, line) => onLog(hookPath, level, line),
+      getFlag: (name) => this.#getFlag(hookPath, name),
       cwd: this.cwd,
+      agent: () => this.#agent,
     }, this.#live);
   }
 }

@@ -1,8 +1,8 @@
 /**
  * What a host needs to start, and the check of what it passed: an in-memory session manager, a
- * model registry over a fixed list of models, and the `TypeError`s `new HookRunner` and
- * `initialize` throw when a required member is missing (a host mistake is never reported as the
- * hook's fault).
+ * model registry over a fixed list of models, the `TypeError`s `new HookRunner` and `initialize`
+ * throw when a value the runner needs has the wrong type, and the host's missing methods (a host
+ * mistake is never reported as the hook's fault).
  */
 import {
   MODEL_REGISTRY_METHODS, SESSION_MANAGER_METHODS, type Model, type ModelRegistry, type ReadonlySessionManager,
@@ -88,21 +88,64 @@ function fail(where: string, members: string[], hint: string): never {
   throw new TypeError(`${where}: ${members.map((m) => `${m}()`).join(", ")} ${members.length === 1 ? "is" : "are"} missing or not a function. ${hint}`);
 }
 
-/** `new HookRunner(hooks, cwd, sessionManager, modelRegistry)`: throws a `TypeError` naming what is missing. */
-export function checkRunnerArguments(cwd: unknown, sessionManager: unknown, modelRegistry: unknown): void {
+/** The `code` of every `HookboxHostWarning` about a method the host's object lacks. */
+export const HOST_LACKS_METHOD = "HOOKBOX_HOST_LACKS_METHOD";
+
+/** Which host object a missing method belongs to, as the hook calls it. */
+export type HostObject = "sessionManager" | "modelRegistry";
+
+/**
+ * A method of the contract the host's object does not have (or has as a non-function), called by a
+ * hook: the host's set-up error, never the hook's fault. The hook gets this error (its message
+ * names the method); the bridge reports it to the host as a `HookboxHostWarning`
+ * (`src/sandbox/host-calls.ts`).
+ */
+export class HostLacksMethod extends Error {
+  readonly object: HostObject;
+  readonly method: string;
+  constructor(object: HostObject, method: string) {
+    super(`the host's ${object} has no ${method}() method (the host's set-up, not this hook's fault)`);
+    this.name = "HostLacksMethod";
+    this.object = object;
+    this.method = method;
+  }
+}
+
+/** Emit the `HookboxHostWarning` for `detail` (its `code` is `HOST_LACKS_METHOD`). */
+export function warnHostLacks(detail: string): void {
+  process.emitWarning(`hookbox: ${detail}`, { type: "HookboxHostWarning", code: HOST_LACKS_METHOD });
+}
+
+/**
+ * `new HookRunner(hooks, cwd, sessionManager, modelRegistry)`: a `TypeError` when a value the
+ * runner itself needs has the wrong type (cwd not a string, a session manager or model registry
+ * that is not an object). Methods are not required, as in the original: hosts pass their own
+ * session manager (other lines of the original have no artifacts or blobs) and a registry `{}`
+ * when no hook uses one. The contract's methods the objects lack are returned, for the one
+ * warning at construction; a hook that calls one gets `HostLacksMethod`.
+ */
+export function checkRunnerArguments(cwd: unknown, sessionManager: unknown, modelRegistry: unknown): string[] {
   if (typeof cwd !== "string") throw new TypeError(`new HookRunner: cwd must be a string, got ${typeof cwd}`);
   const sm = "new HookRunner: sessionManager";
-  if (!isObject(sessionManager)) throw new TypeError(`${sm} must be an object with the ReadonlySessionManager methods, got ${sessionManager === null ? "null" : typeof sessionManager}. Pass your session manager, or createSessionManager() from "hookbox".`);
-  const missing = notFunctions(sessionManager, SESSION_MANAGER_METHODS, true);
-  if (missing.length) fail(sm, missing, `Pass a full session manager, or spread createSessionManager() from "hookbox" under yours.`);
+  if (!isObject(sessionManager)) throw new TypeError(`${sm} must be an object (the host's session manager), got ${sessionManager === null ? "null" : typeof sessionManager}. Pass your session manager, or createSessionManager() from "hookbox".`);
   const mr = "new HookRunner: modelRegistry";
-  if (!isObject(modelRegistry)) throw new TypeError(`${mr} must be an object, got ${modelRegistry === null ? "null" : typeof modelRegistry}. Pass your model registry, or createModelRegistry() from "hookbox".`);
-  const wrong = notFunctions(modelRegistry, MODEL_REGISTRY_METHODS, false);
-  if (wrong.length) fail(mr, wrong, "Hooks call these through ctx.modelRegistry.");
+  if (!isObject(modelRegistry)) throw new TypeError(`${mr} must be an object, got ${modelRegistry === null ? "null" : typeof modelRegistry}. Pass your model registry (or {} when no hook uses one), or createModelRegistry() from "hookbox".`);
+  return [
+    ...notFunctions(sessionManager, SESSION_MANAGER_METHODS, true).map((n) => `sessionManager.${n}()`),
+    ...notFunctions(modelRegistry, MODEL_REGISTRY_METHODS, true).map((n) => `modelRegistry.${n}()`),
+  ];
+}
+
+/** The one warning at construction, naming what the host's objects lack (none: no warning). */
+export function warnLackingAtConstruction(lacking: string[]): void {
+  if (lacking.length === 0) return;
+  warnHostLacks(`new HookRunner: the host's objects lack ${lacking.join(", ")}. A hook that calls one gets an error naming it; `
+    + `spread createSessionManager() / createModelRegistry() from "hookbox" under yours to answer them.`);
 }
 
 const REQUIRED_HANDLERS = ["getModel", "sendMessageHandler", "appendEntryHandler"] as const;
 const OPTIONAL_HANDLERS = ["newSessionHandler", "branchHandler", "navigateTreeHandler", "isIdle", "waitForIdle", "abort", "hasQueuedMessages"] as const;
+const AGENT_METHODS = ["get", "set", "setModel"] as const;
 const UI_METHODS = ["select", "confirm", "input", "notify", "setStatus", "custom", "setEditorText", "getEditorText", "editor"] as const;
 
 /** `runner.initialize(options)`: throws a `TypeError` naming what is missing or of the wrong kind. */
@@ -111,6 +154,11 @@ export function checkInitOptions(options: unknown): void {
   const missing = [...notFunctions(options, REQUIRED_HANDLERS, true), ...notFunctions(options, OPTIONAL_HANDLERS, false).filter((n) => options[n] !== undefined)];
   if (missing.length) fail("HookRunner.initialize", missing, `getModel, sendMessageHandler and appendEntryHandler are required; the others may be left out.`);
   if (options.hasUI !== undefined && typeof options.hasUI !== "boolean") throw new TypeError(`HookRunner.initialize: hasUI must be a boolean, got ${typeof options.hasUI}`);
+  const agent = options.agent;
+  if (agent !== undefined) {
+    const agentMissing = isObject(agent) ? notFunctions(agent, AGENT_METHODS, true) : [...AGENT_METHODS];
+    if (agentMissing.length) fail("HookRunner.initialize: agent", agentMissing, "hookbox/extension passes the agent's members here; other hosts leave it out.");
+  }
   const ui = options.uiContext;
   if (ui === undefined) return;
   if (!isObject(ui)) throw new TypeError(`HookRunner.initialize: uiContext must be an object, got ${ui === null ? "null" : typeof ui}`);

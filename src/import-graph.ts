@@ -10,7 +10,8 @@
  * symbolic link cannot widen what is granted.
  */
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { dirname, extname, join, parse, resolve } from "node:path";
+import { dirname, extname, join, resolve } from "node:path";
+import { ancestors } from "./paths.js";
 
 const MODULE_EXT = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)["']([^"'\n]+)["']/g;
@@ -77,11 +78,7 @@ export function importGraph(entry: string): ImportGraph {
 
 /** The `package.json` paths a package-scope lookup from `file` may read. */
 function scopeManifests(file: string): string[] {
-  const out: string[] = [];
-  for (let dir = dirname(file); ; dir = dirname(dir)) {
-    out.push(join(dir, "package.json"));
-    if (dir === parse(dir).root) return out;
-  }
+  return [...ancestors(dirname(file))].map((dir) => join(dir, "package.json"));
 }
 
 /** The module file a relative or absolute specifier names, as TypeScript and jiti resolve it. */
@@ -108,11 +105,11 @@ function resolveLocal(from: string, specifier: string): GraphPath | undefined {
 function packageDir(from: string, specifier: string): GraphPath | undefined {
   const parts = specifier.split("/");
   const name = specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
-  for (let dir = from; ; dir = dirname(dir)) {
+  for (const dir of ancestors(from)) {
     const candidate = join(dir, "node_modules", name);
     if (existsSync(join(candidate, "package.json"))) return { lexical: candidate, real: realpathSync(candidate) };
-    if (dir === parse(dir).root) return undefined;
   }
+  return undefined;
 }
 
 function realOrUndefined(path: string): string | undefined {

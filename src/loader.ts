@@ -17,7 +17,7 @@ import { IsolatedHook } from "./worker-hook.js";
 export interface LoadHooksResult {
   hooks: LoadedHook[];
   errors: Array<{ path: string; error: string; code: HookErrorCode }>;
-  /** Loaded hooks that run with less than the full bounds here (a sandbox without cgroups): never silent. */
+  /** Loaded hooks that run with less than the full bounds here (a sandbox without cgroups, a Bun worker): never silent. */
   warnings?: Array<{ path: string; warning: string }>;
 }
 
@@ -26,7 +26,20 @@ export interface LoadOptions extends SandboxOptions {
   perHook?: Record<string, SandboxOptions>;
 }
 
-export async function loadHooks(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
+export function loadHooks(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
+  return loadModules(paths, cwd, options, false);
+}
+
+/**
+ * `loadHooks` for hookbox/extension (src/extension.ts): the modules are the agent's extensions, so
+ * pi's members that only an agent serves (`registerTool`, `registerFlag`, `getFlag`,
+ * `registerShortcut`) work in them; under `loadHooks` they throw at the call, naming the member.
+ */
+export function loadExtensionModules(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
+  return loadModules(paths, cwd, options, true);
+}
+
+async function loadModules(paths: string[], cwd: string, options: LoadOptions, agent: boolean): Promise<LoadHooksResult> {
   if ((options as { watch?: unknown }).watch !== undefined) throw new TypeError("loadHooks: `watch` is an option of the runner now: new HookRunner(hooks, cwd, sessionManager, modelRegistry, { watch: true })");
   checkOptions("loadHooks", options);
   const { perHook, ...shared } = options;
@@ -43,7 +56,7 @@ export async function loadHooks(paths: string[], cwd: string, options: LoadOptio
       if (err instanceof PolicyError) return { hookPath, failure: Errors.loadFailed(hookPath, err.message) };
       throw err;
     }
-    const hook = new IsolatedHook(new HookSupervisor(hookPath, resolvedPath, cwd, resolved));
+    const hook = new IsolatedHook(new HookSupervisor(hookPath, resolvedPath, cwd, resolved, agent));
     const failure = await hook.start();
     return { hookPath, failure, hook };
   }));
@@ -53,6 +66,8 @@ export async function loadHooks(paths: string[], cwd: string, options: LoadOptio
     else result.hooks.push(hook!);
     const weaker = failure ? undefined : hook!.sandbox?.bounds?.weaker;
     if (weaker) (result.warnings ??= []).push({ path: hookPath, warning: weaker });
+    const unenforced = failure ? undefined : hook!.sandbox?.unenforced;
+    if (unenforced) (result.warnings ??= []).push({ path: hookPath, warning: `not enforced on this host's runtime (Bun, worker mode): ${unenforced.join("; ")}` });
   }
   return result;
 }

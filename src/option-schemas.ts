@@ -31,6 +31,7 @@ const policyShape = {
   network: z.strictObject({ allow: strings.optional() }).optional(),
   hostModules: z.union([z.literal("*"), strings]).optional(),
   modelRegistry: z.enum(["read", "keys", "all"]).optional(),
+  agent: z.enum(["read", "write"]).optional(),
 } satisfies { [K in keyof Policy]-?: z.ZodType };
 const policyOption = z.union([presetName, z.strictObject(policyShape)]);
 
@@ -58,6 +59,7 @@ export const sandboxOptionsShape = {
   policy: policyOption.optional(),
   isolation: z.enum(["worker", "process", "sandbox"]).optional(),
   sandboxMemoryMb: amount.optional(),
+  runtime: z.string().min(1).optional(),
   onNet: fn.optional(),
   onExec: fn.optional(),
   env: z.record(z.string(), z.string().optional()).optional(),

@@ -87,6 +87,12 @@ export interface SandboxOptions {
    * runs with less isolation than asked.
    */
   isolation?: Isolation;
+  /**
+   * The program that runs process- and sandbox-mode hooks: an absolute path or a name on PATH; it
+   * must be Node 20 or later (src/runtime.ts asks it once). Default `process.execPath` on a Node
+   * host, `node` on PATH on a Bun host. Not found, or not Node: the load fails (`load_failed`).
+   */
+  runtime?: string;
   /** Memory bound of one sandboxed hook, external memory included, in MiB (`isolation: "sandbox"`). Default 512. */
   sandboxMemoryMb?: number;
   /** Every attempt of a sandboxed hook (or its `pi.exec` programs) to reach a host through its network proxy, allowed or refused. */
@@ -110,13 +116,14 @@ export interface SandboxOptions {
   terminalText?: TerminalTextOptions;
 }
 
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "onLog" | "onExec" | "onNet" | "deadlines" | "policy">> & {
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "runtime" | "onLog" | "onExec" | "onNet" | "deadlines" | "policy">> & {
   onNet: NonNullable<SandboxOptions["onNet"]>;
   policy: Policy;
   onExec: NonNullable<SandboxOptions["onExec"]>;
   deadlines: Partial<Record<string, number>> & { default: number };
   env: Record<string, string | undefined> | undefined;
   execArgv: string[] | undefined;
+  runtime: string | undefined;
   onLog: (hookPath: string, level: string, line: string) => void;
 };
 
@@ -155,6 +162,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     sandboxMemoryMb: options.sandboxMemoryMb ?? DEFAULTS.sandboxMemoryMb,
     env: options.env,
     execArgv: options.execArgv,
+    runtime: options.runtime,
     hostModules: options.hostModules ?? {},
     terminalText: { colors: options.terminalText?.colors ?? true },
   };

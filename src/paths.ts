@@ -1,6 +1,7 @@
-/** Path resolution as the original's `resolvePath` / `expandPath` do it. */
+/** Path resolution as the original's `resolvePath` / `expandPath` do it; walks up a path that always ends; the folders of hookbox's own dependencies. */
+import { createRequire } from "node:module";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve, win32 } from "node:path";
+import { dirname, isAbsolute, join, resolve, win32 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const INTERNAL_SCHEMES = /^(agent|artifact|skill|rule|local|mcp):\/\//;
@@ -27,4 +28,44 @@ export function expandPath(filePath: string, home: string = homedir()): string {
 export function resolvePath(filePath: string, cwd: string, home?: string): string {
   const expanded = expandPath(filePath, home);
   return isAbsolute(expanded) ? expanded : resolve(cwd, expanded);
+}
+
+/**
+ * `dir` and every folder above it, ending at the root. Why the stop is `dirname(d) === d`: that is
+ * the root of an absolute path and `.` of a relative one, so no walk can loop (under Bun,
+ * `require.resolve("undici")` is the bare built-in name, whose dirname is `.` for ever).
+ */
+export function* ancestors(dir: string): Generator<string> {
+  for (let d = dir; ; d = dirname(d)) {
+    yield d;
+    if (dirname(d) === d) return;
+  }
+}
+
+const require = createRequire(import.meta.url);
+/**
+ * The folder of installed package `name` (as hookbox resolves it), or undefined. By its
+ * `package.json` where the package exports it; else up from its entry file to
+ * `node_modules/<name>`, only when that entry is a real absolute path (not a runtime's built-in).
+ */
+export function dependencyDir(name: string): string | undefined {
+  try {
+    return dirname(require.resolve(`${name}/package.json`));
+  } catch { /* not exported: by its entry file */ }
+  let entry: string;
+  try {
+    entry = require.resolve(name);
+  } catch {
+    return undefined;
+  }
+  if (!isAbsolute(entry)) return undefined;
+  for (const dir of ancestors(dirname(entry))) if (dir.endsWith(`/node_modules/${name}`)) return dir;
+  return undefined;
+}
+
+/** `dependencyDir` for a dependency hookbox cannot run without: missing, it is a broken install, said at import. */
+export function requiredDependencyDir(name: string): string {
+  const dir = dependencyDir(name);
+  if (!dir) throw new Error(`hookbox: its dependency "${name}" is not installed where it can be found (reinstall hookbox)`);
+  return dir;
 }

@@ -4,12 +4,12 @@
  * default of `loadHooks`: Node's permission model, a seat belt against mistakes, not a wall) and
  * `untrusted` (the OS sandbox: it implies `isolation: "sandbox"`). See the README's threat table.
  */
-import { createRequire } from "node:module";
 import { realpathSync } from "node:fs";
-import { dirname, parse, resolve } from "node:path";
+import { parse, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childEnv } from "../worker/child-env.mjs";
 import { hookReads, importRoots } from "./read-grants.js";
+import { dependencyDir, requiredDependencyDir } from "./paths.js";
 
 export { importRoots };
 
@@ -66,6 +66,14 @@ export interface Policy {
    * ones (`setApiKey`, `refresh`) included, as the original. Absent: `"read"`; `"all"` in `trusted`.
    */
   modelRegistry?: ModelRegistryAccess;
+  /**
+   * Inside an agent (hookbox/extension, src/bridge/agent-gate.ts): `"read"` lets the hook read the
+   * agent (`pi.getSessionName()`, `ctx.getContextUsage()`…) and draw on its screen
+   * (`ctx.ui.setWidget`, `setTitle`); `"write"` also lets it change the agent (`pi.sendUserMessage`,
+   * `setSessionName`, `setLabel`, `setActiveTools`, `setModel`, `setThinkingLevel`, `ctx.compact`,
+   * `ctx.shutdown`). Absent: `"write"`; `"read"` in the `untrusted` preset.
+   */
+  agent?: "read" | "write";
 }
 
 /** What a hook may ask of the host's model registry (`policy.modelRegistry`). */
@@ -98,7 +106,7 @@ export const presets = {
    * For hooks you did not write (project-level hooks by default): the seat belt inside the OS sandbox,
    * no network, no host modules, a model registry without keys or mutating methods.
    */
-  untrusted: { ...seatBelt, sandbox: true, hostModules: [] as string[] } satisfies Policy,
+  untrusted: { ...seatBelt, sandbox: true, hostModules: [] as string[], agent: "read" } satisfies Policy,
 } as const;
 
 /** A preset name. */
@@ -168,48 +176,20 @@ export function hookEnv(policy: Policy, hostEnv: NodeJS.ProcessEnv = process.env
   }));
 }
 
-/** `--permission` from Node 22.13 / 23.5, `--experimental-permission` before: detected, not guessed. */
-export function permissionFlag(): string {
-  return process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
-}
-
-const require = createRequire(import.meta.url);
-/** The package folder of a dependency, found the way Node resolves it. */
-function packageDir(name: string): string {
-  let dir = dirname(require.resolve(name));
-  while (parse(dir).base !== name && dir !== parse(dir).root) dir = dirname(dir);
-  return dir;
-}
-
 /** What every hook worker must read: hookbox's worker runtime and its runtime dependencies. */
-export const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod", "undici"].map(packageDir), ...optionalPackageDirs(["@sinclair/typebox"])];
-
-/** Optional peer dependencies the worker runtime offers when installed (`pi.typebox`). */
-function optionalPackageDirs(names: string[]): string[] {
-  return names.flatMap((name) => {
-    let dir: string;
-    try {
-      dir = dirname(require.resolve(name));
-    } catch {
-      return [];
-    }
-    // Up to `node_modules/<scope>/<name>`: never a folder above the package.
-    for (; dir !== parse(dir).root; dir = dirname(dir)) if (dir.endsWith(`/node_modules/${name}`)) return [dir];
-    return [];
-  });
-}
+export const RUNTIME_READS = [fileURLToPath(new URL("../worker/", import.meta.url)), ...["comlink", "jiti", "zod", "undici"].map(requiredDependencyDir), ...["@sinclair/typebox"].flatMap((name) => dependencyDir(name) ?? [])];
 
 /**
  * `execArgv` for a hook's worker under `policy`. Never `--allow-worker` (a nested Worker with
  * `execArgv: []` escapes). `walkRoots`: check the roots for links leading out (./read-grants.ts;
  * off inside the sandbox, where a link leads only to what is bound). Throws `ReadRefusal`.
  */
-export function permissionArgs(policy: Policy, resolvedPath: string, walkRoots = true): string[] | undefined {
+export function permissionArgs(policy: Policy, resolvedPath: string, flag: string, walkRoots = true): string[] | undefined {
   if (!policy.permissionModel) return undefined;
   // Why no cache folder: transforms are the host's (src/transform-cache.ts); a hook writes only what its policy names.
   const reads = [...RUNTIME_READS, ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots }), ...policy.fsRead];
   const writes = policy.fsWrite;
-  const args = [permissionFlag(), "--no-warnings"];
+  const args = [flag, "--no-warnings"];
   for (const p of new Set(reads)) args.push(`--allow-fs-read=${grant(p)}`);
   for (const p of new Set(writes)) args.push(`--allow-fs-write=${grant(p)}`);
   if (policy.childProcess) args.push("--allow-child-process");

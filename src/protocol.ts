@@ -10,8 +10,8 @@
  *
  * Channels:
  * - the message channel (parentPort, or the framed pipe in process and sandbox modes): from the
- *   host `emit`, `command`, `setup`, `ping`, `cancel`, `abort`, `initialized` and `ret` (the answer
- *   to a bridge call); from the worker `res`, `pong`, the bridge calls `call`, `post` and
+ *   host `emit`, `command`, `tool`, `shortcut`, `complete`, `setup`, `ping`, `cancel`, `abort`,
+ *   `initialized` and `ret` (the answer to a bridge call); from the worker `res`, `pong`, the bridge calls `call`, `post` and
  *   `sync`, `manifest`, and the refusals `big` and `invalid`. Either side may send one turn as one
  *   `batch`. Render operations never travel here: they have their own port (below).
  * - `control`: comlink, for `load` only. The worker `expose()`s a `WorkerControl`; the host only
@@ -23,6 +23,7 @@ import type { MessagePort } from "node:worker_threads";
 import { z } from "zod";
 import { LIMITS, METHOD, PLANS } from "../worker/wire.mjs";
 import { keySafe, safeData } from "./safe-keys.js";
+import { flagSpecSchema, shortcutSpecSchema, toolSpecSchema } from "./registration-schemas.js";
 
 const id = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const name = z.string().max(LIMITS.maxName);
@@ -46,8 +47,13 @@ export type WireError = z.infer<typeof wireErrorSchema>;
 export const manifestSchema = keySafe(z.strictObject({
   /** Event type -> number of handlers, in registration order. */
   events: fewKeys(LIMITS.maxEvents).pipe(z.record(name, z.number().int().nonnegative().max(LIMITS.maxHandlers))),
-  commands: z.array(z.strictObject({ name, description: text.optional() })).max(LIMITS.maxCommands),
+  /** `completions`: the command has `getArgumentCompletions` (pi extensions). */
+  commands: z.array(z.strictObject({ name, description: text.optional(), completions: z.literal(true).optional() })).max(LIMITS.maxCommands),
   renderers: z.array(name).max(LIMITS.maxCommands),
+  // pi extensions only (worker/api.mjs): present when the module registered one.
+  tools: z.array(toolSpecSchema).max(LIMITS.maxCommands).optional(),
+  flags: z.array(flagSpecSchema).max(LIMITS.maxCommands).optional(),
+  shortcuts: z.array(shortcutSpecSchema).max(LIMITS.maxCommands).optional(),
 }));
 export type Manifest = z.infer<typeof manifestSchema>;
 
@@ -181,6 +187,14 @@ export type HostRequest =
     aborted?: string[];
   }
   | { t: "command"; name: string; args: string; ctx: ContextSnapshot }
+  /**
+   * Run a pi tool's `execute` in the worker. `update`: the number its `onUpdate` calls carry
+   * (`tool.update`); `signals: ["signal"]` when the agent passed an AbortSignal (relayed as for an emit).
+   */
+  | { t: "tool"; name: string; toolCallId: string; params: unknown; update: number; ctx: ContextSnapshot; signals?: string[]; aborted?: string[] }
+  /** Run a pi shortcut's handler; `complete`: a pi command's `getArgumentCompletions(prefix)`. */
+  | { t: "shortcut"; key: string; ctx: ContextSnapshot }
+  | { t: "complete"; name: string; prefix: string }
   /** Run the `setup` callback the hook passed to `ctx.newSession` (the host opened the session). */
   | { t: "setup" };
 
@@ -230,6 +244,8 @@ export type HostModuleManifest = Record<string, { functions: string[]; values: R
 
 export interface LoadSpec {
   resolvedPath: string; cwd: string; initialized: boolean; hasUI: boolean;
+  /** The module is an agent's extension (hookbox/extension): pi's agent-only registrations work. */
+  agent: boolean;
   hostModules?: HostModuleManifest;
 }
 

@@ -14,7 +14,8 @@
  * cannot plant a link after the walk: the permission model refuses `symlink` and `link`.
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
-import { basename, dirname, join, parse, resolve, sep } from "node:path";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { ancestors } from "./paths.js";
 import { importGraph, type GraphPath } from "./import-graph.js";
 
 /** Entries walked under a hook's roots before the walk gives up (and the load fails, closed). */
@@ -43,9 +44,9 @@ export interface ReadGrantOptions {
 
 /** Folders a path may import from: its own folder and every `node_modules` above it. */
 export function importRoots(resolvedPath: string): string[] {
-  const roots = [dirname(resolvedPath)];
-  for (let dir = dirname(resolvedPath); dir !== parse(dir).root; dir = dirname(dir)) roots.push(join(dir, "node_modules"));
-  return roots;
+  // Every folder above but the root itself.
+  const above = [...ancestors(dirname(resolvedPath))].filter((dir) => dirname(dir) !== dir);
+  return [dirname(resolvedPath), ...above.map((dir) => join(dir, "node_modules"))];
 }
 
 /**
@@ -153,12 +154,14 @@ function firstLink(path: string): string | undefined {
 }
 
 /** Whether `path` is `area` or below it. */
-function inside(path: string, area: string): boolean {
+/** Whether `path` is `area` or lies under it (both real, absolute). */
+export function inside(path: string, area: string): boolean {
   const a = area.replace(/\/+$/, "");
   return a === "" || path === a || path.startsWith(`${a}/`);
 }
 
-function realOrUndefined(path: string): string | undefined {
+/** The real path of `path`, or undefined when it does not exist. */
+export function realOrUndefined(path: string): string | undefined {
   try {
     return realpathSync(path);
   } catch {

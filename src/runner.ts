@@ -7,8 +7,10 @@ import { terminalText } from "./terminal-text.js";
 import { finish, nextInput, ruleFor, type ConflictRule } from "./dispatch.js";
 import { Errors, HookFailure, describeThrown, isSkip, type HookError } from "./errors.js";
 import { inlineUnit, type HookUnit, type LoadedHook } from "./hook.js";
+import type { PlanName } from "./protocol.js";
+import { gateAgentResult } from "./agent-results.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
-import { checkInitOptions, checkRunnerArguments } from "./host-setup.js";
+import { checkInitOptions, checkRunnerArguments, warnLackingAtConstruction } from "./host-setup.js";
 import { checkOptions } from "./option-schemas.js";
 import { describeIssues } from "./schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
@@ -24,6 +26,11 @@ import type {
 } from "./types.js";
 
 export type { RunnerInitOptions };
+
+/** What an emit has folded so far. */
+interface Fold { acc: unknown }
+/** A run of a hook failed (reported): its later handlers are not run in this emit. */
+const FAILED = Symbol("failed");
 
 export interface RunnerOptions {
   /** Where `pi.logger` lines of every hook go (overrides each hook's `onLog`). */
@@ -48,8 +55,9 @@ export class HookRunner {
   readonly #stats = new StatsRecorder();
 
   constructor(hooks: LoadedHook[], cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry, options: RunnerOptions = {}) {
-    checkRunnerArguments(cwd, sessionManager, modelRegistry);
+    const lacking = checkRunnerArguments(cwd, sessionManager, modelRegistry);
     checkOptions("HookRunner", options);
+    warnLackingAtConstruction(lacking);
     this.#host = new HostHandlers(cwd, sessionManager, modelRegistry);
     this.#onLog = options.onLog;
     this.#units = hooks.map((hook) => this.#adopt(hook));
@@ -170,8 +178,10 @@ export class HookRunner {
     return this.#dispatch({ type: "context", messages }, false) as Promise<AgentMessage[]>;
   }
 
-  emitBeforeAgentStart(prompt: string, images?: ImageContent[]): Promise<BeforeAgentStartEventResult | undefined> {
-    const event = images === undefined ? { type: "before_agent_start", prompt } : { type: "before_agent_start", prompt, images };
+  emitBeforeAgentStart(prompt: string, images?: ImageContent[], systemPrompt?: string): Promise<BeforeAgentStartEventResult | undefined> {
+    const event: Record<string, unknown> & { type: string } = { type: "before_agent_start", prompt };
+    if (images !== undefined) event.images = images;
+    if (systemPrompt !== undefined) event.systemPrompt = systemPrompt;
     return this.#dispatch(event, false) as Promise<BeforeAgentStartEventResult | undefined>;
   }
 
@@ -190,62 +200,86 @@ export class HookRunner {
     const type = event.type;
     const rule = ruleFor(type);
     const plan = toolCall ? "blockOrThrow" : rule.plan;
-    let acc: unknown;
+    const state: Fold = { acc: undefined };
     let ctx: HookContext | undefined;
     for (const unit of this.#units) {
-      if (unit.count(type) === 0) continue;
+      const count = unit.count(type);
+      if (count === 0) continue;
       ctx ??= this.#host.context();
-      let reply;
-      const started = performance.now();
-      let skipped = false;
-      try {
-        reply = await unit.run(nextInput(rule, event, acc), plan, ctx);
-      } catch (err) {
-        const failure = this.#failureOf(err, unit, type);
-        skipped = isSkip(failure.code);
-        if (this.#fail(unit, failure, toolCall)) return blocked(failure);
-        continue;
-      } finally {
-        if (skipped) this.#stats.skip(unit.hook.path);
-        else this.#stats.call(unit.hook.path, type, performance.now() - started);
-      }
-      if (reply.edits) {
-        const applied = this.#applyEdits(unit, type, rule, event, reply.edits, acc);
-        acc = applied.acc;
-        // Why blocked: a hook that edits a tool call's input means to change what the tool runs; its
-        // refused edit fails closed like an invalid result, or the tool would run what it meant to stop.
-        if (toolCall && applied.refused && this.#failClosed(unit)) return blocked(applied.refused);
-      }
-      for (const step of reply.steps) {
-        if (!step.ok) {
-          const failure = stepFailure(unit, type, step.e);
-          if (this.#fail(unit, failure, toolCall)) return blocked(failure);
-          continue;
-        }
-        if (!step.r || rule.kind === "series") continue;
-        const result = this.#validate(rule, unit, type, step.r);
-        if (!result) {
-          if (toolCall && this.#failClosed(unit)) return blocked(Errors.invalidResult(unit.hook.path, type, describeIssues(rule.schema!.safeParse(step.r).error!)));
-          continue;
-        }
-        // A block reason is shown to the user: it passes the terminal-text gate (src/terminal-text.ts).
-        if (typeof result.reason === "string") result.reason = terminalText(result.reason, { ...unit.hook.sandbox?.options.terminalText, multiline: true });
-        const next = rule.step(acc, result);
-        acc = next.acc;
-        if (next.done) return acc;
-      }
-      if (reply.value !== undefined) {
-        // The worker's copy is the host's alone: a list of agent messages whose keys pass the key
-        // gate is used as is (what the schema accepts, without its copy of a 1 MiB list); anything
-        // else is validated and reported.
-        if (isMessageList(reply.value) && keysAreSafe(reply.value)) acc = reply.value;
-        else {
-          const result = this.#validate(rule, unit, type, { messages: reply.value });
-          if (result) acc = result.messages;
-        }
+      // A rule that feeds each handler's result to the next runs the hook's handlers one at a time.
+      for (let only = 0; only < (rule.perHandler ? count : 1); only++) {
+        const end = await this.#runUnit(unit, rule, plan, event, state, ctx, toolCall, rule.perHandler ? only : undefined);
+        if (end === FAILED) break;
+        if (end) return end.value;
       }
     }
-    return finish(rule, acc, event);
+    return finish(rule, state.acc, event);
+  }
+
+  /** One run of a hook (its handlers, or the one at `only`): folds its results into `state`; an end says what the emit returns now. */
+  async #runUnit(
+    unit: HookUnit, rule: ConflictRule, plan: PlanName, event: Record<string, unknown> & { type: string }, state: Fold, ctx: HookContext,
+    toolCall: boolean, only: number | undefined,
+  ): Promise<{ value: unknown } | typeof FAILED | undefined> {
+    const type = event.type;
+    const input = nextInput(rule, event, state.acc);
+    let reply;
+    const started = performance.now();
+    let skipped = false;
+    try {
+      reply = await unit.run(input, plan, ctx, only);
+    } catch (err) {
+      const failure = this.#failureOf(err, unit, type);
+      skipped = isSkip(failure.code);
+      if (this.#fail(unit, failure, toolCall)) return { value: blocked(failure) };
+      return FAILED;
+    } finally {
+      if (skipped) this.#stats.skip(unit.hook.path);
+      else this.#stats.call(unit.hook.path, type, performance.now() - started);
+    }
+    if (reply.edits) {
+      const applied = this.#applyEdits(unit, type, rule, event, reply.edits, state.acc);
+      state.acc = applied.acc;
+      // Why blocked: a hook that edits a tool call's input means to change what the tool runs; its
+      // refused edit fails closed like an invalid result, or the tool would run what it meant to stop.
+      if (toolCall && applied.refused && this.#failClosed(unit)) return { value: blocked(applied.refused) };
+    }
+    for (const step of reply.steps) {
+      if (!step.ok) {
+        const failure = stepFailure(unit, type, step.e);
+        if (this.#fail(unit, failure, toolCall)) return { value: blocked(failure) };
+        continue;
+      }
+      if (!step.r || rule.kind === "series") continue;
+      const result = this.#validate(rule, unit, type, step.r);
+      if (!result) {
+        if (toolCall && this.#failClosed(unit)) return { value: blocked(Errors.invalidResult(unit.hook.path, type, describeIssues(rule.schema!.safeParse(step.r).error!))) };
+        continue;
+      }
+      // A block reason is shown to the user: it passes the terminal-text gate (src/terminal-text.ts).
+      if (typeof result.reason === "string") result.reason = terminalText(result.reason, { ...unit.hook.sandbox?.options.terminalText, multiline: true });
+      // pi's own result gates (resource paths, a user bash output): src/agent-results.ts.
+      const gated = rule.gated ? gateAgentResult(type, result, unit.hook) : result;
+      if (typeof gated === "string") {
+        this.#report(Errors.invalidResult(unit.hook.path, type, gated));
+        continue;
+      }
+      const next = rule.step(state.acc, gated, input);
+      if (next.refused) this.#report(Errors.invalidResult(unit.hook.path, type, next.refused));
+      state.acc = next.acc;
+      if (next.done) return { value: state.acc };
+    }
+    if (reply.value !== undefined) {
+      // The worker's copy is the host's alone: a list of agent messages whose keys pass the key
+      // gate is used as is (what the schema accepts, without its copy of a 1 MiB list); anything
+      // else is validated and reported.
+      if (isMessageList(reply.value) && keysAreSafe(reply.value)) state.acc = reply.value;
+      else {
+        const result = this.#validate(rule, unit, type, { messages: reply.value });
+        if (result) state.acc = result.messages;
+      }
+    }
+    return undefined;
   }
 
   /**

@@ -26,6 +26,16 @@ export const hookMessage = z.strictObject({
   attribution: z.enum(["user", "agent"]).optional(),
 });
 
+/**
+ * What a pi tool's `execute` returns and its `onUpdate` streams (pi-agent-core's `AgentToolResult`):
+ * content blocks for the model, details as data. The key gate is applied where it is parsed.
+ */
+export const toolResult = z.strictObject({
+  content: z.array(toolContent).max(LIMITS.maxHandlers),
+  details: z.unknown().optional(),
+  terminate: z.boolean().optional(),
+});
+
 export const compactionResult = z.strictObject({
   summary: z.string(),
   shortSummary: z.string().optional(),

@@ -43,6 +43,8 @@ export interface HookStats {
   skipped: number;
   /** Sandbox mode: its seccomp, memory and process bounds, and `weaker` when a cgroup could not be used. */
   bounds?: SandboxBounds;
+  /** Limits this host's runtime does not enforce for this hook (worker mode on a Bun host). */
+  unenforced?: readonly string[];
 }
 
 /** How many latency samples are kept per hook and event (the newest win). */
@@ -124,6 +126,7 @@ export class StatsRecorder {
         reloads: r.reloads,
         skipped: r.skipped,
         ...(hook.sandbox?.bounds ? { bounds: hook.sandbox.bounds } : {}),
+        ...(hook.sandbox?.unenforced ? { unenforced: hook.sandbox.unenforced } : {}),
       };
     });
   }

@@ -4,20 +4,15 @@
  * order; when it dies (a source that exhausts its heap) the requests in flight fail and the next
  * request starts a new one.
  */
-import { createRequire } from "node:module";
-import { dirname, join, parse } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { permissionFlag } from "./policy.js";
+import { ownPermissionFlag } from "./runtime.js";
+import { requiredDependencyDir } from "./paths.js";
 import { childEnv } from "../worker/child-env.mjs";
 
-const require = createRequire(import.meta.url);
 /** jiti's package folder (its transform is what the hook's jiti would have run itself). */
-export const jitiDir = ((): string => {
-  let dir = dirname(require.resolve("jiti"));
-  while (parse(dir).base !== "jiti" && dir !== parse(dir).root) dir = dirname(dir);
-  return dir;
-})();
+export const jitiDir = requiredDependencyDir("jiti");
 
 const ENTRY = new URL("../worker/transformer.mjs", import.meta.url);
 /** Heap of the transform thread: Babel on a 16 MiB source needs a few hundred MB. */
@@ -39,7 +34,7 @@ function settled(p: Pending): void {
 
 function start(): Worker {
   const worker = new Worker(ENTRY, {
-    execArgv: [permissionFlag(), "--no-warnings", `--allow-fs-read=${jitiDir}/*`, `--allow-fs-read=${fileURLToPath(ENTRY)}`],
+    execArgv: [ownPermissionFlag(), "--no-warnings", `--allow-fs-read=${jitiDir}/*`, `--allow-fs-read=${fileURLToPath(ENTRY)}`],
     // Young generation at most 16 MB: more can abort the whole process on Node 20 (nodejs/node#47224).
     resourceLimits: { maxOldGenerationSizeMb: HEAP_MB, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
     env: childEnv(),

@@ -73,6 +73,8 @@ export interface SessionBeforeSwitchEvent { type: "session_before_switch"; reaso
 export interface SessionSwitchEvent { type: "session_switch"; reason: "new" | "resume" | "fork"; previousSessionFile: string | undefined }
 export interface SessionBeforeBranchEvent { type: "session_before_branch"; entryId: string }
 export interface SessionBranchEvent { type: "session_branch"; previousSessionFile: string | undefined }
+/** pi's name for a branch: fired before forking the session at an entry (can be cancelled). */
+export interface SessionBeforeForkEvent { type: "session_before_fork"; entryId: string; position: "before" | "at" }
 export interface SessionBeforeCompactEvent {
   type: "session_before_compact"; preparation: CompactionPreparation; branchEntries: SessionEntry[];
   customInstructions?: string; signal: AbortSignal;
@@ -87,10 +89,10 @@ export interface SessionTreeEvent {
 export type SessionEvent =
   | SessionStartEvent | SessionBeforeSwitchEvent | SessionSwitchEvent | SessionBeforeBranchEvent | SessionBranchEvent
   | SessionBeforeCompactEvent | SessionCompactingEvent | SessionCompactEvent | SessionShutdownEvent
-  | SessionBeforeTreeEvent | SessionTreeEvent;
+  | SessionBeforeTreeEvent | SessionTreeEvent | SessionBeforeForkEvent;
 
 export interface ContextEvent { type: "context"; messages: AgentMessage[] }
-export interface BeforeAgentStartEvent { type: "before_agent_start"; prompt: string; images?: ImageContent[] }
+export interface BeforeAgentStartEvent { type: "before_agent_start"; prompt: string; images?: ImageContent[]; systemPrompt?: string }
 export interface AgentStartEvent { type: "agent_start" }
 export interface AgentEndEvent { type: "agent_end"; messages: AgentMessage[] }
 export interface TurnStartEvent { type: "turn_start"; turnIndex: number; timestamp: number }
@@ -113,10 +115,22 @@ export interface ToolResultEvent {
   details?: unknown; isError?: boolean; isWarning?: boolean;
 }
 
+/** pi: the user's input, before the agent processes it. */
+export interface InputEvent { type: "input"; text: string; images?: ImageContent[]; source: "interactive" | "rpc" | "extension" }
+/** pi: a command the user runs with `!` or `!!`. */
+export interface UserBashEvent { type: "user_bash"; command: string; excludeFromContext: boolean; cwd: string }
+/** pi: a message was finalized. */
+export interface MessageEndEvent { type: "message_end"; message: AgentMessage }
+/** pi: before a request goes to the model's provider; `payload` is the request body. */
+export interface BeforeProviderRequestEvent { type: "before_provider_request"; payload: unknown }
+/** pi: after session_start, extensions may name more skill, prompt and theme files. */
+export interface ResourcesDiscoverEvent { type: "resources_discover"; cwd: string; reason: "startup" | "reload" }
+
 export type HookEvent =
   | SessionEvent | ContextEvent | BeforeAgentStartEvent | AgentStartEvent | AgentEndEvent | TurnStartEvent | TurnEndEvent
   | AutoCompactionStartEvent | AutoCompactionEndEvent | AutoRetryStartEvent | AutoRetryEndEvent | TtsrTriggeredEvent
-  | TodoReminderEvent | ToolCallEvent | ToolResultEvent;
+  | TodoReminderEvent | ToolCallEvent | ToolResultEvent | InputEvent | UserBashEvent | MessageEndEvent | BeforeProviderRequestEvent
+  | ResourcesDiscoverEvent;
 export type HookEventType = HookEvent["type"];
 
 // ---------------------------------------------------------------------------------------------
@@ -128,7 +142,17 @@ export interface SessionBeforeCompactResult { cancel?: boolean; compaction?: Com
 export interface SessionCompactingResult { context?: string[]; prompt?: string; preserveData?: Record<string, unknown> }
 export interface SessionBeforeTreeResult { cancel?: boolean; summary?: { summary: string; details?: unknown } }
 export interface ContextEventResult { messages?: AgentMessage[] }
-export interface BeforeAgentStartEventResult { message?: HookMessage }
+export interface BeforeAgentStartEventResult { message?: HookMessage; systemPrompt?: string }
+export type SessionBeforeForkResult = SessionBeforeBranchResult;
+export type InputEventResult = { action: "continue" } | { action: "transform"; text: string; images?: ImageContent[] } | { action: "handled" };
+/** What a `user_bash` handler returns: the command's result (pi's `operations` are functions, which cannot cross). */
+export interface UserBashEventResult {
+  result?: { output: string; exitCode: number | undefined; cancelled: boolean; truncated: boolean; fullOutputPath?: string };
+}
+export interface MessageEndEventResult { message?: AgentMessage }
+/** The provider request body that replaces the event's `payload`. */
+export type BeforeProviderRequestEventResult = unknown;
+export interface ResourcesDiscoverResult { skillPaths?: string[]; promptPaths?: string[]; themePaths?: string[] }
 export interface ToolCallEventResult { block?: boolean; reason?: string }
 export interface ToolResultEventResult { content?: ToolContent[]; details?: unknown; isError?: boolean; isWarning?: boolean }
 
@@ -143,6 +167,12 @@ export interface HookResultMap {
   before_agent_start: BeforeAgentStartEventResult;
   tool_call: ToolCallEventResult;
   tool_result: ToolResultEventResult;
+  session_before_fork: SessionBeforeForkResult;
+  input: InputEventResult;
+  user_bash: UserBashEventResult;
+  message_end: MessageEndEventResult;
+  before_provider_request: BeforeProviderRequestEventResult;
+  resources_discover: ResourcesDiscoverResult;
 }
 export type HookResultFor<T extends string> = T extends keyof HookResultMap ? HookResultMap[T] : undefined;
 export type HookEventOf<T extends HookEventType> = Extract<HookEvent, { type: T }>;

@@ -44,7 +44,7 @@ export class IsolatedHook implements LoadedHook, HookUnit {
   /** A hook of the same file and options in a new, not yet started sandbox (a reload). */
   fresh(): IsolatedHook {
     const old = this.#sandbox;
-    return new IsolatedHook(new HookSupervisor(old.hookPath, old.resolvedPath, old.cwd, old.options));
+    return new IsolatedHook(new HookSupervisor(old.hookPath, old.resolvedPath, old.cwd, old.options, old.agent));
   }
 
   get hook(): LoadedHook { return this; }
@@ -81,8 +81,8 @@ export class IsolatedHook implements LoadedHook, HookUnit {
   }
 
   /** Run this hook's handlers of `event` in the worker, under `plan`; the reply is checked before it is returned. */
-  run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext): Promise<EmitReply> {
-    return this.#emit(event.type, event, plan, ctx);
+  run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext, only?: number): Promise<EmitReply> {
+    return this.#emit(event.type, event, plan, ctx, only);
   }
 
   /**
@@ -168,12 +168,54 @@ export class IsolatedHook implements LoadedHook, HookUnit {
     };
   }
 
+  /** What this module registered as a pi extension (tools, flags, shortcuts, commands with completions): data from its manifest. */
+  get registrations(): Pick<Manifest, "tools" | "flags" | "shortcuts" | "commands"> {
+    return this.#sandbox.manifest;
+  }
+
+  /**
+   * Run a pi tool's `execute` in the worker (hookbox/extension): the parameters cross as data, an
+   * AbortSignal is relayed as an emit's is, each `onUpdate` of the worker reaches `onUpdate` here
+   * (checked by the bridge's table) until the execution settles. Resolves with the worker's
+   * answer, unchecked: the caller validates it; rejects with a `HookFailure`.
+   */
+  async runTool(name: string, toolCallId: string, params: unknown, signal: AbortSignal | undefined, onUpdate: (partial: unknown) => void, ctx: SnapshotSource): Promise<unknown> {
+    const sandbox = this.#sandbox;
+    const update = sandbox.bridge.openUpdates(onUpdate);
+    const body: Extract<HostRequest, { t: "tool" }> = { t: "tool", name, toolCallId, params, update, ctx: this.#fullSnapshot(ctx) };
+    if (signal) {
+      body.signals = ["signal"];
+      if (signal.aborted) body.aborted = ["signal"];
+    }
+    try {
+      return await sandbox.request(body, `tool ${name}`, deadlineFor(sandbox.options, "tool"), signal ? [["signal", signal]] : undefined);
+    } finally {
+      sandbox.bridge.closeUpdates(update);
+    }
+  }
+
+  /** Run a pi shortcut's handler in the worker with the agent's context, as data. */
+  async runShortcut(key: string, ctx: SnapshotSource): Promise<void> {
+    const sandbox = this.#sandbox;
+    await sandbox.request({ t: "shortcut", key, ctx: this.#fullSnapshot(ctx) }, "shortcut", deadlineFor(sandbox.options, "shortcut"));
+  }
+
+  /** A pi command's `getArgumentCompletions(prefix)`, run in the worker; the answer unchecked (the caller validates it). */
+  completions(name: string, prefix: string): Promise<unknown> {
+    const sandbox = this.#sandbox;
+    return sandbox.request({ t: "complete", name, prefix }, "completions", deadlineFor(sandbox.options, "completions"));
+  }
+
+  #fullSnapshot(ctx: SnapshotSource): ContextSnapshot {
+    return { hasUI: ctx.hasUI, cwd: ctx.cwd, model: snapshotModel(this.#shownModel(ctx.model)) };
+  }
+
   /** The worker's command context reaches the caller's `ctx` (its ui, newSession…), as the original's would. */
   async #command(name: string, args: string, ctx: HookCommandContext): Promise<void> {
     const sandbox = this.#sandbox;
     const scope = sandbox.bridge.openScope(ctx);
     try {
-      await sandbox.request({ t: "command", name, args, ctx: { hasUI: ctx.hasUI, cwd: ctx.cwd, model: snapshotModel(this.#shownModel(ctx.model)), scope } },
+      await sandbox.request({ t: "command", name, args, ctx: { ...this.#fullSnapshot(ctx), scope } },
         "command", deadlineFor(sandbox.options, "command"));
     } finally {
       sandbox.bridge.closeScope(scope);

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { nodeRuntimeFiles, sandboxAvailability, sandboxLauncher } from "../src/sandbox/bwrap.js";
+import { runtimeFiles, sandboxAvailability, sandboxLauncher } from "../src/sandbox/bwrap.js";
 import { ADDRESS_SPACE_ALLOWANCE_MB, createV2Group, findCgroupHost, ownCgroupV2, SANDBOX_MAX_TASKS, v2Parent, weakerBounds } from "../src/sandbox/cgroups.js";
 
 const roots: string[] = [];
@@ -117,7 +117,7 @@ describe("cgroup v1 and the fallback, on a fake cgroupfs", () => {
 const available = sandboxAvailability();
 describe.skipIf(!available.ok)("the resource-limit fallback in a real sandbox", () => {
   it("the launcher sets RLIMIT_DATA to the bound, RLIMIT_AS to it plus V8's reservations, and RLIMIT_NPROC to the task bound", () => {
-    const launcher = sandboxLauncher({ readOnly: nodeRuntimeFiles(), env: {}, chdir: "/", memoryMb: 256 }, findCgroupHost(tree({}), "0::/\n", PID));
+    const launcher = sandboxLauncher({ readOnly: runtimeFiles(process.execPath), env: {}, chdir: "/", memoryMb: 256 }, findCgroupHost(tree({}), "0::/\n", PID));
     const { command, args } = launcher.wrap([process.execPath, "-e", "process.stdout.write(require('fs').readFileSync('/proc/self/limits', 'utf8'))"]);
     const r = spawnSync(command, args, { encoding: "utf8", timeout: 20_000 });
     expect(r.status).toBe(0);

@@ -9,13 +9,16 @@ import { finish, nextInput, ruleFor } from "../src/dispatch.js";
 import type { RunPlan } from "../src/protocol.js";
 import { PLANS } from "../worker/wire.mjs";
 import type { AgentMessage, HookEvent } from "../src/types.js";
-import { ALL_EVENTS, BAIL_EVENTS, FIRST_MESSAGE_EVENTS, LAST_WINS_EVENTS, SERIES_EVENTS, WATERFALL_EVENTS, outcome } from "../fixtures/valid/lib/scripted.js";
+import {
+  ALL_EVENTS, BAIL_EVENTS, CHAIN_EVENTS, COLLECT_EVENTS, FIRST_EVENTS, FIRST_MESSAGE_EVENTS, LAST_WINS_EVENTS, REPLACE_EVENTS, SERIES_EVENTS,
+  TRANSFORM_EVENTS, WATERFALL_EVENTS, outcome,
+} from "../fixtures/valid/lib/scripted.js";
 import { CONTRACT_EVENTS, sample } from "./helpers/events.js";
 import { MATRIX, SCRIPTS } from "./helpers/matrix.js";
 
 interface Folded { result: unknown; calls: string[]; received: unknown[] }
 
-function fold(event: HookEvent, hooks: string[]): Folded {
+function fold(event: HookEvent, hooks: string[], field = "messages"): Folded {
   const rule = ruleFor(event.type);
   const calls: string[] = [];
   const received: unknown[] = [];
@@ -25,12 +28,12 @@ function fold(event: HookEvent, hooks: string[]): Folded {
     for (const [index, step] of steps.entries()) {
       const input = nextInput(rule, event, acc) as { messages?: AgentMessage[] };
       calls.push(`${name} ${event.type}#${index}`);
-      received.push(input.messages);
+      received.push((input as Record<string, unknown>)[field]);
       const r = outcome(step, input);
       if (!r || rule.kind === "series") continue;
       const parsed = rule.schema!.safeParse(r);
       if (!parsed.success) throw new Error(`fixture ${name} returned an invalid ${event.type} result`);
-      const next = rule.step(acc, parsed.data as Record<string, unknown>);
+      const next = rule.step(acc, parsed.data as Record<string, unknown>, input as Record<string, unknown>);
       acc = next.acc;
       if (next.done) return { result: acc, calls, received };
     }
@@ -43,7 +46,7 @@ describe("the conformance matrix over the pure rules", () => {
     describe(type, () => {
       for (const c of cases) {
         it(c.rule, () => {
-          const out = fold(sample(type), c.hooks);
+          const out = fold(sample(type), c.hooks, c.field);
           expect(out.result).toEqual(c.result);
           expect(out.calls).toEqual(c.calls);
           if (c.received) expect(out.received).toEqual(c.received);
@@ -62,6 +65,11 @@ describe("the conformance matrix over the pure rules", () => {
     expect([...LAST_WINS_EVENTS].sort()).toEqual(byKind("last-wins"));
     expect([...WATERFALL_EVENTS].sort()).toEqual(byKind("waterfall"));
     expect([...FIRST_MESSAGE_EVENTS].sort()).toEqual(byKind("first-message"));
+    expect([...FIRST_EVENTS].sort()).toEqual(byKind("first"));
+    expect([...CHAIN_EVENTS].sort()).toEqual(byKind("chain"));
+    expect([...REPLACE_EVENTS].sort()).toEqual(byKind("replace"));
+    expect([...TRANSFORM_EVENTS].sort()).toEqual(byKind("transform"));
+    expect([...COLLECT_EVENTS].sort()).toEqual(byKind("collect"));
     expect([...SERIES_EVENTS].sort()).toEqual(byKind("series"));
     expect([...ALL_EVENTS].sort()).toEqual([...CONTRACT_EVENTS].sort());
   });
@@ -131,8 +139,48 @@ describe("the steps of each rule", () => {
     const rule = ruleFor("before_agent_start");
     const first = { message: { customType: "a", content: "a", display: true } };
     expect(rule.step(undefined, {}).acc).toBeUndefined();
-    expect(rule.step(first, { message: { customType: "b", content: "b", display: true } }).acc).toBe(first);
+    expect(rule.step(first, { message: { customType: "b", content: "b", display: true } }).acc).toEqual(first);
     expect(rule.step(undefined, first)).toEqual({ acc: first, done: false });
+  });
+
+  it("first-message chains its systemPrompt beside the first message: the last one set is kept and the next handler receives it", () => {
+    const rule = ruleFor("before_agent_start");
+    const message = { customType: "a", content: "a", display: true };
+    const one = rule.step(undefined, { systemPrompt: "one" }).acc;
+    expect(one).toEqual({ systemPrompt: "one" });
+    expect(nextInput(rule, { type: "before_agent_start", prompt: "p", systemPrompt: "base" }, one)).toEqual({ type: "before_agent_start", prompt: "p", systemPrompt: "one" });
+    expect(rule.step(one, { message, systemPrompt: "two" }).acc).toEqual({ message, systemPrompt: "two" });
+    expect(rule.perHandler).toBe(true);
+  });
+
+  it("chain (message_end) refuses a replacement of another role, naming it, and goes on with the message it had", () => {
+    const rule = ruleFor("message_end");
+    const event = { type: "message_end", message: { role: "assistant", content: [] } };
+    const out = rule.step(undefined, { message: { role: "user", content: "x" } }, event);
+    expect(out).toEqual({ acc: undefined, done: false, refused: 'message: the replacement must keep the role "assistant"' });
+    const same = { role: "assistant", content: [{ type: "text", text: "y" }] };
+    expect(rule.step(undefined, { message: same }, event).acc).toBe(same);
+    expect(finish(rule, undefined, event)).toBeUndefined();
+    expect(finish(rule, same, event)).toEqual({ message: same });
+  });
+
+  it("transform (input) keeps the images a transform leaves out, ends at handled, and finishes with continue when nothing changed", () => {
+    const rule = ruleFor("input");
+    const images = [{ type: "image", data: "AA==", mimeType: "image/png" }];
+    const event = { type: "input", text: "t", images, source: "interactive" };
+    const t = rule.step(undefined, { action: "transform", text: "u" }, event);
+    expect(t.acc).toEqual({ action: "transform", text: "u", images });
+    expect(rule.step(t.acc, { action: "continue" }, event)).toEqual({ acc: t.acc, done: false });
+    expect(rule.step(t.acc, { action: "handled" }, event)).toEqual({ acc: { action: "handled" }, done: true });
+    expect(finish(rule, undefined, event)).toEqual({ action: "continue" });
+  });
+
+  it("collect (resources_discover) appends lists and always finishes with all three", () => {
+    const rule = ruleFor("resources_discover");
+    const one = rule.step(undefined, { skillPaths: ["/a"] }).acc;
+    const two = rule.step(one, { skillPaths: ["/b"], themePaths: ["/t"] }).acc;
+    expect(finish(rule, two, {})).toEqual({ skillPaths: ["/a", "/b"], promptPaths: [], themePaths: ["/t"] });
+    expect(finish(rule, undefined, {})).toEqual({ skillPaths: [], promptPaths: [], themePaths: [] });
   });
 
   it("series keeps nothing and finishes with undefined", () => {

@@ -8,19 +8,12 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
 import { sandboxAvailability } from "../src/sandbox/bwrap.js";
-import { installPi, piUnavailable, piWorld, runPi, type PiWorld } from "./support/pi-agent.js";
+import { installPi, piUnavailable, piWorld, runPi, victim, type PiWorld } from "./support/pi-agent.js";
 
 const unavailable = piUnavailable();
 if (unavailable) console.log(`test/e2e-pi.test.ts skipped: ${unavailable}`);
 
 let cli: string;
-
-function victim(world: PiWorld): string {
-  const dir = join(world.project, "build");
-  mkdirSync(dir);
-  writeFileSync(join(dir, "keep.txt"), "precious");
-  return dir;
-}
 
 const sandbox = sandboxAvailability();
 if (!sandbox.ok) console.log(`test/e2e-pi.test.ts: the untrusted (sandbox) tests skipped: ${sandbox.reason}`);
@@ -161,12 +154,40 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
   it("a member the adapter cannot carry is refused at load, naming the member, the module and why; tool calls are blocked", () => {
     const world = piWorld();
     const dir = victim(world);
-    const file = isolateFile(world, ["registers-tool.ts"]);
+    const file = isolateFile(world, ["uses-event-bus.ts"]);
     const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [file] });
     expect(run.code, run.stderr).toBe(0);
-    const module = join(EXTENSIONS, "registers-tool.ts");
-    expect(run.stderr).toContain(`hookbox: ${module} did not load (load_failed): Failed to load hook: pi.registerTool is refused by hookbox/extension: not carried across the isolation boundary yet`);
+    const module = join(EXTENSIONS, "uses-event-bus.ts");
+    expect(run.stderr).toContain(`hookbox: ${module} did not load (load_failed): Failed to load hook: pi.events is refused by hookbox/extension: not carried across the isolation boundary yet`);
     expect(run.toolResult).toContain(`blocked because isolated extension ${module} (load_failed) did not load`);
     expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+  });
+
+  it("an isolated tool that never returns is ended at its deadline: pi finishes its prompt, and the model reads the error with its code", () => {
+    const world = piWorld();
+    const file = join(world.project, "isolated.ts");
+    writeFileSync(file, `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolate(${JSON.stringify([join(ROOT, "fixtures", "hostile", "hangs-in-tool-execute.ts")])}, { deadlines: { tool: 1500 } });\n`);
+    const run = runPi(cli, world, { command: "", tool: { name: "hangs", arguments: {} }, extensions: [file] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.toolResult).toContain(`failed (timeout) in tool hangs`);
+    expect(run.stdout).toContain("TOOL RESULT: hookbox: ");
+    expect(run.stderr).toContain("timeout in tool hangs");
+  });
+
+  it("a tool an isolated extension registers runs isolated (not on pi's main thread), reads the flag pi was given, and its result reaches the model", () => {
+    const world = piWorld();
+    const file = isolateFile(world, ["registers-tools-and-commands.ts"]);
+    const run = runPi(cli, world, { command: "", tool: { name: "where_am_i", arguments: { marker: "e2e" } }, extensions: [file], args: ["--where-flag", "from-cli"] });
+    expect(run.code, run.stderr).toBe(0);
+    // the model was offered the tool, with its schema …
+    const first = run.requests.find((r) => r.url.endsWith("/chat/completions"))?.body as { tools?: Array<{ function: { name: string } }> } | undefined;
+    expect((first?.tools ?? []).map((t) => t.function.name)).toContain("where_am_i");
+    // … and got what the isolated execute returned: run in a worker thread of pi, not its main thread
+    expect(run.toolResult).toMatch(new RegExp(`isolated tool call_1: marker=e2e main=false pid=\\d+ cwd=${world.project} flag=from-cli`));
+    expect(run.stdout).toContain("TOOL RESULT: isolated tool call_1: marker=e2e main=false");
+    // control: the same extension loaded by pi itself runs its tool on pi's main thread
+    const own = runPi(cli, piWorld(), { command: "", tool: { name: "where_am_i", arguments: { marker: "e2e" } }, extensions: [join(EXTENSIONS, "registers-tools-and-commands.ts")] });
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.toolResult).toContain("marker=e2e main=true");
   });
 });

@@ -27,6 +27,7 @@ describe("the event table", () => {
     const withResult: Record<keyof HookResultMap, true> = {
       session_before_switch: true, session_before_branch: true, session_before_compact: true, "session.compacting": true,
       session_before_tree: true, context: true, before_agent_start: true, tool_call: true, tool_result: true,
+      session_before_fork: true, input: true, user_bash: true, message_end: true, before_provider_request: true, resources_discover: true,
     };
     expect([...RESULT_EVENTS].sort()).toEqual(Object.keys(withResult).sort());
     for (const type of RESULT_EVENTS) expect(ruleFor(type).kind, type).not.toBe("series");

@@ -3,12 +3,16 @@
  * what crosses returns to pi's runner, what cannot is refused at load naming the member, the module
  * and why, and the table of members is checked against pi's own ExtensionAPI type.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isolate } from "../src/extension.js";
-import { CARRIED_MEMBERS, NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS } from "../worker/extension-members.mjs";
+import { RENDERER_NEEDS_WORKER, agentLine, isolate } from "../src/extension.js";
+import {
+  CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
+} from "../worker/extension-members.mjs";
+import { USER_MESSAGES } from "../src/bridge/agent-gate.js";
+import { LIMITS } from "../worker/wire.mjs";
 import { ROOT } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
 import { installPi } from "./support/pi-agent.js";
@@ -22,6 +26,7 @@ let piDist: string;
 let loader: Any;
 let Runner: Any;
 let SessionManager: Any;
+let piTheme: Any;
 const runners: Any[] = [];
 
 beforeAll(async () => {
@@ -29,6 +34,8 @@ beforeAll(async () => {
   loader = await import(pathToFileURL(join(piDist, "core", "extensions", "loader.js")).href);
   Runner = (await import(pathToFileURL(join(piDist, "core", "extensions", "runner.js")).href)).ExtensionRunner;
   SessionManager = (await import(pathToFileURL(join(piDist, "core", "session-manager.js")).href)).SessionManager;
+  piTheme = await import(pathToFileURL(join(piDist, "modes", "interactive", "theme", "theme.js")).href);
+  piTheme.initTheme("dark"); // as pi's main does before any extension runs
 }, 300_000);
 
 afterEach(async () => {
@@ -46,13 +53,43 @@ async function inPi(paths: string[], options: Record<string, unknown> = {}) {
   const errors: Array<{ extensionPath: string; event: string; error: string }> = [];
   runner.onError((e: (typeof errors)[number]) => errors.push(e));
   await runner.emit({ type: "session_start", reason: "startup" });
-  return { runner, errors, entries, extension };
+  return { runner, errors, entries, extension, runtime };
+}
+
+/**
+ * The agent's side of pi's members, recorded: the runtime's actions (pi binds them in a session),
+ * the runner's context actions and a UI (pi's modes bind these). Each call is kept as [member, ...args].
+ */
+function bindAgent(runner: Any, runtime: Any, entries: Array<[string, unknown]>) {
+  const calls: unknown[][] = [];
+  const record = (member: string, answer?: unknown) => (...args: unknown[]) => { calls.push([member, ...args]); return answer; };
+  Object.assign(runtime, {
+    getSessionName: record("getSessionName", "the session"), getActiveTools: record("getActiveTools", ["read"]),
+    getAllTools: record("getAllTools", [{ name: "read", description: "Read a file", parameters: { type: "object" }, run: () => 1 }]),
+    getCommands: record("getCommands", [{ name: "review", source: "extension" }]), getThinkingLevel: record("getThinkingLevel", "low"),
+    setSessionName: record("setSessionName"), setLabel: record("setLabel"), setActiveTools: record("setActiveTools"),
+    setThinkingLevel: record("setThinkingLevel"), sendUserMessage: record("sendUserMessage"),
+    setModel: async (model: unknown) => { calls.push(["setModel", model]); return true; },
+  });
+  const models = [{ provider: "fake", id: "m2", name: "Model 2", baseUrl: "http://127.0.0.1:1/v1" }];
+  runner.modelRegistry = { find: (provider: string, id: string) => models.find((m) => m.provider === provider && m.id === id) };
+  Object.assign(runner, {
+    getContextUsageFn: record("getContextUsage", { tokens: 10, contextWindow: 100, percent: 10 }), getSystemPromptFn: record("getSystemPrompt", "be brief"),
+    hasPendingMessagesFn: record("hasPendingMessages", false), compactFn: record("compact"), shutdownHandler: record("shutdown"),
+  });
+  const notified: string[] = [];
+  runner.setUIContext({
+    ...Object.fromEntries(["select", "confirm", "input", "editor", "setStatus", "setEditorText", "getEditorText", "custom"].map((m) => [m, record(`ui.${m}`)])),
+    notify: (message: string) => { notified.push(message); },
+    setWidget: record("ui.setWidget"), setTitle: record("ui.setTitle"), theme: {},
+  });
+  return { calls, notified, entry: (type: string) => entries.find(([t]) => t === type)?.[1] as Any };
 }
 
 const rmRf = { type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "rm -rf /tmp/x" } };
 
 describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
-  it("every result of an isolated module reaches pi's runner: tool_result, context, before_agent_start, session_before_compact, tool_call with ctx, and appendEntry", async () => {
+  it("every result of an isolated module reaches pi's runner: tool_result, context, before_agent_start (given pi's systemPromptOptions), session_before_compact, tool_call with ctx, and appendEntry", async () => {
     const { runner, errors, entries } = await inPi([ext("edits-events.ts")]);
     expect(errors).toEqual([]);
     expect(entries).toEqual([["isolated-start", { reason: "startup" }]]);
@@ -60,19 +97,171 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(toolResult.content).toEqual([{ type: "text", text: "redacted by the isolated module" }]);
     const messages = [{ role: "user", content: "a", timestamp: 1 }, { role: "user", content: "b", timestamp: 2 }];
     expect(await runner.emitContext(messages)).toEqual([messages[1]]);
-    const start = await runner.emitBeforeAgentStart("hello", undefined, "the system prompt", {});
-    expect(start.messages).toEqual([{ customType: "note", content: "seen: hello", display: false }]);
+    const start = await runner.emitBeforeAgentStart("hello", undefined, "the system prompt", { cwd: ROOT, selectedTools: ["read", "bash"] });
+    expect(start.messages).toEqual([{ customType: "note", content: "seen: hello (tools read,bash)", display: false }]);
     expect(await runner.emit({ type: "session_before_compact", preparation: {}, branchEntries: [], signal: new AbortController().signal })).toEqual({ cancel: true });
     expect(await runner.emitToolCall({ ...rmRf, input: { command: "whoami" } })).toEqual({ block: true, reason: `cwd ${ROOT}` });
     expect(await runner.emitToolCall(rmRf)).toBeUndefined();
     expect(errors).toEqual([]);
   });
 
+  it("every result pi uses crosses, and two isolated modules chain as pi chains two extensions: input, user_bash, message_end, before_provider_request, resources_discover, session_before_fork, before_agent_start's systemPrompt", async () => {
+    const { runner, errors } = await inPi([ext("answers-agent-events.ts"), ext("chains-after-another.ts")]);
+    expect(errors).toEqual([]);
+    expect(await runner.emitInput("hi", undefined, "interactive")).toEqual({ action: "transform", text: "A:hi B", images: undefined });
+    expect(await runner.emitUserBash({ type: "user_bash", command: "ls", excludeFromContext: false, cwd: ROOT }))
+      .toEqual({ result: { output: "ran ls isolated", exitCode: 0, cancelled: false, truncated: false } });
+    const assistant = { role: "assistant", content: [{ type: "text", text: "original" }], timestamp: 1 };
+    expect(await runner.emitMessageEnd({ type: "message_end", message: assistant }))
+      .toEqual({ ...assistant, content: [{ type: "text", text: "rewritten by A, then B" }] });
+    expect(await runner.emitBeforeProviderRequest({ model: "m", messages: [] })).toEqual({ model: "m", messages: [], a: 1, b: 2 });
+    expect(await runner.emitResourcesDiscover(ROOT, "startup")).toEqual({
+      skillPaths: [{ path: realpathSync(EXTENSIONS), extensionPath: "<isolated>" }],
+      promptPaths: [{ path: realpathSync(ext("chains-after-another.ts")), extensionPath: "<isolated>" }],
+      themePaths: [],
+    });
+    expect(await runner.emit({ type: "session_before_fork", entryId: "keep", position: "before" })).toEqual({ cancel: true });
+    expect(await runner.emit({ type: "session_before_fork", entryId: "other", position: "at" })).toBeUndefined();
+    const start = await runner.emitBeforeAgentStart("hello", undefined, "base", {});
+    expect(start).toEqual({ messages: undefined, systemPrompt: "base +A +B" });
+    expect(errors).toEqual([]);
+  });
+
+  it("pi's agent members cross: getters answer data, setters reach the agent's pi and ctx (the model by provider and id from its registry), ui.setWidget and setTitle as data; what cannot cross is refused by name", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("uses-agent-members.ts")]);
+    const { calls, notified, entry } = bindAgent(runner, runtime, entries);
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    expect(notified).toEqual([]);
+    const seen = entry("seen");
+    expect(seen).toEqual({
+      sessionName: "the session", activeTools: ["read"], allTools: [{ name: "read", description: "Read a file", parameters: { type: "object" } }],
+      commands: [{ name: "review", source: "extension" }], thinking: "low", usage: { tokens: 10, contextWindow: 100, percent: 10 },
+      systemPrompt: "be brief", pending: false, signal: "undefined", switched: true,
+      refused: [
+        `ctx.ui.onTerminalInput is refused by hookbox/extension: ${REFUSED_UI.onTerminalInput}`,
+        `ctx.ui.setEditorComponent is refused by hookbox/extension: ${REFUSED_UI.setEditorComponent}`,
+        `ctx.ui.setWidget with a component factory is refused by hookbox/extension: ${REFUSED_UI.setEditorComponent}; pass the lines (string[])`,
+      ],
+    });
+    expect(calls.filter(([m]) => !String(m).startsWith("get") && m !== "hasPendingMessages")).toEqual([
+      ["setSessionName", "renamed"], ["setLabel", "e1", "checkpoint"], ["setActiveTools", ["read", "bash"]], ["setThinkingLevel", "high"],
+      ["sendUserMessage", "go on", { deliverAs: "followUp" }],
+      // The registry's own model object, not the one the module built (its baseUrl never reaches pi).
+      ["setModel", { provider: "fake", id: "m2", name: "Model 2", baseUrl: "http://127.0.0.1:1/v1" }],
+      ["compact", { customInstructions: "keep it short" }], ["ui.setWidget", "progress", ["step 1", "step 2"], { placement: "belowEditor" }],
+      ["ui.setTitle", "working"], ["shutdown"],
+    ]);
+  });
+
+  it("an isolated module's ctx.ui reaches pi's UI: select, confirm, input, editor, notify, setStatus, editor text and custom() (pi's factory arity), texts gated", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("asks-through-the-agent-ui.ts")]);
+    const { calls, notified, entry } = bindAgent(runner, runtime, entries);
+    const ui = runner.uiContext;
+    Object.assign(ui, {
+      select: async (title: string, options: string[]) => { calls.push(["ui.select", title, options]); return options[1]; },
+      confirm: async (...args: unknown[]) => { calls.push(["ui.confirm", ...args]); return true; },
+      input: async (...args: unknown[]) => { calls.push(["ui.input", ...args]); return "typed"; },
+      editor: async (...args: unknown[]) => { calls.push(["ui.editor", ...args]); return "edited"; },
+      getEditorText: () => "current",
+      custom: (factory: Any) => new Promise((resolve) => { calls.push(["ui.custom"]); factory({ requestRender() {} }, {}, {}, resolve); }),
+    });
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    const custom = ISOLATION === "worker" ? "from custom" : `ctx.ui.custom() needs synchronous rendering, which ${ISOLATION} mode does not have`;
+    expect(entry("asked")).toEqual({ picked: "b", ok: true, typed: "typed", edited: "edited", text: "current", custom });
+    expect(notified).toEqual(["done"]);
+    expect(calls.filter(([m]) => String(m).startsWith("ui."))).toEqual([
+      ["ui.select", "Pick one", ["a", "b"]], ["ui.confirm", "Sure?", "really"], ["ui.input", "Name", "placeholder"], ["ui.editor", "Edit", "prefill"],
+      ["ui.setStatus", "state", "busy"], ["ui.setEditorText", "draft"], ["ui.custom"],
+    ]);
+  });
+
+  it("under policy.agent \"read\" a setter throws in the module at the call, naming the member and the policy (handler_threw), while getters answer", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("uses-agent-members.ts")], { policy: { agent: "read" } });
+    const { calls, notified } = bindAgent(runner, runtime, entries);
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    expect(notified).toHaveLength(1);
+    expect(notified[0]).toContain(`: handler_threw in agent_start: `);
+    expect(notified[0]).toContain(`pi.setSessionName is refused by policy.agent "read": it changes the agent; policy.agent: "write" grants it`);
+    expect(calls.map(([m]) => m)).toEqual(["getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel", "getContextUsage", "getSystemPrompt", "hasPendingMessages"]);
+  });
+
+  it("a module that floods the agent or smuggles terminal controls through its members is bounded by exact codes and gates", async () => {
+    const hostile = join(ROOT, "fixtures", "hostile", "floods-and-smuggles-through-agent-members.ts");
+    const { runner, errors, entries, runtime } = await inPi([hostile]);
+    const { calls, notified, entry } = bindAgent(runner, runtime, entries);
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    const flood = entry("flood");
+    expect(flood.sent).toBe(USER_MESSAGES.max);
+    expect(flood.firstRefusal).toBe(`pi.sendUserMessage was refused: more than ${USER_MESSAGES.max} user messages in ${USER_MESSAGES.windowMs} ms (each starts a turn of the agent)`);
+    expect(calls.filter(([m]) => m === "sendUserMessage")).toHaveLength(USER_MESSAGES.max);
+    // A widget is at most LIMITS.renderLines lines: 10^6 lines and 1001 lines are both refused whole, as protocol_violation.
+    const tooLong = `bad arguments to agent.set: 1.1: Too big: expected array to have <=${LIMITS.renderLines} items`;
+    expect(flood).toMatchObject({ hugeWidget: tooLong, longWidget: tooLong });
+    expect(notified.map((n) => /: (\w+) in /.exec(n)?.[1])).toEqual(["protocol_violation", "protocol_violation"]);
+    for (const n of notified) expect(n).toContain(tooLong);
+    expect(flood).toMatchObject({ title: "ok", sessionName: "ok", widget: "ok" });
+    expect(flood.protoTool).toBe('pi.setActiveTools: "__proto__" is not a tool name');
+    expect(calls.filter(([m]) => m === "ui.setTitle" || m === "setSessionName" || m === "ui.setWidget")).toEqual([
+      // Every sequence removed whole; a widget line keeps its SGR colours only.
+      ["ui.setTitle", "pi"], ["setSessionName", "name"], ["ui.setWidget", "w", ["\u001b[31mred\u001b[0m link"], undefined],
+    ]);
+  });
+
+  it(ISOLATION === "worker"
+    ? "a message renderer crosses in worker isolation: pi's runner gets a component whose lines come from the module, styled by pi's theme, terminal controls removed"
+    : `registerMessageRenderer is refused at load in ${ISOLATION} isolation, saying why (pi's terminal renders synchronously)`, async () => {
+    const { runner, errors } = await inPi([ext("renders-memo.ts")]);
+    if (ISOLATION !== "worker") {
+      expect(errors[0].error).toContain(`${ext("renders-memo.ts")} did not load (load_failed): Failed to load hook: pi.registerMessageRenderer is refused by hookbox/extension: ${RENDERER_NEEDS_WORKER}`);
+      return;
+    }
+    expect(errors).toEqual([]);
+    const renderer = runner.getMessageRenderer("memo");
+    const message = { role: "custom", customType: "memo", content: "hi\u001b]0;owned\u0007 there", display: true, timestamp: 1 };
+    const component = renderer(message, { expanded: true }, { fg: (color: string, text: string) => `<${color}>${text}` });
+    expect(component.render(40)).toEqual(["<accent>memo: hi there", "expanded at 40"]);
+    expect(runner.getMessageRenderer("other")).toBeUndefined();
+  });
+
+  it("what pi must not take from an isolated module is refused by code or gated: resource paths outside its folder, terminal controls, a message of another role, user_bash operations", async () => {
+    const hostile = join(ROOT, "fixtures", "hostile", "answers-agent-events-with-what-pi-must-not-take.ts");
+    const reported: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => { reported.push(line); };
+    try {
+      const { runner, errors } = await inPi([hostile]);
+      expect(errors).toEqual([]);
+      expect(await runner.emitResourcesDiscover(ROOT, "startup")).toEqual({ skillPaths: [], promptPaths: [], themePaths: [] });
+      expect(await runner.emitInput("x", undefined, "interactive")).toEqual({ action: "transform", text: "hi there", images: undefined });
+      const bash = await runner.emitUserBash({ type: "user_bash", command: "ls", excludeFromContext: false, cwd: ROOT });
+      expect(bash).toEqual({ result: { output: "output", exitCode: 0, cancelled: false, truncated: false, fullOutputPath: "/tmp/x" } });
+      expect(await runner.emitUserBash({ type: "user_bash", command: "ops", excludeFromContext: false, cwd: ROOT })).toBeUndefined();
+      const assistant = { role: "assistant", content: [{ type: "text", text: "kept" }], timestamp: 1 };
+      expect(await runner.emitMessageEnd({ type: "message_end", message: assistant })).toBeUndefined();
+      const codes = reported.map((line) => /: (\w+) in (\w+): /.exec(line)?.slice(1, 3).join(" "));
+      expect(codes).toEqual(["invalid_result resources_discover", "invalid_result user_bash", "invalid_result message_end"]);
+      expect(reported[0]).toContain('skillPaths: "/root/.ssh" is not a file or folder in the module\'s own folder');
+      expect(reported[1]).toContain("operations");
+      expect(reported[2]).toContain('message: the replacement must keep the role "assistant"');
+    } finally {
+      console.error = original;
+    }
+  });
+
+  it("ctx.ui.theme styles with pi's own theme (pi's theme is a Proxy over its global theme)", async () => {
+    const { errors, entries } = await inPi([ext("styles-with-theme.ts")]);
+    expect(errors).toEqual([]);
+    const { theme } = piTheme;
+    expect(entries).toEqual([["styled", { fg: theme.fg("accent", "x"), bold: theme.bold("y"), mode: theme.getColorMode() }]]);
+    expect(entries[0][1]).not.toEqual({ fg: "x", bold: "y", mode: expect.anything() });
+  });
+
   it.each([
-    ["registers-tool.ts", "pi.registerTool", REFUSED_MEMBERS.registerTool],
-    ["registers-command.ts", "pi.registerCommand", REFUSED_MEMBERS.registerCommand],
     ["uses-event-bus.ts", "pi.events", REFUSED_MEMBERS.events],
-    ["subscribes-input.ts", 'pi.on("input")', REFUSED_EVENTS.input],
   ])("%s is refused at load: pi's error path names %s, the module and why, and every tool call is blocked", async (module, member, why) => {
     const { runner, errors } = await inPi([ext(module)]);
     expect(errors).toHaveLength(1);
@@ -80,20 +269,6 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(errors[0].error).toContain(`hookbox: ${ext(module)} did not load (load_failed): Failed to load hook: ${member} is refused by hookbox/extension: ${why}`);
     expect(errors[0].error).toContain("every tool call is blocked (fail closed)");
     expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: `hookbox: blocked because isolated extension ${ext(module)} (load_failed) did not load (fail closed)` });
-  });
-
-  it("a refused registration made after load (pi.on(\"input\") in session_start) is reported and blocks every tool call, naming the module", async () => {
-    const reported: string[] = [];
-    const original = console.error;
-    console.error = (line: string) => { reported.push(line); };
-    try {
-      const { runner } = await inPi([ext("subscribes-input-late.ts")]);
-      const module = ext("subscribes-input-late.ts");
-      expect(reported).toEqual([`Extension error (${module}): hookbox: ${module}: load_failed in load: Failed to load hook: pi.on("input") is refused by hookbox/extension: ${REFUSED_EVENTS.input} (registered after load)`]);
-      expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: `hookbox: blocked because isolated extension ${module} (load_failed) did not load (fail closed)` });
-    } finally {
-      console.error = original;
-    }
   });
 
   it("an event name with terminal controls, at load or after, is refused as an event pi does not have, and no control reaches pi's error path or the block reason", async () => {
@@ -136,6 +311,23 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(() => isolate([], { optional: "x" as unknown as string[] })).toThrow(TypeError);
   });
 
+  it("a legacy hook module (the seed's HookAPI, written against the original's import) loads through isolate unchanged: the contract's example 1 blocks", async () => {
+    const { runner, errors } = await inPi([join(ROOT, "fixtures", "valid", "blocks-rm-rf.ts")]);
+    expect(errors).toEqual([]);
+    expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "rm -rf blocked (no UI)" });
+  });
+
+  it("pi is not of the oh-my-pi line: a legacy hook module subscribing to the seed's events pi lacks (session_switch) is refused naming the event", async () => {
+    let api: Any;
+    await loader.loadExtensionFromFactory((pi: Any) => { api = pi; }, ROOT, undefined, loader.createExtensionRuntime(), "<probe>");
+    expect(agentLine(api)).toBe("pi");
+    const module = ext("legacy-hook-omp-events.ts");
+    const { runner, errors } = await inPi([module]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0].error).toContain(`hookbox: ${module} did not load (load_failed): Failed to load hook: pi.on("session_switch") is refused by hookbox/extension: the agent has no such event`);
+    expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: `hookbox: blocked because isolated extension ${module} (load_failed) did not load (fail closed)` });
+  });
+
   it("every member and event of pi's ExtensionAPI type is classified, and the table names nothing pi does not have", () => {
     const types = readFileSync(join(piDist, "core", "extensions", "types.d.ts"), "utf8");
     const body = types.slice(types.indexOf("export interface ExtensionAPI {"));
@@ -151,5 +343,19 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect([...events].filter((e) => !classifiedEvents.includes(e))).toEqual([]);
     expect(classifiedEvents.filter((e) => !events.has(e))).toEqual([]);
     expect(new Set(classifiedEvents).size).toBe(classifiedEvents.length);
+  });
+
+  it("every member of pi's ExtensionContext and ExtensionUIContext is classified (carried or refused by name), and the tables name nothing pi does not have", () => {
+    const types = readFileSync(join(piDist, "core", "extensions", "types.d.ts"), "utf8");
+    const membersOf = (name: string) => {
+      const body = types.slice(types.indexOf(`export interface ${name} {`));
+      return new Set([...body.slice(0, body.indexOf("\n}\n")).matchAll(/^ {4}(?:readonly )?(\w+)[<(:?]/gm)].map((m) => m[1]!));
+    };
+    const ctx = membersOf("ExtensionContext");
+    const ui = membersOf("ExtensionUIContext");
+    expect(ctx.size).toBeGreaterThan(10);
+    expect(ui.size).toBeGreaterThan(20);
+    expect([...ctx].sort()).toEqual([...CARRIED_CONTEXT].sort());
+    expect([...ui].sort()).toEqual([...CARRIED_UI, ...Object.keys(REFUSED_UI)].sort());
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HookFailure } from "../src/index.js";
 import { start, until } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";
+import { expectHeapExhaustionContained } from "./helpers/contained.js";
 
 const outside = join(tmpdir(), `hookbox-outside-${process.pid}.txt`);
 beforeAll(() => { writeFileSync(outside, "secret file"); process.env.OPENAI_API_KEY = "sk-host-only"; });
@@ -65,14 +66,7 @@ describe.each(["worker", "process"] as const)("confinement in %s mode", (isolati
 
 describe("process mode contains what worker threads cannot", () => {
   it("a hook that allocates past its limit is reported as out_of_memory and the host keeps running", async () => {
-    const { runner, errors } = await start(["faulty/exhausts-heap.ts", "valid/redacts-api-key.ts"], { load: {
-      isolation: "process", resourceLimits: { maxOldGenerationSizeMb: 48 }, unresponsiveMs: 10_000, maxRestarts: 0,
-    } });
-    await runner.emit(turnStart());
-    await until(() => errors.length > 0, 20_000, "the report");
-    expect(errors[0]!.code).toBe("out_of_memory");
-    expect(await runner.emit({ type: "tool_result", toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text", text: "API_KEY=1" }], isError: false }))
-      .toEqual({ content: [{ type: "text", text: "API_KEY=[REDACTED]" }] });
+    await expectHeapExhaustionContained({ isolation: "process" });
   }, 60_000);
 
   it("a hook that writes a 200 MB frame is ended as protocol_violation before the host buffers it, and the host keeps running", async () => {

@@ -45,7 +45,8 @@ describe("handler errors in emit, emitContext and emitBeforeAgentStart", () => {
 
   it("emitBeforeAgentStart reports the error and keeps the first message a later handler returns", async () => {
     const { runner, errors } = await start(["throws-from-handlers", "returns-first-result"]);
-    expect(await runner.emitBeforeAgentStart("p")).toEqual({ message: { customType: "mark", content: "after-throw", display: false } });
+    // returns-first-result's system prompt is chained beside the first message.
+    expect(await runner.emitBeforeAgentStart("p")).toEqual({ message: { customType: "mark", content: "after-throw", display: false }, systemPrompt: "system first" });
     expect(errors).toEqual([threw("before_agent_start")]);
   });
 
@@ -80,6 +81,7 @@ describe("invalid results", () => {
     ["tool_result", "content"], ["context", "messages.0"], ["before_agent_start", "message.customType"],
     ["session_before_switch", "cancel"], ["session_before_branch", "rewind"], ["session_before_compact", "compaction.firstKeptEntryId"],
     ["session_before_tree", "summary"], ["session.compacting", "context.0"],
+    ["session_before_fork", "cancel"], ["input", "action"], ["message_end", "message"],
   ];
   for (const [type, field] of fields) {
     it(`an invalid ${type} result is reported as invalid_result naming the hook, the event and ${field}, and is not applied`, async () => {

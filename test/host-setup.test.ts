@@ -8,23 +8,7 @@ const MODEL: Model = {
 const init = { getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: () => {} };
 
 describe("host set-up mistakes are the host's TypeError, not the hook's fault", () => {
-  it("new HookRunner with {} as the session manager throws a TypeError naming the missing methods", () => {
-    expect(() => new HookRunner([], "/repo", {} as never, createModelRegistry())).toThrow(TypeError);
-    expect(() => new HookRunner([], "/repo", {} as never, createModelRegistry())).toThrow(/^new HookRunner: sessionManager: getCwd\(\), getSessionDir\(\), getSessionId\(\), .*putBlob\(\) are missing or not a function/);
-  });
-
-  it("a session manager lacking one method is refused naming exactly that method", () => {
-    const { getSessionId: _dropped, ...partial } = createSessionManager();
-    expect(() => new HookRunner([], "/repo", partial as never, createModelRegistry()))
-      .toThrow("new HookRunner: sessionManager: getSessionId() is missing or not a function. Pass a full session manager, or spread createSessionManager() from \"hookbox\" under yours.");
-  });
-
-  it("a missing session manager or model registry is named, with the helper to use instead", () => {
-    expect(() => new HookRunner([], "/repo", undefined as never, createModelRegistry())).toThrow(/sessionManager must be an object .* got undefined\. Pass your session manager, or createSessionManager\(\)/);
-    expect(() => new HookRunner([], "/repo", createSessionManager(), null as never)).toThrow(/modelRegistry must be an object, got null\. Pass your model registry, or createModelRegistry\(\)/);
-    expect(() => new HookRunner([], "/repo", createSessionManager(), { getApiKey: "key" } as never)).toThrow("new HookRunner: modelRegistry: getApiKey() is missing or not a function. Hooks call these through ctx.modelRegistry.");
-  });
-
+  // What new HookRunner accepts (a seed-shaped host, a registry {}) and still refuses: test/host-seed-host.test.ts.
   it("initialize without getModel throws a TypeError naming it; a wrong optional handler is named too", () => {
     const runner = new HookRunner([], "/repo", createSessionManager(), createModelRegistry());
     const { getModel: _g, ...noModel } = init;
@@ -32,6 +16,7 @@ describe("host set-up mistakes are the host's TypeError, not the hook's fault", 
     expect(() => runner.initialize({ ...init, isIdle: true } as never)).toThrow(/^HookRunner\.initialize: isIdle\(\) is missing or not a function/);
     expect(() => runner.initialize({ ...init, uiContext: { confirm: async () => true } } as never)).toThrow(/^HookRunner\.initialize: uiContext: select\(\), input\(\), notify\(\).* Spread createNoOpUIContext\(\)/);
     expect(() => runner.initialize({ ...init, uiContext: { ...createNoOpUIContext(), confirm: async () => true }, hasUI: true })).not.toThrow();
+    expect(() => runner.initialize({ ...init, agent: { get: () => 1 } } as never)).toThrow(/^HookRunner\.initialize: agent: set\(\), setModel\(\) .*hookbox\/extension passes/);
   });
 });
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "./helpers/files.js";
 import { ROOT } from "./helpers/host.js";
-import { installPi, piUnavailable, piWorld, runPi } from "./support/pi-agent.js";
+import { agentUnavailable, installBun, installOmp, installPi, ompAgent, piUnavailable, piWorld, runAgent, runPi } from "./support/pi-agent.js";
 
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 let project: string;
@@ -40,6 +40,11 @@ console.log(JSON.stringify({ errors, blocked, allowed: allowed ?? null, entry: i
 /** README "Use it in pi": the file a pi user writes (the README must show exactly this). */
 const ISOLATED = `import { isolate } from "hookbox/extension";
 export default isolate(["./guard.ts"]);
+`;
+
+/** README "Use it in oh-my-pi": the file an oh-my-pi user writes (the README must show exactly this). */
+const ISOLATED_OMP = `import { isolate } from "hookbox/extension";
+export default isolate(["./guard.ts"], { isolation: "process" });
 `;
 
 const TSCONFIG = JSON.stringify({
@@ -170,4 +175,25 @@ describe("the packed package", () => {
     expect(r.toolResult).toBe(`guard refused: rm -rf ${join(project, "build")}`);
     expect(existsSync(join(project, "build", "keep.txt"))).toBe(true);
   }, 120_000);
+
+  it.for(["-e", "--hook"])("README \"Use it in oh-my-pi\" works as written with the installed package: omp %s ./isolated.ts (on Bun) blocks the model's rm -rf", { timeout: 600_000 }, (flag, ctx) => {
+    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("```ts\n// isolated.ts (omp -e ./isolated.ts, or omp --hook ./isolated.ts)\n" + ISOLATED_OMP + "```");
+    const why = agentUnavailable("oh-my-pi");
+    if (why) {
+      console.log(`test/pack.test.ts: the oh-my-pi run skipped: ${why}`);
+      ctx.skip();
+    }
+    const omp = ompAgent(installOmp(), installBun());
+    const world = { ...piWorld(omp), project };
+    copyFileSync(join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts"), join(project, "guard.ts"));
+    writeFileSync(join(project, "isolated.ts"), ISOLATED_OMP);
+    mkdirSync(join(project, "build"), { recursive: true });
+    writeFileSync(join(project, "build", "keep.txt"), "precious");
+    const files = ["./isolated.ts"];
+    const r = runAgent(omp, world, { command: `rm -rf ${join(project, "build")}`, ...(flag === "-e" ? { extensions: files } : { hooks: files }) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain("Extension error");
+    expect(r.toolResult).toBe(`guard refused: rm -rf ${join(project, "build")}`);
+    expect(existsSync(join(project, "build", "keep.txt"))).toBe(true);
+  });
 });

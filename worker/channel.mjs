@@ -66,6 +66,7 @@ const pendingCalls = new Map();
  * @param {CallMethod} m @param {unknown[]} a @param {number} [rid]
  */
 export function call(m, a, rid) {
+  a = withoutTrailingUndefined(a);
   const id = nextCallId++;
   const refused = refuseUnsendable(a, { m });
   if (refused) return Promise.reject(new Error(`hookbox: the arguments to ${m} were not sent: ${refused}`));
@@ -103,8 +104,21 @@ export function refuseUnsendable(value, what, depth = 0) {
   return `${bytes} bytes is over the size limit (maxMessageBytes ${maxBytes})`;
 }
 
+/**
+ * The arguments without the omitted optional ones at the end. Why: in a child process the frame is
+ * JSON (worker/wire.mjs), where an `undefined` in an array arrives as `null`, which an optional
+ * argument's schema refuses; an argument left out is the same call in every mode.
+ * @param {unknown[]} a
+ */
+function withoutTrailingUndefined(a) {
+  let n = a.length;
+  while (n > 0 && a[n - 1] === undefined) n--;
+  return n === a.length ? a : a.slice(0, n);
+}
+
 /** Fire and forget: the host applies these in the order they were posted. @param {PostMethod} m @param {unknown[]} a */
 export function post(m, a) {
+  a = withoutTrailingUndefined(a);
   if (refuseUnsendable(a, { m })) return;
   send({ t: "post", m, a });
 }
@@ -132,6 +146,7 @@ let nextSyncId = 1;
  */
 export function callSync(m, a, timeoutMs = syncTimeoutMs) {
   if (!boot) throw new Error("hookbox: synchronous host calls are only available inside a hook sandbox");
+  a = withoutTrailingUndefined(a);
   const refused = refuseUnsendable(a, { m });
   if (refused) throw new Error(`hookbox: the arguments to ${m}() were not sent: ${refused}`);
   const id = nextSyncId++;

@@ -9,6 +9,7 @@
 import { call, callSync, post, requestOf } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { runCustom } from "./custom.mjs";
+import { agentContext, agentUi } from "./agent-members.mjs";
 import { METHOD, SESSION_METHODS } from "./wire.mjs";
 
 /**
@@ -125,6 +126,8 @@ function uiOf(m, req) {
     setEditorText: shared.setEditorText,
     getEditorText: shared.getEditorText,
     custom: (/** @type {unknown} */ factory, /** @type {unknown} */ options) => runCustom({ call: ask, post: ch.post }, m.theme, factory, options),
+    // pi's: setWidget and setTitle as data, what cannot cross refused by name (worker/agent-members.mjs).
+    ...m.agentUi,
     // Why a data property: a getter in an object literal costs about a microsecond, per context.
     theme: m.theme,
   });
@@ -147,6 +150,8 @@ function membersOf(/** @type {Channel} */ ch) {
     isIdle: () => ch.callSync(METHOD.isIdle, []),
     abort: () => ch.post(METHOD.abort, []),
     hasQueuedMessages: () => ch.callSync(METHOD.hasQueuedMessages, []),
+    agent: agentContext(ch),
+    agentUi: agentUi(ch),
   };
 }
 const runnerMembers = membersOf(direct);
@@ -171,6 +176,13 @@ function contextOf(snap, m, req) {
     isIdle: m.isIdle,
     abort: m.abort,
     hasQueuedMessages: m.hasQueuedMessages,
+    // pi's context members (worker/agent-members.mjs); `signal` does not cross.
+    hasPendingMessages: m.agent.hasPendingMessages,
+    getContextUsage: m.agent.getContextUsage,
+    getSystemPrompt: m.agent.getSystemPrompt,
+    compact: m.agent.compact,
+    shutdown: m.agent.shutdown,
+    signal: undefined,
   };
 }
 

@@ -7,9 +7,10 @@ import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import { Registrations, createHookAPI } from "./api.mjs";
-import { callSync, refuseUnsendable, send, settleCall, setSyncChannel, startRequest, toWireError } from "./channel.mjs";
+import { callSync, post, refuseUnsendable, send, settleCall, setSyncChannel, startRequest, toWireError } from "./channel.mjs";
 import { createCommandContext, createContext, createSetupSessionManager, pendingSetups, runnerTheme } from "./context.mjs";
 import { runHandlers } from "./run.mjs";
+import { plain } from "./edits.mjs";
 import { factoryOf } from "./factory.mjs";
 import { hostModuleObjects } from "./host-modules.mjs";
 import { withAccessDetail } from "./access.mjs";
@@ -73,7 +74,7 @@ const controlApi = {
       const mod = /** @type {any} */ (await importHook(spec.resolvedPath, hostModuleObjects(spec.hostModules ?? {})));
       const factory = factoryOf(mod);
       if (typeof factory !== "function") return { ok: false, e: { message: "Hook must export a default function" } };
-      await factory(createHookAPI(registry, spec.cwd));
+      await factory(createHookAPI(registry, spec.cwd, spec.agent));
       registry.loaded = true;
       return { ok: true, manifest: registry.manifest() };
     } catch (err) {
@@ -184,6 +185,35 @@ function handle(msg) {
       serve(req, async () => {
         if (!command) throw new Error(`this hook has no command "${msg.name}"`);
         await command.handler(msg.args, createCommandContext(msg.ctx, req));
+      });
+      return;
+    }
+    case "tool": {
+      const tool = registry.tools.get(msg.name);
+      const req = startRequest(msg.id);
+      const { signal } = reviveSignals(msg.id, {}, msg.signals, msg.aborted);
+      const update = msg.update;
+      serve(req, async () => {
+        if (!tool) throw new Error(`this module has no tool "${msg.name}"`);
+        const onUpdate = (/** @type {unknown} */ partial) => post(METHOD.toolUpdate, plain([update, partial]));
+        return tool.execute(msg.toolCallId, msg.params, signal, onUpdate, createContext(msg.ctx, req));
+      });
+      return;
+    }
+    case "shortcut": {
+      const shortcut = registry.shortcuts.get(msg.key);
+      const req = startRequest(msg.id);
+      serve(req, async () => {
+        if (!shortcut) throw new Error(`this module has no shortcut "${msg.key}"`);
+        await shortcut.handler(createContext(msg.ctx, req));
+      });
+      return;
+    }
+    case "complete": {
+      const command = registry.commands.get(msg.name);
+      serve(startRequest(msg.id), async () => {
+        if (!command?.getArgumentCompletions) throw new Error(`this module has no completions for "${msg.name}"`);
+        return command.getArgumentCompletions(msg.prefix);
       });
       return;
     }

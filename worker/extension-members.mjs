@@ -1,38 +1,31 @@
 // pi's ExtensionAPI (pi 0.73.1), member by member and event by event: what `hookbox/extension`
 // carries across the isolation boundary today, and what it refuses (with why). One table, read by
 // the worker (a refused member throws when an isolated module calls it), by the adapter
-// (src/extension.ts: a module that registered a refused event, a command or a renderer does not
-// load) and by a test that checks it against the agent's own `ExtensionAPI` type, so a new member
-// cannot slip through unclassified.
+// (src/extension.ts: a module that registered a refused event, or a renderer outside worker
+// isolation, does not load) and by a test that checks it against the agent's own `ExtensionAPI`
+// type, so a new member cannot slip through unclassified.
 
-/** Members an isolated module may use: they cross (`on` only for a carried event). */
-export const CARRIED_MEMBERS = Object.freeze(["on", "sendMessage", "appendEntry", "exec"]);
+/**
+ * Members an isolated module may use: they cross (`on` only for a carried event). The agent's
+ * getters and setters (`sendUserMessage` … `setThinkingLevel`) reach the agent's own `pi` through
+ * src/bridge/agent-gate.ts: getters answer data, setters run as `policy.agent` allows.
+ */
+export const CARRIED_MEMBERS = Object.freeze([
+  "on", "sendMessage", "appendEntry", "exec", "sendUserMessage", "setSessionName", "getSessionName", "setLabel", "getActiveTools",
+  "getAllTools", "setActiveTools", "getCommands", "setModel", "getThinkingLevel", "setThinkingLevel", "registerMessageRenderer",
+  // As data on the agent's pi; what they run (execute, handler, completions) runs isolated (src/extension-registrations.ts).
+  "registerTool", "registerCommand", "registerFlag", "getFlag", "registerShortcut",
+]);
 
 const NOT_YET = "not carried across the isolation boundary yet";
 
 /**
- * Members refused at load, with why. Those also in hookbox's hook API (`registerCommand`,
- * `registerMessageRenderer`) are refused by the adapter after load; the others throw in the worker.
+ * Members refused at load, with why: they throw in the worker, naming the member and why.
+ * (`registerMessageRenderer` crosses in worker isolation only: src/extension.ts refuses it in the
+ * others, saying why.)
  * @type {Readonly<Record<string, string>>}
  */
 export const REFUSED_MEMBERS = Object.freeze({
-  registerTool: `${NOT_YET}: the tool's execute would have to run isolated, with its updates, signal and context`,
-  registerCommand: `${NOT_YET}: the command's handler, completions and command context`,
-  registerShortcut: `${NOT_YET}: a shortcut handler runs with the agent's terminal`,
-  registerFlag: `${NOT_YET}: flags are read at the agent's start`,
-  getFlag: `${NOT_YET}: flags are read at the agent's start`,
-  registerMessageRenderer: `${NOT_YET}: a renderer returns the agent's TUI components`,
-  sendUserMessage: `${NOT_YET}: it starts a turn of the agent`,
-  setSessionName: `${NOT_YET}: it writes the agent's session`,
-  getSessionName: `${NOT_YET}: it reads the agent's session outside an event`,
-  setLabel: `${NOT_YET}: it writes the agent's session`,
-  getActiveTools: `${NOT_YET}: it reads the agent's tools`,
-  getAllTools: `${NOT_YET}: it reads the agent's tools`,
-  setActiveTools: `${NOT_YET}: it changes the agent's tools`,
-  getCommands: `${NOT_YET}: it reads the agent's commands`,
-  setModel: `${NOT_YET}: it changes the agent's model`,
-  getThinkingLevel: `${NOT_YET}: it reads the agent's state`,
-  setThinkingLevel: `${NOT_YET}: it changes the agent's state`,
   registerProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
   unregisterProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
   events: `${NOT_YET}: the event bus is shared with the agent's in-process extensions`,
@@ -41,6 +34,7 @@ export const REFUSED_MEMBERS = Object.freeze({
 /** Events whose result the agent uses and hookbox's runner combines (with its own rule and schema). */
 export const RESULT_EVENTS = Object.freeze([
   "tool_call", "tool_result", "context", "before_agent_start", "session_before_switch", "session_before_compact", "session_before_tree",
+  "session_before_fork", "input", "user_bash", "message_end", "before_provider_request", "resources_discover",
 ]);
 
 /** Events the agent only notifies (it ignores what handlers return): carried as series. */
@@ -50,17 +44,93 @@ export const NOTIFY_EVENTS = Object.freeze([
   "thinking_level_select", "after_provider_response",
 ]);
 
-const NO_RULE = "its result is used by the agent, and hookbox's runner has no rule for it yet (the result would be dropped)";
+/**
+ * Events refused at load: a module that subscribes to one does not load. None today: every event
+ * of pi 0.73.1 is carried (a result a handler returns that cannot cross, such as `user_bash`'s
+ * `operations`, is refused by its schema as `invalid_result`).
+ * @type {Readonly<Record<string, string>>}
+ */
+export const REFUSED_EVENTS = Object.freeze({});
 
-/** Events refused at load: a module that subscribes to one does not load. @type {Readonly<Record<string, string>>} */
-export const REFUSED_EVENTS = Object.freeze({
-  input: NO_RULE,
-  user_bash: NO_RULE,
-  message_end: NO_RULE,
-  before_provider_request: NO_RULE,
-  resources_discover: NO_RULE,
-  session_before_fork: NO_RULE,
+/**
+ * The events of the oh-my-pi line (oh-my-pi, xcsh: the seed's agents) that pi 0.73.1 does not have:
+ * the seed's hook events a legacy `HookAPI` module (an oh-my-pi or xcsh `--hook` file) subscribes
+ * to, each with a rule in hookbox's runner. Carried only inside an agent of that line; in pi a
+ * module that subscribes to one does not load ("the agent has no such event"), never silently
+ * left uncalled. Which line an agent is: `agentLine` in src/extension.ts.
+ */
+export const OMP_RESULT_EVENTS = Object.freeze(["session_before_branch", "session.compacting"]);
+export const OMP_NOTIFY_EVENTS = Object.freeze([
+  "session_switch", "session_branch", "auto_compaction_start", "auto_compaction_end", "auto_retry_start", "auto_retry_end",
+  "ttsr_triggered", "todo_reminder",
+]);
+
+/** pi's events the oh-my-pi line does not have: not mirrored there, so a module subscribing to one is refused, not left uncalled. */
+export const PI_ONLY_EVENTS = Object.freeze(["session_before_fork", "model_select", "thinking_level_select"]);
+
+/**
+ * pi's `ExtensionContext` (a handler's `ctx`): what the module's `ctx` has. hookbox's own context
+ * members, and pi's extras through src/bridge/agent-gate.ts. `signal` is there and always
+ * undefined: the agent's AbortSignal does not cross (a module cannot abort with it).
+ */
+export const CARRIED_CONTEXT = Object.freeze([
+  "ui", "hasUI", "cwd", "sessionManager", "modelRegistry", "model", "isIdle", "abort", "hasPendingMessages", "shutdown",
+  "getContextUsage", "compact", "getSystemPrompt", "signal",
+]);
+
+/** pi's `ExtensionUIContext` (`ctx.ui`): what crosses, as data (prompts, texts, lines). */
+export const CARRIED_UI = Object.freeze([
+  "select", "confirm", "input", "notify", "setStatus", "setWidget", "setTitle", "custom", "setEditorText", "getEditorText", "editor", "theme",
+]);
+
+const COMPONENT = "it takes a component or a function the agent's terminal would call synchronously, which cannot run isolated";
+const NOT_YET_UI = `${NOT_YET}: it changes how the agent's terminal works`;
+/** pi's `ctx.ui` members a module's `ctx.ui` refuses by name (calling one throws, naming it and why). @type {Readonly<Record<string, string>>} */
+export const REFUSED_UI = Object.freeze({
+  onTerminalInput: "it hands the module the user's raw keystrokes, and a listener the agent calls synchronously for each",
+  setEditorComponent: COMPONENT,
+  getEditorComponent: COMPONENT,
+  setFooter: COMPONENT,
+  setHeader: COMPONENT,
+  addAutocompleteProvider: COMPONENT,
+  setWorkingMessage: NOT_YET_UI,
+  setWorkingVisible: NOT_YET_UI,
+  setWorkingIndicator: NOT_YET_UI,
+  setHiddenThinkingLabel: NOT_YET_UI,
+  pasteToEditor: NOT_YET_UI,
+  getAllThemes: NOT_YET_UI,
+  getTheme: NOT_YET_UI,
+  setTheme: NOT_YET_UI,
+  getToolsExpanded: NOT_YET_UI,
+  setToolsExpanded: NOT_YET_UI,
 });
+
+/**
+ * The members of a tool definition (pi's `ToolDefinition`), what crosses with `pi.registerTool`:
+ * the data, and `execute` (run isolated). The functions the agent calls synchronously in its own
+ * process (its TUI rendering, argument preparation before validation) are refused: a module whose
+ * tool has one does not load.
+ */
+export const TOOL_MEMBERS = Object.freeze({
+  carried: Object.freeze(["name", "label", "description", "promptSnippet", "promptGuidelines", "parameters", "executionMode", "execute"]),
+  /** @type {Readonly<Record<string, string>>} */
+  refused: Object.freeze({
+    renderCall: "not carried yet: a tool renderer builds a TUI component the agent draws synchronously in its own process (hookbox's component path serves message renderers only)",
+    renderResult: "not carried yet: a tool renderer builds a TUI component the agent draws synchronously in its own process (hookbox's component path serves message renderers only)",
+    renderShell: "it only frames the tool's own renderers, which cannot cross",
+    prepareArguments: "the agent calls it synchronously, before validating the model's arguments, in its own process",
+  }),
+});
+
+/** @param {string} member */
+export function refusedToolMemberMessage(member) {
+  return `pi.registerTool's ${member} is refused by hookbox/extension: ${TOOL_MEMBERS.refused[member]}`;
+}
+
+/** @param {string} member */
+export function refusedUiMessage(member) {
+  return `ctx.ui.${member} is refused by hookbox/extension: ${REFUSED_UI[member]}`;
+}
 
 /** @param {string} member */
 export function refusedMemberMessage(member) {

@@ -1,15 +1,14 @@
 // The link of a child process (process and sandbox modes): hookbox's framed channel (see
-// src/sandbox/frames.ts). fd 3 carries frames to the host, written synchronously so a dying
+// src/sandbox/frames.ts; one codec, worker/wire.mjs `encodeFrame`). fd 3 carries frames to the host, written synchronously so a dying
 // process still gets its last frame out; fd 4 carries the host's frames; fd 5 the answers to
 // synchronous calls, read with readSync while the hook's thread waits. Imported only by
 // worker/entry-process.mjs.
 /** @import { WorkerBoot, SyncReply } from "../src/protocol.js" */
 import { readSync, writeSync } from "node:fs";
 import { Socket } from "node:net";
-import { deserialize, serialize } from "node:v8";
 import { cut, describeThrown, toWireError } from "./describe.mjs";
 import { useLink } from "./transport.mjs";
-import { FATAL, LIMITS, maxFrameBytes } from "./wire.mjs";
+import { decodeFrameBody, encodeFrame, FATAL, FRAME_HEADER_BYTES, LIMITS, maxFrameBytes } from "./wire.mjs";
 
 const TO_HOST = 3;
 const FROM_HOST = 4;
@@ -18,26 +17,23 @@ const nap = new Int32Array(new SharedArrayBuffer(4));
 
 /** @param {unknown} message @param {number} bound */
 function post(message, bound) {
-  const body = serialize(message);
+  const frame = encodeFrame(message);
   // A turn's batch may hold several results each near the limit: over the frame bound, it goes one by one.
   const batch = /** @type {{ t?: unknown; m?: unknown }} */ (message);
-  if (body.length > bound && batch?.t === "batch" && Array.isArray(batch.m)) {
+  if (frame.length - FRAME_HEADER_BYTES > bound && batch?.t === "batch" && Array.isArray(batch.m)) {
     for (const one of batch.m) post(one, bound);
     return;
   }
-  writeBody(body);
+  writeAll(frame);
 }
 
 /** @param {unknown} message */
 function writeFrame(message) {
-  writeBody(serialize(message));
+  writeAll(encodeFrame(message));
 }
 
-/** @param {Buffer} body */
-function writeBody(body) {
-  const frame = Buffer.allocUnsafe(4 + body.length);
-  frame.writeUInt32BE(body.length, 0);
-  body.copy(frame, 4);
+/** @param {Buffer} frame */
+function writeAll(frame) {
   let off = 0;
   while (off < frame.length) {
     try {
@@ -61,7 +57,7 @@ function readFrames(deliver) {
       if (buffered.length < 4 + length) break;
       const body = buffered.subarray(4, 4 + length);
       buffered = buffered.subarray(4 + length);
-      deliver(deserialize(body));
+      deliver(decodeFrameBody(body));
     }
   });
   // The host closed the channel or is gone: nothing more will come, so this process ends.
@@ -95,7 +91,7 @@ function readSyncFrame(end) {
   const head = readExactly(4, end);
   if (!head) return undefined;
   const body = readExactly(head.readUInt32BE(0), Infinity);
-  return body ? deserialize(body) : undefined;
+  return body ? decodeFrameBody(body) : undefined;
 }
 
 /** Install the process link; returns the boot the host passed as argv[2] (removed from argv). */

@@ -43,6 +43,14 @@ export const METHOD = Object.freeze({
   scopedCall: "scoped.call",
   scopedPost: "scoped.post",
   scopedSync: "scoped.sync",
+  /** A partial result of an isolated tool's `execute` (its `onUpdate`), for the execution it names. */
+  toolUpdate: "tool.update",
+  /** `pi.getFlag(name)`: the agent's value of a flag this module registered. */
+  getFlag: "flag",
+  /** pi's agent members (hookbox/extension): a getter, a setter (the worker blocks: a refusal throws at the call), setModel. */
+  agentGet: "agent.get",
+  agentSet: "agent.set",
+  agentSetModel: "agent.setModel",
 });
 
 /**
@@ -85,7 +93,27 @@ export const KIND = Object.freeze({
   [METHOD.scopedCall]: "call",
   [METHOD.scopedPost]: "post",
   [METHOD.scopedSync]: "sync",
+  [METHOD.toolUpdate]: "post",
+  [METHOD.getFlag]: "sync",
+  [METHOD.agentGet]: "sync",
+  [METHOD.agentSet]: "sync",
+  [METHOD.agentSetModel]: "call",
 });
+
+/**
+ * pi's members that read the agent (`pi.getSessionName()`, `ctx.getContextUsage()`…), answered as
+ * data by the agent's own objects when hookbox runs inside it (src/extension.ts).
+ */
+export const AGENT_GETTERS = Object.freeze([
+  "getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel", "getContextUsage", "getSystemPrompt", "hasPendingMessages",
+]);
+/**
+ * pi's members that change the agent or its screen; which ones a policy allows is
+ * `policy.agent` (src/bridge/agent-gate.ts). `ui.*` act on the agent's UI.
+ */
+export const AGENT_SETTERS = Object.freeze([
+  "sendUserMessage", "setSessionName", "setLabel", "setActiveTools", "setThinkingLevel", "compact", "shutdown", "ui.setWidget", "ui.setTitle",
+]);
 
 /** @typedef {(typeof METHOD)[keyof typeof METHOD]} MethodName */
 /** @typedef {{ [M in MethodName]: (typeof KIND)[M] extends "call" ? M : never }[MethodName]} CallMethod */
@@ -120,6 +148,23 @@ export const SESSION_METHODS = Object.freeze([
 ]);
 
 /**
+ * The names a pi extension registers (hookbox/extension), one pattern each, for both sides: the
+ * worker refuses a bad name at load naming it (worker/api.mjs), the host's schemas refuse it on
+ * the wire (src/registration-schemas.ts). None lets a control or a space through, and only a key id
+ * a quote (`ctrl+'`): these names reach the agent's terminal, its command line and the model's tool list.
+ */
+export const NAME_PATTERNS = Object.freeze({
+  /** OpenAI's and Anthropic's function-name rule. */
+  tool: /^[A-Za-z0-9_-]{1,64}$/,
+  /** `--name` on the agent's command line. */
+  flag: /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+  /** `/name` in the agent's editor. */
+  command: /^[A-Za-z0-9][A-Za-z0-9:._-]{0,63}$/,
+  /** A key id like `ctrl+shift+u`: printable ASCII, no space. */
+  key: /^[\x21-\x7e]{1,64}$/,
+});
+
+/**
  * Upper bounds of every count, length and depth on the wire (sizes in bytes are the
  * `maxMessageBytes` option). A message over one of them is refused by the host.
  */
@@ -140,6 +185,10 @@ export const LIMITS = Object.freeze({
   maxName: 256,
   /** Characters of an error message or stack, a UI title or a label (longer texts are cut by the worker). */
   maxText: 64 * 1024,
+  /** Characters of a path a hook names for the agent (a resource path, a bash result's output file). */
+  maxPath: 4096,
+  /** Characters of a text a hook gives the agent whole: a system prompt, an input's text, a user bash output. */
+  maxPrompt: 1_000_000,
   /** Distinct event types a hook may register handlers for. */
   maxEvents: 256,
   /** Handlers per event type. */
@@ -228,17 +277,59 @@ export const DEFAULTS = Object.freeze({
   shellOutputBytes: 1024 * 1024,
 });
 
-/** Bytes a frame of the framed channel (process and sandbox modes) may carry beyond `maxMessageBytes`: envelopes, batch wrappers, V8's tags. */
+/** Bytes a frame of the framed channel (process and sandbox modes) may carry beyond `maxMessageBytes`: envelopes, batch wrappers. */
 export const FRAME_SLACK_BYTES = 1024 * 1024;
 
 /**
  * The largest frame the host accepts and the child writes whole (src/sandbox/frames.ts,
- * worker/link-process.mjs). Why 1.25x: `maxMessageBytes` is checked on an estimate (`measure`
- * below) that V8's encoding can exceed by a little (a double is 9 bytes, not 8).
+ * worker/link-process.mjs). Why 3x: `maxMessageBytes` is checked on an estimate (`measure` below)
+ * of 2 bytes a character, and JSON writes up to 6 (a control character or a lone surrogate as
+ * `\u00XX`; UTF-8 writes 3 for most of the rest).
  * @param {number} maxMessageBytes
  */
 export function maxFrameBytes(maxMessageBytes) {
-  return Math.ceil(maxMessageBytes * 1.25) + FRAME_SLACK_BYTES;
+  return Math.ceil(maxMessageBytes * 3) + FRAME_SLACK_BYTES;
+}
+
+/** Bytes of a frame's header: the body's length, 32 bits big-endian. */
+export const FRAME_HEADER_BYTES = 4;
+
+/**
+ * One frame of the framed channel: its length, then `value` as UTF-8 JSON. Why JSON: Node and Bun
+ * both read it (node:v8's serialisation formats differ between the two runtimes: a Bun host cannot
+ * read a Node child's), and it carries what the wire allows, JSON data. Throws a TypeError when
+ * `value` is not JSON data (a function, a symbol, a BigInt, a cycle, nothing at the top).
+ * @param {unknown} value @returns {Buffer}
+ */
+export function encodeFrame(value) {
+  const text = JSON.stringify(value, refuseCode);
+  if (text === undefined) throw new TypeError("the value is not JSON data");
+  const length = Buffer.byteLength(text);
+  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+  frame.writeUInt32BE(length, 0);
+  frame.write(text, FRAME_HEADER_BYTES);
+  return frame;
+}
+
+/**
+ * JSON.stringify drops functions and symbols silently; structured clone (worker mode) refuses
+ * them, and so does the frame: a payload that holds one is an error, never a value with a hole.
+ * @param {string} key @param {unknown} value
+ */
+function refuseCode(key, value) {
+  const type = typeof value;
+  if (type === "function" || type === "symbol") throw new TypeError(`a ${type}${key ? ` (at "${key.slice(0, 64)}")` : ""} could not be cloned: it is not JSON data`);
+  return value;
+}
+
+/**
+ * The value of a frame's body. Throws on bytes that are not JSON (the reader catches it). Like
+ * V8's deserialiser, JSON.parse makes own data properties only and calls no setter (an own
+ * `__proto__` key stays a key), so the value is harmless until something walks it.
+ * @param {Uint8Array} body @returns {unknown}
+ */
+export function decodeFrameBody(body) {
+  return JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
 }
 
 /** The deepest frame the host decodes further: the one depth bound and the envelope above it. */

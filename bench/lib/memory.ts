@@ -10,7 +10,7 @@ import { sleep } from "./measure.js";
 
 export type MemoryCase = "rss-hooks" | "rss-bare";
 
-function settledRss(): number {
+export function settledRss(): number {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   gc?.();

@@ -22,7 +22,7 @@ export interface SandboxFigures {
 }
 
 /** KiB of RSS of every descendant of this process (from /proc). */
-function descendantsRssKb(pid = process.pid): number {
+export function descendantsRssKb(pid = process.pid): number {
   let total = 0;
   let children: string[] = [];
   try {

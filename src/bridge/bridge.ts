@@ -53,6 +53,9 @@ export class SandboxBridge implements BridgeHost {
   readonly #modules: HostModules;
   readonly #custom: CustomUi;
   readonly #scopes = new ScopedContexts<Served>();
+  /** The `onUpdate` of each isolated tool execution running (hookbox/extension), by the number its updates carry. */
+  readonly #updates = new Map<number, (partial: unknown) => void>();
+  #nextUpdate = 1;
   #runner: Served | undefined;
 
   constructor(base: BridgeBase) {
@@ -73,6 +76,17 @@ export class SandboxBridge implements BridgeHost {
 
   closeScope(id: number): void {
     this.#scopes.close(id);
+  }
+
+  /** Hold a tool execution's `onUpdate`; the worker's `tool.update` posts carry the returned number. */
+  openUpdates(onUpdate: (partial: unknown) => void): number {
+    const id = this.#nextUpdate++;
+    this.#updates.set(id, onUpdate);
+    return id;
+  }
+
+  closeUpdates(id: number): void {
+    this.#updates.delete(id);
   }
 
   async call(method: string, args: unknown[]): Promise<unknown> {
@@ -111,6 +125,10 @@ export class SandboxBridge implements BridgeHost {
       case METHOD.customDone: return this.#custom.done(args);
       case METHOD.customTui: return this.#custom.requestRender(args);
       case METHOD.custom: return this.#custom.show(this.#need(method, served).surface, args);
+      case METHOD.toolUpdate: {
+        // An update after its execute settled (or timed out) has no one to reach: dropped, as the agent drops it.
+        return this.#updates.get(args[0] as number)?.(args[1]);
+      }
     }
     if (!served && method === METHOD.exec) return mediatedExec(hookPath, gate, cwd, args);
     if (method === METHOD.log && this.#base.takeLog?.() === false) return undefined;

@@ -5,6 +5,8 @@
  * to a worker. The sandbox's one bridge (`bridge.ts`) calls these.
  */
 import { Errors } from "../errors.js";
+import { MODEL_REGISTRY_METHODS } from "../agent-types.js";
+import { HostLacksMethod, type HostObject } from "../host-setup.js";
 import { presets } from "../policy.js";
 import { registryAnswer, registryRefusal } from "../model-registry-gate.js";
 import { renderTheme } from "../render-theme.js";
@@ -12,6 +14,7 @@ import { terminalText, type TerminalTextOptions } from "../terminal-text.js";
 import { Deferred } from "./deferred.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
+import { AgentGate, type AgentAccess } from "./agent-gate.js";
 import type { BRIDGE } from "./methods.js";
 import type {
   HookMessage, HookUIContext, ModelRegistry, NewSessionOptions, ReadonlySessionManager, SendMessageOptions, SessionManager,
@@ -32,7 +35,11 @@ export interface BridgeSurface {
   branch(entryId: string): Promise<{ cancelled: boolean }>;
   navigateTree(targetId: string, options: { summarize?: boolean }): Promise<{ cancelled: boolean }>;
   log(level: string, line: string): void;
+  /** `pi.getFlag(name)` of this hook: the agent's value (hookbox/extension), undefined elsewhere. */
+  getFlag(name: string): boolean | string | undefined;
   cwd: string;
+  /** The agent's own members, when hookbox runs inside an agent (hookbox/extension). */
+  agent?: () => AgentAccess | undefined;
 }
 
 /** Runs the `setup` callback of `ctx.newSession` in the worker. */
@@ -54,14 +61,21 @@ function memberOf(target: unknown, name: string): unknown {
   return undefined;
 }
 
-/** Call `target[name](...args)` only if `name` is a method the object really has, not a prototype builtin. */
-function callMethod(hookPath: string, what: string, target: unknown, name: string, args: unknown[]): unknown {
+/**
+ * Call `target[name](...args)` only if `name` is a method the object really has, not a prototype
+ * builtin. A method of the contract (`contract`) the host's object lacks is the host's set-up
+ * error (`HostLacksMethod`); any other name is the hook's protocol violation.
+ */
+function callMethod(hookPath: string, what: string, target: unknown, name: string, args: unknown[], contract?: HostObject): unknown {
   const fn = memberOf(target, name);
   if (typeof fn !== "function") {
+    if (contract) throw new HostLacksMethod(contract, name);
     throw Errors.protocolViolation(hookPath, `${what}.${name} is not a method the host offers`);
   }
   return fn.apply(target, args);
 }
+
+const REGISTRY_CONTRACT: ReadonlySet<string> = new Set(MODEL_REGISTRY_METHODS);
 
 /**
  * Rows `bridge.ts` serves itself: `transform` (from load on), host modules (src/host-modules.ts),
@@ -69,7 +83,7 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
  */
 type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | typeof METHOD.hostModuleAwait
   | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui
-  | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync;
+  | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync | typeof METHOD.toolUpdate;
 
 // Arguments arrive checked against the table, so each implementation destructures them as its row says.
 type Impl = (args: any) => unknown;
@@ -82,6 +96,7 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     : content.map((part) => (part.type === "text" && typeof part.text === "string" ? { ...part, text: lines(part.text) } : part)));
   const editorSignals = new Map<number, AbortController>();
   const later = new Deferred();
+  const agent = new AgentGate(gate.policy, terminal, () => surface.agent?.());
   let setupSession: SessionManager | undefined;
 
   const impl: Record<string, Impl> = {
@@ -142,10 +157,14 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.modelRegistry]: ([name, args]) => {
       const refused = registryRefusal(gate.policy, name);
       if (refused) throw new Error(refused);
-      return later.wrap(`modelRegistry.${name}`, registryAnswer(gate.policy, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args)));
+      return later.wrap(`modelRegistry.${name}`, registryAnswer(gate.policy, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args, REGISTRY_CONTRACT.has(name) ? "modelRegistry" : undefined)));
     },
-    [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args)),
+    [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args, "sessionManager")),
     [METHOD.await]: ([id]) => later.take(id),
+    [METHOD.getFlag]: ([name]) => surface.getFlag(name),
+    [METHOD.agentGet]: ([member]) => agent.get(member),
+    [METHOD.agentSet]: ([member, args]) => agent.set(member, args),
+    [METHOD.agentSetModel]: ([provider, id]) => agent.setModel(provider, id),
   } satisfies Record<Exclude<keyof typeof BRIDGE, ServedElsewhere>, Impl>;
 
   return (method, args) => {

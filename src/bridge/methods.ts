@@ -7,11 +7,12 @@
  * (`worker/wire.mjs`).
  */
 import { z } from "zod";
-import { DEFAULTS, KIND, LIMITS, METHOD, SESSION_METHODS, type MethodName } from "../../worker/wire.mjs";
+import { AGENT_GETTERS, AGENT_SETTERS, DEFAULTS, KIND, LIMITS, METHOD, SESSION_METHODS, type MethodName } from "../../worker/wire.mjs";
 
 export type { MethodName };
 import { keySafe } from "../safe-keys.js";
-import { hookMessage } from "../schemas.js";
+import { flagName } from "../registration-schemas.js";
+import { hookMessage, toolContent, toolResult } from "../schemas.js";
 
 /**
  * Who may make a call:
@@ -89,6 +90,32 @@ const customKey = z.string().regex(/^custom:\d+$/).max(LIMITS.maxName);
 /** `[scope, method, args]`: a method of this table, run on the context a command's caller built (src/command-scope.ts). */
 const scopedArgs = z.tuple([z.number().int().nonnegative(), name, z.array(z.unknown()).max(LIMITS.maxArgs)]);
 
+/**
+ * pi's setters, each with its arguments (`[member, args]`), bounded: what a module controls is a
+ * name, a text or a list of lines, never an object of the agent's.
+ */
+const level = z.enum(["off", "minimal", "low", "medium", "high", "xhigh"]);
+const userContent = z.union([z.string().max(LIMITS.maxPrompt), z.array(toolContent).min(1).max(LIMITS.maxHandlers)]);
+const widgetLines = z.array(z.string().max(LIMITS.renderLineChars)).max(LIMITS.renderLines);
+const placement = z.strictObject({ placement: z.enum(["aboveEditor", "belowEditor"]).optional() });
+const SETTER_ARGS: Record<string, z.ZodType<unknown[]>> = {
+  sendUserMessage: z.tuple([userContent, z.strictObject({ deliverAs: z.enum(["steer", "followUp"]).optional() }).optional()]),
+  setSessionName: z.tuple([name]),
+  setLabel: z.tuple([name, name.optional()]),
+  setActiveTools: z.tuple([z.array(name).max(LIMITS.maxHandlers)]),
+  setThinkingLevel: z.tuple([level]),
+  compact: z.tuple([z.strictObject({ customInstructions: text.optional() }).optional()]),
+  shutdown: none,
+  "ui.setWidget": z.tuple([name, widgetLines.optional(), placement.optional()]),
+  "ui.setTitle": z.tuple([name]),
+} satisfies Record<(typeof AGENT_SETTERS)[number], z.ZodType<unknown[]>>;
+/** `[member, args]`: the member's own arguments checked, each problem named by its place (`1.1: …` is the second argument). */
+export const agentSetArgs = z.tuple([z.enum(AGENT_SETTERS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)])
+  .superRefine(([member, args], ctx) => {
+    const parsed = SETTER_ARGS[member]!.safeParse(args);
+    if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: [1, ...issue.path] });
+  });
+
 /** The table. A method not in it does not exist; each row travels the way `KIND` (worker/wire.mjs) says, checked here by tsc. */
 export const BRIDGE = {
   [METHOD.select]: prompt(z.tuple([text, z.array(text).max(LIMITS.maxOptions)]), z.string().optional()),
@@ -129,6 +156,14 @@ export const BRIDGE = {
   [METHOD.scopedCall]: call("any", scopedArgs, z.unknown()),
   [METHOD.scopedPost]: post(scopedArgs),
   [METHOD.scopedSync]: sync(scopedArgs, z.unknown()),
+  // An isolated tool's partial result, for the execution the number names (src/bridge/bridge.ts serves it).
+  [METHOD.toolUpdate]: post(z.tuple([z.number().int().nonnegative(), toolResult])),
+  // The agent's value of a flag the module registered (the adapter checks it did): pi's getFlag is synchronous.
+  [METHOD.getFlag]: sync(z.tuple([flagName]), z.union([z.boolean(), z.string(), z.undefined()])),
+  // pi's agent members (hookbox/extension, src/bridge/agent-gate.ts): getters answer data, setters as policy.agent allows.
+  [METHOD.agentGet]: sync(z.tuple([z.enum(AGENT_GETTERS as unknown as [string, ...string[]]), none]), z.unknown()),
+  [METHOD.agentSet]: sync(agentSetArgs, z.undefined()),
+  [METHOD.agentSetModel]: call("any", z.tuple([name, name]), z.boolean()),
 } satisfies { [M in MethodName]: MethodSpec & { kind: (typeof KIND)[M] } };
 
 /** The row of `method`, or undefined for a name that is not a bridge method. */

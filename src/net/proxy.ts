@@ -224,8 +224,8 @@ export async function startHookNetwork(allow: readonly string[], onNet: (record:
   return { ...sandboxNetSpec(proxy), close: proxy.close };
 }
 
-/** The argv that runs `command` (already resolved on the host) inside an exec sandbox with the hook's network: a bridge of its own first (see worker/net-exec.mjs). */
-export function netExecArgv(command: string, args: string[]): { command: string; args: string[] } {
-  return { command: process.execPath, args: [NET_EXEC, command, ...args] };
+/** The argv that runs `command` (already resolved on the host) inside an exec sandbox with the hook's network: a bridge of its own first (see worker/net-exec.mjs), run by the hook's node (`runtime`). */
+export function netExecArgv(runtime: string, command: string, args: string[]): { command: string; args: string[] } {
+  return { command: runtime, args: [NET_EXEC, command, ...args] };
 }
 const NET_EXEC = fileURLToPath(new URL("../../worker/net-exec.mjs", import.meta.url));

@@ -12,11 +12,11 @@
  * macOS would need a `sandbox-exec` profile; not built.
  */
 import { execFileSync } from "node:child_process";
-import { accessSync, closeSync, constants, existsSync, openSync, realpathSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, existsSync, openSync, realpathSync } from "node:fs";
 import { ADDRESS_SPACE_ALLOWANCE_MB, findCgroupHost, SANDBOX_MAX_TASKS, weakerBounds, type Bounds, type CgroupHost, type SandboxGroups } from "./cgroups.js";
 import type { Launcher } from "./process-endpoint.js";
-import { hostEnvValue, launcherEnv } from "../../worker/child-env.mjs";
+import { launcherEnv } from "../../worker/child-env.mjs";
+import { findOnPath } from "../runtime.js";
 import { seccompFilter } from "./seccomp.js";
 
 /** One bind into the sandbox. */
@@ -101,9 +101,9 @@ function probe(): Availability {
     closeSync(fd);
   }
   try {
-    nodeRuntimeFiles();
+    runtimeFiles(BASH);
   } catch (err) {
-    return { ok: false, reason: `isolation "sandbox" needs ldd to list node's shared libraries (${(err as Error).message})` };
+    return { ok: false, reason: `isolation "sandbox" needs ldd to list the hook runtime's shared libraries (${(err as Error).message})` };
   }
   cgroups = findCgroupHost();
   const { bounds } = cgroups;
@@ -111,22 +111,15 @@ function probe(): Availability {
   return { ok: true, memory: bounds.memory === "rlimit" ? "rlimit" : "cgroup", bounds, ...(weaker ? { weaker } : {}), seccomp: filter.path };
 }
 
-/** The first executable `name` on the host's PATH. */
-export function findOnPath(name: string): string | undefined {
-  for (const dir of (hostEnvValue("PATH") ?? "/usr/bin:/bin").split(":")) {
-    const p = join(dir, name);
-    try { accessSync(p, constants.X_OK); return p; } catch { /* next */ }
-  }
-  return undefined;
-}
-
-let nodeFiles: string[] | undefined;
-/** The node binary and the shared libraries it loads (ldd), which every sandbox needs. */
-export function nodeRuntimeFiles(): string[] {
-  if (nodeFiles) return nodeFiles;
-  const out = execFileSync("ldd", [process.execPath], { encoding: "utf8", env: launcherEnv() });
-  nodeFiles = [process.execPath, ...[...out.matchAll(/(\/\S+)/g)].map((m) => m[1]!)];
-  return nodeFiles;
+const runtimeFileLists = new Map<string, string[]>();
+/** A runtime's binary (the hook's node: src/runtime.ts) and the shared libraries it loads (ldd), which every sandbox needs. */
+export function runtimeFiles(program: string): string[] {
+  let files = runtimeFileLists.get(program);
+  if (files) return files;
+  const out = execFileSync("ldd", [program], { encoding: "utf8", env: launcherEnv() });
+  files = [program, ...[...out.matchAll(/(\/\S+)/g)].map((m) => m[1]!)];
+  runtimeFileLists.set(program, files);
+  return files;
 }
 
 /** bwrap's arguments for `spec`, up to and excluding the command. */

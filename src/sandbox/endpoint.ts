@@ -15,6 +15,7 @@ import type { Batch, HostMessage, SyncReply, WorkerBoot } from "../protocol.js";
 import { RenderClient } from "./render.js";
 import { drainOutput, type OutputSink } from "./output.js";
 import { childEnv } from "../../worker/child-env.mjs";
+import { HOST_BUN } from "../runtime.js";
 
 /**
  * How a hook's thread or process ended, as the host observed it. Only host observations choose a
@@ -69,6 +70,8 @@ export interface EndpointSpec {
   boot: Omit<WorkerBoot, "control" | "sync" | "syncState" | "render" | "renderState">;
   env: Record<string, string | undefined>;
   execArgv: string[] | undefined;
+  /** Process and sandbox modes: the node that runs the hook (src/runtime.ts). */
+  runtime?: string;
   resourceLimits: { maxOldGenerationSizeMb?: number; maxYoungGenerationSizeMb?: number; stackSizeMb?: number };
   renderTimeoutMs: number;
   /** Where the hook's stdout and stderr lines go. */
@@ -94,10 +97,16 @@ export function workerEndpoint(spec: EndpointSpec): HookEndpoint {
     ...(spec.execArgv ? { execArgv: spec.execArgv } : {}),
   });
   worker.unref();
-  drainOutput(worker.stdout, "stdout", spec.onOutput);
-  drainOutput(worker.stderr, "stderr", spec.onOutput);
+  // Bun does not capture a worker's streams (null here; src/runtime.ts says so in the load report).
+  if (worker.stdout) drainOutput(worker.stdout, "stdout", spec.onOutput);
+  if (worker.stderr) drainOutput(worker.stderr, "stderr", spec.onOutput);
   const syncView = new Int32Array(syncState);
-  const released = Promise.all([once(control.port1, "close"), once(sync.port1, "close"), once(render.port1, "close")]).then(() => {});
+  const ports = [control.port1, sync.port1, render.port1];
+  let closedHere!: () => void;
+  const portsClosedHere = new Promise<void>((resolve) => (closedHere = resolve));
+  // Why not 'close' on Bun: its MessagePort never emits it (Bun 1.3.14), so dispose() would wait for
+  // ever; there a port is closed once close() returned, which die() calls on all three.
+  const released = HOST_BUN ? portsClosedHere : Promise.all(ports.map((port) => once(port, "close"))).then(() => {});
   let error: unknown;
   let errored = false;
   let outOfMemory = false;
@@ -113,7 +122,8 @@ export function workerEndpoint(spec: EndpointSpec): HookEndpoint {
   const die = (death: EndpointDeath) => {
     if (dead) return;
     dead = true;
-    for (const port of [control.port1, sync.port1, render.port1]) port.close();
+    for (const port of ports) port.close();
+    closedHere();
     for (const h of deathHandlers) h(death);
   };
   let violation: string | undefined;

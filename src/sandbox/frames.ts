@@ -2,27 +2,19 @@
  * The framed channel between the host and a hook's child process (process and sandbox modes).
  * Node's own child_process IPC parses the child's bytes in the host with a parser that throws
  * outside any try/catch (a malformed frame or a value a few thousand levels deep ends the host),
- * so hookbox owns this one: each frame is a 4-byte big-endian length and a V8-serialised value
- * (the structured clone of worker mode, so both modes carry the same values). The host decodes
- * inside try/catch, refuses frames over a size bound before buffering them, and refuses values
- * nested deeper than any message the runtime sends (`MAX_FRAME_DEPTH`, worker/wire.mjs); any of
- * these ends the hook as `protocol_violation`.
+ * so hookbox owns this one: each frame is a 4-byte big-endian length and a UTF-8 JSON value
+ * (`encodeFrame`, worker/wire.mjs: one codec for both sides, which Node and Bun both read). The
+ * host decodes inside try/catch, refuses frames over a size bound before buffering them, and
+ * refuses values nested deeper than any message the runtime sends (`MAX_FRAME_DEPTH`,
+ * worker/wire.mjs); any of these ends the hook as `protocol_violation`.
  *
- * Why V8 and not JSON: measured here on a 1 KiB result, V8 costs ~22 us a round trip, JSON ~12 us;
- * the difference is noise against a ~100 us request, and V8 keeps `undefined`, typed arrays and
- * Errors exactly as worker mode does.
+ * Why JSON and not node:v8: Bun's `node:v8` writes JavaScriptCore's format, which Node cannot
+ * read (and the reverse), so a Bun host could not talk to a Node child; and what the wire carries
+ * is JSON data already. Measured on this machine (docs/runtimes.md): no slower than V8's.
  */
-import { deserialize, serialize } from "node:v8";
+import { decodeFrameBody, FRAME_HEADER_BYTES as HEADER } from "../../worker/wire.mjs";
 
-const HEADER = 4;
-
-/** One frame for `value`; throws if `value` cannot be cloned. */
-export function encodeFrame(value: unknown): Buffer {
-  const body = serialize(value);
-  const head = Buffer.allocUnsafe(HEADER);
-  head.writeUInt32BE(body.length);
-  return Buffer.concat([head, body]);
-}
+export { encodeFrame } from "../../worker/wire.mjs";
 
 /** How deep `value` nests, walked without recursion; stops counting past `limit`. */
 export function depthOf(value: unknown, limit: number): number {
@@ -84,7 +76,7 @@ export class FrameReader {
       this.#need = -1;
       let value: unknown;
       try {
-        value = deserialize(body);
+        value = decodeFrameBody(body);
       } catch (err) {
         this.violation = `an undecodable frame (${(err as Error).message})`;
         return out;

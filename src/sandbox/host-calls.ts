@@ -7,6 +7,7 @@
  * deadline of the request it runs under.
  */
 import { Errors, HookFailure } from "../errors.js";
+import { HOST_LACKS_METHOD, HostLacksMethod, warnHostLacks } from "../host-setup.js";
 import type { HostMessage, SyncReply, WireError } from "../protocol.js";
 import { describeIssues } from "../schemas.js";
 import { innerCall, methodSpec, type MethodSpec } from "../bridge/methods.js";
@@ -47,6 +48,8 @@ export class HostCalls {
   /** A host-side synchronous job (a transform) is running for this worker, which is blocked on it. */
   #syncJob = false;
   readonly #promptQueue: Array<() => void> = [];
+  /** `object.method` names the host lacks that this hook was already warned about. */
+  readonly #lackingWarned = new Set<string>();
 
   constructor(hookPath: string, bridge: BridgeHost, limits: CallLimits, sink: CallSink) {
     this.#hookPath = hookPath;
@@ -177,6 +180,15 @@ export class HostCalls {
   /** Report what the hook caused; false when the error is the host's own. */
   #blame(err: unknown): boolean {
     if (err instanceof Refused) return true;
+    if (err instanceof HostLacksMethod) {
+      // The host's set-up, not the hook's fault: warned once per method per hook, the hook gets the error.
+      const key = `${err.object}.${err.method}`;
+      if (!this.#lackingWarned.has(key)) {
+        this.#lackingWarned.add(key);
+        warnHostLacks(`hook ${this.#hookPath} called ${key}(), which the host's ${err.object} lacks; the hook got an error naming it`);
+      }
+      return true;
+    }
     if (err instanceof HookFailure) {
       if (err.code === "protocol_violation") this.#sink.violation(err);
       else this.#sink.fault(err);
@@ -200,5 +212,10 @@ export class HostCalls {
   }
 }
 
-/** An error of the host's as the hook gets it: its message and name, never the host's stack. */
-const hostError = (err: unknown): WireError => toWireError(err, { stack: false });
+/**
+ * An error of the host's as the hook gets it: its message and name, never the host's stack; a
+ * method the host lacks also carries its code, so a hook can tell the host's set-up from a failure.
+ */
+const hostError = (err: unknown): WireError => (err instanceof HostLacksMethod
+  ? { ...toWireError(err, { stack: false }), code: HOST_LACKS_METHOD }
+  : toWireError(err, { stack: false }));

@@ -38,7 +38,8 @@ export function processEndpoint(spec: EndpointSpec, launcher?: Launcher): HookEn
     ...(maxYoungGenerationSizeMb ? [`--max-semi-space-size=${Math.max(1, Math.floor(maxYoungGenerationSizeMb / 2))}`] : []),
     ...(stackSizeMb ? [`--stack-size=${Math.floor(stackSizeMb * 1024 * 0.9)}`] : []),
   ];
-  const argv = [process.execPath, ...(spec.execArgv ?? []), ...v8Flags, fileURLToPath(spec.entry), JSON.stringify(spec.boot)];
+  if (!spec.runtime) throw new Error("a hook's child process needs its runtime (src/runtime.ts)");
+  const argv = [spec.runtime, ...(spec.execArgv ?? []), ...v8Flags, fileURLToPath(spec.entry), JSON.stringify(spec.boot)];
   // The hook's environment goes to node directly, or inside the sandbox through bwrap's --setenv;
   // the launcher itself gets its own (PATH only). Either way through the environment gate.
   const { command, args, env } = launcher ? launcher.wrap(argv) : { command: argv[0]!, args: argv.slice(1), env: spec.env };

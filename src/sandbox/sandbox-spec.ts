@@ -1,5 +1,5 @@
 /**
- * What a hook's sandbox (./bwrap.ts) is made of, from its options and policy: node and hookbox's
+ * What a hook's sandbox (./bwrap.ts) is made of, from its options and policy: its node and hookbox's
  * runtime, the hook's folder and the `node_modules` above it, its import graph file by file, all read-only (never the transform
  * cache: the host transforms, src/transform-cache.ts); the policy's extra reads read-only and its
  * writes writable; the hook's cleaned environment; the network proxy's socket when it has one, and
@@ -10,13 +10,14 @@ import { proxySocketDirs, type SandboxNetSpec } from "../net/proxy.js";
 import type { ResolvedSandboxOptions } from "../options.js";
 import { RUNTIME_READS } from "../policy.js";
 import { hookReads } from "../read-grants.js";
-import { nodeRuntimeFiles, type SandboxSpec } from "./bwrap.js";
+import { runtimeFiles, type SandboxSpec } from "./bwrap.js";
 
-export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: string, env: Record<string, string | undefined>, net?: SandboxNetSpec): SandboxSpec {
+/** `runtime`: the node that runs the hook (src/runtime.ts), bound with the libraries it loads. */
+export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: string, runtime: string, env: Record<string, string | undefined>, net?: SandboxNetSpec): SandboxSpec {
   const { policy } = options;
   return {
     readOnly: [
-      ...nodeRuntimeFiles(),
+      ...runtimeFiles(runtime),
       ...RUNTIME_READS,
       // Roots as named, the graph file by file; a link out of the roots fails the load (ReadRefusal).
       ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots: false }),

@@ -31,6 +31,7 @@ import { CALLBACK_WINDOW_MS, CallbackBudget, LOG_LINES_PER_WINDOW } from "../cal
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform-cache.js";
 import { hostModuleManifest } from "../host-modules.js";
 import { TransformBudget } from "../transform-budget.js";
+import { ownPermissionFlag, runtimePlan, type ChildRuntime } from "../runtime.js";
 import { NEXT, type SandboxBounds, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 
 export type { SandboxBounds, SandboxListener, SandboxState, SandboxView };
@@ -77,8 +78,16 @@ export class HookSupervisor implements SandboxView {
   #network: HookNetwork | undefined;
   /** Sandbox mode: the current child's launcher, whose cgroups its `pi.exec` programs join. */
   #launcher: SandboxLauncher | undefined;
+  /** Process and sandbox modes: the node that runs the hook (src/runtime.ts). */
+  #runtime: ChildRuntime | undefined;
+  /** Limits this host's runtime does not enforce for this hook (worker mode on Bun), said in the load report. */
+  #unenforced: readonly string[] | undefined;
 
-  constructor(hookPath: string, resolvedPath: string, cwd: string, options: ResolvedSandboxOptions) {
+  /** Whether the module is an agent's extension (hookbox/extension): the agent-only registrations work in it. */
+  readonly agent: boolean;
+
+  constructor(hookPath: string, resolvedPath: string, cwd: string, options: ResolvedSandboxOptions, agent = false) {
+    this.agent = agent;
     this.hookPath = hookPath;
     this.resolvedPath = resolvedPath;
     this.cwd = cwd;
@@ -108,9 +117,10 @@ export class HookSupervisor implements SandboxView {
         wrap: (command: string, args: string[], execCwd: string) => {
           const launcher = this.#launcher;
           if (!launcher) throw new Error("pi.exec: the hook's sandbox is not running");
-          const spec = execSandboxSpec(hookSandboxSpec(options, resolvedPath, this.#env(), this.#network), execCwd);
+          const node = this.#runtime!.path;
+          const spec = execSandboxSpec(hookSandboxSpec(options, resolvedPath, node, this.#env(), this.#network), execCwd);
           // With a network, the program runs behind a bridge of its own to the hook's proxy (its sandbox has its own network namespace).
-          const run = this.#network ? netExecArgv(execProgram(command), args) : { command: execProgram(command), args };
+          const run = this.#network ? netExecArgv(node, execProgram(command), args) : { command: execProgram(command), args };
           return { ...launcher.exec(spec, run.command, run.args), ended: () => launcher.execEnded() };
         },
       } : {}),
@@ -119,6 +129,7 @@ export class HookSupervisor implements SandboxView {
     this.view = Object.freeze({
       hookPath, resolvedPath, cwd, options,
       get bounds() { return self.bounds; },
+      get unenforced() { return self.#unenforced; },
       get state() { return self.#state; },
       get restarts() { return self.restarts; },
       get lastFailure() { return self.lastFailure; },
@@ -264,6 +275,11 @@ export class HookSupervisor implements SandboxView {
     if (reach) {
       return Errors.loadFailed(this.hookPath, `its policy grants access to ${reach}, which holds the host's transform cache (${this.#cache.dir}); set the transformCacheDir option to a folder no hook may read, or narrow the policy`);
     }
+    // What runs the hook here, or why nothing can without less than asked (a Bun host: src/runtime.ts).
+    const plan = runtimePlan(options);
+    if (typeof plan === "string") return Errors.loadFailed(this.hookPath, plan);
+    this.#runtime = plan.child;
+    this.#unenforced = plan.unenforced;
     if (options.isolation === "sandbox") {
       const available = sandboxAvailability();
       if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
@@ -275,7 +291,7 @@ export class HookSupervisor implements SandboxView {
     }
     let endpoint: HookEndpoint;
     try {
-      const launcher = options.isolation === "sandbox" ? sandboxLauncher(hookSandboxSpec(options, this.resolvedPath, this.#env(), this.#network)) : undefined;
+      const launcher = options.isolation === "sandbox" ? sandboxLauncher(hookSandboxSpec(options, this.resolvedPath, plan.child!.path, this.#env(), this.#network)) : undefined;
       this.#launcher = launcher;
       endpoint = spawnEndpoint(options, {
         boot: {
@@ -284,7 +300,9 @@ export class HookSupervisor implements SandboxView {
           syncTimeoutMs: options.syncTimeoutMs,
         },
         env: this.#env(),
-        execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, options.isolation !== "sandbox"),
+        // The permission flag of the runtime that runs the hook: the child's node, or this host in worker mode.
+        execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox"),
+        runtime: plan.child?.path,
         resourceLimits: options.resourceLimits,
         renderTimeoutMs: options.renderTimeoutMs,
         // Hook text bound for wherever the host prints it: through the terminal-text gate (src/terminal-text.ts).
@@ -335,7 +353,7 @@ export class HookSupervisor implements SandboxView {
     }));
 
     const outcome = await loadWorker(endpoint, channel, this.hookPath, options, death,
-      { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI,
+      { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI, agent: this.agent,
         hostModules: hostModuleManifest(options.hostModules, options.policy) });
     // The control plane is done after load: closing it leaves no handle that keeps the host alive.
     endpoint.closeControl();

@@ -52,6 +52,8 @@ export interface SandboxView {
   readonly lastFailure: HookFailure | undefined;
   /** Sandbox mode: the seccomp, memory and process bounds it runs under; absent in other modes. */
   readonly bounds?: SandboxBounds;
+  /** Limits this host's runtime does not enforce for this hook (worker mode on a Bun host, policy `trusted`); absent when every limit holds. */
+  readonly unenforced?: readonly string[];
   listen(listener: SandboxListener): () => void;
   /** End the worker for good. Idempotent. */
   dispose(): Promise<void>;

@@ -3,11 +3,11 @@
  * test. Loading adds nothing the test does not pass (no hidden liveness or deadline settings).
  */
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach } from "vitest";
+import { afterAll, afterEach, beforeAll, describe } from "vitest";
 import { createModelRegistry, createSessionManager, HookRunner, loadHooks, type HookError, type LoadedHook, type LoadOptions, type RunnerInitOptions, type RunnerOptions } from "../../src/index.js";
 import type { HookMessage } from "../../src/types.js";
 import { CALL } from "../../fixtures/valid/lib/scripted.js";
-import { ISOLATION } from "../support/isolation.js";
+import { ISOLATION, POLICY } from "../support/isolation.js";
 
 /** The repository root (no trailing slash, like process.cwd()). */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
@@ -49,31 +49,70 @@ export interface Host {
   received(): Array<Record<string, unknown>>;
 }
 
+/**
+ * The host objects a runner is built over. `full`: createSessionManager() and createModelRegistry()
+ * (every method of the contract). `seed`: what a host of the seed's agents passes, a session
+ * manager with only `SEED_SESSION_METHODS` and a model registry `{}`.
+ */
+export const HOST_SHAPES = ["full", "seed"] as const;
+export type HostShape = (typeof HOST_SHAPES)[number];
+
+/** The session manager methods a seed-shaped host has (pi-mono's `ReadonlySessionManager`: no artifacts, blobs or usage). */
+export const SEED_SESSION_METHODS = [
+  "getCwd", "getSessionDir", "getSessionId", "getSessionFile", "getSessionName", "getLeafId", "getLeafEntry", "getEntry",
+  "getLabel", "getBranch", "getHeader", "getEntries", "getTree",
+] as const;
+
+/** The shape `start` and `startShared` build with when a test names none (`eachHostShape` sets it per block). */
+let currentShape: HostShape = "full";
+
+/**
+ * Run `body`'s tests once per host shape, each block under `<shape> host`: the suites written for
+ * one host run unchanged over the seed-shaped host too.
+ */
+export function eachHostShape(body: () => void): void {
+  for (const shape of HOST_SHAPES) {
+    describe(`${shape} host`, () => {
+      beforeAll(() => { currentShape = shape; });
+      afterAll(() => { currentShape = "full"; });
+      body();
+    });
+  }
+}
+
+/** A session manager with only `SEED_SESSION_METHODS`, answered by createSessionManager(). */
+export function seedSessionManager(): Record<string, unknown> {
+  const full = createSessionManager() as unknown as Record<string, unknown>;
+  return Object.fromEntries(SEED_SESSION_METHODS.map((name) => [name, full[name]]));
+}
+
 export interface HostOptions {
   /** The runner's cwd; the repository root unless given. */
   cwd?: string;
+  /** The host objects' shape (`HOST_SHAPES`); the enclosing `eachHostShape` block's, else `full`. */
+  shape?: HostShape;
   /** Passed to initialize after the recording handlers; `false` leaves the runner uninitialized. */
   init?: Partial<RunnerInitOptions> | false;
   runner?: RunnerOptions;
-  /** Fields laid over createSessionManager(). */
+  /** Fields laid over the shape's session manager. */
   sessionManager?: object;
-  /** The runner's model registry; createModelRegistry() (no models) unless given. */
+  /** The runner's model registry; the shape's (createModelRegistry() with no models, or `{}`) unless given. */
   modelRegistry?: object;
 }
 
 export interface StartOptions extends HostOptions {
-  /** Passed to loadHooks as is, after `isolation` from HOOKBOX_TEST_ISOLATION. */
+  /** Passed to loadHooks as is, after `isolation` from HOOKBOX_TEST_ISOLATION (and `policy` from HOOKBOX_TEST_POLICY). */
   load?: LoadOptions;
 }
 
 /** Load fixtures (names under fixtures/valid, `<dir>/<file>.ts` under fixtures/, or absolute paths), build and initialize a runner. */
 export async function start(names: string[], options: StartOptions = {}): Promise<Host> {
-  return build(names, options, track);
+  return build(names, { shape: currentShape, ...options }, track);
 }
 
 /** Build and initialize a runner over hooks a test loaded itself (discovery, its own folders); disposed after the test. */
 export function host(hooks: LoadedHook[], options: HostOptions = {}): Host {
-  return wrap(track(runnerOver(hooks, options)), options);
+  return wrap(track(runnerOver(hooks, { shape: currentShape, ...options })), options);
 }
 
 const shared = new Map<string, Promise<Host>>();
@@ -89,9 +128,9 @@ afterAll(async () => {
  * loading each set per case would only measure worker start-up.
  */
 export async function startShared(names: string[]): Promise<Host> {
-  const key = names.join("\0");
+  const key = [currentShape, ...names].join("\0");
   let host = shared.get(key);
-  if (!host) shared.set(key, (host = build(names, {}, (r) => r)));
+  if (!host) shared.set(key, (host = build(names, { shape: currentShape }, (r) => r)));
   const h = await host;
   h.errors.length = 0;
   h.sent.length = 0;
@@ -101,14 +140,17 @@ export async function startShared(names: string[]): Promise<Host> {
 
 async function build(names: string[], options: StartOptions, keep: (r: HookRunner) => HookRunner): Promise<Host> {
   const paths = names.map((n) => (n.startsWith("/") ? n : fixture(n)));
-  const { hooks, errors: loadErrors } = await loadHooks(paths, options.cwd ?? ROOT, { isolation: ISOLATION, ...options.load });
+  const { hooks, errors: loadErrors } = await loadHooks(paths, options.cwd ?? ROOT, { isolation: ISOLATION, ...(POLICY ? { policy: POLICY } : {}), ...options.load });
   const runner = keep(runnerOver(hooks, options));
   if (loadErrors.length > 0) throw new Error(`fixtures failed to load: ${JSON.stringify(loadErrors)}`);
   return wrap(runner, options);
 }
 
 function runnerOver(hooks: LoadedHook[], options: HostOptions): HookRunner {
-  return new HookRunner(hooks, options.cwd ?? ROOT, { ...createSessionManager(), ...options.sessionManager } as never, (options.modelRegistry ?? createModelRegistry()) as never, options.runner);
+  const seed = (options.shape ?? currentShape) === "seed";
+  const sessionManager = { ...(seed ? seedSessionManager() : createSessionManager()), ...options.sessionManager };
+  const modelRegistry = options.modelRegistry ?? (seed ? {} : createModelRegistry());
+  return new HookRunner(hooks, options.cwd ?? ROOT, sessionManager as never, modelRegistry as never, options.runner);
 }
 
 function wrap(runner: HookRunner, options: HostOptions): Host {

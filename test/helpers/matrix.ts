@@ -11,6 +11,7 @@ import type { Script } from "../../fixtures/valid/lib/scripted.js";
 import { script as bailsInFirstOfTwoHandlers } from "../../fixtures/valid/bails-in-first-of-two-handlers.js";
 import { script as bailsInSecondOfTwoHandlers } from "../../fixtures/valid/bails-in-second-of-two-handlers.js";
 import { script as cancelsSessionBeforeEvents } from "../../fixtures/valid/cancels-session-before-events.js";
+import { script as handlesInput } from "../../fixtures/valid/handles-input.js";
 import { script as recordsCallOrder } from "../../fixtures/valid/records-call-order.js";
 import { script as registersTwoHandlers } from "../../fixtures/valid/registers-two-handlers.js";
 import { script as returnsBlockTrue } from "../../fixtures/valid/returns-block-true.js";
@@ -26,6 +27,7 @@ export const SCRIPTS: Record<string, Script> = {
   "bails-in-first-of-two-handlers": bailsInFirstOfTwoHandlers,
   "bails-in-second-of-two-handlers": bailsInSecondOfTwoHandlers,
   "cancels-session-before-events": cancelsSessionBeforeEvents,
+  "handles-input": handlesInput,
   "records-call-order": recordsCallOrder,
   "registers-two-handlers": registersTwoHandlers,
   "returns-block-true": returnsBlockTrue,
@@ -45,8 +47,10 @@ export interface Case {
   result: unknown;
   /** The handlers that ran, in order: "<fixture> <event>#<index>". */
   calls: string[];
-  /** For a waterfall: the messages each of those handlers received. */
-  received?: AgentMessage[][];
+  /** For a waterfall or a chain: the value of `field` each of those handlers received. */
+  received?: unknown[];
+  /** The event field `received` reads (default `messages`). */
+  field?: string;
 }
 
 /** What `fixture`'s handler at `index` for `type` returns. */
@@ -60,18 +64,28 @@ const call = (fixture: string, type: string, index = 0) => `${fixture} ${type}#$
 const mark = (m: string): AgentMessage => ({ role: "custom", customType: "mark", content: m });
 const TWO = "returns-two-results-from-one-hook";
 
+/** What an emit returns when no handler returned anything, by rule. */
+function noResult(type: string, rule: Rule<HookEventType>): unknown {
+  if (rule.kind === "waterfall") return MESSAGES;
+  if (rule.kind === "transform") return { action: "continue" };
+  if (rule.kind === "collect") return Object.fromEntries(rule.keys.map((k) => [k, []]));
+  void type;
+  return undefined;
+}
+
 function ordering(type: string): Case[] {
+  const none = noResult(type, EVENTS[type as HookEventType].rule as Rule<HookEventType>);
   return [
     {
       rule: `${type} handlers run in hooks-array order, then in registration order`,
       hooks: ["registers-two-handlers", "records-call-order"],
-      result: type === "context" ? MESSAGES : undefined,
+      result: none,
       calls: [call("registers-two-handlers", type, 0), call("registers-two-handlers", type, 1), call("records-call-order", type)],
     },
     {
       rule: `${type} handlers follow the hooks array when it is reversed`,
       hooks: ["records-call-order", "registers-two-handlers"],
-      result: type === "context" ? MESSAGES : undefined,
+      result: none,
       calls: [call("records-call-order", type), call("registers-two-handlers", type, 0), call("registers-two-handlers", type, 1)],
     },
   ];
@@ -199,25 +213,169 @@ function waterfall(type: string): Case[] {
   ];
 }
 
-function firstMessage(type: string): Case[] {
+function firstMessage(type: string, key: string, chain: string | undefined): Case[] {
+  const field = (fixture: string, k: string | undefined, index = 0) => (k === undefined ? undefined : (returned(fixture, type, index) as Record<string, unknown>)[k]);
+  /** The first message of `messageFrom`, with the chained field of `chainFrom` (the last handler that set it). */
+  const kept = (messageFrom: [string, number], chainFrom: [string, number]) =>
+    chain === undefined ? { [key]: field(messageFrom[0], key, messageFrom[1]) } : { [key]: field(messageFrom[0], key, messageFrom[1]), [chain]: field(chainFrom[0], chain, chainFrom[1]) };
+  const chained = chain === undefined ? {} : { field: chain };
   return [
     ...ordering(type),
     {
       rule: `${type}: the first returned message is kept and every handler still runs`,
       hooks: ["returns-empty-result", "returns-first-result", "returns-second-result", "records-call-order"],
-      result: returned("returns-first-result", type),
+      result: kept(["returns-first-result", 0], ["returns-second-result", 0]),
       calls: [call("returns-empty-result", type), call("returns-first-result", type), call("returns-second-result", type), call("records-call-order", type)],
+      ...(chain && { ...chained, received: [undefined, undefined, field("returns-first-result", chain), field("returns-second-result", chain)] }),
     },
     {
       rule: `${type}: the first message is the first in hooks-array order`,
       hooks: ["returns-second-result", "returns-first-result"],
-      result: returned("returns-second-result", type),
+      result: kept(["returns-second-result", 0], ["returns-first-result", 0]),
       calls: [call("returns-second-result", type), call("returns-first-result", type)],
     },
     {
       rule: `${type}: across the handlers of one hook too, the first message is kept and the second handler still runs`,
       hooks: [TWO, "returns-second-result"],
+      result: kept([TWO, 0], ["returns-second-result", 0]),
+      calls: [call(TWO, type, 0), call(TWO, type, 1), call("returns-second-result", type)],
+      ...(chain && { ...chained, received: [undefined, field(TWO, chain, 0), field(TWO, chain, 1)] }),
+    },
+  ];
+}
+
+/** pi's `first` (user_bash): the first truthy result ends the emit. */
+function first(type: string): Case[] {
+  return [
+    ...ordering(type),
+    {
+      rule: `${type}: the first truthy result ends the emit and later hooks are not called`,
+      hooks: ["records-call-order", "returns-first-result", "returns-second-result"],
+      result: returned("returns-first-result", type),
+      calls: [call("records-call-order", type), call("returns-first-result", type)],
+    },
+    {
+      rule: `${type}: an empty result is truthy and ends the emit`,
+      hooks: ["returns-empty-result", "returns-first-result"],
+      result: {},
+      calls: [call("returns-empty-result", type)],
+    },
+    {
+      rule: `${type}: across the handlers of one hook too, the first handler's result ends the emit and the second is not called`,
+      hooks: [TWO, "records-call-order"],
       result: returned(TWO, type, 0),
+      calls: [call(TWO, type, 0)],
+    },
+  ];
+}
+
+/** pi's `chain` (message_end) and `replace` (before_provider_request): each handler receives the value the one before returned. */
+function chained(type: string, key: string, whole: boolean): Case[] {
+  const original = (EVENTS[type as HookEventType].sample() as unknown as Record<string, unknown>)[key];
+  const value = (fixture: string, index = 0) => (whole ? returned(fixture, type, index) : (returned(fixture, type, index) as Record<string, unknown>)[key]);
+  const result = (fixture: string, index = 0) => (whole ? value(fixture, index) : { [key]: value(fixture, index) });
+  return [
+    ...ordering(type),
+    {
+      rule: `${type}: each handler receives the ${key} the previous one returned, and the last one is the result`,
+      hooks: ["returns-first-result", "returns-second-result"],
+      result: result("returns-second-result"),
+      calls: [call("returns-first-result", type), call("returns-second-result", type)],
+      field: key, received: [original, value("returns-first-result")],
+    },
+    {
+      rule: `${type}: a handler that returns nothing passes the current ${key} on unchanged`,
+      hooks: ["returns-first-result", "records-call-order", "returns-second-result"],
+      result: result("returns-second-result"),
+      calls: [call("returns-first-result", type), call("records-call-order", type), call("returns-second-result", type)],
+      field: key, received: [original, value("returns-first-result"), value("returns-first-result")],
+    },
+    {
+      rule: `${type}: across the handlers of one hook too, the second handler receives the first one's ${key}`,
+      hooks: [TWO, "records-call-order"],
+      result: result(TWO, 1),
+      calls: [call(TWO, type, 0), call(TWO, type, 1), call("records-call-order", type)],
+      field: key, received: [original, value(TWO, 0), value(TWO, 1)],
+    },
+    whole
+      ? {
+        rule: `${type}: an empty result is a value too and replaces the ${key}`,
+        hooks: ["returns-first-result", "returns-empty-result"],
+        result: {},
+        calls: [call("returns-first-result", type), call("returns-empty-result", type)],
+      }
+      : {
+        rule: `${type}: a result without ${key} keeps the current one`,
+        hooks: ["returns-first-result", "returns-empty-result"],
+        result: result("returns-first-result"),
+        calls: [call("returns-first-result", type), call("returns-empty-result", type)],
+      },
+  ];
+}
+
+/** pi's `transform` (input): transforms chain the text, `handled` ends the emit, `continue` changes nothing. */
+function transform(type: string): Case[] {
+  const original = (EVENTS[type as HookEventType].sample() as unknown as { text: string }).text;
+  const text = (fixture: string, index = 0) => (returned(fixture, type, index) as { text: string }).text;
+  return [
+    ...ordering(type),
+    {
+      rule: `${type}: each handler receives the text the previous transform returned, and the last transform is the result`,
+      hooks: ["returns-first-result", "returns-second-result"],
+      result: { action: "transform", text: text("returns-second-result") },
+      calls: [call("returns-first-result", type), call("returns-second-result", type)],
+      field: "text", received: [original, text("returns-first-result")],
+    },
+    {
+      rule: `${type}: handled ends the emit at once and later hooks are not called`,
+      hooks: ["returns-first-result", "handles-input", "returns-second-result", "records-call-order"],
+      result: { action: "handled" },
+      calls: [call("returns-first-result", type), call("handles-input", type)],
+    },
+    {
+      rule: `${type}: continue changes nothing and the transform before it stands`,
+      hooks: ["returns-first-result", "returns-empty-result", "records-call-order"],
+      result: { action: "transform", text: text("returns-first-result") },
+      calls: [call("returns-first-result", type), call("returns-empty-result", type), call("records-call-order", type)],
+      field: "text", received: [original, text("returns-first-result"), text("returns-first-result")],
+    },
+    {
+      rule: `${type}: across the handlers of one hook too, the second handler receives the first one's text`,
+      hooks: [TWO],
+      result: { action: "transform", text: text(TWO, 1) },
+      calls: [call(TWO, type, 0), call(TWO, type, 1)],
+      field: "text", received: [original, text(TWO, 0)],
+    },
+  ];
+}
+
+/** pi's `collect` (resources_discover): every result's lists are appended, in order. */
+function collect(type: string, keys: readonly string[]): Case[] {
+  const lists = (...results: Array<[string, number]>) => Object.fromEntries(keys.map((k) => [k, results.flatMap(([f, i]) => ((returned(f, type, i) as Record<string, unknown[]>)[k] ?? []))]));
+  return [
+    ...ordering(type),
+    {
+      rule: `${type}: the lists of every result are appended in hooks-array order`,
+      hooks: ["returns-first-result", "returns-second-result"],
+      result: lists(["returns-first-result", 0], ["returns-second-result", 0]),
+      calls: [call("returns-first-result", type), call("returns-second-result", type)],
+    },
+    {
+      rule: `${type}: the lists follow the hooks array when it is reversed`,
+      hooks: ["returns-second-result", "returns-first-result"],
+      result: lists(["returns-second-result", 0], ["returns-first-result", 0]),
+      calls: [call("returns-second-result", type), call("returns-first-result", type)],
+    },
+    {
+      rule: `${type}: an empty result adds nothing`,
+      hooks: ["returns-first-result", "returns-empty-result"],
+      result: lists(["returns-first-result", 0]),
+      calls: [call("returns-first-result", type), call("returns-empty-result", type)],
+    },
+    {
+      rule: `${type}: across the handlers of one hook too, both handlers' lists are appended`,
+      hooks: [TWO, "returns-second-result"],
+      result: lists([TWO, 0], [TWO, 1], ["returns-second-result", 0]),
       calls: [call(TWO, type, 0), call(TWO, type, 1), call("returns-second-result", type)],
     },
   ];
@@ -247,8 +405,13 @@ function casesFor(type: HookEventType, rule: Rule<HookEventType>): Case[] {
     case "bail": return bail(type, rule.key);
     case "last-wins": return lastWins(type);
     case "waterfall": return waterfall(type);
-    case "first-message": return firstMessage(type);
+    case "first-message": return firstMessage(type, rule.key, rule.chain);
     case "series": return series(type);
+    case "first": return first(type);
+    case "chain": return chained(type, rule.key, false);
+    case "replace": return chained(type, rule.key, true);
+    case "transform": return transform(type);
+    case "collect": return collect(type, rule.keys);
   }
 }
 

@@ -1,9 +1,13 @@
 // Runs inside a network namespace with only loopback (test/support/pi-agent.ts starts it with
 // `unshare -n`): a fake OpenAI-compatible model server on 127.0.0.1, then pi headless against it.
-// The model is scripted: its first turn asks for the `bash` tool with the configured command; once
+// The model is scripted: its first turn asks for the `bash` tool with the configured command (or for
+// the configured `tool` with its arguments); once
 // a tool result is in the conversation it answers "TOOL RESULT: <what it received>".
-// argv[2]: a JSON file { cli, cwd, agentDir, env, args, command, timeoutMs, out }; the outcome
-// (pi's exit code, stdout, stderr, and every request the model got) is written to `out`.
+// argv[2]: a JSON file { cli, cwd, agentDir, env, args, command, tool?, timeoutMs, out, program?,
+// modelsFile? }: the agent runs as `<program> <cli> …` (program: this Node unless given, e.g. Bun
+// for oh-my-pi) and reads its models from `<agentDir>/<modelsFile>` ("models.json" unless given;
+// JSON is YAML too, for oh-my-pi's models.yml). The outcome (the agent's exit code, stdout,
+// stderr, and every request the model got) is written to `out`.
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -15,6 +19,9 @@ const MODEL_PORT = 41789;
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
 /** @type {Array<{ url: string | undefined; body: any }>} */
 const requests = [];
+/** When pi was spawned, and when the model got its first request (ms): pi's start, for bench/extension.ts. */
+let spawned = 0;
+let firstRequestMs = -1;
 
 /** @param {object} delta @param {string | null} [finish] */
 function chunk(delta, finish = null) {
@@ -33,6 +40,7 @@ const server = createServer((req, res) => {
   req.on("end", () => {
     let parsed;
     try { parsed = JSON.parse(body); } catch { parsed = { unparsed: body }; }
+    if (requests.length === 0) firstRequestMs = performance.now() - spawned;
     requests.push({ url: req.url, body: parsed });
     if (!req.url?.endsWith("/chat/completions")) {
       res.writeHead(200, { "content-type": "text/plain" });
@@ -42,8 +50,9 @@ const server = createServer((req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const tool = (parsed.messages ?? []).findLast?.((/** @type {{ role: string }} */ m) => m.role === "tool");
     if (!tool) {
-      res.write(chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "bash", arguments: "" } }] }));
-      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ command: config.command }) } }] }));
+      const { name, arguments: args } = config.tool ?? { name: "bash", arguments: { command: config.command } };
+      res.write(chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name, arguments: "" } }] }));
+      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(args) } }] }));
       res.write(chunk({}, "tool_calls"));
     } else {
       res.write(chunk({ role: "assistant", content: `TOOL RESULT: ${toolText(tool)}` }));
@@ -68,7 +77,7 @@ const outside = await probeOutside();
 // A fixed port: the namespace is this run's own, and a hostile module under test knows where to aim.
 server.listen(MODEL_PORT, "127.0.0.1", () => {
   const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
-  writeFileSync(join(config.agentDir, "models.json"), JSON.stringify({
+  writeFileSync(join(config.agentDir, config.modelsFile ?? "models.json"), JSON.stringify({
     providers: {
       fake: {
         baseUrl: `http://127.0.0.1:${port}/v1`, api: "openai-completions", apiKey: config.apiKey ?? "fake-key",
@@ -77,7 +86,8 @@ server.listen(MODEL_PORT, "127.0.0.1", () => {
       },
     },
   }));
-  const child = spawn(process.execPath, [config.cli, "--provider", "fake", "--model", "fake-model", "--no-session", ...config.args], {
+  spawned = performance.now();
+  const child = spawn(config.program ?? process.execPath, [config.cli, "--provider", "fake", "--model", "fake-model", "--no-session", ...config.args], {
     cwd: config.cwd, env: config.env, stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -87,7 +97,7 @@ server.listen(MODEL_PORT, "127.0.0.1", () => {
   const timer = setTimeout(() => child.kill("SIGKILL"), config.timeoutMs);
   child.on("close", (code, signal) => {
     clearTimeout(timer);
-    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests, outside }));
+    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests, outside, firstRequestMs, elapsedMs: performance.now() - spawned }));
     server.close();
     process.exit(0);
   });

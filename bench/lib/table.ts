@@ -1,0 +1,47 @@
+/** The benches' figures: one row per figure, an optional target, printed as one markdown table. */
+import type { Summary } from "./measure.js";
+
+export interface Row {
+  key: string;
+  value: number;
+  unit: string;
+  target?: { op: "<=" | ">=" | "=="; value: number };
+  detail: string;
+}
+
+export const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
+export const ms = (v: number) => `${v.toFixed(1)} ms`;
+export const spread = (s: Summary, fmt: (v: number) => string) => `${fmt(s.median)} (p99 ${fmt(s.p99)})`;
+
+export function passes(row: Row): boolean | undefined {
+  const t = row.target;
+  if (!t) return undefined;
+  if (t.op === "<=") return row.value <= t.value;
+  if (t.op === ">=") return row.value >= t.value;
+  return row.value === t.value;
+}
+
+export function table(rows: Row[]): string {
+  const cells = rows.map((r) => {
+    const ok = passes(r);
+    return [
+      r.key,
+      r.unit === "x" ? r.value.toFixed(2) : r.unit === "" ? String(r.value) : `${r.value.toFixed(r.unit === "µs" ? 3 : 1)} ${r.unit}`,
+      r.target ? `${r.target.op} ${r.target.value}${r.unit === "x" || r.unit === "" ? "" : ` ${r.unit}`}` : "-",
+      ok === undefined ? "-" : ok ? "pass" : "FAIL",
+      r.detail,
+    ];
+  });
+  const head = ["figure", "value", "target", "result", "measured (median, p99) / floor"];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => `| ${c.map((v, i) => v.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...cells.map(line)].join("\n");
+}
+
+/** The table, which targets were missed, and with `json` the figures as one JSON object on the last line. */
+export function report(rows: Row[], json: boolean): void {
+  console.log(table(rows));
+  const failed = rows.filter((r) => passes(r) === false).map((r) => r.key);
+  console.log(failed.length ? `\ntargets missed: ${failed.join(", ")}` : "\nevery target met");
+  if (json) console.log(JSON.stringify(Object.fromEntries(rows.map((r) => [r.key, Number(r.value.toPrecision(4))]))));
+}

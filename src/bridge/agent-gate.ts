@@ -1,0 +1,117 @@
+/**
+ * pi's agent members as a module reaches them through hookbox/extension: `pi.getSessionName()`,
+ * `pi.sendUserMessage()`, `pi.setModel()`, `ctx.getContextUsage()`, `ctx.ui.setWidget()`… The
+ * agent's objects stay in the agent (src/extension.ts implements `AgentAccess` over them); this
+ * gate decides what a module may ask, and rebuilds every value it sends:
+ *
+ * - Getters answer data: a JSON copy of what the agent returned (no function or object of the agent's).
+ * - Setters that change the agent (`sendUserMessage`, `setSessionName`, `setLabel`, `setActiveTools`,
+ *   `setThinkingLevel`, `setModel`, `compact`, `shutdown`) run only under `policy.agent: "write"`
+ *   (the default but in the `untrusted` preset); under `"read"` each throws in the module at the
+ *   call, naming the member and the policy. `ui.setWidget` and `ui.setTitle` only draw, like
+ *   `ctx.ui.setStatus`: any policy.
+ * - Names and texts bound for the terminal pass the terminal-text gate (a title or a session name
+ *   without any control, widget lines keeping SGR colours only); tool names must be safe keys.
+ * - `sendUserMessage` starts a turn of the agent: at most `USER_MESSAGES.max` per hook in any
+ *   `USER_MESSAGES.windowMs`; more throw in the module (a flood never reaches the agent).
+ * - `setModel` crosses as a provider and an id, looked up in the agent's own registry: never a
+ *   model object the module built.
+ */
+import { isSafeKey } from "../safe-keys.js";
+import { terminalLines, terminalText, type TerminalTextOptions } from "../terminal-text.js";
+import type { Policy } from "../policy.js";
+import type { HookMessage } from "../types.js";
+
+/** What the agent offers (src/extension.ts): each member by name, run on the agent's own `pi` and `ctx`. */
+export interface AgentAccess {
+  get(member: string): unknown;
+  set(member: string, args: unknown[]): void;
+  setModel(provider: string, id: string): Promise<boolean>;
+}
+
+/** What `policy.agent` lets a module do with the agent: read it, or also change it. */
+export type AgentPolicyAccess = "read" | "write";
+
+/** Setters that only draw on the agent's screen: allowed under any policy. */
+const DRAWS: ReadonlySet<string> = new Set(["ui.setWidget", "ui.setTitle"]);
+
+/** The bound on `sendUserMessage`: per hook, at most `max` in any `windowMs`. */
+export const USER_MESSAGES = Object.freeze({ max: 16, windowMs: 10_000 });
+
+export class AgentGate {
+  readonly #policy: Policy;
+  readonly #terminal: TerminalTextOptions;
+  readonly #agent: () => AgentAccess | undefined;
+  #sent: number[] = [];
+
+  constructor(policy: Policy, terminal: TerminalTextOptions, agent: () => AgentAccess | undefined) {
+    this.#policy = policy;
+    this.#terminal = terminal;
+    this.#agent = agent;
+  }
+
+  get(member: string): unknown {
+    const value = this.#require(member).get(member);
+    return value === undefined ? undefined : JSON.parse(JSON.stringify(value)) as unknown;
+  }
+
+  set(member: string, args: unknown[]): void {
+    if (!DRAWS.has(member)) this.#mayWrite(`pi.${member}`);
+    const agent = this.#require(member);
+    if (member === "sendUserMessage") this.#take();
+    agent.set(member, this.#gated(member, args));
+  }
+
+  setModel(provider: string, id: string): Promise<boolean> {
+    this.#mayWrite("pi.setModel");
+    return this.#require("setModel").setModel(provider, id);
+  }
+
+  #require(member: string): AgentAccess {
+    const agent = this.#agent();
+    if (!agent) throw new Error(`${member} is a member of the agent's extension API, and this host runs no agent (it is offered inside pi, through hookbox/extension)`);
+    return agent;
+  }
+
+  #mayWrite(what: string): void {
+    const access: AgentPolicyAccess = this.#policy.agent ?? "write";
+    if (access !== "write") throw new Error(`${what} is refused by policy.agent "${access}": it changes the agent; policy.agent: "write" grants it`);
+  }
+
+  #take(): void {
+    const now = Date.now();
+    this.#sent = this.#sent.filter((t) => now - t < USER_MESSAGES.windowMs);
+    if (this.#sent.length >= USER_MESSAGES.max) {
+      throw new Error(`pi.sendUserMessage was refused: more than ${USER_MESSAGES.max} user messages in ${USER_MESSAGES.windowMs} ms (each starts a turn of the agent)`);
+    }
+    this.#sent.push(now);
+  }
+
+  /** The arguments as the agent gets them: texts for the terminal gated, names checked. */
+  #gated(member: string, args: unknown[]): unknown[] {
+    const plain = (text: string) => terminalText(text, { colors: false });
+    const lines = (text: string) => terminalText(text, { ...this.#terminal, multiline: true });
+    switch (member) {
+      case "sendUserMessage": {
+        const [content, options] = args as [HookMessage["content"], unknown];
+        const shown = typeof content === "string" ? lines(content)
+          : content.map((part) => (part.type === "text" ? { ...part, text: lines(part.text) } : part));
+        return options === undefined ? [shown] : [shown, options];
+      }
+      case "setSessionName": return [plain(args[0] as string)];
+      case "setLabel": return [args[0], args[1] === undefined ? undefined : plain(args[1] as string)];
+      case "setActiveTools": {
+        const names = args[0] as string[];
+        const bad = names.find((n) => !isSafeKey(n) || plain(n) !== n);
+        if (bad !== undefined) throw new Error(`pi.setActiveTools: ${JSON.stringify(plain(bad))} is not a tool name`);
+        return [names];
+      }
+      case "ui.setTitle": return [plain(args[0] as string)];
+      case "ui.setWidget": {
+        const [key, content, options] = args as [string, string[] | undefined, unknown];
+        return [plain(key), content === undefined ? undefined : terminalLines(content, this.#terminal), options];
+      }
+      default: return args;
+    }
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * hookbox inside the real oh-my-pi: @oh-my-pi/pi-coding-agent 18.2.3 (scripts/install-omp.sh), a
+ * Bun program run by Bun 1.3.14, headless (`-p`) in a network namespace with only loopback,
+ * against the scripted fake model whose first turn asks the bash tool to `rm -rf` a folder of the
+ * project (test/support/pi-agent.ts, pi-netns-run.mjs: the same runner as pi's tests). The
+ * isolating file is passed with `-e` and with `--hook` (oh-my-pi loads both through its extension
+ * loader); the isolated guard is a pi extension or a legacy hook module (the seed's HookAPI).
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "./helpers/host.js";
+import { sandboxAvailability } from "../src/sandbox/bwrap.js";
+import { EVENT_TYPES } from "../src/events.js";
+import { OMP_NOTIFY_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS } from "../worker/extension-members.mjs";
+import { carriedEvents } from "../src/extension.js";
+import { agentUnavailable, installBun, installOmp, installPi, ompAgent, piWorld, runAgent, victim, type Agent, type PiWorld } from "./support/pi-agent.js";
+
+const unavailable = agentUnavailable("oh-my-pi");
+if (unavailable) console.log(`test/e2e-omp.test.ts skipped: ${unavailable}`);
+const sandbox = sandboxAvailability();
+if (!sandbox.ok) console.log(`test/e2e-omp.test.ts: the untrusted (sandbox) test skipped: ${sandbox.reason}`);
+
+let omp: Agent;
+
+/** The one-line file a user passes with -e or --hook: `export default isolate([...], options)`. */
+function isolateFile(world: PiWorld, modules: string[], options: Record<string, unknown>): string {
+  const file = join(world.project, "isolated.ts");
+  writeFileSync(file, `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolate(${JSON.stringify(modules)}, ${JSON.stringify(options)});\n`);
+  return file;
+}
+
+const GUARD = join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts");
+/** The contract's example 1, a legacy hook module written against the original's import. */
+const LEGACY = join(ROOT, "fixtures", "valid", "blocks-rm-rf.ts");
+/** A legacy hook module that also subscribes to the seed's events pi lacks and oh-my-pi has. */
+const LEGACY_OMP = join(ROOT, "fixtures", "extensions", "legacy-hook-omp-events.ts");
+const TIMER = join(ROOT, "fixtures", "extensions", "throws-from-timer.ts");
+
+describe.skipIf(unavailable !== undefined)("hookbox inside oh-my-pi 18.2.3 (a Bun host)", { timeout: 180_000 }, () => {
+  beforeAll(() => { omp = ompAgent(installOmp(), installBun()); }, 600_000);
+
+  it("control: without hookbox the model's rm -rf really deletes the folder", () => {
+    const world = piWorld(omp);
+    const dir = victim(world);
+    const run = runAgent(omp, world, { command: `rm -rf ${dir}` });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(dir)).toBe(false);
+    expect(run.requests.filter((r) => r.url.endsWith("/chat/completions"))).toHaveLength(2);
+    expect(run.outside).toBe("ENETUNREACH");
+    expect(run.stdout).toContain("TOOL RESULT:");
+  });
+
+  it.each([
+    ["worker mode, policy trusted (Bun's worker: what Bun cannot enforce is reported)", { policy: "trusted" }],
+    ["process mode, the default policy (the hook runs on Node, confined)", { isolation: "process" }],
+  ])("-e: an isolated guard in %s blocks the model's rm -rf; the folder survives and the model receives the reason", (_how, options) => {
+    const world = piWorld(omp);
+    const dir = victim(world);
+    const run = runAgent(omp, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, [GUARD], options)] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
+    expect(run.stdout).toContain(`TOOL RESULT: guard refused: rm -rf ${dir}`);
+  });
+
+  it.skipIf(!sandbox.ok)("-e: the same guard under policy untrusted (the bubblewrap sandbox, on Node) blocks", () => {
+    const world = piWorld(omp);
+    const dir = victim(world);
+    const run = runAgent(omp, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, [GUARD], { policy: "untrusted" })] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
+  });
+
+  it("-e: a worker under the default (confined) policy is refused by name on Bun, and every tool call is blocked (fail closed)", () => {
+    const world = piWorld(omp);
+    const dir = victim(world);
+    const file = isolateFile(world, [GUARD], {});
+    const run = runAgent(omp, world, { command: `rm -rf ${dir}`, extensions: [file] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.stderr).toContain(`Extension error (${file}): hookbox: ${GUARD} did not load (load_failed): Failed to load hook: isolation "worker" on a Bun host`);
+    expect(run.toolResult).toBe(`hookbox: blocked because isolated extension ${GUARD} (load_failed) did not load (fail closed)`);
+  });
+
+  it("a throw from a timer in an isolated module (process mode) is contained: oh-my-pi finishes its prompt, exits 0, and the call is blocked (crashed)", () => {
+    const world = piWorld(omp);
+    const dir = victim(world);
+    const run = runAgent(omp, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, [TIMER], { isolation: "process" })] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.toolResult).toContain(`Blocked because hook "${TIMER}" failed (crashed)`);
+    expect(run.stdout).toContain("TOOL RESULT: ");
+  });
+
+  it("control: the same module in oh-my-pi's own process ends oh-my-pi (exit 1) before its prompt is done", () => {
+    const world = piWorld(omp);
+    const dir = victim(world);
+    const run = runAgent(omp, world, { command: `rm -rf ${dir}`, extensions: [TIMER] });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("[Uncaught Exception] Error: thrown from a timer");
+    expect(run.toolResult).toBe("");
+  });
+
+  it.each([
+    ["a pi extension", GUARD, `guard refused: rm -rf <dir>`],
+    ["a legacy hook module (the contract's example 1, unchanged)", LEGACY, "rm -rf blocked (no UI)"],
+    ["a legacy hook module subscribing to the seed's events oh-my-pi has and pi lacks", LEGACY_OMP, "legacy hook refused: rm -rf <dir> (hasUI false, logger function)"],
+  ])("--hook: the isolating file passed as a hook, isolating %s, blocks the model's rm -rf", (_what, module, reason) => {
+    const world = piWorld(omp);
+    const dir = victim(world);
+    const run = runAgent(omp, world, { command: `rm -rf ${dir}`, hooks: [isolateFile(world, [module], { isolation: "process" })] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain("Extension error");
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.toolResult).toBe(reason.replace("<dir>", dir));
+  });
+});
+
+describe("the oh-my-pi line's events", () => {
+  it("the events carried only in the oh-my-pi line are oh-my-pi's and not pi's, with a rule in hookbox's runner; pi's events it lacks are not mirrored there; every event of the seed's hook API that oh-my-pi has crosses there", () => {
+    const ompTypes = readFileSync(join(installOmp(), "..", "..", "src", "extensibility", "extensions", "types.ts"), "utf8");
+    const ompApi = ompTypes.slice(ompTypes.indexOf("export interface ExtensionAPI {"));
+    const ompEvents = new Set([...ompApi.slice(0, ompApi.indexOf("\n}\n")).matchAll(/^\ton\(\s*event: "([\w.]+)"/gm)].map((m) => m[1]));
+    const piTypes = readFileSync(join(installPi(), "..", "core", "extensions", "types.d.ts"), "utf8");
+    const piApi = piTypes.slice(piTypes.indexOf("export interface ExtensionAPI {"));
+    const piEvents = new Set([...piApi.slice(0, piApi.indexOf("\n}\n")).matchAll(/^ {4}on\(event: "([\w.]+)"/gm)].map((m) => m[1]));
+    expect(ompEvents.size).toBeGreaterThan(30);
+    const ompOnly = [...OMP_RESULT_EVENTS, ...OMP_NOTIFY_EVENTS];
+    expect(ompOnly.filter((e) => !ompEvents.has(e) || piEvents.has(e) || !(EVENT_TYPES as string[]).includes(e))).toEqual([]);
+    expect(PI_ONLY_EVENTS.filter((e) => ompEvents.has(e) || !piEvents.has(e))).toEqual([]);
+    const { results, notified } = carriedEvents("omp");
+    const carried = new Set([...results, ...notified]);
+    // every event mirrored in oh-my-pi is one it has, and every event of the seed's hook API it has is mirrored
+    expect([...carried].filter((e) => !ompEvents.has(e))).toEqual([]);
+    expect(EVENT_TYPES.filter((e) => ompEvents.has(e) && !carried.has(e))).toEqual([]);
+  });
+});

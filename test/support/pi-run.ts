@@ -1,0 +1,168 @@
+/**
+ * The real agents for end-to-end tests, each at a pinned version installed into a cache outside
+ * the repository by its script (the scripts `.ci/run` uses): pi (`scripts/install-pi.sh`, a Node
+ * program) and oh-my-pi (`scripts/install-omp.sh`, a Bun program). Each runs headless (`-p`)
+ * inside a network namespace with only loopback, against the fake model server of
+ * `pi-netns-run.mjs`. No vitest here (bench/extension.ts and scripts/pi-examples.ts use it);
+ * test/support/pi-agent.ts adds the test's temporary world.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const PI_VERSION = "0.73.1";
+export const OMP_VERSION = "18.2.3";
+
+/** How the tests run one agent. */
+export interface Agent {
+  /** The runtime that runs `cli` (this Node unless given). */
+  program?: string;
+  cli: string;
+  /** The agent's folder under HOME (its PI_CODING_AGENT_DIR), where its models file is written. */
+  agentDir: string;
+  /** The models file's name in the agent's folder (JSON; oh-my-pi reads YAML, of which JSON is a part). */
+  modelsFile: string;
+  /** Flags that keep the agent from loading anything of the user's. */
+  quiet: string[];
+}
+
+/** pi (`cli`: its cli.js, run by this Node). */
+export const piAgent = (cli: string): Agent => ({
+  cli, agentDir: join(".pi", "agent"), modelsFile: "models.json", quiet: ["--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes"],
+});
+
+/** oh-my-pi (`cli`: its dist/cli.js, run by `bun`). */
+export const ompAgent = (cli: string, bun: string): Agent => ({
+  program: bun, cli, agentDir: join(".omp", "agent"), modelsFile: "models.yml", quiet: ["--no-extensions", "--no-skills", "--no-rules", "--no-lsp", "--no-title"],
+});
+
+/** Why the e2e tests cannot run here, or undefined: they need root (for `unshare -n`). */
+export function agentUnavailable(agent = "pi"): string | undefined {
+  if (process.getuid?.() !== 0) return `the ${agent} end-to-end tests need root to make a network namespace (unshare -n)`;
+  const probe = spawnSync("unshare", ["-n", "sh", "-c", "ip link set lo up"], { encoding: "utf8" });
+  if (probe.status !== 0) return `unshare -n with ip link set lo up failed here: ${(probe.stderr || probe.error?.message || "").trim()}`;
+  return undefined;
+}
+export const piUnavailable = (): string | undefined => agentUnavailable("pi");
+
+/** Runs an install script of scripts/ (a no-op when the cache holds it); returns the folder it printed. */
+function install(script: string): string {
+  return execFileSync(join(ROOT, "scripts", script), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").pop()!;
+}
+
+/** Installs pi once (a no-op when the cache holds it); returns the folder it is installed in. */
+export function installPiDir(): string {
+  return install("install-pi.sh");
+}
+
+/** Installs pi once; returns its cli.js. */
+export function installPi(): string {
+  return join(installPiDir(), "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js");
+}
+
+/** Installs oh-my-pi once; returns its dist/cli.js. */
+export function installOmp(): string {
+  return join(install("install-omp.sh"), "node_modules", "@oh-my-pi", "pi-coding-agent", "dist", "cli.js");
+}
+
+/** Bun 1.3.14: from scripts/install-bun.sh when the checkout has it, else from the agent cache. */
+export function installBun(): string {
+  if (existsSync(join(ROOT, "scripts", "install-bun.sh"))) {
+    // The script prints the binary, or the folder it unpacked the npm package into.
+    const out = install("install-bun.sh");
+    const bun = [out, join(out, "bun"), join(out, "bin", "bun"), join(out, "package", "bin", "bun")].find((p) => existsSync(p) && statSync(p).isFile());
+    if (!bun) throw new Error(`scripts/install-bun.sh printed ${out}, where no bun binary is`);
+    return bun;
+  }
+  const cached = join(process.env.HOOKBOX_AGENT_CACHE ?? join(homedir(), ".cache", "hookbox-agents"), "bun-1.3.14", "package", "bin", "bun");
+  if (!existsSync(cached)) throw new Error(`Bun is not installed: ${cached} is missing`);
+  return cached;
+}
+
+export interface PiWorld {
+  /** The project the agent runs in (its cwd). */
+  project: string;
+  /** The fake HOME. */
+  home: string;
+  /** The agent's folder (PI_CODING_AGENT_DIR): its models file is written there. */
+  agentDir: string;
+}
+
+/** A fresh project, HOME and agent dir (pi's, or `agent`'s) under `root`. */
+export function piWorldIn(root: string, agent?: Agent): PiWorld {
+  const world = { project: join(root, "project"), home: join(root, "home"), agentDir: join(root, "home", agent?.agentDir ?? join(".pi", "agent")) };
+  for (const dir of Object.values(world)) mkdirSync(dir, { recursive: true });
+  return world;
+}
+
+/** A folder `build/` in the agent's project with a file in it, for the model's `rm -rf` to aim at. */
+export function victim(world: PiWorld): string {
+  const dir = join(world.project, "build");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "keep.txt"), "precious");
+  return dir;
+}
+
+export interface PiRun {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  /** Every request the fake model received, in order (bodies as JSON). */
+  requests: Array<{ url: string; body: { messages?: Array<{ role: string; content: unknown }> } }>;
+  /** What a TCP connect to 1.1.1.1:80 from inside the namespace gave (ENETUNREACH: nothing leaves the machine). */
+  outside: string;
+  /** What the model received as the tool's result ("" if no tool result reached it). */
+  toolResult: string;
+  /** From the agent's spawn to the model's first request (its start: extensions loaded, session started), ms. */
+  firstRequestMs: number;
+  /** From the agent's spawn to its exit, ms. */
+  elapsedMs: number;
+}
+
+export interface PiRunOptions {
+  /** The command the model asks the bash tool to run. */
+  command: string;
+  /** Another tool the model calls instead of bash (e.g. one an isolated extension registered), with its arguments. */
+  tool?: { name: string; arguments: Record<string, unknown> };
+  /** Extra command-line arguments for pi (e.g. an extension's flag). */
+  args?: string[];
+  /** Extension files passed with -e. */
+  extensions?: string[];
+  /** Hook files passed with --hook (oh-my-pi). */
+  hooks?: string[];
+  /** Extra environment for pi. */
+  env?: Record<string, string>;
+  apiKey?: string;
+  timeoutMs?: number;
+}
+
+/** Runs `pi -p` once in `world`, in a network namespace with only loopback. */
+export function runPi(cli: string, world: PiWorld, options: PiRunOptions): PiRun {
+  return runAgent(piAgent(cli), world, options);
+}
+
+/** Runs `agent -p` once in `world`, in a network namespace with only loopback. */
+export function runAgent(agent: Agent, world: PiWorld, options: PiRunOptions): PiRun {
+  const out = join(world.home, "..", `run-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  const config = join(world.home, "..", "run-config.json");
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: world.home, PI_CODING_AGENT_DIR: world.agentDir, PI_OFFLINE: "1",
+    NO_COLOR: "1", TERM: "dumb", ...options.env,
+  };
+  const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), "-p", "Clean up the build folder."];
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out }));
+  const runner = join(ROOT, "test", "support", "pi-netns-run.mjs");
+  const r = spawnSync("unshare", ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], { encoding: "utf8", timeout: timeoutMs + 15_000 });
+  if (r.status !== 0) throw new Error(`the namespace runner failed (${r.status}): ${r.stderr}`);
+  const result = JSON.parse(readFileSync(out, "utf8")) as Omit<PiRun, "toolResult">;
+  const chats = result.requests.filter((r) => r.url.endsWith("/chat/completions"));
+  const last = chats.at(-1)?.body.messages ?? [];
+  const tool = [...last].reverse().find((m) => m.role === "tool");
+  const toolResult = tool === undefined ? "" : typeof tool.content === "string" ? tool.content : JSON.stringify(tool.content);
+  return { ...result, toolResult };
+}

@@ -1,0 +1,75 @@
+// pi's agent members as an isolated module sees them (hookbox/extension): `pi.sendUserMessage`,
+// `pi.getSessionName`, `pi.setModel`…, `ctx.getContextUsage`, `ctx.compact`…, `ctx.ui.setWidget`,
+// `ctx.ui.setTitle`. Each is a bridge call the host answers with the agent's own objects as its
+// policy allows (src/bridge/agent-gate.ts). Getters and setters are synchronous, as in pi: the
+// worker blocks on the host's answer, so a refusal throws at the call.
+/** @import { CallMethod, SyncMethod } from "./wire.mjs" */
+/** A context's way to the host (worker/context.mjs `Channel`, without importing it: context.mjs imports this). @typedef {{ call: (m: CallMethod, a: unknown[]) => Promise<any>; callSync: (m: SyncMethod, a: unknown[]) => any }} Channel */
+import { REFUSED_UI, refusedUiMessage } from "./extension-members.mjs";
+import { METHOD } from "./wire.mjs";
+
+/** `pi`'s agent members. @param {Channel} ch @param {() => boolean} initialized */
+export function agentApi(ch, initialized) {
+  /** @param {string} member */
+  const ready = (member) => {
+    if (!initialized()) throw new Error(`pi.${member} is not available while the extension loads: call it from a handler`);
+  };
+  /** @param {string} member */
+  const get = (member) => () => { ready(member); return ch.callSync(METHOD.agentGet, [member, []]); };
+  /** @param {string} member */
+  const set = (member) => (/** @type {unknown[]} */ ...args) => { ready(member); ch.callSync(METHOD.agentSet, [member, trimmed(args)]); };
+  return {
+    sendUserMessage: set("sendUserMessage"),
+    setSessionName: set("setSessionName"),
+    getSessionName: get("getSessionName"),
+    setLabel: set("setLabel"),
+    getActiveTools: get("getActiveTools"),
+    getAllTools: get("getAllTools"),
+    setActiveTools: set("setActiveTools"),
+    getCommands: get("getCommands"),
+    getThinkingLevel: get("getThinkingLevel"),
+    setThinkingLevel: set("setThinkingLevel"),
+    /** The model crosses as its provider and id; the host looks it up in the agent's registry. @param {{ provider?: unknown; id?: unknown }} model */
+    setModel(model) {
+      ready("setModel");
+      return ch.call(METHOD.agentSetModel, [String(model?.provider), String(model?.id)]);
+    },
+  };
+}
+
+/** pi's `ctx` members beyond hookbox's context, shared by every context of a channel. @param {Channel} ch */
+export function agentContext(ch) {
+  return {
+    hasPendingMessages: () => ch.callSync(METHOD.agentGet, ["hasPendingMessages", []]),
+    getContextUsage: () => ch.callSync(METHOD.agentGet, ["getContextUsage", []]),
+    getSystemPrompt: () => ch.callSync(METHOD.agentGet, ["getSystemPrompt", []]),
+    /** `onComplete` and `onError` are functions: they cannot cross, and are not called. @param {{ customInstructions?: string }} [options] */
+    compact: (options) => {
+      ch.callSync(METHOD.agentSet, ["compact", options?.customInstructions === undefined ? [] : [{ customInstructions: options.customInstructions }]]);
+    },
+    shutdown: () => { ch.callSync(METHOD.agentSet, ["shutdown", []]); },
+  };
+}
+
+/** pi's `ctx.ui` members beyond hookbox's UI: lines and a title as data; what cannot cross throws by name. @param {Channel} ch */
+export function agentUi(ch) {
+  /** @type {Record<string, Function>} */
+  const ui = {
+    /** @param {string} key @param {unknown} content @param {{ placement?: string }} [options] */
+    setWidget(key, content, options) {
+      if (typeof content === "function") throw new Error(`ctx.ui.setWidget with a component factory is refused by hookbox/extension: ${REFUSED_UI.setEditorComponent}; pass the lines (string[])`);
+      ch.callSync(METHOD.agentSet, ["ui.setWidget", trimmed([key, content, options])]);
+    },
+    /** @param {string} title */
+    setTitle(title) { ch.callSync(METHOD.agentSet, ["ui.setTitle", [title]]); },
+  };
+  for (const member of Object.keys(REFUSED_UI)) ui[member] = () => { throw new Error(refusedUiMessage(member)); };
+  return ui;
+}
+
+/** `args` without trailing undefined ones (what the module left out stays left out). @param {unknown[]} args */
+function trimmed(args) {
+  let end = args.length;
+  while (end > 0 && args[end - 1] === undefined) end--;
+  return args.slice(0, end);
+}
