@@ -202,8 +202,11 @@ function classify(file: string, raw: string, when: string, dir: string, cwd: str
   // In a handler, the adapter's report names the event: "<module>: handler_threw in session_start: …".
   const event = /: \w+ in (\w+): /.exec(text)?.[1];
   const where = when === "at load" ? "at load" : event ? `in ${event}` : when;
-  const refused = /(pi\.on\("[^"]*"\)|pi\.\w+) is refused by hookbox\/extension: (.*?)(?: \(registered after load\))?(?:;|$)/.exec(text);
+  // The member as the adapter names it: pi.on("event"), pi.registerTool("name"), pi.registerTool's renderCall, pi.events, ctx.ui.setTheme…
+  const refused = /(pi\.on\("[^"]*"\)|pi\.\w+\("[^"]*"\)|pi\.\w+'s \w+|pi\.\w+|ctx(?:\.ui)?\.\w+(?: with a component factory)?) is refused by hookbox\/extension: (.*?)(?: \(registered after load\))?(?:;|$)/.exec(text);
   if (refused) return { file, outcome: "refused", detail: `${refused[1]} (${/registered after load/.test(text) ? "registered after load" : where})`, why: refused[2]!.trim() };
+  const late = /a (tool|command|flag|shortcut) registered after load \("[^"]*"\) is refused by hookbox\/extension: (.*?)(?: \(registered after load\))?(?:;|$)/.exec(text);
+  if (late) return { file, outcome: "refused", detail: `a ${late[1]} registered after load`, why: late[2]!.trim() };
   const ctxMember = /\b(ctx(?:\.ui)?\.\w+) is not a function/.exec(text);
   if (ctxMember) return { file, outcome: "refused", detail: `${ctxMember[1]} (${where})`, why: "not in hookbox's ctx yet: calling it throws a TypeError in the handler" };
   const unknownResult = /invalid_result in (\w+): .*Unrecognized keys?: "([^"]+)"/.exec(text);

@@ -6,7 +6,7 @@
  * throws a `TypeError` naming the option's path and, where one is close, the valid value meant.
  */
 import { z } from "zod";
-import { presets } from "./policy.js";
+import { presets, type Policy } from "./policy.js";
 import { levenshtein } from "./edit-distance.js";
 
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: "a function" });
@@ -17,11 +17,10 @@ const strings = z.array(z.string());
 const presetName = z.enum(Object.keys(presets) as [keyof typeof presets, ...Array<keyof typeof presets>]);
 const execRule = z.strictObject({ command: z.string(), args: z.array(z.union([z.string(), z.instanceof(RegExp)])).optional() });
 /**
- * A partial policy. Why the keys of the presets are accepted as unknown values: a field a preset
- * defines is a policy field, even one added after this schema was written (its own code checks it).
+ * A partial policy: exactly `Policy`'s fields, each typed (tsc refuses a `Policy` field missing
+ * here or a field `Policy` does not have), every other key refused.
  */
 const policyShape = {
-  ...Object.fromEntries([...new Set(Object.values(presets).flatMap((p) => Object.keys(p)))].map((k) => [k, z.unknown().optional()])),
   permissionModel: z.boolean().optional(),
   fsRead: strings.optional(),
   fsWrite: strings.optional(),
@@ -33,7 +32,7 @@ const policyShape = {
   hostModules: z.union([z.literal("*"), strings]).optional(),
   modelRegistry: z.enum(["read", "keys", "all"]).optional(),
   agent: z.enum(["read", "write"]).optional(),
-};
+} satisfies { [K in keyof Policy]-?: z.ZodType };
 const policyOption = z.union([presetName, z.strictObject(policyShape)]);
 
 export const sandboxOptionsShape = {
@@ -128,8 +127,12 @@ function describeIssue(issue: Issue, root: unknown, schema: z.ZodType): string {
       const path = [...issue.path, key].map(String).join(".");
       return `unknown option "${path}"${suggest(key, known)}${known.length ? ` (known: ${known.join(", ")})` : ""}`;
     }
-    case "invalid_value":
-      return `${at(issue.path)} is ${JSON.stringify(value)}, which is not one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}${typeof value === "string" ? suggest(value, issue.values.map(String)) : ""}`;
+    case "invalid_value": {
+      // Only a string is shown as given (cut): any other value may be huge, cyclic or a BigInt.
+      const allowed = issue.values.map((v) => JSON.stringify(v)).join(", ");
+      if (typeof value !== "string") return `${at(issue.path)} must be one of ${allowed} (got ${kind(value)})`;
+      return `${at(issue.path)} is ${JSON.stringify(value.slice(0, 80))}, which is not one of ${allowed}${suggest(value, issue.values.map(String))}`;
+    }
     case "invalid_union": {
       // The branch that matches the value's kind (a preset name for a string, a partial policy for an object) says what is wrong.
       const atRoot = (issues: Issue[]) => issues.some((i) => i.path.length === 0 && (i.code === "invalid_type" || i.code === "invalid_value"));

@@ -4,8 +4,9 @@
  * table: each method's arguments and answer). Every message a worker sends has a zod schema here
  * and its type is inferred from it; the host validates each before it uses it, and what fails is
  * dropped as `protocol_violation`. What the host sends it builds itself: those messages are plain
- * TypeScript types (`HostMessage`), checked by the compiler, not parsed. The worker's JSDoc
- * `@import`s the same types.
+ * TypeScript types (`HostMessage`), checked by the compiler, not parsed, but for its answers,
+ * which share the worker's answer schema (`answerSchema`). The worker's JSDoc `@import`s the same
+ * types.
  *
  * Channels:
  * - the message channel (parentPort, or the framed pipe in process and sandbox modes): from the
@@ -81,22 +82,32 @@ export const loadReplySchema = z.union([
   z.strictObject({ ok: z.literal(true), manifest: manifestSchema }),
   z.strictObject({ ok: z.literal(false), e: wireErrorSchema }),
 ]);
+export type LoadReply = z.infer<typeof loadReplySchema>;
 
 /** A method name of the bridge table (anything else fails the envelope). */
 const method = z.enum(Object.values(METHOD) as [string, ...string[]]);
 const args = z.array(z.unknown()).max(LIMITS.maxArgs);
 
+/**
+ * The one answer shape, for a request both ways: a handler's result (`res`, worker to host), a
+ * bridge call's (`ret`, host to worker), a sync call's (on the sync channel) and a render's.
+ */
+const answerSchema = z.strictObject({ id, ok: z.boolean(), v: z.unknown().optional(), e: wireErrorSchema.optional() });
+/** The answer to a sync call, posted on the sync channel before the worker is woken. */
+export type SyncReply = z.infer<typeof answerSchema>;
+/** A synchronous bridge call: the worker waits on the sync channel (or the render port) for the answer. */
+const syncCallSchema = z.strictObject({ t: z.literal("sync"), id, m: method, a: args });
+
 // ---- worker -> host --------------------------------------------------------------------------
 
 export const workerMessageSchema = z.discriminatedUnion("t", [
-  z.strictObject({ t: z.literal("res"), id, ok: z.boolean(), v: z.unknown().optional(), e: wireErrorSchema.optional() }),
+  answerSchema.extend({ t: z.literal("res") }),
   z.strictObject({ t: z.literal("pong"), id }),
   /** An async bridge call; `rid` names the request it runs under, which the host checks (see channel.ts). */
   z.strictObject({ t: z.literal("call"), id, rid: id.optional(), m: method, a: args }),
   /** Fire and forget (`sendMessage`, `appendEntry`, `notify`, `setStatus`, log lines…). */
   z.strictObject({ t: z.literal("post"), m: method, a: args }),
-  /** Synchronous: the worker waits on the sync channel for the answer. */
-  z.strictObject({ t: z.literal("sync"), id, m: method, a: args }),
+  syncCallSchema,
   /** Registrations changed after load (a handler called `pi.on` later). */
   z.strictObject({ t: z.literal("manifest"), manifest: manifestSchema }),
   /** The worker refused to post a result (`id`) or a call (`m`) over `maxMessageBytes`. */
@@ -194,12 +205,9 @@ export type HostMessage =
   | { t: "cancel"; id: number }
   | { t: "abort"; id: number; field: string }
   | { t: "initialized"; hasUI: boolean }
-  /** The answer to a bridge call. */
-  | { t: "ret"; id: number; ok: boolean; v?: unknown; e?: WireError };
-export type BridgeReply = Extract<HostMessage, { t: "ret" }>;
-
-/** The answer to a sync call, posted on the sync channel before the worker is woken. */
-export interface SyncReply { id: number; ok: boolean; v?: unknown; e?: WireError }
+  | BridgeReply;
+/** The answer to a bridge call. */
+export type BridgeReply = { t: "ret" } & SyncReply;
 
 // ---- synchronous rendering (worker mode: render port + shared buffer; the host blocks) -------
 
@@ -216,8 +224,8 @@ export type RenderRequest = { id: number } & (
  * the host creates it again; a `release` is not answered.
  */
 export const renderReplySchema = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("reply"), id, ok: z.boolean(), v: z.unknown().optional(), e: wireErrorSchema.optional(), released: z.literal(true).optional() }),
-  z.strictObject({ kind: z.literal("sync"), t: z.literal("sync"), id, m: method, a: args }),
+  answerSchema.extend({ kind: z.literal("reply"), released: z.literal(true).optional() }),
+  syncCallSchema.extend({ kind: z.literal("sync") }),
 ]);
 export type RenderReply = z.infer<typeof renderReplySchema>;
 /** What each render operation answers: a component id (or null: default rendering), lines, or nothing. */
@@ -243,7 +251,7 @@ export interface LoadSpec {
 
 /** The object the worker exposes with comlink on the control port. */
 export interface WorkerControl {
-  load(spec: LoadSpec): Promise<{ ok: true; manifest: Manifest } | { ok: false; e: WireError }>;
+  load(spec: LoadSpec): Promise<LoadReply>;
 }
 
 /** `workerData` the host passes to a worker. The worker removes the ports from it before any hook runs. */

@@ -117,16 +117,20 @@ export class IsolatedHook implements LoadedHook, HookUnit {
   }
 
   /**
-   * The context to send, or undefined when the worker holds it already. The model is copied as
-   * JSON (one copy rule for events and commands, see `snapshotModel`) and compared by its text,
-   * not by identity, so a model changed in place is sent again.
+   * The context to send, or undefined when the worker holds it already. Whether the model changed
+   * is decided by the host's model's JSON text, not by identity, so a model changed in place is
+   * sent again; only then is it passed through the registry gate and copied as JSON (one copy rule
+   * for events and commands, see `snapshotModel`). That text stays on the host: what crosses is
+   * the gated copy.
    */
   #snapshot(ctx: SnapshotSource): ContextSnapshot | undefined {
-    const text = modelText(this.#shownModel(ctx.model));
+    const text = modelText(ctx.model);
     const last = this.#sent;
     const generation = this.#sandbox.generation;
-    if (last && this.#sentTo === generation && text === this.#sentModel && last.hasUI === ctx.hasUI && last.cwd === ctx.cwd) return undefined;
-    const model = last && text === this.#sentModel ? last.model : text === undefined ? undefined : JSON.parse(text);
+    // A model that is not JSON (no text) is gated and copied again each time.
+    const sameModel = last !== undefined && text === this.#sentModel && (text !== undefined || ctx.model === undefined);
+    if (sameModel && this.#sentTo === generation && last.hasUI === ctx.hasUI && last.cwd === ctx.cwd) return undefined;
+    const model = sameModel ? last.model : snapshotModel(this.#shownModel(ctx.model));
     this.#sentModel = text;
     this.#sentTo = generation;
     return (this.#sent = { hasUI: ctx.hasUI, cwd: ctx.cwd, model });

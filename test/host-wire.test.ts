@@ -165,12 +165,28 @@ describe("the context a worker holds", () => {
     expect(errors).toEqual([]);
   });
 
-  it("a model changed in place is sent again", async () => {
-    const model = { id: "m1" };
+  it("a model changed in place is sent again, without its credential fields each time; a model that is not JSON data crosses as none", async () => {
+    let model: Record<string, unknown> = { id: "m1", headers: { Authorization: "Bearer sk-host" } };
     const { runner } = await start(["valid/reports-context.ts"], { init: { getModel: () => model as never } });
-    expect(JSON.parse((await runner.emitToolCall(toolCall()))!.reason!).model).toEqual({ id: "m1" });
+    const seen = async () => JSON.parse((await runner.emitToolCall(toolCall()))!.reason!).model;
+    expect(await seen()).toEqual({ id: "m1" });
+    expect(await seen()).toEqual({ id: "m1" });
     model.id = "m2";
-    expect(JSON.parse((await runner.emitToolCall(toolCall()))!.reason!).model).toEqual({ id: "m2" });
+    expect(await seen()).toEqual({ id: "m2" });
+    model.headers = { Authorization: "Bearer sk-other" };
+    expect(await seen()).toEqual({ id: "m2" });
+    model = { id: "m3" };
+    model.self = model;
+    expect(await seen()).toBeNull();
+    model = { id: "m4" };
+    expect(await seen()).toEqual({ id: "m4" });
+    // Not JSON only in a credential field: what crosses is the model without it, changes included.
+    const headers: Record<string, unknown> = {};
+    headers.self = headers;
+    model = { id: "m5", headers };
+    expect(await seen()).toEqual({ id: "m5" });
+    model.id = "m6";
+    expect(await seen()).toEqual({ id: "m6" });
   });
 
   it("the embedder's sendMessage handler throwing is a host warning, not the hook's handler_threw", async () => {

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { createModelRegistry, createSessionManager, discoverAndLoadHooks, HookRunner, loadHooks } from "../src/index.js";
 import { levenshtein } from "../src/edit-distance.js";
+import { presets } from "../src/policy.js";
 import { fixture } from "./helpers/host.js";
 import { projectAndHome } from "./support/folders.js";
 
@@ -33,6 +34,17 @@ describe("loadHooks options", () => {
 
   it("an unknown option fails before any hook starts: nothing loads in a weaker mode", async () => {
     await expect(load({ isolation: "sandbx" })).rejects.toThrow(TypeError);
+  });
+
+  it("a policy takes exactly the policy's fields: an unknown one is refused, and a value no field takes is refused at every field a preset sets", async () => {
+    await expect(load({ policy: { fsRead: [], allowEverything: true } })).rejects.toThrow('loadHooks: unknown option "policy.allowEverything"');
+    const fields = [...new Set(Object.values(presets).flatMap((p) => Object.keys(p)))];
+    expect(fields.length).toBeGreaterThan(5);
+    for (const field of fields) {
+      const error = await load({ policy: { [field]: 1n } }).catch((e: unknown) => e);
+      expect(error, field).toBeInstanceOf(TypeError);
+      expect((error as Error).message, field).toContain(`option "policy.${field}"`);
+    }
   });
 
   it("every documented option is accepted", async () => {

@@ -1,7 +1,7 @@
 /** The bridge table is the one list of methods: every name the worker runtime uses is in it, with the kind it is sent as. */
 import { describe, expect, it } from "vitest";
 import { BRIDGE, methodSpec } from "../src/bridge/methods.js";
-import { workerMessageSchema } from "../src/protocol.js";
+import { parseWorkerMessage, renderReplySchema, workerMessageSchema } from "../src/protocol.js";
 import { ruleFor } from "../src/dispatch.js";
 import { SESSION_MANAGER_METHODS } from "../src/types.js";
 import { CUT_MARK, toWireError } from "../worker/describe.mjs";
@@ -52,6 +52,17 @@ describe("the bridge table", () => {
     const manifest = (n: number) => ({ t: "manifest", manifest: { events: { x: n }, commands: [], renderers: [] } });
     expect(workerMessageSchema.safeParse(manifest(LIMITS.maxHandlers)).success).toBe(true);
     expect(workerMessageSchema.safeParse(manifest(4294967295)).success).toBe(false);
+  });
+
+  it("an answer has one strict shape on both ports: a res or a render reply with a key outside it fails the envelope", () => {
+    const answer = { id: 1, ok: false, e: { message: "no" } };
+    expect(parseWorkerMessage({ t: "res", ...answer }).success).toBe(true);
+    expect(parseWorkerMessage({ t: "res", ...answer, hookPath: "/other.ts" }).success).toBe(false);
+    expect(parseWorkerMessage({ t: "res", id: 1, ok: true, v: 1, extra: 1 }).success).toBe(false);
+    expect(renderReplySchema.safeParse({ kind: "reply", ...answer, released: true }).success).toBe(true);
+    expect(renderReplySchema.safeParse({ kind: "reply", ...answer, extra: 1 }).success).toBe(false);
+    expect(renderReplySchema.safeParse({ kind: "sync", t: "sync", id: 2, m: METHOD.theme, a: [] }).success).toBe(true);
+    expect(renderReplySchema.safeParse({ kind: "sync", t: "sync", id: 2, m: "theme.evil", a: [] }).success).toBe(false);
   });
 
   it("measure stops at the size bound on a value shared exponentially, instead of walking it all", () => {

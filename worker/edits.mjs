@@ -79,50 +79,45 @@ function frozenSlot(target, key) {
 /** @param {PropertyDescriptor} desc */
 const unwrapped = (desc) => ("value" in desc ? { ...desc, value: plain(desc.value) } : desc);
 
+/** @typedef {{ source: unknown[]; copy: unknown[]; initial: unknown[] }} Shadow */
+
+/** Whether the array handed out no longer holds what it was handed out with. @param {Shadow} shadow */
+function changed({ copy, initial }) {
+  if (copy.length !== initial.length) return true;
+  for (let i = 0; i < copy.length; i++) if (copy[i] !== initial[i]) return true;
+  return false;
+}
+
 // Why classes: the traps live on shared prototypes, so tracking one event allocates its state and
 // two small objects, not a dozen closures (every tool_call pays for it).
 
 /** The traps of every object below one top-level field: a write marks that field dirty. */
 class FieldTraps {
+  /** The first object wrapped and its proxy (most fields have one object below them: `input`). @type {object | undefined} */
+  first = undefined;
+  /** @type {object | undefined} */
+  firstProxy = undefined;
+  /** Every other raw object -> its proxy; dies with the event. @type {Map<object, object> | undefined} */
+  made = undefined;
+  /** When the field is an array: the raw array, the array handed out, and its elements then. @type {Shadow | undefined} */
+  shadowed = undefined;
+
   /** @param {Tracker} tracker @param {string} field */
   constructor(tracker, field) {
     this.tracker = tracker;
     this.field = field;
-    /** The first object wrapped and its proxy (most fields have one object below them: `input`). @type {object | undefined} */
-    this.first = undefined;
-    /** @type {object | undefined} */
-    this.firstProxy = undefined;
-    /** Every other raw object -> its proxy; dies with the event. @type {Map<object, object> | undefined} */
-    this.made = undefined;
-    /** When the field is an array: the raw array, the array handed out, and its elements then. @type {unknown[] | undefined} */
-    this.source = undefined;
-    /** @type {unknown[] | undefined} */
-    this.copy = undefined;
-    /** @type {unknown[] | undefined} */
-    this.initial = undefined;
   }
 
   /** The field's array as handlers get it: a real array of tracked elements, the same one each read. @param {unknown[]} source */
   shadow(source) {
-    if (source === this.source) return /** @type {unknown[]} */ (this.copy);
+    if (source === this.shadowed?.source) return this.shadowed.copy;
     const copy = new Array(source.length);
     for (let i = 0; i < source.length; i++) {
       const v = source[i];
       copy[i] = isTrackable(v) ? new Proxy(/** @type {object} */ (v), this) : v;
     }
-    this.source = source;
-    this.copy = copy;
-    this.initial = copy.slice();
+    this.shadowed = { source, copy, initial: copy.slice() };
     return copy;
-  }
-
-  /** Whether the array handed out no longer holds what it was handed out with. */
-  shadowChanged() {
-    const copy = /** @type {unknown[]} */ (this.copy);
-    const initial = /** @type {unknown[]} */ (this.initial);
-    if (copy.length !== initial.length) return true;
-    for (let i = 0; i < copy.length; i++) if (copy[i] !== initial[i]) return true;
-    return false;
   }
 
   /** The one proxy of `target` (so `event.input === event.input`). @param {object} target */
@@ -169,17 +164,18 @@ class FieldTraps {
 
 /** The traps of the event itself: a write marks the field written. */
 class Tracker {
+  /** @type {Set<string> | undefined} */
+  dirty = undefined;
+  /** Per top-level field, the traps of what is under it. @type {Map<string, FieldTraps> | undefined} */
+  fields = undefined;
+  /** Whether a top-level array was handed out (most tool_calls have none). */
+  shadows = false;
+
   /** @param {Record<string, unknown>} raw */
   constructor(raw) {
     this.raw = raw;
-    /** @type {Set<string> | undefined} */
-    this.dirty = undefined;
-    /** Per top-level field, the traps of what is under it. @type {Map<string, FieldTraps> | undefined} */
-    this.fields = undefined;
     /** What handlers get: `raw` behind these traps (set by `trackEdits`). @type {Record<string, unknown>} */
     this.event = raw;
-    /** Whether a top-level array was handed out (most tool_calls have none). */
-    this.shadows = false;
   }
 
   /** @param {string} field */
@@ -223,10 +219,11 @@ class Tracker {
     // A top-level array changed as an array goes back into the event, unwrapped.
     if (this.shadows && this.fields) {
       for (const [field, traps] of this.fields) {
-        if (traps.copy === undefined || this.raw[field] !== traps.source || !traps.shadowChanged()) continue;
+        const shadow = traps.shadowed;
+        if (shadow === undefined || this.raw[field] !== shadow.source || !changed(shadow)) continue;
         this.mark(field);
-        this.raw[field] = plain(traps.copy);
-        traps.source = undefined;
+        this.raw[field] = plain(shadow.copy);
+        traps.shadowed = undefined;
       }
     }
     if (!this.dirty) return undefined;

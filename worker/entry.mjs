@@ -112,6 +112,21 @@ function serve(req, work) {
   );
 }
 
+/**
+ * Serve a request for one of the module's registrations (a command, tool or shortcut): `run` with
+ * it, or an error saying the module has none by that name.
+ * @template T
+ * @param {number} id @param {T | undefined} entry @param {string} lacks
+ * @param {(entry: T, req: import("./channel.mjs").Request) => unknown} run
+ */
+function serveOwn(id, entry, lacks, run) {
+  const req = startRequest(id);
+  serve(req, async () => {
+    if (entry === undefined) throw new Error(lacks);
+    return run(entry, req);
+  });
+}
+
 /** @param {import("./channel.mjs").Request} req @param {import("../src/protocol.js").ResultMessage} message */
 function finish(req, message) {
   const id = req.id;
@@ -179,36 +194,25 @@ function handle(msg) {
       serve(req, () => runHandlers(handlers, event, plan, ctx));
       return;
     }
-    case "command": {
-      const command = registry.commands.get(msg.name);
-      const req = startRequest(msg.id);
-      serve(req, async () => {
-        if (!command) throw new Error(`this hook has no command "${msg.name}"`);
+    case "command":
+      serveOwn(msg.id, registry.commands.get(msg.name), `this hook has no command "${msg.name}"`, async (command, req) => {
         await command.handler(msg.args, createCommandContext(msg.ctx, req));
       });
       return;
-    }
     case "tool": {
-      const tool = registry.tools.get(msg.name);
-      const req = startRequest(msg.id);
       const { signal } = reviveSignals(msg.id, {}, msg.signals, msg.aborted);
       const update = msg.update;
-      serve(req, async () => {
-        if (!tool) throw new Error(`this module has no tool "${msg.name}"`);
+      serveOwn(msg.id, registry.tools.get(msg.name), `this module has no tool "${msg.name}"`, (tool, req) => {
         const onUpdate = (/** @type {unknown} */ partial) => post(METHOD.toolUpdate, plain([update, partial]));
         return tool.execute(msg.toolCallId, msg.params, signal, onUpdate, createContext(msg.ctx, req));
       });
       return;
     }
-    case "shortcut": {
-      const shortcut = registry.shortcuts.get(msg.key);
-      const req = startRequest(msg.id);
-      serve(req, async () => {
-        if (!shortcut) throw new Error(`this module has no shortcut "${msg.key}"`);
+    case "shortcut":
+      serveOwn(msg.id, registry.shortcuts.get(msg.key), `this module has no shortcut "${msg.key}"`, async (shortcut, req) => {
         await shortcut.handler(createContext(msg.ctx, req));
       });
       return;
-    }
     case "complete": {
       const command = registry.commands.get(msg.name);
       serve(startRequest(msg.id), async () => {
@@ -229,7 +233,7 @@ function handle(msg) {
     case "ping": send({ t: "pong", id: msg.id }); return;
     case "cancel": {
       // A handler that never settles never removes its id: keep the set bounded.
-      if (cancelled.size >= 10_000) cancelled.delete(/** @type {number} */ (cancelled.values().next().value));
+      if (cancelled.size >= LIMITS.maxCancelled) cancelled.delete(/** @type {number} */ (cancelled.values().next().value));
       cancelled.add(msg.id);
       signals.get(msg.id)?.forEach((c) => c.abort(new Error("hook deadline passed")));
       signals.delete(msg.id);

@@ -228,6 +228,8 @@ export const LIMITS = Object.freeze({
   transformTimeoutMs: 60_000,
   /** Rendered components a worker keeps; the host releases its least recently used one past this. */
   maxComponents: 256,
+  /** Ids of cancelled requests a worker remembers (a handler that never settles never removes its id). */
+  maxCancelled: 10_000,
 });
 
 /**
@@ -267,6 +269,12 @@ export const DEFAULTS = Object.freeze({
   renderTimeoutMs: 100,
   renderBudgetMs: 500,
   sandboxMemoryMb: 512,
+  /** `policy.exec.timeoutMs`: the deadline of one `pi.exec` run. */
+  execTimeoutMs: 30_000,
+  /** `policy.exec.maxOutputBytes`: `pi.exec`'s stdout and stderr are each cut to this. */
+  execOutputBytes: 1024 * 1024,
+  /** `shellHooks.maxOutputBytes`: what a shell hook's stdout and stderr are each cut to. */
+  shellOutputBytes: 1024 * 1024,
 });
 
 /** Bytes a frame of the framed channel (process and sandbox modes) may carry beyond `maxMessageBytes`: envelopes, batch wrappers. */

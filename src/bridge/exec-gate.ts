@@ -12,6 +12,7 @@ import { execRefusal, hookEnv, type Policy } from "../policy.js";
 import { describeIssues } from "../schemas.js";
 import { execArgs } from "./methods.js";
 import { hostEnvValue } from "../../worker/child-env.mjs";
+import { DEFAULTS } from "../../worker/wire.mjs";
 
 /** What the bridge enforces for `pi.exec`, from the hook's policy. */
 export interface ExecGate {
@@ -44,7 +45,7 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
     gate.record(hookPath, { command, args, code: result.code, killed: false });
     return result;
   }
-  const { timeoutMs = 30_000, maxOutputBytes = 1024 * 1024 } = gate.policy.exec;
+  const { timeoutMs = DEFAULTS.execTimeoutMs, maxOutputBytes = DEFAULTS.execOutputBytes } = gate.policy.exec;
   const timeout = Math.min(options.timeout && options.timeout > 0 ? options.timeout : Infinity, timeoutMs);
   const run: { command: string; args: string[]; env?: Record<string, string>; ended?: () => void } = gate.wrap ? gate.wrap(program, args, place.cwd) : { command: program, args };
   // Why "/" for a sandboxed program's launcher: it needs no folder of the host's; bwrap changes into `place.cwd` inside (--chdir).

@@ -2,12 +2,11 @@
  * `hookbox check <hook…>`: load each hook in its sandbox and print what it registered (events,
  * commands, renderers) and every load error with its code. Exit 1 on any load error.
  */
-import { parseArgs } from "node:util";
 import type { LoadedHook } from "../hook.js";
 import { closestEventTypes, isEventType } from "./events.js";
 import { openHost, settle } from "./host.js";
 import { errorLine, type Output } from "./render.js";
-import { COMMON_HELP, COMMON_OPTIONS, EXIT, hostOptions, parse, requireHooks } from "./usage.js";
+import { COMMON_HELP, EXIT, hostOptions, readCommand } from "./usage.js";
 
 export const CHECK_HELP = `Usage: hookbox check <hook…> [--json]
 
@@ -52,12 +51,9 @@ function registered(hook: LoadedHook): Registered {
 
 /** Run `check`; returns the exit code. */
 export async function check(args: string[], out: Output): Promise<number> {
-  const { values, positionals } = parse((c) => parseArgs({ ...c, options: COMMON_OPTIONS }), args);
-  if (values.help) {
-    out.write(CHECK_HELP);
-    return EXIT.ok;
-  }
-  const paths = requireHooks(positionals, values.cwd);
+  const command = readCommand(args, {}, CHECK_HELP, out);
+  if (command === undefined) return EXIT.ok;
+  const { values, paths } = command;
   const options = hostOptions(values);
   const host = await openHost(paths, options);
   try {

@@ -3,13 +3,12 @@
  * through a real `HookRunner` and print the result and every `HookError`. For `tool_call`, print
  * whether the call would be blocked and why.
  */
-import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { BadEvent, EVENT_TYPES, isEventType, outcomeJson, parseEvent, runEvent, unknownType, type Outcome } from "./events.js";
 import { openHost, settle } from "./host.js";
 import { errorWithStack, type Output } from "./render.js";
 import { promptLine } from "./ui.js";
-import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, hostOptions, parse, requireHooks } from "./usage.js";
+import { COMMON_HELP, EXIT, UsageError, hostOptions, readCommand } from "./usage.js";
 import type { HookError } from "../errors.js";
 
 export const EMIT_HELP = `Usage: hookbox emit <hook…> --event <type> [--payload <json> | --payload-file <file>] [--json]
@@ -57,12 +56,9 @@ const EMIT_OPTIONS = {
 
 /** Run `emit`; returns the exit code. */
 export async function emit(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
-  const { values, positionals } = parse((c) => parseArgs({ ...c, options: { ...COMMON_OPTIONS, ...EMIT_OPTIONS } }), args);
-  if (values.help) {
-    out.write(EMIT_HELP);
-    return EXIT.ok;
-  }
-  const paths = requireHooks(positionals, values.cwd);
+  const command = readCommand(args, EMIT_OPTIONS, EMIT_HELP, out);
+  if (command === undefined) return EXIT.ok;
+  const { values, paths } = command;
   const type = values.event;
   if (type === undefined) throw new UsageError("--event <type> is required");
   if (!isEventType(type)) throw new UsageError(unknownType(type));

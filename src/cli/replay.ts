@@ -3,7 +3,6 @@
  * per line, in order; print one line per event and a per-hook table from `runner.stats()`. A
  * malformed line is reported with its line number, skipped and counted.
  */
-import { parseArgs } from "node:util";
 import { readFileSync, watch } from "node:fs";
 import type { HookError } from "../errors.js";
 import { BadEvent, outcomeJson, parseEvent, runEvent, type Outcome } from "./events.js";
@@ -11,7 +10,7 @@ import { watchHooks } from "../watch.js";
 import { openHost, settle, type CliHost } from "./host.js";
 import { Progress, errorLine, errorWithStack, preview, statsTable, type Output } from "./render.js";
 import { promptLine } from "./ui.js";
-import { COMMON_HELP, COMMON_OPTIONS, EXIT, UsageError, hostOptions, parse, requireHooks } from "./usage.js";
+import { COMMON_HELP, EXIT, UsageError, hostOptions, readCommand } from "./usage.js";
 
 export const REPLAY_HELP = `Usage: hookbox replay <hook…> --events <file.jsonl> [--json] [--watch]
 
@@ -45,12 +44,9 @@ interface Malformed { line: number; error: string }
 
 /** Run `replay`; returns the exit code (resolves only on Ctrl-C with `--watch`). */
 export async function replay(args: string[], out: Output, signal?: AbortSignal, err: Output = out): Promise<number> {
-  const { values, positionals } = parse((c) => parseArgs({ ...c, options: { ...COMMON_OPTIONS, ...REPLAY_OPTIONS } }), args);
-  if (values.help) {
-    out.write(REPLAY_HELP);
-    return EXIT.ok;
-  }
-  const paths = requireHooks(positionals, values.cwd);
+  const command = readCommand(args, REPLAY_OPTIONS, REPLAY_HELP, out);
+  if (command === undefined) return EXIT.ok;
+  const { values, paths } = command;
   if (values.events === undefined) throw new UsageError("--events <file.jsonl> is required");
   if (values.watch && values.json) throw new UsageError("--watch prints text as it goes; it cannot be combined with --json");
   const options = hostOptions(values);

@@ -4,12 +4,14 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ParseArgsConfig } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { SandboxOptions } from "../options.js";
 import { DEFAULT_POLICY, presets, type Policy } from "../policy.js";
 import type { HostOptions } from "./host.js";
+import type { Output } from "./render.js";
 import { scriptedAnswers, type UiFlags } from "./ui.js";
 import { UsageError } from "./usage-error.js";
+import { DEFAULTS } from "../../worker/wire.mjs";
 
 /** Exit codes of the `hookbox` command. */
 export const EXIT = { ok: 0, hookErrors: 1, usage: 2 } as const;
@@ -52,7 +54,7 @@ const either = (names: string[]) => names.map((n) => `"${n}"`).join(", ").replac
 export const COMMON_HELP = `Common options:
   --json                  print one JSON document for machines instead of text
   --cwd <dir>             resolve hook paths (and ctx.cwd) against <dir> (default: the current folder)
-  --timeout <ms>          deadline of each handler, in ms of the hook's own time (default 30000)
+  --timeout <ms>          deadline of each handler, in ms of the hook's own time (default ${DEFAULTS.deadlineMs})
   --isolation <mode>      where each hook runs: ${Object.entries(ISOLATIONS).map(([m, what]) => `"${m}" (${what})`).join(",\n                          ")}
   --fail-on-error         exit 1 when any HookError occurred (not only load errors)
 
@@ -73,13 +75,29 @@ Scripted UI (sets ctx.hasUI; every prompt and notification is printed with the a
 
 Examples ship in the package: node_modules/hookbox/examples/ (hooks and a session.jsonl).`;
 
-/** Run a `util.parseArgs` call (strict, positionals allowed); its errors become `UsageError`s. */
-export function parse<T>(run: (config: { args: string[]; allowPositionals: true; strict: true }) => T, args: string[]): T {
+type CommandConfig<O> = { args: string[]; options: typeof COMMON_OPTIONS & O; allowPositionals: true; strict: true };
+type Parsed<O> = ReturnType<typeof parseArgs<CommandConfig<O>>>;
+
+/**
+ * A command's arguments: `util.parseArgs` over the common options and the command's own (strict,
+ * positionals allowed; its errors become `UsageError`s), then the hook paths checked. `undefined`
+ * when `--help` was given, after `help` is written to `out`.
+ */
+export function readCommand<const O extends NonNullable<ParseArgsConfig["options"]>>(
+  args: string[], extra: O, help: string, out: Output,
+): { values: Parsed<O>["values"]; paths: string[] } | undefined {
+  let parsed: Parsed<O>;
   try {
-    return run({ args, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: { ...COMMON_OPTIONS, ...extra }, allowPositionals: true, strict: true });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  const common: { help?: boolean; cwd?: string } = parsed.values;
+  if (common.help) {
+    out.write(help);
+    return undefined;
+  }
+  return { values: parsed.values, paths: requireHooks(parsed.positionals, common.cwd) };
 }
 
 /** A positive number of milliseconds from a flag, or `undefined` when the flag is absent. */

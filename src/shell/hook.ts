@@ -10,6 +10,7 @@ import type { HookItem } from "../discovery/types.js";
 import { interpretPost, interpretPre, shellHookInput } from "./protocol.js";
 import { runShellHook } from "./run.js";
 import { childEnv } from "../../worker/child-env.mjs";
+import { DEFAULTS } from "../../worker/wire.mjs";
 
 /** Options of the shell-hook adapter (`shellHooks: { … }`). */
 export interface ShellHookOptions {
@@ -26,9 +27,6 @@ export interface ShellHookSettings extends ShellHookOptions {
   /** Deadline of one run for an event (`tool_call` / `tool_result`), in ms. */
   deadline(event: "tool_call" | "tool_result"): number;
 }
-
-/** Default bound on each of stdout and stderr. */
-export const DEFAULT_SHELL_OUTPUT_BYTES = 1024 * 1024;
 
 /** A load failure when the file cannot run as a command (not executable), or undefined. */
 export function checkShellHook(path: string): HookFailure | undefined {
@@ -58,7 +56,7 @@ export function shellHook(item: Pick<HookItem, "path" | "type" | "tool">, settin
         ["HOOKBOX_TOOL_CALL_ID", String(e.toolCallId)],
       ]),
       timeoutMs: settings.deadline(event),
-      maxOutputBytes: settings.maxOutputBytes ?? DEFAULT_SHELL_OUTPUT_BYTES,
+      maxOutputBytes: settings.maxOutputBytes ?? DEFAULTS.shellOutputBytes,
     });
     return interpret(item.path, outcome);
   };
