@@ -22,6 +22,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { isolate, type IsolateOptions } from "../src/extension.js";
+import { SANDBOX_HOME } from "../src/sandbox/bwrap.js";
 
 export const OUTCOMES = ["runs unchanged", "refused", "policy", "needs dependencies", "broken"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -194,7 +195,11 @@ export async function classifyExample(pi: Pi, dir: string, file: string, cwd: st
 
 /** The text of a problem with the machine's paths taken out (the table must not depend on where pi or the run lives). */
 function clean(text: string, dir: string, cwd: string): string {
-  return text.split(`${dir}/`).join("").split(dir).join("examples").split(`${cwd}/`).join("./").split(cwd).join(".").replace(/\s+/g, " ").trim();
+  // HOME is a fresh folder per run (scripts/examples-table.ts), and /home/hook inside the sandbox: both are "~".
+  const homes = [process.env.HOME, SANDBOX_HOME].filter((h): h is string => Boolean(h) && h !== "/");
+  let out = text.split(`${dir}/`).join("").split(dir).join("examples").split(`${cwd}/`).join("./").split(cwd).join(".");
+  for (const home of homes) out = out.split(home).join("~");
+  return out.replace(/\s+/g, " ").trim();
 }
 
 function classify(file: string, raw: string, when: string, dir: string, cwd: string): ExampleRow {
