@@ -20,7 +20,6 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { pathToFileURL } from "node:url";
 import { isolate, type IsolateOptions } from "../src/extension.js";
 import { SANDBOX_HOME } from "../src/sandbox/bwrap.js";
 
@@ -65,19 +64,8 @@ export function listExamples(dir: string): string[] {
 
 // pi's modules are imported by path from the cache, untyped.
 type Any = any;
-export interface Pi { loader: Any; Runner: Any; SessionManager: Any; initTheme: (name?: string) => void }
-
-/** pi's loader, runner, session manager and theme, from the installed package. */
-export async function importPi(installDir: string): Promise<Pi> {
-  const dist = join(installDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist");
-  const load = (rel: string) => import(pathToFileURL(join(dist, rel)).href);
-  return {
-    loader: await load("core/extensions/loader.js"),
-    Runner: (await load("core/extensions/runner.js")).ExtensionRunner,
-    SessionManager: (await load("core/session-manager.js")).SessionManager,
-    initTheme: (await load("modes/interactive/theme/theme.js")).initTheme,
-  };
-}
+import type { Pi } from "../test/support/pi-run.js";
+export { importPi, type Pi } from "../test/support/pi-run.js";
 
 /** What pi's runner needs bound before events (as pi's agent session binds it): benign stand-ins. */
 function bind(runner: Any): void {

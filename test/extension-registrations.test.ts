@@ -7,7 +7,6 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isolate } from "../src/extension.js";
 import { loadHooks } from "../src/loader.js";
@@ -16,7 +15,7 @@ import { TOOL_MEMBERS, refusedToolMemberMessage } from "../worker/extension-memb
 import { NAME_PATTERNS } from "../worker/wire.mjs";
 import { ROOT } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
-import { installPi } from "./support/pi-agent.js";
+import { importPi, installPiDir } from "./support/pi-agent.js";
 
 const ext = (name: string) => join(ROOT, "fixtures", "extensions", name);
 const hostile = (name: string) => join(ROOT, "fixtures", "hostile", name);
@@ -30,12 +29,7 @@ let wrapRegisteredTool: Any;
 const runners: Any[] = [];
 
 beforeAll(async () => {
-  piDist = join(installPi(), "..");
-  const load = (path: string) => import(pathToFileURL(join(piDist, ...path.split("/"))).href);
-  loader = await load("core/extensions/loader.js");
-  Runner = (await load("core/extensions/runner.js")).ExtensionRunner;
-  SessionManager = (await load("core/session-manager.js")).SessionManager;
-  wrapRegisteredTool = (await load("core/extensions/wrapper.js")).wrapRegisteredTool;
+  ({ dist: piDist, loader, Runner, SessionManager, wrapRegisteredTool } = await importPi(installPiDir()));
 }, 300_000);
 
 afterEach(async () => {

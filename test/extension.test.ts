@@ -6,7 +6,6 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RENDERER_NEEDS_WORKER, agentLine, isolate, isolateConfig } from "../src/extension.js";
 import {
@@ -16,7 +15,7 @@ import { USER_MESSAGES } from "../src/bridge/agent-gate.js";
 import { LIMITS } from "../worker/wire.mjs";
 import { ROOT } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
-import { installPi } from "./support/pi-agent.js";
+import { importPi, installPiDir } from "./support/pi-agent.js";
 
 const EXTENSIONS = join(ROOT, "fixtures", "extensions");
 const ext = (name: string) => join(EXTENSIONS, name);
@@ -31,11 +30,7 @@ let piTheme: Any;
 const runners: Any[] = [];
 
 beforeAll(async () => {
-  piDist = join(installPi(), "..");
-  loader = await import(pathToFileURL(join(piDist, "core", "extensions", "loader.js")).href);
-  Runner = (await import(pathToFileURL(join(piDist, "core", "extensions", "runner.js")).href)).ExtensionRunner;
-  SessionManager = (await import(pathToFileURL(join(piDist, "core", "session-manager.js")).href)).SessionManager;
-  piTheme = await import(pathToFileURL(join(piDist, "modes", "interactive", "theme", "theme.js")).href);
+  ({ dist: piDist, loader, Runner, SessionManager, theme: piTheme } = await importPi(installPiDir()));
   piTheme.initTheme("dark"); // as pi's main does before any extension runs
 }, 300_000);
 

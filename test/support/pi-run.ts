@@ -10,7 +10,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const PI_VERSION = "0.73.1";
@@ -165,4 +165,31 @@ export function runAgent(agent: Agent, world: PiWorld, options: PiRunOptions): P
   const tool = [...last].reverse().find((m) => m.role === "tool");
   const toolResult = tool === undefined ? "" : typeof tool.content === "string" ? tool.content : JSON.stringify(tool.content);
   return { ...result, toolResult };
+}
+
+// pi's modules are imported by path from the cache, untyped.
+type Any = any;
+export interface Pi {
+  /** pi's dist folder (its types: core/extensions/types.d.ts). */
+  dist: string;
+  loader: Any; Runner: Any; SessionManager: Any; wrapRegisteredTool: Any;
+  /** pi's theme module (its `theme`, and `initTheme`, which pi's main calls before any extension runs). */
+  theme: Any;
+  initTheme: (name?: string) => void;
+}
+
+/** pi's loader, runner, session manager, tool wrapper and theme, from the installed package (`installPiDir()`). */
+export async function importPi(installDir: string): Promise<Pi> {
+  const dist = join(installDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist");
+  const load = (rel: string) => import(pathToFileURL(join(dist, rel)).href);
+  const theme = await load("modes/interactive/theme/theme.js");
+  return {
+    dist,
+    loader: await load("core/extensions/loader.js"),
+    Runner: (await load("core/extensions/runner.js")).ExtensionRunner,
+    SessionManager: (await load("core/session-manager.js")).SessionManager,
+    wrapRegisteredTool: (await load("core/extensions/wrapper.js")).wrapRegisteredTool,
+    theme,
+    initTheme: theme.initTheme,
+  };
 }
