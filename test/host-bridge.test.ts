@@ -19,7 +19,7 @@ const theme: Theme = {
 };
 
 describe("HookContext in the worker", () => {
-  it("a modelRegistry method the host's registry does not have is refused, naming the method", async () => {
+  it("a modelRegistry method of the contract the host's registry lacks is the host's set-up error, naming the method (issue 21)", async () => {
     let aborted = 0;
     const { runner } = await start(["valid/reads-context-synchronously.ts"], { init: {
       getModel: () => ({ id: "m1", provider: "p" }) as Model,
@@ -32,7 +32,7 @@ describe("HookContext in the worker", () => {
     // The host's registry here is an empty object, so find() does not exist on the host.
     const result = await runner.emitToolCall({ ...toolCall(), input: { entryId: "e2" } }).catch((e: Error) => e);
     expect(result).toBeInstanceOf(Error);
-    expect((result as Error).message).toContain("modelRegistry.find is not a method the host offers");
+    expect((result as Error).message).toContain("ctx.modelRegistry.find(): the host's modelRegistry has no find() method (the host's set-up, not this hook's fault)");
     expect(aborted).toBe(0);
   });
 
