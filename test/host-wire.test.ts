@@ -1,9 +1,9 @@
 /** The wire: every message bounded and validated, deadlines the host decides, command-only capabilities. */
 import { describe, expect, it } from "vitest";
-import { createNoOpUIContext } from "../src/index.js";
+import { createNoOpUIContext, presets } from "../src/index.js";
 import { start, until } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";
-import { IN_PROCESS } from "./support/isolation.js";
+import { IN_PROCESS, POLICY } from "./support/isolation.js";
 
 const HEALTHY = "valid/redacts-api-key.ts";
 const redact = { type: "tool_result" as const, toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text" as const, text: "API_KEY=k" }], isError: false };
@@ -167,7 +167,9 @@ describe("the context a worker holds", () => {
 
   it("a model changed in place is sent again, without its credential fields each time; a model that is not JSON data crosses as none", async () => {
     let model: Record<string, unknown> = { id: "m1", headers: { Authorization: "Bearer sk-host" } };
-    const { runner } = await start(["valid/reports-context.ts"], { init: { getModel: () => model as never } });
+    // The credential gate is policy.modelRegistry "read" (the default's); the Bun job's trusted worker ("all") asks for it here.
+    const policy = { ...presets[POLICY ?? "confined"], modelRegistry: "read" as const };
+    const { runner } = await start(["valid/reports-context.ts"], { init: { getModel: () => model as never }, load: { policy } });
     const seen = async () => JSON.parse((await runner.emitToolCall(toolCall()))!.reason!).model;
     expect(await seen()).toEqual({ id: "m1" });
     expect(await seen()).toEqual({ id: "m1" });
