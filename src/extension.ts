@@ -182,6 +182,8 @@ class Mirror {
   /** What each module's tools, commands, flags and shortcuts were when mirrored (`kind:name`). */
   readonly #mirrored = new Map<string, Set<string>>();
   readonly #renderers = new Set<string>();
+  /** Each module's registrations (its manifest, replaced whenever it changes) as last checked after an event. */
+  readonly #checked = new WeakMap<LoadedHook, unknown>();
   #initialized = false;
   #reportedUnloaded = false;
   #disposed = false;
@@ -244,8 +246,7 @@ class Mirror {
     if (type === "tool_call" && this.#blocking.length > 0) return { block: true, reason: this.#blockReason() };
     if (this.#disposed) return undefined;
     const result = this.#runner.hasHandlers(type) ? await this.#emit(type, event) : undefined;
-    this.#refuseLate();
-    this.#mirrorRenderers();
+    this.#afterRegistrationsChanged();
     if (type === "session_shutdown") {
       this.#disposed = true;
       await this.#runner.dispose();
@@ -284,11 +285,28 @@ class Mirror {
   }
 
   /**
+   * After an event, only for the modules whose registrations changed since the last look (their
+   * manifest is replaced when they register more; a module that did not is not walked again on
+   * every event): what cannot cross is refused, and renderers registered after load are mirrored.
+   */
+  #afterRegistrationsChanged(): void {
+    const changed = this.#runner.getHooks().filter((hook) => {
+      const now = hook instanceof IsolatedHook ? hook.registrations : undefined;
+      if (now !== undefined && this.#checked.get(hook) === now) return false;
+      this.#checked.set(hook, now);
+      return true;
+    });
+    if (changed.length === 0) return;
+    this.#refuseLate(changed);
+    this.#mirrorRenderers();
+  }
+
+  /**
    * A registration made after load that cannot cross (a refused event, a command, a renderer) is
    * refused as a load would be: reported once, and that module then blocks every tool call.
    */
-  #refuseLate(): void {
-    for (const hook of this.#runner.getHooks()) {
+  #refuseLate(hooks: readonly LoadedHook[]): void {
+    for (const hook of hooks) {
       if (this.#unloaded.some((u) => u.path === hook.path)) continue;
       const refusal = refusedRegistration(hook, this.#carried) ?? this.#unmirrored(hook);
       if (!refusal) continue;
