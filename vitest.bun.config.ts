@@ -3,10 +3,10 @@
  * host (`bun --bun node_modules/.bin/vitest run --config vitest.bun.config.ts`; vitest 4 runs under
  * Bun). Process and sandbox hooks run on Node (the `runtime` option's default on Bun: node on PATH);
  * worker hooks run in Bun's own workers with policy `trusted`, the one policy a Bun worker runs
- * (src/runtime.ts). test/bun/ asserts the refusals and the confinement under a Bun host.
+ * (src/policy/runtime.ts). test/bun/ asserts the refusals and the confinement under a Bun host.
  */
 import { configDefaults, defineConfig } from "vitest/config";
-import { sandboxAvailability } from "./src/sandbox/bwrap.js";
+import { sandboxAvailability } from "./src/isolation/bubblewrap/bwrap.js";
 
 const sandbox = sandboxAvailability();
 if (!sandbox.ok) console.log(`vitest project "bun-sandbox" skipped: ${sandbox.reason}`);
@@ -16,7 +16,7 @@ const SUITES = [
   "test/host-conformance.test.ts", "test/host-conformance-examples.test.ts", "test/host-errors.test.ts", "test/tool-wrapper.test.ts",
   "test/host-faults.test.ts", "test/host-hostile.test.ts", "test/host-restarts.test.ts", "test/host-bridge.test.ts",
   "test/host-limits.test.ts", "test/host-wire.test.ts", "test/host-transport.test.ts",
-  // issue 21: the host objects the original accepts (the conformance files above also run over a seed-shaped host)
+  // The host objects the original accepts (the conformance files above also run over a seed-shaped host)
   "test/host-seed-host.test.ts",
 ];
 
@@ -32,7 +32,7 @@ const NOT_ON_BUN: Record<string, string> = {
   "every synchronous member works, including modelRegistry methods and the theme": "confined worker: refused on Bun",
   "an error claiming ERR_WORKER_OUT_OF_MEMORY and V8's fatal text on stderr are reported as crashed, not out_of_memory": "a host process started with the default policy: refused on Bun",
 };
-/** Worker mode only: the limits a Bun worker does not enforce (src/runtime.ts BUN_WORKER_UNENFORCED). */
+/** Worker mode only: the limits a Bun worker does not enforce (src/policy/runtime.ts BUN_WORKER_UNENFORCED). */
 const NOT_IN_A_BUN_WORKER: Record<string, string> = {
   "heap exhaustion is reported as out_of_memory and the host keeps running": "memory: Bun ignores a worker's resourceLimits (it would take the host's memory)",
   "a stdout flood written without waiting (256 MiB, then 200 000 lines) lags the host's event loop under 1 s": "output capture: a Bun worker writes to the host's streams",

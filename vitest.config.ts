@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config";
-import { sandboxAvailability } from "./src/sandbox/bwrap.js";
+import { sandboxAvailability } from "./src/isolation/bubblewrap/bwrap.js";
 
 const sandbox = sandboxAvailability();
 if (!sandbox.ok) console.log(`vitest project "sandbox" skipped: ${sandbox.reason}`);
@@ -10,23 +10,24 @@ const BOTH_MODES = [
   "test/host-faults.test.ts", "test/host-hostile.test.ts", "test/host-restarts.test.ts", "test/host-bridge.test.ts",
   "test/host-limits.test.ts", "test/host-soak.test.ts", "test/host-wire.test.ts", "test/host-floods.test.ts", "test/host-exec-policy.test.ts",
   "test/host-transport.test.ts", "test/host-transform-hostile.test.ts",
-  // issue 13: hooks written for the original run unchanged
+  // Hooks written for the original run unchanged
   "test/host-in-place-edits.test.ts", "test/host-async-host-methods.test.ts", "test/host-abort-signals.test.ts", "test/host-command-context.test.ts", "test/host-renderer-theme.test.ts", "test/host-default-exports.test.ts", "test/host-tool-call-errors.test.ts", "test/host-import-graph.test.ts", "test/host-pi-extras.test.ts", "test/host-modules.test.ts",
   "test/host-prototype-pollution.test.ts",
   "test/host-linked-packages.test.ts",
   "test/host-model-registry.test.ts",
   "test/host-terminal-text.test.ts",
   "test/host-fuzz.test.ts",
-  // issue 21: the host objects the original accepts
+  // The host objects the original accepts
   "test/host-seed-host.test.ts",
-  // issue 20: isolate() inside pi's own loader and runner
+  // isolate() inside pi's own loader and runner
   "test/extension.test.ts", "test/extension-registrations.test.ts",
 ];
 
 export default defineConfig({
   test: {
     testTimeout: 30_000,
-    // After every test: the host's intrinsics (Object.prototype, …, process.env's prototype) are untouched (issue 22).
+    // After every test: the host's intrinsics (Object.prototype, …, process.env's prototype) are untouched
+    // (a polluted prototype would reach every child process the host starts).
     setupFiles: ["test/support/intrinsics.ts"],
     hookTimeout: 30_000,
     // Tests start real workers; two cores, so two test files at a time.

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:extension`: `hookbox/extension` inside pi 0.73.1 (issue 20), each figure against the
+ * `npm run bench:extension`: `hookbox/extension` inside pi 0.73.1, each figure against the
  * same extensions run in pi's own process, measured in the same run.
  *
  * - agent start: `pi -p` (the real agent, headless, in a network namespace with only loopback,
@@ -22,8 +22,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { isolate } from "../src/extension.js";
-import { sandboxAvailability } from "../src/sandbox/bwrap.js";
+import { isolate } from "../src/extension/adapter.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { importPi, examplesDir, type Pi } from "../scripts/pi-examples.js";
 import { installPi, installPiDir, piUnavailable, piWorldIn, runPi, type PiRun, type PiWorld } from "../test/support/pi-run.js";
 import { settledRss } from "./lib/memory.js";

@@ -92,13 +92,13 @@ const ALL_CASES: Case[] = [
     fire: (r) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "git", args: ["-c", "alias.x=!id", "x"] } }),
     observe: (fired) => String((fired as { reason?: string } | undefined)?.reason ?? "").slice(0, 60),
   },
-  // issue 22, class 1: prototype keys a hook sends, in edits, results and bridge arguments.
+  // Prototype keys a hook sends, in edits, results and bridge arguments.
   { fault: "edit of tool input with own __proto__", fixture: "hostile/pollutes-prototype-through-edits.ts", fire: protoCall("proto"), observe: prototype },
   { fault: "edit of tool input with constructor.prototype", fixture: "hostile/pollutes-prototype-through-edits.ts", fire: protoCall("constructor"), observe: prototype },
   { fault: "context messages with __proto__ (chained value)", fixture: "hostile/pollutes-prototype-through-results.ts", fire: (r) => r.emitContext([{ role: "user", content: "hi", timestamp: 1 }] as never), observe: prototype },
   { fault: "result details with __proto__", fixture: "hostile/pollutes-prototype-through-results.ts", fire: (r) => r.emit({ ...redact, toolCallId: "x" }), observe: prototype },
   { fault: "bridge arguments with __proto__", fixture: "hostile/pollutes-prototype-through-bridge.ts", fire: (r) => r.emit(turnStart), observe: prototype },
-  // Issue 22, classes 2 and 4: pi.exec's working directory, and the walls of every sandbox.
+  // pi.exec's working directory, and the walls of every sandbox (seccomp, processes, memory).
   {
     fault: "pi.exec in cwd / (outside its reads)", fixture: "hostile/execs-where-it-chooses.ts", policy: { exec: { allow: ["pwd"] } },
     fire: (r) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "pwd", args: [], cwd: "/" } }),
@@ -119,7 +119,7 @@ const ALL_CASES: Case[] = [
     load: { sandboxMemoryMb: 128, deadlines: { default: 20_000 } },
     fire: (r) => r.emitToolCall(walls("dd", ["if=/dev/zero", "of=/tmp/fill", "bs=1M", "count=400"])), observe: reason(60)
   },
-  // Issue 22, classes 3 and 10.
+  // A package linked out of the hook's read grants, and floods of what a hook can make the host do.
   { fault: "imports a package linked out of its roots (secret.key beside it)", fixture: "hostile/linked-packages/imports-a-package-linked-outside.ts", prepare: linkedOutside, fire: toolCall },
   { fault: "stdout flood without waiting (256 MiB, 200 000 lines)", fixture: "hostile/floods-stdout-without-waiting.ts", fire: (r) => r.emit(turnStart) },
   { fault: "4000 log lines in a burst", fixture: "hostile/floods-log-lines.ts", fire: (r) => r.emit(turnStart) },
@@ -135,7 +135,7 @@ const ALL_CASES: Case[] = [
     fire: (r) => r.emitToolCall({ type: "tool_call", toolName: "net", toolCallId: "c", input: { url: "http://127.0.0.1:9/", count: 300 } }),
     observe: () => `${netRecords} onNet records`,
   },
-  // Issue 22, classes 5 to 8.
+  // Hook text bound for the embedder's UI and terminal, renderers, transforms and the model registry.
   {
     fault: "terminal control sequences in a block reason (OSC 52, CSI 2J, C1 CSI)", fixture: "hostile/writes-terminal-control-sequences.ts", fire: toolCall,
     observe: (fired) => `reason ${JSON.stringify((fired as { reason?: string } | undefined)?.reason ?? "")}`,

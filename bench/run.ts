@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: hookbox against the floor (issue 7). Every figure is a ratio against a floor
- * measured in the same run (raw worker postMessage echoes, bare workers), because the machine is
+ * `npm run bench`: hookbox against the floor (docs/performance.md). Every figure is a ratio against
+ * a floor measured in the same run (raw worker postMessage echoes, bare workers), because the machine is
  * shared and noisy. Prints a table; `--json` also prints one JSON object as the last line;
  * `--quick` runs one iteration of each (a CI smoke run: the shape is checked, not the numbers).
  *
@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { pinToOneCpu, unpin } from "./lib/affinity.js";
 import { FULL, QUICK, context, pipelined, startup, toolCall } from "./lib/cases.js";
 import { sandboxFigures, type SandboxFigures } from "./lib/sandbox.js";
-import { sandboxAvailability } from "../src/sandbox/bwrap.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { measureInChild, measureInFreshProcess, type MemoryCase } from "./lib/memory.js";
 import { ms, report, spread, us, type Row } from "./lib/table.js";
 

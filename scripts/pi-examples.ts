@@ -20,8 +20,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { isolate, type IsolateOptions } from "../src/extension.js";
-import { SANDBOX_HOME } from "../src/sandbox/bwrap.js";
+import { isolate, type IsolateOptions } from "../src/extension/adapter.js";
+import { SANDBOX_HOME } from "../src/isolation/bubblewrap/bwrap.js";
 
 export const OUTCOMES = ["runs unchanged", "refused", "policy", "needs dependencies", "broken"] as const;
 export type Outcome = (typeof OUTCOMES)[number];

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """
 The seccomp filter of every hookbox sandbox (a hook's and each `pi.exec` program's), compiled with
-libseccomp (python3-seccomp) into one BPF program per architecture: src/sandbox/seccomp/<arch>.bpf,
-checked in and loaded by src/sandbox/bwrap.ts (`bwrap --seccomp FD`). Regenerate after editing:
+libseccomp (python3-seccomp) into one BPF program per architecture: src/isolation/bubblewrap/seccomp/<arch>.bpf,
+checked in and loaded by src/isolation/bubblewrap/bwrap.ts (`bwrap --seccomp FD`). Regenerate after editing:
 
     /usr/bin/python3 scripts/seccomp_filter.py     # writes the blobs and manifest.json
     /usr/bin/python3 scripts/seccomp_filter.py --out DIR # writes them elsewhere (the drift test compares)

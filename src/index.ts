@@ -2,24 +2,24 @@
  * hookbox: the hook contract of the original subsystem, with each hook module in its own worker.
  * Swap the import; the API is the same.
  */
-export { loadHooks, type LoadHooksResult, type LoadOptions } from "./loader.js";
+export { loadHooks, type LoadHooksResult, type LoadOptions } from "./runner/loader.js";
 export { discoverAndLoadHooks, discoverHooks, HookRegistry, defaultHookProviders, folderProvider, hookKey, type DiscoverOptions, type DiscoverAndLoadResult, type DiscoveryReport, type DiscoveredHook, type DiscoveryContext, type HookItem, type HookProvider, type ProviderResult, type HookOrigin, type TrustOptions, type TrustRecord } from "./discovery/index.js";
 export type { ShellHookOptions } from "./shell/hook.js";
-export { HookRunner, type RunnerInitOptions, type RunnerOptions } from "./runner.js";
-export type { HookStats, EventStats, LatencyStats } from "./stats.js";
-export { watchHooks, localImports, type HookWatcher, type WatchOptions } from "./watch.js";
-export { HookToolWrapper } from "./tool-wrapper.js";
-export { execCommand } from "./exec.js";
-export { HOOK_ERROR_CODES, HookFailure, type HookError, type HookErrorCode } from "./errors.js";
-export type { LoadedHook, HandlerFn } from "./hook.js";
-export type { SandboxOptions } from "./options.js";
+export { HookRunner, type RunnerInitOptions, type RunnerOptions } from "./runner/runner.js";
+export type { HookStats, EventStats, LatencyStats } from "./runner/stats.js";
+export { watchHooks, localImports, type HookWatcher, type WatchOptions } from "./runner/watch.js";
+export { HookToolWrapper } from "./runner/tool-wrapper.js";
+export { execCommand } from "./bridge/exec.js";
+export { HOOK_ERROR_CODES, HookFailure, type HookError, type HookErrorCode } from "./contract/errors.js";
+export type { LoadedHook, HandlerFn } from "./runner/hook.js";
+export type { SandboxOptions } from "./options/options.js";
 export type { NetRecord } from "./net/proxy.js";
-export { presets, SAFE_ENV, DEFAULT_POLICY, type Policy, type PolicyName, type PolicyOption, type ExecPolicy, type NetworkPolicy, type Isolation, type ModelRegistryAccess } from "./policy.js";
-export type { SandboxState, SandboxView, SandboxListener, SandboxBounds } from "./sandbox/sandbox.js";
-export { StatusLine, sanitizeStatusText, truncateToWidth, displayWidth } from "./status-line.js";
-export { terminalText, type TerminalTextOptions } from "./terminal-text.js";
-export type { TransformBudgetOptions } from "./transform-budget.js";
+export { presets, SAFE_ENV, DEFAULT_POLICY, type Policy, type PolicyName, type PolicyOption, type ExecPolicy, type NetworkPolicy, type Isolation, type ModelRegistryAccess } from "./policy/policy.js";
+export type { SandboxState, SandboxView, SandboxListener, SandboxBounds } from "./isolation/supervisor.js";
+export { StatusLine, sanitizeStatusText, truncateToWidth, displayWidth } from "./runner/status-line.js";
+export { terminalText, type TerminalTextOptions } from "./gates/terminal-text.js";
+export type { TransformBudgetOptions } from "./transform/budget.js";
 export { createNoOpUIContext } from "./bridge/ui.js";
-export { createSessionManager, createModelRegistry, type SessionManagerOptions } from "./host-setup.js";
-export { resolvePath, expandPath } from "./paths.js";
-export * from "./types.js";
+export { createSessionManager, createModelRegistry, type SessionManagerOptions } from "./bridge/host-setup.js";
+export { resolvePath, expandPath } from "./policy/paths.js";
+export * from "./contract/types.js";

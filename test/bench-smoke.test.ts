@@ -1,12 +1,12 @@
 /**
- * The benchmark runs end to end and prints every figure of issue 7. One iteration of each
+ * The benchmark runs end to end and prints every figure of docs/performance.md. One iteration of each
  * (`--quick`): the numbers mean nothing here and no time is asserted; CI never runs the full bench.
  */
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect, test } from "vitest";
-import { sandboxAvailability } from "../src/sandbox/bwrap.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { piUnavailable } from "./support/pi-agent.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -28,7 +28,7 @@ test("bench --quick --json prints one JSON object with every figure as a finite 
   for (const key of KEYS) expect(Number.isFinite(figures[key]), `${key} = ${String(figures[key])}`).toBe(true);
 }, 180_000);
 
-// bench/extension.ts (issue 20): pi's start needs the network namespace of the e2e tests (root);
+// bench/extension.ts: pi's start needs the network namespace of the e2e tests (root);
 // the sandbox's memory needs bubblewrap. The bench says why it skips either.
 const EXTENSION_KEYS = [
   ...(piUnavailable() === undefined ? ["agent_start_ratio", "agent_run_isolated_ms"] : []),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SandboxBridge } from "../src/bridge/bridge.js";
-import { presets } from "../src/policy.js";
-import { HostHandlers } from "../src/host-handlers.js";
-import { createSessionManager, createModelRegistry } from "../src/host-setup.js";
+import { presets } from "../src/policy/policy.js";
+import { HostHandlers } from "../src/runner/host-handlers.js";
+import { createSessionManager, createModelRegistry } from "../src/bridge/host-setup.js";
 
 /** A sandbox's bridge as a sandbox builds it, with a real log sink and no worker behind it. */
 function bridge(lines: string[]) {

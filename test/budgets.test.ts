@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { HookFailure } from "../src/errors.js";
-import { RenderGuard } from "../src/sandbox/render-guard.js";
-import { TransformBudget, TRANSFORM_WINDOW_MS } from "../src/transform-budget.js";
+import { HookFailure } from "../src/contract/errors.js";
+import { RenderGuard } from "../src/isolation/render-guard.js";
+import { TransformBudget, TRANSFORM_WINDOW_MS } from "../src/transform/budget.js";
 
 describe("TransformBudget", () => {
   it("admits sources up to its characters per window, refuses the one over as protocol_violation, and starts again in the next window", () => {

@@ -1,5 +1,5 @@
 /**
- * The sandbox bounds of src/sandbox/cgroups.ts. cgroup v2 cannot be exercised on the test machine
+ * The sandbox bounds of src/isolation/bubblewrap/cgroups.ts. cgroup v2 cannot be exercised on the test machine
  * (v1 only), so its logic runs here against a fake cgroupfs tree in a temporary folder: the files
  * the host must read and write, checked by their contents. The resource-limit fallback runs in a
  * real sandbox, its limits read from /proc/self/limits inside.
@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runtimeFiles, sandboxAvailability, sandboxLauncher } from "../src/sandbox/bwrap.js";
-import { ADDRESS_SPACE_ALLOWANCE_MB, createV2Group, findCgroupHost, ownCgroupV2, SANDBOX_MAX_TASKS, v2Parent, weakerBounds } from "../src/sandbox/cgroups.js";
+import { runtimeFiles, sandboxAvailability, sandboxLauncher } from "../src/isolation/bubblewrap/bwrap.js";
+import { ADDRESS_SPACE_ALLOWANCE_MB, createV2Group, findCgroupHost, ownCgroupV2, SANDBOX_MAX_TASKS, v2Parent, weakerBounds } from "../src/isolation/bubblewrap/cgroups.js";
 
 const roots: string[] = [];
 afterAll(() => { for (const r of roots) rmSync(r, { recursive: true, force: true }); });

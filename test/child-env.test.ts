@@ -1,7 +1,7 @@
 /** The environment gate (worker/child-env.mjs): what every child process of the host gets. */
 import { afterEach, describe, expect, it } from "vitest";
 import { childEnv, fromHostEnv, hostEnvValue, launcherEnv } from "../worker/child-env.mjs";
-import { hookEnv, presets } from "../src/policy.js";
+import { hookEnv, presets } from "../src/policy/policy.js";
 
 afterEach(() => {
   delete (Object.prototype as Record<string, unknown>).HOOKBOX_PLANTED;

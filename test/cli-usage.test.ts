@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Progress, statsTable, table, type Output } from "../src/cli/render.js";
-import { displayWidth } from "../src/status-line.js";
+import { displayWidth } from "../src/runner/status-line.js";
 import { hookbox } from "./cli-run.js";
 
 function sink(isTTY: boolean): Output & { text: string } {

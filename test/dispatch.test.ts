@@ -1,14 +1,14 @@
 /**
- * The conflict rules of src/dispatch.ts as pure functions, run through the conformance matrix
+ * The conflict rules of src/runner/dispatch.ts as pure functions, run through the conformance matrix
  * (test/helpers/matrix.ts) with each fixture's script standing in for its handlers. The harness
  * folds handler results the way the contract describes: hooks in order, handlers in order, a
  * validated truthy result through `rule.step`, stop when it says done.
  */
 import { describe, expect, it } from "vitest";
-import { finish, nextInput, ruleFor } from "../src/dispatch.js";
-import type { RunPlan } from "../src/protocol.js";
+import { finish, nextInput, ruleFor } from "../src/runner/dispatch.js";
+import type { RunPlan } from "../src/contract/protocol.js";
 import { PLANS } from "../worker/wire.mjs";
-import type { AgentMessage, HookEvent } from "../src/types.js";
+import type { AgentMessage, HookEvent } from "../src/contract/types.js";
 import {
   ALL_EVENTS, BAIL_EVENTS, CHAIN_EVENTS, COLLECT_EVENTS, FIRST_EVENTS, FIRST_MESSAGE_EVENTS, LAST_WINS_EVENTS, REPLACE_EVENTS, SERIES_EVENTS,
   TRANSFORM_EVENTS, WATERFALL_EVENTS, outcome,

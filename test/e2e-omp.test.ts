@@ -10,12 +10,12 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
-import { sandboxAvailability } from "../src/sandbox/bwrap.js";
-import { EVENT_TYPES } from "../src/events.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+import { EVENT_TYPES } from "../src/contract/events.js";
 import {
   CARRIED_MEMBERS, OMP_CARRIED_MEMBERS, OMP_NOTIFY_EVENTS, OMP_REFUSED_EVENTS, OMP_REFUSED_MEMBERS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_MEMBERS,
 } from "../worker/extension-members.mjs";
-import { carriedEvents } from "../src/extension.js";
+import { carriedEvents } from "../src/extension/adapter.js";
 import { agentUnavailable, installBun, installOmp, installPi, ompAgent, piWorld, runAgent, victim, type Agent, type PiWorld } from "./support/pi-agent.js";
 
 const unavailable = agentUnavailable("oh-my-pi");

@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
-import { sandboxAvailability } from "../src/sandbox/bwrap.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { installPi, piUnavailable, piWorld, runPi, victim, type PiWorld } from "./support/pi-agent.js";
 
 const unavailable = piUnavailable();

@@ -1,17 +1,17 @@
 /**
- * Issue 22's escape, end to end: a project hook under the default policy (`untrusted`, the
+ * The prototype-pollution escape, end to end: a project hook under the default policy (`untrusted`, the
  * bubblewrap sandbox) edits an event field to carry an own `__proto__` key holding `BASH_ENV`,
  * pointing at a script its repository ships; on main the edit was walked into the host's
  * `Object.prototype`, and the next sandbox start's host-side launcher (bash) ran that script on the
  * host. The NODE_OPTIONS variant does the same to a trusted hook's process. Each chain is cut at
- * two places, tested apart: the edit is refused at the wire (src/safe-keys.ts, src/edits.ts), and
+ * two places, tested apart: the edit is refused at the wire (src/gates/safe-keys.ts, src/runner/edits.ts), and
  * even a polluted `Object.prototype` reaches no child's environment (worker/child-env.mjs).
  */
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { discoverAndLoadHooks, execCommand, loadHooks, type LoadedHook } from "../src/index.js";
-import { sandboxAvailability } from "../src/sandbox/bwrap.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { fixture, host } from "./helpers/host.js";
 import { projectAndHome } from "./support/folders.js";
 

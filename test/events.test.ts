@@ -1,15 +1,15 @@
 /**
- * The event table (src/events.ts) and what is derived from it: every row's sample is an event its
+ * The event table (src/contract/events.ts) and what is derived from it: every row's sample is an event its
  * own payload schema accepts, and every schema derived from a row (results, edits) keeps the key
  * gate. That a missing or wrong row does not compile is checked by tsc (`npx tsc --noEmit`).
  */
 import { describe, expect, it } from "vitest";
-import { EVENTS, EVENT_TYPES, RESULT_EVENTS, signalFields } from "../src/events.js";
-import { ruleFor } from "../src/dispatch.js";
-import { checkEdits } from "../src/edits.js";
+import { EVENTS, EVENT_TYPES, RESULT_EVENTS, signalFields } from "../src/contract/events.js";
+import { ruleFor } from "../src/runner/dispatch.js";
+import { checkEdits } from "../src/runner/edits.js";
 import { payloadProblem } from "../src/cli/payloads.js";
 import { parseEvent } from "../src/cli/events.js";
-import type { HookResultMap } from "../src/types.js";
+import type { HookResultMap } from "../src/contract/types.js";
 
 /** `{ [key]: { x: 1 } }` with `key` an own property, as JSON.parse makes it. */
 const owning = (key: string) => JSON.parse(`{ ${JSON.stringify(key)}: { "x": 1 } }`) as Record<string, unknown>;

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { examplesDir, listExamples, renderTable, tableLabel, tableOf, type ExampleRow } from "../scripts/pi-examples.js";
-import { sandboxAvailability } from "../src/sandbox/bwrap.js";
-import { RENDERER_NEEDS_WORKER } from "../src/extension.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+import { RENDERER_NEEDS_WORKER } from "../src/extension/adapter.js";
 import { ROOT } from "./helpers/host.js";
 import { installPiDir, piUnavailable } from "./support/pi-agent.js";
 

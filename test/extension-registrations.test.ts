@@ -8,9 +8,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { isolate } from "../src/extension.js";
-import { loadHooks } from "../src/loader.js";
-import { manifestSchema } from "../src/protocol.js";
+import { isolate } from "../src/extension/adapter.js";
+import { loadHooks } from "../src/runner/loader.js";
+import { manifestSchema } from "../src/contract/protocol.js";
 import { TOOL_MEMBERS, refusedToolMemberMessage } from "../worker/extension-members.mjs";
 import { NAME_PATTERNS } from "../worker/wire.mjs";
 import { ROOT } from "./helpers/host.js";

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RENDERER_NEEDS_WORKER, agentLine, isolate, isolateConfig } from "../src/extension.js";
+import { RENDERER_NEEDS_WORKER, agentLine, isolate, isolateConfig } from "../src/extension/adapter.js";
 import {
   CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, OMP_REFUSED_MEMBERS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";

@@ -1,4 +1,4 @@
-/** Difference 3 of issue 13: AbortSignals in payloads keep their state. */
+/** AbortSignals in payloads keep their state, as in the original. */
 import { describe, expect, it } from "vitest";
 import { sample } from "./helpers/events.js";
 import { start } from "./helpers/host.js";

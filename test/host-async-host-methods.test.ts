@@ -1,4 +1,4 @@
-/** Difference 1 of issue 13: host methods that are async in the original resolve across the boundary. */
+/** Host methods that are async in the original resolve across the boundary, as hooks written for it expect. */
 import { describe, expect, it } from "vitest";
 import { sample } from "./helpers/events.js";
 import { start } from "./helpers/host.js";

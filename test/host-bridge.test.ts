@@ -19,7 +19,7 @@ const theme: Theme = {
 };
 
 describe("HookContext in the worker", () => {
-  it("a modelRegistry method of the contract the host's registry lacks is the host's set-up error, naming the method (issue 21)", async () => {
+  it("a modelRegistry method of the contract the host's registry lacks is the host's set-up error, naming the method (the original accepts such a host)", async () => {
     let aborted = 0;
     const { runner } = await start(["valid/reads-context-synchronously.ts"], { init: {
       getModel: () => ({ id: "m1", provider: "p" }) as Model,

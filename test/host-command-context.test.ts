@@ -1,7 +1,7 @@
-/** Difference 5 of issue 13: a command uses the context it is called with, as in the original. */
+/** A command uses the context it is called with, as in the original. */
 import { describe, expect, it } from "vitest";
 import { createNoOpUIContext } from "../src/index.js";
-import type { HookCommandContext, HookUIContext } from "../src/types.js";
+import type { HookCommandContext, HookUIContext } from "../src/contract/types.js";
 import { start } from "./helpers/host.js";
 
 function recordingUi(who: string, log: unknown[], answer: boolean): HookUIContext {

@@ -1,7 +1,7 @@
 /** The four examples the contract documents, each over its real fixture and worker, over a full and a seed-shaped host. */
 import { describe, expect, it } from "vitest";
 import { HookToolWrapper, createNoOpUIContext } from "../src/index.js";
-import type { AgentMessage, AgentToolResult, HookUIContext } from "../src/types.js";
+import type { AgentMessage, AgentToolResult, HookUIContext } from "../src/contract/types.js";
 import { MESSAGES, sample } from "./helpers/events.js";
 import { eachHostShape, start } from "./helpers/host.js";
 

@@ -3,7 +3,7 @@
  * fixture files into their own workers, emits the event through the runner method the contract
  * names, and checks the result and which handlers ran (each recorded with pi.sendMessage). Cases
  * with the same hooks share one runner (disposed after the file); its records are cleared per case.
- * All of it runs twice: over a full host and over a seed-shaped one (`eachHostShape`, issue 21).
+ * All of it runs twice: over a full host and over a seed-shaped one (`eachHostShape`): the original accepts both.
  */
 import { describe, expect, it } from "vitest";
 import { emitAny, sample } from "./helpers/events.js";

@@ -1,4 +1,4 @@
-/** Difference 9 of issue 13: every default-export shape jiti accepts, for .js, .cjs and .mjs alike. */
+/** Every default-export shape jiti accepts, for .js, .cjs and .mjs alike, as hooks written for the original use. */
 import { describe, expect, it } from "vitest";
 import { fixture, start } from "./helpers/host.js";
 

@@ -64,7 +64,7 @@ describe("dispose", () => {
 
   it.runIf(onLinux)("a hook that fails to load leaves no worker behind", async () => {
     // A hook never seen before: its transform starts the host's one shared transform thread
-    // (src/transformer.ts), which lives on; what is counted below is what the failed hooks leave.
+    // (src/transform/transformer.ts), which lives on; what is counted below is what the failed hooks leave.
     const dir = tempDir();
     const warm = writeHook(dir, "warm.ts", `export default () => {}; // ${Date.now()}\n`);
     await loadHooks([fixture("records-call-order"), warm], ROOT).then(({ hooks }) => new HookRunner(hooks, ROOT, createSessionManager(), {} as never).dispose());

@@ -1,6 +1,6 @@
 /** Floods: bounded per hook, each kind reported a bounded number of times, the hook ended past its budget. */
 import { describe, expect, it } from "vitest";
-import { CALLBACK_WINDOW_MS, LOG_LINES_PER_WINDOW } from "../src/callback-budget.js";
+import { CALLBACK_WINDOW_MS, LOG_LINES_PER_WINDOW } from "../src/gates/callback-budget.js";
 import { createNoOpUIContext } from "../src/index.js";
 import { start, until } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";
@@ -11,7 +11,7 @@ const REDACTED = { content: [{ type: "text", text: "API_KEY=[REDACTED]" }] };
 const ended = (errors: Array<{ error: string }>) => errors.some((e) => e.error.includes("its worker was ended"));
 
 describe("floods", () => {
-  it("4000 log lines in a burst reach onLog as 2000, then one summary line says how many were dropped (issue 22, class 10)", async () => {
+  it("4000 log lines in a burst reach onLog as 2000, then one summary line says how many were dropped", async () => {
     const lines: Array<[string, string]> = [];
     const { runner } = await start(["hostile/floods-log-lines.ts"], { load: { onLog: (_h, level, line) => lines.push([level, line]) } });
     await runner.emit(turnStart());

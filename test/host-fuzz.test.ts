@@ -1,5 +1,5 @@
 /**
- * The fuzz harness (issue 22): fast-check generates hostile values on the host, one hostile hook
+ * The fuzz harness: fast-check generates hostile values on the host, one hostile hook
  * (fixtures/hostile/returns-fuzzed-values.ts) builds each and sends it back through one hook→host
  * path (a result, an in-place edit, bridge arguments, a renderer's reply, a forged transform
  * request, an exec request, a message forged on the wire), and after every run the host's
@@ -102,7 +102,7 @@ const ROUTES: Record<string, fc.Arbitrary<Spec>> = {
     fc.oneof(hostileValue, fc.array(fc.oneof(hostileString, hostileValue), { maxLength: 5 }))),
 };
 
-/** Known attacks of issue 22, run first on every seed (fast-check's `examples`), so no seed misses a class. */
+/** Known attacks, run first on every seed (fast-check's `examples`), so no seed misses a class. */
 const PROTO = new Tag({ $: "json", v: '{"__proto__":{"polluted":"fuzz","BASH_ENV":"/tmp/x"}}' });
 const known = (event: string, route: string, how: string, key: string, v: unknown, sub = "x"): [Spec] => [{ event, route, how, key, sub, v, w: undefined, catches: false }];
 const EXAMPLES: Record<string, Array<[Spec]>> = {

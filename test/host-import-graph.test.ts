@@ -1,6 +1,6 @@
 /**
- * Differences 7 and 8 of issue 13: a confined hook (the default policy) reads its resolved import
- * graph, not only its folder; what is still denied is named by permission and path.
+ * A confined hook (the default policy) reads its resolved import graph, not only its folder, as a
+ * hook written for the original expects; what is still denied is named by permission and path.
  */
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,7 +1,7 @@
-/** Difference 2 of issue 13: handlers that edit their event in place, as hooks for the original do. */
+/** Handlers that edit their event in place, as hooks written for the original do. */
 import { describe, expect, it } from "vitest";
 import { HookToolWrapper } from "../src/index.js";
-import type { AgentToolResult } from "../src/types.js";
+import type { AgentToolResult } from "../src/contract/types.js";
 import { start } from "./helpers/host.js";
 
 const tool = (name: string, output: string, ran: Array<Record<string, unknown>>) => ({

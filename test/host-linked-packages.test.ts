@@ -1,5 +1,5 @@
 /**
- * Issue 22, class 3: a symbolic link in a hook's package roots (its folder and the node_modules
+ * A symbolic link in a hook's package roots (its folder and the node_modules
  * above it) never widens what the hook may read. The import graph is granted file by file after
  * realpath; a link whose target leaves the roots fails the load (`load_failed`, naming the link,
  * its target and `policy.fsRead`), in every mode, unless the target is granted explicitly.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { presets } from "../src/policy.js";
-import { registryRefusal } from "../src/model-registry-gate.js";
+import { presets } from "../src/policy/policy.js";
+import { registryRefusal } from "../src/bridge/model-registry-gate.js";
 import { start } from "./helpers/host.js";
 import { turnStart } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";

@@ -1,13 +1,13 @@
 /**
- * Beyond the original (issue 13): host modules a hook imports by name, whose functions run on the
+ * Beyond the original: host modules a hook imports by name, whose functions run on the
  * host, and `ctx.ui.custom()` with the component in the worker. The end-to-end case is the
  * examples' Q&A command: a completion through a host module while a custom() loader spins, confined.
  */
 import { describe, expect, it } from "vitest";
 import { createNoOpUIContext, loadHooks, type Theme } from "../src/index.js";
-import { hostModuleManifest } from "../src/host-modules.js";
-import { presets } from "../src/policy.js";
-import type { HookUIContext } from "../src/types.js";
+import { hostModuleManifest } from "../src/bridge/host-modules.js";
+import { presets } from "../src/policy/policy.js";
+import type { HookUIContext } from "../src/contract/types.js";
 import { sample } from "./helpers/events.js";
 import { ROOT, fixture, host, until } from "./helpers/host.js";
 import { IN_PROCESS, ISOLATION } from "./support/isolation.js";

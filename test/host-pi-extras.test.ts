@@ -1,6 +1,6 @@
 /**
- * Difference 4 of issue 13: `pi.typebox` and `pi.pi`. TypeBox is an optional peer dependency
- * (this repository does not install it); the agent's package cannot be handed to a sandbox.
+ * `pi.typebox` and `pi.pi`, which hooks written for the original use. TypeBox is an optional peer
+ * dependency (this repository does not install it); the agent's package cannot be handed to a sandbox.
  */
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Issue 22, class 1: a hook's values never walk the host into a prototype. Edits, results and
+ * A hook's values never walk the host into a prototype. Edits, results and
  * bridge arguments holding own `__proto__`, `constructor` or `prototype` keys (below the top level
  * too) are refused at the wire with the code of their path (an edit refused, `invalid_result`,
  * `protocol_violation`), nothing of them is applied, and the host's intrinsics stay untouched.

@@ -1,4 +1,4 @@
-/** Issue 14 item 8: the host releases the components it no longer renders, and never blames the hook for it. */
+/** The host releases the components it no longer renders, and never blames the hook for it. */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Class 5 of issue 22: what a hook's renderers send to the host's UI is bounded in size (lines ×
+ * What a hook's renderers send to the host's UI is bounded in size (lines ×
  * characters per render) and in host time (a budget per second; over it, default rendering).
  * Renderers are synchronous in worker mode only.
  */

@@ -1,4 +1,4 @@
-/** Difference 6 of issue 13: a message renderer styles with the theme it is called with. */
+/** A message renderer styles with the theme it is called with. */
 import { describe, expect, it } from "vitest";
 import { createNoOpUIContext, type Theme } from "../src/index.js";
 import { start } from "./helpers/host.js";

@@ -40,7 +40,7 @@ describe("restart budget", () => {
       .toEqual({ content: [{ type: "text", text: "API_KEY=[REDACTED]" }] });
   });
 
-  it("a hook that paces its crashes around the short window is disabled by the long one (issue 22, class 10)", async () => {
+  it("a hook that paces its crashes around the short window is disabled by the long one", async () => {
     const { runner, errors } = await start(["hostile/paces-crashes-around-the-restart-window.ts"],
       { load: { maxRestarts: 3, restartWindowMs: 1_000, maxLongRestarts: 3, longRestartWindowMs: 60_000 } });
     const sandbox = runner.getHooks()[0]!.sandbox!;

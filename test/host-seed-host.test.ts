@@ -1,14 +1,14 @@
 /**
- * Issue 21: the host objects the original accepts are accepted. A seed-shaped host (a session
+ * The host objects the original accepts are accepted. A seed-shaped host (a session
  * manager with a dozen methods, a model registry `{}`) builds a runner; a method it lacks is the
  * host's set-up error, warned once at construction and when a hook calls it, and the hook gets an
  * error naming it. Runs in every isolation mode (the answer crosses the hook's channel).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HookRunner, createModelRegistry, createSessionManager } from "../src/index.js";
-import { HOST_LACKS_METHOD } from "../src/host-setup.js";
-import { LiveAgentContext, type AgentContext } from "../src/extension-context.js";
-import { SESSION_MANAGER_METHODS } from "../src/types.js";
+import { HOST_LACKS_METHOD } from "../src/bridge/host-setup.js";
+import { LiveAgentContext, type AgentContext } from "../src/extension/context.js";
+import { SESSION_MANAGER_METHODS } from "../src/contract/types.js";
 import { SEED_SESSION_METHODS, seedSessionManager, start, track, until } from "./helpers/host.js";
 
 interface Warned { message: string; code: unknown }

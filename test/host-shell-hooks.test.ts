@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HookToolWrapper, discoverAndLoadHooks } from "../src/index.js";
 import type { DiscoverOptions } from "../src/discovery/index.js";
-import type { LoadOptions } from "../src/loader.js";
+import type { LoadOptions } from "../src/runner/loader.js";
 import { tempDir } from "./helpers/files.js";
 import { fixture, host, until } from "./helpers/host.js";
 import { projectAndHome } from "./support/folders.js";

@@ -1,11 +1,11 @@
 /**
- * Class 7 of issue 22: hook text reaches the embedder's UI (and hookbox's CLI) only through the
+ * Hook text reaches the embedder's UI (and hookbox's CLI) only through the
  * terminal-text gate. One fixture writes the same hostile text to every surface; each surface gets
  * the letters and the SGR colour, nothing else (or the letters alone with `colors: false`).
  */
 import { describe, expect, it } from "vitest";
 import { createNoOpUIContext, type HookUIContext } from "../src/index.js";
-import { StatusLine } from "../src/status-line.js";
+import { StatusLine } from "../src/runner/status-line.js";
 import { EVIL } from "../fixtures/hostile/writes-terminal-control-sequences.js";
 import { start, until } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";

@@ -1,4 +1,4 @@
-/** Difference 10 of issue 13: a tool_call handler's throw is observed as the original's. */
+/** A tool_call handler's throw is observed as the original's. */
 import { describe, expect, it } from "vitest";
 import { HookToolWrapper } from "../src/index.js";
 import { fixture, start } from "./helpers/host.js";

@@ -1,11 +1,11 @@
 /**
- * What a hook can do to the channel and streams under hookbox's runtime (issue 11, items 2, 8, 10,
- * 11), in every isolation mode: the host survives, decodes nothing it cannot bound, names each
- * fault by what it observed, and keeps the hook's output off its own streams.
+ * What a hook can do to the channel and streams under hookbox's runtime, in every isolation mode:
+ * the host survives, decodes nothing it cannot bound, names each fault by what it observed, and
+ * keeps the hook's output off its own streams.
  */
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { DISPOSE_BOUND_MS } from "../src/sandbox/endpoint.js";
+import { DISPOSE_BOUND_MS } from "../src/isolation/endpoint.js";
 import { start, until } from "./helpers/host.js";
 import { turnStart } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";
@@ -93,7 +93,7 @@ describe("the hook's streams", () => {
     expect(stderr).not.toContain("xxxx");
   }, 90_000);
 
-  it("a stdout flood written without waiting (256 MiB, then 200 000 lines) lags the host's event loop under 1 s (issue 22, class 10: 1.7 s in worker mode before)", async () => {
+  it("a stdout flood written without waiting (256 MiB, then 200 000 lines) lags the host's event loop under 1 s (1.7 s in worker mode before it was bounded)", async () => {
     const { stdout } = await hostileHost("hostile/floods-stdout-without-waiting.ts", "flood");
     const report = JSON.parse(stdout.trim());
     expect(report.errors).toEqual([]);

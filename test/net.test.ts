@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { NET_SOCKET_ENV, sandboxNetSpec, startNetProxy, type NetProxy, type NetRecord } from "../src/net/proxy.js";
 import { NET_SOCKET_ENV as RUNTIME_NET_SOCKET_ENV } from "../worker/net.mjs";
-import { PolicyError } from "../src/policy.js";
+import { PolicyError } from "../src/policy/policy.js";
 import { bwrapUnavailable, sayWhySkipped } from "./support/sandbox.js";
 
 const PROBE = fileURLToPath(new URL("./support/net-probe.mjs", import.meta.url));

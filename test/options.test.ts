@@ -1,13 +1,13 @@
 /**
- * Issue 22, class 9: options are checked at run time, at each entry point (`loadHooks`,
+ * Options are checked at run time, at each entry point (`loadHooks`,
  * `discoverAndLoadHooks` with `perHook`, `new HookRunner`). A JS host or a config file can pass
  * anything: an unknown isolation, preset or key, or a wrong type throws a TypeError naming the
  * option and the closest valid value, before any hook starts. Isolation is never silently weaker.
  */
 import { describe, expect, it } from "vitest";
 import { createModelRegistry, createSessionManager, discoverAndLoadHooks, HookRunner, loadHooks } from "../src/index.js";
-import { levenshtein } from "../src/edit-distance.js";
-import { presets } from "../src/policy.js";
+import { levenshtein } from "../src/contract/edit-distance.js";
+import { presets } from "../src/policy/policy.js";
 import { fixture } from "./helpers/host.js";
 import { projectAndHome } from "./support/folders.js";
 

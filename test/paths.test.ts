@@ -1,9 +1,9 @@
-/** src/paths.ts: the original's resolvePath / expandPath, step by step. */
+/** src/policy/paths.ts: the original's resolvePath / expandPath, step by step. */
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { expandPath, resolvePath } from "../src/paths.js";
+import { expandPath, resolvePath } from "../src/policy/paths.js";
 
 const HOME = "/home/author";
 const CWD = "/work/project";

@@ -57,7 +57,7 @@ describe("README: embedding", () => {
         allowJs: true, types: ["node"], typeRoots: [join(ROOT, "node_modules/@types")],
         paths: { "hookbox/hooks": [join(ROOT, "src/hooks.ts")], hookbox: [join(ROOT, "src/index.ts")] },
       },
-      files: ["main.ts", "hooks/guard.ts", join(ROOT, "src/vendor.d.ts")],
+      files: ["main.ts", "hooks/guard.ts", join(ROOT, "src/isolation/comlink.d.ts")],
     }));
     const r = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", dir], { cwd: dir, encoding: "utf8" });
     expect(r.stdout + r.stderr).toBe("");

@@ -36,7 +36,7 @@ function compiledExports(): string[] {
 }
 
 describe("README", () => {
-  it("stays at most 450 lines: the detail lives in docs/ (issue 23)", () => {
+  it("stays at most 450 lines: the detail lives in docs/", () => {
     expect(readme.split("\n").length).toBeLessThanOrEqual(450);
   });
 

@@ -1,8 +1,8 @@
-/** The key gate (src/safe-keys.ts) and the write-back of edits through it (src/edits.ts). */
+/** The key gate (src/gates/safe-keys.ts) and the write-back of edits through it (src/runner/edits.ts). */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { applyEdits, checkEdits } from "../src/edits.js";
-import { forbiddenKeyPath, isSafeKey, keySafe } from "../src/safe-keys.js";
+import { applyEdits, checkEdits } from "../src/runner/edits.js";
+import { forbiddenKeyPath, isSafeKey, keySafe } from "../src/gates/safe-keys.js";
 
 const parse = (json: string) => JSON.parse(json) as unknown;
 

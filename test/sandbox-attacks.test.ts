@@ -1,5 +1,5 @@
 /**
- * Every attack of issue 12 against a hook in `isolation: "sandbox"` (bubblewrap), with real
+ * Every attack a hook in `isolation: "sandbox"` (bubblewrap) may try on the host, with real
  * sandboxes. Skipped, with the reason, only where the sandbox cannot be built.
  */
 import { execFileSync } from "node:child_process";
@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sandboxAvailability } from "../src/sandbox/bwrap.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { fixture, start, until } from "./helpers/host.js";
 import { turnStart } from "./helpers/events.js";
 

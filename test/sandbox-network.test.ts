@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadHooks, type LoadedHook } from "../src/index.js";
 import type { NetRecord } from "../src/net/proxy.js";
-import type { SandboxOptions } from "../src/options.js";
-import { CALLBACK_WINDOW_MS, NET_RECORDS_PER_WINDOW } from "../src/callback-budget.js";
+import type { SandboxOptions } from "../src/options/options.js";
+import { CALLBACK_WINDOW_MS, NET_RECORDS_PER_WINDOW } from "../src/gates/callback-budget.js";
 import { host, until } from "./helpers/host.js";
 import { sandboxUnavailable, sayWhySkipped } from "./support/sandbox.js";
 
@@ -57,7 +57,7 @@ describe.skipIf(noSandbox)("the network of a sandboxed hook", () => {
     expect(records.filter((r) => r.refused).map((r) => r.port)).toEqual([other, other, other]);
   });
 
-  it("a hook flooding its proxy yields at most 100 onNet records per 10 s, then one record saying how many were dropped (issue 22, class 10)", async () => {
+  it("a hook flooding its proxy yields at most 100 onNet records per 10 s, then one record saying how many were dropped", async () => {
     const records: NetRecord[] = [];
     const result = await loadHooks([FLOOD], process.cwd(), { policy: { network: { allow: [`127.0.0.1:${allowed}`] } }, onNet: (_path, r) => records.push(r) });
     hooks.push(...result.hooks);

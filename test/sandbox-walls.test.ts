@@ -1,5 +1,5 @@
 /**
- * Issue 22, classes 2 and 4: the seccomp filter, the process bound and the memory bound of every
+ * The seccomp filter, the process bound and the memory bound of every
  * sandbox (the hook's own and each `pi.exec` program's), and another hook's proxy socket out of
  * reach, with real sandboxes. Skipped, with the reason, only where the sandbox cannot be built.
  */
@@ -9,8 +9,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { sandboxAvailability } from "../src/sandbox/bwrap.js";
-import { SANDBOX_MAX_TASKS } from "../src/sandbox/cgroups.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+import { SANDBOX_MAX_TASKS } from "../src/isolation/bubblewrap/cgroups.js";
 import { proxySocketDirs } from "../src/net/proxy.js";
 import { fixture, start } from "./helpers/host.js";
 
@@ -66,7 +66,7 @@ describe.skipIf(!available.ok)("every sandbox's walls (seccomp, processes, memor
     const [stats] = runner.stats();
     if (!available.ok) return;
     expect(stats!.bounds).toEqual({ ...available.bounds, seccomp: true, ...(available.weaker ? { weaker: available.weaker } : {}) });
-    // The test machine (issue 22) has writable cgroup v1 memory and pids hierarchies.
+    // The test machine has writable cgroup v1 memory and pids hierarchies.
     if (existsSync("/sys/fs/cgroup/pids/hookbox") && existsSync("/sys/fs/cgroup/memory/hookbox")) expect(stats!.bounds).toEqual({ memory: "cgroup-v1", processes: "cgroup-v1", seccomp: true });
   });
 

@@ -1,14 +1,14 @@
 /**
  * The seccomp filter's blobs cannot drift from their generator: where python3-seccomp is
  * installed, scripts/seccomp_filter.py is run again and its output compared byte for byte with
- * the checked-in src/sandbox/seccomp/. An architecture without a blob has no sandbox.
+ * the checked-in src/isolation/bubblewrap/seccomp/. An architecture without a blob has no sandbox.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { seccompFilter } from "../src/sandbox/seccomp.js";
+import { seccompFilter } from "../src/isolation/bubblewrap/seccomp.js";
 import { ROOT } from "./helpers/host.js";
 
 const PYTHON = "/usr/bin/python3";

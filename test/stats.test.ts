@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { latency } from "../src/stats.js";
+import { latency } from "../src/runner/stats.js";
 import { start, until } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";
 

@@ -1,7 +1,7 @@
-/** src/status-line.ts: the setStatus store, sanitising, sorting and truncation to a width. */
+/** src/runner/status-line.ts: the setStatus store, sanitising, sorting and truncation to a width. */
 import { describe, expect, it } from "vitest";
 import { StatusLine, displayWidth, sanitizeStatusText, truncateToWidth } from "../src/index.js";
-import { charWidth } from "../src/status-line.js";
+import { charWidth } from "../src/runner/status-line.js";
 
 const RED = "\x1b[31m";
 const RESET = "\x1b[0m";

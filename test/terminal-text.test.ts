@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { terminalText } from "../src/terminal-text.js";
+import { terminalText } from "../src/gates/terminal-text.js";
 
 const SGR_ONLY = /\x1b\[[0-9;:]*m/g;
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;

@@ -1,7 +1,7 @@
 /** HookToolWrapper over real workers: every step of the contract's tool interception flow. */
 import { describe, expect, it } from "vitest";
 import { createSessionManager, HookRunner, HookToolWrapper } from "../src/index.js";
-import type { AgentToolResult } from "../src/types.js";
+import type { AgentToolResult } from "../src/contract/types.js";
 import { ROOT, start, track } from "./helpers/host.js";
 
 class BaseTool {

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TransformCache, type TransformRequest } from "../src/transform-cache.js";
+import { TransformCache, type TransformRequest } from "../src/transform/cache.js";
 import { tempDir } from "./helpers/files.js";
 
 const request = (source: string, filename = "/hooks/a.ts"): TransformRequest => ({ source, filename, ts: true, async: true, interopDefault: true });

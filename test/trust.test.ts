@@ -149,7 +149,7 @@ describe("policy and isolation", () => {
   it("a malformed network allow entry fails to load with load_failed saying what is accepted; an unknown preset is the host's TypeError", async () => {
     const bad = await loadHooks([probe], process.cwd(), { policy: { network: { allow: ["*.example.com"] } } });
     expect(bad.errors).toEqual([{ path: probe, code: "load_failed", error: expect.stringContaining('"*.example.com" is not host:port') }]);
-    // Issue 22, class 9: options are checked at the boundary (test/options.test.ts).
+    // Options are checked at the boundary (test/options.test.ts).
     await expect(loadHooks([probe], process.cwd(), { policy: "sandboxed" as never })).rejects.toThrow(new TypeError('loadHooks: option "policy" is "sandboxed", which is not one of "trusted", "confined", "untrusted"'));
   });
 

@@ -1,9 +1,9 @@
 /** The bridge table is the one list of methods: every name the worker runtime uses is in it, with the kind it is sent as. */
 import { describe, expect, it } from "vitest";
 import { BRIDGE, methodSpec } from "../src/bridge/methods.js";
-import { parseWorkerMessage, renderReplySchema, workerMessageSchema } from "../src/protocol.js";
-import { ruleFor } from "../src/dispatch.js";
-import { SESSION_MANAGER_METHODS } from "../src/types.js";
+import { parseWorkerMessage, renderReplySchema, workerMessageSchema } from "../src/contract/protocol.js";
+import { ruleFor } from "../src/runner/dispatch.js";
+import { SESSION_MANAGER_METHODS } from "../src/contract/types.js";
 import { CUT_MARK, toWireError } from "../worker/describe.mjs";
 import { KIND, LIMITS, METHOD, SESSION_METHODS, measure } from "../worker/wire.mjs";
 

@@ -1,6 +1,6 @@
 // The worker-side HookAPI: what a hook factory receives as `pi`. Registrations stay here (the
 // handlers are functions and never cross); the host gets a manifest of them.
-/** @import { Manifest } from "../src/protocol.js" */
+/** @import { Manifest } from "../src/contract/protocol.js" */
 import { call, callSync, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
@@ -135,12 +135,12 @@ export function createHookAPI(registry, cwd, agent = false) {
 
 /**
  * pi's registrations that only an agent serves (tools, flags, shortcuts): what crosses is data, the
- * functions stay here (src/extension-registrations.ts mirrors them on the agent's pi).
+ * functions stay here (src/extension/registrations.ts mirrors them on the agent's pi).
  * @param {Registrations} registry
  */
 function agentRegistrations(registry) {
   return {
-    /** pi's `registerTool`: the definition crosses as data (src/extension-registrations.ts), `execute` runs here. @param {Record<string, any>} tool */
+    /** pi's `registerTool`: the definition crosses as data (src/extension/registrations.ts), `execute` runs here. @param {Record<string, any>} tool */
     registerTool(tool) {
       const spec = toolSpec(tool);
       registry.tools.set(/** @type {string} */ (spec.name), { spec, execute: tool.execute });
@@ -214,7 +214,7 @@ function toolSpec(tool) {
     if (tool.executionMode !== "sequential" && tool.executionMode !== "parallel") throw new TypeError(`pi.registerTool("${name}") executionMode must be "sequential" or "parallel"`);
     spec.executionMode = tool.executionMode;
   }
-  // The wire's bounds (src/protocol.ts toolSpecSchema), said here by name rather than failing the manifest.
+  // The wire's bounds (src/contract/protocol.ts toolSpecSchema), said here by name rather than failing the manifest.
   const texts = [spec.label, spec.description, spec.promptSnippet, ...(/** @type {string[]} */ (spec.promptGuidelines ?? []))];
   if (texts.some((t) => typeof t === "string" && t.length > LIMITS.maxText)) throw new TypeError(`pi.registerTool("${name}"): a label, description, snippet or guideline over ${LIMITS.maxText} characters`);
   if (/** @type {string[]} */ (spec.promptGuidelines ?? []).length > LIMITS.maxOptions) throw new TypeError(`pi.registerTool("${name}"): more than ${LIMITS.maxOptions} prompt guidelines`);

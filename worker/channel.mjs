@@ -1,7 +1,7 @@
 // The worker's side of the wire: posting results, bridge calls to the host, and synchronous
-// calls answered through a SharedArrayBuffer. See src/protocol.ts for every message shape and
+// calls answered through a SharedArrayBuffer. See src/contract/protocol.ts for every message shape and
 // src/bridge/methods.ts for every method.
-/** @import { WorkerMessage, WireError, BridgeReply } from "../src/protocol.js" */
+/** @import { WorkerMessage, WireError, BridgeReply } from "../src/contract/protocol.js" */
 /** @import { CallMethod, PostMethod, SyncMethod } from "./wire.mjs" */
 import { DEFAULTS, measure } from "./wire.mjs";
 import { awaitSyncReply, boot, send as post_ } from "./transport.mjs";

@@ -1,14 +1,14 @@
 // The environment gate: the one place an environment for a child process is built. Every child
-// hookbox starts gets one from here: a hook's thread (src/sandbox/endpoint.ts) or process
-// (src/sandbox/process-endpoint.ts), the sandbox launcher and the programs it runs on the host
-// (src/sandbox/bwrap.ts), `pi.exec` and `execCommand` (src/exec.ts, src/bridge/exec-gate.ts), shell
-// hooks (src/shell/), the transform thread (src/transformer.ts), and net-exec's program inside an
+// hookbox starts gets one from here: a hook's thread (src/isolation/endpoint.ts) or process
+// (src/isolation/process-endpoint.ts), the sandbox launcher and the programs it runs on the host
+// (src/isolation/bubblewrap/bwrap.ts), `pi.exec` and `execCommand` (src/bridge/exec.ts, src/bridge/exec-gate.ts), shell
+// hooks (src/shell/), the transform thread (src/transform/transformer.ts), and net-exec's program inside an
 // exec sandbox (./net-exec.mjs). Plain JS because net-exec runs it unchanged.
 //
 // Why a null prototype: Node's `spawn` walks `options.env` with `for...in`, inherited keys
 // included ("intentionally", lib/child_process.js), so a plain object's environment is also
 // whatever `Object.prototype` holds: one polluted key (`BASH_ENV`, `NODE_OPTIONS`) and every child
-// of the host runs code it names (issue 22). Why own entries only: `process.env.X` of a name the
+// of the host runs code it names. Why own entries only: `process.env.X` of a name the
 // host does not have is looked up on `Object.prototype` too.
 
 /** A name a child's environment may hold: not empty, no `=` and no NUL. */

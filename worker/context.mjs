@@ -2,8 +2,8 @@
 // original stay synchronous here: they block this thread on a shared-buffer call the host
 // answers. Members that are async go through ordinary bridge calls, which pause the deadline.
 // A command called with a context its caller built reaches that context: its calls go through
-// the `scoped` channel (see src/command-scope.ts).
-/** @import { ContextSnapshot } from "../src/protocol.js" */
+// the `scoped` channel (see src/bridge/command-scope.ts).
+/** @import { ContextSnapshot } from "../src/contract/protocol.js" */
 /** @import { Request } from "./channel.mjs" */
 /** @import { CallMethod, PostMethod, SyncMethod } from "./wire.mjs" */
 import { call, callSync, post, requestOf } from "./channel.mjs";

@@ -1,7 +1,7 @@
 // `ctx.ui.custom(factory)` in a worker: the factory runs here and its component stays here; the
 // host shows a stand-in whose `render(width)` is answered synchronously through the renderer path
 // (bounded by renderTimeoutMs) and whose `handleInput` / `invalidate` are forwarded. `done(value)`
-// resolves the hook's promise. See src/custom-ui.ts for the host's side.
+// resolves the hook's promise. See src/bridge/custom-ui.ts for the host's side.
 import { plain } from "./edits.mjs";
 import { customComponents } from "./render.mjs";
 import { METHOD } from "./wire.mjs";

@@ -1,7 +1,7 @@
 // Errors as text and as the wire carries them: readable text for anything thrown, the one way an
 // error is serialised (`toWireError`) and the one mark of a cut text. Shared by the worker (what it
 // sends) and the host (what it reports, and what it answers a bridge call with), like wire.mjs.
-/** @import { WireError } from "../src/protocol.js" */
+/** @import { WireError } from "../src/contract/protocol.js" */
 import { LIMITS } from "./wire.mjs";
 
 /** The mark at the end of any text hookbox shortened. */

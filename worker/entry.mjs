@@ -1,8 +1,8 @@
 // The hook runtime: one hook module per worker thread or child process. Plain JS on purpose: vitest
 // and the built package both run it unchanged. Imported by the entry of its mode (entry-thread.mjs,
 // entry-process.mjs) once that installed its link; it loads the hook with jiti, runs the factory,
-// then serves the host's requests over the link. See src/protocol.ts.
-/** @import { HostMessage, WorkerBoot, WorkerControl, LoadSpec, ContextSnapshot } from "../src/protocol.js" */
+// then serves the host's requests over the link. See src/contract/protocol.ts.
+/** @import { HostMessage, WorkerBoot, WorkerControl, LoadSpec, ContextSnapshot } from "../src/contract/protocol.js" */
 import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
@@ -127,7 +127,7 @@ function serveOwn(id, entry, lacks, run) {
   });
 }
 
-/** @param {import("./channel.mjs").Request} req @param {import("../src/protocol.js").ResultMessage} message */
+/** @param {import("./channel.mjs").Request} req @param {import("../src/contract/protocol.js").ResultMessage} message */
 function finish(req, message) {
   const id = req.id;
   req.done = true;
@@ -170,7 +170,7 @@ let lastSnapshot = { hasUI: false, cwd: "", model: undefined };
 /** @param {ContextSnapshot | undefined} snap @param {import("./channel.mjs").Request} req */
 const ctxOf = (snap, req) => createContext(snap ? (lastSnapshot = snap) : lastSnapshot, req);
 
-onMessage((/** @type {HostMessage | import("../src/protocol.js").Batch<HostMessage>} */ msg) => {
+onMessage((/** @type {HostMessage | import("../src/contract/protocol.js").Batch<HostMessage>} */ msg) => {
   if (msg.t === "batch") {
     if (!batching) { batching = true; setImmediate(endTurn); }
     for (const one of msg.m) handle(one);

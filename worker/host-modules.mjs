@@ -1,5 +1,5 @@
 // Host modules as the hook imports them (`import { complete } from "@scope/ai"`): one object per
-// module offered to this hook, whose functions run on the host (see src/host-modules.ts).
+// module offered to this hook, whose functions run on the host (see src/bridge/host-modules.ts).
 // A function the host answers at once stays synchronous; one that returns a promise returns a
 // promise here. Arguments must be plain data; tracked event parts are unwrapped first.
 import { call, callSync } from "./channel.mjs";

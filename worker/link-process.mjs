@@ -1,9 +1,9 @@
 // The link of a child process (process and sandbox modes): hookbox's framed channel (see
-// src/sandbox/frames.ts; one codec, worker/wire.mjs `encodeFrame`). fd 3 carries frames to the host, written synchronously so a dying
+// src/isolation/frames.ts; one codec, worker/wire.mjs `encodeFrame`). fd 3 carries frames to the host, written synchronously so a dying
 // process still gets its last frame out; fd 4 carries the host's frames; fd 5 the answers to
 // synchronous calls, read with readSync while the hook's thread waits. Imported only by
 // worker/entry-process.mjs.
-/** @import { WorkerBoot, SyncReply } from "../src/protocol.js" */
+/** @import { WorkerBoot, SyncReply } from "../src/contract/protocol.js" */
 import { readSync, writeSync } from "node:fs";
 import { Socket } from "node:net";
 import { cut, describeThrown, toWireError } from "./describe.mjs";

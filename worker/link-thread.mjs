@@ -1,6 +1,6 @@
 // The link of a worker thread: parentPort for messages, a shared buffer and a port for
 // synchronous answers. Imported only by worker/entry-thread.mjs.
-/** @import { WorkerBoot, SyncReply } from "../src/protocol.js" */
+/** @import { WorkerBoot, SyncReply } from "../src/contract/protocol.js" */
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { useLink } from "./transport.mjs";
 

@@ -2,7 +2,7 @@
 // Atomics.wait) until this worker posts the answer on the render port. While a renderer runs,
 // synchronous calls back into the host (the theme) go through the render port too, because the
 // host is waiting there and not reading parentPort.
-/** @import { RenderRequest, RenderReply } from "../src/protocol.js" */
+/** @import { RenderRequest, RenderReply } from "../src/contract/protocol.js" */
 import { setSyncRoute, toWireError } from "./channel.mjs";
 import { LIMITS, renderLineChars } from "./wire.mjs";
 

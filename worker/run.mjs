@@ -2,7 +2,7 @@
 // them (series), up to the first `stop: true` (bail), or feeding each output to the next
 // (waterfall). The host applies the conflict rules across hooks; this only keeps one round trip
 // per hook per event.
-/** @import { RunPlan, Step, EmitReply } from "../src/protocol.js" */
+/** @import { RunPlan, Step, EmitReply } from "../src/contract/protocol.js" */
 import { toWireError } from "./channel.mjs";
 import { installCloneUnwrap, plain, trackEdits } from "./edits.mjs";
 import { withAccessDetail } from "./access.mjs";
@@ -74,7 +74,7 @@ export async function runHandlers(handlers, event, plan, ctx) {
 
 /**
  * Whether `result` ends the run on its bail key (`block`, `cancel`): the key is `true`. The one
- * predicate of a bail, here and on the host (src/dispatch.ts). The contract says `block: true` /
+ * predicate of a bail, here and on the host (src/runner/dispatch.ts). The contract says `block: true` /
  * `cancel: true`; the original tests truthiness (`if (result.cancel)`) on results nobody validates.
  * Here the key must be a boolean or the result is invalid and not applied, so on a valid result the
  * two agree, and on an invalid one (`{ block: "yes" }`) the worker must not stop the hook's later

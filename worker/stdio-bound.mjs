@@ -1,13 +1,13 @@
 // Worker mode only: the hook's `process.stdout` and `process.stderr` are bounded inside its own
-// thread, before a byte is posted to the host. Why here and not only on the host (src/sandbox/
+// thread, before a byte is posted to the host. Why here and not only on the host (src/isolation/
 // output.ts): a worker's stdio reaches the host as messages its event loop must take, chunk by
-// chunk; a hook writing 256 MiB and 200 000 lines without waiting lagged the host 1.7 s (measured,
-// issue 22). Past `MAX_BYTES_PER_SECOND` a stream's writes are dropped in the thread and one line
+// chunk; a hook writing 256 MiB and 200 000 lines without waiting lagged the host 1.7 s (measured).
+// Past `MAX_BYTES_PER_SECOND` a stream's writes are dropped in the thread and one line
 // says how much; the host's own bound stays behind it. The streams are replaced before the hook
 // loads, not patched: the originals stay in this closure, out of the hook's reach.
 import { Writable } from "node:stream";
 
-/** The host's bound (src/sandbox/output.ts MAX_BYTES_PER_SECOND). */
+/** The host's bound (src/isolation/output.ts MAX_BYTES_PER_SECOND). */
 const MAX_BYTES_PER_SECOND = 256 * 1024;
 
 export function boundStdio() {

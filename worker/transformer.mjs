@@ -1,10 +1,10 @@
 // The host's transform thread: Babel (through jiti's own transform) turns a hook's TypeScript into
 // what jiti evaluates. It runs host-owned code only, never a hook's: the host validated every
-// request's options (src/transform-cache.ts), and the thread runs under the permission model with
+// request's options (src/transform/cache.ts), and the thread runs under the permission model with
 // reads of jiti and this file only, so a request can make it read or load nothing else.
 import { parentPort, workerData } from "node:worker_threads";
 
-// jiti by the path the host resolved (src/transformer.ts says why not by name).
+// jiti by the path the host resolved (src/transform/transformer.ts says why not by name).
 const { createJiti } = /** @type {typeof import("jiti")} */ (await import(/** @type {{ jiti: string }} */ (workerData).jiti));
 
 // Why silenced: Babel warns on large sources, and no text a hook's source causes reaches the host's streams.

@@ -1,8 +1,8 @@
 // How this runtime reaches its host. Importing this module does nothing: the entry of each mode
 // (worker/entry-thread.mjs, worker/entry-process.mjs) installs its link with `useLink` before the
 // runtime loads, so a host that imports these modules (in-process hooks) runs no worker code.
-// See worker/link-thread.mjs, worker/link-process.mjs and src/sandbox/endpoint.ts for both sides.
-/** @import { WorkerBoot, SyncReply } from "../src/protocol.js" */
+// See worker/link-thread.mjs, worker/link-process.mjs and src/isolation/endpoint.ts for both sides.
+/** @import { WorkerBoot, SyncReply } from "../src/contract/protocol.js" */
 
 /**
  * @typedef {object} Link

@@ -1,7 +1,7 @@
 // The wire's run-time half, shared by both sides unchanged (plain JS: the worker runs it as is):
 // the bridge's method names and how each travels, the bounds every message obeys, the frame
 // bounds of the framed channel and the defaults of every size and time option. The host's zod
-// schemas (src/protocol.ts, src/bridge/methods.ts) and its option defaults (src/options.ts) are
+// schemas (src/contract/protocol.ts, src/bridge/methods.ts) and its option defaults (src/options/options.ts) are
 // built from these same constants, and the worker's channel (worker/channel.mjs) only takes a
 // method name of the right kind (checked by tsc, see `CallMethod`).
 
@@ -39,7 +39,7 @@ export const METHOD = Object.freeze({
   customTui: "ui.custom.tui",
   hostModule: "hostModule",
   hostModuleAwait: "hostModule.await",
-  /** A command context's call reaching the context its caller built (src/command-scope.ts), one per way of travel. */
+  /** A command context's call reaching the context its caller built (src/bridge/command-scope.ts), one per way of travel. */
   scopedCall: "scoped.call",
   scopedPost: "scoped.post",
   scopedSync: "scoped.sync",
@@ -102,7 +102,7 @@ export const KIND = Object.freeze({
 
 /**
  * pi's members that read the agent (`pi.getSessionName()`, `ctx.getContextUsage()`…), answered as
- * data by the agent's own objects when hookbox runs inside it (src/extension.ts).
+ * data by the agent's own objects when hookbox runs inside it (src/extension/adapter.ts).
  */
 export const AGENT_GETTERS = Object.freeze([
   "getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel", "getContextUsage", "getSystemPrompt", "hasPendingMessages",
@@ -123,7 +123,7 @@ export const AGENT_SETTERS = Object.freeze([
 /**
  * How a worker runs one hook's handlers for one event, by name: the host sends the name, not the
  * plan (a name crosses the thread cheaper than an object). Which event gets which plan is the
- * host's (src/dispatch.ts); what each does is worker/run.mjs.
+ * host's (src/runner/dispatch.ts); what each does is worker/run.mjs.
  */
 export const PLANS = Object.freeze({
   /** Every handler; results are not sent back (series). */
@@ -150,7 +150,7 @@ export const SESSION_METHODS = Object.freeze([
 /**
  * The names a pi extension registers (hookbox/extension), one pattern each, for both sides: the
  * worker refuses a bad name at load naming it (worker/api.mjs), the host's schemas refuse it on
- * the wire (src/registration-schemas.ts). None lets a control or a space through, and only a key id
+ * the wire (src/contract/registration-schemas.ts). None lets a control or a space through, and only a key id
  * a quote (`ctrl+'`): these names reach the agent's terminal, its command line and the model's tool list.
  */
 export const NAME_PATTERNS = Object.freeze({
@@ -204,7 +204,7 @@ export const LIMITS = Object.freeze({
   maxRenderLines: 10_000,
   /**
    * What the host's UI is given from one `render(width)`: at most this many lines, each at most
-   * `renderLineChars` characters; more is cut with a marker and reported (src/sandbox/render-guard.ts).
+   * `renderLineChars` characters; more is cut with a marker and reported (src/isolation/render-guard.ts).
    * The worker sends at most one line and one character over, so the host sees the excess without
    * copying all of it.
    */
@@ -233,7 +233,7 @@ export const LIMITS = Object.freeze({
 });
 
 /**
- * Longest line a render for `width` columns gives the UI (src/sandbox/render-guard.ts).
+ * Longest line a render for `width` columns gives the UI (src/isolation/render-guard.ts).
  * @param {number} width
  */
 export function renderLineChars(width) {
@@ -242,7 +242,7 @@ export function renderLineChars(width) {
 }
 
 /**
- * Defaults of the options that bound sizes and time, one place for both sides: src/options.ts
+ * Defaults of the options that bound sizes and time, one place for both sides: src/options/options.ts
  * (`resolveSandboxOptions`) fills every option from these, and the bridge's schemas and the worker
  * read the same numbers.
  */
@@ -281,7 +281,7 @@ export const DEFAULTS = Object.freeze({
 export const FRAME_SLACK_BYTES = 1024 * 1024;
 
 /**
- * The largest frame the host accepts and the child writes whole (src/sandbox/frames.ts,
+ * The largest frame the host accepts and the child writes whole (src/isolation/frames.ts,
  * worker/link-process.mjs). Why 3x: `maxMessageBytes` is checked on an estimate (`measure` below)
  * of 2 bytes a character, and JSON writes up to 6 (a control character or a lone surrogate as
  * `\u00XX`; UTF-8 writes 3 for most of the rest).
@@ -340,7 +340,7 @@ export const FATAL = "fatal";
 
 /**
  * An agent message as both sides check it: an object with a string `role`, anything else kept as
- * is (the host's schema, src/schemas.ts, and the worker's waterfall, worker/run.mjs).
+ * is (the host's schema, src/contract/schemas.ts, and the worker's waterfall, worker/run.mjs).
  * @param {unknown} value @returns {value is { role: string; [key: string]: unknown }}
  */
 export function isAgentMessage(value) {
@@ -348,7 +348,7 @@ export function isAgentMessage(value) {
 }
 
 /**
- * A list of agent messages, as the context result's schema accepts it (src/schemas.ts), checked
+ * A list of agent messages, as the context result's schema accepts it (src/contract/schemas.ts), checked
  * without a copy: the worker's waterfall (worker/run.mjs) and the host's use of its value.
  * A plain loop: this runs on every message of a 1 MiB context.
  * @param {unknown} value @returns {value is { role: string; [key: string]: unknown }[]}

@@ -1,6 +1,6 @@
 /**
- * One function per figure of issue 7. Each measures hookbox and its floor in the same run, in
- * alternating rounds where it can, and returns the raw summaries; `run.ts` turns them into ratios.
+ * One function per figure of docs/performance.md. Each measures hookbox and its floor in the same
+ * run, in alternating rounds where it can, and returns the raw summaries; `run.ts` turns them into ratios.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,7 +1,7 @@
 /**
  * pi's agent members as a module reaches them through hookbox/extension: `pi.getSessionName()`,
  * `pi.sendUserMessage()`, `pi.setModel()`, `ctx.getContextUsage()`, `ctx.ui.setWidget()`… The
- * agent's objects stay in the agent (src/extension.ts implements `AgentAccess` over them); this
+ * agent's objects stay in the agent (src/extension/adapter.ts implements `AgentAccess` over them); this
  * gate decides what a module may ask, and rebuilds every value it sends:
  *
  * - Getters answer data: a JSON copy of what the agent returned (no function or object of the agent's).
@@ -17,12 +17,12 @@
  * - `setModel` crosses as a provider and an id, looked up in the agent's own registry: never a
  *   model object the module built.
  */
-import { isSafeKey } from "../safe-keys.js";
-import { terminalLines, terminalText, type TerminalTextOptions } from "../terminal-text.js";
-import type { Policy } from "../policy.js";
-import type { HookMessage } from "../types.js";
+import { isSafeKey } from "../gates/safe-keys.js";
+import { terminalLines, terminalText, type TerminalTextOptions } from "../gates/terminal-text.js";
+import type { Policy } from "../policy/policy.js";
+import type { HookMessage } from "../contract/types.js";
 
-/** What the agent offers (src/extension.ts): each member by name, run on the agent's own `pi` and `ctx`. */
+/** What the agent offers (src/extension/adapter.ts): each member by name, run on the agent's own `pi` and `ctx`. */
 export interface AgentAccess {
   get(member: string): unknown;
   set(member: string, args: unknown[]): void;

@@ -1,16 +1,16 @@
 /**
- * One bridge per sandbox: what a worker may ask of the host, after `sandbox/host-calls.ts` checked
+ * One bridge per sandbox: what a worker may ask of the host, after `isolation/host-calls.ts` checked
  * each call against the table (`methods.ts`). The rows marked `atLoad` (exec, log, transform, host
  * modules) are served from the factory on; every other row needs the runner, which installs its
  * surface with `install()`. Before that such a call is refused with that reason.
  */
-import { Errors } from "../errors.js";
-import { ScopedContexts, scopedSurface } from "../command-scope.js";
-import { CustomUi } from "../custom-ui.js";
-import { HostModules } from "../host-modules.js";
-import type { Policy } from "../policy.js";
-import { terminalText, type TerminalTextOptions } from "../terminal-text.js";
-import type { HookCommandContext, HookMessageRenderer } from "../types.js";
+import { Errors } from "../contract/errors.js";
+import { ScopedContexts, scopedSurface } from "./command-scope.js";
+import { CustomUi } from "./custom-ui.js";
+import { HostModules } from "./host-modules.js";
+import type { Policy } from "../policy/policy.js";
+import { terminalText, type TerminalTextOptions } from "../gates/terminal-text.js";
+import type { HookCommandContext, HookMessageRenderer } from "../contract/types.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { hostMethods, type BridgeSurface, type HostMethods } from "./host-bridge.js";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
@@ -30,11 +30,11 @@ export interface BridgeBase {
   gate: ExecGate;
   /** Where `pi.logger` lines go until the runner installs its surface. */
   onLog(hookPath: string, level: string, line: string): void;
-  /** Whether one more log line of this hook may go through (its per-window bound, src/callback-budget.ts). */
+  /** Whether one more log line of this hook may go through (its per-window bound, src/gates/callback-budget.ts). */
   takeLog?(): boolean;
   hostModules: Record<string, object>;
   policy: Policy;
-  /** The `transform` row: the host's TypeScript transform, from load on (src/transform-cache.ts). */
+  /** The `transform` row: the host's TypeScript transform, from load on (src/transform/cache.ts). */
   transform(args: unknown[]): Promise<unknown>;
   /** Runs the `setup` callback of `ctx.newSession` in the worker. */
   runSetup(): Promise<void>;

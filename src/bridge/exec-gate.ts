@@ -6,10 +6,10 @@
  */
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
-import { Errors } from "../errors.js";
-import { execCommand } from "../exec.js";
-import { execRefusal, hookEnv, type Policy } from "../policy.js";
-import { describeIssues } from "../schemas.js";
+import { Errors } from "../contract/errors.js";
+import { execCommand } from "./exec.js";
+import { execRefusal, hookEnv, type Policy } from "../policy/policy.js";
+import { describeIssues } from "../contract/schemas.js";
 import { execArgs } from "./methods.js";
 import { hostEnvValue } from "../../worker/child-env.mjs";
 import { DEFAULTS } from "../../worker/wire.mjs";
@@ -26,7 +26,7 @@ export interface ExecGate {
   reads?: { folder: string; fsRead: readonly string[]; fsWrite: readonly string[] };
   /** Sandbox mode: even the runner's own cwd (the default) must pass, since the program sees only what it is bound. */
   sandboxed?: boolean;
-  /** Sandbox mode: the command line that runs the program inside the hook's sandbox (src/sandbox/bwrap.ts), then a call when it ended. */
+  /** Sandbox mode: the command line that runs the program inside the hook's sandbox (src/isolation/bubblewrap/bwrap.ts), then a call when it ended. */
   wrap?: (command: string, args: string[], cwd: string) => { command: string; args: string[]; env: Record<string, string>; ended?: () => void };
 }
 

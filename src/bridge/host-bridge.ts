@@ -1,16 +1,16 @@
 /**
  * The host's implementation of the rows of the bridge table (`methods.ts`) that need the runner:
  * what each method does over the runner's surface. Arguments arrive already checked against the
- * table (`sandbox/host-calls.ts`); nothing else is reachable, and no host object is ever exposed
+ * table (`isolation/host-calls.ts`); nothing else is reachable, and no host object is ever exposed
  * to a worker. The sandbox's one bridge (`bridge.ts`) calls these.
  */
-import { Errors } from "../errors.js";
-import { MODEL_REGISTRY_METHODS } from "../agent-types.js";
-import { HostLacksMethod, type HostObject } from "../host-setup.js";
-import { presets } from "../policy.js";
-import { registryAnswer, registryRefusal } from "../model-registry-gate.js";
-import { renderTheme } from "../render-theme.js";
-import { terminalText, type TerminalTextOptions } from "../terminal-text.js";
+import { Errors } from "../contract/errors.js";
+import { MODEL_REGISTRY_METHODS } from "../contract/agent-types.js";
+import { HostLacksMethod, type HostObject } from "./host-setup.js";
+import { presets } from "../policy/policy.js";
+import { registryAnswer, registryRefusal } from "./model-registry-gate.js";
+import { renderTheme } from "./render-theme.js";
+import { terminalText, type TerminalTextOptions } from "../gates/terminal-text.js";
 import { Deferred } from "./deferred.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
@@ -18,7 +18,7 @@ import { AgentGate, type AgentAccess } from "./agent-gate.js";
 import type { BRIDGE } from "./methods.js";
 import type {
   HookMessage, HookUIContext, ModelRegistry, NewSessionOptions, ReadonlySessionManager, SendMessageOptions, SessionManager,
-} from "../types.js";
+} from "../contract/types.js";
 
 /** The runner's side of the bridge: the handlers `initialize` wired in, read at call time. */
 export interface BridgeSurface {
@@ -78,8 +78,8 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
 const REGISTRY_CONTRACT: ReadonlySet<string> = new Set(MODEL_REGISTRY_METHODS);
 
 /**
- * Rows `bridge.ts` serves itself: `transform` (from load on), host modules (src/host-modules.ts),
- * `ctx.ui.custom()` (src/custom-ui.ts) and the scoped calls (src/command-scope.ts).
+ * Rows `bridge.ts` serves itself: `transform` (from load on), host modules (src/bridge/host-modules.ts),
+ * `ctx.ui.custom()` (src/bridge/custom-ui.ts) and the scoped calls (src/bridge/command-scope.ts).
  */
 type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | typeof METHOD.hostModuleAwait
   | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui
@@ -100,7 +100,7 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
   let setupSession: SessionManager | undefined;
 
   const impl: Record<string, Impl> = {
-    // Every text a prompt shows passes the terminal-text gate (src/terminal-text.ts).
+    // Every text a prompt shows passes the terminal-text gate (src/gates/terminal-text.ts).
     // The answer is the hook's own option (a tab in it was shown as spaces), not the text shown.
     [METHOD.select]: async ([title, options]: [string, string[]]) => {
       const shown = options.map(line);
@@ -151,9 +151,9 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.isIdle]: () => surface.isIdle(),
     [METHOD.hasQueuedMessages]: () => surface.hasQueuedMessages(),
     [METHOD.getEditorText]: () => surface.ui().getEditorText(),
-    // A renderer called with a theme styles with that theme, as in the original (src/render-theme.ts).
+    // A renderer called with a theme styles with that theme, as in the original (src/bridge/render-theme.ts).
     [METHOD.theme]: ([name, args]) => callMethod(hookPath, "theme", renderTheme() ?? surface.ui().theme, name, args),
-    // Closed by policy.modelRegistry: keys and mutating methods only when granted (src/model-registry-gate.ts).
+    // Closed by policy.modelRegistry: keys and mutating methods only when granted (src/bridge/model-registry-gate.ts).
     [METHOD.modelRegistry]: ([name, args]) => {
       const refused = registryRefusal(gate.policy, name);
       if (refused) throw new Error(refused);

@@ -2,7 +2,7 @@
  * The bridge: every method a worker may ask of the host, in one table. Each row says how the call
  * travels (`call`: async with an answer, `post`: fire and forget, `sync`: the worker blocks), who
  * may make it, its arguments (bounded), what the host answers, and whether waiting on it pauses the
- * request's deadline. The channel (`sandbox/host-calls.ts`) enforces the row before the host's
+ * request's deadline. The channel (`isolation/host-calls.ts`) enforces the row before the host's
  * implementation (`host-bridge.ts`) sees anything; the worker's proxies use the same names
  * (`worker/wire.mjs`).
  */
@@ -10,9 +10,9 @@ import { z } from "zod";
 import { AGENT_GETTERS, AGENT_SETTERS, DEFAULTS, KIND, LIMITS, METHOD, SESSION_METHODS, type MethodName } from "../../worker/wire.mjs";
 
 export type { MethodName };
-import { keySafe } from "../safe-keys.js";
-import { flagName } from "../registration-schemas.js";
-import { hookMessage, toolContent, toolResult } from "../schemas.js";
+import { keySafe } from "../gates/safe-keys.js";
+import { flagName } from "../contract/registration-schemas.js";
+import { hookMessage, toolContent, toolResult } from "../contract/schemas.js";
 
 /**
  * Who may make a call:
@@ -55,7 +55,7 @@ const MAX_TRANSFORM_SOURCE = DEFAULTS.maxMessageBytes;
 const path = z.string().max(4096);
 /**
  * The one argument of the `transform` sync call: what jiti passes to a custom `transform`
- * (src/transform-cache.ts). Why closed: jiti spreads `babel` into Babel's config, where `plugins`,
+ * (src/transform/cache.ts). Why closed: jiti spreads `babel` into Babel's config, where `plugins`,
  * `configFile` or `cwd` would make the host load code a hook named; only the source-map fields
  * jiti itself sets pass.
  */
@@ -70,7 +70,7 @@ export const transformArgsSchema = z.tuple([z.strictObject({
   babel: z.strictObject({ sourceFileName: path.optional(), sourceMaps: z.literal("inline").optional() }).optional(),
 })]);
 
-// Every row's arguments pass the key gate first (src/safe-keys.ts): no argument a hook sends (a
+// Every row's arguments pass the key gate first (src/gates/safe-keys.ts): no argument a hook sends (a
 // message's details, appendEntry data, a host module's or a host method's arguments) holds a
 // `__proto__`, `constructor` or `prototype` key anywhere; such a call is refused as protocol_violation.
 type Extra = Partial<Omit<MethodSpec, "kind">>;
@@ -87,7 +87,7 @@ const maybeLater = z.union([z.strictObject({ v: z.unknown() }), z.strictObject({
 const heldId = z.tuple([z.number().int().nonnegative()]);
 /** The key of one `ctx.ui.custom()` call (worker/custom.mjs). */
 const customKey = z.string().regex(/^custom:\d+$/).max(LIMITS.maxName);
-/** `[scope, method, args]`: a method of this table, run on the context a command's caller built (src/command-scope.ts). */
+/** `[scope, method, args]`: a method of this table, run on the context a command's caller built (src/bridge/command-scope.ts). */
 const scopedArgs = z.tuple([z.number().int().nonnegative(), name, z.array(z.unknown()).max(LIMITS.maxArgs)]);
 
 /**
@@ -142,7 +142,7 @@ export const BRIDGE = {
   [METHOD.getEditorText]: sync(none, z.string()),
   [METHOD.theme]: sync(memberCall, z.string()),
   [METHOD.modelRegistry]: sync(memberCall, maybeLater),
-  // Served by the sandbox itself (src/transform-cache.ts): the hook's jiti asks, the worker blocks until the host answers.
+  // Served by the sandbox itself (src/transform/cache.ts): the hook's jiti asks, the worker blocks until the host answers.
   [METHOD.transform]: sync(transformArgsSchema, z.strictObject({ code: z.string() }), { atLoad: true }),
   [METHOD.session]: sync(z.tuple([z.enum(SESSION_METHODS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)]), maybeLater),
   [METHOD.await]: call("any", heldId, z.unknown()),

@@ -1,5 +1,5 @@
 /** The no-op UI of the contract (print, headless and RPC-less modes), and a plain default theme. */
-import type { HookUIContext, Theme } from "../types.js";
+import type { HookUIContext, Theme } from "../contract/types.js";
 
 const identity = (_style: string, text: string) => text;
 const plain = (text: string) => text;

@@ -2,7 +2,7 @@
  * `hookbox check <hook…>`: load each hook in its sandbox and print what it registered (events,
  * commands, renderers) and every load error with its code. Exit 1 on any load error.
  */
-import type { LoadedHook } from "../hook.js";
+import type { LoadedHook } from "../runner/hook.js";
 import { closestEventTypes, isEventType } from "./events.js";
 import { openHost, settle } from "./host.js";
 import { errorLine, type Output } from "./render.js";

@@ -9,7 +9,7 @@ import { openHost, settle } from "./host.js";
 import { errorWithStack, type Output } from "./render.js";
 import { promptLine } from "./ui.js";
 import { COMMON_HELP, EXIT, UsageError, hostOptions, readCommand } from "./usage.js";
-import type { HookError } from "../errors.js";
+import type { HookError } from "../contract/errors.js";
 
 export const EMIT_HELP = `Usage: hookbox emit <hook…> --event <type> [--payload <json> | --payload-file <file>] [--json]
 

@@ -3,12 +3,12 @@
  * message naming what is wrong), and running one event through the runner method the contract
  * names for its type.
  */
-import { HookFailure, describeThrown, type HookError } from "../errors.js";
-import type { HookRunner } from "../runner.js";
-import type { HookEvent } from "../types.js";
-import { EVENT_TYPES, isEventType, signalFields } from "../events.js";
+import { HookFailure, describeThrown, type HookError } from "../contract/errors.js";
+import type { HookRunner } from "../runner/runner.js";
+import type { HookEvent } from "../contract/types.js";
+import { EVENT_TYPES, isEventType, signalFields } from "../contract/events.js";
 import { payloadProblem } from "./payloads.js";
-import { levenshtein } from "../edit-distance.js";
+import { levenshtein } from "../contract/edit-distance.js";
 
 export { EVENT_TYPES, isEventType };
 

@@ -3,12 +3,12 @@
  * read-only session stand-in and no UI, and collectors for what hooks report and send.
  */
 import { resolve } from "node:path";
-import type { HookError, HookErrorCode } from "../errors.js";
-import { loadHooks, type LoadOptions } from "../loader.js";
-import { HookRunner } from "../runner.js";
-import { createModelRegistry, createSessionManager } from "../host-setup.js";
-import type { SandboxOptions } from "../options.js";
-import type { HookMessage } from "../types.js";
+import type { HookError, HookErrorCode } from "../contract/errors.js";
+import { loadHooks, type LoadOptions } from "../runner/loader.js";
+import { HookRunner } from "../runner/runner.js";
+import { createModelRegistry, createSessionManager } from "../bridge/host-setup.js";
+import type { SandboxOptions } from "../options/options.js";
+import type { HookMessage } from "../contract/types.js";
 import { scriptedUI, type Prompt, type ScriptedAnswers } from "./ui.js";
 
 export interface HostOptions {

@@ -1,11 +1,11 @@
 /**
  * What each event's payload must look like on the command line: the payload schema of its row in
- * the event table (src/events.ts). Fields a host adds beyond the contract pass; a field of the
+ * the event table (src/contract/events.ts). Fields a host adds beyond the contract pass; a field of the
  * contract that is missing or of the wrong type is named (`input: expected object, received string`).
  */
 import { z } from "zod";
-import { EVENTS } from "../events.js";
-import type { HookEventType } from "../types.js";
+import { EVENTS } from "../contract/events.js";
+import type { HookEventType } from "../contract/types.js";
 
 const schemas = new Map<string, z.ZodType>();
 /** The fields of `type`'s events besides `type` (and its AbortSignals), as one object schema. */

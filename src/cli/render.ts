@@ -2,10 +2,10 @@
  * Plain-text rendering for the CLI: aligned tables, millisecond figures, one-line JSON previews,
  * and a progress bar that redraws in place on a terminal (and does nothing elsewhere).
  */
-import type { HookError } from "../errors.js";
-import type { HookStats } from "../stats.js";
-import { displayWidth } from "../status-line.js";
-import { terminalText } from "../terminal-text.js";
+import type { HookError } from "../contract/errors.js";
+import type { HookStats } from "../runner/stats.js";
+import { displayWidth } from "../runner/status-line.js";
+import { terminalText } from "../gates/terminal-text.js";
 
 /** Where a command writes. `isTTY` decides whether a progress bar is drawn. */
 export interface Output {
@@ -18,7 +18,7 @@ export interface Output {
 }
 
 /**
- * `out` with every write through the terminal-text gate (src/terminal-text.ts): control sequences
+ * `out` with every write through the terminal-text gate (src/gates/terminal-text.ts): control sequences
  * removed, SGR colours kept on a terminal only. `control` writes stay hookbox's own.
  */
 export function gatedOutput(out: Output): Output {

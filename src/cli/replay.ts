@@ -4,9 +4,9 @@
  * malformed line is reported with its line number, skipped and counted.
  */
 import { readFileSync, watch } from "node:fs";
-import type { HookError } from "../errors.js";
+import type { HookError } from "../contract/errors.js";
 import { BadEvent, outcomeJson, parseEvent, runEvent, type Outcome } from "./events.js";
-import { watchHooks } from "../watch.js";
+import { watchHooks } from "../runner/watch.js";
 import { openHost, settle, type CliHost } from "./host.js";
 import { Progress, errorLine, errorWithStack, preview, statsTable, type Output } from "./render.js";
 import { promptLine } from "./ui.js";

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createNoOpUIContext } from "../bridge/ui.js";
-import type { HookUIContext } from "../types.js";
+import type { HookUIContext } from "../contract/types.js";
 import { UsageError } from "./usage-error.js";
 
 export interface UiFlags { ui?: string; confirm?: string; select?: string; input?: string }

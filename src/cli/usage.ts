@@ -5,8 +5,8 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import type { SandboxOptions } from "../options.js";
-import { DEFAULT_POLICY, presets, type Policy } from "../policy.js";
+import type { SandboxOptions } from "../options/options.js";
+import { DEFAULT_POLICY, presets, type Policy } from "../policy/policy.js";
 import type { HostOptions } from "./host.js";
 import type { Output } from "./render.js";
 import { scriptedAnswers, type UiFlags } from "./ui.js";

@@ -7,12 +7,12 @@
  */
 import { homedir } from "node:os";
 import { extname, resolve } from "node:path";
-import { Errors, type HookFailure } from "../errors.js";
-import type { LoadedHook } from "../hook.js";
-import { loadHooks, type LoadHooksResult, type LoadOptions } from "../loader.js";
-import { checkOptions } from "../option-schemas.js";
-import { deadlineFor, resolveSandboxOptions, type SandboxOptions } from "../options.js";
-import { resolvePath } from "../paths.js";
+import { Errors, type HookFailure } from "../contract/errors.js";
+import type { LoadedHook } from "../runner/hook.js";
+import { loadHooks, type LoadHooksResult, type LoadOptions } from "../runner/loader.js";
+import { checkOptions } from "../options/schemas.js";
+import { deadlineFor, resolveSandboxOptions, type SandboxOptions } from "../options/options.js";
+import { resolvePath } from "../policy/paths.js";
 import { checkShellHook, shellHook, type ShellHookOptions } from "../shell/hook.js";
 import { defaultHookProviders } from "./providers.js";
 import { HookRegistry } from "./registry.js";

@@ -4,7 +4,7 @@
  */
 import { isAbsolute } from "node:path";
 import { z } from "zod";
-import { describeIssues } from "../schemas.js";
+import { describeIssues } from "../contract/schemas.js";
 import type { DiscoveredHook, DiscoveryContext, DiscoveryReport, HookItem, HookProvider } from "./types.js";
 
 /** The capability id, as the original's `hookCapability.id`. */

@@ -5,8 +5,8 @@
  * `policy` option). The embedder overrides per level and per hook.
  */
 import { resolve } from "node:path";
-import { resolveSandboxOptions, type SandboxOptions } from "../options.js";
-import { needsSandbox, PolicyError, resolvePolicy, type Isolation, type PolicyName, type PolicyOption } from "../policy.js";
+import { resolveSandboxOptions, type SandboxOptions } from "../options/options.js";
+import { needsSandbox, PolicyError, resolvePolicy, type Isolation, type PolicyName, type PolicyOption } from "../policy/policy.js";
 
 /** Where a hook came from. `configured`: `configuredPaths` and the `discovered` option. */
 export type HookOrigin = "project" | "user" | "configured";

@@ -3,8 +3,10 @@
  * report discovery gives back. Types only.
  */
 
+import type { ShellHookFile } from "../shell/hook.js";
+
 /** `pre` hooks run on `tool_call` (before the tool), `post` hooks on `tool_result` (after it). */
-export type HookItemType = "pre" | "post";
+export type HookItemType = ShellHookFile["type"];
 
 /** Where an item was found: the project (`<cwd>/…`) or the user's home folder (`~/…`). */
 export type HookLevel = "user" | "project";

@@ -17,8 +17,8 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CALLBACK_WINDOW_MS, CallbackBudget, NET_RECORDS_PER_WINDOW } from "../callback-budget.js";
-import { parseAllowEntry } from "../policy.js";
+import { CALLBACK_WINDOW_MS, CallbackBudget, NET_RECORDS_PER_WINDOW } from "../gates/callback-budget.js";
+import { parseAllowEntry } from "../policy/policy.js";
 
 /** One attempt to reach out, as the proxy saw it. */
 export interface NetRecord {
@@ -32,7 +32,7 @@ export interface NetRecord {
   error?: string;
   /**
    * Only on the summary record (`method: "dropped"`, empty host, port 0): how many records the
-   * hook caused past `NET_RECORDS_PER_WINDOW` in the window that just ended (src/callback-budget.ts).
+   * hook caused past `NET_RECORDS_PER_WINDOW` in the window that just ended (src/gates/callback-budget.ts).
    */
   dropped?: number;
 }

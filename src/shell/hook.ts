@@ -4,9 +4,8 @@
  * `pre` hooks handle `tool_call`, `post` hooks `tool_result`, for their tool (or every tool: `*`).
  */
 import { accessSync, constants } from "node:fs";
-import { Errors, type HookFailure } from "../errors.js";
-import type { HandlerFn, LoadedHook } from "../hook.js";
-import type { HookItem } from "../discovery/types.js";
+import { Errors, type HookFailure } from "../contract/errors.js";
+import type { HandlerFn, LoadedHook } from "../runner/hook.js";
 import { interpretPost, interpretPre, shellHookInput } from "./protocol.js";
 import { runShellHook } from "./run.js";
 import { childEnv } from "../../worker/child-env.mjs";
@@ -38,8 +37,15 @@ export function checkShellHook(path: string): HookFailure | undefined {
   }
 }
 
+/** One shell hook file: its path, whether it runs before (`pre`) or after (`post`) a tool, and for which tool (`*`: every tool). */
+export interface ShellHookFile {
+  path: string;
+  type: "pre" | "post";
+  tool: string;
+}
+
 /** A `LoadedHook` that runs `item.path` as a command hook. */
-export function shellHook(item: Pick<HookItem, "path" | "type" | "tool">, settings: ShellHookSettings): LoadedHook {
+export function shellHook(item: ShellHookFile, settings: ShellHookSettings): LoadedHook {
   const event = item.type === "pre" ? "tool_call" : "tool_result";
   const interpret = item.type === "pre" ? interpretPre : interpretPost;
   const handler: HandlerFn = async (raw, rawCtx) => {

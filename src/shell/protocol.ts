@@ -2,10 +2,10 @@
  * The shell hook protocol, as pure functions: the JSON a script reads on stdin, and what its exit
  * status and stdout mean. `pre` hooks fail closed: only exit 0 allows (unless stdout blocks).
  */
-import { Errors, HookFailure } from "../errors.js";
-import { describeIssues } from "../schemas.js";
-import { ruleFor } from "../dispatch.js";
-import type { ToolCallEventResult, ToolResultEventResult } from "../types.js";
+import { Errors, HookFailure } from "../contract/errors.js";
+import { describeIssues } from "../contract/schemas.js";
+import { ruleFor } from "../runner/dispatch.js";
+import type { ToolCallEventResult, ToolResultEventResult } from "../contract/types.js";
 import type { ShellOutcome } from "./run.js";
 
 /** The exit status by which a `pre` hook blocks on purpose; stderr is the reason. */

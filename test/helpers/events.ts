@@ -1,9 +1,9 @@
 /** A sample payload for every event of the contract, and one way to emit any of them. */
-import type { HookRunner } from "../../src/runner.js";
-import type { AgentMessage, HookEvent, HookEventType } from "../../src/types.js";
-import { EVENT_TYPES, SAMPLE_MESSAGES, isEventType, sampleEvent } from "../../src/events.js";
+import type { HookRunner } from "../../src/runner/runner.js";
+import type { AgentMessage, HookEvent, HookEventType } from "../../src/contract/types.js";
+import { EVENT_TYPES, SAMPLE_MESSAGES, isEventType, sampleEvent } from "../../src/contract/events.js";
 
-/** Every event type of the contract: the event table's (src/events.ts). */
+/** Every event type of the contract: the event table's (src/contract/events.ts). */
 export const CONTRACT_EVENTS: HookEventType[] = [...EVENT_TYPES];
 
 export const MESSAGES: AgentMessage[] = SAMPLE_MESSAGES as AgentMessage[];

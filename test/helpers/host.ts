@@ -5,7 +5,7 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe } from "vitest";
 import { createModelRegistry, createSessionManager, HookRunner, loadHooks, type HookError, type LoadedHook, type LoadOptions, type RunnerInitOptions, type RunnerOptions } from "../../src/index.js";
-import type { HookMessage } from "../../src/types.js";
+import type { HookMessage } from "../../src/contract/types.js";
 import { CALL } from "../../fixtures/valid/lib/scripted.js";
 import { ISOLATION, POLICY } from "../support/isolation.js";
 

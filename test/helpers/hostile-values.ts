@@ -8,7 +8,7 @@
  */
 import fc from "fast-check";
 import { encodeTree, Tag } from "../../fixtures/hostile/lib/hostile-values.js";
-import { EVENTS as TABLE, type ResultEvent } from "../../src/events.js";
+import { EVENTS as TABLE, type ResultEvent } from "../../src/contract/events.js";
 
 export const HOSTILE_KEYS = [
   "__proto__", "constructor", "prototype", "toJSON", "then", "valueOf", "toString", "hasOwnProperty", "__defineGetter__",
@@ -99,6 +99,6 @@ export function almostValid(event: string): fc.Arbitrary<unknown> {
 
 /** The events the fuzz drives (one per rule, and both bail keys). */
 export const EVENTS = ["tool_call", "tool_result", "context", "before_agent_start", "session_before_switch"] as const satisfies readonly ResultEvent[];
-/** The fields a result of each has, and the fields of its payload a hook may edit (`type` too): its row's (src/events.ts). */
+/** The fields a result of each has, and the fields of its payload a hook may edit (`type` too): its row's (src/contract/events.ts). */
 export const RESULT_FIELDS: Record<string, string[]> = Object.fromEntries(EVENTS.map((t) => [t, Object.keys(TABLE[t].result.shape)]));
 export const EVENT_FIELDS: Record<string, string[]> = Object.fromEntries(EVENTS.map((t) => [t, [...Object.keys(TABLE[t].payload), "type"]]));

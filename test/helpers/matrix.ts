@@ -1,12 +1,12 @@
 /**
  * The conformance matrix (tapable HookTester style): for every event of the event table
- * (src/events.ts), the cases its rule must pass, both across hooks and across the handlers of one
+ * (src/contract/events.ts), the cases its rule must pass, both across hooks and across the handlers of one
  * hook. Each case names real fixtures from fixtures/valid, so the same table runs over the pure
  * rules (test/dispatch.test.ts, reading each fixture's `script`) and over real workers
  * (test/host-conformance.test.ts, loading the fixture files).
  */
-import { EVENTS, EVENT_TYPES, type Rule } from "../../src/events.js";
-import type { AgentMessage, HookEventType } from "../../src/types.js";
+import { EVENTS, EVENT_TYPES, type Rule } from "../../src/contract/events.js";
+import type { AgentMessage, HookEventType } from "../../src/contract/types.js";
 import type { Script } from "../../fixtures/valid/lib/scripted.js";
 import { script as bailsInFirstOfTwoHandlers } from "../../fixtures/valid/bails-in-first-of-two-handlers.js";
 import { script as bailsInSecondOfTwoHandlers } from "../../fixtures/valid/bails-in-second-of-two-handlers.js";

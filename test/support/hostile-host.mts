@@ -7,7 +7,7 @@ const [rel, isolation, scenario] = process.argv.slice(2) as [string, "worker" | 
 const file = new URL(`../../fixtures/${rel}`, import.meta.url).pathname;
 const seen = { stdout: 0, stderr: 0, bytes: 0, first: [] as string[], cut: false, dropped: false };
 let maxRss = process.memoryUsage().rss;
-// The host's event-loop lag: how late a 10 ms timer fires, at most (issue 22: a stdout flood lagged the host 1.6 s).
+// The host's event-loop lag: how late a 10 ms timer fires, at most (a stdout flood once lagged the host 1.6 s).
 let maxLagMs = 0;
 let last = performance.now();
 const sampler = setInterval(() => {

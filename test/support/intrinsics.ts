@@ -1,6 +1,6 @@
 /**
  * A vitest `setupFiles` entry: after every test, in every project, the host's intrinsics are as
- * they were when the test file started (issue 22: one hook edit wrote `BASH_ENV` onto
+ * they were when the test file started (one hook edit once wrote `BASH_ENV` onto
  * `Object.prototype`, and every child process of the host inherited it). Checked: the intrinsics
  * of ../helpers/intrinsics.ts (the own keys of `Object.prototype`, `Array.prototype`,
  * `Function.prototype`, `String.prototype` and the other builtin prototypes, and what each holds;

@@ -1,12 +1,12 @@
 /**
- * The run-time option schemas (src/option-schemas.ts) and the option types name the same keys: a
+ * The run-time option schemas (src/options/schemas.ts) and the option types name the same keys: a
  * documented option missing there, or a key there the types do not have, fails to compile.
  */
 import type { DiscoverOptions } from "../../src/discovery/index.js";
-import type { LoadOptions } from "../../src/loader.js";
-import type { SandboxOptions } from "../../src/options.js";
-import type { RunnerOptions } from "../../src/runner.js";
-import { sandboxOptionsShape, SCHEMAS } from "../../src/option-schemas.js";
+import type { LoadOptions } from "../../src/runner/loader.js";
+import type { SandboxOptions } from "../../src/options/options.js";
+import type { RunnerOptions } from "../../src/runner/runner.js";
+import { sandboxOptionsShape, SCHEMAS } from "../../src/options/schemas.js";
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const sameKeys: [

@@ -1,0 +1,56 @@
+/**
+ * A command handler called with a context the caller built (`command.handler(args, ctx)`) uses
+ * that context, as in the original: its `ui`, `newSession`, `sessionManager`… While the command
+ * runs, the context is held here under a number the worker's command context sends with each of
+ * its calls (`scoped.call`, `scoped.post`, `scoped.sync`); the sandbox's bridge (`bridge/bridge.ts`)
+ * serves those calls over that context instead of the runner's.
+ */
+import type { BridgeSurface } from "./host-bridge.js";
+import type { HookCommandContext } from "../contract/types.js";
+
+/** The contexts of the commands running in one sandbox, each with what was built over it (once). */
+export class ScopedContexts<T> {
+  readonly #open = new Map<number, { ctx: HookCommandContext; built?: T }>();
+  #next = 1;
+
+  /** Hold `ctx` for a command about to run; returns the number its calls carry. */
+  open(ctx: HookCommandContext): number {
+    const id = this.#next++;
+    this.#open.set(id, { ctx });
+    return id;
+  }
+
+  /** The command returned: its context is no longer reachable. */
+  close(id: number): void {
+    this.#open.delete(id);
+  }
+
+  /** What `build` made over the context held under `id`; `method` names the call in the refusal. */
+  target(id: number, method: string, build: (ctx: HookCommandContext) => T): T {
+    const scope = this.#open.get(id);
+    if (!scope) throw new Error(`the context this command was given is no longer open (${method} was called after the command returned)`);
+    return (scope.built ??= build(scope.ctx));
+  }
+}
+
+/** The bridge's surface: what only the runner has from `base`, everything a context carries from `ctx`, read at call time. */
+export function scopedSurface(base: Pick<BridgeSurface, "sendMessage" | "appendEntry" | "log" | "cwd" | "getFlag" | "agent">, ctx: HookCommandContext): BridgeSurface {
+  return {
+    getFlag: base.getFlag,
+    agent: base.agent,
+    sendMessage: base.sendMessage,
+    appendEntry: base.appendEntry,
+    log: base.log,
+    cwd: base.cwd,
+    ui: () => ctx.ui,
+    sessionManager: ctx.sessionManager,
+    modelRegistry: ctx.modelRegistry,
+    isIdle: () => ctx.isIdle(),
+    hasQueuedMessages: () => ctx.hasQueuedMessages(),
+    abort: () => ctx.abort(),
+    waitForIdle: () => ctx.waitForIdle(),
+    newSession: (options) => ctx.newSession(options),
+    branch: (entryId) => ctx.branch(entryId),
+    navigateTree: (targetId, options) => ctx.navigateTree(targetId, options),
+  };
+}

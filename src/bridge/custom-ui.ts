@@ -1,0 +1,69 @@
+/**
+ * The host's side of `ctx.ui.custom(factory)` (worker/custom.mjs): the host UI's `custom()` gets a
+ * factory that returns a stand-in for the worker's component, rendered synchronously through the
+ * message-renderer path (so bounded by `renderTimeoutMs`, and a slow or broken component degrades
+ * to empty lines with a reported `HookError`, never a hung host). The TUI's `requestRender` is the
+ * only method of its `tui` a hook can reach; `done(value)` from the worker settles the call.
+ * Arguments arrive checked against the bridge table (`bridge/methods.ts`).
+ */
+import type { BridgeSurface } from "./host-bridge.js";
+import type { HookMessageRenderer } from "../contract/types.js";
+
+/** `done` values that came before the host UI called the factory, at most this many kept. */
+const MAX_EARLY = 64;
+
+/** The `ctx.ui.custom()` calls of one sandbox. */
+export class CustomUi {
+  readonly #shown = new Map<string, { tui: unknown; done: (value: unknown) => void }>();
+  readonly #early = new Map<string, unknown>();
+  readonly #renderer: (key: string) => HookMessageRenderer;
+  readonly #isolation: string;
+
+  /** `renderer` is the hook's renderer of a key, themed by the caller (src/bridge/render-theme.ts). */
+  constructor(renderer: (key: string) => HookMessageRenderer, isolation: string) {
+    this.#renderer = renderer;
+    this.#isolation = isolation;
+  }
+
+  /** `custom` `[key, options]`: shown by `surface`'s UI until the worker calls `done`. */
+  async show(surface: BridgeSurface, args: unknown[]): Promise<unknown> {
+    const [key, options] = args as [string, Record<string, unknown>];
+    const create = this.#renderer(key);
+    // The original's hook UI types `custom(factory)`; the extension UI adds `options` ({ overlay }), passed on.
+    const ui = surface.ui() as unknown as { custom(factory: unknown, options?: unknown): Promise<unknown> };
+    try {
+      return await ui.custom((tui: unknown, theme: unknown, done: (value: unknown) => void) => {
+        this.#shown.set(key, { tui, done });
+        if (this.#early.has(key)) {
+          const value = this.#early.get(key);
+          this.#early.delete(key);
+          queueMicrotask(() => done(value));
+        }
+        const component = create({ customType: key } as never, { expanded: false }, theme as never);
+        if (!component) {
+          throw new Error(this.#isolation !== "worker"
+            ? `ctx.ui.custom() needs synchronous rendering, which ${this.#isolation} mode does not have`
+            : "ctx.ui.custom(): the hook's component could not be shown (see the reported render error)");
+        }
+        return component;
+      }, options);
+    } finally {
+      this.#shown.delete(key);
+      this.#early.delete(key);
+    }
+  }
+
+  /** `custom.done` `[key, value]`. */
+  done(args: unknown[]): void {
+    const [key, value] = args as [string, unknown];
+    const entry = this.#shown.get(key);
+    if (entry) entry.done(value);
+    else if (this.#early.size < MAX_EARLY) this.#early.set(key, value);
+  }
+
+  /** `custom.tui` `[key, "requestRender"]`. */
+  requestRender(args: unknown[]): void {
+    const tui = this.#shown.get(args[0] as string)?.tui as { requestRender?: () => void } | undefined;
+    tui?.requestRender?.();
+  }
+}

@@ -1,0 +1,366 @@
+/**
+ * `hookbox/extension`: isolate a coding agent's extensions without replacing the agent. In pi
+ * (0.73.1) an extension is a factory the agent awaits; `isolate(paths, options)` returns one. It
+ * loads each module with `loadHooks` (each in its own worker, process or sandbox), then mirrors on
+ * the agent's real `pi` every event the adapter carries, forwarding each call to hookbox's
+ * `HookRunner` and returning its result to the agent's runner, which keeps its own ordering and
+ * combination rules. Tools, commands, flags and shortcuts are mirrored as data, and what they run
+ * runs isolated (src/extension/registrations.ts). What crosses and what is refused is one table:
+ * `worker/extension-members.mjs`.
+ */
+import { terminalText } from "../gates/terminal-text.js";
+import { Errors, type HookError, type HookErrorCode } from "../contract/errors.js";
+import type { LoadedHook } from "../runner/hook.js";
+import { loadExtensionModules, type LoadOptions } from "../runner/loader.js";
+import { resolvePath } from "../policy/paths.js";
+import { readIsolateConfig } from "./config.js";
+import { fileURLToPath } from "node:url";
+import { HookRunner } from "../runner/runner.js";
+import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
+import {
+  mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
+} from "./registrations.js";
+import { IsolatedHook } from "../runner/isolated-hook.js";
+import {
+  NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_REFUSED_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS,
+} from "../../worker/extension-members.mjs";
+import type { HookEvent } from "../contract/types.js";
+
+export type { AgentContext } from "./context.js";
+
+export interface IsolateOptions extends LoadOptions {
+  /**
+   * Modules (as given in `paths`, or their absolute paths) whose failure to load does not block
+   * tool calls. By default a module that did not load blocks every tool call (fail closed): a
+   * guard that failed to load must not let the model's `rm -rf` run unguarded.
+   */
+  optional?: string[];
+}
+
+/** The part of the agent's `ExtensionAPI` (pi 0.73.1) the adapter uses. */
+export interface AgentExtensionAPI extends AgentRegistrationAPI {
+  // `any`: pi's ExtensionAPI overloads `on` per event; this keeps it assignable to the parameter.
+  on(event: any, handler: any): void;
+  sendMessage(message: any, options?: any): void;
+  appendEntry(customType: string, data?: unknown): void;
+  registerMessageRenderer?(customType: string, renderer: (message: any, options: any, theme: any) => unknown): void;
+  // pi's agent members, reached by name through `AgentAccess` (src/bridge/agent-gate.ts gates them).
+  sendUserMessage?(content: any, options?: any): void;
+  setSessionName?(name: string): void;
+  getSessionName?(): string | undefined;
+  setLabel?(entryId: string, label: string | undefined): void;
+  getActiveTools?(): string[];
+  getAllTools?(): unknown[];
+  setActiveTools?(toolNames: string[]): void;
+  getCommands?(): unknown[];
+  setModel?(model: any): Promise<boolean>;
+  getThinkingLevel?(): string;
+  setThinkingLevel?(level: any): void;
+}
+
+/**
+ * Which line of agents `pi` (the agent's ExtensionAPI) comes from: `omp` for oh-my-pi and xcsh,
+ * whose API injects the agent's own module as `pi.pi` (as the seed's HookAPI does), else `pi`.
+ * It decides which events cross: the omp line also has the seed's hook events pi lacks
+ * (`OMP_RESULT_EVENTS`, `OMP_NOTIFY_EVENTS`), which legacy `--hook` modules use.
+ */
+export function agentLine(pi: object): "omp" | "pi" {
+  const own = (pi as { pi?: unknown }).pi;
+  return typeof own === "object" && own !== null ? "omp" : "pi";
+}
+
+/**
+ * The events the adapter mirrors in an agent of `line`: those whose result the agent uses, and
+ * those it only notifies; and the agent's events it refuses by name, with why. The oh-my-pi line
+ * has the seed's events pi lacks, lacks a few of pi's, and has events of its own hookbox refuses.
+ */
+export function carriedEvents(line: "omp" | "pi"): { results: readonly string[]; notified: readonly string[]; refused: Readonly<Record<string, string>> } {
+  if (line === "pi") return { results: RESULT_EVENTS, notified: NOTIFY_EVENTS, refused: REFUSED_EVENTS };
+  const has = (event: string) => !(PI_ONLY_EVENTS as readonly string[]).includes(event);
+  return {
+    results: [...RESULT_EVENTS, ...OMP_RESULT_EVENTS].filter(has),
+    notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS].filter(has),
+    refused: { ...REFUSED_EVENTS, ...OMP_REFUSED_EVENTS },
+  };
+}
+type Carried = ReturnType<typeof carriedEvents>;
+
+/** An extension factory, as the agent awaits it. */
+export type IsolatedExtension = (pi: AgentExtensionAPI) => Promise<void>;
+
+interface Unloaded { path: string; code: HookErrorCode; error: string }
+
+/**
+ * The extension factory that loads `paths` isolated. Paths resolve like `loadHooks` paths (against
+ * the agent's working directory; `~` is the home folder); options are `loadHooks`' plus `optional`.
+ * The factory resolves when every module has loaded (or failed to) and every event is mirrored.
+ */
+export function isolate(paths: string[], options: IsolateOptions = {}): IsolatedExtension {
+  if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string")) throw new TypeError("isolate: paths must be an array of module paths (strings)");
+  const { optional = [], ...loadOptions } = options;
+  if (!Array.isArray(optional) || optional.some((p) => typeof p !== "string")) throw new TypeError("isolate: optional must be an array of module paths (strings)");
+  return async (pi) => {
+    const cwd = process.cwd();
+    const carried = carriedEvents(agentLine(pi));
+    const loaded = await loadExtensionModules(paths, cwd, loadOptions);
+    const unloaded: Unloaded[] = loaded.errors.map(({ path, code, error }) => ({ path, code, error }));
+    const hooks: LoadedHook[] = [];
+    const taken = new Set<string>();
+    for (const hook of loaded.hooks) {
+      const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken);
+      if (!refusal) { hooks.push(hook); continue; }
+      unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
+      await hook.dispose?.();
+    }
+    const isOptional = (path: string) => optional.includes(path) || optional.some((o) => resolvePath(o, cwd) === resolvePath(path, cwd));
+    new Mirror(pi, hooks, cwd, unloaded, isOptional, carried).install();
+  };
+}
+
+/**
+ * The extension factory for the modules and options a JSON config file names (src/extension/config.ts):
+ * `export default isolateConfig("./isolated.json")`. A relative `file` resolves against the
+ * agent's working directory, like `isolate`'s paths (pass `new URL("../isolated.json", import.meta.url)`
+ * for the file beside yours); the modules' paths resolve against the JSON file's folder. The file is
+ * read when the agent loads the factory. A file that is missing or wrong loads nothing and blocks
+ * every tool call (fail closed), reported through the agent's error path naming the file and the field.
+ */
+export function isolateConfig(file: string | URL): IsolatedExtension {
+  const given = file instanceof URL ? fileURLToPath(file) : file;
+  if (typeof given !== "string") throw new TypeError("isolateConfig: file must be a path (string) or a file: URL");
+  return async (pi) => {
+    const where = resolvePath(given, process.cwd());
+    let config: ReturnType<typeof readIsolateConfig>;
+    try {
+      config = readIsolateConfig(where);
+    } catch (err) {
+      // The message may quote a key or value from the file: it passes the terminal-text gate.
+      const unloaded = [{ path: where, code: "load_failed" as const, error: terminalText((err as Error).message, { colors: false }) }];
+      new Mirror(pi, [], process.cwd(), unloaded, () => false, carriedEvents(agentLine(pi))).install();
+      return;
+    }
+    await isolate(config.paths, config.options)(pi);
+  };
+}
+
+/** What a loaded module registered that the adapter cannot carry, as a message; undefined when all of it crosses. */
+function refusedRegistration(hook: LoadedHook, carried: Carried): string | undefined {
+  for (const [event, list] of hook.handlers) {
+    if (list.length > 0 && Object.hasOwn(carried.refused, event)) return `pi.on("${event}") is refused by hookbox/extension: ${carried.refused[event]}`;
+    if (list.length > 0 && !isCarried(event, carried)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
+  }
+  if (hook.messageRenderers.size > 0 && hook.sandbox?.options.isolation !== "worker") return `pi.registerMessageRenderer is refused by hookbox/extension: ${RENDERER_NEEDS_WORKER}`;
+  return undefined;
+}
+
+/** Why a renderer crosses in worker mode only. */
+export const RENDERER_NEEDS_WORKER = "the agent's terminal calls a renderer's render(width) synchronously, which only worker isolation answers (shared memory); "
+  + "in process and sandbox isolation the message would render by default";
+
+/** `value` as plain data (what JSON keeps of it), or undefined when it is not serializable. */
+function asData(value: unknown): unknown {
+  try {
+    return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+  } catch {
+    return undefined;
+  }
+}
+
+function isCarried(event: string, carried: Carried): boolean {
+  return carried.results.includes(event) || carried.notified.includes(event);
+}
+
+/** One isolate() instance inside the agent: the runner over its modules and the handlers mirrored on the agent's `pi`. */
+class Mirror {
+  readonly #pi: AgentExtensionAPI;
+  readonly #runner: HookRunner;
+  readonly #live = new LiveAgentContext();
+  readonly #unloaded: Unloaded[];
+  readonly #blocking: Unloaded[];
+  readonly #isOptional: (path: string) => boolean;
+  readonly #carried: Carried;
+  /** What each module's tools, commands, flags and shortcuts were when mirrored (`kind:name`). */
+  readonly #mirrored = new Map<string, Set<string>>();
+  readonly #renderers = new Set<string>();
+  /** Each module's registrations (its manifest, replaced whenever it changes) as last checked after an event. */
+  readonly #checked = new WeakMap<LoadedHook, unknown>();
+  #initialized = false;
+  #reportedUnloaded = false;
+  #disposed = false;
+
+  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried) {
+    this.#pi = pi;
+    this.#carried = carried;
+    this.#unloaded = unloaded;
+    this.#isOptional = isOptional;
+    this.#blocking = unloaded.filter((u) => !isOptional(u.path));
+    this.#runner = new HookRunner(hooks, cwd, this.#live.sessionManager, this.#live.modelRegistry);
+    this.#runner.onError((e) => this.#report(e));
+  }
+
+  install(): void {
+    for (const event of [...this.#carried.results, ...this.#carried.notified]) {
+      this.#pi.on(event, (payload: HookEvent & Record<string, unknown>, ctx: AgentContext) => this.#forward(event, payload, ctx));
+    }
+    const deps = {
+      enter: (ctx: AgentContext) => { this.#live.set(ctx); this.#initialize(ctx); },
+      report: (e: HookError) => this.#report(e),
+      commandContext: (ctx: AgentContext & Record<string, any>) => ({
+        ...this.#runner.createCommandContext(),
+        waitForIdle: () => ctx.waitForIdle(),
+        newSession: (options: any) => ctx.newSession(options),
+        branch: (entryId: string) => ctx.fork(entryId),
+        navigateTree: (targetId: string, options: any) => ctx.navigateTree(targetId, options),
+      }),
+    };
+    for (const hook of this.#runner.getHooks()) {
+      this.#mirrored.set(hook.path, new Set(registrationKeys(hook)));
+      if (hook instanceof IsolatedHook) mirrorRegistrations(this.#pi, hook, deps);
+    }
+    this.#mirrorRenderers();
+  }
+
+  /**
+   * Each message renderer a module registered (worker isolation: `refusedRegistration`), on the
+   * agent's `pi`: the agent's TUI gets hookbox's component stand-in (render(width) → lines, bounded
+   * and gated by src/isolation/render-guard.ts). Renderers registered after load are mirrored at the
+   * next event pi forwards.
+   */
+  #mirrorRenderers(): void {
+    const register = this.#pi.registerMessageRenderer;
+    if (typeof register !== "function") return;
+    for (const hook of this.#runner.getHooks()) {
+      if (this.#unloaded.some((u) => u.path === hook.path)) continue;
+      for (const type of hook.messageRenderers.keys()) {
+        if (this.#renderers.has(type)) continue;
+        this.#renderers.add(type);
+        register.call(this.#pi, type, (message: unknown, options: unknown, theme: unknown) =>
+          this.#runner.getMessageRenderer(type)?.(message as never, options as never, theme as never));
+      }
+    }
+  }
+
+  async #forward(type: string, event: HookEvent & Record<string, unknown>, ctx: AgentContext): Promise<unknown> {
+    this.#live.set(ctx);
+    this.#initialize(ctx);
+    if (type === "tool_call" && this.#blocking.length > 0) return { block: true, reason: this.#blockReason() };
+    if (this.#disposed) return undefined;
+    const result = this.#runner.hasHandlers(type) ? await this.#emit(type, event) : undefined;
+    this.#afterRegistrationsChanged();
+    if (type === "session_shutdown") {
+      this.#disposed = true;
+      await this.#runner.dispose();
+    }
+    // Why a throw: it reaches the agent's own error path (pi's runner reports it by the extension's
+    // path), after the loaded modules got the event.
+    if (type === "session_start" && this.#unloaded.length > 0 && !this.#reportedUnloaded) {
+      this.#reportedUnloaded = true;
+      throw new Error(`hookbox: ${this.#unloaded.map((u) => `${u.path} did not load (${u.code}): ${u.error}`).join("; ")}`
+        + (this.#blocking.length > 0 ? "; every tool call is blocked (fail closed)" : ""));
+    }
+    return result;
+  }
+
+  async #emit(type: string, event: HookEvent & Record<string, unknown>): Promise<unknown> {
+    switch (type) {
+      case "tool_call":
+        return this.#runner.emitToolCall(event as Parameters<HookRunner["emitToolCall"]>[0]);
+      case "context": {
+        const messages = event.messages as Parameters<HookRunner["emitContext"]>[0];
+        const out = await this.#runner.emitContext(messages);
+        return out === messages ? undefined : { messages: out };
+      }
+      case "before_agent_start": {
+        // The module gets the prompt, images, system prompt and the options pi built it from
+        // (BuildSystemPromptOptions: plain data, cwd, tools, context files, skills) as data; its
+        // result's `systemPrompt` (chained across handlers) goes back to pi.
+        const { prompt, images, systemPrompt, systemPromptOptions } = event as Record<string, unknown>;
+        return this.#runner.emit({ type, prompt, images, systemPrompt, systemPromptOptions: asData(systemPromptOptions) } as unknown as HookEvent);
+      }
+      default: {
+        const result = await this.#runner.emit(event);
+        return this.#carried.results.includes(type) ? result : undefined;
+      }
+    }
+  }
+
+  /**
+   * After an event, only for the modules whose registrations changed since the last look (their
+   * manifest is replaced when they register more; a module that did not is not walked again on
+   * every event): what cannot cross is refused, and renderers registered after load are mirrored.
+   */
+  #afterRegistrationsChanged(): void {
+    const changed = this.#runner.getHooks().filter((hook) => {
+      const now = hook instanceof IsolatedHook ? hook.registrations : undefined;
+      if (now !== undefined && this.#checked.get(hook) === now) return false;
+      this.#checked.set(hook, now);
+      return true;
+    });
+    if (changed.length === 0) return;
+    this.#refuseLate(changed);
+    this.#mirrorRenderers();
+  }
+
+  /**
+   * A registration made after load that cannot cross (a refused event, a command, a renderer) is
+   * refused as a load would be: reported once, and that module then blocks every tool call.
+   */
+  #refuseLate(hooks: readonly LoadedHook[]): void {
+    for (const hook of hooks) {
+      if (this.#unloaded.some((u) => u.path === hook.path)) continue;
+      const refusal = refusedRegistration(hook, this.#carried) ?? this.#unmirrored(hook);
+      if (!refusal) continue;
+      // The refusal may quote a name the module chose: HookFailure's message passes the terminal-text gate.
+      const late: Unloaded = { path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, `${refusal} (registered after load)`).message };
+      this.#unloaded.push(late);
+      if (!this.#isOptional(hook.path)) this.#blocking.push(late);
+      this.#report({ hookPath: hook.path, event: "load", code: "load_failed", error: late.error });
+    }
+  }
+
+  /** A tool, command, flag or shortcut registered after load: the agent's lists were made at load. */
+  #unmirrored(hook: LoadedHook): string | undefined {
+    const mirrored = this.#mirrored.get(hook.path);
+    const late = registrationKeys(hook).find((key) => !mirrored?.has(key));
+    if (late === undefined) return undefined;
+    const kind = late.slice(0, late.indexOf(":"));
+    return `a ${kind} registered after load ("${late.slice(kind.length + 1)}") is refused by hookbox/extension: tools, commands, flags and shortcuts cross when the module's factory registers them`;
+  }
+
+  #initialize(ctx: AgentContext): void {
+    if (this.#initialized) return;
+    this.#initialized = true;
+    const live = this.#live;
+    this.#runner.initialize({
+      getModel: () => live.current?.model,
+      sendMessageHandler: (message, options) => this.#pi.sendMessage(message, options),
+      appendEntryHandler: (customType, data) => this.#pi.appendEntry(customType, data),
+      isIdle: () => live.require().isIdle(),
+      abort: () => live.require().abort(),
+      hasQueuedMessages: () => live.require().hasPendingMessages(),
+      uiContext: live.ui,
+      hasUI: Boolean(ctx.hasUI),
+      // pi's getFlag answers this extension's flags; each module reads only the flags it registered.
+      getFlagHandler: (hookPath, name) => (registeredFlag(this.#runner.getHooks(), hookPath, name) ? this.#pi.getFlag(name) : undefined),
+      agent: agentAccess(this.#pi as unknown as Record<string, any>, live),
+    });
+  }
+
+  #blockReason(): string {
+    const names = this.#blocking.map((u) => `${u.path} (${u.code})`).join(", ");
+    return terminalText(`hookbox: blocked because isolated extension ${names} did not load (fail closed)`, { colors: false });
+  }
+
+  /** A fault of an isolated module: the agent's UI when it has one, else stderr as pi prints extension errors. */
+  #report(e: HookError): void {
+    const line = `hookbox: ${e.hookPath}: ${e.code} in ${e.event}: ${e.error}`;
+    const ctx = this.#live.current;
+    try {
+      if (ctx?.hasUI) { ctx.ui.notify(line, "error"); return; }
+    } catch { /* the agent's UI is gone: fall back to stderr */ }
+    console.error(`Extension error (${e.hookPath}): ${line}`);
+  }
+}
+
+/** Every member of the agent's ExtensionAPI the adapter refuses, with why (for docs and tests). */
+export const refusedMembers: Readonly<Record<string, string>> = REFUSED_MEMBERS;

@@ -1,0 +1,178 @@
+/**
+ * What an isolated pi extension registers besides event handlers (tools, commands, flags,
+ * shortcuts), mirrored on the agent's real `pi` as data; what they run (a tool's `execute`, a
+ * command's handler and completions, a shortcut's handler) runs in the module's worker. Every
+ * name is gated (src/contract/protocol.ts, and here for commands), every text the agent shows passes the
+ * terminal-text gate, and every answer is checked with zod before it reaches the agent.
+ */
+import { z } from "zod";
+import { Errors, HookFailure, type HookError } from "../contract/errors.js";
+import type { AgentContext } from "./context.js";
+import type { LoadedHook } from "../runner/hook.js";
+import { keySafe } from "../gates/safe-keys.js";
+import { describeIssues, toolResult } from "../contract/schemas.js";
+import { terminalText } from "../gates/terminal-text.js";
+import type { HookCommandContext } from "../contract/types.js";
+import { IsolatedHook } from "../runner/isolated-hook.js";
+import { LIMITS, NAME_PATTERNS } from "../../worker/wire.mjs";
+
+/** The members of the agent's `ExtensionAPI` (pi 0.73.1) the registrations use. */
+export interface AgentRegistrationAPI {
+  registerTool(tool: any): void;
+  registerCommand(name: string, options: any): void;
+  registerFlag(name: string, options: any): void;
+  getFlag(name: string): boolean | string | undefined;
+  registerShortcut(shortcut: any, options: any): void;
+}
+
+/** pi's built-in tools (0.73.1): an isolated module's tool does not replace one. */
+export const BUILT_IN_TOOLS: readonly string[] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+
+const toolAnswer = keySafe(toolResult);
+const completionsAnswer = keySafe(z.array(z.strictObject({
+  value: z.string().max(LIMITS.maxText), label: z.string().max(LIMITS.maxText), description: z.string().max(LIMITS.maxText).optional(),
+})).max(LIMITS.maxOptions).nullable());
+
+/** What the mirrored functions need from the adapter (src/extension/adapter.ts). */
+export interface MirrorDeps {
+  /** The agent called in with this context: make it the live one (and initialize the runner). */
+  enter(ctx: AgentContext): void;
+  /** A fault of an isolated module, reported as the adapter reports faults. */
+  report(e: HookError): void;
+  /** hookbox's command context over the agent's command context `ctx`. */
+  commandContext(ctx: AgentContext & Record<string, any>): HookCommandContext;
+}
+
+/** Each registration of a module, as `kind:name` (what was mirrored, to refuse what comes after load). */
+export function registrationKeys(hook: LoadedHook): string[] {
+  if (!(hook instanceof IsolatedHook)) return [...hook.commands.keys()].map((n) => `command:${n}`);
+  const r = hook.registrations;
+  return [
+    ...(r.tools ?? []).map((t) => `tool:${t.name}`), ...r.commands.map((c) => `command:${c.name}`),
+    ...(r.flags ?? []).map((f) => `flag:${f.name}`), ...(r.shortcuts ?? []).map((s) => `shortcut:${s.key}`),
+  ];
+}
+
+/**
+ * Why a module's registrations cannot be mirrored, or undefined: a tool named as one of the
+ * agent's built-in tools or as an earlier module's, a command name the agent could not show
+ * safely, or a name an earlier module took. `taken`: the keys of the modules before it (filled in).
+ */
+export function registrationRefusal(hook: LoadedHook, taken: Set<string>): string | undefined {
+  for (const key of registrationKeys(hook)) {
+    const [kind, name] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)];
+    if (kind === "tool" && BUILT_IN_TOOLS.includes(name)) return `pi.registerTool("${name}") is refused by hookbox/extension: an isolated module does not replace the agent's built-in tool "${name}"`;
+    if (kind === "command" && !NAME_PATTERNS.command.test(name)) return `pi.registerCommand(${JSON.stringify(name).slice(0, 80)}) is refused by hookbox/extension: a command name is 1 to 64 letters, digits, :, ., _ or -`;
+    if (taken.has(key)) return `pi.${kindMember[kind]}("${name}") is refused by hookbox/extension: another isolated module registered it first`;
+  }
+  for (const key of registrationKeys(hook)) taken.add(key);
+  return undefined;
+}
+
+const kindMember: Record<string, string> = { tool: "registerTool", command: "registerCommand", flag: "registerFlag", shortcut: "registerShortcut" };
+
+const line = (text: string) => terminalText(text);
+const lines = (text: string) => terminalText(text, { multiline: true });
+const withText = <T extends { content: Array<{ type: string; text?: string }> }>(result: T): T =>
+  ({ ...result, content: result.content.map((part) => (part.type === "text" && typeof part.text === "string" ? { ...part, text: lines(part.text) } : part)) });
+
+/**
+ * The error the agent gets for a failed isolated call: pi turns a tool's throw into an error
+ * result the model reads, and reports a command's or shortcut's. Every fault but the module's own
+ * throw is also reported (as the adapter reports event faults).
+ */
+function failed(err: unknown, deps: MirrorDeps): Error {
+  if (!(err instanceof HookFailure)) return err instanceof Error ? err : new Error(String(err));
+  if (err.code !== "handler_threw") deps.report(err.toHookError());
+  return new Error(`hookbox: ${err.hookPath} failed (${err.code}) in ${err.event}: ${err.message}`);
+}
+
+/** Register on the agent's `pi` what the module registered; its functions run in the worker. */
+export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook, deps: MirrorDeps): void {
+  const r = hook.registrations;
+  for (const spec of r.tools ?? []) {
+    const event = `tool ${spec.name}`;
+    pi.registerTool({
+      name: spec.name,
+      label: line(spec.label),
+      description: lines(spec.description),
+      parameters: spec.parameters,
+      ...(spec.promptSnippet === undefined ? {} : { promptSnippet: line(spec.promptSnippet) }),
+      ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: spec.promptGuidelines.map(line) }),
+      ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
+      execute: async (toolCallId: string, params: unknown, signal: AbortSignal | undefined, onUpdate: ((partial: unknown) => void) | undefined, ctx: AgentContext) => {
+        deps.enter(ctx);
+        let raw: unknown;
+        try {
+          // The bridge's table checked each partial result (tool.update) before it gets here.
+          raw = await hook.runTool(spec.name, String(toolCallId), params, signal, (partial) => onUpdate?.(withText(partial as z.infer<typeof toolResult>)), ctx);
+        } catch (err) {
+          throw failed(err, deps);
+        }
+        const parsed = toolAnswer.safeParse(raw);
+        if (!parsed.success) throw failed(Errors.invalidResult(hook.path, event, describeIssues(parsed.error)), deps);
+        return withText(parsed.data);
+      },
+    });
+  }
+  for (const command of r.commands) {
+    const run = hook.commands.get(command.name);
+    pi.registerCommand(command.name, {
+      ...(command.description === undefined ? {} : { description: line(command.description) }),
+      ...(command.completions ? { getArgumentCompletions: (prefix: string) => completions(hook, command.name, prefix, deps) } : {}),
+      handler: async (args: string, ctx: AgentContext & Record<string, any>) => {
+        deps.enter(ctx);
+        try {
+          await run?.handler(String(args), deps.commandContext(ctx));
+        } catch (err) {
+          throw failed(err, deps);
+        }
+      },
+    });
+  }
+  for (const flag of r.flags ?? []) {
+    pi.registerFlag(flag.name, {
+      type: flag.type,
+      ...(flag.description === undefined ? {} : { description: line(flag.description) }),
+      ...(flag.default === undefined ? {} : { default: flag.default }),
+    });
+  }
+  for (const shortcut of r.shortcuts ?? []) {
+    pi.registerShortcut(shortcut.key, {
+      ...(shortcut.description === undefined ? {} : { description: line(shortcut.description) }),
+      handler: async (ctx: AgentContext) => {
+        deps.enter(ctx);
+        try {
+          await hook.runShortcut(shortcut.key, ctx);
+        } catch (err) {
+          throw failed(err, deps);
+        }
+      },
+    });
+  }
+}
+
+/** A command's completions from the worker, checked; a failure is reported and the agent gets none (null). */
+async function completions(hook: IsolatedHook, name: string, prefix: string, deps: MirrorDeps): Promise<unknown> {
+  const event = `completions of /${name}`;
+  let raw: unknown;
+  try {
+    raw = await hook.completions(name, String(prefix));
+  } catch (err) {
+    const failure = err instanceof HookFailure ? err : Errors.handlerThrew(hook.path, event, String(err));
+    deps.report(failure.toHookError());
+    return null;
+  }
+  const parsed = completionsAnswer.safeParse(raw);
+  if (!parsed.success) {
+    deps.report(Errors.invalidResult(hook.path, event, describeIssues(parsed.error)).toHookError());
+    return null;
+  }
+  return parsed.data?.map((item) => ({ value: line(item.value), label: line(item.label), ...(item.description === undefined ? {} : { description: line(item.description) }) })) ?? null;
+}
+
+/** Whether the module at `hookPath` registered the flag `name` (pi's getFlag answers only an extension's own flags). */
+export function registeredFlag(hooks: readonly LoadedHook[], hookPath: string, name: string): boolean {
+  const hook = hooks.find((h) => h.path === hookPath);
+  return hook instanceof IsolatedHook && (hook.registrations.flags ?? []).some((f) => f.name === name);
+}

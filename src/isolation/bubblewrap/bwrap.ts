@@ -1,0 +1,239 @@
+/**
+ * `isolation: "sandbox"`: each hook's child process starts inside bubblewrap (`bwrap`). New user,
+ * pid, ipc, uts, mount and network namespaces; all capabilities dropped; an unprivileged uid; a
+ * filesystem of read-only binds of only what the hook needs; a private /tmp and home; a clean
+ * environment; stdin /dev/null; no descriptors but the channel's. Where it cannot be built, the
+ * hook does not load (`load_failed`): never less isolation than asked for.
+ *
+ * Launch chain: host -> bash (host side: joins the sandbox's cgroups or sets its resource limits,
+ * closes every inherited descriptor above 5, opens the seccomp filter, then execs) -> bwrap -> node.
+ * Every sandbox, a hook's and each `pi.exec` program's, runs under the seccomp filter of
+ * ./seccomp.ts and the memory and process bounds of ./cgroups.ts; a program shares its hook's.
+ * macOS would need a `sandbox-exec` profile; not built.
+ */
+import { execFileSync } from "node:child_process";
+import { closeSync, existsSync, openSync, realpathSync } from "node:fs";
+import { ADDRESS_SPACE_ALLOWANCE_MB, findCgroupHost, SANDBOX_MAX_TASKS, weakerBounds, type Bounds, type CgroupHost, type SandboxGroups } from "./cgroups.js";
+import type { Launcher } from "../process-endpoint.js";
+import { launcherEnv } from "../../../worker/child-env.mjs";
+import { findOnPath } from "../../policy/runtime.js";
+import { seccompFilter } from "./seccomp.js";
+
+/** One bind into the sandbox. */
+export interface Bind {
+  src: string;
+  /** Where it appears inside; default the same path. */
+  dest?: string;
+  writable?: boolean;
+}
+
+/** What one sandbox is made of (a hook's process, or one `pi.exec` program). */
+export interface SandboxSpec {
+  /** Host paths bound read-only at the same path (missing ones are skipped). */
+  readOnly: string[];
+  /** More binds, e.g. the network proxy's unix socket (see the network allow-list). */
+  extraBinds?: Bind[];
+  /** The hook's cleaned environment; HOME and TMPDIR are replaced by the sandbox's own. */
+  env: Record<string, string | undefined>;
+  /** Variables set after `env` (e.g. the proxy's address). */
+  extraEnv?: Record<string, string>;
+  /** Working directory inside; must be bound. */
+  chdir: string;
+  /** Memory bound of the whole sandbox in MiB (cgroup), or of each process in it (RLIMIT_DATA); also each tmpfs's size. */
+  memoryMb: number;
+  /** Host paths hidden under an empty tmpfs when a bind above would show them (other hooks' proxy sockets). */
+  masks?: string[];
+}
+
+/** The uid and gid the hook runs as inside (the kernel's overflow id: owns nothing). */
+const SANDBOX_ID = "65534";
+/** The empty, private home inside. */
+export const SANDBOX_HOME = "/home/hook";
+const BASH = "/bin/bash";
+/** Why: no startup file of the host's user runs in the launcher (its environment holds no BASH_ENV or ENV: worker/child-env.mjs launcherEnv). */
+const BASH_FLAGS = ["--noprofile", "--norc"];
+
+/**
+ * `bounds`: which mechanism bounds memory and processes here (./cgroups.ts); `weaker` says why a
+ * cgroup is not used, for the load report. `memory` is the older summary of `bounds.memory`.
+ */
+export type Availability =
+  | { ok: true; memory: "cgroup" | "rlimit"; bounds: Bounds; weaker?: string; seccomp: string }
+  | { ok: false; reason: string };
+let availability: Availability | undefined;
+let cgroups: CgroupHost | undefined;
+/** bwrap options that appeared in 0.8 (`--disable-userns`) or later than the oldest supported one (`--size`). */
+let bwrapHas = { disableUserns: false, size: false };
+/** The descriptor the launcher opens the seccomp filter on (the first one above the channel's). */
+const SECCOMP_FD = "6";
+
+/**
+ * Whether a sandbox can be built here, and if not, what to install or enable. Checked once, by
+ * starting a real (empty) sandbox. Tests use it to skip where the sandbox cannot exist.
+ */
+export function sandboxAvailability(): Availability {
+  if (availability) return availability;
+  availability = probe();
+  return availability;
+}
+
+function probe(): Availability {
+  if (process.platform !== "linux") {
+    return { ok: false, reason: `isolation "sandbox" needs Linux with bubblewrap (this is ${process.platform}; on macOS a sandbox-exec profile would be needed, which hookbox does not ship)` };
+  }
+  const bwrap = findOnPath("bwrap");
+  if (!bwrap) return { ok: false, reason: `isolation "sandbox" needs bubblewrap: install it (e.g. "apt-get install bubblewrap")` };
+  if (!existsSync(BASH)) return { ok: false, reason: `isolation "sandbox" needs ${BASH} on the host to start the sandbox` };
+  const filter = seccompFilter();
+  if ("reason" in filter) return { ok: false, reason: filter.reason };
+  try {
+    const help = execFileSync(bwrap, ["--help"], { encoding: "utf8", stdio: "pipe", timeout: 10_000, env: launcherEnv() });
+    bwrapHas = { disableUserns: help.includes("--disable-userns"), size: /--size\b/.test(help) };
+  } catch { /* an old bwrap: neither option */ }
+  const fd = openSync(filter.path, "r");
+  try {
+    // Why with the filter: a kernel or bwrap that cannot apply it fails here, not at a hook's load.
+    execFileSync(bwrap, ["--unshare-user", "--unshare-pid", "--unshare-net", ...(bwrapHas.disableUserns ? ["--disable-userns"] : []), "--ro-bind", "/", "/", "--seccomp", "3", "true"], { stdio: ["ignore", "pipe", "pipe", fd], timeout: 10_000, env: launcherEnv() });
+  } catch (err) {
+    const said = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim();
+    return { ok: false, reason: `bubblewrap cannot create namespaces here (${said}): enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or user.max_user_namespaces > 0)` };
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    runtimeFiles(BASH);
+  } catch (err) {
+    return { ok: false, reason: `isolation "sandbox" needs ldd to list the hook runtime's shared libraries (${(err as Error).message})` };
+  }
+  cgroups = findCgroupHost();
+  const { bounds } = cgroups;
+  const weaker = weakerBounds(cgroups);
+  return { ok: true, memory: bounds.memory === "rlimit" ? "rlimit" : "cgroup", bounds, ...(weaker ? { weaker } : {}), seccomp: filter.path };
+}
+
+const runtimeFileLists = new Map<string, string[]>();
+/** A runtime's binary (the hook's node: src/policy/runtime.ts) and the shared libraries it loads (ldd), which every sandbox needs. */
+export function runtimeFiles(program: string): string[] {
+  let files = runtimeFileLists.get(program);
+  if (files) return files;
+  const out = execFileSync("ldd", [program], { encoding: "utf8", env: launcherEnv() });
+  files = [program, ...[...out.matchAll(/(\/\S+)/g)].map((m) => m[1]!)];
+  runtimeFileLists.set(program, files);
+  return files;
+}
+
+/** bwrap's arguments for `spec`, up to and excluding the command. */
+export function bwrapArgs(spec: SandboxSpec): string[] {
+  const args = [
+    "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
+    // Why --new-session: no TIOCSTI into the user's terminal. --die-with-parent: the host's death ends it.
+    "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--uid", SANDBOX_ID, "--gid", SANDBOX_ID,
+    "--clearenv",
+    // Mounts first, binds after: a tmpfs mounted later would hide binds below it.
+    "--proc", "/proc", "--dev", "/dev", ...tmpfs(spec, "/tmp"), ...tmpfs(spec, SANDBOX_HOME),
+    // Why both: the seccomp filter (./seccomp.ts) refuses new user namespaces; bwrap >= 0.8 also stops them by its own means.
+    ...(bwrapHas.disableUserns ? ["--disable-userns"] : []), "--seccomp", SECCOMP_FD,
+  ];
+  for (const path of new Set(spec.readOnly)) {
+    if (!existsSync(path)) continue;
+    // Why realpath as the source: a symlinked path is bound as what it points to, at its own name.
+    args.push("--ro-bind", realpathSync(path), path);
+  }
+  // Why after the policy's binds: a granted folder above them (e.g. /tmp) must not show other hooks' sockets.
+  for (const m of masks(spec)) args.push("--tmpfs", m);
+  for (const b of spec.extraBinds ?? []) args.push(b.writable ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
+  const env = { ...spec.env, HOME: SANDBOX_HOME, TMPDIR: "/tmp", ...spec.extraEnv };
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) args.push("--setenv", k, v);
+  // Why: the skeleton bwrap builds (folders above the binds) would be writable, though private.
+  args.push("--remount-ro", "/", "--chdir", spec.chdir);
+  return args;
+}
+
+/** A private tmpfs at `dest`, its size bounded by the sandbox's memory where bwrap can say so (its pages count in the cgroup too). */
+function tmpfs(spec: SandboxSpec, dest: string): string[] {
+  return [...(bwrapHas.size ? ["--size", String(spec.memoryMb * 1024 * 1024)] : []), "--tmpfs", dest];
+}
+
+/** The masked paths that a bound path would show (a mask below no bind is not needed, and bwrap could not mount it). */
+function masks(spec: SandboxSpec): string[] {
+  const bound = [...spec.readOnly, ...(spec.extraBinds ?? []).map((b) => b.dest ?? b.src)].filter((p) => existsSync(p));
+  return (spec.masks ?? []).filter((m) => existsSync(m) && bound.some((b) => m.startsWith(`${b.replace(/\/+$/, "")}/`)));
+}
+
+/**
+ * The host-side prologue: join the sandbox's cgroups (`$1`, `$2`, each may be empty), or set its
+ * resource limits (`$3` RLIMIT_DATA KiB, `$4` RLIMIT_AS KiB, `$5` RLIMIT_NPROC, each may be empty),
+ * make itself the OOM killer's first choice (`$6`, for `pi.exec` programs), close every descriptor
+ * above 5 that the host inherited without close-on-exec, open the seccomp filter (`$7`) on fd 6
+ * for `bwrap --seccomp 6` (which reads and closes it), then exec bwrap.
+ */
+const PROLOGUE = [
+  // Why exit on failure: a sandbox without its bounds or its filter must not start.
+  'for g in "$1" "$2"; do if [ -n "$g" ]; then echo $$ > "$g" || exit 97; fi; done',
+  'if [ -n "$3" ]; then ulimit -d "$3" || exit 97; fi',
+  'if [ -n "$4" ]; then ulimit -v "$4" || exit 97; fi',
+  'if [ -n "$5" ]; then ulimit -u "$5" || exit 97; fi',
+  'if [ -n "$6" ]; then echo "$6" > /proc/self/oom_score_adj || exit 97; fi',
+  'filter=$7',
+  "shift 7",
+  'for p in /proc/$$/fd/*; do n=${p##*/}; if [ "$n" -gt 5 ]; then eval "exec $n>&-" 2>/dev/null; fi; done',
+  `exec ${SECCOMP_FD}<"$filter" || exit 96`,
+  'exec "$@"',
+].join("\n");
+
+/** The bash command line that starts `argv` in a sandbox of `spec` bounded by `groups` (or by resource limits where `bounds` says). */
+function launch(spec: SandboxSpec, bounds: Bounds, groups: SandboxGroups | undefined, argv: string[], oomScoreAdj = ""): { command: string; args: string[]; env: Record<string, string> } {
+  const avail = sandboxAvailability();
+  if (!avail.ok) throw new Error(avail.reason);
+  const procs = groups?.procs ?? [];
+  const rlimitMemory = bounds.memory === "rlimit";
+  const rlimitTasks = bounds.processes === "rlimit";
+  return {
+    command: BASH,
+    args: [...BASH_FLAGS, "-c", PROLOGUE, "hookbox-sandbox", procs[0] ?? "", procs[1] ?? "",
+      rlimitMemory ? String(spec.memoryMb * 1024) : "", rlimitMemory ? String((spec.memoryMb + ADDRESS_SPACE_ALLOWANCE_MB) * 1024) : "",
+      rlimitTasks ? String(SANDBOX_MAX_TASKS) : "", oomScoreAdj, avail.seccomp,
+      "bwrap", ...bwrapArgs(spec), "--", ...argv],
+    env: launcherEnv(),
+  };
+}
+
+/** A sandbox's Launcher, and how to start a `pi.exec` program under the same bounds. */
+export interface SandboxLauncher extends Launcher {
+  /** The command line that runs `command` (resolved on the host) in a sandbox of `spec`, in this sandbox's cgroups. */
+  exec(spec: SandboxSpec, command: string, args: string[]): { command: string; args: string[]; env: Record<string, string> };
+  /** Call after a `pi.exec` program ended: an OOM kill it caused is not the hook's death. */
+  execEnded(): void;
+}
+
+/** A Launcher that runs a hook's child process inside the sandbox of `spec`; `host` (tests) replaces the cgroups found here. */
+export function sandboxLauncher(spec: SandboxSpec, host?: CgroupHost): SandboxLauncher {
+  const avail = sandboxAvailability();
+  if (!avail.ok) throw new Error(avail.reason);
+  const made = host ?? cgroups!;
+  const groups = made.create(spec.memoryMb, SANDBOX_MAX_TASKS);
+  const { bounds } = made;
+  /** OOM kills of the programs' doing, so only a rise after them is the hook's. */
+  let seen = 0;
+  return {
+    kind: "sandbox",
+    wrap: (argv) => launch(spec, bounds, groups, argv),
+    // Why oom_score_adj 1000: when the shared bound is reached, the kernel ends the program, not the hook.
+    exec: (execSpec, command, args) => launch(execSpec, bounds, groups, [command, ...args], "1000"),
+    execEnded() { seen = groups?.oomKills() ?? 0; },
+    afterDeath() {
+      if (!groups) return {};
+      const outOfMemory = groups.oomKills() > seen;
+      groups.remove();
+      return { outOfMemory };
+    },
+  };
+}
+
+/**
+ * The program a `pi.exec` runs: a name is resolved on the host's PATH, never a path inside the
+ * hook's reach that the hook chose.
+ */
+export function execProgram(command: string): string {
+  return command.includes("/") ? command : findOnPath(command) ?? command;
+}

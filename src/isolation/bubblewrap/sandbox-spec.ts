@@ -1,0 +1,43 @@
+/**
+ * What a hook's sandbox (./bwrap.ts) is made of, from its options and policy: its node and hookbox's
+ * runtime, the hook's folder and the `node_modules` above it, its import graph file by file, all read-only (never the transform
+ * cache: the host transforms, src/transform/cache.ts); the policy's extra reads read-only and its
+ * writes writable; the hook's cleaned environment; the network proxy's socket when it has one, and
+ * every proxy socket folder hidden (`masks`) where a granted folder would show it.
+ */
+import { dirname } from "node:path";
+import { proxySocketDirs, type SandboxNetSpec } from "../../net/proxy.js";
+import type { ResolvedSandboxOptions } from "../../options/options.js";
+import { RUNTIME_READS } from "../../policy/policy.js";
+import { hookReads } from "../../policy/read-grants.js";
+import { runtimeFiles, type SandboxSpec } from "./bwrap.js";
+
+/** `runtime`: the node that runs the hook (src/policy/runtime.ts), bound with the libraries it loads. */
+export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: string, runtime: string, env: Record<string, string | undefined>, net?: SandboxNetSpec): SandboxSpec {
+  const { policy } = options;
+  return {
+    readOnly: [
+      ...runtimeFiles(runtime),
+      ...RUNTIME_READS,
+      // Roots as named, the graph file by file; a link out of the roots fails the load (ReadRefusal).
+      ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots: false }),
+      ...policy.fsRead,
+    ],
+    extraBinds: [...policy.fsWrite.map((src) => ({ src, writable: true })), ...net?.extraBinds ?? []],
+    env,
+    extraEnv: net?.extraEnv,
+    chdir: dirname(resolvedPath),
+    memoryMb: options.sandboxMemoryMb,
+    masks: proxySocketDirs([...policy.fsRead, ...policy.fsWrite]),
+  };
+}
+
+/**
+ * The sandbox a `pi.exec` program runs in: the hook's own, plus /usr (the program and what it
+ * loads; never /etc or home folders), in `cwd`, which src/bridge/exec-gate.ts checked lies inside
+ * what the hook's sandbox binds (it is never bound itself).
+ */
+export function execSandboxSpec(hookSpec: SandboxSpec, cwd: string): SandboxSpec {
+  return { ...hookSpec, readOnly: [...hookSpec.readOnly, "/usr"], chdir: cwd };
+}
+

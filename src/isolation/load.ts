@@ -1,0 +1,39 @@
+/**
+ * Loading a hook in a freshly spawned worker: the one comlink call on the control port, bounded by
+ * its own deadline and liveness bound, its reply validated (the sandbox closes the port after it).
+ */
+import * as Comlink from "comlink";
+import { Errors, HookFailure, describeThrown } from "../contract/errors.js";
+import type { ResolvedSandboxOptions } from "../options/options.js";
+import { loadReplySchema, type LoadSpec, type Manifest, type WorkerControl } from "../contract/protocol.js";
+import { describeIssues } from "../contract/schemas.js";
+import type { HookChannel } from "./channel.js";
+import type { HookEndpoint } from "./endpoint.js";
+import { explainRefusedImport } from "../bridge/host-modules.js";
+import { DEFAULTS } from "../../worker/wire.mjs";
+
+/** The hook's manifest, or the failure (with its code) that ended the load: a bad reply, a throw, a timeout, or `death`. */
+export async function loadWorker(endpoint: HookEndpoint, channel: HookChannel, hookPath: string, options: ResolvedSandboxOptions,
+  death: Promise<HookFailure>, spec: LoadSpec): Promise<HookFailure | Manifest> {
+  const remote = Comlink.wrap<WorkerControl>(endpoint.control);
+  let timer: NodeJS.Timeout | undefined;
+  const loadDeadline = options.deadlines.load ?? DEFAULTS.deadlineMs;
+  const timedOut = new Promise<HookFailure>((resolve) => {
+    if (Number.isFinite(loadDeadline)) {
+      timer = setTimeout(() => resolve(Errors.timeout(hookPath, "load", loadDeadline)), loadDeadline);
+    }
+  });
+  const loaded = channel.trackLoad(
+    remote.load(spec).then((reply): HookFailure | Manifest => {
+      const parsed = loadReplySchema.safeParse(reply);
+      if (!parsed.success) return Errors.protocolViolation(hookPath, `bad load reply: ${describeIssues(parsed.error)}`);
+      // An import of an offered host module the policy refused fails as "not found": say which policy field grants it.
+      if (!parsed.data.ok) return Errors.loadFailed(hookPath, explainRefusedImport(parsed.data.e.message, options.hostModules, options.policy), parsed.data.e.stack);
+      return parsed.data.manifest;
+    }, (err) => Errors.loadFailed(hookPath, describeThrown(err))),
+    options.loadUnresponsiveMs,
+  );
+  const outcome = await Promise.race([loaded, death, timedOut]);
+  clearTimeout(timer);
+  return outcome;
+}

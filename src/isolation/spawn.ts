@@ -1,0 +1,17 @@
+/** Start a hook's thread or process in the mode its options name. */
+import type { ResolvedSandboxOptions } from "../options/options.js";
+import { workerEndpoint, type EndpointSpec, type HookEndpoint } from "./endpoint.js";
+import { processEndpoint, type Launcher } from "./process-endpoint.js";
+
+/** The entry of each mode: `worker/` sits beside `src/` both in the source tree and in `dist/`. */
+const THREAD_ENTRY = new URL("../../worker/entry-thread.mjs", import.meta.url);
+const PROCESS_ENTRY = new URL("../../worker/entry-process.mjs", import.meta.url);
+
+/** `launcher`: sandbox mode's (src/isolation/bubblewrap/bwrap.ts), made by the caller, who keeps it for `pi.exec`. */
+export function spawnEndpoint(options: ResolvedSandboxOptions, spec: Omit<EndpointSpec, "entry">, launcher?: Launcher): HookEndpoint {
+  if (options.isolation === "worker") return workerEndpoint({ ...spec, entry: THREAD_ENTRY });
+  const full = { ...spec, entry: PROCESS_ENTRY };
+  if (options.isolation === "process") return processEndpoint(full);
+  if (!launcher) throw new Error("a sandbox needs its launcher");
+  return processEndpoint(full, launcher);
+}

@@ -1,0 +1,173 @@
+/**
+ * Options for the sandbox a hook runs in, and their defaults. Every limit has a name here and in
+ * the README.
+ */
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ResourceLimits } from "node:worker_threads";
+import type { NetRecord } from "../net/proxy.js";
+import type { TerminalTextOptions } from "../gates/terminal-text.js";
+import type { TransformBudgetOptions } from "../transform/budget.js";
+import { DEFAULTS } from "../../worker/wire.mjs";
+import { resolveIsolation, resolvePolicy, type Isolation, type Policy, type PolicyOption } from "../policy/policy.js";
+
+export interface SandboxOptions {
+  /**
+   * Deadlines in ms of the hook's own time (waiting on the host does not count), per event type,
+   * with `default` for the rest, `command` for slash commands and `load` for loading the module
+   * (default 30 s, not `default`). `Infinity` is allowed.
+   */
+  deadlines?: Partial<Record<string, number>> & { default?: number };
+  /** A worker that sends nothing for this long while it has work is terminated (`unresponsive`). Default 3000. */
+  unresponsiveMs?: number;
+  /** The same bound while the module loads: a cold TypeScript transform blocks the worker for a while. Default 10000. */
+  loadUnresponsiveMs?: number;
+  /** V8 heap limits of each worker. Defaults: old generation 128 MB, young 16 MB (never more: #47224), stack 4 MB. */
+  resourceLimits?: ResourceLimits;
+  /** Largest message (result, sendMessage, log line) a hook may send, estimated bytes. Default 16 MiB. */
+  maxMessageBytes?: number;
+  /** Fire-and-forget calls (sendMessage, appendEntry, setStatus, notify, log) per second per hook. Default 5000. */
+  maxPostsPerSecond?: number;
+  /**
+   * How long one request may wait on UI prompts in all (that time does not count against its
+   * deadline); past it the request times out (`timeout`). Default 10 minutes.
+   */
+  maxPausedMs?: number;
+  /** Restarts allowed within `restartWindowMs` before the hook is disabled. Default 3. */
+  maxRestarts?: number;
+  /** Default 5 minutes. */
+  restartWindowMs?: number;
+  /**
+   * Restarts allowed within `longRestartWindowMs` as well (a hook that paces its crashes around the
+   * short window is still disabled). Default 5.
+   */
+  maxLongRestarts?: number;
+  /** Default 1 hour. */
+  longRestartWindowMs?: number;
+  /** `closed` (default): a tool_call is blocked while a hook with tool_call handlers is failing, restarting or disabled. */
+  toolCallFailure?: "closed" | "open";
+  /**
+   * Where the host caches transformed TypeScript (hooks never get access to it); `false` disables
+   * the cache. Used only when this user owns it and no other user may write it. Default
+   * `<tmp>/hookbox-transforms-<uid>`.
+   */
+  transformCacheDir?: string | false;
+  /** Total size bound of the transform cache; least recently used entries go first. Default 64 MiB. */
+  transformCacheMaxBytes?: number;
+  /**
+   * What one hook may cost the host's transform thread per 60 s: `characters` of source (default
+   * 64 Mi) and thread time `ms` (default 20 000); a request over either is refused as
+   * `protocol_violation` (src/transform/budget.ts).
+   */
+  transformBudget?: TransformBudgetOptions;
+  /** How long a synchronous `ctx` call waits for the host, in ms. Default 5000. */
+  syncTimeoutMs?: number;
+  /** How long the host blocks for a message renderer in the worker, in ms. Default 100. */
+  renderTimeoutMs?: number;
+  /**
+   * Host time a hook's renders may take within one second, in ms (failed ones included); past it the
+   * hook renders by default for the rest of its life, reported once (`timeout`). Default 500.
+   */
+  renderBudgetMs?: number;
+  /** Where `pi.logger` lines go. Default: dropped. */
+  onLog?: (hookPath: string, level: string, line: string) => void;
+  /**
+   * Confinement: `"confined"` (default: Node's permission model on, reads of the hook's own folder
+   * and its imports only, no child processes, a clean environment, no `pi.exec`; a seat belt),
+   * `"untrusted"` (the same inside the OS sandbox; implies `isolation: "sandbox"`), `"trusted"`
+   * (like the original: everything allowed), or a partial policy over `confined`.
+   */
+  policy?: PolicyOption;
+  /**
+   * `"worker"` (default): a worker thread per hook. `"process"`: a child process per hook, with its
+   * own heap. `"sandbox"`: a child process per hook inside bubblewrap (Linux): its own namespaces,
+   * only its folder and hookbox's runtime visible read-only, no network but what `policy.network`
+   * allows. The default when the policy needs it (`untrusted`); a weaker mode asked with such a
+   * policy, or a sandbox that cannot be built here, fails the load (`load_failed`): a hook never
+   * runs with less isolation than asked.
+   */
+  isolation?: Isolation;
+  /**
+   * The program that runs process- and sandbox-mode hooks: an absolute path or a name on PATH; it
+   * must be Node 20 or later (src/policy/runtime.ts asks it once). Default `process.execPath` on a Node
+   * host, `node` on PATH on a Bun host. Not found, or not Node: the load fails (`load_failed`).
+   */
+  runtime?: string;
+  /** Memory bound of one sandboxed hook, external memory included, in MiB (`isolation: "sandbox"`). Default 512. */
+  sandboxMemoryMb?: number;
+  /** Every attempt of a sandboxed hook (or its `pi.exec` programs) to reach a host through its network proxy, allowed or refused. */
+  onNet?: (hookPath: string, record: NetRecord) => void;
+  /** Every `pi.exec` the host ran or refused for a hook. */
+  onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
+  /** Environment of the worker, replacing the policy's. */
+  env?: Record<string, string | undefined>;
+  /** `execArgv` of the worker, replacing the policy's permission flags. */
+  execArgv?: string[];
+  /**
+   * Host modules a hook may import by name (`{ "@scope/ai": aiModule }`): their exported functions
+   * run on the host, called with plain data (see src/bridge/host-modules.ts). Default none.
+   */
+  hostModules?: Record<string, object>;
+  /**
+   * How the hook's text is shown on a terminal (prompts, notifications, status, renderer lines, block
+   * reasons): every control sequence is removed but SGR styling; `{ colors: false }` removes that too
+   * (src/gates/terminal-text.ts). Default `{ colors: true }`.
+   */
+  terminalText?: TerminalTextOptions;
+}
+
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "runtime" | "onLog" | "onExec" | "onNet" | "deadlines" | "policy">> & {
+  onNet: NonNullable<SandboxOptions["onNet"]>;
+  policy: Policy;
+  onExec: NonNullable<SandboxOptions["onExec"]>;
+  deadlines: Partial<Record<string, number>> & { default: number };
+  env: Record<string, string | undefined> | undefined;
+  execArgv: string[] | undefined;
+  runtime: string | undefined;
+  onLog: (hookPath: string, level: string, line: string) => void;
+};
+
+const YOUNG_GENERATION_CAP_MB = 16;
+
+export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
+  const policy = resolvePolicy(options.policy);
+  const limits = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: YOUNG_GENERATION_CAP_MB, stackSizeMb: 4, ...options.resourceLimits };
+  if ((limits.maxYoungGenerationSizeMb ?? 0) > YOUNG_GENERATION_CAP_MB) {
+    throw new RangeError(`resourceLimits.maxYoungGenerationSizeMb must be at most ${YOUNG_GENERATION_CAP_MB}: larger values can abort the whole process on Node 20 (nodejs/node#47224)`);
+  }
+  return {
+    deadlines: { default: DEFAULTS.deadlineMs, ...options.deadlines } as ResolvedSandboxOptions["deadlines"],
+    unresponsiveMs: options.unresponsiveMs ?? DEFAULTS.unresponsiveMs,
+    loadUnresponsiveMs: options.loadUnresponsiveMs ?? DEFAULTS.loadUnresponsiveMs,
+    resourceLimits: limits,
+    maxMessageBytes: options.maxMessageBytes ?? DEFAULTS.maxMessageBytes,
+    maxPostsPerSecond: options.maxPostsPerSecond ?? DEFAULTS.maxPostsPerSecond,
+    maxPausedMs: options.maxPausedMs ?? DEFAULTS.maxPausedMs,
+    maxRestarts: options.maxRestarts ?? DEFAULTS.maxRestarts,
+    restartWindowMs: options.restartWindowMs ?? DEFAULTS.restartWindowMs,
+    maxLongRestarts: options.maxLongRestarts ?? DEFAULTS.maxLongRestarts,
+    longRestartWindowMs: options.longRestartWindowMs ?? DEFAULTS.longRestartWindowMs,
+    toolCallFailure: options.toolCallFailure ?? "closed",
+    transformCacheDir: options.transformCacheDir ?? join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`),
+    transformCacheMaxBytes: options.transformCacheMaxBytes ?? DEFAULTS.transformBytes,
+    transformBudget: { characters: DEFAULTS.transformBytes, ms: DEFAULTS.transformMs, ...options.transformBudget },
+    syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
+    renderTimeoutMs: options.renderTimeoutMs ?? DEFAULTS.renderTimeoutMs,
+    renderBudgetMs: options.renderBudgetMs ?? DEFAULTS.renderBudgetMs,
+    onLog: options.onLog ?? (() => {}),
+    onExec: options.onExec ?? (() => {}),
+    onNet: options.onNet ?? (() => {}),
+    policy,
+    isolation: resolveIsolation(policy, options.isolation),
+    sandboxMemoryMb: options.sandboxMemoryMb ?? DEFAULTS.sandboxMemoryMb,
+    env: options.env,
+    execArgv: options.execArgv,
+    runtime: options.runtime,
+    hostModules: options.hostModules ?? {},
+    terminalText: { colors: options.terminalText?.colors ?? true },
+  };
+}
+
+export function deadlineFor(options: ResolvedSandboxOptions, event: string): number {
+  return options.deadlines[event] ?? options.deadlines.default;
+}

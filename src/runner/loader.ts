@@ -1,0 +1,73 @@
+/**
+ * loadHooks: one worker per hook module, started in parallel; the result keeps the order of
+ * `paths`. A module that fails to load lands in `errors` with its code, and its worker is ended.
+ * Every hook gets `policy` (default `"confined"`, the seat belt) unless `perHook` says otherwise; a
+ * policy and an isolation that disagree fail that hook's load (`load_failed`), never run it weaker.
+ */
+import { existsSync } from "node:fs";
+import { Errors, type HookErrorCode } from "../contract/errors.js";
+import type { LoadedHook } from "./hook.js";
+import { checkOptions } from "../options/schemas.js";
+import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from "../options/options.js";
+import { PolicyError } from "../policy/policy.js";
+import { resolvePath } from "../policy/paths.js";
+import { HookSupervisor } from "../isolation/supervisor.js";
+import { IsolatedHook } from "./isolated-hook.js";
+
+export interface LoadHooksResult {
+  hooks: LoadedHook[];
+  errors: Array<{ path: string; error: string; code: HookErrorCode }>;
+  /** Loaded hooks that run with less than the full bounds here (a sandbox without cgroups, a Bun worker): never silent. */
+  warnings?: Array<{ path: string; warning: string }>;
+}
+
+export interface LoadOptions extends SandboxOptions {
+  /** Per-hook overrides, keyed by the path as given (or its absolute path). */
+  perHook?: Record<string, SandboxOptions>;
+}
+
+export function loadHooks(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
+  return loadModules(paths, cwd, options, false);
+}
+
+/**
+ * `loadHooks` for hookbox/extension (src/extension/adapter.ts): the modules are the agent's extensions, so
+ * pi's members that only an agent serves (`registerTool`, `registerFlag`, `getFlag`,
+ * `registerShortcut`) work in them; under `loadHooks` they throw at the call, naming the member.
+ */
+export function loadExtensionModules(paths: string[], cwd: string, options: LoadOptions = {}): Promise<LoadHooksResult> {
+  return loadModules(paths, cwd, options, true);
+}
+
+async function loadModules(paths: string[], cwd: string, options: LoadOptions, agent: boolean): Promise<LoadHooksResult> {
+  if ((options as { watch?: unknown }).watch !== undefined) throw new TypeError("loadHooks: `watch` is an option of the runner now: new HookRunner(hooks, cwd, sessionManager, modelRegistry, { watch: true })");
+  checkOptions("loadHooks", options);
+  const { perHook, ...shared } = options;
+  const outcomes = await Promise.all(paths.map(async (hookPath) => {
+    const resolvedPath = resolvePath(hookPath, cwd);
+    if (!existsSync(resolvedPath)) {
+      return { hookPath, failure: Errors.loadFailed(hookPath, `file not found: ${resolvedPath}`) };
+    }
+    const own = perHook?.[hookPath] ?? perHook?.[resolvedPath];
+    let resolved: ResolvedSandboxOptions;
+    try {
+      resolved = resolveSandboxOptions({ ...shared, ...own });
+    } catch (err) {
+      if (err instanceof PolicyError) return { hookPath, failure: Errors.loadFailed(hookPath, err.message) };
+      throw err;
+    }
+    const hook = new IsolatedHook(new HookSupervisor(hookPath, resolvedPath, cwd, resolved, agent));
+    const failure = await hook.start();
+    return { hookPath, failure, hook };
+  }));
+  const result: LoadHooksResult = { hooks: [], errors: [] };
+  for (const { hookPath, failure, hook } of outcomes) {
+    if (failure) result.errors.push({ path: hookPath, error: failure.message, code: failure.code });
+    else result.hooks.push(hook!);
+    const weaker = failure ? undefined : hook!.sandbox?.bounds?.weaker;
+    if (weaker) (result.warnings ??= []).push({ path: hookPath, warning: weaker });
+    const unenforced = failure ? undefined : hook!.sandbox?.unenforced;
+    if (unenforced) (result.warnings ??= []).push({ path: hookPath, warning: `not enforced on this host's runtime (Bun, worker mode): ${unenforced.join("; ")}` });
+  }
+  return result;
+}
