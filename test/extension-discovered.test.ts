@@ -123,15 +123,40 @@ describe("isolateDiscovered in pi 0.73.1", { timeout: 120_000 }, () => {
     expect((await runner.emitToolCall(who("mine"))).reason).toContain(`the approvals store ${join(w.approvals.dir, "approvals.json")} is corrupt`);
   });
 
-  it("in oh-my-pi's API (pi.pi set) it refuses, loading nothing, and blocks every tool call", async () => {
+  it("in oh-my-pi's API (pi.pi set) it asks oh-my-pi's own discovery: the user's module runs in its own process (a Bun worker enforces no policy), the project's only once approved, in the sandbox", async () => {
     const w = world();
-    const calls: Array<[string, any]> = [];
-    const fake = { pi: {}, on: (event: string, handler: any) => calls.push([event, handler]), sendMessage() {}, appendEntry() {}, registerTool() {}, registerCommand() {}, registerFlag() {}, registerShortcut() {}, getFlag() {} };
-    await isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals })(fake as never);
-    const handler = (name: string) => calls.find(([event]) => event === name)![1];
+    const theirs = writeHook(w.project, ".omp/extensions/theirs.ts", reporting("theirs"));
+    const mine = join(w.agentDir, "extensions/mine.ts");
+    const fake = () => {
+      const handlers = new Map<string, (...args: any[]) => any>();
+      const tools: string[] = [];
+      const api = {
+        pi: { discoverExtensionPaths: async (_configured: string[], cwd: string) => { expect(cwd).toBe(w.project); return [theirs, mine]; }, getAgentDir: () => w.agentDir },
+        on: (event: string, handler: any) => handlers.set(event, handler), sendMessage() {}, appendEntry() {},
+        registerTool: (tool: { name: string }) => tools.push(tool.name), registerCommand() {}, registerFlag() {}, registerShortcut() {}, getFlag() {},
+      };
+      return { api, handlers, tools };
+    };
     const ctx = { hasUI: false, cwd: w.project };
-    await expect(handler("session_start")({ type: "session_start", reason: "startup" }, ctx)).rejects.toThrow("isolateDiscovered knows pi's layout only");
-    expect(await handler("tool_call")(who("mine"), ctx)).toEqual({ block: true, reason: "hookbox: blocked because isolated extension isolateDiscovered (load_failed) did not load (fail closed)" });
+    const options = { cwd: w.project, approvals: w.approvals };
+
+    const before = fake();
+    await isolateDiscovered(options)(before.api as never);
+    expect(before.tools).toEqual(["who_mine"]);
+    const blocked = await before.handlers.get("tool_call")!(who("mine"), ctx);
+    expect(blocked.reason).toContain(theirs);
+    expect(blocked.reason).toContain(`run: ${approvalCommand(w.project)}`);
+    await before.handlers.get("session_shutdown")?.({ type: "session_shutdown" }, ctx);
+
+    new ApprovalStore(w.approvals).approve(w.project, [fingerprint(theirs, "untrusted")]);
+    const after = fake();
+    await isolateDiscovered(options)(after.api as never);
+    expect(after.tools.sort()).toEqual(["who_mine", "who_theirs"]);
+    for (const name of ["mine", "theirs"]) {
+      const seen = JSON.parse((await after.handlers.get("tool_call")!(who(name), ctx)).reason);
+      expect(seen.pid).not.toBe(process.pid);
+    }
+    await after.handlers.get("session_shutdown")?.({ type: "session_shutdown" }, ctx);
   });
 });
 

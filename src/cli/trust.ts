@@ -7,11 +7,11 @@
  */
 import { statSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
-import { relative, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, projectKey, type Fingerprint } from "../approval/store.js";
 import { discoverHooks, isModulePath } from "../discovery/index.js";
-import { piModules } from "../discovery/agents.js";
+import { extensionsIn, piModules } from "../discovery/agents.js";
 import { presets, type PolicyName } from "../policy/policy.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
@@ -19,8 +19,8 @@ import { EXIT, UsageError } from "./usage.js";
 export const TRUST_HELP = `Usage: hookbox trust <project> [--yes | --revoke] [--policy <preset>] [--json]
 
 List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
-extensions and packages the project's .pi/settings.json names, found with pi's own rules) and the
-project's hook folders (.xcsh/hooks, .claude/hooks). Each is shown with its origin, every file it
+extensions and packages the project's .pi/settings.json names, found with pi's own rules),
+oh-my-pi's .omp/extensions/ and the project's hook folders (.xcsh/hooks, .claude/hooks). Each is shown with its origin, every file it
 could load and its hash. Then approve exactly that: hookbox/extension's isolateDiscovered() and
 discoverAndLoadHooks load a project's module only as it was approved; a changed or new file, a
 moved project or another policy needs approval again. Approvals are kept in
@@ -100,6 +100,8 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
   const found: Array<{ path: string; origin: string }> = [];
   const pi = await piModules(project, { agentDir });
   for (const m of pi.modules) if (m.scope === "project") found.push({ path: m.path, origin: `pi (${m.source === "auto" ? ".pi/extensions" : m.source === "local" ? ".pi/settings.json" : `package ${m.source}`})` });
+  // oh-my-pi's own discovery runs on Bun inside the agent only: here its project folder, by the folder rule.
+  for (const path of extensionsIn(join(project, ".omp", "extensions"))) found.push({ path, origin: "oh-my-pi (.omp/extensions)" });
   const hooks = await discoverHooks(project);
   for (const item of hooks.items) if (item.level === "project") found.push({ path: item.path, origin: `hooks (${item.providerName}${isModulePath(item.path) ? "" : ", shell"})` });
   const seen = new Set<string>();

@@ -16,6 +16,7 @@ import { pathToFileURL } from "node:url";
 import { ancestors } from "../policy/paths.js";
 
 export const PI_PACKAGE = "@mariozechner/pi-coding-agent";
+export const OMP_PACKAGE = "@oh-my-pi/pi-coding-agent";
 
 /** One module the agent would load. */
 export interface AgentModule {
@@ -43,14 +44,28 @@ export interface PiDiscoveryOptions {
   agentDir?: string;
 }
 
-/** The pi package folder above `file` (a real path), if there is one. */
-function piPackageAbove(file: string): string | undefined {
+/** The folder of package `name` above `file` (a real path), if there is one. */
+function packageAbove(file: string, name = PI_PACKAGE): string | undefined {
   for (const dir of ancestors(dirname(file))) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string };
-      if (pkg.name === PI_PACKAGE) return dir;
+      if (pkg.name === name) return dir;
     } catch { /* no package.json here */ }
   }
+  return undefined;
+}
+
+/** Which agent's own script runs this process (`argv[1]`): `pi`, `omp`, or undefined (an embedder, a test). */
+export function runningAgent(argv: readonly string[] = process.argv): "pi" | "omp" | undefined {
+  if (!argv[1]) return undefined;
+  let real: string;
+  try {
+    real = realpathSync(argv[1]);
+  } catch {
+    return undefined;
+  }
+  if (packageAbove(real, PI_PACKAGE)) return "pi";
+  if (packageAbove(real, OMP_PACKAGE)) return "omp";
   return undefined;
 }
 
@@ -60,14 +75,14 @@ export function findPi(env: NodeJS.ProcessEnv = process.env, argv: readonly stri
   for (const candidate of candidates) {
     if (!candidate) continue;
     try {
-      const found = piPackageAbove(realpathSync(candidate));
+      const found = packageAbove(realpathSync(candidate));
       if (found) return found;
     } catch { /* not there */ }
   }
   return undefined;
 }
 
-/** Whether the running process is pi and was told not to discover extensions itself. */
+/** Whether the running agent was told not to discover extensions itself (pi and oh-my-pi spell it alike). */
 export function piDiscoveryOff(argv: readonly string[] = process.argv): boolean {
   return argv.includes("--no-extensions") || argv.includes("-ne");
 }
@@ -122,8 +137,8 @@ function piFolders(cwd: string, agentDir: string): AgentDiscovery {
   return { modules, agentDir, warnings };
 }
 
-/** pi's folder rule for one `extensions/` folder. */
-function extensionsIn(dir: string): string[] {
+/** pi's folder rule for one `extensions/` folder (oh-my-pi's `.omp/extensions/` follows the same). */
+export function extensionsIn(dir: string): string[] {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -146,4 +161,33 @@ function extensionsIn(dir: string): string[] {
     }
   }
   return out;
+}
+
+/** The members of oh-my-pi's own module (`pi.pi` in its ExtensionAPI) this reads. */
+export interface OmpModule {
+  discoverExtensionPaths(configuredPaths: string[], cwd: string): Promise<string[]>;
+  getAgentDir(): string;
+}
+
+/**
+ * What oh-my-pi would load by itself in `cwd`, by its own `discoverExtensionPaths` (its capability
+ * providers: `.omp/extensions`, the hook folders, plugins, settings). Its answer has no scope, so
+ * a module is the user's only when its real path lies in the agent folder or a home-level agent
+ * folder (`~/.omp`, `~/.pi`, `~/.claude`, `~/.codex`, `~/.gemini`, `~/.config`) and not under the
+ * project; everything else counts as the project's (sandboxed, approved first).
+ */
+export async function ompModules(omp: OmpModule, cwd: string, home: string = homedir()): Promise<AgentDiscovery> {
+  const agentDir = omp.getAgentDir();
+  const real = (p: string) => { try { return realpathSync(p); } catch { return resolve(p); } };
+  const project = real(cwd);
+  const userRoots = [agentDir, ...[".omp", ".pi", ".claude", ".codex", ".gemini", ".config"].map((d) => join(home, d))].map(real);
+  const under = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
+  const paths = await omp.discoverExtensionPaths([], cwd);
+  const modules = paths.map((p): AgentModule => {
+    const path = resolve(cwd, p);
+    const at = real(path);
+    const user = !under(at, project) && userRoots.some((root) => under(at, root));
+    return { path, scope: user ? "user" : "project", source: "omp" };
+  });
+  return { modules, agentDir, warnings: [] };
 }

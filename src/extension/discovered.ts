@@ -9,7 +9,7 @@
  */
 import { realpathSync } from "node:fs";
 import { ApprovalStore, type ApprovalsOptions } from "../approval/store.js";
-import { findPi, piDiscoveryOff, piModules, type AgentModule } from "../discovery/agents.js";
+import { ompModules, piDiscoveryOff, piModules, runningAgent, type AgentModule, type OmpModule } from "../discovery/agents.js";
 import { Errors } from "../contract/errors.js";
 import type { PolicyOption } from "../policy/policy.js";
 import { agentLine, isolate, type IsolatedExtension, type IsolateOptions, type Unloaded } from "./adapter.js";
@@ -28,8 +28,8 @@ export interface IsolateDiscoveredOptions extends IsolateOptions {
 }
 
 /** Why the agent's own discovery being on refuses the discovering form: every module would run twice, once in-process. */
-export const DISCOVERY_ON = "pi discovered and loaded its extensions in its own process (it was not started with --no-extensions), " +
-  "so isolating them again would run each twice, once unisolated: nothing was loaded by hookbox. Start pi as `pi --no-extensions -e <hookbox's file>`";
+export const DISCOVERY_ON = "the agent discovered and loaded its extensions in its own process (it was not started with --no-extensions), " +
+  "so isolating them again would run each twice, once unisolated: nothing was loaded by hookbox. Start it as `pi --no-extensions -e <hookbox's file>` (oh-my-pi: `omp --no-extensions -e <hookbox's file>`)";
 
 /**
  * The extension factory that isolates what the agent would discover. Options are `isolate`'s (the
@@ -40,17 +40,19 @@ export function isolateDiscovered(options: IsolateDiscoveredOptions = {}): Isola
   return async (pi) => {
     const cwd = given ?? process.cwd();
     const refuse = (error: string): Promise<void> => isolate([], {}, [{ path: "isolateDiscovered", code: "load_failed", error: Errors.loadFailed("isolateDiscovered", error).message }])(pi);
-    if (agentLine(pi) !== "pi") return refuse("isolateDiscovered knows pi's layout only; in oh-my-pi, list the modules with isolate([...])");
-    // Inside pi (its own script runs this process) with its discovery on, pi has loaded them already.
-    if (findPi({}, process.argv) !== undefined && !piDiscoveryOff()) return refuse(DISCOVERY_ON);
+    const line = agentLine(pi);
+    // Inside the agent (its own script runs this process) with its discovery on, it has loaded them already.
+    if (runningAgent() !== undefined && !piDiscoveryOff()) return refuse(DISCOVERY_ON);
     let found;
     try {
-      found = await piModules(cwd, { piRoot, agentDir });
+      found = line === "omp" ? await ompModules((pi as unknown as { pi: OmpModule }).pi, cwd) : await piModules(cwd, { piRoot, agentDir });
     } catch (err) {
-      return refuse(`pi's own discovery failed: ${(err as Error).message}`);
+      return refuse(`the agent's own discovery failed: ${(err as Error).message}`);
     }
     for (const warning of found.warnings) console.error(`hookbox: ${warning}`);
-    const { paths, perHook, refused } = sortModules(uniqueByRealPath(found.modules), cwd, rest, projectPolicy, new ApprovalStore(approvals));
+    // On Bun (oh-my-pi) a worker enforces no policy: the user's modules run in their own process unless told otherwise.
+    const userIsolation = line === "omp" && rest.isolation === undefined ? { isolation: "process" as const } : {};
+    const { paths, perHook, refused } = sortModules(uniqueByRealPath(found.modules), cwd, rest, projectPolicy, new ApprovalStore(approvals), userIsolation);
     return isolate(paths, { ...rest, perHook }, refused)(pi);
   };
 }
@@ -68,14 +70,14 @@ function uniqueByRealPath(modules: AgentModule[]): AgentModule[] {
 }
 
 /** Each module's policy; a project module not approved as it is goes to `refused`. */
-function sortModules(modules: AgentModule[], cwd: string, options: IsolateOptions, projectPolicy: PolicyOption, store: ApprovalStore) {
+function sortModules(modules: AgentModule[], cwd: string, options: IsolateOptions, projectPolicy: PolicyOption, store: ApprovalStore, userIsolation: { isolation?: "process" }) {
   const paths: string[] = [];
   const perHook: NonNullable<IsolateOptions["perHook"]> = {};
   const refused: Unloaded[] = [];
   for (const module of modules) {
     const own = options.perHook?.[module.path] ?? {};
     if (module.scope === "user") {
-      perHook[module.path] = { policy: options.policy ?? "confined", ...own };
+      perHook[module.path] = { policy: options.policy ?? "confined", ...userIsolation, ...own };
       paths.push(module.path);
       continue;
     }
