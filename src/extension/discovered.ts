@@ -1,7 +1,8 @@
 /**
  * `isolateDiscovered()`: one extension that isolates everything the agent would have loaded by
- * itself. The agent runs with its own discovery off (`pi --no-extensions -e <this file>`); this
- * finds the same modules with the agent's own rules (src/discovery/agents.ts) and loads each
+ * itself. The agent runs with its own discovery off (`pi --no-extensions -e <this file>`, or
+ * `omp …`); this finds the same modules with the agent's own code (pi's package manager, oh-my-pi's
+ * `discoverExtensionPaths`: src/discovery/agents.ts) and loads each
  * isolated: the user's own under the policy the user sets (default `confined`), the project's
  * under `untrusted` and only once the user approved exactly that code and policy
  * (src/approval/store.ts). An unapproved project module is not loaded, and every tool call is
@@ -19,9 +20,9 @@ export interface IsolateDiscoveredOptions extends IsolateOptions {
   project?: PolicyOption;
   /** Where approvals are kept (default: the user's config folder, src/approval/store.ts). */
   approvals?: ApprovalsOptions;
-  /** The pi package whose rules find the modules. Default: the pi that runs. */
+  /** pi only: the pi package whose rules find the modules. Default: the pi that runs. */
   piRoot?: string;
-  /** The agent folder. Default: pi's (`PI_CODING_AGENT_DIR`, else `~/.pi/agent`). */
+  /** pi only: the agent folder. Default: pi's (`PI_CODING_AGENT_DIR`, else `~/.pi/agent`). oh-my-pi says its own. */
   agentDir?: string;
   /** The project folder. Default: the agent's working directory. */
   cwd?: string;
