@@ -92,6 +92,15 @@ describe("hookbox trust", { timeout: 120_000 }, () => {
     expect(readFileSync(join(w.config, "approvals.json"), "utf8")).toBe("{ nope");
   });
 
+  it("without pi on PATH: pi's two folders by its folder rule, and a settings file that lists extensions is named (those stay unlisted)", async () => {
+    const w = world();
+    const r = await hookbox(["trust", w.project, ...w.args], { env: { ...w.env, PATH: "/usr/bin:/bin" } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`hookbox trust: ${join(w.project, ".pi", "settings.json")} lists extensions or packages, which only pi's own code resolves: pi was not found`);
+    expect(r.stdout).toContain("  .pi/extensions/evil.ts  [not approved]\n    origin: pi (.pi/extensions)");
+    expect(r.stdout).not.toContain("tools/listed.ts");
+  });
+
   it("usage errors: no project, a file, an unknown policy (exit 2)", async () => {
     const w = world();
     expect((await hookbox(["trust"], { env: w.env })).code).toBe(2);

@@ -71,7 +71,7 @@ export async function trust(args: string[], out: Output, _signal?: AbortSignal, 
     }
     let reviewed: Reviewed[];
     try {
-      reviewed = await projectModules(project, policy, values["agent-dir"]);
+      reviewed = await projectModules(project, policy, values["agent-dir"], (warning) => err.write(`hookbox trust: ${warning}\n`));
     } catch (e) {
       if (!(e instanceof FingerprintError)) throw e;
       err.write(`hookbox trust: a module cannot be pinned, so it cannot be approved: ${e.message}\n`);
@@ -96,9 +96,10 @@ export async function trust(args: string[], out: Output, _signal?: AbortSignal, 
 }
 
 /** The project's modules: pi's project-scope extensions, then the project-level modules of the hook folders, once each. */
-async function projectModules(project: string, policy: PolicyName, agentDir: string | undefined): Promise<Reviewed[]> {
+async function projectModules(project: string, policy: PolicyName, agentDir: string | undefined, warn: (warning: string) => void): Promise<Reviewed[]> {
   const found: Array<{ path: string; origin: string }> = [];
   const pi = await piModules(project, { agentDir });
+  for (const warning of pi.warnings) warn(warning);
   for (const m of pi.modules) if (m.scope === "project") found.push({ path: m.path, origin: `pi (${m.source === "auto" ? ".pi/extensions" : m.source === "local" ? ".pi/settings.json" : `package ${m.source}`})` });
   // oh-my-pi's own discovery runs on Bun inside the agent only: here its project folder, by the folder rule.
   for (const path of extensionsIn(join(project, ".omp", "extensions"))) found.push({ path, origin: "oh-my-pi (.omp/extensions)" });
