@@ -115,6 +115,18 @@ describe("isolateDiscovered in pi 0.73.1", { timeout: 120_000 }, () => {
     expect(result.reason).toContain(approvalCommand(w.project));
   });
 
+  it("a project policy wider than the approved one (confined asked, untrusted approved) is blocked again, naming the command with --policy", async () => {
+    const w = world();
+    const theirs = join(w.project, ".pi/extensions/theirs.ts");
+    const listed = join(w.project, "lib/listed.ts");
+    new ApprovalStore(w.approvals).approve(w.project, [fingerprint(theirs, "untrusted"), fingerprint(listed, "untrusted")]);
+    const { runner, extension } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals, project: "confined" }), w.project);
+    expect([...extension.tools.keys()]).toEqual(["who_mine"]);
+    const result = await runner.emitToolCall(who("mine"));
+    expect(result.reason).toContain("its policy was untrusted, now confined");
+    expect(result.reason).toContain(`${approvalCommand(w.project)} --policy confined`);
+  });
+
   it("a corrupt approvals store loads no project module and blocks, naming the store; the user's module still loads", async () => {
     const w = world();
     writeFileSync(join(w.approvals.dir, "approvals.json"), "[]");
