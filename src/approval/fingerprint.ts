@@ -8,7 +8,7 @@
  * really is, so a swapped symbolic link changes the fingerprint even when the content does not.
  */
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { importGraph } from "../policy/import-graph.js";
 import { resolvePolicy, type PolicyOption } from "../policy/policy.js";
@@ -115,7 +115,7 @@ function pinTree(root: string, files: Record<string, string>, budget: { files: n
         count(budget, 0, path);
       } else if (entry.isFile()) {
         files[path] = hashFile(path, budget);
-      } else if (lstatSync(path)) {
+      } else {
         files[path] = "special";
       }
     }

@@ -53,8 +53,14 @@ export function isolateDiscovered(options: IsolateDiscoveredOptions = {}): Isola
     for (const warning of found.warnings) console.error(`hookbox: ${warning}`);
     // On Bun (oh-my-pi) a worker enforces no policy: the user's modules run in their own process unless told otherwise.
     const userIsolation = line === "omp" && rest.isolation === undefined ? { isolation: "process" as const } : {};
-    const { paths, perHook, refused } = sortModules(uniqueByRealPath(found.modules), cwd, rest, projectPolicy, new ApprovalStore(approvals), userIsolation);
-    return isolate(paths, { ...rest, perHook }, refused)(pi);
+    let sorted;
+    try {
+      sorted = sortModules(uniqueByRealPath(found.modules), cwd, rest, projectPolicy, new ApprovalStore(approvals), userIsolation);
+    } catch (err) {
+      // A policy that does not resolve, or a store folder that cannot be used: nothing loads, every tool call is blocked.
+      return refuse((err as Error).message);
+    }
+    return isolate(sorted.paths, { ...rest, perHook: sorted.perHook }, sorted.refused)(pi);
   };
 }
 
