@@ -21,6 +21,7 @@ export const HOOK_ERROR_CODES = [
   "disabled",
   "restarting",
   "protocol_violation",
+  "not_approved",
 ] as const;
 export type HookErrorCode = (typeof HOOK_ERROR_CODES)[number];
 
@@ -116,6 +117,9 @@ export const Errors = {
   renderBudget: (hookPath: string, spentMs: number, budgetMs: number) =>
     new HookFailure("timeout", hookPath, "render",
       `${name(hookPath)} kept the host blocked in its renderers for ${spentMs} ms within one second, over the ${budgetMs} ms budget (the renderBudgetMs option); its messages and components use default rendering from now on (reload the hook to restore them). Reported once.`),
+  /** A project's module the user has not approved as it is now (or whose approvals cannot be read): not loaded. */
+  notApproved: (hookPath: string, reason: string) =>
+    new HookFailure("not_approved", hookPath, "load", `${name(hookPath)} was not loaded: ${reason}`),
   protocolViolation: (hookPath: string, detail: string, event = "worker") =>
     new HookFailure("protocol_violation", hookPath, event,
       `${name(hookPath)} sent a message outside the protocol, which was dropped: ${detail}`),
