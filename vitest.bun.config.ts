@@ -53,7 +53,8 @@ export default defineConfig({
     server: { deps: { inline: ["zod"] } },
     exclude: [...configDefaults.exclude],
     projects: [
-      { extends: true, test: { name: "bun-host", include: ["test/bun/**/*.test.ts"] } },
+      // The approvals store (fingerprints, the store file) with Bun as the host: oh-my-pi runs isolateDiscovered on Bun.
+      { extends: true, test: { name: "bun-host", include: ["test/bun/**/*.test.ts", "test/approval.test.ts"] } },
       { extends: true, test: { name: "bun-worker", include: SUITES, testNamePattern: skipping([...Object.keys(NOT_ON_BUN), ...Object.keys(NOT_IN_A_BUN_WORKER)]), env: { HOOKBOX_TEST_ISOLATION: "worker", HOOKBOX_TEST_POLICY: "trusted" } } },
       { extends: true, test: { name: "bun-process", include: SUITES, testNamePattern: skipping(Object.keys(NOT_ON_BUN)), env: { HOOKBOX_TEST_ISOLATION: "process" } } },
       ...(sandbox.ok ? [{ extends: true as const, test: { name: "bun-sandbox", include: SUITES, testNamePattern: skipping(Object.keys(NOT_ON_BUN)), env: { HOOKBOX_TEST_ISOLATION: "sandbox" } } }] : []),

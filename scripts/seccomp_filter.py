@@ -66,7 +66,7 @@ def build(arch):
 
 
 def main():
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "sandbox", "seccomp")
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "isolation", "bubblewrap", "seccomp")
     if len(sys.argv) == 3 and sys.argv[1] == "--out":
         out = sys.argv[2]
     elif len(sys.argv) != 1:

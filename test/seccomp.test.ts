@@ -14,7 +14,7 @@ import { ROOT } from "./helpers/host.js";
 const PYTHON = "/usr/bin/python3";
 const hasLibseccomp = spawnSync(PYTHON, ["-c", "import seccomp"]).status === 0;
 if (!hasLibseccomp) console.log("seccomp drift test skipped: python3-seccomp is not installed (apt-get install python3-seccomp)");
-const BLOBS = join(ROOT, "src", "sandbox", "seccomp");
+const BLOBS = join(ROOT, "src", "isolation", "bubblewrap", "seccomp");
 
 describe("the seccomp filter", () => {
   it.skipIf(!hasLibseccomp)("the checked-in blobs are exactly what scripts/seccomp_filter.py makes", () => {

@@ -22,6 +22,7 @@ export const HOOK_ERROR_CODES = [
   "restarting",
   "protocol_violation",
   "effect_refused",
+  "not_approved",
 ] as const;
 export type HookErrorCode = (typeof HOOK_ERROR_CODES)[number];
 
@@ -128,6 +129,9 @@ export const Errors = {
   memberRefused: (hookPath: string, member: string, effect: string, grant: string) =>
     new HookFailure("effect_refused", hookPath, member,
       `${name(hookPath)} called ${member}, a ${effect} effect on the agent, which its policy.effects "${grant}" does not grant; it was refused. policy.effects: "${effect}" grants it, for a hook you trust to change what the agent does.`),
+  /** A project's module the user has not approved as it is now (or whose approvals cannot be read): not loaded. */
+  notApproved: (hookPath: string, reason: string) =>
+    new HookFailure("not_approved", hookPath, "load", `${name(hookPath)} was not loaded: ${reason}`),
   protocolViolation: (hookPath: string, detail: string, event = "worker") =>
     new HookFailure("protocol_violation", hookPath, event,
       `${name(hookPath)} sent a message outside the protocol, which was dropped: ${detail}`),

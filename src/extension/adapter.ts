@@ -89,14 +89,15 @@ type Carried = ReturnType<typeof carriedEvents>;
 /** An extension factory, as the agent awaits it. */
 export type IsolatedExtension = (pi: AgentExtensionAPI) => Promise<void>;
 
-interface Unloaded { path: string; code: HookErrorCode; error: string }
+/** A module that did not load (or was refused before loading), with why. */
+export interface Unloaded { path: string; code: HookErrorCode; error: string }
 
 /**
  * The extension factory that loads `paths` isolated. Paths resolve like `loadHooks` paths (against
  * the agent's working directory; `~` is the home folder); options are `loadHooks`' plus `optional`.
  * The factory resolves when every module has loaded (or failed to) and every event is mirrored.
  */
-export function isolate(paths: string[], options: IsolateOptions = {}): IsolatedExtension {
+export function isolate(paths: string[], options: IsolateOptions = {}, /** @internal modules refused before loading (not approved): they block like a failed load */ before: readonly Unloaded[] = []): IsolatedExtension {
   if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string")) throw new TypeError("isolate: paths must be an array of module paths (strings)");
   const { optional = [], ...loadOptions } = options;
   if (!Array.isArray(optional) || optional.some((p) => typeof p !== "string")) throw new TypeError("isolate: optional must be an array of module paths (strings)");
@@ -104,7 +105,7 @@ export function isolate(paths: string[], options: IsolateOptions = {}): Isolated
     const cwd = process.cwd();
     const carried = carriedEvents(agentLine(pi));
     const loaded = await loadExtensionModules(paths, cwd, loadOptions);
-    const unloaded: Unloaded[] = loaded.errors.map(({ path, code, error }) => ({ path, code, error }));
+    const unloaded: Unloaded[] = [...before, ...loaded.errors.map(({ path, code, error }) => ({ path, code, error }))];
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
@@ -373,8 +374,13 @@ class Mirror {
   }
 
   #blockReason(): string {
-    const names = this.#blocking.map((u) => `${u.path} (${u.code})`).join(", ");
-    return terminalText(`hookbox: blocked because isolated extension ${names} did not load (fail closed)`, { colors: false });
+    // A module not approved says why and which command approves it; the others are named with their code.
+    const failed = this.#blocking.filter((u) => u.code !== "not_approved");
+    const parts = [
+      ...(failed.length > 0 ? [`isolated extension ${failed.map((u) => `${u.path} (${u.code})`).join(", ")} did not load`] : []),
+      ...this.#blocking.filter((u) => u.code === "not_approved").map((u) => u.error),
+    ];
+    return terminalText(`hookbox: blocked because ${parts.join("; ")} (fail closed)`, { colors: false });
   }
 
   /** A fault of an isolated module: the agent's UI when it has one, else stderr as pi prints extension errors. */

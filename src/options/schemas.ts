@@ -74,6 +74,7 @@ const discoverOptions = z.strictObject({
   home: z.string().optional(),
   providers: z.array(z.custom<object>((v) => typeof v === "object" && v !== null, { message: "a hook provider" })).optional(),
   sortEntries: z.boolean().optional(),
+  approvals: z.union([z.literal(false), z.strictObject({ dir: z.string().optional() })]).optional(),
   shellHooks: z.union([z.boolean(), z.strictObject({ maxOutputBytes: amount.optional(), env: z.record(z.string(), z.string().optional()).optional() })]).optional(),
   discovered: strings.optional(),
   trust: z.strictObject({ project: policyOption.optional(), user: policyOption.optional(), configured: policyOption.optional(), byPath: z.record(z.string(), policyOption).optional() }).optional(),
