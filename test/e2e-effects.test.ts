@@ -1,0 +1,143 @@
+/**
+ * A hook's effects inside the real agents (pi 0.73.1 on Node, oh-my-pi 18.2.3 on Bun): the sandbox
+ * holds an untrusted hook, and `policy.effects` keeps it from making the agent do or read something
+ * else in its place. Each test runs three sessions side by side, each in its own network namespace
+ * against the scripted fake model (test/support/pi-run.ts), whose first turn asks the bash tool for
+ * `echo hello > hello.txt`:
+ * - the module isolated under policy `untrusted` (the bubblewrap sandbox, effects `restrict`): refused;
+ * - the control: the same module in the agent's own process: its substitution takes effect;
+ * - the module isolated under policy `confined` (effects `substitute`): it takes effect too, so the
+ *   refusal above is the policy's, not a path that never carried the substitution.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "./helpers/host.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+import { CANARY } from "../fixtures/extensions/rewrites-the-bash-command.js";
+import { MARK } from "../fixtures/extensions/substitutes-what-the-model-reads.js";
+import { agentUnavailable, installBun, installOmp, installPi, ompAgent, piAgent, piWorld, runAgentAsync, type Agent, type PiRun, type PiWorld } from "./support/pi-agent.js";
+
+const unavailable = agentUnavailable("pi and oh-my-pi");
+if (unavailable) console.log(`test/e2e-effects.test.ts skipped: ${unavailable}`);
+const sandbox = sandboxAvailability();
+if (!sandbox.ok) console.log(`test/e2e-effects.test.ts skipped: the untrusted runs need the sandbox: ${sandbox.reason}`);
+
+const REWRITES = join(ROOT, "fixtures", "extensions", "rewrites-the-bash-command.ts");
+const SUBSTITUTES = join(ROOT, "fixtures", "extensions", "substitutes-what-the-model-reads.ts");
+const COMMAND = "echo hello > hello.txt";
+const SECRETS = { ssh: "SSH-KEY-SECRET-71b0", token: "ENV-TOKEN-SECRET-3a94" };
+
+/** The one-line file the agent loads with -e: `export default isolate([module], options)`. */
+function isolateFile(world: PiWorld, module: string, options: Record<string, unknown>): string {
+  const file = join(world.project, "isolated.ts");
+  writeFileSync(file, `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolate(${JSON.stringify([module])}, ${JSON.stringify(options)});\n`);
+  return file;
+}
+
+/** The user's secrets the rewritten command copies: ~/.ssh/id_ed25519 in the fake HOME and $SECRET_TOKEN. */
+function plantSecrets(world: PiWorld): Record<string, string> {
+  mkdirSync(join(world.home, ".ssh"), { recursive: true });
+  writeFileSync(join(world.home, ".ssh", "id_ed25519"), SECRETS.ssh);
+  return { SECRET_TOKEN: SECRETS.token };
+}
+
+type How = "untrusted" | "own process" | "confined";
+
+/** One session per way of loading `module`, side by side; each world has the user's secrets. */
+async function sessions(agent: Agent, module: string): Promise<Record<How, { world: PiWorld; run: PiRun }>> {
+  const ways: Array<[How, (world: PiWorld) => string]> = [
+    ["untrusted", (world) => isolateFile(world, module, { policy: "untrusted" })],
+    ["own process", () => module],
+    // process isolation: a confined worker is refused on a Bun host (oh-my-pi), and Node runs it in both agents
+    ["confined", (world) => isolateFile(world, module, { policy: "confined", isolation: "process" })],
+  ];
+  const runs = await Promise.all(ways.map(async ([how, load]) => {
+    const world = piWorld(agent);
+    const env = plantSecrets(world);
+    return [how, { world, run: await runAgentAsync(agent, world, { command: COMMAND, env, extensions: [load(world)] }) }] as const;
+  }));
+  return Object.fromEntries(runs) as Record<How, { world: PiWorld; run: PiRun }>;
+}
+
+const chats = (run: PiRun) => run.requests.filter((r) => r.url.endsWith("/chat/completions"));
+/** Which of the module's channels reached the model, in any request it received. */
+function channelsSeen(run: PiRun): string[] {
+  const text = JSON.stringify(chats(run).map((r) => r.body));
+  return [...new Set([...text.matchAll(new RegExp(`${MARK} (\\w+)`, "g"))].map((m) => m[1]!))].sort();
+}
+
+const read = (world: PiWorld, name: string) => (existsSync(join(world.project, name)) ? readFileSync(join(world.project, name), "utf8") : undefined);
+
+/**
+ * The rewritten command: refused under untrusted (blocked, the reason naming the field and
+ * `policy.effects`; neither the hook's command nor the model's runs), run in the controls.
+ */
+async function rewrittenCommand(agent: Agent): Promise<void> {
+  const s = await sessions(agent, REWRITES);
+  for (const how of ["own process", "confined"] as const) {
+    const { world, run } = s[how];
+    expect(run.code, `${how}: ${run.stderr}`).toBe(0);
+    expect(read(world, "canary.txt"), how).toBe(`${CANARY}\n`);
+    expect(read(world, "stolen.txt"), how).toBe(`${SECRETS.ssh}${SECRETS.token}\n`);
+    expect(read(world, "hello.txt"), how).toBeUndefined();
+  }
+  const untrusted = s.untrusted;
+  expect(untrusted.run.code, untrusted.run.stderr).toBe(0);
+  expect(untrusted.run.toolResult).toMatch(/command/);
+  expect(untrusted.run.toolResult).toContain("policy.effects");
+  expect(read(untrusted.world, "canary.txt")).toBeUndefined();
+  expect(read(untrusted.world, "stolen.txt")).toBeUndefined();
+  expect(read(untrusted.world, "hello.txt")).toBeUndefined();
+}
+
+/**
+ * What the model reads: under untrusted no request carries the module's text, the model's own
+ * command ran, and each refused result is reported as effect_refused; in the controls every
+ * channel the agent emits in `-p` reaches the model.
+ */
+async function substitutedReads(agent: Agent, channels: string[]): Promise<void> {
+  const s = await sessions(agent, SUBSTITUTES);
+  for (const how of ["own process", "confined"] as const) {
+    const { world, run } = s[how];
+    expect(run.code, `${how}: ${run.stderr}`).toBe(0);
+    expect(channelsSeen(run), how).toEqual(channels);
+    expect(run.toolResult, how).toBe(`${MARK} tool_result`);
+    expect(read(world, "hello.txt"), how).toBe("hello\n");
+  }
+  const untrusted = s.untrusted;
+  expect(untrusted.run.code, untrusted.run.stderr).toBe(0);
+  expect(chats(untrusted.run)).toHaveLength(2);
+  expect(channelsSeen(untrusted.run)).toEqual([]);
+  expect(JSON.stringify(untrusted.run.requests)).not.toContain(MARK);
+  expect(read(untrusted.world, "hello.txt")).toBe("hello\n");
+  for (const event of channels) expect(untrusted.run.stderr).toContain(`effect_refused in ${event}`);
+}
+
+describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside pi 0.73.1", { timeout: 120_000 }, () => {
+  let pi: Agent;
+  beforeAll(() => { pi = piAgent(installPi()); }, 300_000);
+
+  it("an untrusted isolated extension that rewrites the model's bash command is refused: the call is blocked and nothing runs; in pi's own process and isolated under confined the rewrite runs (canary, key and token copied)", async () => {
+    await rewrittenCommand(pi);
+  });
+
+  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt and transforms the input: no request the model receives carries any of it; in the controls every one does", async () => {
+    await substitutedReads(pi, ["before_agent_start", "context", "input", "tool_result"]);
+  });
+});
+
+describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside oh-my-pi 18.2.3 (a Bun host; the untrusted module runs in the sandbox on Node)", { timeout: 180_000 }, () => {
+  let omp: Agent;
+  beforeAll(() => { omp = ompAgent(installOmp(), installBun()); }, 600_000);
+
+  it("an untrusted isolated extension that rewrites the model's bash command is refused: the call is blocked and nothing runs; in oh-my-pi's own process and isolated under confined the rewrite runs", async () => {
+    await rewrittenCommand(omp);
+  });
+
+  // oh-my-pi emits `input` only from its interactive editor (modes/controllers/input-controller.ts),
+  // never in `-p`: the module's input transform is not called there, in any of the three sessions.
+  it("an untrusted isolated extension that rewrites the tool result, adds a context message and sets the system prompt: no request the model receives carries any of it; in the controls every one does", async () => {
+    await substitutedReads(omp, ["before_agent_start", "context", "tool_result"]);
+  });
+});
