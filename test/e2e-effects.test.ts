@@ -122,8 +122,8 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
     await rewrittenCommand(pi);
   });
 
-  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt and transforms the input: no request the model receives carries any of it; in the controls every one does", async () => {
-    await substitutedReads(pi, ["before_agent_start", "context", "input", "tool_result"]);
+  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input and adds to the provider's payload: no request the model receives carries any of it; in the controls every one does", async () => {
+    await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "tool_result"]);
   });
 });
 
@@ -137,7 +137,7 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
 
   // oh-my-pi emits `input` only from its interactive editor (modes/controllers/input-controller.ts),
   // never in `-p`: the module's input transform is not called there, in any of the three sessions.
-  it("an untrusted isolated extension that rewrites the tool result, adds a context message and sets the system prompt: no request the model receives carries any of it; in the controls every one does", async () => {
-    await substitutedReads(omp, ["before_agent_start", "context", "tool_result"]);
+  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt and adds to the provider's payload: no request the model receives carries any of it; in the controls every one does", async () => {
+    await substitutedReads(omp, ["before_agent_start", "before_provider_request", "context", "tool_result"]);
   });
 });
