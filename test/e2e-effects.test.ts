@@ -111,7 +111,7 @@ async function substitutedReads(agent: Agent, channels: string[]): Promise<void>
   expect(channelsSeen(untrusted.run)).toEqual([]);
   expect(JSON.stringify(untrusted.run.requests)).not.toContain(MARK);
   expect(read(untrusted.world, "hello.txt")).toBe("hello\n");
-  for (const event of channels) expect(untrusted.run.stderr).toContain(`effect_refused in ${event}`);
+  for (const event of channels.filter((c) => c !== "sendUserMessage")) expect(untrusted.run.stderr).toContain(`effect_refused in ${event}`);
 }
 
 describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside pi 0.73.1", { timeout: 120_000 }, () => {
@@ -122,8 +122,8 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
     await rewrittenCommand(pi);
   });
 
-  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input and adds to the provider's payload: no request the model receives carries any of it; in the controls every one does", async () => {
-    await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "tool_result"]);
+  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input, adds to the provider's payload and sends a user message (sendUserMessage): no request the model receives carries any of it; in the controls every one does", async () => {
+    await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "sendUserMessage", "tool_result"]);
   });
 });
 
@@ -137,7 +137,7 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
 
   // oh-my-pi emits `input` only from its interactive editor (modes/controllers/input-controller.ts),
   // never in `-p`: the module's input transform is not called there, in any of the three sessions.
-  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt and adds to the provider's payload: no request the model receives carries any of it; in the controls every one does", async () => {
-    await substitutedReads(omp, ["before_agent_start", "before_provider_request", "context", "tool_result"]);
+  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, adds to the provider's payload and sends a user message (sendUserMessage): no request the model receives carries any of it; in the controls every one does", async () => {
+    await substitutedReads(omp, ["before_agent_start", "before_provider_request", "context", "sendUserMessage", "tool_result"]);
   });
 });
