@@ -84,8 +84,10 @@ async function rewrittenCommand(agent: Agent): Promise<void> {
   }
   const untrusted = s.untrusted;
   expect(untrusted.run.code, untrusted.run.stderr).toBe(0);
-  expect(untrusted.run.toolResult).toMatch(/command/);
-  expect(untrusted.run.toolResult).toContain("policy.effects");
+  // blocked with the code, the field the hook set and the policy that refused it; not the hook's command
+  expect(untrusted.run.toolResult).toMatch(/failed \(effect_refused\): .* set event\.input during tool_call, .*policy\.effects "restrict"/);
+  expect(untrusted.run.toolResult).not.toContain(CANARY);
+  expect(untrusted.run.stderr).toContain("effect_refused in tool_call");
   expect(read(untrusted.world, "canary.txt")).toBeUndefined();
   expect(read(untrusted.world, "stolen.txt")).toBeUndefined();
   expect(read(untrusted.world, "hello.txt")).toBeUndefined();
@@ -107,11 +109,11 @@ async function substitutedReads(agent: Agent, channels: string[]): Promise<void>
   }
   const untrusted = s.untrusted;
   expect(untrusted.run.code, untrusted.run.stderr).toBe(0);
-  expect(chats(untrusted.run)).toHaveLength(2);
   expect(channelsSeen(untrusted.run)).toEqual([]);
+  expect(chats(untrusted.run)).toHaveLength(2);
   expect(JSON.stringify(untrusted.run.requests)).not.toContain(MARK);
   expect(read(untrusted.world, "hello.txt")).toBe("hello\n");
-  for (const event of channels.filter((c) => c !== "sendUserMessage")) expect(untrusted.run.stderr).toContain(`effect_refused in ${event}`);
+  for (const event of channels.filter((c) => !c.startsWith("send"))) expect(untrusted.run.stderr).toContain(`effect_refused in ${event}`);
 }
 
 describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside pi 0.73.1", { timeout: 120_000 }, () => {
@@ -122,8 +124,8 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
     await rewrittenCommand(pi);
   });
 
-  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input, adds to the provider's payload and sends a user message (sendUserMessage): no request the model receives carries any of it; in the controls every one does", async () => {
-    await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "sendUserMessage", "tool_result"]);
+  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input, adds to the provider's payload and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
+    await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "sendMessage", "sendUserMessage", "tool_result"]);
   });
 });
 
@@ -137,7 +139,7 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
 
   // oh-my-pi emits `input` only from its interactive editor (modes/controllers/input-controller.ts),
   // never in `-p`: the module's input transform is not called there, in any of the three sessions.
-  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, adds to the provider's payload and sends a user message (sendUserMessage): no request the model receives carries any of it; in the controls every one does", async () => {
-    await substitutedReads(omp, ["before_agent_start", "before_provider_request", "context", "sendUserMessage", "tool_result"]);
+  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, adds to the provider's payload and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
+    await substitutedReads(omp, ["before_agent_start", "before_provider_request", "context", "sendMessage", "sendUserMessage", "tool_result"]);
   });
 });
