@@ -124,8 +124,8 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
     await rewrittenCommand(pi);
   });
 
-  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input, adds to the provider's payload and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
-    await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "sendMessage", "sendUserMessage", "tool_result"]);
+  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input, adds to the provider's payload, replaces the model's answer (message_end) and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
+    await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "message_end", "sendMessage", "sendUserMessage", "tool_result"]);
   });
 });
 
@@ -137,8 +137,9 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
     await rewrittenCommand(omp);
   });
 
-  // oh-my-pi emits `input` only from its interactive editor (modes/controllers/input-controller.ts),
-  // never in `-p`: the module's input transform is not called there, in any of the three sessions.
+  // Two of the module's channels do not exist in oh-my-pi's `-p`: it emits `input` only from its
+  // interactive editor (modes/controllers/input-controller.ts), and its `message_end` has no result
+  // (the message cannot be replaced), so neither reaches the model in any of the three sessions.
   it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, adds to the provider's payload and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
     await substitutedReads(omp, ["before_agent_start", "before_provider_request", "context", "sendMessage", "sendUserMessage", "tool_result"]);
   });
