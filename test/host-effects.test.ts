@@ -6,11 +6,12 @@
  * blocked). Under `confined` and `trusted` the same hooks behave as in the original.
  */
 import { describe, expect, it } from "vitest";
-import { HookToolWrapper, type HookError } from "../src/index.js";
+import { HookToolWrapper, loadHooks, type HookError } from "../src/index.js";
+import { agentAccess, presets, resolvePolicy } from "../src/policy/policy.js";
 import { EVENTS, EVENT_TYPES, RESULT_EVENTS, SAMPLE_MESSAGES, sampleEvent, type FieldEffect } from "../src/contract/events.js";
 import type { AgentToolResult, HookEventType } from "../src/contract/types.js";
 import { LIMITS } from "../worker/wire.mjs";
-import { start } from "./helpers/host.js";
+import { ROOT, fixture, start } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
 import { EVENTS as EDITED_EVENTS } from "../fixtures/hostile/edits-every-payload-field.js";
 import { SUBSTITUTING_EVENTS } from "../fixtures/hostile/substitutes-every-result-field.js";
@@ -258,5 +259,26 @@ describe("policy.effects: what restricts still works under untrusted", () => {
     const result = await runner.emitToolCall(fullEvent("tool_call") as never);
     expect(result?.block).not.toBe(true);
     expect(refused(errors).length).toBeGreaterThan(0);
+  });
+});
+
+describe("policy.effects: the option", () => {
+  it("the presets: trusted and confined substitute, untrusted restricts; policy.agent follows", () => {
+    expect([presets.trusted.effects, presets.confined.effects, presets.untrusted.effects]).toEqual(["substitute", "substitute", "restrict"]);
+    expect(agentAccess(resolvePolicy({ effects: "restrict" }))).toBe("read");
+    expect(agentAccess(resolvePolicy("confined"))).toBe("write");
+  });
+
+  it("a typo in the field or its value is a TypeError naming the one meant", async () => {
+    await expect(loadHooks([fixture("hostile/rewrites-bash-command.ts")], ROOT, { policy: { efects: "restrict" } as never })).rejects.toThrow(/did you mean "effects"/);
+    await expect(loadHooks([fixture("hostile/rewrites-bash-command.ts")], ROOT, { policy: { effects: "restrcit" } as never })).rejects.toThrow(/did you mean "restrict"/);
+  });
+
+  it("policy.agent \"write\" above policy.effects fails the load (load_failed), naming both fields", async () => {
+    const { hooks, errors } = await loadHooks([fixture("hostile/rewrites-bash-command.ts")], ROOT, { isolation: ISOLATION, policy: { effects: "restrict", agent: "write" } });
+    expect(hooks).toEqual([]);
+    expect(errors.map((e) => e.code)).toEqual(["load_failed"]);
+    expect(errors[0]!.error).toContain("policy.agent \"write\"");
+    expect(errors[0]!.error).toContain("policy.effects \"restrict\"");
   });
 });

@@ -17,6 +17,30 @@ export const CARRIED_MEMBERS = Object.freeze([
   "registerTool", "registerCommand", "registerFlag", "getFlag", "registerShortcut",
 ]);
 
+/**
+ * What each member a module reaches does to the agent (worker/effects.mjs; `policy.effects` grants
+ * up to one class): a member above the hook's grant is refused on the host as `effect_refused`,
+ * naming it (src/bridge/host-bridge.ts, src/bridge/agent-gate.ts, src/extension/adapter.ts).
+ * Keys are `pi` members, `ctx.<member>` and `ctx.ui.<member>` for the context's, and
+ * `registerTool:built-in` for a tool named like one of the agent's own (it would replace it).
+ * `exec` changes nothing of the agent: what it may run is its own axis, `policy.exec`.
+ * @type {Readonly<Record<string, "observe" | "restrict" | "substitute">>}
+ */
+export const MEMBER_EFFECTS = Object.freeze({
+  on: "observe", exec: "observe", getSessionName: "observe", getActiveTools: "observe", getAllTools: "observe", getCommands: "observe",
+  getThinkingLevel: "observe", getFlag: "observe", registerMessageRenderer: "observe",
+  // What the user or the model chooses to run; what it runs runs isolated, under the hook's own policy.
+  registerTool: "observe", registerCommand: "observe", registerFlag: "observe", registerShortcut: "observe",
+  "ctx.ui.setWidget": "observe", "ctx.ui.setTitle": "observe",
+  // The agent does less: it stops.
+  "ctx.abort": "restrict", "ctx.shutdown": "restrict",
+  // The agent reads or does something else: a message in its session or context, a turn it did not
+  // ask for, another model, tool set or thinking level, a name or label, a compaction now.
+  sendMessage: "substitute", appendEntry: "substitute", sendUserMessage: "substitute", setSessionName: "substitute", setLabel: "substitute",
+  setActiveTools: "substitute", setModel: "substitute", setThinkingLevel: "substitute", "ctx.compact": "substitute",
+  "registerTool:built-in": "substitute",
+});
+
 const NOT_YET = "not carried across the isolation boundary yet";
 
 /**
