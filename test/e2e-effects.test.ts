@@ -113,7 +113,8 @@ async function substitutedReads(agent: Agent, channels: string[]): Promise<void>
   expect(chats(untrusted.run)).toHaveLength(2);
   expect(JSON.stringify(untrusted.run.requests)).not.toContain(MARK);
   expect(read(untrusted.world, "hello.txt")).toBe("hello\n");
-  for (const event of channels.filter((c) => !c.startsWith("send"))) expect(untrusted.run.stderr).toContain(`effect_refused in ${event}`);
+  // each refused where it was tried: an event's result, or an agent member's call (pi.sendMessage …)
+  for (const channel of channels) expect(untrusted.run.stderr).toContain(`effect_refused in ${channel.startsWith("send") ? `pi.${channel}` : channel}`);
 }
 
 describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside pi 0.73.1", { timeout: 120_000 }, () => {
@@ -124,7 +125,7 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
     await rewrittenCommand(pi);
   });
 
-  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input, adds to the provider's payload, replaces the model's answer (message_end) and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
+  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input, adds to the provider's payload, rewrites the model's own turn (message_end) and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
     await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "message_end", "sendMessage", "sendUserMessage", "tool_result"]);
   });
 });
