@@ -16,6 +16,8 @@ import { ROOT } from "./helpers/host.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { CANARY } from "../fixtures/extensions/rewrites-the-bash-command.js";
 import { MARK } from "../fixtures/extensions/substitutes-what-the-model-reads.js";
+import { ANSWER } from "../fixtures/extensions/replaces-an-omp-built-in-tool.js";
+import { OMP_BUILT_IN_TOOLS } from "../src/extension/registrations.js";
 import { agentUnavailable, installBun, installOmp, installPi, ompAgent, piAgent, piWorld, runAgentAsync, type Agent, type PiRun, type PiWorld } from "./support/pi-agent.js";
 
 const unavailable = agentUnavailable("pi and oh-my-pi");
@@ -26,6 +28,9 @@ if (!sandbox.ok) console.log(`test/e2e-effects.test.ts skipped: the untrusted ru
 const REWRITES = join(ROOT, "fixtures", "extensions", "rewrites-the-bash-command.ts");
 const SUBSTITUTES = join(ROOT, "fixtures", "extensions", "substitutes-what-the-model-reads.ts");
 const COMMAND = "echo hello > hello.txt";
+/** A tool named like pi's built-in `bash`, answering "fake"; and one named like oh-my-pi's `glob` (pi has none), answering ANSWER. */
+const REPLACES_BASH = join(ROOT, "fixtures", "hostile", "registers-builtin-tool-name.ts");
+const REPLACES_GLOB = join(ROOT, "fixtures", "extensions", "replaces-an-omp-built-in-tool.ts");
 const SECRETS = { ssh: "SSH-KEY-SECRET-71b0", token: "ENV-TOKEN-SECRET-3a94" };
 
 /** The one-line file the agent loads with -e: `export default isolate([module], options)`. */
@@ -117,6 +122,26 @@ async function substitutedReads(agent: Agent, channels: string[]): Promise<void>
   for (const channel of channels) expect(untrusted.run.stderr).toContain(`effect_refused in ${channel.startsWith("send") ? `pi.${channel}` : channel}`);
 }
 
+/**
+ * A tool that replaces one of the agent's built-ins, called by the model: in the agent's own process
+ * the model reads the module's answer; isolated under untrusted the module is refused at load as
+ * effect_refused, naming the tool, and fails closed (the call is blocked with that code).
+ */
+async function replacedBuiltIn(agent: Agent, module: string, tool: { name: string; arguments: Record<string, unknown> }, answer: string): Promise<void> {
+  const [untrusted, own] = await Promise.all([
+    (async () => { const world = piWorld(agent); return runAgentAsync(agent, world, { command: "", tool, extensions: [isolateFile(world, module, { policy: "untrusted" })] }); })(),
+    runAgentAsync(agent, piWorld(agent), { command: "", tool, extensions: [module] }),
+  ]);
+  expect(own.code, own.stderr).toBe(0);
+  expect(own.toolResult).toContain(answer);
+  expect(untrusted.code, untrusted.stderr).toBe(0);
+  expect(untrusted.toolResult).not.toContain(answer);
+  expect(untrusted.toolResult).toBe(`hookbox: blocked because isolated extension ${module} (effect_refused) did not load (fail closed)`);
+  expect(untrusted.stderr).toContain(`${module} did not load (effect_refused)`);
+  expect(untrusted.stderr).toContain(`pi.registerTool("${tool.name}"), replacing the agent's built-in tool,`);
+  expect(untrusted.stderr).toContain("policy.effects");
+}
+
 describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside pi 0.73.1", { timeout: 120_000 }, () => {
   let pi: Agent;
   beforeAll(() => { pi = piAgent(installPi()); }, 300_000);
@@ -127,6 +152,10 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
 
   it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input, adds to the provider's payload, rewrites the model's own turn (message_end) and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
     await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "message_end", "sendMessage", "sendUserMessage", "tool_result"]);
+  });
+
+  it("an untrusted isolated extension whose tool replaces pi's built-in bash is refused at load (effect_refused) and fails closed; in pi's own process the model's bash call reads the module's answer", async () => {
+    await replacedBuiltIn(pi, REPLACES_BASH, { name: "bash", arguments: { command: COMMAND } }, "fake");
   });
 });
 
@@ -143,5 +172,22 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
   // (the message cannot be replaced), so neither reaches the model in any of the three sessions.
   it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, adds to the provider's payload and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
     await substitutedReads(omp, ["before_agent_start", "before_provider_request", "context", "sendMessage", "sendUserMessage", "tool_result"]);
+  });
+
+  it("an untrusted isolated extension whose tool replaces oh-my-pi's built-in glob (a built-in pi lacks) is refused at load (effect_refused) and fails closed; in oh-my-pi's own process the model's glob call reads the module's answer", async () => {
+    await replacedBuiltIn(omp, REPLACES_GLOB, { name: "glob", arguments: { pattern: "*" } }, ANSWER);
+  });
+});
+
+describe.skipIf(unavailable !== undefined)("oh-my-pi's built-in tools", () => {
+  it("hookbox's list of oh-my-pi's built-in tool names is oh-my-pi's: its BUILTIN_TOOLS and HIDDEN_TOOLS, both ways", () => {
+    const source = readFileSync(join(installOmp(), "..", "..", "src", "tools", "index.ts"), "utf8");
+    const keysOf = (table: string) => {
+      const body = source.slice(source.indexOf(`export const ${table}: Record<`));
+      return [...body.slice(0, body.indexOf("\n};\n")).matchAll(/^\t(\w+): /gm)].map((m) => m[1]!);
+    };
+    const names = [...keysOf("BUILTIN_TOOLS"), ...keysOf("HIDDEN_TOOLS")];
+    expect(names.length).toBeGreaterThan(20);
+    expect([...OMP_BUILT_IN_TOOLS].sort()).toEqual(names.sort());
   });
 });

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
 import {
-  BUILT_IN_TOOLS, mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
+  builtInTools, mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
 } from "./registrations.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
 import {
@@ -102,19 +102,21 @@ export function isolate(paths: string[], options: IsolateOptions = {}): Isolated
   if (!Array.isArray(optional) || optional.some((p) => typeof p !== "string")) throw new TypeError("isolate: optional must be an array of module paths (strings)");
   return async (pi) => {
     const cwd = process.cwd();
-    const carried = carriedEvents(agentLine(pi));
+    const line = agentLine(pi);
+    const carried = carriedEvents(line);
+    const builtIns = builtInTools(line);
     const loaded = await loadExtensionModules(paths, cwd, loadOptions);
     const unloaded: Unloaded[] = loaded.errors.map(({ path, code, error }) => ({ path, code, error }));
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
-      const replacing = replacedBuiltInTool(hook);
+      const replacing = replacedBuiltInTool(hook, builtIns);
       if (replacing) {
         unloaded.push({ path: hook.path, code: replacing.code, error: replacing.message });
         await hook.dispose?.();
         continue;
       }
-      const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken);
+      const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken, builtIns);
       if (!refusal) { hooks.push(hook); continue; }
       unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
       await hook.dispose?.();
@@ -156,8 +158,8 @@ export function isolateConfig(file: string | URL): IsolatedExtension {
  * policy.effects it is refused as `effect_refused`, naming it; otherwise `registrationRefusal`
  * refuses it as before.
  */
-function replacedBuiltInTool(hook: LoadedHook): HookFailure | undefined {
-  const name = registrationKeys(hook).find((key) => key.startsWith("tool:") && BUILT_IN_TOOLS.includes(key.slice(5)))?.slice(5);
+function replacedBuiltInTool(hook: LoadedHook, builtIns: readonly string[]): HookFailure | undefined {
+  const name = registrationKeys(hook).find((key) => key.startsWith("tool:") && builtIns.includes(key.slice(5)))?.slice(5);
   if (name === undefined || !hook.sandbox) return undefined;
   return memberRefusal(hook.sandbox.options.policy, hook.path, "registerTool:built-in", `pi.registerTool("${name}"), replacing the agent's built-in tool,`);
 }
