@@ -64,10 +64,11 @@ describe(`policy.effects over pi's agent members (${ISOLATION} isolation)`, { ti
     expect(AGENT_SETTERS.map(memberName).map((m) => (m.startsWith("pi.") ? m.slice(3) : m)).filter((m) => !classed(m))).toEqual([]);
   });
 
-  it("under untrusted each substitute member is refused as effect_refused by name, and the agent is never called", async () => {
+  it("under untrusted each substitute member is refused as effect_refused by name, and the agent is never called for them", async () => {
     const { runner, calls, notified } = await inPi([hostile("changes-the-agent-through-members.ts")], RESTRICTED);
     await runner.emit({ type: "agent_start" });
-    expect(calls).toEqual([]);
+    // appendEntry (the module's own state, which the model never reads) is an observation: it reaches the agent.
+    expect(calls.map(([m]) => m)).toEqual(["appendEntry"]);
     const threw = JSON.parse(notified.find((n) => n.startsWith("["))!) as string[];
     expect(threw).toHaveLength(SUBSTITUTING.length);
     threw.forEach((message, i) => {
@@ -76,7 +77,7 @@ describe(`policy.effects over pi's agent members (${ISOLATION} isolation)`, { ti
     });
     // Reported too, with the code: the setters the module called, and the posts it could not see refused.
     const reported = notified.filter((n) => n.includes(": effect_refused in "));
-    expect(reported.map((n) => /effect_refused in ([\w.]+):/.exec(n)![1])).toEqual([...SUBSTITUTING, "pi.sendMessage", "pi.appendEntry"]);
+    expect(reported.map((n) => /effect_refused in ([\w.]+):/.exec(n)![1])).toEqual([...SUBSTITUTING, "pi.sendMessage"]);
   });
 
   it.each(["confined", "trusted"])("under %s the same members reach the agent, as before", async (policy) => {

@@ -32,11 +32,14 @@ export const MEMBER_EFFECTS = Object.freeze({
   // What the user or the model chooses to run; what it runs runs isolated, under the hook's own policy.
   registerTool: "observe", registerCommand: "observe", registerFlag: "observe", registerShortcut: "observe",
   "ctx.ui.setWidget": "observe", "ctx.ui.setTitle": "observe",
+  // A custom entry in the session: the module's own state, which the model never reads (pi keeps it
+  // out of the context; `sendMessage` is the member whose message the model reads).
+  appendEntry: "observe",
   // The agent does less: it stops.
   "ctx.abort": "restrict", "ctx.shutdown": "restrict",
   // The agent reads or does something else: a message in its session or context, a turn it did not
   // ask for, another model, tool set or thinking level, a name or label, a compaction now.
-  sendMessage: "substitute", appendEntry: "substitute", sendUserMessage: "substitute", setSessionName: "substitute", setLabel: "substitute",
+  sendMessage: "substitute", sendUserMessage: "substitute", setSessionName: "substitute", setLabel: "substitute",
   setActiveTools: "substitute", setModel: "substitute", setThinkingLevel: "substitute", "ctx.compact": "substitute",
   "registerTool:built-in": "substitute",
 });
