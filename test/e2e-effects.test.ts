@@ -150,8 +150,8 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
     await rewrittenCommand(pi);
   });
 
-  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input, adds to the provider's payload, rewrites the model's own turn (message_end) and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
-    await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "message_end", "sendMessage", "sendUserMessage", "tool_result"]);
+  it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input, adds to the provider's payload, rewrites the model's own turn (message_end), adds a skill (resources_discover) and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
+    await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "message_end", "resources_discover", "sendMessage", "sendUserMessage", "tool_result"]);
   });
 
   it("an untrusted isolated extension whose tool replaces pi's built-in bash is refused at load (effect_refused) and fails closed; in pi's own process the model's bash call reads the module's answer", async () => {
@@ -167,9 +167,10 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
     await rewrittenCommand(omp);
   });
 
-  // Two of the module's channels do not exist in oh-my-pi's `-p`: it emits `input` only from its
-  // interactive editor (modes/controllers/input-controller.ts), and its `message_end` has no result
-  // (the message cannot be replaced), so neither reaches the model in any of the three sessions.
+  // Three of the module's channels do not reach the model in oh-my-pi's `-p`, in any of the three
+  // sessions: it emits `input` only from its interactive editor (modes/controllers/input-controller.ts),
+  // its `message_end` has no result (the message cannot be replaced), and the skill a
+  // `resources_discover` adds is not listed in its system prompt there.
   it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, adds to the provider's payload and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
     await substitutedReads(omp, ["before_agent_start", "before_provider_request", "context", "sendMessage", "sendUserMessage", "tool_result"]);
   });
