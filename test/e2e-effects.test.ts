@@ -150,6 +150,9 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
     await rewrittenCommand(pi);
   });
 
+  // Not here: `user_bash` (pi emits it for the interactive editor's `!command` only, never in `-p`;
+  // its result's refusal is in test/host-effects.test.ts) and the session events a `-p` run never
+  // reaches (compaction, tree, switch, fork).
   it("an untrusted isolated extension that rewrites the tool result, adds a context message, sets the system prompt, transforms the input, adds to the provider's payload, rewrites the model's own turn (message_end), adds a skill (resources_discover) and sends a user message and a custom message (sendUserMessage, sendMessage): no request the model receives carries any of it; in the controls every one does", async () => {
     await substitutedReads(pi, ["before_agent_start", "before_provider_request", "context", "input", "message_end", "resources_discover", "sendMessage", "sendUserMessage", "tool_result"]);
   });
