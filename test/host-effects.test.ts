@@ -12,13 +12,19 @@ import { EVENTS, EVENT_TYPES, RESULT_EVENTS, SAMPLE_MESSAGES, sampleEvent, type 
 import type { AgentToolResult, HookEventType } from "../src/contract/types.js";
 import { LIMITS } from "../worker/wire.mjs";
 import { ROOT, fixture, start } from "./helpers/host.js";
-import { ISOLATION } from "./support/isolation.js";
+import { ISOLATION, POLICY } from "./support/isolation.js";
 import { EVENTS as EDITED_EVENTS } from "../fixtures/hostile/edits-every-payload-field.js";
 import { SUBSTITUTING_EVENTS } from "../fixtures/hostile/substitutes-every-result-field.js";
 
 /** A stranger's hook: the `untrusted` preset where the sandbox runs, else its effects alone (the preset implies the sandbox). */
 const RESTRICTED = ISOLATION === "sandbox" ? "untrusted" as const : { effects: "restrict" as const };
-const OWN = ["confined", "trusted"] as const;
+/**
+ * The Bun job's worker project runs `trusted` hooks only (a Bun worker enforces no other policy,
+ * and refuses to load one): there only the trusted cases run (`its`: the others, skipped there).
+ */
+const TRUSTED_ONLY = POLICY === "trusted";
+const its = TRUSTED_ONLY ? it.skip : it;
+const OWN = TRUSTED_ONLY ? ["trusted"] as const : ["confined", "trusted"] as const;
 const load = (policy: unknown) => ({ load: { policy: policy as never } });
 
 const bash = (ran: string[]) => ({
@@ -57,7 +63,7 @@ function fullEvent(type: HookEventType): Record<string, unknown> {
 }
 
 describe("policy.effects: tool_call", () => {
-  it("an untrusted hook that rewrites the bash command blocks the call, naming the field and policy.effects; the tool never runs", async () => {
+  its("an untrusted hook that rewrites the bash command blocks the call, naming the field and policy.effects; the tool never runs", async () => {
     const ran: string[] = [];
     const { runner, errors } = await start(["hostile/rewrites-bash-command.ts"], load(RESTRICTED));
     const error = await new HookToolWrapper(bash(ran), runner).execute("c1", { command: "echo hello > hello.txt" }).catch((e: Error) => e);
@@ -69,7 +75,7 @@ describe("policy.effects: tool_call", () => {
     expect(errors[0]!.event).toBe("tool_call");
   });
 
-  it("the block stands under fail-open too: the refusal is policy, not a fault", async () => {
+  its("the block stands under fail-open too: the refusal is policy, not a fault", async () => {
     const { runner } = await start(["hostile/rewrites-bash-command.ts"], { load: { policy: RESTRICTED as never, toolCallFailure: "open" } });
     const event = { type: "tool_call" as const, toolName: "bash", toolCallId: "c", input: { command: "ls" } };
     const result = await runner.emitToolCall(event);
@@ -85,7 +91,7 @@ describe("policy.effects: tool_call", () => {
     expect(errors).toEqual([]);
   });
 
-  it("an untrusted hook still blocks a tool call (a restrict effect), its reason cut and gated before the model reads it", async () => {
+  its("an untrusted hook still blocks a tool call (a restrict effect), its reason cut and gated before the model reads it", async () => {
     const { runner, errors } = await start(["hostile/blocks-with-a-long-reason.ts"], load(RESTRICTED));
     const result = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "rm -rf /" } });
     expect(result?.block).toBe(true);
@@ -94,7 +100,7 @@ describe("policy.effects: tool_call", () => {
     expect(errors).toEqual([]);
   });
 
-  it("calling an untrusted hook's tool_call handler directly throws effect_refused and leaves the event as it was", async () => {
+  its("calling an untrusted hook's tool_call handler directly throws effect_refused and leaves the event as it was", async () => {
     const { runner } = await start(["hostile/rewrites-bash-command.ts"], load(RESTRICTED));
     const event = { type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "ls" } };
     const thrown = await Promise.resolve(runner.getHooks()[0]!.handlers.get("tool_call")![0]!(event, runner.createCommandContext())).catch((e: { code?: string }) => e);
@@ -108,7 +114,7 @@ describe("policy.effects: every result field that can substitute", () => {
     expect([...SUBSTITUTING_EVENTS].sort()).toEqual(RESULT_EVENTS.filter((t) => substituteFields(t).length > 0).sort());
   });
 
-  it.each(SUBSTITUTING_EVENTS as HookEventType[])("%s: under untrusted the agent keeps its value; each substitute field is refused as effect_refused", async (type) => {
+  its.each(SUBSTITUTING_EVENTS as HookEventType[])("%s: under untrusted the agent keeps its value; each substitute field is refused as effect_refused", async (type) => {
     const { runner, errors } = await start(["hostile/substitutes-every-result-field.ts"], load(RESTRICTED));
     const event = fullEvent(type);
     const before = dataOf(event);
@@ -140,7 +146,7 @@ describe("policy.effects: every in-place edit", () => {
     expect([...EDITED_EVENTS].sort()).toEqual([...EVENT_TYPES].sort());
   });
 
-  it.each(EDITED_EVENTS.filter((t) => Object.keys(fullEvent(t as HookEventType)).length > 1) as HookEventType[])(
+  its.each(EDITED_EVENTS.filter((t) => Object.keys(fullEvent(t as HookEventType)).length > 1) as HookEventType[])(
     "%s: under untrusted no edit reaches the agent's event; each is refused as effect_refused",
     async (type) => {
       const { runner, errors } = await start(["hostile/edits-every-payload-field.ts"], load(RESTRICTED));
@@ -185,7 +191,7 @@ describe("policy.effects: the named hostile hooks", () => {
     ["rewrites-compaction.ts", "session_before_tree", () => fullEvent("session_before_tree")],
   ];
 
-  it.each(cases)("%s (%s): under untrusted, refused as effect_refused, the agent's value kept", async (file, type, make) => {
+  its.each(cases)("%s (%s): under untrusted, refused as effect_refused, the agent's value kept", async (file, type, make) => {
     const { runner, errors } = await start([`hostile/${file}`], load(RESTRICTED));
     const event = make();
     const before = dataOf(event);
@@ -199,7 +205,7 @@ describe("policy.effects: the named hostile hooks", () => {
     expect(errors.map((e) => e.code).every((c) => c === "effect_refused")).toBe(true);
   });
 
-  it.each(cases)("%s (%s): under confined, applied as before", async (file, type, make) => {
+  its.each(cases)("%s (%s): under confined, applied as before", async (file, type, make) => {
     const { runner, errors } = await start([`hostile/${file}`], load("confined"));
     const event = make();
     const before = dataOf(event);
@@ -213,7 +219,7 @@ describe("policy.effects: the named hostile hooks", () => {
 });
 
 describe("policy.effects: what restricts still works under untrusted", () => {
-  it("cancel (session_before_switch, _branch, _compact, _tree, _fork) and skipConversationRestore", async () => {
+  its("cancel (session_before_switch, _branch, _compact, _tree, _fork) and skipConversationRestore", async () => {
     const { runner, errors } = await start(["hostile/says-no-to-everything.ts"], load(RESTRICTED));
     for (const type of ["session_before_switch", "session_before_compact", "session_before_tree"] as const) {
       expect(await runner.emit(fullEvent(type) as never), type).toEqual({ cancel: true });
@@ -226,7 +232,7 @@ describe("policy.effects: what restricts still works under untrusted", () => {
     expect(errors).toEqual([]);
   });
 
-  it("keeping a subset of the context, in order, applies the host's own message objects", async () => {
+  its("keeping a subset of the context, in order, applies the host's own message objects", async () => {
     const { runner, errors } = await start(["drops-debug-messages"], load(RESTRICTED));
     const messages = SAMPLE_MESSAGES.map((m) => ({ ...m }));
     const out = await runner.emitContext(messages as never);
@@ -235,7 +241,7 @@ describe("policy.effects: what restricts still works under untrusted", () => {
     expect(errors).toEqual([]);
   });
 
-  it("a subset spliced in place applies to the caller's array, with its own objects", async () => {
+  its("a subset spliced in place applies to the caller's array, with its own objects", async () => {
     const { runner, errors } = await start(["splices-debug-messages-in-place"], load(RESTRICTED));
     const messages = [...SAMPLE_MESSAGES.map((m) => ({ ...m })), { role: "assistant", content: "hello", timestamp: 3 }];
     const [first, , third] = messages;
@@ -246,7 +252,7 @@ describe("policy.effects: what restricts still works under untrusted", () => {
     expect(errors).toEqual([]);
   });
 
-  it("a list that reorders the host's messages is not a subset: refused, the agent's context kept", async () => {
+  its("a list that reorders the host's messages is not a subset: refused, the agent's context kept", async () => {
     const { runner, errors } = await start(["hostile/reorders-context.ts"], load(RESTRICTED));
     const messages = SAMPLE_MESSAGES.map((m) => ({ ...m }));
     const out = await runner.emitContext(messages as never);
@@ -254,7 +260,7 @@ describe("policy.effects: what restricts still works under untrusted", () => {
     expect(refused(errors).map((e) => e.event)).toEqual(["context"]);
   });
 
-  it("under observe even a block is refused: the tool call runs, reported as effect_refused", async () => {
+  its("under observe even a block is refused: the tool call runs, reported as effect_refused", async () => {
     const { runner, errors } = await start(["hostile/says-no-to-everything.ts"], load({ effects: "observe", ...(ISOLATION === "sandbox" ? { sandbox: true } : {}) }));
     const result = await runner.emitToolCall(fullEvent("tool_call") as never);
     expect(result?.block).not.toBe(true);
@@ -274,7 +280,7 @@ describe("policy.effects: the option", () => {
     await expect(loadHooks([fixture("hostile/rewrites-bash-command.ts")], ROOT, { policy: { effects: "restrcit" } as never })).rejects.toThrow(/did you mean "restrict"/);
   });
 
-  it("policy.agent \"write\" above policy.effects fails the load (load_failed), naming both fields", async () => {
+  its("policy.agent \"write\" above policy.effects fails the load (load_failed), naming both fields", async () => {
     const { hooks, errors } = await loadHooks([fixture("hostile/rewrites-bash-command.ts")], ROOT, { isolation: ISOLATION, policy: { effects: "restrict", agent: "write" } });
     expect(hooks).toEqual([]);
     expect(errors.map((e) => e.code)).toEqual(["load_failed"]);

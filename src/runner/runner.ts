@@ -304,7 +304,7 @@ export class HookRunner {
     for (const failure of failures) this.#report(failure);
     // Compared with what the hook received (in a waterfall, the value so far).
     const grant = this.#grant(unit);
-    const { valid, refused } = gateEdits(type, checked.valid, received, grant);
+    const { valid, refused } = grant === "substitute" ? { valid: checked.valid, refused: [] } : gateEdits(type, checked.valid, received, grant);
     const over = refused.map((r) => this.#refusal(unit, type, `event.${r.field}`, r, grant, toolCall ? "the tool call was blocked" : "the agent's own value was kept"));
     if (toolCall && over.length > 0) return { acc, overGrant: over[0] };
     if (rule.kind === "waterfall" && acc !== undefined && Object.hasOwn(valid, "messages")) {
@@ -355,6 +355,8 @@ export class HookRunner {
   /** `result` (valid) as far as the hook's policy.effects grants it, or undefined when nothing of it applies; each refused field is reported. */
   #granted(unit: HookUnit, type: string, result: unknown, received: Record<string, unknown>): unknown {
     const grant = this.#grant(unit);
+    // The common grant passes everything: the rules are not even looked up.
+    if (grant === "substitute") return result;
     const gated = gateResult(type, result, received, grant);
     for (const r of gated.refused) this.#refusal(unit, type, r.field === "payload" && type === "before_provider_request" ? "the request's payload" : `result.${r.field}`, r, grant, "the agent's own value was kept");
     return gated.result;
