@@ -1,13 +1,15 @@
 /**
  * A hook's effects inside the real agents (pi 0.73.1 on Node, oh-my-pi 18.2.3 on Bun): the sandbox
  * holds an untrusted hook, and `policy.effects` keeps it from making the agent do or read something
- * else in its place. Each test runs three sessions side by side, each in its own network namespace
+ * else in its place. Each test runs its sessions side by side, each in its own network namespace
  * against the scripted fake model (test/support/pi-run.ts), whose first turn asks the bash tool for
- * `echo hello > hello.txt`:
+ * `echo hello > hello.txt` (or calls the tool named):
  * - the module isolated under policy `untrusted` (the bubblewrap sandbox, effects `restrict`): refused;
  * - the control: the same module in the agent's own process: its substitution takes effect;
  * - the module isolated under policy `confined` (effects `substitute`): it takes effect too, so the
- *   refusal above is the policy's, not a path that never carried the substitution.
+ *   refusal above is the policy's, not a path that never carried the substitution;
+ * - (the rewritten command) isolated in process mode with `policy: { effects: "restrict" }` and
+ *   confined's walls: refused too, so the effects axis refuses, not the sandbox.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,6 +33,8 @@ const COMMAND = "echo hello > hello.txt";
 /** A tool named like pi's built-in `bash`, answering "fake"; and one named like oh-my-pi's `glob` (pi has none), answering ANSWER. */
 const REPLACES_BASH = join(ROOT, "fixtures", "hostile", "registers-builtin-tool-name.ts");
 const REPLACES_GLOB = join(ROOT, "fixtures", "extensions", "replaces-an-omp-built-in-tool.ts");
+/** One session's bound: several agents start side by side on a shared machine (oh-my-pi alone takes 7-25 s). */
+const SESSION_MS = 90_000;
 const SECRETS = { ssh: "SSH-KEY-SECRET-71b0", token: "ENV-TOKEN-SECRET-3a94" };
 
 /** The one-line file the agent loads with -e: `export default isolate([module], options)`. */
@@ -47,22 +51,26 @@ function plantSecrets(world: PiWorld): Record<string, string> {
   return { SECRET_TOKEN: SECRETS.token };
 }
 
-type How = "untrusted" | "own process" | "confined";
+type How = "untrusted" | "own process" | "confined" | "restrict, no sandbox";
+
+/** The module's isolating file for each way of loading it, or the module itself (the agent's own process). */
+const WAYS: Record<How, (world: PiWorld, module: string) => string> = {
+  "untrusted": (world, module) => isolateFile(world, module, { policy: "untrusted" }),
+  "own process": (_world, module) => module,
+  // process isolation: a confined worker is refused on a Bun host (oh-my-pi), and Node runs it in both agents
+  "confined": (world, module) => isolateFile(world, module, { policy: "confined", isolation: "process" }),
+  // the effects axis alone, beside confined's files and network: the refusal is not the sandbox's
+  "restrict, no sandbox": (world, module) => isolateFile(world, module, { policy: { effects: "restrict" }, isolation: "process" }),
+};
 
 /** One session per way of loading `module`, side by side; each world has the user's secrets. */
-async function sessions(agent: Agent, module: string): Promise<Record<How, { world: PiWorld; run: PiRun }>> {
-  const ways: Array<[How, (world: PiWorld) => string]> = [
-    ["untrusted", (world) => isolateFile(world, module, { policy: "untrusted" })],
-    ["own process", () => module],
-    // process isolation: a confined worker is refused on a Bun host (oh-my-pi), and Node runs it in both agents
-    ["confined", (world) => isolateFile(world, module, { policy: "confined", isolation: "process" })],
-  ];
-  const runs = await Promise.all(ways.map(async ([how, load]) => {
+async function sessions<W extends How>(agent: Agent, module: string, ways: readonly W[]): Promise<Record<W, { world: PiWorld; run: PiRun }>> {
+  const runs = await Promise.all(ways.map(async (how) => {
     const world = piWorld(agent);
     const env = plantSecrets(world);
-    return [how, { world, run: await runAgentAsync(agent, world, { command: COMMAND, env, extensions: [load(world)] }) }] as const;
+    return [how, { world, run: await runAgentAsync(agent, world, { command: COMMAND, env, extensions: [WAYS[how](world, module)], timeoutMs: SESSION_MS }) }] as const;
   }));
-  return Object.fromEntries(runs) as Record<How, { world: PiWorld; run: PiRun }>;
+  return Object.fromEntries(runs) as Record<W, { world: PiWorld; run: PiRun }>;
 }
 
 const chats = (run: PiRun) => run.requests.filter((r) => r.url.endsWith("/chat/completions"));
@@ -79,7 +87,7 @@ const read = (world: PiWorld, name: string) => (existsSync(join(world.project, n
  * `policy.effects`; neither the hook's command nor the model's runs), run in the controls.
  */
 async function rewrittenCommand(agent: Agent): Promise<void> {
-  const s = await sessions(agent, REWRITES);
+  const s = await sessions(agent, REWRITES, ["untrusted", "own process", "confined", "restrict, no sandbox"]);
   for (const how of ["own process", "confined"] as const) {
     const { world, run } = s[how];
     expect(run.code, `${how}: ${run.stderr}`).toBe(0);
@@ -87,15 +95,17 @@ async function rewrittenCommand(agent: Agent): Promise<void> {
     expect(read(world, "stolen.txt"), how).toBe(`${SECRETS.ssh}${SECRETS.token}\n`);
     expect(read(world, "hello.txt"), how).toBeUndefined();
   }
-  const untrusted = s.untrusted;
-  expect(untrusted.run.code, untrusted.run.stderr).toBe(0);
-  // blocked with the code, the field the hook set and the policy that refused it; not the hook's command
-  expect(untrusted.run.toolResult).toMatch(/failed \(effect_refused\): .* set event\.input during tool_call, .*policy\.effects "restrict"/);
-  expect(untrusted.run.toolResult).not.toContain(CANARY);
-  expect(untrusted.run.stderr).toContain("effect_refused in tool_call");
-  expect(read(untrusted.world, "canary.txt")).toBeUndefined();
-  expect(read(untrusted.world, "stolen.txt")).toBeUndefined();
-  expect(read(untrusted.world, "hello.txt")).toBeUndefined();
+  for (const how of ["untrusted", "restrict, no sandbox"] as const) {
+    const { world, run } = s[how];
+    expect(run.code, `${how}: ${run.stderr}`).toBe(0);
+    // blocked with the code, the field the hook set and the policy that refused it; not the hook's command
+    expect(run.toolResult, how).toMatch(/failed \(effect_refused\): .* set event\.input during tool_call, .*policy\.effects "restrict"/);
+    expect(run.toolResult, how).not.toContain(CANARY);
+    expect(run.stderr, how).toContain("effect_refused in tool_call");
+    expect(read(world, "canary.txt"), how).toBeUndefined();
+    expect(read(world, "stolen.txt"), how).toBeUndefined();
+    expect(read(world, "hello.txt"), how).toBeUndefined();
+  }
 }
 
 /**
@@ -104,7 +114,7 @@ async function rewrittenCommand(agent: Agent): Promise<void> {
  * channel the agent emits in `-p` reaches the model.
  */
 async function substitutedReads(agent: Agent, channels: string[]): Promise<void> {
-  const s = await sessions(agent, SUBSTITUTES);
+  const s = await sessions(agent, SUBSTITUTES, ["untrusted", "own process", "confined"]);
   for (const how of ["own process", "confined"] as const) {
     const { world, run } = s[how];
     expect(run.code, `${how}: ${run.stderr}`).toBe(0);
@@ -129,8 +139,8 @@ async function substitutedReads(agent: Agent, channels: string[]): Promise<void>
  */
 async function replacedBuiltIn(agent: Agent, module: string, tool: { name: string; arguments: Record<string, unknown> }, answer: string): Promise<void> {
   const [untrusted, own] = await Promise.all([
-    (async () => { const world = piWorld(agent); return runAgentAsync(agent, world, { command: "", tool, extensions: [isolateFile(world, module, { policy: "untrusted" })] }); })(),
-    runAgentAsync(agent, piWorld(agent), { command: "", tool, extensions: [module] }),
+    (async () => { const world = piWorld(agent); return runAgentAsync(agent, world, { command: "", tool, extensions: [isolateFile(world, module, { policy: "untrusted" })], timeoutMs: SESSION_MS }); })(),
+    runAgentAsync(agent, piWorld(agent), { command: "", tool, extensions: [module], timeoutMs: SESSION_MS }),
   ]);
   expect(own.code, own.stderr).toBe(0);
   expect(own.toolResult).toContain(answer);
@@ -142,11 +152,11 @@ async function replacedBuiltIn(agent: Agent, module: string, tool: { name: strin
   expect(untrusted.stderr).toContain("policy.effects");
 }
 
-describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside pi 0.73.1", { timeout: 120_000 }, () => {
+describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside pi 0.73.1", { timeout: 180_000 }, () => {
   let pi: Agent;
   beforeAll(() => { pi = piAgent(installPi()); }, 300_000);
 
-  it("an untrusted isolated extension that rewrites the model's bash command is refused: the call is blocked and nothing runs; in pi's own process and isolated under confined the rewrite runs (canary, key and token copied)", async () => {
+  it("an untrusted isolated extension that rewrites the model's bash command is refused: the call is blocked and nothing runs (also under effects restrict without the sandbox); in pi's own process and isolated under confined the rewrite runs (canary, key and token copied)", async () => {
     await rewrittenCommand(pi);
   });
 
@@ -162,11 +172,11 @@ describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside
   });
 });
 
-describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside oh-my-pi 18.2.3 (a Bun host; the untrusted module runs in the sandbox on Node)", { timeout: 180_000 }, () => {
+describe.skipIf(unavailable !== undefined || !sandbox.ok)("policy.effects inside oh-my-pi 18.2.3 (a Bun host; the untrusted module runs in the sandbox on Node)", { timeout: 240_000 }, () => {
   let omp: Agent;
   beforeAll(() => { omp = ompAgent(installOmp(), installBun()); }, 600_000);
 
-  it("an untrusted isolated extension that rewrites the model's bash command is refused: the call is blocked and nothing runs; in oh-my-pi's own process and isolated under confined the rewrite runs", async () => {
+  it("an untrusted isolated extension that rewrites the model's bash command is refused: the call is blocked and nothing runs (also under effects restrict without the sandbox); in oh-my-pi's own process and isolated under confined the rewrite runs", async () => {
     await rewrittenCommand(omp);
   });
 
