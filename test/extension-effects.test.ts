@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isolate } from "../src/extension/adapter.js";
-import { CARRIED_MEMBERS, MEMBER_EFFECTS } from "../worker/extension-members.mjs";
+import { CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, MEMBER_EFFECTS, OMP_CARRIED_MEMBERS } from "../worker/extension-members.mjs";
 import { AGENT_SETTERS } from "../worker/wire.mjs";
 import { memberName } from "../src/bridge/agent-gate.js";
 import { ROOT } from "./helpers/host.js";
@@ -58,9 +58,11 @@ async function inPi(paths: string[], policy: unknown) {
 const SUBSTITUTING = ["pi.sendUserMessage", "pi.setSessionName", "pi.setLabel", "pi.setActiveTools", "pi.setThinkingLevel", "pi.setModel", "ctx.compact"];
 
 describe(`policy.effects over pi's agent members (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
-  it("classes every member a module reaches: each carried member and each agent setter", () => {
+  it("classes every member a module reaches: each carried member of pi, oh-my-pi, ctx and ctx.ui, and each agent setter", () => {
     const classed = (key: string) => Object.hasOwn(MEMBER_EFFECTS, key);
-    expect(CARRIED_MEMBERS.filter((m) => !classed(m))).toEqual([]);
+    expect([...CARRIED_MEMBERS, ...OMP_CARRIED_MEMBERS].filter((m) => !classed(m))).toEqual([]);
+    expect(CARRIED_CONTEXT.map((m) => `ctx.${m}`).filter((m) => !classed(m))).toEqual([]);
+    expect(CARRIED_UI.map((m) => `ctx.ui.${m}`).filter((m) => !classed(m))).toEqual([]);
     expect(AGENT_SETTERS.map(memberName).map((m) => (m.startsWith("pi.") ? m.slice(3) : m)).filter((m) => !classed(m))).toEqual([]);
   });
 

@@ -268,6 +268,26 @@ describe("policy.effects: what restricts still works under untrusted", () => {
   });
 });
 
+describe("policy.effects: the hook API's own members", () => {
+  its("under untrusted pi.sendMessage (a message the model reads) is refused as effect_refused; pi.appendEntry (the hook's own state) is not", async () => {
+    const { runner, errors, sent, entries } = await start(["hostile/sends-messages-to-the-agent.ts"], load(RESTRICTED));
+    await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 1 });
+    await runner.emit({ type: "session_start" }); // a barrier: the posts before it were handled
+    expect(sent).toEqual([]);
+    expect(entries).toEqual([["injected", { obey: "evil.example" }]]);
+    expect(errors.map((e) => [e.code, e.event])).toEqual([["effect_refused", "pi.sendMessage"]]);
+    expect(errors[0]!.error).toContain('policy.effects "restrict"');
+  });
+
+  it.each(OWN)("under %s pi.sendMessage reaches the agent, as before", async (policy) => {
+    const { runner, errors, sent } = await start(["hostile/sends-messages-to-the-agent.ts"], load(policy));
+    await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 1 });
+    await runner.emit({ type: "session_start" });
+    expect(sent.map((s) => s.message.customType)).toEqual(["injected"]);
+    expect(errors).toEqual([]);
+  });
+});
+
 describe("policy.effects: the option", () => {
   it("the presets: trusted and confined substitute, untrusted restricts; policy.agent follows", () => {
     expect([presets.trusted.effects, presets.confined.effects, presets.untrusted.effects]).toEqual(["substitute", "substitute", "restrict"]);

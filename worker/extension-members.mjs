@@ -31,6 +31,14 @@ export const MEMBER_EFFECTS = Object.freeze({
   getThinkingLevel: "observe", getFlag: "observe", registerMessageRenderer: "observe",
   // What the user or the model chooses to run; what it runs runs isolated, under the hook's own policy.
   registerTool: "observe", registerCommand: "observe", registerFlag: "observe", registerShortcut: "observe",
+  logger: "observe", typebox: "observe",
+  // The context: reads of the agent, and its UI, where the user answers and reads (an editor text
+  // the hook sets is the user's to read, change or send).
+  "ctx.ui": "observe", "ctx.hasUI": "observe", "ctx.cwd": "observe", "ctx.sessionManager": "observe", "ctx.modelRegistry": "observe",
+  "ctx.model": "observe", "ctx.isIdle": "observe", "ctx.hasPendingMessages": "observe", "ctx.getContextUsage": "observe",
+  "ctx.getSystemPrompt": "observe", "ctx.signal": "observe",
+  "ctx.ui.select": "observe", "ctx.ui.confirm": "observe", "ctx.ui.input": "observe", "ctx.ui.notify": "observe", "ctx.ui.setStatus": "observe",
+  "ctx.ui.custom": "observe", "ctx.ui.setEditorText": "observe", "ctx.ui.getEditorText": "observe", "ctx.ui.editor": "observe", "ctx.ui.theme": "observe",
   "ctx.ui.setWidget": "observe", "ctx.ui.setTitle": "observe",
   // A custom entry in the session: the module's own state, which the model never reads (pi keeps it
   // out of the context; `sendMessage` is the member whose message the model reads).
