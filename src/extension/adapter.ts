@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
 import {
-  BUILT_IN_TOOLS, mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
+  builtInTools, mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
 } from "./registrations.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
 import {
@@ -103,19 +103,21 @@ export function isolate(paths: string[], options: IsolateOptions = {}, /** @inte
   if (!Array.isArray(optional) || optional.some((p) => typeof p !== "string")) throw new TypeError("isolate: optional must be an array of module paths (strings)");
   return async (pi) => {
     const cwd = process.cwd();
-    const carried = carriedEvents(agentLine(pi));
+    const line = agentLine(pi);
+    const carried = carriedEvents(line);
+    const builtIns = builtInTools(line);
     const loaded = await loadExtensionModules(paths, cwd, loadOptions);
     const unloaded: Unloaded[] = [...before, ...loaded.errors.map(({ path, code, error }) => ({ path, code, error }))];
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
-      const replacing = refusedEffect(hook);
+      const replacing = refusedEffect(hook, builtIns);
       if (replacing) {
         unloaded.push({ path: hook.path, code: replacing.code, error: replacing.message });
         await hook.dispose?.();
         continue;
       }
-      const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken);
+      const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken, builtIns);
       if (!refusal) { hooks.push(hook); continue; }
       unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
       await hook.dispose?.();
@@ -157,10 +159,10 @@ export function isolateConfig(file: string | URL): IsolatedExtension {
  * under substitute `registrationRefusal` refuses it as before), a tool's prompt snippet or
  * guidelines are system prompt text (`"registerTool:prompt"`). Refused as `effect_refused`, naming it.
  */
-function refusedEffect(hook: LoadedHook): HookFailure | undefined {
+function refusedEffect(hook: LoadedHook, builtIns: readonly string[]): HookFailure | undefined {
   if (!(hook instanceof IsolatedHook)) return undefined;
   const policy = hook.sandbox.options.policy;
-  const name = registrationKeys(hook).find((key) => key.startsWith("tool:") && BUILT_IN_TOOLS.includes(key.slice(5)))?.slice(5);
+  const name = registrationKeys(hook).find((key) => key.startsWith("tool:") && builtIns.includes(key.slice(5)))?.slice(5);
   if (name !== undefined) return memberRefusal(policy, hook.path, "registerTool:built-in", `pi.registerTool("${name}"), replacing the agent's built-in tool,`);
   // A tool's prompt snippet and guidelines are text the agent adds to the model's system prompt.
   for (const tool of hook.registrations.tools ?? []) {

@@ -27,6 +27,21 @@ export interface AgentRegistrationAPI {
 
 /** pi's built-in tools (0.73.1): an isolated module's tool does not replace one. */
 export const BUILT_IN_TOOLS: readonly string[] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+/**
+ * oh-my-pi's built-in and hidden tools (18.2.3, `src/tools/index.ts` `BUILTIN_TOOLS`, `HIDDEN_TOOLS`):
+ * oh-my-pi puts an extension's tool in its registry over the built-in of that name (`sdk.ts`), so
+ * an isolated module's `glob` or `task` would answer the model's calls in the agent's place.
+ */
+export const OMP_BUILT_IN_TOOLS: readonly string[] = [
+  "read", "security_scan", "bash", "edit", "ast_grep", "ast_edit", "ask", "debug", "eval", "github", "glob", "grep", "lsp",
+  "checkpoint", "rewind", "context_notes", "new_context", "task", "hub", "todo", "web_search", "write", "memory_edit", "retain",
+  "recall", "reflect", "learn", "manage_skill", "think", "yield", "goal",
+];
+
+/** The built-in tool names an isolated module's tool may not take in this line of agents (the omp line: oh-my-pi's and pi's). */
+export function builtInTools(line: "omp" | "pi"): readonly string[] {
+  return line === "omp" ? [...new Set([...OMP_BUILT_IN_TOOLS, ...BUILT_IN_TOOLS])] : BUILT_IN_TOOLS;
+}
 
 const toolAnswer = keySafe(toolResult);
 const completionsAnswer = keySafe(z.array(z.strictObject({
@@ -58,10 +73,10 @@ export function registrationKeys(hook: LoadedHook): string[] {
  * agent's built-in tools or as an earlier module's, a command name the agent could not show
  * safely, or a name an earlier module took. `taken`: the keys of the modules before it (filled in).
  */
-export function registrationRefusal(hook: LoadedHook, taken: Set<string>): string | undefined {
+export function registrationRefusal(hook: LoadedHook, taken: Set<string>, builtIns: readonly string[] = BUILT_IN_TOOLS): string | undefined {
   for (const key of registrationKeys(hook)) {
     const [kind, name] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)];
-    if (kind === "tool" && BUILT_IN_TOOLS.includes(name)) return `pi.registerTool("${name}") is refused by hookbox/extension: an isolated module does not replace the agent's built-in tool "${name}"`;
+    if (kind === "tool" && builtIns.includes(name)) return `pi.registerTool("${name}") is refused by hookbox/extension: an isolated module does not replace the agent's built-in tool "${name}"`;
     if (kind === "command" && !NAME_PATTERNS.command.test(name)) return `pi.registerCommand(${JSON.stringify(name).slice(0, 80)}) is refused by hookbox/extension: a command name is 1 to 64 letters, digits, :, ., _ or -`;
     if (taken.has(key)) return `pi.${kindMember[kind]}("${name}") is refused by hookbox/extension: another isolated module registered it first`;
   }

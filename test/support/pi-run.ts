@@ -6,7 +6,7 @@
  * `pi-netns-run.mjs`. No vitest here (bench/extension.ts and scripts/pi-examples.ts use it);
  * test/support/pi-agent.ts adds the test's temporary world.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -145,8 +145,8 @@ export function runPi(cli: string, world: PiWorld, options: PiRunOptions): PiRun
   return runAgent(piAgent(cli), world, options);
 }
 
-/** Runs `agent -p` once in `world`, in a network namespace with only loopback. */
-export function runAgent(agent: Agent, world: PiWorld, options: PiRunOptions): PiRun {
+/** Writes the runner's config for one run of `agent -p` in `world`; returns how to start it and where its outcome lands. */
+function prepareRun(agent: Agent, world: PiWorld, options: PiRunOptions): { argv: string[]; out: string; timeoutMs: number } {
   const out = join(world.home, "..", `run-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const config = join(world.home, "..", "run-config.json");
   const env = {
@@ -157,14 +157,43 @@ export function runAgent(agent: Agent, world: PiWorld, options: PiRunOptions): P
   const timeoutMs = options.timeoutMs ?? 60_000;
   writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out }));
   const runner = join(ROOT, "test", "support", "pi-netns-run.mjs");
-  const r = spawnSync("unshare", ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], { encoding: "utf8", timeout: timeoutMs + 15_000 });
-  if (r.status !== 0) throw new Error(`the namespace runner failed (${r.status}): ${r.stderr}`);
+  return { argv: ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], out, timeoutMs };
+}
+
+/** The run's outcome, as the runner wrote it, with what the model received as the tool's result. */
+function readRun(out: string): PiRun {
   const result = JSON.parse(readFileSync(out, "utf8")) as Omit<PiRun, "toolResult">;
   const chats = result.requests.filter((r) => r.url.endsWith("/chat/completions"));
   const last = chats.at(-1)?.body.messages ?? [];
   const tool = [...last].reverse().find((m) => m.role === "tool");
   const toolResult = tool === undefined ? "" : typeof tool.content === "string" ? tool.content : JSON.stringify(tool.content);
   return { ...result, toolResult };
+}
+
+/** Runs `agent -p` once in `world`, in a network namespace with only loopback. */
+export function runAgent(agent: Agent, world: PiWorld, options: PiRunOptions): PiRun {
+  const { argv, out, timeoutMs } = prepareRun(agent, world, options);
+  const r = spawnSync("unshare", argv, { encoding: "utf8", timeout: timeoutMs + 15_000 });
+  if (r.status !== 0) throw new Error(`the namespace runner failed (${r.status}): ${r.stderr}`);
+  return readRun(out);
+}
+
+/**
+ * `runAgent` without blocking this thread, so a test runs its runs side by side (each has its own
+ * world and its own network namespace, so the fake model's fixed port is each run's own).
+ */
+export function runAgentAsync(agent: Agent, world: PiWorld, options: PiRunOptions): Promise<PiRun> {
+  const { argv, out, timeoutMs } = prepareRun(agent, world, options);
+  return new Promise((resolve, reject) => {
+    const child = spawn("unshare", argv, { stdio: ["ignore", "ignore", "pipe"], timeout: timeoutMs + 15_000 });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => { stderr += d; });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) reject(new Error(`the namespace runner failed (${code}): ${stderr}`));
+      else resolve(readRun(out));
+    });
+  });
 }
 
 // pi's modules are imported by path from the cache, untyped.
