@@ -16,6 +16,8 @@ const SUITES = [
   "test/host-conformance.test.ts", "test/host-conformance-examples.test.ts", "test/host-errors.test.ts", "test/tool-wrapper.test.ts",
   "test/host-faults.test.ts", "test/host-hostile.test.ts", "test/host-restarts.test.ts", "test/host-bridge.test.ts",
   "test/host-limits.test.ts", "test/host-wire.test.ts", "test/host-transport.test.ts",
+  // What a hook may change of the agent (policy.effects; in the worker project the trusted cases only)
+  "test/host-effects.test.ts",
   // The host objects the original accepts (the conformance files above also run over a seed-shaped host)
   "test/host-seed-host.test.ts",
 ];
@@ -51,7 +53,8 @@ export default defineConfig({
     server: { deps: { inline: ["zod"] } },
     exclude: [...configDefaults.exclude],
     projects: [
-      { extends: true, test: { name: "bun-host", include: ["test/bun/**/*.test.ts"] } },
+      // The approvals store (fingerprints, the store file) with Bun as the host: oh-my-pi runs isolateDiscovered on Bun.
+      { extends: true, test: { name: "bun-host", include: ["test/bun/**/*.test.ts", "test/approval.test.ts"] } },
       { extends: true, test: { name: "bun-worker", include: SUITES, testNamePattern: skipping([...Object.keys(NOT_ON_BUN), ...Object.keys(NOT_IN_A_BUN_WORKER)]), env: { HOOKBOX_TEST_ISOLATION: "worker", HOOKBOX_TEST_POLICY: "trusted" } } },
       { extends: true, test: { name: "bun-process", include: SUITES, testNamePattern: skipping(Object.keys(NOT_ON_BUN)), env: { HOOKBOX_TEST_ISOLATION: "process" } } },
       ...(sandbox.ok ? [{ extends: true as const, test: { name: "bun-sandbox", include: SUITES, testNamePattern: skipping(Object.keys(NOT_ON_BUN)), env: { HOOKBOX_TEST_ISOLATION: "sandbox" } } }] : []),

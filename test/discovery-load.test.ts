@@ -23,7 +23,7 @@ function place(rel: string, dest: string) {
 
 /** Project-level hooks get the seat belt here: these tests are about order and reports (trust by origin: test/trust.test.ts). */
 async function discover(paths: string[], cwd: string, options: Parameters<typeof discoverAndLoadHooks>[2] = {}) {
-  const result = await discoverAndLoadHooks(paths, cwd, { trust: { project: "confined" }, ...options });
+  const result = await discoverAndLoadHooks(paths, cwd, { trust: { project: "confined" }, approvals: false, ...options });
   loaded.push(...result.hooks);
   return result;
 }

@@ -51,7 +51,7 @@ describe.skipIf(!available.ok)("the escape chain: edit -> prototype -> launcher 
   it("a project hook under the default policy cannot plant BASH_ENV for the next sandbox's launcher: the edit is refused and no script runs on the host", async () => {
     const p = attackersProject();
     const before = ownKeys();
-    const found = await discoverAndLoadHooks([], p.cwd, { home: p.home });
+    const found = await discoverAndLoadHooks([], p.cwd, { home: p.home, approvals: false });
     loaded.push(...found.hooks);
     expect(found.errors).toEqual([]);
     expect(found.hooks.map((h) => h.sandbox?.options.isolation)).toEqual(["sandbox"]);

@@ -26,7 +26,7 @@ function project(hooks: Record<string, string>, mode = 0o755) {
 async function start(hooks: Record<string, string>, options: DiscoverOptions & LoadOptions = {}) {
   const { cwd, home, paths } = project(hooks);
   // Shell hooks in a project folder run only when trusted (the policy cannot confine them): see test/trust.test.ts.
-  const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, sortEntries: true, trust: { project: "trusted" }, ...options });
+  const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, sortEntries: true, trust: { project: "trusted" }, approvals: false, ...options });
   const { runner, errors } = host(result.hooks, { cwd });
   return { runner, errors, result, paths, cwd };
 }
@@ -61,7 +61,7 @@ describe("shell hooks (shellHooks: true)", () => {
 
   it("a shell hook takes its deadline from perHook by its path, like a module hook", async () => {
     const { cwd, home, paths } = project({ "pre/bash.sh": "shell/hangs.sh" });
-    const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, trust: { project: "trusted" }, perHook: { [paths["pre/bash.sh"]!]: { deadlines: { tool_call: 200 } } } });
+    const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, trust: { project: "trusted" }, approvals: false, perHook: { [paths["pre/bash.sh"]!]: { deadlines: { tool_call: 200 } } } });
     const { runner, errors } = host(result.hooks, { cwd, init: false });
     expect((await runner.emitToolCall(bash("ls")))?.block).toBe(true);
     expect(errors.map((e) => e.code)).toEqual(["timeout"]);
@@ -146,7 +146,7 @@ describe("shell hooks (shellHooks: true)", () => {
 
   it("a shell hook that is not executable fails to load with load_failed, saying to chmod +x", async () => {
     const { cwd, home, paths } = project({ "pre/bash.sh": "shell/allows-silently.sh" }, 0o644);
-    const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, trust: { project: "trusted" } });
+    const result = await discoverAndLoadHooks([], cwd, { home, shellHooks: true, trust: { project: "trusted" }, approvals: false });
     expect(result.hooks).toEqual([]);
     expect(result.errors).toEqual([expect.objectContaining({ path: paths["pre/bash.sh"], code: "load_failed" })]);
     expect(result.errors[0]!.error).toContain("chmod +x");

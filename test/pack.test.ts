@@ -4,11 +4,11 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "./helpers/files.js";
 import { ROOT } from "./helpers/host.js";
-import { agentUnavailable, installBun, installOmp, installPi, ompAgent, piUnavailable, piWorld, runAgent, runPi } from "./support/pi-agent.js";
+import { agentUnavailable, installBun, installOmp, installPi, installPiDir, ompAgent, piUnavailable, piWorld, runAgent, runPi } from "./support/pi-agent.js";
 
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 let project: string;
@@ -40,6 +40,11 @@ console.log(JSON.stringify({ errors, blocked, allowed: allowed ?? null, entry: i
 /** README "Use it in pi": the file a pi user writes (the README must show exactly this). */
 const ISOLATED = `import { isolate } from "hookbox/extension";
 export default isolate(["./guard.ts"]);
+`;
+
+/** README "Use it in pi", the discovering form: the one line a pi user keeps beside their hookbox install. */
+const DISCOVERED = `import { isolateDiscovered } from "hookbox/extension";
+export default isolateDiscovered();
 `;
 
 /** README "Use it in oh-my-pi": the file an oh-my-pi user writes (the README must show exactly this). */
@@ -175,6 +180,39 @@ describe("the packed package", () => {
     expect(r.toolResult).toBe(`guard refused: rm -rf ${join(project, "build")}`);
     expect(existsSync(join(project, "build", "keep.txt"))).toBe(true);
   }, 120_000);
+
+  it("README \"Use it in pi\" (the discovering form) works as written with the installed package: a project's extension is blocked until `hookbox trust`, then runs", (ctx) => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    expect(readme).toContain("```ts\n// ~/hookbox/pi.ts\n" + DISCOVERED + "```");
+    expect(readme).toContain("alias pi='pi --no-extensions -e ~/hookbox/pi.ts'");
+    const why = piUnavailable();
+    if (why) {
+      console.log(`test/pack.test.ts: the pi run skipped: ${why}`);
+      ctx.skip();
+    }
+    const cli = installPi();
+    const world = piWorld();
+    const line = join(project, "pi.ts");
+    writeFileSync(line, DISCOVERED);
+    mkdirSync(join(world.project, ".pi", "extensions"), { recursive: true });
+    copyFileSync(join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts"), join(world.project, ".pi", "extensions", "guard.ts"));
+    mkdirSync(join(world.project, "build"));
+    writeFileSync(join(world.project, "build", "keep.txt"), "precious");
+    const env = { XDG_CONFIG_HOME: join(world.home, ".config") };
+    const command = `rm -rf ${join(world.project, "build")}`;
+    // The test support's pi already runs with --no-extensions, as the alias does.
+    const before = runPi(cli, world, { command, extensions: [line], env });
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.toolResult).toContain(`run: npx hookbox trust ${world.project}`);
+    const trust = spawnSync(process.execPath, [join(project, "node_modules", "hookbox", "bin", "hookbox.mjs"), "trust", "--yes", world.project], {
+      encoding: "utf8", env: { ...process.env, ...env, HOME: world.home, PI_CODING_AGENT_DIR: world.agentDir, PATH: `${join(installPiDir(), "node_modules", ".bin")}${delimiter}${process.env.PATH}` },
+    });
+    expect(trust.status, trust.stderr).toBe(0);
+    const after = runPi(cli, world, { command, extensions: [line], env });
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.toolResult).toBe(`guard refused: ${command}`);
+    expect(existsSync(join(world.project, "build", "keep.txt"))).toBe(true);
+  }, 180_000);
 
   it.for(["-e", "--hook"])("README \"Use it in oh-my-pi\" works as written with the installed package: omp %s ./isolated.ts (on Bun) blocks the model's rm -rf", { timeout: 600_000 }, (flag, ctx) => {
     expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("```ts\n// isolated.ts (omp -e ./isolated.ts, or omp --hook ./isolated.ts)\n" + ISOLATED_OMP + "```");

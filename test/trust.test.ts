@@ -33,7 +33,8 @@ function threeOrigins() {
 }
 
 async function discover(...args: Parameters<typeof discoverAndLoadHooks>) {
-  const result = await discoverAndLoadHooks(...args);
+  const [paths, cwd, options] = args;
+  const result = await discoverAndLoadHooks(paths, cwd, { approvals: false, ...options });
   loaded.push(...result.hooks);
   return result;
 }

@@ -7,6 +7,7 @@ import { check, CHECK_HELP } from "./check.js";
 import { emit, EMIT_HELP } from "./emit.js";
 import { gatedOutput, type Output } from "./render.js";
 import { replay, REPLAY_HELP } from "./replay.js";
+import { trust, TRUST_HELP } from "./trust.js";
 import { EXIT, UsageError } from "./usage.js";
 
 export const HELP = `hookbox: try coding-agent hooks without an agent, each hook in its own worker.
@@ -15,6 +16,7 @@ Usage:
   hookbox check  <hook…>                                   what each hook registers; load errors
   hookbox emit   <hook…> --event <type> [--payload <json>]   run one event, print result and errors
   hookbox replay <hook…> --events <file.jsonl>             run a recorded stream, print a stats table
+  hookbox trust  <project> [--yes | --revoke]              review and approve the project's modules
   hookbox <command> --help                                 options and examples of a command
   hookbox --version
 
@@ -33,6 +35,7 @@ const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: Abo
   check: { run: check, help: CHECK_HELP },
   emit: { run: emit, help: EMIT_HELP },
   replay: { run: replay, help: REPLAY_HELP },
+  trust: { run: trust, help: TRUST_HELP },
 };
 
 export interface MainIO {

@@ -14,6 +14,7 @@ import { checkOptions } from "../options/schemas.js";
 import { deadlineFor, resolveSandboxOptions, type SandboxOptions } from "../options/options.js";
 import { resolvePath } from "../policy/paths.js";
 import { checkShellHook, shellHook, type ShellHookOptions } from "../shell/hook.js";
+import { ApprovalStore, type ApprovalsOptions } from "../approval/store.js";
 import { defaultHookProviders } from "./providers.js";
 import { HookRegistry } from "./registry.js";
 import { policyFor, shellRefusal, trustRecord, type HookOrigin, type TrustOptions, type TrustRecord } from "./trust.js";
@@ -38,6 +39,14 @@ export interface DiscoverOptions {
    * otherwise; user-level and configured hooks get the `policy` option, else `"confined"`.
    */
   trust?: TrustOptions;
+  /**
+   * The approvals store (src/approval/): a project-level hook loads only when the user approved
+   * exactly its code (its whole import graph) and policy with `hookbox trust <project>`; an
+   * unapproved one is not loaded (`not_approved` in `errors`) and a hook that blocks every
+   * `tool_call`, naming it and the command, takes its place (fail closed). Default: the store in
+   * the user's config folder; `{ dir }` another folder; `false` loads project hooks unapproved.
+   */
+  approvals?: ApprovalsOptions | false;
 }
 
 /** `LoadHooksResult` plus what discovery found, so a host can show why a hook was or was not loaded. */
@@ -80,7 +89,8 @@ function notAModule(item: DiscoveredHook): HookFailure {
  */
 export async function discoverAndLoadHooks(configuredPaths: string[], cwd: string, options: DiscoverOptions & LoadOptions = {}): Promise<DiscoverAndLoadResult> {
   checkOptions("discoverAndLoadHooks", options);
-  const { home, providers, sortEntries, shellHooks, discovered = [], trust = {}, ...load } = options;
+  const { home, providers, sortEntries, shellHooks, discovered = [], trust = {}, approvals = {}, ...load } = options;
+  const store = approvals === false ? undefined : new ApprovalStore(approvals);
   const found = await discoverHooks(cwd, { home, providers, sortEntries });
   const seen = new Set<string>();
   const entries: Entry[] = [];
@@ -96,6 +106,8 @@ export async function discoverAndLoadHooks(configuredPaths: string[], cwd: strin
   for (const item of found.items) {
     const origin = item.level;
     add(item.path, (): Entry => {
+      const unapproved = origin === "project" ? store?.check(cwd, { path: resolve(cwd, item.path), policy: own(item.path, origin).policy! }) : undefined;
+      if (unapproved) return { origin, kind: "failed", path: item.path, failure: unapproved };
       if (isModulePath(item.path)) return { origin, kind: "module", path: item.path };
       if (!shellHooks) return { origin, kind: "failed", path: item.path, failure: notAModule(item) };
       const refused = shellRefusal(item.path, origin, own(item.path, origin).policy!);
@@ -131,7 +143,23 @@ export async function discoverAndLoadHooks(configuredPaths: string[], cwd: strin
       if (error) result.errors.push(error);
     }
   }
+  const refused = entries.flatMap((e) => (e.kind === "failed" && e.failure.code === "not_approved" ? [e.failure.message] : []));
+  if (refused.length > 0) result.hooks.unshift(blockEveryToolCall(refused));
   return result;
+}
+
+/** An in-process hook that blocks every tool call with `reasons`: what stands in for unapproved project hooks. */
+function blockEveryToolCall(reasons: string[]): LoadedHook {
+  const reason = `hookbox: blocked (fail closed): ${reasons.join("; ")}`;
+  return {
+    path: "hookbox:not-approved",
+    resolvedPath: "hookbox:not-approved",
+    handlers: new Map([["tool_call", [() => ({ block: true, reason })]]]),
+    messageRenderers: new Map(),
+    commands: new Map(),
+    setSendMessageHandler() {},
+    setAppendEntryHandler() {},
+  };
 }
 
 const policyName = (option: SandboxOptions["policy"]) => (typeof option === "string" ? option : "custom");

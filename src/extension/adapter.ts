@@ -9,7 +9,8 @@
  * `worker/extension-members.mjs`.
  */
 import { terminalText } from "../gates/terminal-text.js";
-import { Errors, type HookError, type HookErrorCode } from "../contract/errors.js";
+import { Errors, type HookError, type HookErrorCode, type HookFailure } from "../contract/errors.js";
+import { memberRefusal } from "../bridge/agent-gate.js";
 import type { LoadedHook } from "../runner/hook.js";
 import { loadExtensionModules, type LoadOptions } from "../runner/loader.js";
 import { resolvePath } from "../policy/paths.js";
@@ -18,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
 import {
-  mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
+  BUILT_IN_TOOLS, mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
 } from "./registrations.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
 import {
@@ -88,14 +89,15 @@ type Carried = ReturnType<typeof carriedEvents>;
 /** An extension factory, as the agent awaits it. */
 export type IsolatedExtension = (pi: AgentExtensionAPI) => Promise<void>;
 
-interface Unloaded { path: string; code: HookErrorCode; error: string }
+/** A module that did not load (or was refused before loading), with why. */
+export interface Unloaded { path: string; code: HookErrorCode; error: string }
 
 /**
  * The extension factory that loads `paths` isolated. Paths resolve like `loadHooks` paths (against
  * the agent's working directory; `~` is the home folder); options are `loadHooks`' plus `optional`.
  * The factory resolves when every module has loaded (or failed to) and every event is mirrored.
  */
-export function isolate(paths: string[], options: IsolateOptions = {}): IsolatedExtension {
+export function isolate(paths: string[], options: IsolateOptions = {}, /** @internal modules refused before loading (not approved): they block like a failed load */ before: readonly Unloaded[] = []): IsolatedExtension {
   if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string")) throw new TypeError("isolate: paths must be an array of module paths (strings)");
   const { optional = [], ...loadOptions } = options;
   if (!Array.isArray(optional) || optional.some((p) => typeof p !== "string")) throw new TypeError("isolate: optional must be an array of module paths (strings)");
@@ -103,10 +105,16 @@ export function isolate(paths: string[], options: IsolateOptions = {}): Isolated
     const cwd = process.cwd();
     const carried = carriedEvents(agentLine(pi));
     const loaded = await loadExtensionModules(paths, cwd, loadOptions);
-    const unloaded: Unloaded[] = loaded.errors.map(({ path, code, error }) => ({ path, code, error }));
+    const unloaded: Unloaded[] = [...before, ...loaded.errors.map(({ path, code, error }) => ({ path, code, error }))];
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
+      const replacing = refusedEffect(hook);
+      if (replacing) {
+        unloaded.push({ path: hook.path, code: replacing.code, error: replacing.message });
+        await hook.dispose?.();
+        continue;
+      }
       const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken);
       if (!refusal) { hooks.push(hook); continue; }
       unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
@@ -141,6 +149,25 @@ export function isolateConfig(file: string | URL): IsolatedExtension {
     }
     await isolate(config.paths, config.options)(pi);
   };
+}
+
+/**
+ * A registration that changes what the agent does, above the module's policy.effects: a tool under
+ * one of the agent's built-in names would replace the agent's own (`MEMBER_EFFECTS["registerTool:built-in"]`;
+ * under substitute `registrationRefusal` refuses it as before), a tool's prompt snippet or
+ * guidelines are system prompt text (`"registerTool:prompt"`). Refused as `effect_refused`, naming it.
+ */
+function refusedEffect(hook: LoadedHook): HookFailure | undefined {
+  if (!(hook instanceof IsolatedHook)) return undefined;
+  const policy = hook.sandbox.options.policy;
+  const name = registrationKeys(hook).find((key) => key.startsWith("tool:") && BUILT_IN_TOOLS.includes(key.slice(5)))?.slice(5);
+  if (name !== undefined) return memberRefusal(policy, hook.path, "registerTool:built-in", `pi.registerTool("${name}"), replacing the agent's built-in tool,`);
+  // A tool's prompt snippet and guidelines are text the agent adds to the model's system prompt.
+  for (const tool of hook.registrations.tools ?? []) {
+    const field = tool.promptSnippet !== undefined ? "promptSnippet" : tool.promptGuidelines !== undefined ? "promptGuidelines" : undefined;
+    if (field) return memberRefusal(policy, hook.path, "registerTool:prompt", `pi.registerTool("${tool.name}") with a ${field} (text the agent adds to its system prompt),`);
+  }
+  return undefined;
 }
 
 /** What a loaded module registered that the adapter cannot carry, as a message; undefined when all of it crosses. */
@@ -347,8 +374,13 @@ class Mirror {
   }
 
   #blockReason(): string {
-    const names = this.#blocking.map((u) => `${u.path} (${u.code})`).join(", ");
-    return terminalText(`hookbox: blocked because isolated extension ${names} did not load (fail closed)`, { colors: false });
+    // A module not approved says why and which command approves it; the others are named with their code.
+    const failed = this.#blocking.filter((u) => u.code !== "not_approved");
+    const parts = [
+      ...(failed.length > 0 ? [`isolated extension ${failed.map((u) => `${u.path} (${u.code})`).join(", ")} did not load`] : []),
+      ...this.#blocking.filter((u) => u.code === "not_approved").map((u) => u.error),
+    ];
+    return terminalText(`hookbox: blocked because ${parts.join("; ")} (fail closed)`, { colors: false });
   }
 
   /** A fault of an isolated module: the agent's UI when it has one, else stderr as pi prints extension errors. */

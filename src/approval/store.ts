@@ -1,0 +1,164 @@
+/**
+ * The approvals store: which project modules the user approved, by fingerprint (./fingerprint.ts),
+ * kept outside every repository in `$XDG_CONFIG_HOME/hookbox/approvals.json` (else
+ * `~/.config/hookbox/`), keyed by the project's real path, so a cloned repository can neither
+ * approve itself nor carry an approval to another folder. A store that does not exist approves
+ * nothing; one that cannot be read or is not what hookbox writes approves nothing either, and says
+ * so (fail closed, named). Written atomically (a temporary file renamed over it).
+ */
+import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import { Errors, type HookFailure } from "../contract/errors.js";
+import type { PolicyOption } from "../policy/policy.js";
+import { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.js";
+
+export { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.js";
+
+/** Where approvals are kept: `{ dir }` to choose the folder (tests, embedders); the default is the user's config folder. */
+export interface ApprovalsOptions {
+  dir?: string;
+}
+
+const FILE = "approvals.json";
+const VERSION = 1;
+
+const moduleSchema = z.strictObject({ digest: z.string().regex(/^[0-9a-f]{64}$/), policy: z.string(), files: z.record(z.string(), z.string()) });
+const storeSchema = z.strictObject({
+  version: z.literal(VERSION),
+  projects: z.record(z.string(), z.strictObject({ approved: z.string(), modules: z.record(z.string(), moduleSchema) })),
+});
+type StoreData = z.infer<typeof storeSchema>;
+
+/** The folder of the approvals store: `dir`, else `$XDG_CONFIG_HOME/hookbox`, else `~/.config/hookbox`. */
+export function approvalsDir(options: ApprovalsOptions = {}, env: NodeJS.ProcessEnv = process.env): string {
+  if (options.dir) return resolve(options.dir);
+  const xdg = env.XDG_CONFIG_HOME;
+  // The XDG spec: a relative value is invalid and ignored.
+  if (xdg && xdg.startsWith("/")) return join(xdg, "hookbox");
+  return join(env.HOME || homedir(), ".config", "hookbox");
+}
+
+/** The key of a project: its real path (a moved or re-linked project is another project). */
+export function projectKey(project: string): string {
+  try {
+    return realpathSync(resolve(project));
+  } catch {
+    return resolve(project);
+  }
+}
+
+/** The command that reviews and approves a project's modules, as a user types it. */
+export function approvalCommand(project: string, policyName = "untrusted"): string {
+  const quoted = /^[\w./@:+-]+$/.test(project) ? project : `'${project.replace(/'/g, "'\\''")}'`;
+  return `npx hookbox trust ${quoted}${policyName === "untrusted" ? "" : ` --policy ${policyName}`}`;
+}
+
+/** Thrown when the store cannot be read or is not what hookbox writes: nothing in it is trusted. */
+export class ApprovalStoreError extends Error {
+  override name = "ApprovalStoreError";
+}
+
+/** One module to check: its path as discovered and the policy it would run under. */
+export interface ProjectModule {
+  path: string;
+  policy: PolicyOption;
+}
+
+/** The store in one folder. Every read goes to the file: an approval given in another terminal counts at once. */
+export class ApprovalStore {
+  readonly dir: string;
+  readonly file: string;
+
+  constructor(options: ApprovalsOptions = {}) {
+    this.dir = approvalsDir(options);
+    this.file = join(this.dir, FILE);
+  }
+
+  /** The store's content; empty when it does not exist. Throws `ApprovalStoreError` when it cannot be read or is corrupt. */
+  read(): StoreData {
+    let text: string;
+    try {
+      text = readFileSync(this.file, "utf8");
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return { version: VERSION, projects: {} };
+      throw new ApprovalStoreError(`the approvals store ${this.file} cannot be read (${code ?? String(err)})`);
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (err) {
+      throw new ApprovalStoreError(`the approvals store ${this.file} is corrupt (not JSON: ${(err as Error).message})`);
+    }
+    const parsed = storeSchema.safeParse(data);
+    if (!parsed.success) throw new ApprovalStoreError(`the approvals store ${this.file} is corrupt (not what hookbox writes: ${parsed.error.issues[0]?.message ?? "invalid"})`);
+    return parsed.data;
+  }
+
+  /**
+   * Why `module` may not run in `project` as it is now, as a `not_approved` failure naming the
+   * module and the approval command; undefined when the user approved exactly this.
+   */
+  check(project: string, module: ProjectModule): HookFailure | undefined {
+    const command = approvalCommand(project, typeof module.policy === "string" ? module.policy : "custom");
+    const refuse = (why: string) => Errors.notApproved(module.path, `it is a module of the project ${project}, and ${why}; every tool call is blocked until you review it and run: ${command}`);
+    let data: StoreData;
+    try {
+      data = this.read();
+    } catch (err) {
+      if (err instanceof ApprovalStoreError) return refuse(`${err.message}, so no approval can be trusted (fix or remove that file)`);
+      throw err;
+    }
+    let now: Fingerprint;
+    try {
+      now = fingerprint(module.path, module.policy);
+    } catch (err) {
+      if (err instanceof FingerprintError) return refuse(`it cannot be pinned: ${err.message}`);
+      throw err;
+    }
+    const approved = data.projects[projectKey(project)]?.modules[module.path];
+    if (!approved) return refuse("you have not approved it");
+    if (approved.digest === now.digest) return undefined;
+    return refuse(`it changed since you approved it (${difference(approved, now)})`);
+  }
+
+  /** Approve exactly `modules` (as they are now) for `project`, replacing its earlier approvals. */
+  approve(project: string, modules: readonly Fingerprint[]): void {
+    const data = this.read();
+    data.projects[projectKey(project)] = {
+      approved: new Date().toISOString(),
+      modules: Object.fromEntries(modules.map((m) => [m.module, { digest: m.digest, policy: m.policyName, files: m.files }])),
+    };
+    this.#write(data);
+  }
+
+  /** Remove every approval of `project`; true when there was one. */
+  revoke(project: string): boolean {
+    const data = this.read();
+    const key = projectKey(project);
+    if (!Object.hasOwn(data.projects, key)) return false;
+    delete data.projects[key];
+    this.#write(data);
+    return true;
+  }
+
+  #write(data: StoreData): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const temp = `${this.file}.${process.pid}.${Date.now()}.tmp`;
+    writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+    renameSync(temp, this.file);
+  }
+}
+
+/** What differs between an approval and now, named by file where a file differs. */
+function difference(approved: z.infer<typeof moduleSchema>, now: Fingerprint): string {
+  for (const [path, hash] of Object.entries(now.files)) {
+    if (!Object.hasOwn(approved.files, path)) return `${path} is new`;
+    if (approved.files[path] !== hash) return `${path} differs`;
+  }
+  for (const path of Object.keys(approved.files)) if (!Object.hasOwn(now.files, path)) return `${path} is gone`;
+  if (approved.policy !== now.policyName) return `its policy was ${approved.policy}, now ${now.policyName}`;
+  return "its policy differs";
+}

@@ -1,0 +1,139 @@
+/**
+ * `hookbox trust <project>`: list the project's modules an agent would run (pi's `.pi/extensions/`
+ * and its settings' extensions and packages, found with pi's own rules; the project's hook folders),
+ * each with its origin, the files it could load and its hash, and approve exactly that on
+ * confirmation (`--yes` for scripts), or `--revoke` every approval of the project. Approvals live
+ * in the user's config folder (src/approval/store.ts), never in the project.
+ */
+import { statSync } from "node:fs";
+import { createInterface } from "node:readline/promises";
+import { join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, projectKey, type Fingerprint } from "../approval/store.js";
+import { discoverHooks, isModulePath } from "../discovery/index.js";
+import { extensionsIn, piModules } from "../discovery/agents.js";
+import { presets, type PolicyName } from "../policy/policy.js";
+import type { Output } from "./render.js";
+import { EXIT, UsageError } from "./usage.js";
+
+export const TRUST_HELP = `Usage: hookbox trust <project> [--yes | --revoke] [--policy <preset>] [--json]
+
+List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
+extensions and packages the project's .pi/settings.json names, found with pi's own rules),
+oh-my-pi's .omp/extensions/ and the project's hook folders (.xcsh/hooks, .claude/hooks). Each is shown with its origin, every file it
+could load and its hash. Then approve exactly that: hookbox/extension's isolateDiscovered() and
+discoverAndLoadHooks load a project's module only as it was approved; a changed or new file, a
+moved project or another policy needs approval again. Approvals are kept in
+$XDG_CONFIG_HOME/hookbox (else ~/.config/hookbox), never in the project.
+
+Options:
+  --yes                 approve without asking (for scripts)
+  --revoke              remove every approval of the project
+  --policy <preset>     the policy the modules are approved to run under (default "untrusted")
+  --agent-dir <dir>     pi's agent folder (default: PI_CODING_AGENT_DIR, else ~/.pi/agent)
+  --approvals <dir>     the approvals folder (default: as above)
+  --json                print one JSON document instead of text
+
+Without --yes, it asks on a terminal and refuses elsewhere. Exit codes: 0 approved (or nothing to
+approve, or revoked), 1 not approved, 2 a usage error.
+`;
+
+/** One module of the project as the user reviews it. */
+interface Reviewed { origin: string; fingerprint: Fingerprint }
+
+/** Run `trust`; returns the exit code. */
+export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args, allowPositionals: true, strict: true,
+      options: {
+        yes: { type: "boolean" }, revoke: { type: "boolean" }, policy: { type: "string" }, json: { type: "boolean" },
+        "agent-dir": { type: "string" }, approvals: { type: "string" }, help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) { out.write(TRUST_HELP); return EXIT.ok; }
+  if (positionals.length !== 1) throw new UsageError("pass exactly one project folder (hookbox trust <project>)");
+  const project = resolve(positionals[0]!);
+  if (!statSync(project, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`${project} is not a folder: pass the project's folder`);
+  const policy = (values.policy ?? "untrusted") as PolicyName;
+  if (!Object.hasOwn(presets, policy)) throw new UsageError(`--policy must be one of ${Object.keys(presets).map((p) => `"${p}"`).join(", ")}, got "${policy}"`);
+  const store = new ApprovalStore(values.approvals ? { dir: values.approvals } : {});
+  try {
+    if (values.revoke) {
+      const had = store.revoke(project);
+      out.write(had ? `revoked every approval of ${projectKey(project)}\n` : `${projectKey(project)} had no approval\n`);
+      return EXIT.ok;
+    }
+    let reviewed: Reviewed[];
+    try {
+      reviewed = await projectModules(project, policy, values["agent-dir"], (warning) => err.write(`hookbox trust: ${warning}\n`));
+    } catch (e) {
+      if (!(e instanceof FingerprintError)) throw e;
+      err.write(`hookbox trust: a module cannot be pinned, so it cannot be approved: ${e.message}\n`);
+      return EXIT.hookErrors;
+    }
+    const pending = reviewed.filter((r) => store.check(project, { path: r.fingerprint.module, policy }) !== undefined);
+    if (values.json) out.write(`${JSON.stringify({ project: projectKey(project), policy, modules: reviewed.map(asJson), pending: pending.length }, null, 2)}\n`);
+    else out.write(describe(project, policy, reviewed, pending));
+    if (reviewed.length === 0 || pending.length === 0) return EXIT.ok;
+    if (!values.yes && !(await confirm(`Approve ${reviewed.length === 1 ? "this module" : `these ${reviewed.length} modules`} to run under "${policy}" in ${projectKey(project)}? [y/N] `))) {
+      err.write(`hookbox trust: not approved${process.stdin.isTTY ? "" : " (not a terminal: pass --yes to approve)"}\n`);
+      return EXIT.hookErrors;
+    }
+    store.approve(project, reviewed.map((r) => r.fingerprint));
+    if (!values.json) out.write(`approved ${reviewed.length} module${reviewed.length === 1 ? "" : "s"} of ${projectKey(project)} (kept in ${store.file})\n`);
+    return EXIT.ok;
+  } catch (e) {
+    if (!(e instanceof ApprovalStoreError)) throw e;
+    err.write(`hookbox trust: ${e.message}; fix or remove that file\n`);
+    return EXIT.hookErrors;
+  }
+}
+
+/** The project's modules: pi's project-scope extensions, then the project-level modules of the hook folders, once each. */
+async function projectModules(project: string, policy: PolicyName, agentDir: string | undefined, warn: (warning: string) => void): Promise<Reviewed[]> {
+  const found: Array<{ path: string; origin: string }> = [];
+  const pi = await piModules(project, { agentDir });
+  for (const warning of pi.warnings) warn(warning);
+  for (const m of pi.modules) if (m.scope === "project") found.push({ path: m.path, origin: `pi (${m.source === "auto" ? ".pi/extensions" : m.source === "local" ? ".pi/settings.json" : `package ${m.source}`})` });
+  // oh-my-pi's own discovery runs on Bun inside the agent only: here its project folder, by the folder rule.
+  for (const path of extensionsIn(join(project, ".omp", "extensions"))) found.push({ path, origin: "oh-my-pi (.omp/extensions)" });
+  const hooks = await discoverHooks(project);
+  for (const item of hooks.items) if (item.level === "project") found.push({ path: item.path, origin: `hooks (${item.providerName}${isModulePath(item.path) ? "" : ", shell"})` });
+  const seen = new Set<string>();
+  return found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({ origin: f.origin, fingerprint: fingerprint(f.path, policy) }));
+}
+
+function asJson(r: Reviewed) {
+  return { path: r.fingerprint.module, origin: r.origin, policy: r.fingerprint.policyName, sha256: r.fingerprint.digest, files: r.fingerprint.files };
+}
+
+function describe(project: string, policy: string, reviewed: Reviewed[], pending: Reviewed[]): string {
+  const key = projectKey(project);
+  if (reviewed.length === 0) return `${key}: no module of the project would run (nothing to approve)\n`;
+  const lines = [`${key}: ${reviewed.length} module${reviewed.length === 1 ? "" : "s"} of the project would run, under "${policy}":`];
+  const short = (p: string) => (p.startsWith(`${key}/`) ? relative(key, p) : p);
+  for (const r of reviewed) {
+    const state = pending.includes(r) ? "not approved" : "approved";
+    lines.push("", `  ${short(r.fingerprint.module)}  [${state}]`, `    origin: ${r.origin}`, `    sha256: ${r.fingerprint.digest}`, "    files:");
+    for (const [file, hash] of Object.entries(r.fingerprint.files)) lines.push(`      ${hash.length === 64 ? hash.slice(0, 12) : hash}  ${short(file)}`);
+  }
+  lines.push("", pending.length === 0 ? "every module is approved as it is" : `${pending.length} not approved as they are now`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Ask on a terminal; anywhere else the answer is no. */
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * discoverAndLoadHooks with the approvals store: a project-level hook loads only once the user
+ * approved exactly its code and policy; until then it is not loaded and every tool call is blocked
+ * naming it and the approval command. User-level hooks are not asked for.
+ */
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { approvalCommand, ApprovalStore, fingerprint } from "../src/approval/store.js";
+import { discoverAndLoadHooks, type LoadedHook } from "../src/index.js";
+import { fixture, host } from "./helpers/host.js";
+import { projectAndHome } from "./support/folders.js";
+
+const loaded: LoadedHook[] = [];
+afterEach(async () => {
+  await Promise.all(loaded.splice(0).map((h) => h.sandbox?.dispose()));
+});
+
+function place(rel: string, dest: string) {
+  mkdirSync(dirname(dest), { recursive: true });
+  copyFileSync(fixture(rel), dest);
+  return dest;
+}
+
+const rmCall = { type: "tool_call" as const, toolName: "bash", toolCallId: "1", input: { command: "rm -rf /tmp/x" } };
+const lsCall = { type: "tool_call" as const, toolName: "read", toolCallId: "2", input: { path: "a" } };
+
+describe("discoverAndLoadHooks: project hooks need approval", () => {
+  it("an unapproved project hook is not loaded and every tool call is blocked naming it and the command; a user hook loads; after approval the project hook loads under its policy; one byte changed blocks again", async () => {
+    const { cwd, home } = projectAndHome("hookbox-discovery-approval-");
+    const dir = join(home, "config");
+    const project = place("valid/blocks-rm-rf.ts", join(cwd, ".claude/hooks/pre/bash.ts"));
+    const user = place("valid/drops-debug-messages.ts", join(home, ".claude/hooks/pre/user.ts"));
+    const options = { home, approvals: { dir }, trust: { project: "confined" as const } };
+
+    const first = await discoverAndLoadHooks([], cwd, options);
+    loaded.push(...first.hooks);
+    expect(first.errors.map((e) => [e.path, e.code])).toEqual([[project, "not_approved"]]);
+    expect(first.hooks.map((h) => h.path)).toEqual(["hookbox:not-approved", user]);
+    const { runner } = host(first.hooks, { cwd });
+    for (const call of [rmCall, lsCall]) {
+      const result = await runner.emitToolCall(call);
+      expect(result?.block).toBe(true);
+      expect(result?.reason).toContain(project);
+      expect(result?.reason).toContain(`${approvalCommand(cwd, "confined")}`);
+    }
+
+    new ApprovalStore({ dir }).approve(cwd, [fingerprint(project, "confined")]);
+    const second = await discoverAndLoadHooks([], cwd, options);
+    loaded.push(...second.hooks);
+    expect(second.errors).toEqual([]);
+    expect(second.hooks.map((h) => h.path)).toEqual([project, user]);
+    expect(second.discovery.trust.find((t) => t.path === project)).toMatchObject({ origin: "project", policy: "confined" });
+    const approved = host(second.hooks, { cwd });
+    expect(await approved.runner.emitToolCall(lsCall)).toBeUndefined();
+    expect((await approved.runner.emitToolCall(rmCall))?.reason).toBe("rm -rf blocked (no UI)");
+
+    writeFileSync(project, `${readFileSync(project, "utf8")} `);
+    const third = await discoverAndLoadHooks([], cwd, options);
+    loaded.push(...third.hooks);
+    expect(third.errors.map((e) => e.code)).toEqual(["not_approved"]);
+    expect(third.errors[0]!.error).toContain(`${project} differs`);
+  });
+
+  it("an approval for one policy does not carry to a wider one (the default untrusted approved, trusted asked)", async () => {
+    const { cwd, home } = projectAndHome("hookbox-discovery-approval-");
+    const dir = join(home, "config");
+    const project = place("valid/blocks-rm-rf.ts", join(cwd, ".claude/hooks/pre/bash.ts"));
+    new ApprovalStore({ dir }).approve(cwd, [fingerprint(project, "untrusted")]);
+    const result = await discoverAndLoadHooks([], cwd, { home, approvals: { dir }, trust: { project: "trusted" } });
+    loaded.push(...result.hooks);
+    expect(result.errors.map((e) => e.code)).toEqual(["not_approved"]);
+    expect(result.errors[0]!.error).toContain("its policy was untrusted, now trusted");
+  });
+
+  it("a corrupt store fails closed for project hooks, named, and leaves user hooks loading", async () => {
+    const { cwd, home } = projectAndHome("hookbox-discovery-approval-");
+    const dir = join(home, "config");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "approvals.json"), "garbage");
+    const project = place("valid/blocks-rm-rf.ts", join(cwd, ".claude/hooks/pre/bash.ts"));
+    const user = place("valid/drops-debug-messages.ts", join(home, ".claude/hooks/pre/user.ts"));
+    const result = await discoverAndLoadHooks([], cwd, { home, approvals: { dir }, trust: { project: "confined" } });
+    loaded.push(...result.hooks);
+    expect(result.errors.map((e) => [e.path, e.code])).toEqual([[project, "not_approved"]]);
+    expect(result.errors[0]!.error).toContain(`the approvals store ${join(dir, "approvals.json")} is corrupt`);
+    expect(result.hooks.map((h) => h.path)).toEqual(["hookbox:not-approved", user]);
+  });
+});
