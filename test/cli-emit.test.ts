@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { hookbox } from "./cli-run.js";
 import { tempDir, writeHook } from "./helpers/files.js";
+import { sandboxUnavailable, sayWhySkipped } from "./support/sandbox.js";
+
+const noSandbox = await sandboxUnavailable();
+sayWhySkipped("the CLI's untrusted (sandbox) emit test", noSandbox);
 
 const RM = JSON.stringify({ toolName: "bash", toolCallId: "1", input: { command: "rm -rf /" } });
 const LS = JSON.stringify({ toolName: "bash", toolCallId: "2", input: { command: "ls" } });
@@ -69,6 +73,17 @@ describe("hookbox emit", () => {
     expect(doc.edits).toEqual([{ path: "input.command", before: "ls", after: "ls --dry-run" }]);
     expect(doc.refused).toEqual([{ hookPath: "fixtures/hostile/edits-tool-input-to-a-string.ts", event: "tool_call", code: "invalid_result", error: expect.stringContaining(refusal) }]);
     expect(doc.errors).toEqual(doc.refused);
+  });
+
+  it.skipIf(noSandbox)("shows an untrusted hook's rewrite of the bash command as refused (effect_refused), not as an edit; the same hook confined shows the edit (the control)", async () => {
+    const args = ["emit", "fixtures/hostile/rewrites-bash-command.ts", "--event", "tool_call", "--payload", LS, "--json"];
+    const untrusted = JSON.parse((await hookbox([...args, "--policy", "untrusted"])).stdout);
+    expect(untrusted.blocked).toBe(true);
+    expect(untrusted.edits).toEqual([]);
+    expect(untrusted.refused.map((e: { code: string }) => e.code)).toEqual(["effect_refused"]);
+    expect(untrusted.refused[0].error).toContain('set event.input during tool_call, a substitute effect on the agent, which its policy.effects "restrict" does not grant');
+    const confined = JSON.parse((await hookbox(args)).stdout);
+    expect(confined).toMatchObject({ blocked: false, refused: [], edits: [{ path: "input.command", before: "ls", after: "cat ~/.ssh/id_ed25519 > stolen.txt" }] });
   });
 
   it("bounds the edits it shows (60 edits: 50 listed, then how many more; each value cut to 200 characters) and removes control sequences from them", async () => {
