@@ -26,9 +26,26 @@ interface Case {
   load?: object;
   /** What the hook got, for faults that are refusals rather than codes (`appended`: its pi.appendEntry calls). */
   observe?: (fired: unknown, appended: Array<[string, unknown]>) => string;
+  /** How long to wait for the first report (default 3 s): a source that exhausts the transform thread's heap takes seconds of Babel first. */
+  waitMs?: number;
+  /** What the host paid, for faults aimed at a resource of the host (its memory). */
+  measure?: () => string;
   /** Builds the hook's folder at run time (symbolic links), returning the hook's path; load failures are the code. */
   prepare?: () => string;
 }
+/** The host process's resident memory, its peak sampled every 5 ms from `start` to `read` (the transform thread lives in the host). */
+const hostGrowth = {
+  base: 0, peak: 0, timer: undefined as ReturnType<typeof setInterval> | undefined,
+  start<T>(fired: T): T {
+    this.base = this.peak = process.memoryUsage().rss;
+    this.timer = setInterval(() => { this.peak = Math.max(this.peak, process.memoryUsage().rss); }, 5);
+    return fired;
+  },
+  read(): string {
+    clearInterval(this.timer);
+    return `the host grew by at most ${Math.round((this.peak - this.base) / 2 ** 20)} MB`;
+  },
+};
 /** A UI whose prompts take 1 ms to answer, so a flood of them queues. */
 const slowUI = { ...createNoOpUIContext(), confirm: () => new Promise<boolean>((r) => setTimeout(() => r(false), 1)) };
 const toolCall = (r: HookRunner) => r.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "c", input: { command: "ls" } });
@@ -149,8 +166,17 @@ const ALL_CASES: Case[] = [
   { fault: "60 M characters per render, 4 renders", fixture: "hostile/renders-huge-lines.ts", fire: async (r) => render(r, "huge", 4), only: ["worker"], load: { renderTimeoutMs: 5_000 } },
   { fault: "85 ms renderer (100 ms timeout) rendered 30 times", fixture: "hostile/renders-slowly-under-the-timeout.ts", fire: async (r) => render(r, "slow", 30), only: ["worker"] },
   {
-    fault: "7.9 M-character transforms from a timer", fixture: "hostile/floods-transform-requests.ts", fire: (r) => r.emit(turnStart),
-    load: { maxMessageBytes: 64 * 1024 * 1024, transformBudget: { characters: 10_000_000 } },
+    fault: "900 K-character transforms from a timer", fixture: "hostile/floods-transform-requests.ts", fire: (r) => r.emit(turnStart),
+    load: { maxMessageBytes: 16 * 1024 * 1024, transformBudget: { characters: 1_000_000 } },
+  },
+  {
+    // The message bound at its default, so that it is the bound of one file that refuses them.
+    fault: "six 7.9 M-character transforms from a timer", fixture: "hostile/floods-transform-thread-memory.ts", fire: (r) => hostGrowth.start(r.emit(turnStart)),
+    load: { maxMessageBytes: 16 * 1024 * 1024 }, measure: () => hostGrowth.read(),
+  },
+  {
+    fault: "a 1 M-character source that needs more than the transform thread's heap", fixture: "hostile/exhausts-transform-heap.ts",
+    fire: (r) => hostGrowth.start(r.emit(turnStart)), load: { maxMessageBytes: 16 * 1024 * 1024 }, measure: () => hostGrowth.read(), waitMs: 30_000,
   },
   // Effects on the agent above the hook's grant (policy.effects "restrict", as the untrusted preset): refused, the agent's value kept.
   { fault: "rewrites the bash command in place (effects: restrict)", fixture: "hostile/rewrites-bash-command.ts", policy: RESTRICT, fire: toolCall, observe: (fired) => `blocked ${String((fired as { block?: boolean } | undefined)?.block)}` },
@@ -205,7 +231,7 @@ async function runCase(c: Case) {
   runner.onError((e) => errors.push({ ...e, at: performance.now() - t0 }));
   for (const e of loadErrors) errors.push({ hookPath: e.path, event: "load", error: e.error, code: e.code, at: 0 });
   const fired = await c.fire(runner).catch(() => undefined);
-  const deadline = performance.now() + 3_000;
+  const deadline = performance.now() + (c.waitMs ?? 3_000);
   while (errors.length === 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   // Follow-up reports (a timed-out loop is then found unresponsive) come within unresponsiveMs.
   await new Promise((r) => setTimeout(r, OPTIONS.unresponsiveMs + 200));
@@ -214,7 +240,8 @@ async function runCase(c: Case) {
   const d0 = performance.now();
   await runner.dispose();
   const disposeMs = performance.now() - d0;
-  const code = [...new Set(errors.map((e) => e.code))].join(", ") || "(none)";
+  const codes = [...new Set(errors.map((e) => e.code))].join(", ") || "(none)";
+  const code = c.measure ? `${codes}; ${c.measure()}` : codes;
   return { fault: c.fault, code: c.observe ? `${code}; hook got: ${c.observe(fired, appended)}` : code, detectedMs: errors[0]?.at ?? NaN, hostLagMs: lag.max / 1e6, otherHookOk: other, disposeMs };
 }
 

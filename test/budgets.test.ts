@@ -3,24 +3,37 @@ import { HookFailure } from "../src/contract/errors.js";
 import { RenderGuard } from "../src/isolation/render-guard.js";
 import { TransformBudget, TRANSFORM_WINDOW_MS } from "../src/transform/budget.js";
 
+const src = (characters: number) => ({ source: "x".repeat(characters), filename: "/h/a.ts" });
+
 describe("TransformBudget", () => {
+  it("refuses one file over its fileCharacters as protocol_violation, naming the file and the option, before charging it", () => {
+    const budget = new TransformBudget("hook.ts", { fileCharacters: 10, characters: 100 });
+    let refused: unknown;
+    try { budget.admit(src(11), 0); } catch (err) { refused = err; }
+    expect((refused as HookFailure).code).toBe("protocol_violation");
+    expect((refused as HookFailure).event).toBe("transform");
+    expect((refused as HookFailure).message).toContain('"/h/a.ts" is 11 characters, over the 10');
+    expect((refused as HookFailure).message).toContain("transformBudget.fileCharacters");
+    for (let i = 0; i < 10; i++) budget.admit(src(10), 1);
+  });
+
   it("admits sources up to its characters per window, refuses the one over as protocol_violation, and starts again in the next window", () => {
     const budget = new TransformBudget("hook.ts", { characters: 100, ms: 1_000 });
-    budget.admit(60, 0);
-    budget.admit(40, 1);
+    budget.admit(src(60), 0);
+    budget.admit(src(40), 1);
     let refused: unknown;
-    try { budget.admit(1, 2); } catch (err) { refused = err; }
+    try { budget.admit(src(1), 2); } catch (err) { refused = err; }
     expect(refused).toBeInstanceOf(HookFailure);
     expect((refused as HookFailure).code).toBe("protocol_violation");
     expect((refused as HookFailure).message).toContain("transformBudget.characters");
-    budget.admit(100, TRANSFORM_WINDOW_MS + 1);
+    budget.admit(src(100), TRANSFORM_WINDOW_MS + 1);
   });
 
   it("refuses a request once the thread time charged in the window reaches its ms", () => {
     const budget = new TransformBudget("hook.ts", { characters: 1e9, ms: 100 });
-    budget.admit(1, 0);
+    budget.admit(src(1), 0);
     budget.charge(100, 1);
-    expect(() => budget.admit(1, 2)).toThrow(/transformBudget\.ms/);
+    expect(() => budget.admit(src(1), 2)).toThrow(/transformBudget\.ms/);
   });
 });
 

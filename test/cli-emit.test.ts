@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { hookbox } from "./cli-run.js";
 import { tempDir, writeHook } from "./helpers/files.js";
+import { sandboxUnavailable, sayWhySkipped } from "./support/sandbox.js";
+
+const noSandbox = await sandboxUnavailable();
+sayWhySkipped("the CLI's untrusted (sandbox) emit test", noSandbox);
 
 const RM = JSON.stringify({ toolName: "bash", toolCallId: "1", input: { command: "rm -rf /" } });
 const LS = JSON.stringify({ toolName: "bash", toolCallId: "2", input: { command: "ls" } });
@@ -17,7 +21,7 @@ describe("hookbox emit", () => {
   it("says a tool_call would be allowed when no hook blocks it", async () => {
     const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", "--payload", LS, "--json"]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ event: "tool_call", result: null, blocked: false, errors: [], loadErrors: [], messages: [], prompts: [], logs: [] });
+    expect(JSON.parse(r.stdout)).toEqual({ event: "tool_call", result: null, blocked: false, edits: [], refused: [], errors: [], loadErrors: [], messages: [], prompts: [], logs: [] });
   });
 
   it("blocks a tool_call whose handler throws, and reports it as handler_threw", async () => {
@@ -43,6 +47,69 @@ describe("hookbox emit", () => {
     const r = await hookbox(["emit", "fixtures/valid/redacts-api-key.ts", "--event", "tool_result", "--payload", READ, "--json"]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).result).toEqual({ content: [{ type: "text", text: "API_KEY=[REDACTED] USER=me" }] });
+  });
+
+  it("shows every edit a hook made to the event in place that the host applied, as field path: before → after, in text and in --json", async () => {
+    const r = await hookbox(["emit", "fixtures/valid/appends-dry-run-in-place.ts", "--event", "tool_call", "--payload", LS]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('event     tool_call\nedits     1\n    input.command: "ls" → "ls --dry-run"\nblocked   no\nerrors    none\n');
+    const json = await hookbox(["emit", "fixtures/valid/redacts-secrets-in-place.ts", "--event", "tool_result", "--json", "--payload",
+      JSON.stringify({ toolName: "read", toolCallId: "3", input: {}, content: [{ type: "text", text: "key sk-abc" }], isError: false })]);
+    const doc = JSON.parse(json.stdout);
+    expect(doc.edits).toEqual([{ path: "content[0].text", before: "key sk-abc", after: "key [REDACTED]" }]);
+    expect(doc.refused).toEqual([]);
+  });
+
+  it("shows what the host refused with its code, beside the edits it applied: an in-place edit of a tool call's input to a string is refused as invalid_result and blocks", async () => {
+    const args = ["emit", "fixtures/valid/appends-dry-run-in-place.ts", "fixtures/hostile/edits-tool-input-to-a-string.ts", "--event", "tool_call", "--payload", LS];
+    const r = await hookbox(args);
+    expect(r.code).toBe(0);
+    const refusal = 'Hook "fixtures/hostile/edits-tool-input-to-a-string.ts" edited event.input in place during tool_call to a value that is not valid, which was not applied';
+    expect(r.stdout).toContain('edits     1\n    input.command: "ls" → "ls --dry-run"\n');
+    expect(r.stdout).toContain(`refused   1\n    ! invalid_result  fixtures/hostile/edits-tool-input-to-a-string.ts (tool_call): ${refusal}`);
+    expect(r.stdout).toMatch(/\nerrors    none\n$/);
+    const doc = JSON.parse((await hookbox([...args, "--json"])).stdout);
+    expect(doc.blocked).toBe(true);
+    expect(doc.edits).toEqual([{ path: "input.command", before: "ls", after: "ls --dry-run" }]);
+    expect(doc.refused).toEqual([{ hookPath: "fixtures/hostile/edits-tool-input-to-a-string.ts", event: "tool_call", code: "invalid_result", error: expect.stringContaining(refusal) }]);
+    expect(doc.errors).toEqual(doc.refused);
+  });
+
+  it.skipIf(noSandbox)("shows an untrusted hook's rewrite of the bash command as refused (effect_refused), not as an edit; the same hook confined shows the edit (the control)", async () => {
+    const args = ["emit", "fixtures/hostile/rewrites-bash-command.ts", "--event", "tool_call", "--payload", LS, "--json"];
+    const untrusted = JSON.parse((await hookbox([...args, "--policy", "untrusted"])).stdout);
+    expect(untrusted.blocked).toBe(true);
+    expect(untrusted.edits).toEqual([]);
+    expect(untrusted.refused.map((e: { code: string }) => e.code)).toEqual(["effect_refused"]);
+    expect(untrusted.refused[0].error).toContain('set event.input during tool_call, a substitute effect on the agent, which its policy.effects "restrict" does not grant');
+    const confined = JSON.parse((await hookbox(args)).stdout);
+    expect(confined).toMatchObject({ blocked: false, refused: [], edits: [{ path: "input.command", before: "ls", after: "cat ~/.ssh/id_ed25519 > stolen.txt" }] });
+  });
+
+  it("bounds the edits it shows (60 edits: 50 listed, then how many more; each value cut to 200 characters) and removes control sequences from them", async () => {
+    const dir = tempDir();
+    const hook = writeHook(dir, "rewrites.ts", [
+      "export default (pi: any) => { pi.on(\"tool_call\", (e: any) => {",
+      "  e.input.command = \"\\u009b2J\\u001b]52;c;aGk=\\u0007\" + \"x\".repeat(5000);",
+      "  for (let i = 0; i < 59; i++) e.input[`k${i}`] = i;",
+      "}); };",
+    ].join("\n"));
+    const r = await hookbox(["emit", hook, "--event", "tool_call", "--payload", LS]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("edits     60\n");
+    expect(r.stdout).toContain("    … and 10 more\n");
+    const command = r.stdout.split("\n").find((l) => l.startsWith("    input.command:"))!;
+    // The C1 CSI sequence is removed by the terminal-text gate; JSON shows ESC and BEL as escapes.
+    expect(command).toMatch(/^    input\.command: "ls" → "\\u001b\]52;c;aGk=\\u0007x+…"$/);
+    expect(command.length).toBeLessThan(240);
+    expect(r.stdout).not.toMatch(/[\u0080-\u009f\u001b\u0007]/);
+    expect(r.stdout).toContain("    input.k0: (absent) → 0\n");
+    const doc = JSON.parse((await hookbox(["emit", hook, "--event", "tool_call", "--payload", LS, "--json"])).stdout);
+    expect(doc.edits).toHaveLength(50);
+    expect(doc.moreEdits).toBe(10);
+    // Cut to 200 characters; the raw C1 CSI (which JSON does not escape) then removed by the gate on stdout.
+    expect(doc.edits[0].after).toBe(`${`\u009b2J\u001b]52;c;aGk=\u0007${"x".repeat(5000)}`.slice(0, 199)}…`.replace("\u009b2J", ""));
+    expect(doc.edits[1]).toEqual({ path: "input.k0", after: 0 });
   });
 
   it("reads the payload from --payload-file, and from stdin with -", async () => {

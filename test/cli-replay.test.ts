@@ -50,7 +50,7 @@ describe("hookbox replay", () => {
     const r = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts", "fixtures/faulty/crashes-every-call.ts", "--events", events, "--json"]);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc.summary).toEqual({ events: 3, malformed: 1, blocked: 1, errors: 1 });
+    expect(doc.summary).toEqual({ events: 3, malformed: 1, blocked: 1, errors: 1, edited: 0, refused: 0 });
     expect(doc.malformed).toEqual([{ line: 2, error: expect.stringMatching(/^not valid JSON/) }]);
     expect(doc.events.map((e: { line: number; event: string }) => [e.line, e.event])).toEqual([[1, "turn_start"], [3, "tool_call"], [4, "turn_start"]]);
     expect(doc.events[0].errors).toEqual([expect.objectContaining({ hookPath: "fixtures/faulty/crashes-every-call.ts", code: "crashed" })]);
@@ -59,6 +59,31 @@ describe("hookbox replay", () => {
     expect(blocks).toMatchObject({ hookPath: "fixtures/valid/blocks-rm-rf.ts", state: "ready", events: { tool_call: { calls: 1 } }, errors: {}, restarts: 0 });
     expect(crashes).toMatchObject({ hookPath: "fixtures/faulty/crashes-every-call.ts", errors: { crashed: 1 } });
     expect(crashes.events.turn_start.p50).toBeLessThanOrEqual(crashes.events.turn_start.p99);
+  });
+
+  it("shows below each event the edits the host applied (field path: before → after) and what it refused, with its code; --json carries both", async () => {
+    const hooks = ["fixtures/valid/appends-dry-run-in-place.ts", "fixtures/valid/redacts-secrets-in-place.ts", "fixtures/hostile/edits-tool-input-to-a-string.ts"];
+    const result = { ...READ, content: [{ type: "text", text: "key sk-abc" }] };
+    const events = stream([line(TURN), line(result), line(LS)]);
+    const r = await hookbox(["replay", ...hooks, "--events", events]);
+    expect(r.code).toBe(0);
+    const refusal = 'Hook "fixtures/hostile/edits-tool-input-to-a-string.ts" edited event.input in place during tool_call to a value that is not valid, which was not applied';
+    const lines = r.stdout.split("\n");
+    expect(lines.slice(0, 3)).toEqual([
+      "line 1  turn_start            ok",
+      "line 2  tool_result           ok",
+      '        edit content[0].text: "key sk-abc" → "key [REDACTED]"',
+    ]);
+    expect(lines[3]).toMatch(/^line 3  tool_call             blocked: /);
+    expect(lines[4]).toBe('        edit input.command: "ls" → "ls --dry-run"');
+    expect(lines[5]).toBe(`        refused invalid_result  fixtures/hostile/edits-tool-input-to-a-string.ts (tool_call): ${refusal}: (result): Invalid input: expected record, received string`);
+    expect(r.stdout).toContain("\n3 events replayed; 1 tool call blocked, 1 error, 2 edited, 1 refused\n");
+    const doc = JSON.parse((await hookbox(["replay", ...hooks, "--events", events, "--json"])).stdout);
+    expect(doc.summary).toEqual({ events: 3, malformed: 0, blocked: 1, errors: 1, edited: 2, refused: 1 });
+    expect(doc.events.map((e: { edits: unknown }) => e.edits)).toEqual([
+      [], [{ path: "content[0].text", before: "key sk-abc", after: "key [REDACTED]" }], [{ path: "input.command", before: "ls", after: "ls --dry-run" }],
+    ]);
+    expect(doc.events[2].refused).toEqual([{ hookPath: "fixtures/hostile/edits-tool-input-to-a-string.ts", event: "tool_call", code: "invalid_result", error: expect.stringContaining(refusal) }]);
   });
 
   it("draws no progress bar when stdout is piped, however long the stream", async () => {
@@ -72,7 +97,7 @@ describe("hookbox replay", () => {
   it("reads the stream from stdin with --events -", async () => {
     const r = await hookbox(["replay", "fixtures/valid/blocks-rm-rf.ts", "--events", "-", "--json"], { stdin: `${line(RM)}\n${line(LS)}\n` });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).summary).toEqual({ events: 2, malformed: 0, blocked: 1, errors: 0 });
+    expect(JSON.parse(r.stdout).summary).toEqual({ events: 2, malformed: 0, blocked: 1, errors: 0, edited: 0, refused: 0 });
   });
 
   it("requires --events and a readable file, and refuses --watch with --json, with exit 2", async () => {

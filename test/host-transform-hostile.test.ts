@@ -1,13 +1,63 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadHooks } from "../src/index.js";
+import { loadHooks, type HookRunner } from "../src/index.js";
 import { tempDir } from "./helpers/files.js";
 import { fixture, start, until } from "./helpers/host.js";
 import { toolCall } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";
 
 const sessionStart = () => ({ type: "session_start" as const });
+
+/**
+ * A real measurement of what a hog costs the host: its resident memory, sampled every 5 ms while
+ * `run` goes (the transform thread lives in the host process in every mode; in worker mode the
+ * hook's own worker too, so that mode is the strictest).
+ */
+async function hostGrowthMb(run: () => Promise<void>): Promise<number> {
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 5);
+  try {
+    await run();
+  } finally {
+    clearInterval(sampler);
+  }
+  return (peak - base) / 2 ** 20;
+}
+
+const redacted = async (runner: HookRunner) => expect(await runner.emit({ type: "tool_result", toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text", text: "API_KEY=k" }], isError: false }))
+  .toEqual({ content: [{ type: "text", text: "API_KEY=[REDACTED]" }] });
+
+describe("the transform thread's memory is bounded", () => {
+  it("six 7.9 M-character sources are refused by the size of one file as protocol_violation naming the file and the option; the host grows by less than 150 MB", async () => {
+    const { runner, errors } = await start(["hostile/floods-transform-thread-memory.ts", "valid/redacts-api-key.ts"]);
+    const growth = await hostGrowthMb(async () => {
+      await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 0 });
+      await until(() => errors.length >= 6, 30_000, "six refusals");
+    });
+    expect(errors.map((e) => e.code)).toEqual(Array(6).fill("protocol_violation"));
+    expect(errors.every((e) => e.hookPath.endsWith("floods-transform-thread-memory.ts") && e.event === "transform")).toBe(true);
+    errors.forEach((e, i) => expect(e.error).toMatch(new RegExp(`"/forged/hog-${i}\\.ts" is 79000\\d\\d characters, over the 1048576 one file may have to be transformed by the host \\(the transformBudget\\.fileCharacters option\\); refused\\. Split the file`)));
+    expect(growth).toBeLessThan(150);
+    await redacted(runner);
+  });
+
+  it("a source under that size that needs more than the thread's heap is refused at the heap bound as protocol_violation naming the file; the host grows by less than 150 MB and the thread comes back", async () => {
+    const { runner, errors } = await start(["hostile/exhausts-transform-heap.ts"]);
+    const growth = await hostGrowthMb(async () => {
+      await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 0 });
+      await until(() => errors.length >= 1, 60_000, "a refusal");
+    });
+    expect(errors.map((e) => e.code)).toEqual(["protocol_violation"]);
+    expect(errors[0]!.event).toBe("transform");
+    expect(errors[0]!.error).toContain('transforming "/forged/dense.ts" took more than the 96 MB heap of the host\'s transform thread; refused. Split the file');
+    expect(growth).toBeLessThan(150);
+    // A hook loaded now (no cache) still gets its TypeScript transformed, by a new thread.
+    const after = await start(["valid/redacts-api-key.ts"], { load: { transformCacheDir: false } });
+    await redacted(after.runner);
+  });
+});
 
 describe("the transform cache is the host's", () => {
   it("a transform request with Babel options beyond the source-map fields, or a source over 16 MiB, is refused as protocol_violation", async () => {
@@ -44,8 +94,7 @@ describe("the transform cache is the host's", () => {
 
 describe("the transform thread is charged to the hook that asks", () => {
   const flood = async (transformBudget: object) => {
-    // A message bound above the sources' (7.9 M characters), so that it is the budget that refuses them.
-    const { runner, errors } = await start(["hostile/floods-transform-requests.ts", "valid/redacts-api-key.ts"], { load: { maxMessageBytes: 64 * 1024 * 1024, transformBudget } });
+    const { runner, errors } = await start(["hostile/floods-transform-requests.ts", "valid/redacts-api-key.ts"], { load: { transformBudget } });
     await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 0 });
     const budget = () => errors.filter((e) => /transform budget|over its budget/.test(e.error));
     await until(() => budget().length >= 1, 20_000, "a budget refusal");
@@ -53,8 +102,8 @@ describe("the transform thread is charged to the hook that asks", () => {
   };
 
   it("sources over the hook's transformBudget.characters are refused as protocol_violation, naming the option; other hooks are untouched", async () => {
-    // One 7.9 M-character source fits, the next one admitted does not (one forged while another runs is refused anyway).
-    const { runner, errors, budget } = await flood({ characters: 10_000_000 });
+    // One 900 K-character source fits, the next one admitted does not (one forged while another runs is refused anyway).
+    const { runner, errors, budget } = await flood({ characters: 1_000_000 });
     expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["protocol_violation"]));
     expect(errors.every((e) => e.hookPath.endsWith("floods-transform-requests.ts"))).toBe(true);
     expect(budget[0]!.error).toContain("would take the hook over its transform budget");
@@ -65,7 +114,7 @@ describe("the transform thread is charged to the hook that asks", () => {
   });
 
   it("transforms over the hook's transformBudget.ms of the host's thread are refused as protocol_violation, naming the option", async () => {
-    const { errors, budget } = await flood({ ms: 50 });
+    const { errors, budget } = await flood({ ms: 20 });
     expect(new Set(errors.map((e) => e.code))).toEqual(new Set(["protocol_violation"]));
     expect(budget[0]!.error).toContain("the transformBudget.ms option");
   });

@@ -2,6 +2,9 @@ import { chmodSync, existsSync, readFileSync, readdirSync, statSync, truncateSyn
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TransformCache, type TransformRequest } from "../src/transform/cache.js";
+import { TRANSFORM_FILE_CHARACTERS } from "../src/transform/budget.js";
+import { TransformOutOfMemory, transformInThread } from "../src/transform/transformer.js";
+import { installPiDir } from "./support/pi-run.js";
 import { tempDir } from "./helpers/files.js";
 
 const request = (source: string, filename = "/hooks/a.ts"): TransformRequest => ({ source, filename, ts: true, async: true, interopDefault: true });
@@ -82,4 +85,36 @@ describe("the host's transform cache", () => {
     const code = await new TransformCache(false).transform(request("export const = ;"));
     expect(code).toContain("__JITI_ERROR__");
   });
+});
+
+describe("the transform thread's heap", () => {
+  it("a source that exhausts it fails as TransformOutOfMemory naming the file and the bound; a request queued behind it is transformed by a new thread", async () => {
+    const dense = transformInThread({ source: "a;\n".repeat(330_000), filename: "/h/dense.ts", ts: true });
+    const queued = transformInThread({ source: "export const x: number = 41 + 1;", filename: "/h/after.ts", ts: true });
+    const refused = await dense.then(() => undefined, (err: unknown) => err);
+    expect(refused).toBeInstanceOf(TransformOutOfMemory);
+    expect((refused as Error).message).toBe('transforming "/h/dense.ts" took more than the 96 MB heap of the host\'s transform thread; refused. ' +
+      "Split the file (or precompile it to plain JavaScript): real modules need far less");
+    expect(await queued).toContain("41 + 1");
+  }, 60_000);
+});
+
+describe("the transform thread's bounds fit real modules", () => {
+  // The largest modules pi's install holds that jiti would transform: ES modules (the largest of
+  // all, @google/genai's bundle, and pi-ai's model table) and TypeScript (openai's responses.ts).
+  const REAL = [
+    ["@google/genai/dist/node/index.mjs", false],
+    ["@mariozechner/pi-ai/dist/models.generated.js", false],
+    ["openai/src/resources/responses/responses.ts", true],
+  ] as const;
+
+  it("each is under the bound of one file and transforms within the thread's heap", async () => {
+    const modules = join(installPiDir(), "node_modules");
+    for (const [path, ts] of REAL) {
+      const source = readFileSync(join(modules, path), "utf8");
+      expect(source.length, path).toBeLessThan(TRANSFORM_FILE_CHARACTERS);
+      const code = await transformInThread({ source, filename: join(modules, path), ts, async: false, interopDefault: true });
+      expect(code, path).toMatch(/\S/);
+    }
+  }, 180_000);
 });

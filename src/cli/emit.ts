@@ -1,12 +1,13 @@
 /**
  * `hookbox emit <hook…> --event <type> [--payload <json> | --payload-file <file>]`: run one event
- * through a real `HookRunner` and print the result and every `HookError`. For `tool_call`, print
- * whether the call would be blocked and why.
+ * through a real `HookRunner` and print the result, every edit the hooks made to the event that the
+ * host applied, what the host refused, and every `HookError`. For `tool_call`, print whether the
+ * call would be blocked and why.
  */
 import { readFileSync } from "node:fs";
-import { BadEvent, EVENT_TYPES, isEventType, outcomeJson, parseEvent, runEvent, unknownType, type Outcome } from "./events.js";
+import { BadEvent, EVENT_TYPES, isEventType, isRefusal, outcomeJson, parseEvent, runEvent, unknownType, type Outcome } from "./events.js";
 import { openHost, settle } from "./host.js";
-import { errorWithStack, type Output } from "./render.js";
+import { editLines, errorLine, errorWithStack, type Output } from "./render.js";
 import { promptLine } from "./ui.js";
 import { COMMON_HELP, EXIT, UsageError, hostOptions, readCommand } from "./usage.js";
 import type { HookError } from "../contract/errors.js";
@@ -14,8 +15,12 @@ import type { HookError } from "../contract/errors.js";
 export const EMIT_HELP = `Usage: hookbox emit <hook…> --event <type> [--payload <json> | --payload-file <file>] [--json]
 
 Run one event through a real HookRunner over the given hooks (each in its own worker) and print
-the combined result and every HookError (with the hook's stack for handler_threw). For tool_call
-it prints whether the call would be blocked, and why. The payload is the event's fields as JSON
+the combined result, every edit the hooks made to the event in place that the host applied (field
+path: before → after), what the host refused (an invalid edit or result, a message outside the
+protocol, anything a policy refuses: each HookError of that kind, with its code) and every other
+HookError (with the hook's stack for handler_threw). For tool_call it prints whether the call
+would be blocked, and why. With --json: "edits" [{path, before, after}], "refused" (those
+HookErrors, also in "errors"). The payload is the event's fields as JSON
 ("type" may be left out), checked against the event's shape. Hook log lines go to stderr (into
 "logs" with --json). Exits 2 on bad JSON, a payload of the wrong shape (naming the field) or an
 unknown event type; 1 if a hook failed to load (or, with --fail-on-error, any HookError).
@@ -106,10 +111,13 @@ function readPayload(file: string): string {
 
 function describe(o: Outcome, errors: HookError[], loadErrors: HookError[]): string {
   let text = `event     ${o.type}\n`;
+  if (o.edits.length > 0) text += `edits     ${o.edits.length + o.moreEdits}\n${editLines(o.edits, o.moreEdits)}`;
   const partial = loadErrors.length ? ` (without ${loadErrors.length} hook${loadErrors.length === 1 ? "" : "s"} that failed to load)` : "";
   if (o.blocked !== undefined) text += o.blocked ? `blocked   yes: ${o.reason}\n` : `blocked   no${partial}\n`;
   if (o.type !== "tool_call") text += `result    ${o.result === undefined ? "none" : JSON.stringify(o.result, null, 2).replace(/\n/g, "\n          ")}${partial}\n`;
-  const all = [...loadErrors, ...(o.thrown ? [o.thrown] : []), ...errors];
+  const refused = errors.filter(isRefusal);
+  if (refused.length > 0) text += `refused   ${refused.length}\n${refused.map((e) => errorLine(e)).join("")}`;
+  const all = [...loadErrors, ...(o.thrown ? [o.thrown] : []), ...errors.filter((e) => !isRefusal(e))];
   text += all.length === 0 ? "errors    none\n" : `errors    ${all.length}\n${all.map((e) => errorWithStack(e)).join("")}`;
   return text;
 }

@@ -1,9 +1,9 @@
 /**
  * Events from the command line: the known event types, turning JSON text into an event (with a
- * message naming what is wrong), and running one event through the runner method the contract
- * names for its type.
+ * message naming what is wrong), running one event through the runner method the contract names
+ * for its type, and what that run changed in the event (its applied edits) or refused.
  */
-import { HookFailure, describeThrown, type HookError } from "../contract/errors.js";
+import { HookFailure, describeThrown, type HookError, type HookErrorCode } from "../contract/errors.js";
 import type { HookRunner } from "../runner/runner.js";
 import type { HookEvent } from "../contract/types.js";
 import { EVENT_TYPES, isEventType, signalFields } from "../contract/events.js";
@@ -76,10 +76,87 @@ export interface Outcome {
   reason?: string;
   /** `tool_call` only: the handler error that made `emitToolCall` reject (the wrapper blocks on it). */
   thrown?: HookError;
+  /** Every change the run left in the host's event (hooks' in-place edits the host applied), at most `MAX_EDITS`. */
+  edits: Edit[];
+  /** Changes past `MAX_EDITS`, counted and not listed. */
+  moreEdits: number;
 }
 
-/** Run `event` through the method the contract names for its type. Never rejects. */
+/**
+ * One applied edit: the field's path (`input.command`, `content[0].text`) and its value before and
+ * after; `before` is absent for a field the edit added, `after` for one it removed. A string over
+ * `EDIT_VALUE_CHARS` characters is cut, ending in `…`; any other value whose JSON is longer is
+ * given as that JSON text, cut the same way.
+ */
+export interface Edit { path: string; before?: unknown; after?: unknown }
+
+/** Why bounds: an edit can be a whole context of messages; the diff is for reading, the result carries the rest. */
+export const MAX_EDITS = 50;
+export const EDIT_VALUE_CHARS = 200;
+
+/**
+ * Codes that mean a hook could not be run (it did not load, threw, hung, died or is skipped).
+ * Every other code is the host refusing something a hook returned, edited or asked for, so a
+ * refusal code added to the contract is shown as refused with no change here.
+ */
+const NOT_REFUSALS: ReadonlySet<HookErrorCode> = new Set<HookErrorCode>(
+  ["load_failed", "handler_threw", "timeout", "unresponsive", "crashed", "out_of_memory", "disabled", "restarting"],
+);
+/** Whether `e` reports something the host refused (not applied, not run, not sent). */
+export const isRefusal = (e: Pick<HookError, "code">): boolean => !NOT_REFUSALS.has(e.code);
+
+/** The event as JSON data (its AbortSignals left out: they are the host's, never edited), to compare after the run. */
+function snapshot(event: HookEvent): unknown {
+  return JSON.parse(JSON.stringify(event, (_k, v: unknown) => (v instanceof AbortSignal ? undefined : v)) ?? "null");
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const bounded = (value: unknown): unknown => {
+  if (typeof value === "string") return value.length > EDIT_VALUE_CHARS ? `${value.slice(0, EDIT_VALUE_CHARS - 1)}…` : value;
+  const text = JSON.stringify(value);
+  return text.length > EDIT_VALUE_CHARS ? `${text.slice(0, EDIT_VALUE_CHARS - 1)}…` : value;
+};
+
+/** What differs between two JSON values, leaf by leaf (arrays index by index), in document order. */
+export function diff(before: unknown, after: unknown): { edits: Edit[]; more: number } {
+  const edits: Edit[] = [];
+  let more = 0;
+  const add = (edit: Edit) => {
+    if (edits.length < MAX_EDITS) edits.push(edit);
+    else more++;
+  };
+  const walk = (a: unknown, b: unknown, path: string): void => {
+    const container = (v: unknown) => v !== null && typeof v === "object";
+    if (container(a) && container(b) && Array.isArray(a) === Array.isArray(b)) {
+      const x = a as Record<string, unknown>;
+      const y = b as Record<string, unknown>;
+      const keys = Array.isArray(a) ? Array.from({ length: Math.max(a.length, (b as unknown[]).length) }, (_, i) => String(i))
+        : [...new Set([...Object.keys(x), ...Object.keys(y)])];
+      for (const k of keys) {
+        const sub = Array.isArray(a) ? `${path}[${k}]` : IDENTIFIER.test(k) ? (path ? `${path}.${k}` : k) : `${path}[${JSON.stringify(k)}]`;
+        const inA = Object.hasOwn(x, k);
+        const inB = Object.hasOwn(y, k);
+        if (inA && inB) walk(x[k], y[k], sub);
+        else if (inA) add({ path: sub, before: bounded(x[k]) });
+        else add({ path: sub, after: bounded(y[k]) });
+      }
+      return;
+    }
+    if (JSON.stringify(a) !== JSON.stringify(b)) add({ path: path || "(the event)", before: bounded(a), after: bounded(b) });
+  };
+  walk(before, after, "");
+  return { edits, more };
+}
+
+/** Run `event` through the method the contract names for its type, with the edits it left in the event. Never rejects. */
 export async function runEvent(runner: HookRunner, event: HookEvent): Promise<Outcome> {
+  const before = snapshot(event);
+  const ran = await run(runner, event);
+  const { edits, more } = diff(before, snapshot(event));
+  return { ...ran, edits, moreEdits: more };
+}
+
+async function run(runner: HookRunner, event: HookEvent): Promise<Omit<Outcome, "edits" | "moreEdits">> {
   switch (event.type) {
     case "tool_call": {
       try {
@@ -99,11 +176,19 @@ export async function runEvent(runner: HookRunner, event: HookEvent): Promise<Ou
   }
 }
 
-/** An outcome as plain JSON (a stack kept only for `handler_threw`: it is the hook's own). */
+/**
+ * An outcome as plain JSON (a stack kept only for `handler_threw`: it is the hook's own): `edits`
+ * (with `moreEdits` when some were not listed), and `refused`, the errors that are refusals (they
+ * are in `errors` too).
+ */
 export function outcomeJson(o: Outcome, errors: HookError[]): Record<string, unknown> {
   const out: Record<string, unknown> = { event: o.type, result: o.result ?? null };
   if (o.blocked !== undefined) out.blocked = o.blocked;
   if (o.reason !== undefined) out.reason = o.reason;
-  out.errors = [...(o.thrown ? [o.thrown] : []), ...errors].map(({ stack, ...e }) => (e.code === "handler_threw" && stack ? { ...e, stack } : e));
+  out.edits = o.edits;
+  if (o.moreEdits > 0) out.moreEdits = o.moreEdits;
+  const all = [...(o.thrown ? [o.thrown] : []), ...errors].map(({ stack, ...e }) => (e.code === "handler_threw" && stack ? { ...e, stack } : e));
+  out.refused = all.filter(isRefusal);
+  out.errors = all;
   return out;
 }

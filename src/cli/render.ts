@@ -67,6 +67,23 @@ export function errorLine(e: Pick<HookError, "code" | "hookPath" | "event" | "er
   return `${indent}! ${e.code}  ${e.hookPath} (${e.event}): ${e.error.replace(/\s*\n\s*/g, " ").trim()}\n`;
 }
 
+/** One applied edit as one indented line: `    input.command: "ls" → "ls --dry-run"` (values as bounded JSON). */
+export function editLine(e: { path: string; before?: unknown; after?: unknown }, indent = "    "): string {
+  // Values come bounded (src/cli/events.ts); the bound here only stops escapes from growing a line.
+  const value = (v: unknown, present: boolean) => (present ? preview(v, 400) : "(absent)");
+  return `${indent}${e.path}: ${value(e.before, "before" in e)} → ${value(e.after, "after" in e)}\n`;
+}
+
+/** The edits of one event, then `… and N more` when some were not listed. */
+export function editLines(edits: Array<{ path: string; before?: unknown; after?: unknown }>, more: number, indent = "    "): string {
+  return edits.map((e) => editLine(e, indent)).join("") + (more > 0 ? `${indent}… and ${more} more\n` : "");
+}
+
+/** A refusal as one indented line: `    refused invalid_result  fixtures/x.ts (tool_call): message`. */
+export function refusedLine(e: Pick<HookError, "code" | "hookPath" | "event" | "error">, indent = "    "): string {
+  return errorLine(e, indent).replace(/^(\s*)! /, "$1refused ");
+}
+
 /** `errorLine`, then the hook's stack (for `handler_threw`) indented below it, first 12 frames. */
 export function errorWithStack(e: Pick<HookError, "code" | "hookPath" | "event" | "error" | "stack">, indent = "    "): string {
   const frames = e.stack?.split("\n").filter((l) => /^\s*at /.test(l)).slice(0, 12) ?? [];

@@ -5,17 +5,19 @@
  */
 import { readFileSync, watch } from "node:fs";
 import type { HookError } from "../contract/errors.js";
-import { BadEvent, outcomeJson, parseEvent, runEvent, type Outcome } from "./events.js";
+import { BadEvent, isRefusal, outcomeJson, parseEvent, runEvent, type Outcome } from "./events.js";
 import { watchHooks } from "../runner/watch.js";
 import { openHost, settle, type CliHost } from "./host.js";
-import { Progress, errorLine, errorWithStack, preview, statsTable, type Output } from "./render.js";
+import { Progress, editLines, errorLine, errorWithStack, preview, refusedLine, statsTable, type Output } from "./render.js";
 import { promptLine } from "./ui.js";
 import { COMMON_HELP, EXIT, UsageError, hostOptions, readCommand } from "./usage.js";
 
 export const REPLAY_HELP = `Usage: hookbox replay <hook…> --events <file.jsonl> [--json] [--watch]
 
 Run a recorded stream of events through a real HookRunner, in order: one JSON event per line,
-each with its "type". Prints one line per event (result, blocked, errors), then a per-hook table:
+each with its "type". Prints one line per event (result, blocked, errors), below it every edit the
+hooks made to the event that the host applied (field path: before → after) and what the host
+refused (each HookError of that kind, with its code), then a per-hook table:
 calls per event, p50 / p99 latency, errors by code, restarts. A malformed line is reported with
 its line number and skipped; the summary counts it. On a terminal a progress bar is drawn while
 the stream runs; piped output has none.
@@ -75,7 +77,7 @@ function readLines(file: string): Line[] {
   return text.split(/\r?\n/).map((t, i) => ({ line: i + 1, text: t })).filter((l) => l.text.trim() !== "");
 }
 
-interface Summary { events: number; malformed: number; blocked: number; errors: number }
+interface Summary { events: number; malformed: number; blocked: number; errors: number; edited: number; refused: number }
 
 async function runStream(host: CliHost, lines: Line[], out: Output, json: boolean, err: Output): Promise<Summary> {
   const ran: Ran[] = [];
@@ -109,7 +111,9 @@ async function runStream(host: CliHost, lines: Line[], out: Output, json: boolea
   const stats = host.runner.stats();
   const blocked = ran.filter((r) => r.outcome.blocked).length;
   const errorCount = ran.reduce((n, r) => n + r.errors.length + (r.outcome.thrown ? 1 : 0), 0);
-  const summary = { events: ran.length, malformed: malformed.length, blocked, errors: errorCount };
+  const edited = ran.filter((r) => r.outcome.edits.length > 0).length;
+  const refused = ran.reduce((n, r) => n + r.errors.filter(isRefusal).length, 0);
+  const summary = { events: ran.length, malformed: malformed.length, blocked, errors: errorCount, edited, refused };
   if (json) {
     const events = ran.map((r) => ({
       line: r.line, ...outcomeJson(r.outcome, r.errors), ...(r.prompts.length ? { prompts: r.prompts } : {}), ...(r.logs.length ? { logs: r.logs } : {}),
@@ -118,7 +122,8 @@ async function runStream(host: CliHost, lines: Line[], out: Output, json: boolea
     return summary;
   }
   const skipped = malformed.length ? `, ${malformed.length} malformed line${malformed.length === 1 ? "" : "s"} skipped (${malformed.map((m) => m.line).join(", ")})` : "";
-  out.write(`\n${ran.length} event${ran.length === 1 ? "" : "s"} replayed${skipped}; ${blocked} tool call${blocked === 1 ? "" : "s"} blocked, ${errorCount} error${errorCount === 1 ? "" : "s"}\n\n`);
+  const changes = `${edited ? `, ${edited} edited` : ""}${refused ? `, ${refused} refused` : ""}`;
+  out.write(`\n${ran.length} event${ran.length === 1 ? "" : "s"} replayed${skipped}; ${blocked} tool call${blocked === 1 ? "" : "s"} blocked, ${errorCount} error${errorCount === 1 ? "" : "s"}${changes}\n\n`);
   out.write(statsTable(stats));
   return summary;
 }
@@ -129,9 +134,10 @@ function describe(line: number, width: number, o: Outcome, errors: HookError[], 
   else if (o.type === "tool_call") what = "allowed";
   else if (o.result === undefined) what = "ok";
   else what = `result ${preview(o.result)}`;
-  const all = [...(o.thrown ? [o.thrown] : []), ...errors];
   const indent = " ".repeat(width + 7);
-  return `line ${String(line).padStart(width)}  ${o.type.padEnd(20)}  ${what}\n${prompts.map((p) => `${indent}ui ${p}`).join("")}${all.map((e) => errorWithStack(e, indent)).join("")}`;
+  const edits = o.edits.length ? editLines(o.edits, o.moreEdits, `${indent}edit `) : "";
+  const problems = [...(o.thrown ? [o.thrown] : []), ...errors].map((e) => (isRefusal(e) ? refusedLine(e, indent) : errorWithStack(e, indent))).join("");
+  return `line ${String(line).padStart(width)}  ${o.type.padEnd(20)}  ${what}\n${prompts.map((p) => `${indent}ui ${p}`).join("")}${edits}${problems}`;
 }
 
 /**

@@ -31,6 +31,7 @@ import { CALLBACK_WINDOW_MS, CallbackBudget, LOG_LINES_PER_WINDOW } from "../gat
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform/cache.js";
 import { hostModuleManifest } from "../bridge/host-modules.js";
 import { TransformBudget } from "../transform/budget.js";
+import { TransformOutOfMemory } from "../transform/transformer.js";
 import { ownPermissionFlag, runtimePlan, type ChildRuntime } from "../policy/runtime.js";
 import { NEXT, type SandboxBounds, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 
@@ -229,10 +230,12 @@ export class HookSupervisor implements SandboxView {
   #transform(args: unknown[]): Promise<unknown> {
     const asker = this.#worker;
     // Charged to this hook (src/transform/budget.ts): over budget, refused before any work.
-    this.#transformBudget.admit((args as [TransformRequest])[0].source.length);
+    this.#transformBudget.admit((args as [TransformRequest])[0]);
     return transformCall(this.#cache, args as [TransformRequest], (ms) => this.#transformBudget.charge(ms)).then(
       (v) => (asker === this.#worker ? v : new Promise(() => {})),
-      (err) => (asker === this.#worker ? Promise.reject(err) : new Promise(() => {})),
+      (err) => (asker !== this.#worker ? new Promise(() => {})
+        // Out of the thread's heap: this hook's source did it (the thread runs one request at a time).
+        : Promise.reject(err instanceof TransformOutOfMemory ? Errors.protocolViolation(this.hookPath, err.message, "transform") : err)),
     );
   }
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
 import type { NetRecord } from "../net/proxy.js";
 import type { TerminalTextOptions } from "../gates/terminal-text.js";
-import type { TransformBudgetOptions } from "../transform/budget.js";
+import { TRANSFORM_FILE_CHARACTERS, type TransformBudgetOptions } from "../transform/budget.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 import { resolveIsolation, resolvePolicy, type Isolation, type Policy, type PolicyOption } from "../policy/policy.js";
 
@@ -55,9 +55,9 @@ export interface SandboxOptions {
   /** Total size bound of the transform cache; least recently used entries go first. Default 64 MiB. */
   transformCacheMaxBytes?: number;
   /**
-   * What one hook may cost the host's transform thread per 60 s: `characters` of source (default
-   * 64 Mi) and thread time `ms` (default 20 000); a request over either is refused as
-   * `protocol_violation` (src/transform/budget.ts).
+   * What one hook may cost the host's transform thread: characters of one file `fileCharacters`
+   * (default 1 Mi), and per 60 s `characters` of source (default 64 Mi) and thread time `ms`
+   * (default 20 000); a request over any is refused as `protocol_violation` (src/transform/budget.ts).
    */
   transformBudget?: TransformBudgetOptions;
   /** How long a synchronous `ctx` call waits for the host, in ms. Default 5000. */
@@ -150,7 +150,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     toolCallFailure: options.toolCallFailure ?? "closed",
     transformCacheDir: options.transformCacheDir ?? join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`),
     transformCacheMaxBytes: options.transformCacheMaxBytes ?? DEFAULTS.transformBytes,
-    transformBudget: { characters: DEFAULTS.transformBytes, ms: DEFAULTS.transformMs, ...options.transformBudget },
+    transformBudget: { fileCharacters: TRANSFORM_FILE_CHARACTERS, characters: DEFAULTS.transformBytes, ms: DEFAULTS.transformMs, ...options.transformBudget },
     syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
     renderTimeoutMs: options.renderTimeoutMs ?? DEFAULTS.renderTimeoutMs,
     renderBudgetMs: options.renderBudgetMs ?? DEFAULTS.renderBudgetMs,

@@ -54,7 +54,7 @@ export const sandboxOptionsShape = {
   syncTimeoutMs: amount.optional(),
   renderTimeoutMs: amount.optional(),
   renderBudgetMs: amount.optional(),
-  transformBudget: z.strictObject({ characters: amount.optional(), ms: amount.optional() }).optional(),
+  transformBudget: z.strictObject({ fileCharacters: amount.optional(), characters: amount.optional(), ms: amount.optional() }).optional(),
   terminalText: z.strictObject({ colors: z.boolean().optional() }).optional(),
   onLog: fn.optional(),
   policy: policyOption.optional(),
