@@ -84,6 +84,44 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
     expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
   });
 
+  it("relative paths resolve against the file calling isolate(): `pi -e ../isolated.ts` from a subfolder loads the guard beside isolated.ts and blocks rm -rf", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    copyFileSync(join(EXTENSIONS, "blocks-rm-rf.ts"), join(world.project, "guard.ts"));
+    writeFileSync(join(world.project, "isolated.ts"), `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolate(["./guard.ts"]);\n`);
+    const sub = join(world.project, "sub");
+    mkdirSync(sub);
+    const run = runPi(cli, { ...world, project: sub }, { command: `rm -rf ${dir}`, extensions: ["../isolated.ts"] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain("Extension error");
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
+  });
+
+  it("control: resolved against pi's working folder (base: process.cwd()) the same path is not found there, and every call is blocked", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    copyFileSync(join(EXTENSIONS, "blocks-rm-rf.ts"), join(world.project, "guard.ts"));
+    writeFileSync(join(world.project, "isolated.ts"), `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolate(["./guard.ts"], { base: process.cwd() });\n`);
+    const sub = join(world.project, "sub");
+    mkdirSync(sub);
+    const run = runPi(cli, { ...world, project: sub }, { command: `rm -rf ${dir}`, extensions: ["../isolated.ts"] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`${join(sub, "guard.ts")} did not load (load_failed): Failed to load hook: file not found`);
+    expect(run.toolResult).toContain(`isolated extension ${join(sub, "guard.ts")} (load_failed) did not load (fail closed)`);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+  });
+
+  it("a typo in isolate()'s options fails closed as in isolateConfig's file: pi goes on (exit 0), the error names isolate and the option, the call is blocked", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, ["blocks-rm-rf.ts"], { isolaton: "process" })] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`hookbox: isolate did not load (load_failed): isolate: unknown option "isolaton"; did you mean "isolation"?`);
+    expect(run.toolResult).toBe("hookbox: blocked because isolated extension isolate (load_failed) did not load (fail closed)");
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+  });
+
   it.each([
     ["throws-from-timer.ts", "crashed"],
     ["exits-in-tool-call.ts", "crashed"],
