@@ -352,6 +352,14 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
       expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "guard refused: rm -rf /tmp/x" });
     });
 
+    it("optional resolves against the same folder: a missing optional module is reported as optional and blocks nothing", async () => {
+      const { runner, errors } = await inPiFactory(await entry("isolated-optional.ts", `isolate(["./guard.ts", "./missing.ts"], { isolation: ${JSON.stringify(ISOLATION)}, optional: ["./missing.ts"] })`));
+      expect(errors).toHaveLength(1);
+      expect(errors[0].error).toBe(`hookbox: ${join(folder, "missing.ts")} did not load (load_failed): Failed to load hook: file not found: ${join(folder, "missing.ts")} (optional: it blocks no tool call)`);
+      expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "guard refused: rm -rf /tmp/x" });
+      expect(await runner.emitToolCall({ ...rmRf, input: { command: "ls" } })).toBeUndefined();
+    });
+
     it("control: with base set to the working folder the same path is not found there (load_failed, fail closed)", async () => {
       const { runner, errors } = await inPiFactory(await entry("isolated-cwd.ts", `isolate(["./guard.ts"], { isolation: ${JSON.stringify(ISOLATION)}, base: process.cwd() })`));
       expect(errors[0].error).toContain(`hookbox: ${join(process.cwd(), "guard.ts")} did not load (load_failed): Failed to load hook: file not found`);
@@ -377,6 +385,7 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
       expect(errors).toHaveLength(1);
       expect(errors[0].error).toContain(`hookbox: ${join(folder, "no-such-extension.ts")} did not load (load_failed)`);
       expect(errors[0].error).not.toContain("fail closed");
+      expect(errors[0].error).toMatch(/\(optional: it blocks no tool call\)$/);
       expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "guard refused: rm -rf /tmp/x" });
     });
 
