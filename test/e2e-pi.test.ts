@@ -122,6 +122,26 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
     expect(existsSync(join(dir, "keep.txt"))).toBe(true);
   });
 
+  it("a policy refusal is visible to the person running pi: a guard's pi.exec(\"git\") under the default policy is shown once on pi's stderr, naming exec.allow", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, ["asks-git-in-tool-call.ts"])] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.toolResult).toMatch(/^guard could not ask git: pi\.exec is not allowed/);
+    const shown = run.stderr.split("\n").filter((l) => l.includes(`pi.exec("git") refused by its policy`));
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toContain(`The field that grants it: exec.allow (policy: { exec: { allow: ["git"] } } in isolate's options).`);
+  });
+
+  it("control: granted exec.allow [\"git\"], the guard runs git and pi's stderr shows no refusal", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, ["asks-git-in-tool-call.ts"], { policy: { exec: { allow: ["git"] } } })] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.toolResult).toBe("guard asked git");
+    expect(run.stderr).not.toContain("refused by its policy");
+  });
+
   it.each([
     ["throws-from-timer.ts", "crashed"],
     ["exits-in-tool-call.ts", "crashed"],

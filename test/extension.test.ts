@@ -308,6 +308,23 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "guard refused: rm -rf /tmp/x" });
   });
 
+  it("a refusal by the module's policy is shown once to the person running pi (ctx.ui.notify), naming the field that grants it; the module still gets its error on every call", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("asks-git-in-tool-call.ts")]);
+    const { notified } = bindAgent(runner, runtime, entries);
+    const ls = { ...rmRf, input: { command: "ls" } };
+    for (let i = 0; i < 2; i++) expect((await runner.emitToolCall(ls)).reason).toMatch(/^guard could not ask git: pi\.exec is not allowed for this hook/);
+    expect(errors).toEqual([]);
+    expect(notified).toEqual([`hookbox: ${ext("asks-git-in-tool-call.ts")}: pi.exec("git") refused by its policy: pi.exec is not allowed for this hook (policy.exec.allow is empty); allow "git" in its policy to run it. The field that grants it: exec.allow (policy: { exec: { allow: ["git"] } } in isolate's options).`]);
+  });
+
+  it("control: granted exec.allow [\"git\"] the module runs git and nothing is shown", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("asks-git-in-tool-call.ts")], { policy: { exec: { allow: ["git"] } } });
+    const { notified } = bindAgent(runner, runtime, entries);
+    expect(await runner.emitToolCall({ ...rmRf, input: { command: "ls" } })).toEqual({ block: true, reason: "guard asked git" });
+    expect(errors).toEqual([]);
+    expect(notified).toEqual([]);
+  });
+
   it("a missing module is reported by path with load_failed", async () => {
     const { errors } = await inPi([ext("no-such-extension.ts")]);
     expect(errors[0].error).toContain(`hookbox: ${ext("no-such-extension.ts")} did not load (load_failed): Failed to load hook: file not found`);

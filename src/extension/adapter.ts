@@ -15,6 +15,7 @@ import type { LoadedHook } from "../runner/hook.js";
 import { loadExtensionModules, type LoadOptions } from "../runner/loader.js";
 import { readIsolateConfig } from "./config.js";
 import { baseFolder, callerFile, modulePath } from "./base.js";
+import { Notices } from "./notices.js";
 import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
@@ -115,7 +116,9 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
   } catch (err) {
     return failClosed("isolate", (err as Error).message);
   }
-  const { resolved, loadOptions, isOptional } = checked;
+  const { resolved, isOptional } = checked;
+  const notices = new Notices();
+  const loadOptions = notices.watch(checked.loadOptions);
   return async (pi) => {
     const cwd = process.cwd();
     const line = agentLine(pi);
@@ -142,7 +145,7 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
       unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
       await hook.dispose?.();
     }
-    new Mirror(pi, hooks, cwd, unloaded, isOptional, carried).install();
+    new Mirror(pi, hooks, cwd, unloaded, isOptional, carried, notices).install();
   };
 }
 
@@ -269,8 +272,11 @@ class Mirror {
   #reportedUnloaded = false;
   #disposed = false;
 
-  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried) {
+  readonly #notices: Notices;
+
+  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried, notices = new Notices()) {
     this.#pi = pi;
+    this.#notices = notices;
     this.#carried = carried;
     this.#unloaded = unloaded;
     this.#isOptional = isOptional;
@@ -411,6 +417,7 @@ class Mirror {
   #initialize(ctx: AgentContext): void {
     if (this.#initialized) return;
     this.#initialized = true;
+    this.#notices.attach((line) => this.#show(line, "warning"));
     const live = this.#live;
     this.#runner.initialize({
       getModel: () => live.current?.model,
@@ -440,11 +447,17 @@ class Mirror {
   /** A fault of an isolated module: the agent's UI when it has one, else stderr as pi prints extension errors. */
   #report(e: HookError): void {
     const line = `hookbox: ${e.hookPath}: ${e.code} in ${e.event}: ${e.error}`;
+    // A refused effect names the policy.effects that grants it; said once per module, event and code, not per call.
+    if (e.code === "effect_refused") { this.#notices.show(`${e.hookPath}:${e.event}:${e.code}`, line); return; }
+    this.#show(line, "error", e.hookPath);
+  }
+
+  #show(line: string, level: "error" | "warning", hookPath?: string): void {
     const ctx = this.#live.current;
     try {
-      if (ctx?.hasUI) { ctx.ui.notify(line, "error"); return; }
+      if (ctx?.hasUI) { ctx.ui.notify(line, level); return; }
     } catch { /* the agent's UI is gone: fall back to stderr */ }
-    console.error(`Extension error (${e.hookPath}): ${line}`);
+    console.error(hookPath === undefined ? line : `Extension error (${hookPath}): ${line}`);
   }
 }
 
