@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
-import { installPi, piUnavailable, piWorld, runPi, victim, type PiWorld } from "./support/pi-agent.js";
+import { installPi, piAgent, piUnavailable, piWorld, runAgent, runPi, victim, type PiWorld } from "./support/pi-agent.js";
 
 const unavailable = piUnavailable();
 if (unavailable) console.log(`test/e2e-pi.test.ts skipped: ${unavailable}`);
@@ -140,6 +140,39 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
     expect(run.code, run.stderr).toBe(0);
     expect(run.toolResult).toBe("guard asked git");
     expect(run.stderr).not.toContain("refused by its policy");
+  });
+
+  /** pi with its own discovery on (no --no-extensions): it loads every module of the project's .pi/extensions/. */
+  const discovering = () => ({ ...piAgent(cli), quiet: piAgent(cli).quiet.filter((f) => f !== "--no-extensions") });
+  const importIsolate = `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};`;
+
+  it("a guard placed beside isolated.ts in .pi/extensions/ (pi loads it itself, unisolated) is reported naming the folder, not loaded again, and every tool call is blocked", () => {
+    const world = piWorld();
+    const folder = join(world.project, ".pi", "extensions");
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(join(EXTENSIONS, "blocks-rm-rf.ts"), join(folder, "guard.ts"));
+    writeFileSync(join(folder, "isolated.ts"), `${importIsolate}\nexport default isolate(["./guard.ts"]);\n`);
+    const run = runAgent(discovering(), world, { command: "ls" });
+    expect(run.code, run.stderr).toBe(0);
+    const guard = join(folder, "guard.ts");
+    expect(run.stderr).toContain(`${guard} did not load (load_failed): Failed to load hook: pi also loads it by itself, in its own process: it sits in a folder pi loads every module of (.pi/extensions/)`);
+    expect(run.toolResult).toBe(`hookbox: blocked because isolated extension ${guard} (load_failed) did not load (fail closed)`);
+  });
+
+  it("control: the guard in .pi/hookbox/ (where pi does not look), isolated.ts in .pi/extensions/: nothing is reported and the guard blocks rm -rf", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const folder = join(world.project, ".pi", "extensions");
+    mkdirSync(folder, { recursive: true });
+    mkdirSync(join(world.project, ".pi", "hookbox"));
+    copyFileSync(join(EXTENSIONS, "blocks-rm-rf.ts"), join(world.project, ".pi", "hookbox", "guard.ts"));
+    writeFileSync(join(folder, "isolated.ts"), `${importIsolate}\nexport default isolate(["../hookbox/guard.ts"]);\n`);
+    const run = runAgent(discovering(), world, { command: `rm -rf ${dir}` });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain("pi also loads it");
+    expect(run.stderr).not.toContain("Extension error");
+    expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
   });
 
   it.each([

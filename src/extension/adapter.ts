@@ -16,6 +16,7 @@ import { loadExtensionModules, type LoadOptions } from "../runner/loader.js";
 import { readIsolateConfig } from "./config.js";
 import { baseFolder, callerFile, modulePath } from "./base.js";
 import { Notices } from "./notices.js";
+import { alsoLoadedByAgent } from "./also-loaded.js";
 import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
@@ -124,13 +125,19 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const line = agentLine(pi);
     const carried = carriedEvents(line);
     const builtIns = builtInTools(line);
+    // A module the agent loads itself is not loaded again: it is reported, and blocks like a failed load.
+    const twice = await alsoLoadedByAgent(resolved, cwd);
     let loaded: Awaited<ReturnType<typeof loadExtensionModules>>;
     try {
-      loaded = await loadExtensionModules(resolved, cwd, loadOptions);
+      loaded = await loadExtensionModules(resolved.filter((p) => !twice.some((t) => t.path === p)), cwd, loadOptions);
     } catch (err) {
       return failClosed("isolate", (err as Error).message)(pi);
     }
-    const unloaded: Unloaded[] = [...before, ...loaded.errors.map(({ path, code, error }) => ({ path, code, error }))];
+    const unloaded: Unloaded[] = [
+      ...before,
+      ...twice.map(({ path, why }) => ({ path, code: "load_failed" as const, error: Errors.loadFailed(path, why).message })),
+      ...loaded.errors.map(({ path, code, error }) => ({ path, code, error })),
+    ];
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
