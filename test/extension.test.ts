@@ -7,7 +7,7 @@ import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFil
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RENDERER_NEEDS_WORKER, agentLine, isolate, isolateConfig } from "../src/extension/adapter.js";
+import { AGENT_DEADLINES, RENDERER_NEEDS_WORKER, agentLine, isolate, isolateConfig } from "../src/extension/adapter.js";
 import {
   CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, OMP_REFUSED_MEMBERS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
@@ -323,6 +323,26 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(await runner.emitToolCall({ ...rmRf, input: { command: "ls" } })).toEqual({ block: true, reason: "guard asked git" });
     expect(errors).toEqual([]);
     expect(notified).toEqual([]);
+  });
+
+  it("inside the agent a hanging guard blocks the call after AGENT_DEADLINES' 5 s (not loadHooks' 30 s), named in the reason; deadlines still override it", async () => {
+    expect(AGENT_DEADLINES).toEqual({ default: 5_000, command: 30_000, session_before_compact: 30_000 });
+    const hangs = ext("hangs-in-tool-call.ts");
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => { errors.push(line); };
+    try {
+      const { runner } = await inPi([hangs]);
+      const result = await runner.emitToolCall(rmRf);
+      expect(result.block).toBe(true);
+      expect(result.reason).toContain(`Blocked because hook "${hangs}" failed (timeout)`);
+      expect(errors.join("\n")).toContain("did not settle tool_call within 5000 ms of its own time");
+      const own = await inPi([hangs], { deadlines: { tool_call: 200 } });
+      await own.runner.emitToolCall(rmRf);
+    } finally {
+      console.error = original;
+    }
+    expect(errors.join("\n")).toContain("did not settle tool_call within 200 ms of its own time");
   });
 
   it("a missing module is reported by path with load_failed", async () => {

@@ -46,6 +46,15 @@ export interface IsolateOptions extends LoadOptions {
   base?: string | URL;
 }
 
+/**
+ * The deadlines `isolate()` gives a module unless its options say otherwise (merged under the
+ * caller's `deadlines`, shared and per module): inside an agent a person waits on every tool call,
+ * so a hanging guard blocks that call after 5 s of its own time (time waiting on the host, a UI
+ * prompt or `pi.exec`, does not count), not `loadHooks`' 30 s. A slash command the person typed,
+ * and a compaction (which may summarize with a model), keep 30 s.
+ */
+export const AGENT_DEADLINES: Readonly<Record<string, number>> = { default: 5_000, command: 30_000, session_before_compact: 30_000 };
+
 /** The part of the agent's `ExtensionAPI` (pi 0.73.1) the adapter uses. */
 export interface AgentExtensionAPI extends AgentRegistrationAPI {
   // `any`: pi's ExtensionAPI overloads `on` per event; this keeps it assignable to the parameter.
@@ -173,11 +182,12 @@ function checkIsolateArguments(paths: unknown, options: unknown, caller: string 
   const folder = baseFolder(base, caller, cwd);
   const resolved = (paths as Array<string | URL>).map((p) => modulePath(p, folder));
   const perHook = loadOptions.perHook === undefined ? undefined
-    : Object.fromEntries(Object.entries(loadOptions.perHook).map(([key, own]) => [modulePath(key, folder), own]));
+    : Object.fromEntries(Object.entries(loadOptions.perHook).map(([key, own]) =>
+      [modulePath(key, folder), own.deadlines === undefined ? own : { ...own, deadlines: { ...AGENT_DEADLINES, ...own.deadlines } }]));
   const optionalPaths = new Set(optional.map((o) => modulePath(o, folder)));
   return {
     resolved,
-    loadOptions: { ...loadOptions, ...(perHook ? { perHook } : {}) } as LoadOptions,
+    loadOptions: { ...loadOptions, deadlines: { ...AGENT_DEADLINES, ...loadOptions.deadlines }, ...(perHook ? { perHook } : {}) } as LoadOptions,
     isOptional: (path: string) => optionalPaths.has(path) || optionalPaths.has(modulePath(path, folder)),
   };
 }
