@@ -33,8 +33,10 @@ test("bench --quick --json prints one JSON object with every figure as a finite 
 // the sandbox's memory needs bubblewrap. The bench says why it skips either.
 const EXTENSION_KEYS = [
   ...(piUnavailable() === undefined ? ["agent_start_ratio", "agent_run_isolated_ms"] : []),
-  "agent_tool_call_ratio", "extension_worker_rss_mb",
-  ...(sandboxAvailability().ok ? ["extension_sandbox_rss_mb"] : []),
+  ...(piUnavailable() === undefined && sandboxAvailability().ok ? ["agent_start_sandbox_ratio"] : []),
+  "agent_tool_call_ratio", "extension_worker_private_mb", "extension_worker_pss_mb", "extension_worker_rss_mb",
+  ...(sandboxAvailability().ok ? ["agent_tool_call_sandbox_process_ratio", "extension_process_private_mb",
+    "extension_sandbox_private_mb", "extension_sandbox_pss_mb", "extension_sandbox_rss_mb"] : []),
 ];
 
 test("bench/extension.ts --quick --json prints every figure of the extension adapter as a finite number on its last line", async () => {
