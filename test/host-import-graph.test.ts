@@ -66,6 +66,25 @@ describe("which imports go through the host's transform (docs/internals.md)", ()
   });
 });
 
+describe("host modules and packages Node loads", () => {
+  it("a package file that imports an offered host module's name, not on disk, fails Node's load and goes to jiti, where the host module applies", async () => {
+    const dir = project();
+    const pkg = join(dir, "node_modules", "@hookbox-fixtures", "shout");
+    writeFileSync(join(pkg, "dist", "index.js"), 'import { complete } from "@hookbox-fixtures/ai";\nexport const shout = (text) => complete(text);\n');
+    const calls: unknown[] = [];
+    const cache = tempDir("hookbox-graph-cache-");
+    const { hooks, errors } = await loadHooks([join(dir, "hooks", "shouts-block-reasons.ts")], ROOT, {
+      isolation: ISOLATION, transformCacheDir: cache,
+      hostModules: { "@hookbox-fixtures/ai": { complete: (text: string) => { calls.push(text); return `host: ${text}`; } } },
+    });
+    expect(errors).toEqual([]);
+    const { runner } = host(hooks, { init: false });
+    expect(await runner.emitToolCall(bash("ls"))).toEqual({ block: true, reason: "host: no bash today" });
+    expect(calls).toEqual(["no bash today"]);
+    expect(entries(cache)).toHaveLength(2);
+  });
+});
+
 describe("denied access", () => {
   it("a read outside the import graph in a handler fails with ERR_ACCESS_DENIED naming the permission and the path", async () => {
     const { runner } = await load(join(project(), "hooks", "blocks-banned-commands.ts"));
