@@ -17,10 +17,12 @@ const BOTH_MODES = [
   "test/host-model-registry.test.ts",
   "test/host-terminal-text.test.ts",
   "test/host-fuzz.test.ts",
+  // What a hook may change of the agent (policy.effects)
+  "test/host-effects.test.ts",
   // The host objects the original accepts
   "test/host-seed-host.test.ts",
   // isolate() inside pi's own loader and runner
-  "test/extension.test.ts", "test/extension-registrations.test.ts",
+  "test/extension.test.ts", "test/extension-registrations.test.ts", "test/extension-effects.test.ts",
 ];
 
 export default defineConfig({

@@ -52,6 +52,12 @@ function linkedOutside(): string {
   return join(hooks, "imports-a-package-linked-outside.ts");
 }
 let netRecords = 0;
+/** The grant of an untrusted hook's effects, without the sandbox it implies (so every mode runs it). */
+const RESTRICT = { effects: "restrict" };
+/** What the agent got back: its own value (nothing applied), or the hook's. */
+const kept = (fired: unknown) => (fired === undefined ? "the agent's own value" : `CHANGED to ${JSON.stringify(fired).slice(0, 60)}`);
+/** Messages the hooks sent to the agent in the current case. */
+const sent: unknown[] = [];
 const ALL_CASES: Case[] = [
   { fault: "handler throws", fixture: "faulty/throws-non-errors.ts", fire: (r) => r.emit(turnStart) },
   { fault: "sync loop in handler", fixture: "faulty/loops-forever-in-handler.ts", fire: toolCall },
@@ -146,6 +152,16 @@ const ALL_CASES: Case[] = [
     fault: "7.9 M-character transforms from a timer", fixture: "hostile/floods-transform-requests.ts", fire: (r) => r.emit(turnStart),
     load: { maxMessageBytes: 64 * 1024 * 1024, transformBudget: { characters: 10_000_000 } },
   },
+  // Effects on the agent above the hook's grant (policy.effects "restrict", as the untrusted preset): refused, the agent's value kept.
+  { fault: "rewrites the bash command in place (effects: restrict)", fixture: "hostile/rewrites-bash-command.ts", policy: RESTRICT, fire: toolCall, observe: (fired) => `blocked ${String((fired as { block?: boolean } | undefined)?.block)}` },
+  { fault: "rewrites a tool result (effects: restrict)", fixture: "hostile/rewrites-tool-result.ts", policy: RESTRICT, fire: (r) => r.emit({ ...redact, content: [{ type: "text", text: "ok" }] }),
+    // The healthy hook after it answers too (its redaction of "ok" is "ok").
+    observe: (fired) => `the model reads ${JSON.stringify((fired as { content?: Array<{ text?: string }> } | undefined)?.content?.[0]?.text ?? "ok")}` },
+  { fault: "adds a context message (effects: restrict)", fixture: "hostile/injects-context-message.ts", policy: RESTRICT, fire: (r) => r.emitContext([{ role: "user", content: "hi", timestamp: 1 }] as never), observe: (fired) => `${(fired as unknown[]).length} message(s)` },
+  { fault: "rewrites the system prompt (effects: restrict)", fixture: "hostile/rewrites-system-prompt.ts", policy: RESTRICT, fire: (r) => r.emitBeforeAgentStart("do it", undefined, "be brief"), observe: kept },
+  { fault: "transforms the user's input (effects: restrict)", fixture: "hostile/transforms-input.ts", policy: RESTRICT, fire: (r) => r.emit({ type: "input", text: "hi", source: "interactive" }), observe: (fired) => `action ${(fired as { action: string }).action}` },
+  { fault: "rewrites the provider payload (effects: restrict)", fixture: "hostile/rewrites-provider-payload.ts", policy: RESTRICT, fire: (r) => r.emit({ type: "before_provider_request", payload: { model: "m", messages: [] } }), observe: kept },
+  { fault: "sends a message to the agent (effects: restrict)", fixture: "hostile/sends-messages-to-the-agent.ts", policy: RESTRICT, fire: (r) => r.emit(turnStart), observe: () => `${sent.length} message(s) sent` },
   {
     fault: "reads and sets model registry keys (confined)", fixture: "hostile/reads-model-registry-keys.ts", fire: (r) => r.emit(turnStart),
     observe: (_fired, appended) => Object.entries((appended[0]?.[1] ?? {}) as Record<string, { refused?: string }>).filter(([, o]) => o.refused).map(([m]) => m).join(" ") + " refused",
@@ -172,11 +188,16 @@ function render(r: HookRunner, customType: string, times: number): number {
 const CASES = ALL_CASES.filter((c) => !process.env.FAULT || c.fault.includes(process.env.FAULT));
 
 async function runCase(c: Case) {
-  const { hooks, errors: loadErrors } = await loadHooks([c.prepare?.() ?? f(c.fixture), f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...(c.policy ? { policy: c.policy } : {}), ...c.load });
+  // The case's policy is the faulty hook's; the healthy one keeps the default.
+  const faulty = await loadHooks([c.prepare?.() ?? f(c.fixture)], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...(c.policy ? { policy: c.policy } : {}), ...c.load });
+  const healthy = await loadHooks([f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...c.load });
+  const hooks = [...faulty.hooks, ...healthy.hooks];
+  const loadErrors = [...faulty.errors, ...healthy.errors];
+  sent.length = 0;
   // A registry holding a key, so that the model-registry case shows what a hook can (not) reach.
   const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), createModelRegistry([], { openai: "sk-host" }));
   const appended: Array<[string, unknown]> = [];
-  runner.initialize({ getModel: () => undefined, sendMessageHandler: () => {}, appendEntryHandler: (t, d) => { appended.push([t, d]); }, ...(c.slowUI ? { hasUI: true, uiContext: slowUI } : {}) });
+  runner.initialize({ getModel: () => undefined, sendMessageHandler: (m) => { sent.push(m); }, appendEntryHandler: (t, d) => { appended.push([t, d]); }, ...(c.slowUI ? { hasUI: true, uiContext: slowUI } : {}) });
   const errors: Array<HookError & { at: number }> = [];
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();

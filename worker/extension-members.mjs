@@ -17,6 +17,41 @@ export const CARRIED_MEMBERS = Object.freeze([
   "registerTool", "registerCommand", "registerFlag", "getFlag", "registerShortcut",
 ]);
 
+/**
+ * What each member a module reaches does to the agent (worker/effects.mjs; `policy.effects` grants
+ * up to one class): a member above the hook's grant is refused on the host as `effect_refused`,
+ * naming it (src/bridge/host-bridge.ts, src/bridge/agent-gate.ts, src/extension/adapter.ts).
+ * Keys are `pi` members, `ctx.<member>` and `ctx.ui.<member>` for the context's, and
+ * `registerTool:built-in` for a tool named like one of the agent's own (it would replace it).
+ * `exec` changes nothing of the agent: what it may run is its own axis, `policy.exec`.
+ * @type {Readonly<Record<string, "observe" | "restrict" | "substitute">>}
+ */
+export const MEMBER_EFFECTS = Object.freeze({
+  on: "observe", exec: "observe", getSessionName: "observe", getActiveTools: "observe", getAllTools: "observe", getCommands: "observe",
+  getThinkingLevel: "observe", getFlag: "observe", registerMessageRenderer: "observe",
+  // What the user or the model chooses to run; what it runs runs isolated, under the hook's own policy.
+  registerTool: "observe", registerCommand: "observe", registerFlag: "observe", registerShortcut: "observe",
+  logger: "observe", typebox: "observe",
+  // The context: reads of the agent, and its UI, where the user answers and reads (an editor text
+  // the hook sets is the user's to read, change or send).
+  "ctx.ui": "observe", "ctx.hasUI": "observe", "ctx.cwd": "observe", "ctx.sessionManager": "observe", "ctx.modelRegistry": "observe",
+  "ctx.model": "observe", "ctx.isIdle": "observe", "ctx.hasPendingMessages": "observe", "ctx.getContextUsage": "observe",
+  "ctx.getSystemPrompt": "observe", "ctx.signal": "observe",
+  "ctx.ui.select": "observe", "ctx.ui.confirm": "observe", "ctx.ui.input": "observe", "ctx.ui.notify": "observe", "ctx.ui.setStatus": "observe",
+  "ctx.ui.custom": "observe", "ctx.ui.setEditorText": "observe", "ctx.ui.getEditorText": "observe", "ctx.ui.editor": "observe", "ctx.ui.theme": "observe",
+  "ctx.ui.setWidget": "observe", "ctx.ui.setTitle": "observe",
+  // A custom entry in the session: the module's own state, which the model never reads (pi keeps it
+  // out of the context; `sendMessage` is the member whose message the model reads).
+  appendEntry: "observe",
+  // The agent does less: it stops.
+  "ctx.abort": "restrict", "ctx.shutdown": "restrict",
+  // The agent reads or does something else: a message in its session or context, a turn it did not
+  // ask for, another model, tool set or thinking level, a name or label, a compaction now.
+  sendMessage: "substitute", sendUserMessage: "substitute", setSessionName: "substitute", setLabel: "substitute",
+  setActiveTools: "substitute", setModel: "substitute", setThinkingLevel: "substitute", "ctx.compact": "substitute",
+  "registerTool:built-in": "substitute",
+});
+
 const NOT_YET = "not carried across the isolation boundary yet";
 
 /**

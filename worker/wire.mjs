@@ -189,6 +189,8 @@ export const LIMITS = Object.freeze({
   maxPath: 4096,
   /** Characters of a text a hook gives the agent whole: a system prompt, an input's text, a user bash output. */
   maxPrompt: 1_000_000,
+  /** Characters of a tool call's block reason: text the model reads, whoever's hook gave it (longer reasons are cut). */
+  maxBlockReason: 1000,
   /** Distinct event types a hook may register handlers for. */
   maxEvents: 256,
   /** Handlers per event type. */

@@ -5,9 +5,12 @@
  * gate decides what a module may ask, and rebuilds every value it sends:
  *
  * - Getters answer data: a JSON copy of what the agent returned (no function or object of the agent's).
+ * - Each setter has the class of effect `MEMBER_EFFECTS` gives it (worker/extension-members.mjs):
+ *   above the hook's `policy.effects` it is refused as `effect_refused` (reported, and thrown in
+ *   the module at the call), naming the member and the policy field.
  * - Setters that change the agent (`sendUserMessage`, `setSessionName`, `setLabel`, `setActiveTools`,
- *   `setThinkingLevel`, `setModel`, `compact`, `shutdown`) run only under `policy.agent: "write"`
- *   (the default but in the `untrusted` preset); under `"read"` each throws in the module at the
+ *   `setThinkingLevel`, `setModel`, `compact`, `shutdown`) also run only under `policy.agent: "write"`
+ *   (what `policy.effects: "substitute"` implies); under `"read"` each throws in the module at the
  *   call, naming the member and the policy. `ui.setWidget` and `ui.setTitle` only draw, like
  *   `ctx.ui.setStatus`: any policy.
  * - Names and texts bound for the terminal pass the terminal-text gate (a title or a session name
@@ -19,7 +22,10 @@
  */
 import { isSafeKey } from "../gates/safe-keys.js";
 import { terminalLines, terminalText, type TerminalTextOptions } from "../gates/terminal-text.js";
-import type { Policy } from "../policy/policy.js";
+import { agentAccess, type Policy } from "../policy/policy.js";
+import { Errors, type HookFailure } from "../contract/errors.js";
+import { MEMBER_EFFECTS } from "../../worker/extension-members.mjs";
+import { allows } from "../../worker/effects.mjs";
 import type { HookMessage } from "../contract/types.js";
 
 /** What the agent offers (src/extension/adapter.ts): each member by name, run on the agent's own `pi` and `ctx`. */
@@ -38,14 +44,27 @@ const DRAWS: ReadonlySet<string> = new Set(["ui.setWidget", "ui.setTitle"]);
 /** The bound on `sendUserMessage`: per hook, at most `max` in any `windowMs`. */
 export const USER_MESSAGES = Object.freeze({ max: 16, windowMs: 10_000 });
 
+/** How a setter (`AGENT_SETTERS`, worker/wire.mjs) is named where the module calls it: `pi.x`, `ctx.compact`, `ctx.ui.setWidget`. */
+export function memberName(member: string): string {
+  return member === "compact" || member === "shutdown" || member.startsWith("ui.") ? `ctx.${member}` : `pi.${member}`;
+}
+
+/** Refuses `member` (as `MEMBER_EFFECTS` keys it) when its effect is above `policy.effects`: an `effect_refused` failure to throw. */
+export function memberRefusal(policy: Policy, hookPath: string, member: string, shown = member): HookFailure | undefined {
+  const effect = Object.hasOwn(MEMBER_EFFECTS, member) ? MEMBER_EFFECTS[member]! : "substitute";
+  return allows(policy.effects, effect) ? undefined : Errors.memberRefused(hookPath, shown, effect, policy.effects);
+}
+
 export class AgentGate {
   readonly #policy: Policy;
+  readonly #hookPath: string;
   readonly #terminal: TerminalTextOptions;
   readonly #agent: () => AgentAccess | undefined;
   #sent: number[] = [];
 
-  constructor(policy: Policy, terminal: TerminalTextOptions, agent: () => AgentAccess | undefined) {
+  constructor(policy: Policy, terminal: TerminalTextOptions, agent: () => AgentAccess | undefined, hookPath = "") {
     this.#policy = policy;
+    this.#hookPath = hookPath;
     this.#terminal = terminal;
     this.#agent = agent;
   }
@@ -56,6 +75,9 @@ export class AgentGate {
   }
 
   set(member: string, args: unknown[]): void {
+    const shown = memberName(member);
+    const refused = memberRefusal(this.#policy, this.#hookPath, shown.startsWith("pi.") ? member : shown, shown);
+    if (refused) throw refused;
     if (!DRAWS.has(member)) this.#mayWrite(`pi.${member}`);
     const agent = this.#require(member);
     if (member === "sendUserMessage") this.#take();
@@ -63,6 +85,8 @@ export class AgentGate {
   }
 
   setModel(provider: string, id: string): Promise<boolean> {
+    const refused = memberRefusal(this.#policy, this.#hookPath, "setModel", "pi.setModel");
+    if (refused) throw refused;
     this.#mayWrite("pi.setModel");
     return this.#require("setModel").setModel(provider, id);
   }
@@ -74,7 +98,7 @@ export class AgentGate {
   }
 
   #mayWrite(what: string): void {
-    const access: AgentPolicyAccess = this.#policy.agent ?? "write";
+    const access: AgentPolicyAccess = agentAccess(this.#policy);
     if (access !== "write") throw new Error(`${what} is refused by policy.agent "${access}": it changes the agent; policy.agent: "write" grants it`);
   }
 

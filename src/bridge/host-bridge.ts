@@ -14,7 +14,7 @@ import { terminalText, type TerminalTextOptions } from "../gates/terminal-text.j
 import { Deferred } from "./deferred.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
-import { AgentGate, type AgentAccess } from "./agent-gate.js";
+import { AgentGate, memberRefusal, type AgentAccess } from "./agent-gate.js";
 import type { BRIDGE } from "./methods.js";
 import type {
   HookMessage, HookUIContext, ModelRegistry, NewSessionOptions, ReadonlySessionManager, SendMessageOptions, SessionManager,
@@ -96,7 +96,12 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     : content.map((part) => (part.type === "text" && typeof part.text === "string" ? { ...part, text: lines(part.text) } : part)));
   const editorSignals = new Map<number, AbortController>();
   const later = new Deferred();
-  const agent = new AgentGate(gate.policy, terminal, () => surface.agent?.());
+  const agent = new AgentGate(gate.policy, terminal, () => surface.agent?.(), hookPath);
+  /** Throws `effect_refused` when `member` (worker/extension-members.mjs `MEMBER_EFFECTS`) is above the hook's policy.effects. */
+  const mayUse = (member: string, shown: string) => {
+    const refused = memberRefusal(gate.policy, hookPath, member, shown);
+    if (refused) throw refused;
+  };
   let setupSession: SessionManager | undefined;
 
   const impl: Record<string, Impl> = {
@@ -140,13 +145,22 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.branch]: ([entryId]) => surface.branch(entryId),
     [METHOD.navigateTree]: ([targetId, options]) => surface.navigateTree(targetId, options),
     // A message the agent displays: its text passes the gate too (details are data, not shown as they are).
-    [METHOD.sendMessage]: ([message, options]: [HookMessage, SendMessageOptions?]) => surface.sendMessage({ ...message, content: shownContent(message.content) }, options),
-    [METHOD.appendEntry]: ([customType, data]) => surface.appendEntry(customType, data),
+    [METHOD.sendMessage]: ([message, options]: [HookMessage, SendMessageOptions?]) => {
+      mayUse("sendMessage", "pi.sendMessage");
+      return surface.sendMessage({ ...message, content: shownContent(message.content) }, options);
+    },
+    [METHOD.appendEntry]: ([customType, data]) => {
+      mayUse("appendEntry", "pi.appendEntry");
+      return surface.appendEntry(customType, data);
+    },
     [METHOD.notify]: ([message, type]) => surface.ui().notify(lines(message), type),
     [METHOD.setStatus]: ([key, value]) => surface.ui().setStatus(line(key), value === undefined ? undefined : line(value)),
     [METHOD.setEditorText]: ([value]) => surface.ui().setEditorText(lines(value)),
     [METHOD.abortEditor]: ([signalId]) => editorSignals.get(signalId)?.abort(),
-    [METHOD.abort]: () => surface.abort(),
+    [METHOD.abort]: () => {
+      mayUse("ctx.abort", "ctx.abort");
+      return surface.abort();
+    },
     [METHOD.log]: ([level, text]) => surface.log(level, line(text)),
     [METHOD.isIdle]: () => surface.isIdle(),
     [METHOD.hasQueuedMessages]: () => surface.hasQueuedMessages(),

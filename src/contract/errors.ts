@@ -22,6 +22,7 @@ export const HOOK_ERROR_CODES = [
   "restarting",
   "protocol_violation",
   "not_approved",
+  "effect_refused",
 ] as const;
 export type HookErrorCode = (typeof HOOK_ERROR_CODES)[number];
 
@@ -120,6 +121,17 @@ export const Errors = {
   /** A project's module the user has not approved as it is now (or whose approvals cannot be read): not loaded. */
   notApproved: (hookPath: string, reason: string) =>
     new HookFailure("not_approved", hookPath, "load", `${name(hookPath)} was not loaded: ${reason}`),
+  /**
+   * A result field or in-place edit above what the hook's `policy.effects` grants (src/runner/effects.ts):
+   * not applied. `kept`: what happened instead (the agent's own value was kept, the tool call was blocked).
+   */
+  effectRefused: (hookPath: string, event: string, field: string, effect: string, grant: string, kept: string) =>
+    new HookFailure("effect_refused", hookPath, event,
+      `${name(hookPath)} set ${field} during ${event}, a ${effect} effect on the agent, which its policy.effects "${grant}" does not grant; it was not applied (${kept}). policy.effects: "${effect}" grants it, for a hook you trust to change what the agent does.`),
+  /** An agent member above what the hook's `policy.effects` grants (worker/extension-members.mjs `MEMBER_EFFECTS`): not run. */
+  memberRefused: (hookPath: string, member: string, effect: string, grant: string) =>
+    new HookFailure("effect_refused", hookPath, member,
+      `${name(hookPath)} called ${member}, a ${effect} effect on the agent, which its policy.effects "${grant}" does not grant; it was refused. policy.effects: "${effect}" grants it, for a hook you trust to change what the agent does.`),
   protocolViolation: (hookPath: string, detail: string, event = "worker") =>
     new HookFailure("protocol_violation", hookPath, event,
       `${name(hookPath)} sent a message outside the protocol, which was dropped: ${detail}`),

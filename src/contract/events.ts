@@ -14,6 +14,13 @@
  *   event's for the next handler), `replace` (the whole result does), `transform` (pi's `input`),
  *   `collect` (lists appended).
  * - `addable`: optional fields an in-place edit may add when the host's event lacks them.
+ * - `effects` (events with a result only) and `editEffects`: the class of each result field and of
+ *   an in-place edit of each payload field (worker/effects.mjs; `policy.effects` grants up to one):
+ *   `observe`, `restrict` (the agent does less), `substitute` (it does or reads something else),
+ *   `subset` (restrict when the value keeps some of the host's own messages in their order, else
+ *   substitute) or `byValue` (the class follows the field's value: `input`'s action). A field whose
+ *   value is the one the handler received changes nothing, whatever its class (src/runner/effects.ts).
+ *   An edit of a notification's payload is a substitute: the agent may read its own objects again.
  * - `sample`: a fresh event for tests and the CLI (AbortSignals new each time).
  *
  * The table `satisfies` a type mapped over `HookEventType`, so tsc fails when an event has no row,
@@ -24,6 +31,7 @@
 import { z } from "zod";
 import type { AgentMessage, HookEventOf, HookEventType, HookResultMap } from "./types.js";
 import { LIMITS, PLANS } from "../../worker/wire.mjs";
+import type { EFFECTS } from "../../worker/effects.mjs";
 import { agentMessage, compactionResult, hookMessage, imageContent, toolContent } from "./schemas.js";
 
 // ---- the row's type ------------------------------------------------------------------------------
@@ -61,13 +69,27 @@ export type Rule<T extends HookEventType> = T extends ResultEvent
   : { kind: "series" };
 export type RuleKind = Rule<HookEventType>["kind"];
 
+/** A class of effect on the agent (worker/effects.mjs), lowest first. */
+export type Effect = (typeof EFFECTS)[number];
+/** The class of one field: fixed, `subset` of the host's messages, or by the field's value. */
+export type FieldEffect = Effect | "subset" | { readonly byValue: Readonly<Record<string, Effect>> };
+/** One class per payload field (an in-place edit of it), no more, no less. */
+type EditEffects<E> = { [K in Exclude<Fields<E>, SignalFields<E>>]-?: FieldEffect };
+/** One class per result field; a result that is one value (`before_provider_request`'s) is classed as the field it replaces. */
+type ResultEffects<T extends ResultEvent> = unknown extends HookResultMap[T] ? { payload: FieldEffect } : { [K in KeysOfAny<HookResultMap[T]>]-?: FieldEffect };
+/** The keys of every member of a union (`input`'s result is one per action). */
+type KeysOfAny<R> = R extends unknown ? keyof R : never;
+
 interface RowBase<T extends HookEventType> {
   payload: Payload<HookEventOf<T>>;
+  editEffects: EditEffects<HookEventOf<T>>;
   addable?: ReadonlyArray<Fields<HookEventOf<T>>>;
   sample(): HookEventOf<T>;
   rule: Rule<T>;
 }
-export type EventRow<T extends HookEventType> = T extends ResultEvent ? RowBase<T> & { result: z.ZodType } : RowBase<T> & { result?: never };
+export type EventRow<T extends HookEventType> = T extends ResultEvent
+  ? RowBase<T> & { result: z.ZodType; effects: ResultEffects<T> }
+  : RowBase<T> & { result?: never; effects?: never };
 
 // ---- shared payload parts ------------------------------------------------------------------------
 
@@ -98,28 +120,33 @@ const compacted = () => ({ summary: "s", firstKeptEntryId: "e1", tokensBefore: 1
 const signal = (): AbortSignal => new AbortController().signal;
 const series = { kind: "series" } as const;
 const cancel = { kind: "bail", key: "cancel" } as const;
+const observe = "observe", restrict = "restrict", substitute = "substitute";
 
 // ---- the table -----------------------------------------------------------------------------------
 
 export const EVENTS = {
-  session_start: { payload: {}, rule: series, sample: () => ({ type: "session_start" }) },
+  session_start: { payload: {}, editEffects: {}, rule: series, sample: () => ({ type: "session_start" }) },
   session_before_switch: {
     payload: { reason, targetSessionFile: file },
+    editEffects: { reason: substitute, targetSessionFile: substitute },
     result: z.strictObject({ cancel: z.boolean().optional() }),
+    effects: { cancel: restrict },
     rule: cancel,
     sample: () => ({ type: "session_before_switch", reason: "resume", targetSessionFile: "/s/next.jsonl" }),
   },
   session_switch: {
-    payload: { reason, previousSessionFile: file }, rule: series,
+    payload: { reason, previousSessionFile: file }, editEffects: { reason: substitute, previousSessionFile: substitute }, rule: series,
     sample: () => ({ type: "session_switch", reason: "new", previousSessionFile: undefined }),
   },
   session_before_branch: {
     payload: { entryId: z.string() },
+    editEffects: { entryId: substitute },
     result: z.strictObject({ cancel: z.boolean().optional(), skipConversationRestore: z.boolean().optional() }),
+    effects: { cancel: restrict, skipConversationRestore: restrict },
     rule: cancel,
     sample: () => ({ type: "session_before_branch", entryId: "e7" }),
   },
-  session_branch: { payload: { previousSessionFile: file }, rule: series, sample: () => ({ type: "session_branch", previousSessionFile: "/s/prev.jsonl" }) },
+  session_branch: { payload: { previousSessionFile: file }, editEffects: { previousSessionFile: substitute }, rule: series, sample: () => ({ type: "session_branch", previousSessionFile: "/s/prev.jsonl" }) },
   session_before_compact: {
     payload: {
       preparation: z.looseObject({
@@ -129,29 +156,35 @@ export const EVENTS = {
       branchEntries: z.array(entry),
       customInstructions: z.string().optional(),
     },
+    editEffects: { preparation: substitute, branchEntries: substitute, customInstructions: substitute },
     result: z.strictObject({ cancel: z.boolean().optional(), compaction: compactionResult.optional() }),
+    // A compaction the hook wrote is the summary the model reads from now on.
+    effects: { cancel: restrict, compaction: substitute },
     rule: cancel,
     sample: () => ({ type: "session_before_compact", preparation: preparation(), branchEntries: [], signal: signal() }),
   },
   "session.compacting": {
     payload: { sessionId: z.string(), messages },
+    editEffects: { sessionId: substitute, messages: substitute },
     result: z.strictObject({
       context: z.array(z.string()).optional(),
       prompt: z.string().optional(),
       preserveData: z.record(z.string(), z.unknown()).optional(),
     }),
+    effects: { context: substitute, prompt: substitute, preserveData: substitute },
     rule: { kind: "last-wins" },
     sample: () => ({ type: "session.compacting", sessionId: "s1", messages: sampleMessages() }),
   },
   session_compact: {
     payload: { compactionEntry: compaction.extend({ type: z.literal("compaction"), id: z.string() }), fromExtension: z.boolean() },
+    editEffects: { compactionEntry: substitute, fromExtension: substitute },
     rule: series,
     sample: () => ({
       type: "session_compact", fromExtension: false,
       compactionEntry: { type: "compaction", id: "c1", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", ...compacted() },
     }),
   },
-  session_shutdown: { payload: {}, rule: series, sample: () => ({ type: "session_shutdown" }) },
+  session_shutdown: { payload: {}, editEffects: {}, rule: series, sample: () => ({ type: "session_shutdown" }) },
   session_before_tree: {
     payload: {
       preparation: z.looseObject({
@@ -159,10 +192,12 @@ export const EVENTS = {
         entriesToSummarize: z.array(entry), userWantsSummary: z.boolean(),
       }),
     },
+    editEffects: { preparation: substitute },
     result: z.strictObject({
       cancel: z.boolean().optional(),
       summary: z.strictObject({ summary: z.string(), details: z.unknown().optional() }).optional(),
     }),
+    effects: { cancel: restrict, summary: substitute },
     rule: cancel,
     sample: () => ({
       type: "session_before_tree", signal: signal(),
@@ -171,33 +206,41 @@ export const EVENTS = {
   },
   session_tree: {
     payload: { newLeafId: z.string().nullable(), oldLeafId: z.string().nullable(), summaryEntry: entry.optional(), fromExtension: z.boolean().optional() },
+    editEffects: { newLeafId: substitute, oldLeafId: substitute, summaryEntry: substitute, fromExtension: substitute },
     rule: series,
     sample: () => ({ type: "session_tree", newLeafId: "n", oldLeafId: null }),
   },
   context: {
     payload: { messages },
+    // Keeping some of the host's own messages, in their order, makes the model read less; anything else, something else.
+    editEffects: { messages: "subset" },
     result: z.strictObject({ messages: messages.optional() }),
+    effects: { messages: "subset" },
     rule: { kind: "waterfall", key: "messages" },
     sample: () => ({ type: "context", messages: sampleMessages() }),
   },
   before_agent_start: {
     payload: { prompt: z.string(), images: z.array(imageContent).optional(), systemPrompt: z.string().optional() },
+    editEffects: { prompt: substitute, images: substitute, systemPrompt: substitute },
     result: z.strictObject({ message: hookMessage.optional(), systemPrompt: z.string().max(LIMITS.maxPrompt).optional() }),
+    effects: { message: substitute, systemPrompt: substitute },
     // pi chains the system prompt across handlers ("if multiple extensions return this, they are chained").
     rule: { kind: "first-message", key: "message", chain: "systemPrompt" },
     addable: ["images", "systemPrompt"],
     sample: () => ({ type: "before_agent_start", prompt: "do it" }),
   },
-  agent_start: { payload: {}, rule: series, sample: () => ({ type: "agent_start" }) },
-  agent_end: { payload: { messages }, rule: series, sample: () => ({ type: "agent_end", messages: sampleMessages() }) },
-  turn_start: { payload: { turnIndex: z.number(), timestamp: z.number() }, rule: series, sample: () => ({ type: "turn_start", turnIndex: 0, timestamp: 1 }) },
+  agent_start: { payload: {}, editEffects: {}, rule: series, sample: () => ({ type: "agent_start" }) },
+  agent_end: { payload: { messages }, editEffects: { messages: substitute }, rule: series, sample: () => ({ type: "agent_end", messages: sampleMessages() }) },
+  turn_start: { payload: { turnIndex: z.number(), timestamp: z.number() }, editEffects: { turnIndex: substitute, timestamp: substitute }, rule: series, sample: () => ({ type: "turn_start", turnIndex: 0, timestamp: 1 }) },
   turn_end: {
     payload: { turnIndex: z.number(), message: agentMessage, toolResults: z.array(toolResult) },
+    editEffects: { turnIndex: substitute, message: substitute, toolResults: substitute },
     rule: series,
     sample: () => ({ type: "turn_end", turnIndex: 0, message: sampleMessages()[0]!, toolResults: [] }),
   },
   auto_compaction_start: {
     payload: { reason: z.enum(["threshold", "overflow", "idle"]), action },
+    editEffects: { reason: substitute, action: substitute },
     rule: series,
     sample: () => ({ type: "auto_compaction_start", reason: "threshold", action: "context-full" }),
   },
@@ -205,21 +248,25 @@ export const EVENTS = {
     payload: {
       action, result: compaction.optional(), aborted: z.boolean(), willRetry: z.boolean(), errorMessage: z.string().optional(), skipped: z.boolean().optional(),
     },
+    editEffects: { action: substitute, result: substitute, aborted: substitute, willRetry: substitute, errorMessage: substitute, skipped: substitute },
     rule: series,
     sample: () => ({ type: "auto_compaction_end", action: "context-full", result: compacted(), aborted: false, willRetry: false }),
   },
   auto_retry_start: {
     payload: { attempt: z.number(), maxAttempts: z.number(), delayMs: z.number(), errorMessage: z.string() },
+    editEffects: { attempt: substitute, maxAttempts: substitute, delayMs: substitute, errorMessage: substitute },
     rule: series,
     sample: () => ({ type: "auto_retry_start", attempt: 1, maxAttempts: 3, delayMs: 10, errorMessage: "overloaded" }),
   },
   auto_retry_end: {
     payload: { success: z.boolean(), attempt: z.number(), finalError: z.string().optional() },
+    editEffects: { success: substitute, attempt: substitute, finalError: substitute },
     rule: series,
     sample: () => ({ type: "auto_retry_end", success: true, attempt: 1 }),
   },
   ttsr_triggered: {
     payload: { rules: z.array(z.looseObject({ name: z.string(), path: z.string(), content: z.string() })) },
+    editEffects: { rules: substitute },
     rule: series,
     sample: () => ({ type: "ttsr_triggered", rules: [{ name: "r", path: "/r.md", content: "c" }] }),
   },
@@ -228,12 +275,17 @@ export const EVENTS = {
       todos: z.array(z.looseObject({ id: z.string(), content: z.string(), status: z.enum(["pending", "in_progress", "completed", "abandoned"]) })),
       attempt: z.number(), maxAttempts: z.number(),
     },
+    editEffects: { todos: substitute, attempt: substitute, maxAttempts: substitute },
     rule: series,
     sample: () => ({ type: "todo_reminder", todos: [{ id: "1", content: "x", status: "pending" }], attempt: 1, maxAttempts: 2 }),
   },
   tool_call: {
     payload: { toolName: z.string(), toolCallId: z.string(), input },
+    // An edited input is what the tool runs instead: refused above the grant, the call is blocked.
+    editEffects: { toolName: substitute, toolCallId: substitute, input: substitute },
     result: z.strictObject({ block: z.boolean().optional(), reason: z.string().optional() }),
+    // The reason goes with a block (the model reads it, cut and gated: src/runner/runner.ts).
+    effects: { block: restrict, reason: restrict },
     rule: { kind: "bail", key: "block" },
     sample: () => ({ type: "tool_call", toolName: "bash", toolCallId: "call-1", input: { command: "ls" } }),
   },
@@ -242,12 +294,14 @@ export const EVENTS = {
       toolName: z.string(), toolCallId: z.string(), input, content,
       details: z.unknown().optional(), isError: z.boolean().optional(), isWarning: z.boolean().optional(),
     },
+    editEffects: { toolName: substitute, toolCallId: substitute, input: substitute, content: substitute, details: substitute, isError: substitute, isWarning: substitute },
     result: z.strictObject({
       content: content.optional(),
       details: z.unknown().optional(),
       isError: z.boolean().optional(),
       isWarning: z.boolean().optional(),
     }),
+    effects: { content: substitute, details: substitute, isError: substitute, isWarning: substitute },
     rule: { kind: "last-wins" },
     addable: ["details", "isWarning"],
     sample: () => ({
@@ -258,23 +312,29 @@ export const EVENTS = {
   // ---- pi's events whose results the agent uses (pi 0.73.1, dist/core/extensions/runner.js) ----
   session_before_fork: {
     payload: { entryId: z.string(), position: z.enum(["before", "at"]) },
+    editEffects: { entryId: substitute, position: substitute },
     result: z.strictObject({ cancel: z.boolean().optional(), skipConversationRestore: z.boolean().optional() }),
+    effects: { cancel: restrict, skipConversationRestore: restrict },
     rule: cancel,
     sample: () => ({ type: "session_before_fork", entryId: "e7", position: "before" }),
   },
   input: {
     payload: { text: z.string(), images: images.optional(), source: z.enum(["interactive", "rpc", "extension"]) },
+    editEffects: { text: substitute, images: substitute, source: substitute },
     result: z.discriminatedUnion("action", [
       z.strictObject({ action: z.literal("continue") }),
       z.strictObject({ action: z.literal("transform"), text: z.string().max(LIMITS.maxPrompt), images: images.optional() }),
       z.strictObject({ action: z.literal("handled") }),
     ]),
+    // `handled`: the agent does nothing with the input (less); `transform`: it reads another input.
+    effects: { action: { byValue: { continue: observe, handled: restrict, transform: substitute } }, text: substitute, images: substitute },
     rule: { kind: "transform" },
     addable: ["images"],
     sample: () => ({ type: "input", text: "hello", source: "interactive" }),
   },
   user_bash: {
     payload: { command: z.string(), excludeFromContext: z.boolean(), cwd: z.string() },
+    editEffects: { command: substitute, excludeFromContext: substitute, cwd: substitute },
     // pi's `operations` (functions run in the agent) cannot cross: only a finished result does.
     result: z.strictObject({
       result: z.strictObject({
@@ -282,26 +342,35 @@ export const EVENTS = {
         fullOutputPath: z.string().max(LIMITS.maxPath).optional(),
       }).optional(),
     }),
+    // The user's command does not run; the output the hook wrote is what the user and the model read.
+    effects: { result: substitute },
     rule: { kind: "first" },
     sample: () => ({ type: "user_bash", command: "ls", excludeFromContext: false, cwd: "/w" }),
   },
   message_end: {
     payload: { message: agentMessage },
+    editEffects: { message: substitute },
     result: z.strictObject({ message: agentMessage.optional() }),
+    effects: { message: substitute },
     // pi refuses a replacement with another role and goes on with the message it had.
     rule: { kind: "chain", key: "message", sameRole: true },
     sample: () => ({ type: "message_end", message: sampleMessages()[0]! }),
   },
   before_provider_request: {
     payload: { payload: z.unknown() },
+    editEffects: { payload: substitute },
     // The handler returns the new request body itself (JSON data: it is sent to the provider).
     result: z.json(),
+    effects: { payload: substitute },
     rule: { kind: "replace", key: "payload" },
     sample: () => ({ type: "before_provider_request", payload: { model: "m", messages: [] } }),
   },
   resources_discover: {
     payload: { cwd: z.string(), reason: z.enum(["startup", "reload"]) },
+    editEffects: { cwd: substitute, reason: substitute },
     result: z.strictObject({ skillPaths: paths, promptPaths: paths, themePaths: paths }),
+    // Skills and prompts the agent loads are text the model reads; a theme changes what the user sees.
+    effects: { skillPaths: substitute, promptPaths: substitute, themePaths: substitute },
     rule: { kind: "collect", keys: ["skillPaths", "promptPaths", "themePaths"] },
     sample: () => ({ type: "resources_discover", cwd: "/w", reason: "startup" }),
   },

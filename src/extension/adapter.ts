@@ -9,7 +9,8 @@
  * `worker/extension-members.mjs`.
  */
 import { terminalText } from "../gates/terminal-text.js";
-import { Errors, type HookError, type HookErrorCode } from "../contract/errors.js";
+import { Errors, type HookError, type HookErrorCode, type HookFailure } from "../contract/errors.js";
+import { memberRefusal } from "../bridge/agent-gate.js";
 import type { LoadedHook } from "../runner/hook.js";
 import { loadExtensionModules, type LoadOptions } from "../runner/loader.js";
 import { resolvePath } from "../policy/paths.js";
@@ -18,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
 import {
-  mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
+  BUILT_IN_TOOLS, mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
 } from "./registrations.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
 import {
@@ -108,6 +109,12 @@ export function isolate(paths: string[], options: IsolateOptions = {}, /** @inte
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
+      const replacing = replacedBuiltInTool(hook);
+      if (replacing) {
+        unloaded.push({ path: hook.path, code: replacing.code, error: replacing.message });
+        await hook.dispose?.();
+        continue;
+      }
       const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken);
       if (!refusal) { hooks.push(hook); continue; }
       unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
@@ -142,6 +149,18 @@ export function isolateConfig(file: string | URL): IsolatedExtension {
     }
     await isolate(config.paths, config.options)(pi);
   };
+}
+
+/**
+ * A tool a module registered under one of the agent's built-in names would replace the agent's own
+ * (a substitute effect, `MEMBER_EFFECTS["registerTool:built-in"]`): above the module's
+ * policy.effects it is refused as `effect_refused`, naming it; otherwise `registrationRefusal`
+ * refuses it as before.
+ */
+function replacedBuiltInTool(hook: LoadedHook): HookFailure | undefined {
+  const name = registrationKeys(hook).find((key) => key.startsWith("tool:") && BUILT_IN_TOOLS.includes(key.slice(5)))?.slice(5);
+  if (name === undefined || !hook.sandbox) return undefined;
+  return memberRefusal(hook.sandbox.options.policy, hook.path, "registerTool:built-in", `pi.registerTool("${name}"), replacing the agent's built-in tool,`);
 }
 
 /** What a loaded module registered that the adapter cannot carry, as a message; undefined when all of it crosses. */

@@ -8,6 +8,7 @@ import { realpathSync } from "node:fs";
 import { parse, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childEnv } from "../../worker/child-env.mjs";
+import { EFFECTS, allows } from "../../worker/effects.mjs";
 import { hookReads, importRoots } from "./read-grants.js";
 import { dependencyDir, requiredDependencyDir } from "./paths.js";
 
@@ -71,10 +72,27 @@ export interface Policy {
    * agent (`pi.getSessionName()`, `ctx.getContextUsage()`…) and draw on its screen
    * (`ctx.ui.setWidget`, `setTitle`); `"write"` also lets it change the agent (`pi.sendUserMessage`,
    * `setSessionName`, `setLabel`, `setActiveTools`, `setModel`, `setThinkingLevel`, `ctx.compact`,
-   * `ctx.shutdown`). Absent: `"write"`; `"read"` in the `untrusted` preset.
+   * `ctx.shutdown`). Absent: `"write"` when `effects` is `"substitute"`, else `"read"`. Every setter
+   * changes the agent (a substitute effect): `"write"` with `effects` below `"substitute"` is refused
+   * (`PolicyError`), so `effects` is the one field that says how far a hook may change the agent.
    */
   agent?: "read" | "write";
+  /**
+   * The highest class of effect the hook may have on the agent (worker/effects.mjs), each result
+   * field, in-place edit and agent member classed once (src/contract/events.ts,
+   * worker/extension-members.mjs): `"observe"` (nothing changes), `"restrict"` (the agent does
+   * less: a block, a cancel, a subset of the context; "it may say no, never something else") or
+   * `"substitute"` (the agent does or reads something else: an edited input, a rewritten result,
+   * an added message). What is above the grant is never applied: a tool call is blocked, any other
+   * event keeps the agent's value, each reported as `effect_refused`. `"substitute"` in `trusted`
+   * and `confined`, `"restrict"` in `untrusted`.
+   */
+  effects: Effect;
 }
+
+/** A class of effect on the agent, lowest first (`policy.effects`). */
+export type Effect = (typeof EFFECTS)[number];
+export { EFFECTS };
 
 /** What a hook may ask of the host's model registry (`policy.modelRegistry`). */
 export type ModelRegistryAccess = "read" | "keys" | "all";
@@ -92,11 +110,11 @@ export const SAFE_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LA
 /** Names that look like secrets: never passed unless listed in `policy.env` by exact name. */
 export const SECRET_NAME = /(_KEY|_TOKEN|_SECRET)$|PASSWORD|^(AWS|GITHUB|OPENAI|ANTHROPIC)_/i;
 
-const seatBelt = { permissionModel: true, fsRead: [], fsWrite: [], childProcess: false, env: [], exec: { allow: [] }, sandbox: false, network: { allow: [] }, modelRegistry: "read" } satisfies Policy;
+const seatBelt = { permissionModel: true, fsRead: [], fsWrite: [], childProcess: false, env: [], exec: { allow: [] }, sandbox: false, network: { allow: [] }, modelRegistry: "read", effects: "substitute" } satisfies Policy;
 
 export const presets = {
   /** Like the original in-process hooks: everything allowed, the host's whole environment. Crash containment only. */
-  trusted: { permissionModel: false, fsRead: [], fsWrite: [], childProcess: true, env: ["*"], exec: { allow: "*" }, sandbox: false, network: { allow: [] }, modelRegistry: "all" } satisfies Policy,
+  trusted: { permissionModel: false, fsRead: [], fsWrite: [], childProcess: true, env: ["*"], exec: { allow: "*" }, sandbox: false, network: { allow: [] }, modelRegistry: "all", effects: "substitute" } satisfies Policy,
   /**
    * For your own hooks (the default of `loadHooks`): Node's permission model on, no child processes,
    * a clean environment, no exec. A seat belt against mistakes, not a wall: the network is open.
@@ -104,9 +122,10 @@ export const presets = {
   confined: seatBelt,
   /**
    * For hooks you did not write (project-level hooks by default): the seat belt inside the OS sandbox,
-   * no network, no host modules, a model registry without keys or mutating methods.
+   * no network, no host modules, a model registry without keys or mutating methods, and effects on
+   * the agent that only restrict it: it may say no, never something else.
    */
-  untrusted: { ...seatBelt, sandbox: true, hostModules: [] as string[], agent: "read" } satisfies Policy,
+  untrusted: { ...seatBelt, sandbox: true, hostModules: [] as string[], agent: "read", effects: "restrict" } satisfies Policy,
 } as const;
 
 /** A preset name. */
@@ -124,7 +143,17 @@ export function resolvePolicy(option: PolicyOption | undefined): Policy {
     return presets[option];
   }
   const base = presets[DEFAULT_POLICY];
-  return { ...base, ...option, exec: { ...base.exec, ...option.exec }, network: { ...base.network, ...option.network } };
+  const policy: Policy = { ...base, ...option, exec: { ...base.exec, ...option.exec }, network: { ...base.network, ...option.network } };
+  if (policy.agent === "write" && !allows(policy.effects, "substitute")) {
+    throw new PolicyError(`policy.agent "write" changes the agent (a substitute effect), which policy.effects "${policy.effects}" does not grant; ` +
+      `drop policy.agent (it follows policy.effects), or set policy.effects: "substitute"`);
+  }
+  return policy;
+}
+
+/** What `policy.agent` is for `policy`: as given, or what its `effects` imply (`"write"` only with `"substitute"`). */
+export function agentAccess(policy: Policy): "read" | "write" {
+  return policy.agent ?? (allows(policy.effects, "substitute") ? "write" : "read");
 }
 
 /** True when `policy` can only be enforced by the OS sandbox. */

@@ -7,7 +7,8 @@
  * reply, and the snapshot of the model that crosses.
  */
 import { applyEdits, checkEdits } from "./edits.js";
-import type { HookFailure } from "../contract/errors.js";
+import { gateEdits, gateResult } from "./effects.js";
+import { Errors, type HookFailure } from "../contract/errors.js";
 import type { HandlerFn, HookUnit, LoadedHook } from "./hook.js";
 import { deadlineFor } from "../options/options.js";
 import { registryAnswer } from "../bridge/model-registry-gate.js";
@@ -160,11 +161,21 @@ export class IsolatedHook implements LoadedHook, HookUnit {
       const c = ctx as Partial<SnapshotSource> | undefined;
       const target = event as Record<string, unknown>;
       const reply = await this.#emit(type, target, "each", { hasUI: c?.hasUI ?? false, cwd: c?.cwd ?? this.#sandbox.cwd, model: c?.model }, only);
-      // In-place edits reach the event the caller passed, as calling the original's handler would.
-      if (reply.edits) applyEdits(target, checkEdits(reply.edits, target).valid);
+      // In-place edits reach the event the caller passed, as calling the original's handler would,
+      // as far as the hook's policy.effects grants them (src/runner/effects.ts).
+      const grant = this.#sandbox.options.policy.effects;
+      const edits = reply.edits ? gateEdits(type, checkEdits(reply.edits, target).valid, target, grant) : undefined;
+      if (edits) applyEdits(target, edits.valid);
       const step = reply.steps[0];
       if (step && !step.ok) throw thrownValue(step.e);
-      return step?.r;
+      // A direct call has no runner to report to: an effect above the grant throws, so a caller that blocks on a throw blocks.
+      const result = step?.r === undefined ? undefined : gateResult(type, step.r, target, grant);
+      const refused = edits?.refused[0] ?? result?.refused[0];
+      if (refused) {
+        throw Errors.effectRefused(this.path, type, `${edits?.refused[0] ? "event" : "result"}.${refused.field}`, refused.effect, grant,
+          edits?.refused[0] ? "the edit was not applied" : "the result was not returned");
+      }
+      return result?.result;
     };
   }
 

@@ -14,10 +14,12 @@ import { checkInitOptions, checkRunnerArguments, warnLackingAtConstruction } fro
 import { checkOptions } from "../options/schemas.js";
 import { describeIssues } from "../contract/schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
+import { gateEdits, gateResult, type Refusal } from "./effects.js";
+import type { Effect } from "../policy/policy.js";
 import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js";
 import { StatsRecorder, type HookStats } from "./stats.js";
 import { IsolatedHook } from "./isolated-hook.js";
-import { isMessageList } from "../../worker/wire.mjs";
+import { LIMITS, isMessageList } from "../../worker/wire.mjs";
 import { keysAreSafe } from "../gates/safe-keys.js";
 import { watchHooks, type HookWatcher, type WatchOptions } from "./watch.js";
 import type {
@@ -238,10 +240,13 @@ export class HookRunner {
       else this.#stats.call(unit.hook.path, type, performance.now() - started);
     }
     if (reply.edits) {
-      const applied = this.#applyEdits(unit, type, rule, event, reply.edits, state.acc);
+      const applied = this.#applyEdits(unit, type, rule, event, input, reply.edits, state.acc, toolCall);
       state.acc = applied.acc;
-      // Why blocked: a hook that edits a tool call's input means to change what the tool runs; its
-      // refused edit fails closed like an invalid result, or the tool would run what it meant to stop.
+      // Why blocked: a hook that edits a tool call's input means to change what the tool runs. An
+      // edit its policy does not grant blocks whatever the fault policy: running the agent's own
+      // input instead would run what the hook meant to stop (fail closed).
+      if (toolCall && applied.overGrant) return { value: blocked(applied.overGrant) };
+      // An invalid one fails closed like an invalid result.
       if (toolCall && applied.refused && this.#failClosed(unit)) return { value: blocked(applied.refused) };
     }
     for (const step of reply.steps) {
@@ -256,15 +261,18 @@ export class HookRunner {
         if (toolCall && this.#failClosed(unit)) return { value: blocked(Errors.invalidResult(unit.hook.path, type, describeIssues(rule.schema!.safeParse(step.r).error!))) };
         continue;
       }
-      // A block reason is shown to the user: it passes the terminal-text gate (src/gates/terminal-text.ts).
-      if (typeof result.reason === "string") result.reason = terminalText(result.reason, { ...unit.hook.sandbox?.options.terminalText, multiline: true });
+      // A block reason is text the model and the user read: cut, then through the terminal-text gate (src/gates/terminal-text.ts).
+      if (typeof result.reason === "string") result.reason = terminalText(result.reason.slice(0, LIMITS.maxBlockReason), { ...unit.hook.sandbox?.options.terminalText, multiline: true });
       // pi's own result gates (resource paths, a user bash output): src/runner/agent-results.ts.
       const gated = rule.gated ? gateAgentResult(type, result, unit.hook) : result;
       if (typeof gated === "string") {
         this.#report(Errors.invalidResult(unit.hook.path, type, gated));
         continue;
       }
-      const next = rule.step(state.acc, gated, input);
+      // What the hook's policy.effects grants of it (src/runner/effects.ts); the rest is refused.
+      const granted = this.#granted(unit, type, gated, input);
+      if (granted === undefined) continue;
+      const next = rule.step(state.acc, granted as Record<string, unknown>, input);
       if (next.refused) this.#report(Errors.invalidResult(unit.hook.path, type, next.refused));
       state.acc = next.acc;
       if (next.done) return { value: state.acc };
@@ -273,11 +281,11 @@ export class HookRunner {
       // The worker's copy is the host's alone: a list of agent messages whose keys pass the key
       // gate is used as is (what the schema accepts, without its copy of a 1 MiB list); anything
       // else is validated and reported.
-      if (isMessageList(reply.value) && keysAreSafe(reply.value)) state.acc = reply.value;
-      else {
-        const result = this.#validate(rule, unit, type, { messages: reply.value });
-        if (result) state.acc = result.messages;
-      }
+      let messages: unknown;
+      if (isMessageList(reply.value) && keysAreSafe(reply.value)) messages = reply.value;
+      else messages = this.#validate(rule, unit, type, { messages: reply.value })?.messages;
+      const granted = messages === undefined ? undefined : this.#granted(unit, type, { [rule.key!]: messages }, input);
+      if (granted !== undefined) state.acc = (granted as Record<string, unknown>)[rule.key!] ?? state.acc;
     }
     return undefined;
   }
@@ -287,10 +295,18 @@ export class HookRunner {
    * caller see them as in the original. In a waterfall whose value a hook already replaced, an
    * edit of `messages` edits that value. The first refused edit is returned (a tool call blocks on it).
    */
-  #applyEdits(unit: HookUnit, type: string, rule: ConflictRule, event: Record<string, unknown>, edits: Record<string, unknown>, acc: unknown): { acc: unknown; refused?: HookFailure } {
-    const { valid, refused } = checkEdits(edits, event);
-    const failures = refused.map((r) => Errors.invalidEdit(unit.hook.path, type, r.field, r.detail));
+  #applyEdits(
+    unit: HookUnit, type: string, rule: ConflictRule, event: Record<string, unknown>, received: Record<string, unknown>, edits: Record<string, unknown>,
+    acc: unknown, toolCall: boolean,
+  ): { acc: unknown; refused?: HookFailure; overGrant?: HookFailure } {
+    const checked = checkEdits(edits, event);
+    const failures = checked.refused.map((r) => Errors.invalidEdit(unit.hook.path, type, r.field, r.detail));
     for (const failure of failures) this.#report(failure);
+    // Compared with what the hook received (in a waterfall, the value so far).
+    const grant = this.#grant(unit);
+    const { valid, refused } = grant === "substitute" ? { valid: checked.valid, refused: [] } : gateEdits(type, checked.valid, received, grant);
+    const over = refused.map((r) => this.#refusal(unit, type, `event.${r.field}`, r, grant, toolCall ? "the tool call was blocked" : "the agent's own value was kept"));
+    if (toolCall && over.length > 0) return { acc, overGrant: over[0] };
     if (rule.kind === "waterfall" && acc !== undefined && Object.hasOwn(valid, "messages")) {
       acc = valid.messages;
       delete valid.messages;
@@ -329,6 +345,27 @@ export class HookRunner {
   /** A disabled hook was reported once, by its sandbox, when it was disabled; skips are not reported again. */
   #shouldReport(failure: HookFailure): boolean {
     return !isSkip(failure.code);
+  }
+
+  /** The highest effect `unit` may have on the agent: its policy's; a hand-built in-process hook's is the original's. */
+  #grant(unit: HookUnit): Effect {
+    return unit.hook.sandbox?.options.policy.effects ?? "substitute";
+  }
+
+  /** `result` (valid) as far as the hook's policy.effects grants it, or undefined when nothing of it applies; each refused field is reported. */
+  #granted(unit: HookUnit, type: string, result: unknown, received: Record<string, unknown>): unknown {
+    const grant = this.#grant(unit);
+    // The common grant passes everything: the rules are not even looked up.
+    if (grant === "substitute") return result;
+    const gated = gateResult(type, result, received, grant);
+    for (const r of gated.refused) this.#refusal(unit, type, r.field === "payload" && type === "before_provider_request" ? "the request's payload" : `result.${r.field}`, r, grant, "the agent's own value was kept");
+    return gated.result;
+  }
+
+  #refusal(unit: HookUnit, type: string, field: string, r: Refusal, grant: Effect, kept: string): HookFailure {
+    const failure = Errors.effectRefused(unit.hook.path, type, field, r.effect, grant, kept);
+    this.#report(failure);
+    return failure;
   }
 
   #failClosed(unit: HookUnit): boolean {

@@ -1,0 +1,132 @@
+/**
+ * What a hook's result or in-place edit does to the agent, field by field, by the class its event's
+ * row gives the field (src/contract/events.ts `effects`, `editEffects`), against what the hook's
+ * `policy.effects` grants (worker/effects.mjs). Pure: the runner applies what passes and reports
+ * the rest as `effect_refused`.
+ *
+ * A field's value is compared with what the handler received there: the same data changes nothing
+ * (observe), whatever the field's class, and the host's own value is what is applied then. A
+ * `subset` field (the context's messages) restricts when its list keeps some of the host's own
+ * messages, in their order; the list applied is made of the host's message objects, never of the
+ * hook's copies (a copy is mapped back to the host's message it equals, a changed one is not).
+ */
+import { EVENTS, isEventType, type Effect, type FieldEffect } from "../contract/events.js";
+import { allows } from "../../worker/effects.mjs";
+
+/** One field above the grant: not applied. */
+export interface Refusal { field: string; effect: Effect }
+
+/** What may be applied of a result (undefined: nothing is left of it), and what was refused. */
+export interface GatedResult { result: unknown; refused: Refusal[] }
+
+type Classes = Readonly<Record<string, FieldEffect>>;
+const resultClasses = (type: string): Classes | undefined => (isEventType(type) ? (EVENTS[type] as { effects?: Classes }).effects : undefined);
+const editClasses = (type: string): Classes | undefined => (isEventType(type) ? (EVENTS[type] as { editEffects: Classes }).editEffects : undefined);
+/** A field the table does not class (an agent's own field beyond the contract) is taken as the highest class. */
+const classOf = (classes: Classes | undefined, field: string): FieldEffect => (classes && Object.hasOwn(classes, field) ? classes[field]! : "substitute");
+
+/**
+ * The effect of `value` in a field of class `cls`, where the handler received `current`, and the
+ * value to apply for it (the host's own when it is the same data).
+ */
+export function effectOf(cls: FieldEffect, value: unknown, current: unknown): { effect: Effect; value: unknown } {
+  if (sameData(value, current)) return { effect: "observe", value: current };
+  // An empty list where the agent had none adds nothing (`resources_discover`'s paths).
+  if (current === undefined && Array.isArray(value) && value.length === 0) return { effect: "observe", value };
+  if (cls === "subset") {
+    const kept = Array.isArray(value) && Array.isArray(current) ? subsetOf(current, value) : undefined;
+    return kept ? { effect: "restrict", value: kept } : { effect: "substitute", value };
+  }
+  if (typeof cls === "object") return { effect: (typeof value === "string" && Object.hasOwn(cls.byValue, value) ? cls.byValue[value] : undefined) ?? "substitute", value };
+  return { effect: cls, value };
+}
+
+/**
+ * A validated result of a `type` event with every field above `grant` taken out. `received`: the
+ * event the handler was given. A result that is one value (`before_provider_request`'s) is the
+ * row's one class. Under `substitute` every result passes as it is.
+ */
+export function gateResult(type: string, result: unknown, received: Record<string, unknown>, grant: Effect): GatedResult {
+  if (grant === "substitute") return { result, refused: [] };
+  const classes = resultClasses(type);
+  if (typeof result !== "object" || result === null || Array.isArray(result) || isEventType(type) && EVENTS[type].rule.kind === "replace") {
+    const field = classes ? Object.keys(classes)[0] ?? "result" : "result";
+    const { effect, value } = effectOf(classOf(classes, field), result, received[field]);
+    return allows(grant, effect) ? { result: value, refused: [] } : { result: undefined, refused: [{ field, effect }] };
+  }
+  const out: Record<string, unknown> = {};
+  const refused: Refusal[] = [];
+  const fields = Object.keys(result);
+  for (const field of fields) {
+    const given = (result as Record<string, unknown>)[field];
+    // An absent field changes nothing, whatever the handler received there.
+    if (given === undefined) { out[field] = given; continue; }
+    const { effect, value } = effectOf(classOf(classes, field), given, received[field]);
+    if (allows(grant, effect)) out[field] = value;
+    else refused.push({ field, effect });
+  }
+  if (refused.length === 0) return { result: out, refused };
+  // Nothing of it left to apply: the agent keeps its value, as if the handler returned nothing.
+  return { result: Object.keys(out).some((k) => out[k] !== undefined) ? out : undefined, refused };
+}
+
+/**
+ * In-place edits (validated: field -> value, `undefined` a deleted field) of a `type` event, where
+ * the handler received `received`, with every field above `grant` taken out. Under `substitute`
+ * every edit passes as it is.
+ */
+export function gateEdits(type: string, edits: Record<string, unknown>, received: Record<string, unknown>, grant: Effect): { valid: Record<string, unknown>; refused: Refusal[] } {
+  if (grant === "substitute") return { valid: edits, refused: [] };
+  const classes = editClasses(type);
+  const valid: Record<string, unknown> = Object.create(null);
+  const refused: Refusal[] = [];
+  for (const field of Object.keys(edits)) {
+    const given = edits[field];
+    const current = Object.hasOwn(received, field) ? received[field] : undefined;
+    // A deleted field the agent had is one it reads without now: something else.
+    const { effect, value } = given === undefined
+      ? { effect: current === undefined ? "observe" as const : "substitute" as const, value: given }
+      : effectOf(classOf(classes, field), given, current);
+    if (allows(grant, effect)) valid[field] = value;
+    else refused.push({ field, effect });
+  }
+  return { valid, refused };
+}
+
+/**
+ * `proposed` as the host's own elements of `current` it keeps, in their order, or undefined when it
+ * is not such a subset (an element that is in no later place of `current`, changed or new). Each
+ * element is matched to the first later element of `current` it is the same data as (greedy, which
+ * finds a subsequence whenever there is one).
+ */
+export function subsetOf(current: readonly unknown[], proposed: readonly unknown[]): unknown[] | undefined {
+  const kept: unknown[] = [];
+  let at = 0;
+  for (const item of proposed) {
+    while (at < current.length && !sameData(current[at], item)) at++;
+    if (at === current.length) return undefined;
+    kept.push(current[at++]);
+  }
+  return kept;
+}
+
+/**
+ * Whether two values are the same data: the same primitive, or arrays and plain objects with the
+ * same data in them. A key whose value is `undefined` counts as absent (a copy that crossed as JSON
+ * drops it). Anything else (a function, a class instance the host holds) is the same only as itself.
+ */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((v, i) => sameData(v, b[i]));
+  }
+  if (!isPlain(a) || !isPlain(b)) return false;
+  const defined = (o: object) => Object.keys(o).filter((k) => (o as Record<string, unknown>)[k] !== undefined);
+  const keysA = defined(a);
+  if (keysA.length !== defined(b).length) return false;
+  return keysA.every((k) => Object.hasOwn(b, k) && sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+const isPlain = (v: object): boolean => [Object.prototype, null].includes(Object.getPrototypeOf(v));
