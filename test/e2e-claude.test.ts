@@ -1,0 +1,116 @@
+/**
+ * End to end against the real Claude Code 2.1.328 (scripts/install-claude.sh), headless, in a
+ * network namespace with only loopback, against a fake Anthropic Messages server whose model asks
+ * the Bash tool to run a command. Each case has a control run of Claude Code alone, showing the
+ * check can fail, then `hookbox claude` (src/cli/claude.ts, src/claude/).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { agentUnavailable } from "./support/pi-run.js";
+import { approve, CANARY, claudeWorld, installClaude, projectHook, runClaude, type ClaudeWorld } from "./support/claude-run.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+
+const sandbox = sandboxAvailability();
+const unavailable = agentUnavailable("Claude Code") ?? (sandbox.ok ? undefined : sandbox.reason);
+const RM = "rm -rf ./victim";
+let claude = "";
+const worlds: string[] = [];
+
+function world(): ClaudeWorld {
+  const root = mkdtempSync(join(tmpdir(), "hookbox-e2e-claude-"));
+  worlds.push(root);
+  return claudeWorld(root, claude);
+}
+const victimKept = (w: ClaudeWorld) => existsSync(join(w.victim, "keep.txt"));
+
+describe.skipIf(unavailable)("Claude Code 2.1.328 end to end", { timeout: 240_000 }, () => {
+  beforeAll(() => { claude = installClaude(); }, 300_000);
+  afterEach(() => { for (const root of worlds.splice(0)) rmSync(root, { recursive: true, force: true }); });
+
+  it("control: without hooks the model's rm -rf runs", () => {
+    const w = world();
+    const run = runClaude(w, { command: RM, hookbox: false });
+    expect(run.code, run.stderr).toBe(0);
+    expect(victimKept(w)).toBe(false);
+  });
+
+  it("a project's hook that reads the ssh key, a secret and the API key: Claude Code alone runs it; hookbox runs it only approved, sandboxed, reaching none of them", () => {
+    const control = world();
+    projectHook(control, "fixtures/hostile/claude-code/reads-user-secrets.sh");
+    const leaked = runClaude(control, { command: RM, hookbox: false });
+    expect(readFileSync(join(control.project, "leaked.txt"), "utf8")).toContain(CANARY.ssh);
+    for (const canary of [CANARY.ssh, CANARY.secret, CANARY.apiKey]) expect(leaked.result).toContain(canary);
+
+    const w = world();
+    projectHook(w, "fixtures/hostile/claude-code/reads-user-secrets.sh");
+    const unapproved = runClaude(w, { command: RM, hookbox: true });
+    expect(unapproved.code, unapproved.stderr).toBe(0);
+    expect(unapproved.result).toContain("(not_approved)");
+    expect(unapproved.result).toContain(`npx hookbox trust ${w.project}`);
+    expect(victimKept(w)).toBe(true);
+    expect(existsSync(join(w.project, "leaked.txt"))).toBe(false);
+
+    expect(approve(w)).toContain("approved 1 module");
+    const approved = runClaude(w, { command: RM, hookbox: true });
+    // It ran (its block reaches the model), in the sandbox: an empty home, none of the variables, a read-only project.
+    expect(approved.result).toContain("the hook read: ssh= secret= key=");
+    expect(existsSync(join(w.project, "leaked.txt"))).toBe(false);
+    for (const canary of [CANARY.ssh, CANARY.secret]) expect(approved.requests).not.toContain(canary);
+    expect(approved.result).not.toContain(CANARY.apiKey);
+    expect(victimKept(w)).toBe(true);
+  });
+
+  it("a project's guard blocking rm -rf with exit 2 keeps working through hookbox, and the model reads its reason", () => {
+    const control = world();
+    projectHook(control, "fixtures/claude-code/blocks-rm-rf.sh");
+    const alone = runClaude(control, { command: RM, hookbox: false });
+    expect(alone.result).toContain("rm -rf is not allowed in this project");
+    expect(victimKept(control)).toBe(true);
+
+    const w = world();
+    projectHook(w, "fixtures/claude-code/blocks-rm-rf.sh");
+    approve(w);
+    const run = runClaude(w, { command: RM, hookbox: true });
+    expect(run.result).toContain("guard: rm -rf is not allowed in this project");
+    expect(victimKept(w)).toBe(true);
+  });
+
+  const faults = [
+    { fixture: "fixtures/hostile/claude-code/crashes.sh", code: "crashed" },
+    { fixture: "fixtures/hostile/claude-code/hangs.sh", code: "timeout", timeoutS: 2 },
+    { fixture: "fixtures/hostile/claude-code/prints-malformed-json.sh", code: "invalid_result" },
+  ];
+  for (const { fixture, code, timeoutS } of faults) {
+    it(`a guard that fails (${fixture.split("/").pop()}): Claude Code alone runs the call; hookbox blocks it (${code})`, () => {
+      const control = world();
+      projectHook(control, fixture, timeoutS);
+      runClaude(control, { command: RM, hookbox: false });
+      expect(victimKept(control)).toBe(false);
+
+      const w = world();
+      projectHook(w, fixture, timeoutS);
+      approve(w);
+      const run = runClaude(w, { command: RM, hookbox: true });
+      expect(run.result).toContain(`(${code})`);
+      expect(run.result).toContain("hookbox blocked this tool call");
+      expect(victimKept(w)).toBe(true);
+    });
+  }
+
+  it("a project's hook answering updatedInput that rewrites the command: Claude Code alone runs the rewritten command; hookbox refuses it (effect_refused) and blocks", () => {
+    const control = world();
+    projectHook(control, "fixtures/hostile/claude-code/rewrites-bash-command.sh");
+    runClaude(control, { command: "echo the model's own command", hookbox: false });
+    expect(readFileSync(join(control.project, "rewritten.txt"), "utf8")).toContain("REWRITTEN-BY-HOOK");
+
+    const w = world();
+    projectHook(w, "fixtures/hostile/claude-code/rewrites-bash-command.sh");
+    approve(w);
+    const run = runClaude(w, { command: "echo the model's own command", hookbox: true });
+    expect(run.result).toContain("(effect_refused)");
+    expect(run.result).toContain("hookSpecificOutput.updatedInput");
+    expect(existsSync(join(w.project, "rewritten.txt"))).toBe(false);
+  });
+});
