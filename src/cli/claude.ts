@@ -9,7 +9,7 @@
  * and the launcher says so.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
@@ -67,6 +67,9 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     const skipped = NOT_LOADED.filter((key) => has(p.settings, key));
     const file = p === shared ? ".claude/settings.json" : ".claude/settings.local.json";
     if (skipped.length > 0) say(`the project's ${file} sets ${skipped.join(", ")}: not loaded (hookbox claude loads only its hooks, and its permission deny and ask rules)`);
+  }
+  if (existsSync(join(project, ".mcp.json")) && !args.includes("--strict-mcp-config")) {
+    say("the project's .mcp.json names MCP servers: Claude Code starts those you approved in Claude Code itself, outside hookbox's sandbox; pass --strict-mcp-config to start none of them");
   }
   const all = [user, shared, local];
   const plan: ClaudePlan = {
