@@ -97,4 +97,15 @@ describe(`policy.effects over pi's agent members (${ISOLATION} isolation)`, { ti
     expect(errors[0]!.error).toContain("policy.effects");
     expect(runner.getAllRegisteredTools()).toEqual([]);
   });
+
+  it("under untrusted a tool whose prompt guidelines go into the system prompt is refused at load as effect_refused; under confined it loads", async () => {
+    const { runner, errors } = await inPi([hostile("registers-tool-with-system-prompt-text.ts")], RESTRICTED);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.error).toContain("did not load (effect_refused)");
+    expect(errors[0]!.error).toContain(`pi.registerTool("lookup") with a promptGuidelines (text the agent adds to its system prompt),`);
+    expect(runner.getAllRegisteredTools()).toEqual([]);
+    const own = await inPi([hostile("registers-tool-with-system-prompt-text.ts")], "confined");
+    expect(own.errors).toEqual([]);
+    expect(own.runner.getAllRegisteredTools().map((t: Any) => t.definition?.name ?? t.name)).toEqual(["lookup"]);
+  });
 });

@@ -22,7 +22,8 @@ export const CARRIED_MEMBERS = Object.freeze([
  * up to one class): a member above the hook's grant is refused on the host as `effect_refused`,
  * naming it (src/bridge/host-bridge.ts, src/bridge/agent-gate.ts, src/extension/adapter.ts).
  * Keys are `pi` members, `ctx.<member>` and `ctx.ui.<member>` for the context's, and
- * `registerTool:built-in` for a tool named like one of the agent's own (it would replace it).
+ * `registerTool:built-in` for a tool named like one of the agent's own (it would replace it),
+ * `registerTool:prompt` for a tool with a `promptSnippet` or `promptGuidelines` (system prompt text).
  * `exec` changes nothing of the agent: what it may run is its own axis, `policy.exec`.
  * @type {Readonly<Record<string, "observe" | "restrict" | "substitute">>}
  */
@@ -50,6 +51,8 @@ export const MEMBER_EFFECTS = Object.freeze({
   sendMessage: "substitute", sendUserMessage: "substitute", setSessionName: "substitute", setLabel: "substitute",
   setActiveTools: "substitute", setModel: "substitute", setThinkingLevel: "substitute", "ctx.compact": "substitute",
   "registerTool:built-in": "substitute",
+  // A tool's `promptSnippet` and `promptGuidelines`: text the agent adds to the model's system prompt.
+  "registerTool:prompt": "substitute",
 });
 
 const NOT_YET = "not carried across the isolation boundary yet";

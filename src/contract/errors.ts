@@ -21,8 +21,8 @@ export const HOOK_ERROR_CODES = [
   "disabled",
   "restarting",
   "protocol_violation",
-  "not_approved",
   "effect_refused",
+  "not_approved",
 ] as const;
 export type HookErrorCode = (typeof HOOK_ERROR_CODES)[number];
 
@@ -118,9 +118,6 @@ export const Errors = {
   renderBudget: (hookPath: string, spentMs: number, budgetMs: number) =>
     new HookFailure("timeout", hookPath, "render",
       `${name(hookPath)} kept the host blocked in its renderers for ${spentMs} ms within one second, over the ${budgetMs} ms budget (the renderBudgetMs option); its messages and components use default rendering from now on (reload the hook to restore them). Reported once.`),
-  /** A project's module the user has not approved as it is now (or whose approvals cannot be read): not loaded. */
-  notApproved: (hookPath: string, reason: string) =>
-    new HookFailure("not_approved", hookPath, "load", `${name(hookPath)} was not loaded: ${reason}`),
   /**
    * A result field or in-place edit above what the hook's `policy.effects` grants (src/runner/effects.ts):
    * not applied. `kept`: what happened instead (the agent's own value was kept, the tool call was blocked).
@@ -132,6 +129,9 @@ export const Errors = {
   memberRefused: (hookPath: string, member: string, effect: string, grant: string) =>
     new HookFailure("effect_refused", hookPath, member,
       `${name(hookPath)} called ${member}, a ${effect} effect on the agent, which its policy.effects "${grant}" does not grant; it was refused. policy.effects: "${effect}" grants it, for a hook you trust to change what the agent does.`),
+  /** A project's module the user has not approved as it is now (or whose approvals cannot be read): not loaded. */
+  notApproved: (hookPath: string, reason: string) =>
+    new HookFailure("not_approved", hookPath, "load", `${name(hookPath)} was not loaded: ${reason}`),
   protocolViolation: (hookPath: string, detail: string, event = "worker") =>
     new HookFailure("protocol_violation", hookPath, event,
       `${name(hookPath)} sent a message outside the protocol, which was dropped: ${detail}`),

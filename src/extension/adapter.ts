@@ -109,7 +109,7 @@ export function isolate(paths: string[], options: IsolateOptions = {}, /** @inte
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
-      const replacing = replacedBuiltInTool(hook);
+      const replacing = refusedEffect(hook);
       if (replacing) {
         unloaded.push({ path: hook.path, code: replacing.code, error: replacing.message });
         await hook.dispose?.();
@@ -152,15 +152,22 @@ export function isolateConfig(file: string | URL): IsolatedExtension {
 }
 
 /**
- * A tool a module registered under one of the agent's built-in names would replace the agent's own
- * (a substitute effect, `MEMBER_EFFECTS["registerTool:built-in"]`): above the module's
- * policy.effects it is refused as `effect_refused`, naming it; otherwise `registrationRefusal`
- * refuses it as before.
+ * A registration that changes what the agent does, above the module's policy.effects: a tool under
+ * one of the agent's built-in names would replace the agent's own (`MEMBER_EFFECTS["registerTool:built-in"]`;
+ * under substitute `registrationRefusal` refuses it as before), a tool's prompt snippet or
+ * guidelines are system prompt text (`"registerTool:prompt"`). Refused as `effect_refused`, naming it.
  */
-function replacedBuiltInTool(hook: LoadedHook): HookFailure | undefined {
+function refusedEffect(hook: LoadedHook): HookFailure | undefined {
+  if (!(hook instanceof IsolatedHook)) return undefined;
+  const policy = hook.sandbox.options.policy;
   const name = registrationKeys(hook).find((key) => key.startsWith("tool:") && BUILT_IN_TOOLS.includes(key.slice(5)))?.slice(5);
-  if (name === undefined || !hook.sandbox) return undefined;
-  return memberRefusal(hook.sandbox.options.policy, hook.path, "registerTool:built-in", `pi.registerTool("${name}"), replacing the agent's built-in tool,`);
+  if (name !== undefined) return memberRefusal(policy, hook.path, "registerTool:built-in", `pi.registerTool("${name}"), replacing the agent's built-in tool,`);
+  // A tool's prompt snippet and guidelines are text the agent adds to the model's system prompt.
+  for (const tool of hook.registrations.tools ?? []) {
+    const field = tool.promptSnippet !== undefined ? "promptSnippet" : tool.promptGuidelines !== undefined ? "promptGuidelines" : undefined;
+    if (field) return memberRefusal(policy, hook.path, "registerTool:prompt", `pi.registerTool("${tool.name}") with a ${field} (text the agent adds to its system prompt),`);
+  }
+  return undefined;
 }
 
 /** What a loaded module registered that the adapter cannot carry, as a message; undefined when all of it crosses. */
