@@ -7,6 +7,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
 import { claudeHookFingerprint } from "../src/claude/approval.js";
@@ -61,6 +62,22 @@ describe("hookbox claude-hook's runner", () => {
     expect(changed.code).toBe(2);
     expect(changed.stderr).toContain(".claude/hooks/guard.sh differs");
     expect(changed.stderr).toContain("(not_approved)");
+  });
+
+  it.skipIf(!sandboxAvailability().ok)("runs an approved project hook with no network: a listener on the host's loopback is out of its reach", async () => {
+    const server = createServer((socket) => socket.end("hello"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const { dir, plan, store } = project(`#!/bin/bash\ncat >/dev/null\nif exec 3<>/dev/tcp/127.0.0.1/${port}; then echo connected >&2; else echo unreachable >&2; fi\nexit 2\n`);
+      store.approve(dir, [claudeHookFingerprint(dir, plan.hooks[0]!)]);
+      const answer = await route(plan);
+      expect(answer.code).toBe(2);
+      expect(answer.stderr).toContain("unreachable");
+      expect(answer.stderr).not.toContain("connected");
+    } finally {
+      server.close();
+    }
   });
 
   it("combines answers by Claude Code's rules: deny over ask over allow, contexts joined; a failure on PreToolUse blocks", () => {
