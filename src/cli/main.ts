@@ -84,7 +84,7 @@ export async function main(argv: string[], given: MainIO = processIO()): Promise
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(", ")}; see hookbox --help)\n`);
+    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).filter((c) => c !== "claude-hook").join(", ")}; see hookbox --help)\n`);
     return EXIT.usage;
   }
   try {
