@@ -66,6 +66,8 @@ export interface ProjectModule {
   policy: PolicyOption;
   /** How to pin it when it is not a module (a Claude Code hook: src/claude/approval.ts); default `fingerprint(path, policy)`. */
   pinned?: () => Fingerprint;
+  /** What it is, in messages (default "a module"). */
+  noun?: string;
 }
 
 /** The store in one folder. Every read goes to the file: an approval given in another terminal counts at once. */
@@ -105,7 +107,7 @@ export class ApprovalStore {
    */
   check(project: string, module: ProjectModule): HookFailure | undefined {
     const command = approvalCommand(project, typeof module.policy === "string" ? module.policy : "custom");
-    const refuse = (why: string) => Errors.notApproved(module.path, `it is a module of the project ${project}, and ${why}; every tool call is blocked until you review it and run: ${command}`);
+    const refuse = (why: string) => Errors.notApproved(module.path, `it is ${module.noun ?? "a module"} of the project ${project}, and ${why}; every tool call is blocked until you review it and run: ${command}`);
     let data: StoreData;
     try {
       data = this.read();

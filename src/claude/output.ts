@@ -141,5 +141,7 @@ function substitution(event: ClaudeHookEvent, output: ClaudeHookOutput): { name:
 }
 
 function refused(hook: HookLabel, event: string, field: string, why: string): HookFailure {
-  return Errors.effectRefused(hook.name, event, field, `substitute (${why})`, "restrict", event === "PreToolUse" ? "the tool call was blocked" : "the hook's answer was dropped");
+  const kept = event === "PreToolUse" ? "the tool call was blocked" : "the hook's answer was dropped";
+  return new HookFailure("effect_refused", hook.name, event,
+    `${hook.name} answered ${field} during ${event}, a substitute effect (${why}), which a project's hook does not get (policy.effects "restrict": it may block, deny or ask, with a reason); it was not applied (${kept}).`);
 }

@@ -64,7 +64,7 @@ async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent
     return interpretRun({ name, untrusted }, event, outcome);
   }
   const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
-  const notApproved = store.check(plan.project, { path: claudeHookKey(hook), policy: CLAUDE_PROJECT_POLICY, pinned: () => claudeHookFingerprint(plan.project, hook) });
+  const notApproved = store.check(plan.project, { path: claudeHookKey(hook), policy: CLAUDE_PROJECT_POLICY, pinned: () => claudeHookFingerprint(plan.project, hook), noun: "a Claude Code hook" });
   if (notApproved) return { kind: "failed", failure: notApproved };
   const avail = sandboxAvailability();
   if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };
