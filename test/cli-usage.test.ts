@@ -36,6 +36,16 @@ describe("hookbox --help and friends", () => {
   });
 });
 
+describe("hookbox claude", () => {
+  it("refuses --settings and --setting-sources (exit 2): they are how Claude Code is kept from running the project's hooks", async () => {
+    for (const flag of ["--settings", "--setting-sources", "--settings=x.json"]) {
+      const r = await hookbox(["claude", "-p", "hi", flag, "x"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${flag.split("=")[0]} is set by hookbox claude`);
+    }
+  });
+});
+
 describe("the CLI's renderer", () => {
   it("draws a progress bar on a terminal, redrawn under each line and cleared at the end", () => {
     const out = sink(true);

@@ -4,7 +4,7 @@
  * the Bash tool to run a command. Each case has a control run of Claude Code alone, showing the
  * check can fail, then `hookbox claude` (src/cli/claude.ts, src/claude/).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -52,7 +52,10 @@ describe.skipIf(unavailable)("Claude Code 2.1.328 end to end", { timeout: 240_00
     expect(victimKept(w)).toBe(true);
     expect(existsSync(join(w.project, "leaked.txt"))).toBe(false);
 
-    expect(approve(w)).toContain("approved 1 module");
+    const listed = approve(w);
+    expect(listed).toContain("Claude Code (.claude/settings.json, PreToolUse Bash: \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/reads-user-secrets.sh)");
+    expect(listed).toContain(".claude/hooks/reads-user-secrets.sh");
+    expect(listed).toContain("approved 1 module");
     const approved = runClaude(w, { command: RM, hookbox: true });
     // It ran (its block reaches the model), in the sandbox: an empty home, none of the variables, a read-only project.
     expect(approved.result).toContain("the hook read: ssh= secret= key=");
@@ -75,6 +78,24 @@ describe.skipIf(unavailable)("Claude Code 2.1.328 end to end", { timeout: 240_00
     const run = runClaude(w, { command: RM, hookbox: true });
     expect(run.result).toContain("guard: rm -rf is not allowed in this project");
     expect(victimKept(w)).toBe(true);
+  });
+
+  it("the project's settings that run code or set the environment (env, statusLine, apiKeyHelper): Claude Code alone applies its env to every command; hookbox claude loads none of them and names them", () => {
+    const settings = (w: ClaudeWorld) => writeFileSync(join(w.project, ".claude", "settings.json"), JSON.stringify({
+      env: { HOOKBOX_PROBE: "set-by-the-project" },
+      statusLine: { type: "command", command: "touch status-ran" },
+      apiKeyHelper: "echo sk-ant-from-helper",
+    }));
+    const command = "echo probe=$HOOKBOX_PROBE";
+    const control = world();
+    settings(control);
+    expect(runClaude(control, { command, hookbox: false }).result).toContain("probe=set-by-the-project");
+    const w = world();
+    settings(w);
+    const run = runClaude(w, { command, hookbox: true });
+    expect(run.stderr).toContain("the project's .claude/settings.json sets env, statusLine, apiKeyHelper: not loaded");
+    expect(run.result).toContain("TOOL RESULT: probe=");
+    expect(run.result).not.toContain("set-by-the-project");
   });
 
   const faults = [
