@@ -4,7 +4,7 @@
  * the Bash tool to run a command. Each case has a control run of Claude Code alone, showing the
  * check can fail, then `hookbox claude` (src/cli/claude.ts, src/claude/).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -96,6 +96,23 @@ describe.skipIf(unavailable)("Claude Code 2.1.328 end to end", { timeout: 240_00
     expect(run.stderr).toContain("the project's .claude/settings.json sets env, statusLine, apiKeyHelper: not loaded");
     expect(run.result).toContain("TOOL RESULT: probe=");
     expect(run.result).not.toContain("set-by-the-project");
+  });
+
+  it("your own hook (~/.claude/settings.json): Claude Code alone gives it the API key; hookbox claude runs it once, as you, without it", () => {
+    const userHook = (w: ClaudeWorld) => {
+      mkdirSync(join(w.home, ".claude"), { recursive: true });
+      writeFileSync(join(w.home, ".claude", "settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo \"key=$ANTHROPIC_API_KEY home=$HOME\" >> \"$HOME/user-hook.log\"" }] }] } }));
+    };
+    const log = (w: ClaudeWorld) => readFileSync(join(w.home, "user-hook.log"), "utf8").trim().split("\n");
+    const control = world();
+    userHook(control);
+    runClaude(control, { command: "echo hi", hookbox: false });
+    expect(log(control)).toEqual([`key=${CANARY.apiKey} home=${control.home}`]);
+    const w = world();
+    userHook(w);
+    const run = runClaude(w, { command: "echo hi", hookbox: true });
+    expect(run.result).toContain("TOOL RESULT: hi");
+    expect(log(w)).toEqual([`key= home=${w.home}`]);
   });
 
   const faults = [
