@@ -49,6 +49,7 @@ describe.skipIf(unavailable)("Claude Code 2.1.328 end to end", { timeout: 240_00
     expect(unapproved.code, unapproved.stderr).toBe(0);
     expect(unapproved.result).toContain("(not_approved)");
     expect(unapproved.result).toContain(`npx hookbox trust ${w.project}`);
+    expect(unapproved.stderr).toContain("1 of the project's Claude Code hooks is not approved as it is");
     expect(victimKept(w)).toBe(true);
     expect(existsSync(join(w.project, "leaked.txt"))).toBe(false);
 

@@ -15,6 +15,8 @@ import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings, CLAUDE_HOOK_EVENTS, type ParsedSettings } from "../claude/settings.js";
 import { routeEvent, type ClaudePlan } from "../claude/router.js";
+import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
+import { ApprovalStore, approvalCommand } from "../approval/store.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
@@ -79,6 +81,8 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     maxOutputBytes: DEFAULTS.shellOutputBytes,
   };
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
+  const pending = pendingApprovals(plan);
+  if (pending > 0) say(`${pending} of the project's Claude Code hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
   const dir = mkdtempSync(join(tmpdir(), "hookbox-claude-"));
   try {
     const planFile = join(dir, "plan.json");
@@ -93,6 +97,12 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** How many of the project's hooks the approvals store does not approve as they are now. */
+function pendingApprovals(plan: ClaudePlan): number {
+  const store = new ApprovalStore();
+  return plan.hooks.filter((h) => h.source !== "user" && store.check(plan.project, { path: claudeHookKey(h), policy: CLAUDE_PROJECT_POLICY, pinned: () => claudeHookFingerprint(plan.project, h), noun: "a Claude Code hook" }) !== undefined).length;
 }
 
 function has(settings: Record<string, unknown>, key: string): boolean {
