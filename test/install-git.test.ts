@@ -6,11 +6,17 @@
  * checkout's HEAD (what is committed), like any git URL.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "./helpers/files.js";
 import { ROOT } from "./helpers/host.js";
+import { installPi, piUnavailable, piWorld, runPi } from "./support/pi-agent.js";
+
+/** README "Use it in pi": the file a pi user writes (test/pack.test.ts checks the README shows exactly this). */
+const ISOLATED = `import { isolate } from "hookbox/extension";
+export default isolate(["./guard.ts"]);
+`;
 
 const env = { ...process.env, npm_config_update_notifier: "false" };
 let project: string;
@@ -49,6 +55,25 @@ describe("npm install from a git URL of a fresh clone", { timeout: 60_000 }, () 
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe("function function function function\n");
   });
+
+  it("README \"Use it in pi\" runs as written in that npm 11 project (\"type\": \"commonjs\"): pi -e ./isolated.ts blocks the model's rm -rf", (ctx) => {
+    expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("```ts\n// isolated.ts\n" + ISOLATED + "```");
+    const why = piUnavailable();
+    if (why) {
+      console.log(`test/install-git.test.ts: the pi run skipped: ${why}`);
+      ctx.skip();
+    }
+    const cli = installPi();
+    const world = { ...piWorld(), project };
+    copyFileSync(join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts"), join(project, "guard.ts"));
+    writeFileSync(join(project, "isolated.ts"), ISOLATED);
+    mkdirSync(join(project, "build"), { recursive: true });
+    writeFileSync(join(project, "build", "keep.txt"), "precious");
+    const r = runPi(cli, world, { command: `rm -rf ${join(project, "build")}`, extensions: ["./isolated.ts"] });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.toolResult).toBe(`guard refused: rm -rf ${join(project, "build")}`);
+    expect(existsSync(join(project, "build", "keep.txt"))).toBe(true);
+  }, 300_000);
 
   it("requires as CommonJS on a Node that allows require(esm), else says ERR_REQUIRE_ESM", () => {
     writeFileSync(join(project, "probe.js"), `const h = require("hookbox");\nconst e = require("hookbox/extension");\nconsole.log(typeof h.loadHooks, typeof e.isolate);\n`);
