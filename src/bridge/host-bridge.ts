@@ -105,23 +105,24 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
   let setupSession: SessionManager | undefined;
 
   const impl: Record<string, Impl> = {
-    // Every text a prompt shows passes the terminal-text gate (src/gates/terminal-text.ts).
+    // Every text a prompt shows passes the terminal-text gate (src/gates/terminal-text.ts). A title
+    // keeps its newlines and tabs ("Dangerous command:\n\n  rm -rf build\n\nAllow?"), as in-process.
     // The answer is the hook's own option (a tab in it was shown as spaces), not the text shown.
     [METHOD.select]: async ([title, options]: [string, string[]]) => {
       const shown = options.map(line);
-      const picked = await surface.ui().select(line(title), shown);
+      const picked = await surface.ui().select(lines(title), shown);
       const index = picked === undefined ? -1 : shown.indexOf(picked);
       return index >= 0 ? options[index] : picked;
     },
-    [METHOD.confirm]: ([title, message]) => surface.ui().confirm(line(title), lines(message)),
-    [METHOD.input]: ([title, placeholder]) => surface.ui().input(line(title), placeholder === undefined ? undefined : line(placeholder)),
+    [METHOD.confirm]: ([title, message]) => surface.ui().confirm(lines(title), lines(message)),
+    [METHOD.input]: ([title, placeholder]) => surface.ui().input(lines(title), placeholder === undefined ? undefined : line(placeholder)),
     [METHOD.editor]: async ([title, prefill, signalId]) => {
       const shown = prefill === undefined ? undefined : lines(prefill);
-      if (signalId === undefined) return surface.ui().editor(line(title), shown);
+      if (signalId === undefined) return surface.ui().editor(lines(title), shown);
       const controller = new AbortController();
       editorSignals.set(signalId, controller);
       try {
-        return await surface.ui().editor(line(title), shown, { signal: controller.signal });
+        return await surface.ui().editor(lines(title), shown, { signal: controller.signal });
       } finally {
         editorSignals.delete(signalId);
       }
