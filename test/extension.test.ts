@@ -154,6 +154,18 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     ]);
   });
 
+  it('under policy.modelRegistry "all" every method of pi\'s registry crosses (getApiKeyAndHeaders), and one it lacks is the agent\'s gap, not a violation of the module', async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("calls-registry-beyond-contract.ts")], { policy: { modelRegistry: "all" } });
+    const { entry } = bindAgent(runner, runtime, entries);
+    runner.modelRegistry.getApiKeyAndHeaders = async (model: { provider: string }) => ({ ok: true, apiKey: `key-of-${model.provider}`, headers: {} });
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    expect(entry("registry")).toEqual({
+      getApiKeyAndHeaders: { value: { ok: true, apiKey: "key-of-fake", headers: {} } },
+      notARegistryMethod: { error: "ctx.modelRegistry.notARegistryMethod(): the host's modelRegistry has no notARegistryMethod() method (the host's set-up, not this hook's fault)" },
+    });
+  });
+
   it("an isolated module's ctx.ui reaches pi's UI: select, confirm, input, editor, notify, setStatus, editor text and custom() (pi's factory arity), texts gated", async () => {
     const { runner, errors, entries, runtime } = await inPi([ext("asks-through-the-agent-ui.ts")]);
     const { calls, notified, entry } = bindAgent(runner, runtime, entries);

@@ -5,7 +5,6 @@
  * to a worker. The sandbox's one bridge (`bridge.ts`) calls these.
  */
 import { Errors } from "../contract/errors.js";
-import { MODEL_REGISTRY_METHODS } from "../contract/agent-types.js";
 import { HostLacksMethod, type HostObject } from "./host-setup.js";
 import { presets } from "../policy/policy.js";
 import { registryAnswer, registryRefusal } from "./model-registry-gate.js";
@@ -75,7 +74,6 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
   return fn.apply(target, args);
 }
 
-const REGISTRY_CONTRACT: ReadonlySet<string> = new Set(MODEL_REGISTRY_METHODS);
 
 /**
  * Rows `bridge.ts` serves itself: `transform` (from load on), host modules (src/bridge/host-modules.ts),
@@ -172,7 +170,9 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.modelRegistry]: ([name, args]) => {
       const refused = registryRefusal(gate.policy, name);
       if (refused) throw new Error(refused);
-      return later.wrap(`modelRegistry.${name}`, registryAnswer(gate.policy, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args, REGISTRY_CONTRACT.has(name) ? "modelRegistry" : undefined)));
+      // Past the gate a name is a method the policy lets the hook call ("all": any the host's registry
+      // has, such as pi's getApiKeyAndHeaders); one the host's registry lacks is the host's gap, not the hook's fault.
+      return later.wrap(`modelRegistry.${name}`, registryAnswer(gate.policy, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args, "modelRegistry")));
     },
     [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args, "sessionManager")),
     [METHOD.await]: ([id]) => later.take(id),
