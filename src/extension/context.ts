@@ -22,7 +22,7 @@ export interface AgentContext {
   hasPendingMessages(): boolean;
   getContextUsage?(): unknown;
   getSystemPrompt?(): string;
-  compact?(options?: { customInstructions?: string }): void;
+  compact?(options?: { customInstructions?: string; onComplete?: (result: unknown) => void; onError?: (error: Error) => void }): void;
   shutdown?(): void;
 }
 
@@ -60,6 +60,12 @@ export function agentAccess(pi: Record<string, any>, live: LiveAgentContext): Ag
       if (typeof pi.setModel !== "function") throw new Error("the agent's setModel is not available in this version of the agent");
       return pi.setModel(model);
     },
+    // pi calls back when the compaction ends; the module's own callbacks run in its worker on the answer.
+    compact: (options) => new Promise((resolve, reject) => {
+      const compact = live.require().compact;
+      if (typeof compact !== "function") throw new Error("the agent's compact is not available in this version of the agent");
+      compact.call(live.require(), { ...options, onComplete: resolve, onError: reject });
+    }),
   };
 }
 
