@@ -149,7 +149,8 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
       ["sendUserMessage", "go on", { deliverAs: "followUp" }],
       // The registry's own model object, not the one the module built (its baseUrl never reaches pi).
       ["setModel", { provider: "fake", id: "m2", name: "Model 2", baseUrl: "http://127.0.0.1:1/v1" }],
-      ["compact", { customInstructions: "keep it short" }], ["ui.setWidget", "progress", ["step 1", "step 2"], { placement: "belowEditor" }],
+      // The module gave onComplete: pi gets callbacks that answer the module.
+      ["compact", { customInstructions: "keep it short", onComplete: expect.any(Function), onError: expect.any(Function) }], ["ui.setWidget", "progress", ["step 1", "step 2"], { placement: "belowEditor" }],
       ["ui.setTitle", "working"], ["shutdown"],
     ]);
   });
