@@ -8,16 +8,20 @@
  *   worker mode) and with the same 10 as `-e` extensions in pi's process; alternated, the figure
  *   is the median of per-pair ratios;
  * - tool_call: pi's own loader and runner in this process, `emitToolCall` through an isolated
- *   guard against the same guard loaded natively by pi, in alternating rounds;
- * - memory: the RSS this process and its children gain per isolated extension (worker, sandbox),
- *   measured in a fresh process of its own.
+ *   guard against the same guard loaded natively by pi, in alternating rounds; and the same guard
+ *   sandboxed against it in process isolation, alternated;
+ * - memory: the private memory, PSS and RSS (smaps_rollup, bench/lib/smaps.ts) this process and
+ *   its children gain per isolated extension (worker, process, sandbox), measured in a fresh
+ *   process of its own.
+ *
+ * Every ratio is the median of rounds alternated within this run, printed with their spread.
  *
  *   npm run bench:extension               table
  *   npm run bench:extension -- --json     table, then one JSON object as the last line
  *   npx tsx bench/extension.ts --quick --json   one iteration of each (CI smoke: the shape, not the numbers)
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,7 +32,7 @@ import { importPi, examplesDir, type Pi } from "../scripts/pi-examples.js";
 import { installPi, installPiDir, piUnavailable, piWorldIn, runPi, type PiRun, type PiWorld } from "../test/support/pi-run.js";
 import { settledRss } from "./lib/memory.js";
 import { interleave, medianRatio, sleep, summarize, type Plan, type Summary } from "./lib/measure.js";
-import { descendantsRssKb } from "./lib/sandbox.js";
+import { descendantsKb, describeMb, perUnitMb, smapsRollupKb, subKb } from "./lib/smaps.js";
 import { ms, report, spread, us, type Row } from "./lib/table.js";
 
 const { values: args } = parseArgs({
@@ -67,6 +71,8 @@ function builtExtension(): string {
     progress("building hookbox (tsc -p tsconfig.build.json) into .cache/bench-extension");
     rmSync(out, { recursive: true, force: true });
     execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", out], { stdio: "inherit" });
+    // As `npm run build` does: the sandbox refuses to start without its seccomp filter.
+    cpSync(join(ROOT, "src", "isolation", "bubblewrap", "seccomp"), join(out, "src", "isolation", "bubblewrap", "seccomp"), { recursive: true });
   }
   return entry;
 }
@@ -74,7 +80,11 @@ function builtExtension(): string {
 // ---------------------------------------------------------------------------------------------
 // Agent start: pi -p with 10 extensions, isolated against in-process.
 
-interface StartFigures { ratio: number; isolated: Summary; native: Summary; bare: Summary; isolatedTotal: Summary; nativeTotal: Summary }
+interface StartFigures {
+  ratio: number; rounds: number[]; isolated: Summary; native: Summary; bare: Summary; isolatedTotal: Summary; nativeTotal: Summary;
+  /** The same 10 sandboxed, where bubblewrap runs. */
+  sandbox?: { ratio: number; rounds: number[]; start: Summary };
+}
 
 function checked(run: PiRun, what: string): PiRun {
   // A run whose extensions did not load would be fast for the wrong reason.
@@ -97,25 +107,34 @@ function agentStart(plan: Plan): StartFigures {
 
 function runStarts(plan: Plan, cli: string, ten: string[], world: PiWorld): StartFigures {
   const isolatedFile = join(world.project, "isolated.ts");
-  writeFileSync(isolatedFile, `import { isolate } from ${JSON.stringify(builtExtension())};\nexport default isolate(${JSON.stringify(ten)});\n`);
+  const sandboxedFile = join(world.project, "sandboxed.ts");
+  const built = JSON.stringify(builtExtension());
+  writeFileSync(isolatedFile, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(ten)});\n`);
+  writeFileSync(sandboxedFile, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(ten)}, { isolation: "sandbox" });\n`);
   const command = "ls";
   const runs = {
     isolated: () => checked(runPi(cli, world, { command, extensions: [isolatedFile] }), "10 isolated extensions"),
     native: () => checked(runPi(cli, world, { command, extensions: ten }), "10 in-process extensions"),
     bare: () => checked(runPi(cli, world, { command }), "no extension"),
+    sandboxed: () => checked(runPi(cli, world, { command, extensions: [sandboxedFile] }), "10 sandboxed extensions"),
   };
-  for (let i = 0; i < plan.warmup; i++) for (const run of Object.values(runs)) run();
-  const out = { isolated: [] as PiRun[], native: [] as PiRun[], bare: [] as PiRun[] };
+  const keys = sandboxAvailability().ok ? (["native", "isolated", "sandboxed", "bare"] as const) : (["native", "isolated", "bare"] as const);
+  for (let i = 0; i < plan.warmup; i++) for (const key of keys) runs[key]();
+  const out = { isolated: [] as PiRun[], native: [] as PiRun[], bare: [] as PiRun[], sandboxed: [] as PiRun[] };
   for (let i = 0; i < plan.iterations; i++) {
     // Alternate the order so a slow stretch of the shared machine does not land on one side only.
-    const order = i % 2 === 0 ? (["native", "isolated", "bare"] as const) : (["isolated", "native", "bare"] as const);
+    const order = i % 2 === 0 ? keys : [...keys].reverse();
     for (const key of order) out[key].push(runs[key]());
   }
   const start = (r: PiRun[]) => r.map((x) => x.firstRequestMs);
+  const against = (r: PiRun[]) => r.map((x, i) => x.firstRequestMs / out.native[i]!.firstRequestMs);
+  const rounds = against(out.isolated);
+  const sandboxRounds = against(out.sandboxed);
   return {
-    ratio: summarize(out.isolated.map((r, i) => r.firstRequestMs / out.native[i]!.firstRequestMs)).median,
+    ratio: summarize(rounds).median, rounds,
     isolated: summarize(start(out.isolated)), native: summarize(start(out.native)), bare: summarize(start(out.bare)),
     isolatedTotal: summarize(out.isolated.map((r) => r.elapsedMs)), nativeTotal: summarize(out.native.map((r) => r.elapsedMs)),
+    sandbox: out.sandboxed.length ? { ratio: summarize(sandboxRounds).median, rounds: sandboxRounds, start: summarize(start(out.sandboxed)) } : undefined,
   };
 }
 
@@ -129,7 +148,30 @@ function runnerOf(pi: Pi, extensions: unknown[], runtime: unknown) {
   return runner;
 }
 
-async function toolCall(pi: Pi, plan: Plan): Promise<{ ratio: number; isolated: Summary; native: Summary }> {
+/** pi's runner over the guard isolated as `isolation` says, its session started. */
+async function isolatedGuard(pi: Pi, isolation: "worker" | "process" | "sandbox") {
+  const runtime = pi.loader.createExtensionRuntime();
+  const runner = runnerOf(pi, [await pi.loader.loadExtensionFromFactory(isolate([GUARD], { isolation }), ROOT, undefined, runtime, `<${isolation}>`)], runtime);
+  await runner.emit({ type: "session_start", reason: "startup" });
+  if (await runner.emitToolCall({ ...TOOL_CALL, input: { command: "rm -rf /tmp/x" } }) === undefined) throw new Error(`the ${isolation} guard did not block`);
+  return runner;
+}
+
+interface PairFigure { ratio: number; rounds: number[]; a: Summary; b: Summary }
+
+/** The guard sandboxed against the same guard in process isolation: what the sandbox adds to a call. */
+async function sandboxToolCall(pi: Pi, plan: Plan): Promise<PairFigure> {
+  const sandboxed = await isolatedGuard(pi, "sandbox");
+  const processed = await isolatedGuard(pi, "process");
+  try {
+    const paired = await interleave(() => sandboxed.emitToolCall(TOOL_CALL), () => processed.emitToolCall(TOOL_CALL), plan);
+    return { ratio: medianRatio(paired), rounds: paired.ratios, a: summarize(paired.a), b: summarize(paired.b) };
+  } finally {
+    await Promise.all([sandboxed, processed].map((r) => r.emit({ type: "session_shutdown", reason: "quit" })));
+  }
+}
+
+async function toolCall(pi: Pi, plan: Plan): Promise<{ ratio: number; rounds: number[]; isolated: Summary; native: Summary }> {
   const runtime = pi.loader.createExtensionRuntime();
   const isolated = runnerOf(pi, [await pi.loader.loadExtensionFromFactory(isolate([GUARD]), ROOT, undefined, runtime, "<isolated>")], runtime);
   const loaded = await pi.loader.loadExtensions([GUARD], ROOT);
@@ -138,7 +180,7 @@ async function toolCall(pi: Pi, plan: Plan): Promise<{ ratio: number; isolated: 
     await isolated.emit({ type: "session_start", reason: "startup" });
     for (const r of [isolated, native]) if (await r.emitToolCall({ ...TOOL_CALL, input: { command: "rm -rf /tmp/x" } }) === undefined) throw new Error("the guard did not block");
     const paired = await interleave(() => isolated.emitToolCall(TOOL_CALL), () => native.emitToolCall(TOOL_CALL), plan);
-    return { ratio: medianRatio(paired), isolated: summarize(paired.a), native: summarize(paired.b) };
+    return { ratio: medianRatio(paired), rounds: paired.ratios, isolated: summarize(paired.a), native: summarize(paired.b) };
   } finally {
     await isolated.emit({ type: "session_shutdown", reason: "quit" });
   }
@@ -147,11 +189,13 @@ async function toolCall(pi: Pi, plan: Plan): Promise<{ ratio: number; isolated: 
 // ---------------------------------------------------------------------------------------------
 // Memory per isolated extension, in a fresh process.
 
-type Isolation = "worker" | "sandbox";
+type Isolation = "worker" | "process" | "sandbox";
 
-interface MemoryFigure { host: number; children: number }
+type Mb = ReturnType<typeof perUnitMb>;
+interface MemoryFigure { host: Mb; children: Mb }
+const totalMb = (m: MemoryFigure): Mb => ({ rss: m.host.rss + m.children.rss, pss: m.host.pss + m.children.pss, priv: m.host.priv + m.children.priv });
 
-/** In the child: MB this process (host) and its descendants (children) gain per isolated extension, over `count` of them. */
+/** In the child: MB this process (host) and its descendants (children) gain per isolated extension, over `count` of them (private, PSS, RSS). */
 async function memoryInChild(pi: Pi, isolation: Isolation, count: number): Promise<MemoryFigure> {
   const load = async (n: number) => {
     const runtime = pi.loader.createExtensionRuntime();
@@ -164,14 +208,16 @@ async function memoryInChild(pi: Pi, isolation: Isolation, count: number): Promi
   const warm = await load(1);
   await warm.emit({ type: "session_shutdown", reason: "quit" });
   await sleep(300);
-  const host0 = settledRss() / 1024;
-  const children0 = descendantsRssKb();
+  settledRss();
+  const host0 = smapsRollupKb();
+  const children0 = descendantsKb();
   const runner = await load(count);
   await sleep(500);
-  const host = settledRss() / 1024 - host0;
-  const children = descendantsRssKb() - children0;
+  settledRss();
+  const host = subKb(smapsRollupKb(), host0);
+  const children = subKb(descendantsKb(), children0);
   await runner.emit({ type: "session_shutdown", reason: "quit" });
-  return { host: host / count / 1024, children: children / count / 1024 };
+  return { host: perUnitMb(host, count), children: perUnitMb(children, count) };
 }
 
 function memoryInFreshProcess(isolation: Isolation, count: number): Promise<MemoryFigure> {
@@ -184,7 +230,7 @@ function memoryInFreshProcess(isolation: Isolation, count: number): Promise<Memo
     child.once("exit", (code) => {
       try {
         const value = JSON.parse(out.trim().split("\n").pop()!) as MemoryFigure;
-        if (code === 0 && Number.isFinite(value.host) && Number.isFinite(value.children)) return resolve(value);
+        if (code === 0 && [value.host, value.children].every((m) => [m.rss, m.pss, m.priv].every(Number.isFinite))) return resolve(value);
       } catch { /* reported below */ }
       reject(new Error(`memory (${isolation}) exited ${code}: ${out}`));
     });
@@ -205,28 +251,47 @@ async function main(): Promise<void> {
     progress(`pi -p start, 10 extensions isolated / in-process, ${PLANS.start.iterations} alternated runs`);
     const st = agentStart(PLANS.start);
     rows.push(
-      { key: "agent_start_ratio", value: st.ratio, unit: "x", target: { op: "<=", value: 1.5 },
+      { key: "agent_start_ratio", value: st.ratio, rounds: st.rounds, unit: "x", target: { op: "<=", value: 1.5 },
         detail: `pi -p to the first model request, 10 isolated (worker) ${spread(st.isolated, ms)} / 10 in pi's process ${spread(st.native, ms)}; no extension ${spread(st.bare, ms)}` },
+      ...(st.sandbox ? [{ key: "agent_start_sandbox_ratio", value: st.sandbox.ratio, rounds: st.sandbox.rounds, unit: "x",
+        detail: `the same, 10 sandboxed ${spread(st.sandbox.start, ms)} / 10 in pi's process` }] : []),
       { key: "agent_run_isolated_ms", value: st.isolatedTotal.median, unit: "ms",
         detail: `pi -p spawn to exit (two model turns, one bash tool call), 10 isolated ${spread(st.isolatedTotal, ms)} / in pi's process ${spread(st.nativeTotal, ms)}` },
     );
   }
   progress("tool_call through pi's runner: isolated guard / the same guard in pi's process");
   const tc = await toolCall(pi, PLANS.rtt);
-  rows.push({ key: "agent_tool_call_ratio", value: tc.ratio, unit: "x",
+  rows.push({ key: "agent_tool_call_ratio", value: tc.ratio, rounds: tc.rounds, unit: "x",
     detail: `pi's emitToolCall, guard isolated (worker) ${spread(tc.isolated, us)} / the same guard in pi's process ${spread(tc.native, us)}` });
-  progress(`memory per isolated extension over ${PLANS.workers} (worker) and ${PLANS.sandboxes} (sandbox), fresh processes`);
-  const mb = (m: MemoryFigure) => `host ${m.host.toFixed(1)} MB + children ${m.children.toFixed(1)} MB`;
-  const worker = await memoryInFreshProcess("worker", PLANS.workers);
-  rows.push({ key: "extension_worker_rss_mb", value: worker.host + worker.children, unit: "MB", target: { op: "<=", value: 15 },
-    detail: `RSS gained per isolated extension (worker), over ${PLANS.workers}: ${mb(worker)}` });
   const canSandbox = sandboxAvailability();
   if (canSandbox.ok) {
+    progress("tool_call through pi's runner: sandboxed guard / the same guard in process isolation");
+    const sc = await sandboxToolCall(pi, { warmup: PLANS.rtt.warmup, iterations: Math.min(PLANS.rtt.iterations, 1000) });
+    rows.push({ key: "agent_tool_call_sandbox_process_ratio", value: sc.ratio, rounds: sc.rounds, unit: "x", target: { op: "<=", value: 1.2 },
+      detail: `pi's emitToolCall, guard sandboxed ${spread(sc.a, us)} / the same guard in process isolation ${spread(sc.b, us)}` });
+  }
+  progress(`memory per isolated extension over ${PLANS.workers} (worker) and ${PLANS.sandboxes} (process, sandbox), fresh processes`);
+  const mb = (m: MemoryFigure) => `${describeMb(totalMb(m))} (host: private ${m.host.priv.toFixed(1)} MB; children: private ${m.children.priv.toFixed(1)} MB)`;
+  const worker = await memoryInFreshProcess("worker", PLANS.workers);
+  rows.push(
+    { key: "extension_worker_private_mb", value: totalMb(worker).priv, unit: "MB", target: { op: "<=", value: 5 },
+      detail: `gained per isolated extension (worker), over ${PLANS.workers}: ${mb(worker)}` },
+    { key: "extension_worker_pss_mb", value: totalMb(worker).pss, unit: "MB", detail: "the same, PSS" },
+    { key: "extension_worker_rss_mb", value: totalMb(worker).rss, unit: "MB", target: { op: "<=", value: 15 }, detail: "the same, RSS" },
+  );
+  if (canSandbox.ok) {
+    const processed = await memoryInFreshProcess("process", PLANS.sandboxes);
+    rows.push({ key: "extension_process_private_mb", value: totalMb(processed).priv, unit: "MB",
+      detail: `the same, process isolation, over ${PLANS.sandboxes}: ${mb(processed)}` });
     const sandboxed = await memoryInFreshProcess("sandbox", PLANS.sandboxes);
-    rows.push({ key: "extension_sandbox_rss_mb", value: sandboxed.host + sandboxed.children, unit: "MB", target: { op: "<=", value: 50 },
-      detail: `the same, sandbox isolation, over ${PLANS.sandboxes}: ${mb(sandboxed)} (bwrap's monitor and init, node)` });
+    rows.push(
+      { key: "extension_sandbox_private_mb", value: totalMb(sandboxed).priv, unit: "MB", target: { op: "<=", value: 10 },
+        detail: `the same, sandbox isolation, over ${PLANS.sandboxes}: ${mb(sandboxed)} (bwrap's monitor and init, node)` },
+      { key: "extension_sandbox_pss_mb", value: totalMb(sandboxed).pss, unit: "MB", detail: "the same, PSS" },
+      { key: "extension_sandbox_rss_mb", value: totalMb(sandboxed).rss, unit: "MB", target: { op: "<=", value: 50 }, detail: "the same, RSS" },
+    );
   } else {
-    progress(`sandbox memory skipped: ${canSandbox.reason}`);
+    progress(`sandbox figures skipped: ${canSandbox.reason}`);
   }
   report(rows, args.json);
 }

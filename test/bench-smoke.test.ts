@@ -13,9 +13,10 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const KEYS = [
   "tool_call_rtt_ratio", "unsubscribed_emit_us", "unsubscribed_emit_messages", "pipelined_throughput_ratio",
   "context_1mb_ratio", "context_1mb_passthrough_ratio", "startup_ratio", "cold_startup_ms", "warm_startup_ms",
-  "idle_worker_rss_mb", "in_process_ratio",
+  "idle_worker_rss_mb", "idle_worker_private_mb", "idle_worker_pss_mb", "in_process_ratio",
   // Sandbox figures, where bubblewrap can run (the bench says why it skips them elsewhere).
-  ...(sandboxAvailability().ok ? ["sandbox_startup_ratio", "sandbox_startup_ratio_js", "sandbox_rtt_ratio", "sandbox_idle_rss_mb"] : []),
+  ...(sandboxAvailability().ok ? ["sandbox_startup_ratio", "sandbox_startup_ratio_js", "sandbox_rtt_ratio", "sandbox_idle_rss_mb",
+    "sandbox_idle_private_mb", "sandbox_idle_pss_mb", "process_idle_private_mb"] : []),
 ];
 
 test("bench --quick --json prints one JSON object with every figure as a finite number on its last line", async () => {
@@ -32,8 +33,10 @@ test("bench --quick --json prints one JSON object with every figure as a finite 
 // the sandbox's memory needs bubblewrap. The bench says why it skips either.
 const EXTENSION_KEYS = [
   ...(piUnavailable() === undefined ? ["agent_start_ratio", "agent_run_isolated_ms"] : []),
-  "agent_tool_call_ratio", "extension_worker_rss_mb",
-  ...(sandboxAvailability().ok ? ["extension_sandbox_rss_mb"] : []),
+  ...(piUnavailable() === undefined && sandboxAvailability().ok ? ["agent_start_sandbox_ratio"] : []),
+  "agent_tool_call_ratio", "extension_worker_private_mb", "extension_worker_pss_mb", "extension_worker_rss_mb",
+  ...(sandboxAvailability().ok ? ["agent_tool_call_sandbox_process_ratio", "extension_process_private_mb",
+    "extension_sandbox_private_mb", "extension_sandbox_pss_mb", "extension_sandbox_rss_mb"] : []),
 ];
 
 test("bench/extension.ts --quick --json prints every figure of the extension adapter as a finite number on its last line", async () => {

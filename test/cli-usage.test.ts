@@ -32,7 +32,17 @@ describe("hookbox --help and friends", () => {
   it("rejects an unknown command with exit 2, naming it and the commands there are", async () => {
     const r = await hookbox(["fire"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('hookbox: unknown command "fire" (commands: check, emit, replay, trust; see hookbox --help)\n');
+    expect(r.stderr).toBe('hookbox: unknown command "fire" (commands: check, emit, replay, trust, claude; see hookbox --help)\n');
+  });
+});
+
+describe("hookbox claude", () => {
+  it("refuses --settings and --setting-sources (exit 2): they are how Claude Code is kept from running the project's hooks", async () => {
+    for (const flag of ["--settings", "--setting-sources", "--settings=x.json"]) {
+      const r = await hookbox(["claude", "-p", "hi", flag, "x"]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${flag.split("=")[0]} is set by hookbox claude`);
+    }
   });
 });
 
@@ -96,7 +106,7 @@ describe("the CLI's documentation", () => {
     const { readFileSync } = await import("node:fs");
     const docs = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    for (const args of [["--help"], ["check", "--help"], ["emit", "--help"], ["replay", "--help"], ["trust", "--help"]]) {
+    for (const args of [["--help"], ["check", "--help"], ["emit", "--help"], ["replay", "--help"], ["trust", "--help"], ["claude", "--help"]]) {
       const r = await hookbox(args);
       expect(docs).toContain(`\`\`\`\n${r.stdout}\`\`\``);
     }

@@ -2,7 +2,7 @@
  * A confined hook (the default policy) reads its resolved import graph, not only its folder, as a
  * hook written for the original expects; what is still denied is named by permission and path.
  */
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadHooks } from "../src/index.js";
@@ -21,8 +21,8 @@ function project(): string {
   return dir;
 }
 
-async function load(path: string) {
-  const { hooks, errors } = await loadHooks([path], ROOT, { isolation: ISOLATION });
+async function load(path: string, transformCacheDir?: string) {
+  const { hooks, errors } = await loadHooks([path], ROOT, { isolation: ISOLATION, ...(transformCacheDir ? { transformCacheDir } : {}) });
   return { runner: host(hooks, { init: false }).runner, errors };
 }
 const bash = (command: string) => ({ type: "tool_call" as const, toolName: "bash", toolCallId: "c", input: { command } });
@@ -38,6 +38,50 @@ describe("imports of a confined hook", () => {
     const { runner, errors } = await load(join(project(), "hooks", "shouts-block-reasons.ts"));
     expect(errors).toEqual([]);
     expect(await runner.emitToolCall(bash("ls"))).toEqual({ block: true, reason: "NO BASH TODAY!" });
+  });
+});
+
+/** Transform cache entries (`<key>.js`; an entry is written before the worker gets its answer). */
+const entries = (cache: string) => readdirSync(cache).filter((f) => f.endsWith(".js") && !f.startsWith("."));
+
+describe("which imports go through the host's transform (docs/internals.md)", () => {
+  // The transform cache holds one entry per distinct source the worker sent: what Node loaded natively is not there.
+  it("an installed ES module package a TypeScript hook imports is loaded by Node: only the hook's own file is transformed", async () => {
+    const cache = tempDir("hookbox-graph-cache-");
+    const { runner, errors } = await load(join(project(), "hooks", "shouts-block-reasons.ts"), cache);
+    expect(errors).toEqual([]);
+    expect(await runner.emitToolCall(bash("ls"))).toEqual({ block: true, reason: "NO BASH TODAY!" });
+    expect(entries(cache)).toHaveLength(1);
+  });
+
+  it("a package file with import syntax and no \"type\": \"module\" is transformed, as Node could not load it", async () => {
+    const dir = project();
+    const pkg = join(dir, "node_modules", "@hookbox-fixtures", "shout");
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@hookbox-fixtures/shout", main: "./dist/index.js" }));
+    const cache = tempDir("hookbox-graph-cache-");
+    const { runner, errors } = await load(join(dir, "hooks", "shouts-block-reasons.ts"), cache);
+    expect(errors).toEqual([]);
+    expect(await runner.emitToolCall(bash("ls"))).toEqual({ block: true, reason: "NO BASH TODAY!" });
+    expect(entries(cache)).toHaveLength(2);
+  });
+});
+
+describe("host modules and packages Node loads", () => {
+  it("a package file that imports an offered host module's name, not on disk, fails Node's load and goes to jiti, where the host module applies", async () => {
+    const dir = project();
+    const pkg = join(dir, "node_modules", "@hookbox-fixtures", "shout");
+    writeFileSync(join(pkg, "dist", "index.js"), 'import { complete } from "@hookbox-fixtures/ai";\nexport const shout = (text) => complete(text);\n');
+    const calls: unknown[] = [];
+    const cache = tempDir("hookbox-graph-cache-");
+    const { hooks, errors } = await loadHooks([join(dir, "hooks", "shouts-block-reasons.ts")], ROOT, {
+      isolation: ISOLATION, transformCacheDir: cache,
+      hostModules: { "@hookbox-fixtures/ai": { complete: (text: string) => { calls.push(text); return `host: ${text}`; } } },
+    });
+    expect(errors).toEqual([]);
+    const { runner } = host(hooks, { init: false });
+    expect(await runner.emitToolCall(bash("ls"))).toEqual({ block: true, reason: "host: no bash today" });
+    expect(calls).toEqual(["no bash today"]);
+    expect(entries(cache)).toHaveLength(2);
   });
 });
 

@@ -3,6 +3,7 @@
 // entry-process.mjs) once that installed its link; it loads the hook with jiti, runs the factory,
 // then serves the host's requests over the link. See src/contract/protocol.ts.
 /** @import { HostMessage, WorkerBoot, WorkerControl, LoadSpec, ContextSnapshot } from "../src/contract/protocol.js" */
+import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
@@ -46,7 +47,10 @@ async function importHook(specifier, virtualModules = {}) {
       if (!(err instanceof SyntaxError) && !hostModuleMissing) throw err;
     }
   }
-  const { createJiti } = await import("jiti");
+  // Why require, not import(): Node's ES module loader takes a CommonJS package through its
+  // translator, which measured 1-4 MB more private memory and 30-70 ms more per runtime for jiti's
+  // 190 kB bundle (docs/performance.md); jiti's CommonJS entry is the same function.
+  const { createJiti } = /** @type {typeof import("jiti")} */ (createRequire(import.meta.url)("jiti"));
   const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true, transform: hostTransform, virtualModules });
   return jiti.import(specifier);
 }

@@ -41,7 +41,7 @@ export const QUICK: Plans = {
 
 const HOOK = "allows-every-tool-call.ts";
 
-export interface ToolCallFigures { ratio: number; inProcessRatio: number; hook: Summary; floor: Summary; inProcess: Summary; unsubscribedMs: Summary; unsubscribedPosts: number }
+export interface ToolCallFigures { ratio: number; rounds: number[]; inProcessRatio: number; inProcessRounds: number[]; hook: Summary; floor: Summary; inProcess: Summary; unsubscribedMs: Summary; unsubscribedPosts: number }
 
 /** tool_call round trip vs raw echo; the same call in-process; an event nobody subscribed to. */
 export async function toolCall(plans: Plans): Promise<ToolCallFigures> {
@@ -53,13 +53,13 @@ export async function toolCall(plans: Plans): Promise<ToolCallFigures> {
     const inProcess = await interleave(() => runner.emitToolCall(TOOL_CALL), () => inline.emitToolCall(TOOL_CALL), plans.rtt);
     const b = plans.batch;
     const [unsubscribed, posts] = await countPosts(() => sampleBatched(() => runner.emit(TURN_START), b.size, b));
-    return { ratio: medianRatio(paired), hook: summarize(paired.a), floor: summarize(paired.b), inProcessRatio: medianRatio(inProcess), inProcess: summarize(inProcess.b), unsubscribedMs: summarize(unsubscribed), unsubscribedPosts: posts };
+    return { ratio: medianRatio(paired), rounds: paired.ratios, hook: summarize(paired.a), floor: summarize(paired.b), inProcessRatio: medianRatio(inProcess), inProcessRounds: inProcess.ratios, inProcess: summarize(inProcess.b), unsubscribedMs: summarize(unsubscribed), unsubscribedPosts: posts };
   } finally {
     await Promise.all([runner.dispose(), echo.terminate()]);
   }
 }
 
-export interface ThroughputFigures { ratio: number; hookPerSec: number; floorPerSec: number; hook: Summary; floor: Summary }
+export interface ThroughputFigures { ratio: number; rounds: number[]; hookPerSec: number; floorPerSec: number; hook: Summary; floor: Summary }
 
 /** `concurrent` tool_calls at once to one hook vs the same count of raw echoes in flight. */
 export async function pipelined(plans: Plans): Promise<ThroughputFigures> {
@@ -72,14 +72,14 @@ export async function pipelined(plans: Plans): Promise<ThroughputFigures> {
     const h = summarize(paired.a);
     const f = summarize(paired.b);
     // Throughput ratio = floor time / hook time, per round.
-    const ratio = summarize(paired.ratios.map((r) => 1 / r)).median;
-    return { ratio, hookPerSec: (n / h.median) * 1000, floorPerSec: (n / f.median) * 1000, hook: h, floor: f };
+    const rounds = paired.ratios.map((r) => 1 / r);
+    return { ratio: summarize(rounds).median, rounds, hookPerSec: (n / h.median) * 1000, floorPerSec: (n / f.median) * 1000, hook: h, floor: f };
   } finally {
     await Promise.all([runner.dispose(), echo.terminate()]);
   }
 }
 
-export interface ContextFigures { ratio: number; passthroughRatio: number; filtered: Summary; passthrough: Summary; floor: Summary; bytes: number; messages: number }
+export interface ContextFigures { ratio: number; rounds: number[]; passthroughRatio: number; passthroughRounds: number[]; filtered: Summary; passthrough: Summary; floor: Summary; bytes: number; messages: number }
 
 /**
  * emitContext with ~1 MiB of history through 4 hooks, vs 4 raw round trips of the history. Filtering
@@ -100,7 +100,7 @@ export async function context(plans: Plans): Promise<ContextFigures> {
     const filtered = await interleave(() => filters.emitContext(messages), fourChainedEchoes, plans.context, 20);
     const passthrough = await interleave(() => readers.emitContext(messages), fourEchoes, plans.context, 20);
     return {
-      ratio: medianRatio(filtered), passthroughRatio: medianRatio(passthrough),
+      ratio: medianRatio(filtered), rounds: filtered.ratios, passthroughRatio: medianRatio(passthrough), passthroughRounds: passthrough.ratios,
       filtered: summarize(filtered.a), passthrough: summarize(passthrough.a), floor: summarize([...filtered.b, ...passthrough.b]),
       bytes: JSON.stringify(messages).length, messages: messages.length,
     };
@@ -109,7 +109,7 @@ export async function context(plans: Plans): Promise<ContextFigures> {
   }
 }
 
-export interface StartupFigures { ratio: number; cold: Summary; warm: Summary; floor: Summary }
+export interface StartupFigures { ratio: number; rounds: number[]; cold: Summary; warm: Summary; floor: Summary }
 
 /** 8 hooks loaded and ready (transform cache empty / warm) vs 8 bare workers answering one message. */
 export async function startup(plans: Plans): Promise<StartupFigures> {
@@ -136,8 +136,8 @@ export async function startup(plans: Plans): Promise<StartupFigures> {
       warm.push(await loadAll(warmDir));
       cold.push(await loadAll(freshDir()));
     }
-    const ratio = summarize(warm.map((w, i) => w / floor[i]!)).median;
-    return { ratio, cold: summarize(cold), warm: summarize(warm), floor: summarize(floor) };
+    const rounds = warm.map((w, i) => w / floor[i]!);
+    return { ratio: summarize(rounds).median, rounds, cold: summarize(cold), warm: summarize(warm), floor: summarize(floor) };
   } finally {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }

@@ -77,6 +77,15 @@ export async function interleave(
 /** The median of the per-round ratios. */
 export const medianRatio = (p: Paired) => summarize(p.ratios).median;
 
+/** How far a figure's rounds spread: quartiles (nearest rank) and extremes. */
+export interface Spread { n: number; median: number; q1: number; q3: number; min: number; max: number }
+
+export function spreadOf(values: readonly number[]): Spread {
+  const sorted = [...values].filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return { n: 0, median: NaN, q1: NaN, q3: NaN, min: NaN, max: NaN };
+  return { n: sorted.length, median: rank(sorted, 0.5), q1: rank(sorted, 0.25), q3: rank(sorted, 0.75), min: sorted[0]!, max: sorted.at(-1)! };
+}
+
 /** Time batches of `batch` calls and return ms per call, one value per batch (for sub-µs work). */
 export async function sampleBatched(fn: () => Promise<unknown> | unknown, batch: number, plan: Plan): Promise<number[]> {
   for (let i = 0; i < plan.warmup * batch; i++) await fn();

@@ -1,42 +1,35 @@
 /**
  * The sandbox mode's figures, each against process mode measured in the same run: one hook ready
  * (startup), the tool_call round trip, and the idle memory of one sandboxed hook (its whole process
- * tree: bash is gone after exec; bwrap's monitor, bwrap's init, node).
+ * tree: bash is gone after exec; bwrap's monitor, bwrap's init, node) as RSS, PSS and private
+ * memory (bench/lib/smaps.ts).
  */
-import { readFileSync } from "node:fs";
+import { descendantsKb, perUnitMb, subKb } from "./smaps.js";
 import { TOOL_CALL, benchFixture, loadRunner } from "./host.js";
 import { interleave, medianRatio, sleep, summarize, type Plan, type Summary } from "./measure.js";
 
+type Mb = ReturnType<typeof perUnitMb>;
+
 export interface SandboxFigures {
   startupRatio: number;
+  startupRounds: number[];
   startupRatioJs: number;
+  startupRoundsJs: number[];
   sandboxStartup: Summary;
   processStartup: Summary;
   sandboxStartupJs: Summary;
   processStartupJs: Summary;
   rttRatio: number;
+  rttRounds: number[];
   sandboxRtt: Summary;
   processRtt: Summary;
-  sandboxRssMb: number;
-  processRssMb: number;
+  /** Per idle hook, its whole process tree. */
+  sandboxMb: Mb;
+  processMb: Mb;
 }
 
 /** KiB of RSS of every descendant of this process (from /proc). */
-export function descendantsRssKb(pid = process.pid): number {
-  let total = 0;
-  let children: string[] = [];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
-  } catch { return 0; }
-  for (const child of children) {
-    try {
-      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child}/status`, "utf8"));
-      total += m ? Number(m[1]) : 0;
-    } catch { /* gone */ }
-    total += descendantsRssKb(Number(child));
-  }
-  return total;
-}
+export const descendantsRssKb = (pid = process.pid): number => descendantsKb(pid).rss;
 
 async function readyMs(file: string, isolation: "process" | "sandbox"): Promise<number> {
   const t0 = performance.now();
@@ -46,13 +39,13 @@ async function readyMs(file: string, isolation: "process" | "sandbox"): Promise<
   return ms;
 }
 
-async function idleTreeMb(isolation: "process" | "sandbox", hooks: number): Promise<number> {
-  const before = descendantsRssKb();
+async function idleTreeMb(isolation: "process" | "sandbox", hooks: number): Promise<Mb> {
+  const before = descendantsKb();
   const runner = await loadRunner(Array.from({ length: hooks }, () => benchFixture("allows-every-tool-call.mjs")), { isolation });
   await sleep(500);
-  const after = descendantsRssKb();
+  const after = descendantsKb();
   await runner.dispose();
-  return (after - before) / hooks / 1024;
+  return perUnitMb(subKb(after, before), hooks);
 }
 
 export async function sandboxFigures(startup: Plan, rtt: Plan, hooks: number): Promise<SandboxFigures> {
@@ -61,7 +54,8 @@ export async function sandboxFigures(startup: Plan, rtt: Plan, hooks: number): P
     const p: number[] = [];
     for (let i = 0; i < startup.warmup; i++) { await readyMs(file, "process"); await readyMs(file, "sandbox"); }
     for (let i = 0; i < startup.iterations; i++) { p.push(await readyMs(file, "process")); s.push(await readyMs(file, "sandbox")); }
-    return { ratio: summarize(s.map((v, i) => v / p[i]!)).median, s: summarize(s), p: summarize(p) };
+    const rounds = s.map((v, i) => v / p[i]!);
+    return { ratio: summarize(rounds).median, rounds, s: summarize(s), p: summarize(p) };
   };
   const ts = await pairs("allows-every-tool-call.ts");
   const js = await pairs("allows-every-tool-call.mjs");
@@ -74,10 +68,10 @@ export async function sandboxFigures(startup: Plan, rtt: Plan, hooks: number): P
     await Promise.all([sandboxed.dispose(), processed.dispose()]);
   }
   return {
-    startupRatio: ts.ratio, sandboxStartup: ts.s, processStartup: ts.p,
-    startupRatioJs: js.ratio, sandboxStartupJs: js.s, processStartupJs: js.p,
-    rttRatio: medianRatio(paired), sandboxRtt: summarize(paired.a), processRtt: summarize(paired.b),
-    sandboxRssMb: await idleTreeMb("sandbox", hooks),
-    processRssMb: await idleTreeMb("process", hooks),
+    startupRatio: ts.ratio, startupRounds: ts.rounds, sandboxStartup: ts.s, processStartup: ts.p,
+    startupRatioJs: js.ratio, startupRoundsJs: js.rounds, sandboxStartupJs: js.s, processStartupJs: js.p,
+    rttRatio: medianRatio(paired), rttRounds: paired.ratios, sandboxRtt: summarize(paired.a), processRtt: summarize(paired.b),
+    sandboxMb: await idleTreeMb("sandbox", hooks),
+    processMb: await idleTreeMb("process", hooks),
   };
 }

@@ -1,5 +1,5 @@
 /** The benches' figures: one row per figure, an optional target, printed as one markdown table. */
-import type { Summary } from "./measure.js";
+import { spreadOf, type Summary } from "./measure.js";
 
 export interface Row {
   key: string;
@@ -7,11 +7,25 @@ export interface Row {
   unit: string;
   target?: { op: "<=" | ">=" | "=="; value: number };
   detail: string;
+  /**
+   * A ratio's per-round values (hookbox and its floor alternated within this run); `value` is their
+   * median. Printed as the spread, so one noisy round decides nothing and a reader sees how much
+   * the rounds disagreed.
+   */
+  rounds?: readonly number[];
 }
 
 export const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
 export const ms = (v: number) => `${v.toFixed(1)} ms`;
 export const spread = (s: Summary, fmt: (v: number) => string) => `${fmt(s.median)} (p99 ${fmt(s.p99)})`;
+
+/** "IQR 1.20-1.33, range 1.05-1.60, 30 rounds", or "-" for a figure measured once. */
+export function roundsSpread(row: Row): string {
+  if (!row.rounds?.length) return "-";
+  const s = spreadOf(row.rounds);
+  const f = (v: number) => v.toFixed(2);
+  return `IQR ${f(s.q1)}-${f(s.q3)}, range ${f(s.min)}-${f(s.max)}, ${s.n} rounds`;
+}
 
 export function passes(row: Row): boolean | undefined {
   const t = row.target;
@@ -29,10 +43,11 @@ export function table(rows: Row[]): string {
       r.unit === "x" ? r.value.toFixed(2) : r.unit === "" ? String(r.value) : `${r.value.toFixed(r.unit === "µs" ? 3 : 1)} ${r.unit}`,
       r.target ? `${r.target.op} ${r.target.value}${r.unit === "x" || r.unit === "" ? "" : ` ${r.unit}`}` : "-",
       ok === undefined ? "-" : ok ? "pass" : "FAIL",
+      roundsSpread(r),
       r.detail,
     ];
   });
-  const head = ["figure", "value", "target", "result", "measured (median, p99) / floor"];
+  const head = ["figure", "value", "target", "result", "spread of the alternated rounds", "measured (median, p99) / floor"];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => `| ${c.map((v, i) => v.padEnd(widths[i]!)).join(" | ")} |`;
   return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...cells.map(line)].join("\n");

@@ -14,7 +14,7 @@ import { Errors, type HookFailure } from "../contract/errors.js";
 import type { PolicyOption } from "../policy/policy.js";
 import { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.js";
 
-export { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.js";
+export { fingerprint, FingerprintError, pinnedFingerprint, type Fingerprint } from "./fingerprint.js";
 
 /** Where approvals are kept: `{ dir }` to choose the folder (tests, embedders); the default is the user's config folder. */
 export interface ApprovalsOptions {
@@ -64,6 +64,10 @@ export class ApprovalStoreError extends Error {
 export interface ProjectModule {
   path: string;
   policy: PolicyOption;
+  /** How to pin it when it is not a module (a Claude Code hook: src/claude/approval.ts); default `fingerprint(path, policy)`. */
+  pinned?: () => Fingerprint;
+  /** What it is, in messages (default "a module"). */
+  noun?: string;
 }
 
 /** The store in one folder. Every read goes to the file: an approval given in another terminal counts at once. */
@@ -103,7 +107,7 @@ export class ApprovalStore {
    */
   check(project: string, module: ProjectModule): HookFailure | undefined {
     const command = approvalCommand(project, typeof module.policy === "string" ? module.policy : "custom");
-    const refuse = (why: string) => Errors.notApproved(module.path, `it is a module of the project ${project}, and ${why}; every tool call is blocked until you review it and run: ${command}`);
+    const refuse = (why: string) => Errors.notApproved(module.path, `it is ${module.noun ?? "a module"} of the project ${project}, and ${why}; every tool call is blocked until you review it and run: ${command}`);
     let data: StoreData;
     try {
       data = this.read();
@@ -113,7 +117,7 @@ export class ApprovalStore {
     }
     let now: Fingerprint;
     try {
-      now = fingerprint(module.path, module.policy);
+      now = module.pinned ? module.pinned() : fingerprint(module.path, module.policy);
     } catch (err) {
       if (err instanceof FingerprintError) return refuse(`it cannot be pinned: ${err.message}`);
       throw err;

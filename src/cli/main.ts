@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { check, CHECK_HELP } from "./check.js";
+import { claude, CLAUDE_HELP, claudeHook } from "./claude.js";
 import { emit, EMIT_HELP } from "./emit.js";
 import { gatedOutput, type Output } from "./render.js";
 import { replay, REPLAY_HELP } from "./replay.js";
@@ -17,6 +18,7 @@ Usage:
   hookbox emit   <hook…> --event <type> [--payload <json>]   run one event, print result and errors
   hookbox replay <hook…> --events <file.jsonl>             run a recorded stream, print a stats table
   hookbox trust  <project> [--yes | --revoke]              review and approve the project's modules
+  hookbox claude [claude's arguments…]                     Claude Code with its hooks behind the wall
   hookbox <command> --help                                 options and examples of a command
   hookbox --version
 
@@ -36,6 +38,9 @@ const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: Abo
   emit: { run: emit, help: EMIT_HELP },
   replay: { run: replay, help: REPLAY_HELP },
   trust: { run: trust, help: TRUST_HELP },
+  claude: { run: claude, help: CLAUDE_HELP },
+  // What the settings `hookbox claude` generates run for every event; not for people.
+  "claude-hook": { run: claudeHook, help: CLAUDE_HELP },
 };
 
 export interface MainIO {
@@ -79,7 +84,7 @@ export async function main(argv: string[], given: MainIO = processIO()): Promise
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(", ")}; see hookbox --help)\n`);
+    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).filter((c) => c !== "claude-hook").join(", ")}; see hookbox --help)\n`);
     return EXIT.usage;
   }
   try {

@@ -13,6 +13,8 @@ import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, proje
 import { discoverHooks, isModulePath } from "../discovery/index.js";
 import { extensionsIn, piModules } from "../discovery/agents.js";
 import { presets, type PolicyName } from "../policy/policy.js";
+import { claudeHookFingerprint } from "../claude/approval.js";
+import { readClaudeSettings } from "../claude/settings.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
 
@@ -20,7 +22,9 @@ export const TRUST_HELP = `Usage: hookbox trust <project> [--yes | --revoke] [--
 
 List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
 extensions and packages the project's .pi/settings.json names, found with pi's own rules),
-oh-my-pi's .omp/extensions/ and the project's hook folders (.xcsh/hooks, .claude/hooks). Each is shown with its origin, every file it
+oh-my-pi's .omp/extensions/, the project's hook folders (.xcsh/hooks, .claude/hooks) and the command
+hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (with the files they name;
+they run under "untrusted" in hookbox claude). Each is shown with its origin, every file it
 could load and its hash. Then approve exactly that: hookbox/extension's isolateDiscovered() and
 discoverAndLoadHooks load a project's module only as it was approved; a changed or new file, a
 moved project or another policy needs approval again. Approvals are kept in
@@ -39,7 +43,7 @@ approve, or revoked), 1 not approved, 2 a usage error.
 `;
 
 /** One module of the project as the user reviews it. */
-interface Reviewed { origin: string; fingerprint: Fingerprint }
+interface Reviewed { origin: string; fingerprint: Fingerprint; pinned?: () => Fingerprint }
 
 /** Run `trust`; returns the exit code. */
 export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
@@ -77,7 +81,7 @@ export async function trust(args: string[], out: Output, _signal?: AbortSignal, 
       err.write(`hookbox trust: a module cannot be pinned, so it cannot be approved: ${e.message}\n`);
       return EXIT.hookErrors;
     }
-    const pending = reviewed.filter((r) => store.check(project, { path: r.fingerprint.module, policy }) !== undefined);
+    const pending = reviewed.filter((r) => store.check(project, { path: r.fingerprint.module, policy, ...(r.pinned ? { pinned: r.pinned } : {}) }) !== undefined);
     if (values.json) out.write(`${JSON.stringify({ project: projectKey(project), policy, modules: reviewed.map(asJson), pending: pending.length }, null, 2)}\n`);
     else out.write(describe(project, policy, reviewed, pending));
     if (reviewed.length === 0 || pending.length === 0) return EXIT.ok;
@@ -106,7 +110,17 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
   const hooks = await discoverHooks(project);
   for (const item of hooks.items) if (item.level === "project") found.push({ path: item.path, origin: `hooks (${item.providerName}${isModulePath(item.path) ? "" : ", shell"})` });
   const seen = new Set<string>();
-  return found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({ origin: f.origin, fingerprint: fingerprint(f.path, policy) }));
+  const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({ origin: f.origin, fingerprint: fingerprint(f.path, policy) }));
+  // Claude Code's hooks of the project: they run under "untrusted" whatever --policy says (hookbox claude).
+  for (const name of ["settings.json", "settings.local.json"]) {
+    const settings = readClaudeSettings(join(project, ".claude", name), name === "settings.json" ? "project" : "local");
+    for (const problem of settings.problems) warn(problem);
+    for (const hook of settings.hooks) {
+      const pinned = () => claudeHookFingerprint(project, hook);
+      modules.push({ origin: `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: pinned(), pinned });
+    }
+  }
+  return modules;
 }
 
 function asJson(r: Reviewed) {

@@ -20,6 +20,8 @@ export interface RunShellOptions {
   timeoutMs: number;
   /** Largest stdout, and largest stderr, in bytes. */
   maxOutputBytes: number;
+  /** Arguments of `file` (a Claude Code hook runs as `bash -c <command>`, or through the sandbox launcher). */
+  args?: string[];
 }
 
 const GROUPS = process.platform !== "win32";
@@ -30,7 +32,7 @@ export function runShellHook(file: string, input: string, options: RunShellOptio
     let child;
     try {
       // detached: the script leads its own process group, so a kill reaches `sleep` and the like too.
-      child = spawn(file, [], { cwd: options.cwd, env: childEnv(options.env), stdio: ["pipe", "pipe", "pipe"], detached: GROUPS });
+      child = spawn(file, options.args ?? [], { cwd: options.cwd, env: childEnv(options.env), stdio: ["pipe", "pipe", "pipe"], detached: GROUPS });
     } catch (err) {
       resolve({ kind: "spawn_failed", message: (err as Error).message });
       return;

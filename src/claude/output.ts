@@ -1,0 +1,147 @@
+/**
+ * A Claude Code hook's answer: its exit status, stderr and stdout (plain text or one JSON object),
+ * as Claude Code 2.1.328 reads them, parsed with zod (an unknown field or a malformed value is
+ * refused, named), and held to what the hook's origin may do: a project's hook (`untrusted`,
+ * effects `"restrict"`) may say no (block, deny, ask, stop) and give its reason, never make the
+ * agent do something else (an edited tool input, added context, a permission granted, a turn forced
+ * to continue): such an answer is `effect_refused`.
+ */
+import { z } from "zod";
+import { Errors, HookFailure } from "../contract/errors.js";
+import type { ShellOutcome } from "../shell/run.js";
+import type { ClaudeHookEvent } from "./settings.js";
+
+const record = z.record(z.string(), z.unknown());
+const specific = {
+  PreToolUse: z.strictObject({
+    hookEventName: z.literal("PreToolUse"),
+    permissionDecision: z.enum(["allow", "deny", "ask", "defer"]).optional(),
+    permissionDecisionReason: z.string().optional(),
+    updatedInput: record.optional(),
+    additionalContext: z.string().optional(),
+  }),
+  PermissionRequest: z.strictObject({
+    hookEventName: z.literal("PermissionRequest"),
+    decision: z.strictObject({
+      behavior: z.enum(["allow", "deny"]),
+      updatedInput: record.optional(),
+      updatedPermissions: z.array(z.unknown()).optional(),
+      message: z.string().optional(),
+      interrupt: z.boolean().optional(),
+    }).optional(),
+  }),
+  UserPromptSubmit: z.strictObject({ hookEventName: z.literal("UserPromptSubmit"), additionalContext: z.string().optional(), sessionTitle: z.string().optional(), suppressOriginalPrompt: z.boolean().optional() }),
+  SessionStart: z.strictObject({ hookEventName: z.literal("SessionStart"), additionalContext: z.string().optional(), initialUserMessage: z.string().optional(), sessionTitle: z.string().optional(), watchPaths: z.array(z.string()).optional(), reloadSkills: z.boolean().optional() }),
+  PostToolUse: z.strictObject({ hookEventName: z.literal("PostToolUse"), additionalContext: z.string().optional(), updatedMCPToolOutput: z.unknown().optional() }),
+  PostToolUseFailure: z.strictObject({ hookEventName: z.literal("PostToolUseFailure"), additionalContext: z.string().optional() }),
+  SubagentStart: z.strictObject({ hookEventName: z.literal("SubagentStart"), additionalContext: z.string().optional() }),
+  Setup: z.strictObject({ hookEventName: z.literal("Setup"), additionalContext: z.string().optional() }),
+  PostModelSwitch: z.strictObject({ hookEventName: z.literal("PostModelSwitch"), additionalContext: z.string().optional() }),
+  PreModelSwitch: z.strictObject({ hookEventName: z.literal("PreModelSwitch"), permissionDecision: z.enum(["allow", "deny", "ask"]).optional(), permissionDecisionReason: z.string().optional() }),
+} as const;
+/** The events whose `hookSpecificOutput` hookbox knows; another event's is refused as unknown. */
+export const SPECIFIC_OUTPUT_EVENTS = Object.keys(specific) as Array<keyof typeof specific>;
+
+/** The JSON a command hook may print on stdout (exit 0), as Claude Code 2.1.328 defines it. */
+export const claudeHookOutputSchema = z.strictObject({
+  continue: z.boolean().optional(),
+  suppressOutput: z.boolean().optional(),
+  stopReason: z.string().optional(),
+  decision: z.enum(["approve", "block"]).optional(),
+  reason: z.string().optional(),
+  systemMessage: z.string().optional(),
+  terminalSequence: z.string().optional(),
+  hookSpecificOutput: z.discriminatedUnion("hookEventName", [
+    specific.PreToolUse, specific.PermissionRequest, specific.UserPromptSubmit, specific.SessionStart, specific.PostToolUse,
+    specific.PostToolUseFailure, specific.SubagentStart, specific.Setup, specific.PostModelSwitch, specific.PreModelSwitch,
+  ]).optional(),
+});
+export type ClaudeHookOutput = z.infer<typeof claudeHookOutputSchema>;
+
+/** Events where saying no (exit 2, `decision: "block"`) stops something from happening; elsewhere it makes the agent go on (Stop) or feeds the model text. */
+const BLOCK_STOPS = new Set<string>(["PreToolUse", "PermissionRequest", "UserPromptSubmit", "UserPromptExpansion", "PreCompact", "PreModelSwitch", "ConfigChange", "Elicitation", "ElicitationResult", "WorktreeCreate", "TaskCreated"]);
+/** Events whose plain stdout on exit 0 Claude Code adds to the model's context. */
+const STDOUT_IS_CONTEXT = new Set<string>(["UserPromptSubmit", "SessionStart", "Setup", "SubagentStart"]);
+
+/** What one hook's run means for the event. */
+export type HookAnswer =
+  | { kind: "ok"; output?: ClaudeHookOutput; text?: string }
+  | { kind: "block"; reason: string }
+  | { kind: "failed"; failure: HookFailure };
+
+const tail = (s: string, max = 2_000) => (s.length > max ? `…${s.slice(-max)}` : s).trim();
+
+/** A label for a hook in messages: where it is defined. */
+export interface HookLabel { name: string; untrusted: boolean }
+
+/** Read a finished run as Claude Code would, then apply the effects rule for an untrusted hook. */
+export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: ShellOutcome): HookAnswer {
+  const fail = (failure: HookFailure): HookAnswer => ({ kind: "failed", failure });
+  switch (outcome.kind) {
+    case "timeout":
+      return fail(new HookFailure("timeout", hook.name, event, `${hook.name} did not exit within its timeout (${outcome.ms / 1000} s) on ${event}; its process group was killed.`));
+    case "too_large":
+      return fail(new HookFailure("result_too_large", hook.name, event, `${hook.name} wrote more than ${outcome.limit} bytes to ${outcome.stream} on ${event}; it was killed.`));
+    case "signaled":
+      return fail(Errors.crashed(hook.name, event, `killed by ${outcome.signal}`));
+    case "spawn_failed":
+      return fail(Errors.crashed(hook.name, event, `could not be started (${outcome.message})`));
+  }
+  if (outcome.code === 2) {
+    const reason = tail(outcome.stderr) || `${hook.name} blocked (exit 2)`;
+    if (hook.untrusted && !BLOCK_STOPS.has(event)) return fail(refused(hook, event, "exit 2", `on ${event} it would make the agent go on or feed the model the hook's text`));
+    return { kind: "block", reason };
+  }
+  if (outcome.code !== 0) {
+    return fail(Errors.crashed(hook.name, event, `exited with code ${outcome.code}${outcome.stderr.trim() ? `; stderr: ${tail(outcome.stderr, 500)}` : ""}`));
+  }
+  const text = outcome.stdout.trim();
+  if (!text.startsWith("{")) {
+    if (text !== "" && hook.untrusted && STDOUT_IS_CONTEXT.has(event)) return fail(refused(hook, event, "stdout", "Claude Code adds it to the model's context"));
+    return { kind: "ok", ...(text ? { text } : {}) };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return fail(Errors.invalidResult(hook.name, event, `stdout starts with "{" but is not JSON (${(err as Error).message}): ${tail(text, 200)}`));
+  }
+  const parsed = claudeHookOutputSchema.safeParse(value);
+  if (!parsed.success) {
+    return fail(Errors.invalidResult(hook.name, event, `not a Claude Code hook output: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(output)"}: ${i.message}`).join("; ")}`));
+  }
+  const output = parsed.data;
+  if (output.hookSpecificOutput && output.hookSpecificOutput.hookEventName !== event) {
+    return fail(Errors.invalidResult(hook.name, event, `hookSpecificOutput.hookEventName is "${output.hookSpecificOutput.hookEventName}" during ${event}`));
+  }
+  if (hook.untrusted) {
+    const field = substitution(event, output);
+    if (field) return fail(refused(hook, event, field.name, field.why));
+  }
+  return { kind: "ok", output };
+}
+
+/** The first field of an untrusted hook's output above "restrict", or undefined. */
+function substitution(event: ClaudeHookEvent, output: ClaudeHookOutput): { name: string; why: string } | undefined {
+  const s = output.hookSpecificOutput as Record<string, unknown> | undefined;
+  if (output.decision === "approve") return { name: "decision \"approve\"", why: "it grants a permission" };
+  if (output.decision === "block" && !BLOCK_STOPS.has(event)) return { name: "decision \"block\"", why: `on ${event} it would make the agent go on or feed the model the hook's text` };
+  if (output.systemMessage !== undefined) return { name: "systemMessage", why: "it speaks to the user in Claude Code's name" };
+  if (output.terminalSequence !== undefined) return { name: "terminalSequence", why: "it writes to the user's terminal" };
+  if (!s) return undefined;
+  for (const key of ["updatedInput", "additionalContext", "updatedMCPToolOutput", "initialUserMessage", "sessionTitle", "watchPaths", "reloadSkills", "updatedPermissions"]) {
+    if (s[key] !== undefined) return { name: `hookSpecificOutput.${key}`, why: key === "updatedInput" ? "it rewrites the tool's input" : "it changes what the agent does or reads" };
+  }
+  const decision = s.permissionDecision;
+  if (decision === "allow" || decision === "defer") return { name: `hookSpecificOutput.permissionDecision "${decision}"`, why: "it grants a permission or takes the decision away" };
+  const behavior = (s.decision as { behavior?: string; updatedInput?: unknown } | undefined);
+  if (behavior?.behavior === "allow") return { name: "hookSpecificOutput.decision.behavior \"allow\"", why: "it grants a permission" };
+  if (behavior?.updatedInput !== undefined) return { name: "hookSpecificOutput.decision.updatedInput", why: "it rewrites the tool's input" };
+  return undefined;
+}
+
+function refused(hook: HookLabel, event: string, field: string, why: string): HookFailure {
+  const kept = event === "PreToolUse" ? "the tool call was blocked" : "the hook's answer was dropped";
+  return new HookFailure("effect_refused", hook.name, event,
+    `${hook.name} answered ${field} during ${event}, a substitute effect (${why}), which a project's hook does not get (policy.effects "restrict": it may block, deny or ask, with a reason); it was not applied (${kept}).`);
+}

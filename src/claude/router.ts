@@ -1,0 +1,144 @@
+/**
+ * What `hookbox claude-hook` does for one event Claude Code routes to it: select the hooks of the
+ * user's and the project's settings that Claude Code's matching selects, run them (in parallel,
+ * as Claude Code does), each with its deadline and bounded output, and answer Claude Code with one
+ * exit status, stdout and stderr. The user's hooks run as the user, without secret-looking
+ * variables; the project's (`.claude/settings.json`, `.claude/settings.local.json`) only as approved
+ * (`hookbox trust`), in the bubblewrap sandbox: no network, the project read-only, an empty home,
+ * none of the user's variables. On PreToolUse any failure blocks the call (fail closed), with the
+ * reason the model reads on stderr (exit 2).
+ */
+import { existsSync } from "node:fs";
+import { Errors, type HookFailure } from "../contract/errors.js";
+import { ApprovalStore } from "../approval/store.js";
+import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
+import { SECRET_NAME } from "../policy/policy.js";
+import { runShellHook } from "../shell/run.js";
+import { childEnv } from "../../worker/child-env.mjs";
+import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "./approval.js";
+import { interpretRun, type ClaudeHookOutput, type HookAnswer } from "./output.js";
+import { isClaudeHookEvent, selectHooks, type ClaudeHook, type ClaudeHookEvent, type RefusedHook } from "./settings.js";
+
+/** What the launcher hands every `claude-hook` run (a file only the user can read). */
+export interface ClaudePlan {
+  project: string;
+  hooks: ClaudeHook[];
+  refused: RefusedHook[];
+  /** The approvals folder (default: the user's config folder). */
+  approvals?: string;
+  /** Largest stdout, and largest stderr, of one hook, in bytes. */
+  maxOutputBytes: number;
+}
+
+/** Claude Code's reading of a command hook's end: exit 2 blocks (stderr to the model), 0 reads stdout. */
+export interface RouterAnswer { code: 0 | 1 | 2; stdout: string; stderr: string }
+
+/** Events where a failed hook blocks (fail closed): the call it guards does not run. */
+const FAIL_CLOSED = new Set<string>(["PreToolUse", "PermissionRequest"]);
+const SANDBOX_MEMORY_MB = 512;
+const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
+/** What a project's hook sees of the system: programs and their libraries, never /etc, /home, /root or /tmp of the host. */
+const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
+const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
+
+const isProject = (hook: { source: string }) => hook.source !== "user";
+const label = (hook: ClaudeHook | RefusedHook) => `${isProject(hook) ? "the project's" : "your"} Claude Code hook ${hook.file}#${hook.at}`;
+
+/** Answer one event (`input`: the JSON Claude Code wrote on stdin). */
+export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown>, raw: string): Promise<RouterAnswer> {
+  const event = String(input.hook_event_name);
+  if (!isClaudeHookEvent(event)) return { code: 0, stdout: "", stderr: "" };
+  const hooks = selectHooks(plan.hooks, event, input);
+  const refused = selectHooks(plan.refused.filter((r) => isClaudeHookEvent(r.event)), event, input);
+  const answers = await Promise.all(hooks.map((hook) => runOne(plan, hook, event, raw)));
+  return combine(event, answers, refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
+}
+
+async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, raw: string): Promise<HookAnswer> {
+  const name = label(hook);
+  const untrusted = isProject(hook);
+  const timeoutMs = hook.timeoutS * 1000;
+  if (!untrusted) {
+    const env = childEnv([...Object.entries(process.env).filter(([k]) => !SECRET_NAME.test(k)), ["CLAUDE_PROJECT_DIR", plan.project]]);
+    const outcome = await runShellHook(SHELL, raw, { cwd: plan.project, env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: ["-c", hook.command] });
+    return interpretRun({ name, untrusted }, event, outcome);
+  }
+  const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
+  const notApproved = store.check(plan.project, { path: claudeHookKey(hook), policy: CLAUDE_PROJECT_POLICY, pinned: () => claudeHookFingerprint(plan.project, hook), noun: "a Claude Code hook" });
+  if (notApproved) return { kind: "failed", failure: notApproved };
+  const avail = sandboxAvailability();
+  if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };
+  const spec: SandboxSpec = {
+    readOnly: [...SYSTEM_READS, plan.project],
+    env: { PATH: SANDBOX_PATH, LANG: "C.UTF-8", CLAUDE_PROJECT_DIR: plan.project },
+    chdir: plan.project,
+    memoryMb: SANDBOX_MEMORY_MB,
+  };
+  const launcher = sandboxLauncher(spec);
+  try {
+    const line = launcher.wrap([SHELL, "-c", hook.command]);
+    const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: line.args });
+    return interpretRun({ name, untrusted }, event, outcome);
+  } finally {
+    launcher.afterDeath?.();
+  }
+}
+
+const ORDER = ["allow", "ask", "defer", "deny"] as const;
+
+/** One answer for Claude Code from every hook's, by Claude Code's rules (deny over defer over ask over allow). */
+export function combine(event: string, answers: HookAnswer[], refused: string[]): RouterAnswer {
+  const failures = [...answers.flatMap((a) => (a.kind === "failed" ? [describe(a.failure)] : [])), ...refused];
+  const blocks = answers.flatMap((a) => (a.kind === "block" ? [a.reason] : []));
+  if (FAIL_CLOSED.has(event) && failures.length > 0) {
+    return { code: 2, stdout: "", stderr: [`hookbox blocked this ${event === "PreToolUse" ? "tool call" : "request"}: ${failures.join(" ")}`, ...blocks].join("\n") };
+  }
+  if (blocks.length > 0) return { code: 2, stdout: "", stderr: blocks.join("\n") };
+  const outputs = answers.flatMap((a) => (a.kind === "ok" && a.output ? [a.output] : []));
+  const texts = answers.flatMap((a) => (a.kind === "ok" && a.text ? [a.text] : []));
+  if (outputs.length === 0) {
+    if (failures.length > 0) return { code: 1, stdout: "", stderr: `hookbox: ${failures.join(" ")}` };
+    return { code: 0, stdout: texts.join("\n"), stderr: "" };
+  }
+  const merged = merge(outputs);
+  if (failures.length > 0) merged.systemMessage = [merged.systemMessage, `hookbox: ${failures.join(" ")}`].filter(Boolean).join("\n");
+  return { code: 0, stdout: JSON.stringify(merged), stderr: "" };
+}
+
+const describe = (f: HookFailure) => `${f.message} (${f.code})`;
+const join = (values: Array<string | undefined>) => {
+  const given = values.filter((v): v is string => v !== undefined);
+  return given.length > 0 ? given.join("\n") : undefined;
+};
+
+function merge(outputs: ClaudeHookOutput[]): ClaudeHookOutput {
+  const out: Record<string, unknown> = {};
+  if (outputs.some((o) => o.continue === false)) out.continue = false;
+  if (outputs.some((o) => o.suppressOutput)) out.suppressOutput = true;
+  const stopReason = join(outputs.map((o) => o.stopReason));
+  if (stopReason) out.stopReason = stopReason;
+  const decision = outputs.some((o) => o.decision === "block") ? "block" : outputs.some((o) => o.decision === "approve") ? "approve" : undefined;
+  if (decision) {
+    out.decision = decision;
+    const reason = join(outputs.filter((o) => o.decision === decision).map((o) => o.reason));
+    if (reason) out.reason = reason;
+  }
+  const systemMessage = join(outputs.map((o) => o.systemMessage));
+  if (systemMessage) out.systemMessage = systemMessage;
+  const specifics = outputs.flatMap((o) => (o.hookSpecificOutput ? [o.hookSpecificOutput as Record<string, unknown>] : []));
+  if (specifics.length > 0) {
+    const s: Record<string, unknown> = Object.assign({}, ...specifics);
+    const context = join(specifics.map((x) => x.additionalContext as string | undefined));
+    if (context) s.additionalContext = context;
+    const decisions = specifics.map((x) => x.permissionDecision).filter((d): d is (typeof ORDER)[number] => typeof d === "string");
+    if (decisions.length > 0) {
+      const winner = decisions.reduce((a, b) => (ORDER.indexOf(b) > ORDER.indexOf(a) ? b : a));
+      s.permissionDecision = winner;
+      const reason = join(specifics.filter((x) => x.permissionDecision === winner).map((x) => x.permissionDecisionReason as string | undefined));
+      if (reason) s.permissionDecisionReason = reason;
+      else delete s.permissionDecisionReason;
+    }
+    out.hookSpecificOutput = s;
+  }
+  return out as ClaudeHookOutput;
+}

@@ -1,0 +1,92 @@
+/**
+ * `hookbox claude-hook`'s runner (src/claude/router.ts) with real processes and the real sandbox:
+ * a user's hook runs as the user without secret-looking variables; a project's hook runs only as
+ * approved (src/claude/approval.ts), and a change to its script needs approval again; answers of
+ * several hooks combine by Claude Code's rules.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createServer } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { ApprovalStore } from "../src/approval/store.js";
+import { claudeHookFingerprint } from "../src/claude/approval.js";
+import { combine, routeEvent, type ClaudePlan } from "../src/claude/router.js";
+import { parseClaudeSettings } from "../src/claude/settings.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+
+const roots: string[] = [];
+afterEach(() => { for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true }); });
+
+function project(script: string) {
+  const root = mkdtempSync(join(tmpdir(), "hookbox-claude-router-"));
+  roots.push(root);
+  const dir = join(root, "project");
+  mkdirSync(join(dir, ".claude", "hooks"), { recursive: true });
+  writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), script);
+  chmodSync(join(dir, ".claude", "hooks", "guard.sh"), 0o755);
+  const settings = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh", timeout: 10 }] }] } };
+  const file = join(dir, ".claude", "settings.json");
+  writeFileSync(file, JSON.stringify(settings));
+  const parsed = parseClaudeSettings(JSON.stringify(settings), file, "project");
+  const plan: ClaudePlan = { project: dir, hooks: parsed.hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20 };
+  return { dir, plan, store: new ApprovalStore({ dir: plan.approvals }) };
+}
+const event = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } };
+const route = (plan: ClaudePlan) => routeEvent(plan, event, JSON.stringify(event));
+
+describe("hookbox claude-hook's runner", () => {
+  it("runs a user's hook as the user, without secret-looking variables", async () => {
+    process.env.HOOKBOX_TEST_SECRET_TOKEN = "CANARY";
+    try {
+      const file = "/home/u/.claude/settings.json";
+      const hooks = parseClaudeSettings(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; echo \"token=$HOOKBOX_TEST_SECRET_TOKEN dir=$CLAUDE_PROJECT_DIR\" >&2; exit 2" }] }] } }), file, "user").hooks;
+      const answer = await routeEvent({ project: tmpdir(), hooks, refused: [], maxOutputBytes: 1 << 20 }, event, JSON.stringify(event));
+      expect(answer).toEqual({ code: 2, stdout: "", stderr: `token= dir=${tmpdir()}` });
+    } finally {
+      delete process.env.HOOKBOX_TEST_SECRET_TOKEN;
+    }
+  });
+
+  it.skipIf(!sandboxAvailability().ok)("runs a project's hook only as approved: unapproved, and changed after approval, it blocks with not_approved", async () => {
+    const { dir, plan, store } = project("#!/bin/sh\ncat >/dev/null\necho \"home=$HOME\" >&2\nexit 2\n");
+    const unapproved = await route(plan);
+    expect(unapproved.code).toBe(2);
+    expect(unapproved.stderr).toContain("you have not approved it");
+    expect(unapproved.stderr).toContain("(not_approved)");
+    store.approve(dir, [claudeHookFingerprint(dir, plan.hooks[0]!)]);
+    // In the sandbox: its own empty home.
+    expect(await route(plan)).toEqual({ code: 2, stdout: "", stderr: "home=/home/hook" });
+    writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), "#!/bin/sh\nexit 0\n");
+    const changed = await route(plan);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain(".claude/hooks/guard.sh differs");
+    expect(changed.stderr).toContain("(not_approved)");
+  });
+
+  it.skipIf(!sandboxAvailability().ok)("runs an approved project hook with no network: a listener on the host's loopback is out of its reach", async () => {
+    const server = createServer((socket) => socket.end("hello"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const { dir, plan, store } = project(`#!/bin/bash\ncat >/dev/null\nif exec 3<>/dev/tcp/127.0.0.1/${port}; then echo connected >&2; else echo unreachable >&2; fi\nexit 2\n`);
+      store.approve(dir, [claudeHookFingerprint(dir, plan.hooks[0]!)]);
+      const answer = await route(plan);
+      expect(answer.code).toBe(2);
+      expect(answer.stderr).toContain("unreachable");
+      expect(answer.stderr).not.toContain("connected");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("combines answers by Claude Code's rules: deny over ask over allow, contexts joined; a failure on PreToolUse blocks", () => {
+    const out = (o: object) => ({ kind: "ok" as const, output: { hookSpecificOutput: { hookEventName: "PreToolUse" as const, ...o } } });
+    const merged = combine("PreToolUse", [out({ permissionDecision: "allow", additionalContext: "a" }), out({ permissionDecision: "deny", permissionDecisionReason: "no" }), out({ permissionDecision: "ask", additionalContext: "b" })], []);
+    expect(JSON.parse(merged.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no", additionalContext: "a\nb" } });
+    const refused = combine("PreToolUse", [out({ permissionDecision: "allow" })], ["a \"prompt\" hook was not run."]);
+    expect(refused).toEqual({ code: 2, stdout: "", stderr: "hookbox blocked this tool call: a \"prompt\" hook was not run." });
+    // Elsewhere a failure does not block: it is reported to the user.
+    expect(combine("PostToolUse", [], ["x was not run."])).toEqual({ code: 1, stdout: "", stderr: "hookbox: x was not run." });
+  });
+});
