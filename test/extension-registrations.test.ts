@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isolate } from "../src/extension/adapter.js";
 import { loadHooks } from "../src/runner/loader.js";
 import { manifestSchema } from "../src/contract/protocol.js";
-import { TOOL_MEMBERS, refusedToolMemberMessage } from "../worker/extension-members.mjs";
+import { TOOL_MEMBERS, refusedCommandContextMessage, refusedToolMemberMessage } from "../worker/extension-members.mjs";
 import { NAME_PATTERNS } from "../worker/wire.mjs";
 import { ROOT } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
@@ -110,11 +110,46 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
     expect(command).toMatchObject({ name: "where", description: "Says where the command runs" });
     expect(await command.getArgumentCompletions("th")).toEqual([{ value: "there", label: "there" }]);
     await command.handler("now", runner.createCommandContext());
-    expect(notified).toHaveLength(1);
+    expect(notified.filter((n) => n.startsWith("hookbox"))).toEqual([]);
     expect(notified[0]).toMatch(/^command now: main=(true|false) pid=\d+$/);
     expect(ranIsolated(notified[0]!)).toBe(true);
     expect(idleWaits()).toBe(1);
     expect(errors).toEqual([]);
+  });
+
+  it("a command's context controls reach pi: dialog options (timeout, signal), compact's onComplete and onError called back, and shutdown; reload is refused by name", async () => {
+    const { runner, notified, errors } = await inPi([ext("uses-command-controls.ts")]);
+    const calls: unknown[][] = [];
+    // pi's own UI dismisses a timed dialog (false) and an aborted one (undefined); this one does as pi's does.
+    let editorText = "";
+    const dismissed = (answer: unknown) => (_title: string, _x: unknown, options?: { timeout?: number; signal?: AbortSignal }) => {
+      calls.push(["dialog", options?.timeout ?? null, options?.signal === undefined ? null : "signal"]);
+      if (options?.signal) editorText = "dialog shown";
+      if (options?.timeout) return Promise.resolve(answer);
+      return new Promise((resolve) => options?.signal?.addEventListener("abort", () => resolve(undefined), { once: true }));
+    };
+    Object.assign(runner.uiContext, { confirm: dismissed(false), select: dismissed(undefined), getEditorText: () => editorText });
+    let compactions = 0;
+    runner.compactFn = (options: { customInstructions?: string; onComplete?: (r: unknown) => void; onError?: (e: Error) => void }) => {
+      calls.push(["compact", options.customInstructions ?? null]);
+      if (compactions++ === 0) options.onComplete?.({ summary: "the summary", firstKeptEntryId: "e1", tokensBefore: 10 });
+      else options.onError?.(new Error("Nothing to compact"));
+    };
+    runner.shutdownHandler = () => { calls.push(["shutdown"]); };
+    runner.reloadHandler = async () => { calls.push(["reload"]); };
+    await runner.getCommand("controls").handler("", runner.createCommandContext());
+    expect(errors).toEqual([]);
+    expect(notified.filter((n) => n.startsWith("hookbox"))).toEqual([]);
+    expect(notified.map((n) => JSON.parse(n))).toEqual([
+      { timed: false, aborted: null, compacted: "complete: the summary", failed: "error: Nothing to compact", reload: refusedCommandContextMessage("reload") },
+    ]);
+    expect(calls).toEqual([["dialog", 5000, null], ["dialog", null, "signal"], ["compact", "keep it short"], ["compact", null], ["shutdown"]]);
+  });
+
+  it("a tool's own throw: the model reads the tool's message as in-process, and the path and code go to the error channel", async () => {
+    const { runner, notified } = await inPi([ext("registers-throwing-tool.ts")]);
+    await expect(agentTool(runner, "parse_duration").execute("call-t", { text: "5x" }, undefined, undefined)).rejects.toThrow(/^Invalid duration: 5x$/);
+    expect(notified).toEqual([`hookbox: ${ext("registers-throwing-tool.ts")}: handler_threw in tool parse_duration: Invalid duration: 5x`]);
   });
 
   it("a shortcut is registered on pi with its key; its handler runs isolated with the agent's context", async () => {
@@ -122,7 +157,7 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
     const shortcut = extension.shortcuts.get("ctrl+shift+w");
     expect(shortcut).toMatchObject({ shortcut: "ctrl+shift+w", description: "Says where the shortcut runs" });
     await shortcut.handler(runner.createContext());
-    expect(notified).toHaveLength(1);
+    expect(notified.filter((n) => n.startsWith("hookbox"))).toEqual([]);
     expect(notified[0]).toMatch(/^shortcut: main=(true|false) pid=\d+ flag=unset$/);
     expect(ranIsolated(notified[0]!)).toBe(true);
   });

@@ -149,9 +149,22 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
       ["sendUserMessage", "go on", { deliverAs: "followUp" }],
       // The registry's own model object, not the one the module built (its baseUrl never reaches pi).
       ["setModel", { provider: "fake", id: "m2", name: "Model 2", baseUrl: "http://127.0.0.1:1/v1" }],
-      ["compact", { customInstructions: "keep it short" }], ["ui.setWidget", "progress", ["step 1", "step 2"], { placement: "belowEditor" }],
+      // The module gave onComplete: pi gets callbacks that answer the module.
+      ["compact", { customInstructions: "keep it short", onComplete: expect.any(Function), onError: expect.any(Function) }], ["ui.setWidget", "progress", ["step 1", "step 2"], { placement: "belowEditor" }],
       ["ui.setTitle", "working"], ["shutdown"],
     ]);
+  });
+
+  it('under policy.modelRegistry "all" every method of pi\'s registry crosses (getApiKeyAndHeaders), and one it lacks is the agent\'s gap, not a violation of the module', async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("calls-registry-beyond-contract.ts")], { policy: { modelRegistry: "all" } });
+    const { entry } = bindAgent(runner, runtime, entries);
+    runner.modelRegistry.getApiKeyAndHeaders = async (model: { provider: string }) => ({ ok: true, apiKey: `key-of-${model.provider}`, headers: {} });
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    expect(entry("registry")).toEqual({
+      getApiKeyAndHeaders: { value: { ok: true, apiKey: "key-of-fake", headers: {} } },
+      notARegistryMethod: { error: "ctx.modelRegistry.notARegistryMethod(): the host's modelRegistry has no notARegistryMethod() method (the host's set-up, not this hook's fault)" },
+    });
   });
 
   it("an isolated module's ctx.ui reaches pi's UI: select, confirm, input, editor, notify, setStatus, editor text and custom() (pi's factory arity), texts gated", async () => {

@@ -78,6 +78,17 @@ describe("the host's model registry is closed by policy.modelRegistry", () => {
     expect(host.refreshed()).toBe(1);
   });
 
+  it('under "all" a method beyond the contract the host\'s registry has answers, and one it lacks is the host\'s gap (HostLacksMethod), not a violation counted against the hook', async () => {
+    const registry = { ...hostRegistry().registry, getApiKeyAndHeaders: async () => ({ ok: true, apiKey: "sk-host", headers: { "x-org": "o" } }) };
+    const { runner, entries, errors } = await start(["calls-registry-beyond-contract"], { modelRegistry: registry, load: { policy: { modelRegistry: "all" } as never } });
+    await runner.emit(turnStart());
+    expect(errors).toEqual([]);
+    expect(entries).toEqual([["registry", {
+      getApiKeyAndHeaders: { value: { ok: true, apiKey: "sk-host", headers: { "x-org": "o" } } },
+      notARegistryMethod: { error: "ctx.modelRegistry.notARegistryMethod(): the host's modelRegistry has no notARegistryMethod() method (the host's set-up, not this hook's fault)" },
+    }]]);
+  });
+
   it("the presets: untrusted offers no host modules and no keys; confined no keys; a method outside the lists is refused under keys", () => {
     expect(presets.untrusted.hostModules).toEqual([]);
     expect(presets.untrusted.modelRegistry).toBe("read");

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { createNoOpUIContext, type HookUIContext } from "../src/index.js";
 import { StatusLine } from "../src/runner/status-line.js";
 import { EVIL } from "../fixtures/hostile/writes-terminal-control-sequences.js";
+import { TITLE } from "../fixtures/valid/asks-with-multiline-titles.js";
 import { start, until } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";
 import { hookbox } from "./cli-run.js";
@@ -72,6 +73,20 @@ describe("the terminal-text gate on every surface", () => {
     expect(sent.map((m) => m.message.content)).toEqual([CLEAN]);
     // The hook still gets the answers; a chosen option is the hook's own text, not the text shown.
     expect(entries).toEqual([["answers", ["plain", true, "typed", "edited"]]]);
+  });
+
+  it("a dialog's title and message keep their newlines and tabs (layout, not controls), as in the agent's own process", async () => {
+    const shown: Array<[string, ...unknown[]]> = [];
+    const { runner, entries } = await start(["asks-with-multiline-titles"], { init: { uiContext: recordingUI(shown, new StatusLine(), 0), hasUI: true } });
+    await runner.emit(turnStart());
+    await until(() => entries.length >= 1, 5_000, "the answers");
+    expect(shown).toEqual([
+      ["select", TITLE, ["Yes", "No"]],
+      ["confirm", TITLE, TITLE],
+      ["input", TITLE, "reason"],
+      ["editor", TITLE, TITLE],
+    ]);
+    expect(entries).toEqual([["answers", ["Yes", true, "typed", "edited"]]]);
   });
 
   it("with terminalText: { colors: false } the SGR colour goes too; the option the user picks reaches the hook as the hook wrote it", async () => {

@@ -23,9 +23,11 @@ describe("terminalText", () => {
     expect(terminalText(input)).toBe(output);
   });
 
-  it("keeps newlines only in multi-line text, and removes SGR with colors: false", () => {
+  it("keeps newlines and tabs only in multi-line text, and removes SGR with colors: false", () => {
     expect(terminalText("a\nb")).toBe("a b");
     expect(terminalText("a\r\nb", { multiline: true })).toBe("a\nb");
+    expect(terminalText("Dangerous command:\n\n\trm -rf build\n\nAllow?", { multiline: true })).toBe("Dangerous command:\n\n\trm -rf build\n\nAllow?");
+    expect(terminalText("a\tb\x1b]0;t\x07\n", { multiline: true })).toBe("a\tb\n");
     expect(terminalText("\x1b[1;31mx\x1b[0m", { colors: false })).toBe("x");
   });
 
@@ -38,7 +40,8 @@ describe("terminalText", () => {
     const chars = fc.constantFrom("\x1b", "[", "]", "P", "\\", "\x07", "\u009b", "\u009d", "\u009c", "\r", "\n", "\t", "\x00", "\x7f", ";", "2", "J", "m", "a", ":", "H");
     fc.assert(fc.property(fc.array(chars, { maxLength: 40 }).map((a) => a.join("")), fc.boolean(), (input, multiline) => {
       const out = terminalText(input, { multiline });
-      expect(CONTROL.test(out.replace(SGR_ONLY, ""))).toBe(false);
+      // A tab is layout, kept in multi-line text like a newline.
+      expect(CONTROL.test(out.replace(SGR_ONLY, "").replace(multiline ? /\t/g : /(?!)/, ""))).toBe(false);
       expect(out.replace(SGR_ONLY, "").includes("\x1b")).toBe(false);
       if (!multiline) expect(out.includes("\n")).toBe(false);
       expect(terminalText(input, { multiline, colors: false }).includes("\x1b")).toBe(false);

@@ -43,9 +43,21 @@ export function agentContext(ch) {
     hasPendingMessages: () => ch.callSync(METHOD.agentGet, ["hasPendingMessages", []]),
     getContextUsage: () => ch.callSync(METHOD.agentGet, ["getContextUsage", []]),
     getSystemPrompt: () => ch.callSync(METHOD.agentGet, ["getSystemPrompt", []]),
-    /** `onComplete` and `onError` are functions: they cannot cross, and are not called. @param {{ customInstructions?: string }} [options] */
+    /**
+     * Without callbacks a setter (a refusal throws at the call); with `onComplete` or `onError` the
+     * host answers when the agent's compaction ends, and the callback runs here, as in pi.
+     * @param {{ customInstructions?: string; onComplete?: (result: unknown) => void; onError?: (error: Error) => void }} [options]
+     */
     compact: (options) => {
-      ch.callSync(METHOD.agentSet, ["compact", options?.customInstructions === undefined ? [] : [{ customInstructions: options.customInstructions }]]);
+      const args = options?.customInstructions === undefined ? [] : [{ customInstructions: options.customInstructions }];
+      if (typeof options?.onComplete !== "function" && typeof options?.onError !== "function") {
+        ch.callSync(METHOD.agentSet, ["compact", args]);
+        return;
+      }
+      ch.call(METHOD.agentCompact, args).then(
+        (result) => options.onComplete?.(result),
+        (err) => options.onError?.(err instanceof Error ? err : new Error(String(err))),
+      );
     },
     shutdown: () => { ch.callSync(METHOD.agentSet, ["shutdown", []]); },
   };

@@ -10,6 +10,7 @@ import { call, callSync, post, requestOf } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { runCustom } from "./custom.mjs";
 import { agentContext, agentUi } from "./agent-members.mjs";
+import { refusedCommandContextMessage } from "./extension-members.mjs";
 import { METHOD, SESSION_METHODS } from "./wire.mjs";
 
 /**
@@ -104,6 +105,27 @@ function signalId(ch, signal) {
   return id;
 }
 
+/** @typedef {{ signal?: AbortSignal; timeout?: number } | undefined} DialogOptions */
+
+/**
+ * Ask with a dialog's options (pi's `timeout` and `signal`), sent only when the module gave one, so
+ * the host's UI dismisses the dialog as it does in-process. A signal already aborted answers as a
+ * dismissed dialog does (`dismissed`) without asking.
+ * @param {Channel} ch @param {(m: any, a: unknown[]) => Promise<any>} ask @param {any} method @param {unknown[]} args
+ * @param {DialogOptions} options @param {unknown} dismissed
+ */
+function dialog(ch, ask, method, args, options, dismissed) {
+  if (options?.signal?.aborted) return Promise.resolve(dismissed);
+  /** @type {{ timeout?: number; signal?: number }} */
+  const spec = {};
+  if (typeof options?.timeout === "number") spec.timeout = options.timeout;
+  const id = signalId(ch, options?.signal);
+  if (id !== undefined) spec.signal = id;
+  // Trailing arguments the module left out stay out (a JSON frame would turn undefined into null).
+  const sent = Object.keys(spec).length > 0 ? [...args, spec] : args.at(-1) === undefined ? args.slice(0, -1) : args;
+  return ask(method, sent);
+}
+
 /**
  * A context's `ui`. Its prompts name the request `req` the context was made for (`asking`); the
  * rest is the channel's, shared. Plain closures:
@@ -114,13 +136,10 @@ function uiOf(m, req) {
   const { ch, shared } = m;
   const ask = asking(ch, req);
   return Object.freeze({
-    select: (/** @type {string} */ title, /** @type {string[]} */ options) => ask(METHOD.select, [title, options]),
-    confirm: (/** @type {string} */ title, /** @type {string} */ message) => ask(METHOD.confirm, [title, message]),
-    input: (/** @type {string} */ title, /** @type {string | undefined} */ placeholder) => ask(METHOD.input, [title, placeholder]),
-    editor: (/** @type {string} */ title, /** @type {string | undefined} */ prefill, /** @type {{ signal?: AbortSignal } | undefined} */ options) => {
-      if (options?.signal?.aborted) return Promise.resolve(undefined);
-      return ask(METHOD.editor, [title, prefill, signalId(ch, options?.signal)]);
-    },
+    select: (/** @type {string} */ title, /** @type {string[]} */ options, /** @type {DialogOptions} */ d) => dialog(ch, ask, METHOD.select, [title, options], d, undefined),
+    confirm: (/** @type {string} */ title, /** @type {string} */ message, /** @type {DialogOptions} */ d) => dialog(ch, ask, METHOD.confirm, [title, message], d, false),
+    input: (/** @type {string} */ title, /** @type {string | undefined} */ placeholder, /** @type {DialogOptions} */ d) => dialog(ch, ask, METHOD.input, [title, placeholder], d, undefined),
+    editor: (/** @type {string} */ title, /** @type {string | undefined} */ prefill, /** @type {DialogOptions} */ d) => dialog(ch, ask, METHOD.editor, [title, prefill], d, undefined),
     notify: shared.notify,
     setStatus: shared.setStatus,
     setEditorText: shared.setEditorText,
@@ -140,8 +159,9 @@ function membersOf(/** @type {Channel} */ ch) {
     theme: themeOf(ch),
     /** The `ui` members that name no request. */
     shared: {
-      notify: (/** @type {string} */ message, /** @type {string | undefined} */ type) => ch.post(METHOD.notify, [message, type]),
-      setStatus: (/** @type {string} */ key, /** @type {string | undefined} */ text) => ch.post(METHOD.setStatus, [key, text]),
+      // An argument left out stays out: a JSON frame (process and sandbox isolation) would send undefined as null.
+      notify: (/** @type {string} */ message, /** @type {string | undefined} */ type) => ch.post(METHOD.notify, type === undefined ? [message] : [message, type]),
+      setStatus: (/** @type {string} */ key, /** @type {string | undefined} */ text) => ch.post(METHOD.setStatus, text === undefined ? [key] : [key, text]),
       setEditorText: (/** @type {string} */ text) => ch.post(METHOD.setEditorText, [text]),
       getEditorText: () => ch.callSync(METHOD.getEditorText, []),
     },
@@ -210,6 +230,8 @@ export function createCommandContext(snap, req) {
     branch: (/** @type {string} */ entryId) => ask(METHOD.branch, [entryId]),
     navigateTree: (/** @type {string} */ targetId, /** @type {{ summarize?: boolean } | undefined} */ options) =>
       ask(METHOD.navigateTree, [targetId, options ?? {}]),
+    // pi's, refused by name (worker/extension-members.mjs REFUSED_COMMAND_CONTEXT) rather than missing.
+    reload: () => Promise.reject(new Error(refusedCommandContextMessage("reload"))),
   };
 }
 

@@ -211,6 +211,20 @@ export function refusedToolMemberMessage(member) {
 }
 
 /** @param {string} member */
+/**
+ * pi's `ExtensionCommandContext` members a module's command context refuses by name (calling one
+ * rejects, naming it and why). @type {Readonly<Record<string, string>>}
+ */
+export const REFUSED_COMMAND_CONTEXT = Object.freeze({
+  reload: "it reloads the agent's extensions, this isolated module and its worker among them, from inside the module's own command; the user's /reload does it",
+});
+
+/** @param {string} member */
+export function refusedCommandContextMessage(member) {
+  return `ctx.${member} is refused by hookbox/extension: ${REFUSED_COMMAND_CONTEXT[member]}`;
+}
+
+/** @param {string} member */
 export function refusedUiMessage(member) {
   return `ctx.ui.${member} is refused by hookbox/extension: ${REFUSED_UI[member]}`;
 }

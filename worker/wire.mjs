@@ -51,6 +51,8 @@ export const METHOD = Object.freeze({
   agentGet: "agent.get",
   agentSet: "agent.set",
   agentSetModel: "agent.setModel",
+  /** `ctx.compact({ onComplete, onError })`: answered when the agent's compaction ends, so the module's callbacks run. */
+  agentCompact: "agent.compact",
 });
 
 /**
@@ -98,6 +100,7 @@ export const KIND = Object.freeze({
   [METHOD.agentGet]: "sync",
   [METHOD.agentSet]: "sync",
   [METHOD.agentSetModel]: "call",
+  [METHOD.agentCompact]: "call",
 });
 
 /**

@@ -33,6 +33,8 @@ export interface AgentAccess {
   get(member: string): unknown;
   set(member: string, args: unknown[]): void;
   setModel(provider: string, id: string): Promise<boolean>;
+  /** `ctx.compact(options)`, settled when the agent's compaction completes (its result) or fails. */
+  compact(options: { customInstructions?: string } | undefined): Promise<unknown>;
 }
 
 /** What `policy.agent` lets a module do with the agent: read it, or also change it. */
@@ -89,6 +91,15 @@ export class AgentGate {
     if (refused) throw refused;
     this.#mayWrite("pi.setModel");
     return this.#require("setModel").setModel(provider, id);
+  }
+
+  /** `ctx.compact` with callbacks: gated as the setter is; answers pi's result as data, for the module's onComplete. */
+  async compact(options: { customInstructions?: string } | undefined): Promise<unknown> {
+    const refused = memberRefusal(this.#policy, this.#hookPath, "ctx.compact", "ctx.compact");
+    if (refused) throw refused;
+    this.#mayWrite("pi.compact");
+    const result = await this.#require("compact").compact(options);
+    return result === undefined ? undefined : JSON.parse(JSON.stringify(result)) as unknown;
   }
 
   #require(member: string): AgentAccess {

@@ -5,19 +5,18 @@
  * to a worker. The sandbox's one bridge (`bridge.ts`) calls these.
  */
 import { Errors } from "../contract/errors.js";
-import { MODEL_REGISTRY_METHODS } from "../contract/agent-types.js";
 import { HostLacksMethod, type HostObject } from "./host-setup.js";
 import { presets } from "../policy/policy.js";
 import { registryAnswer, registryRefusal } from "./model-registry-gate.js";
 import { renderTheme } from "./render-theme.js";
 import { terminalText, type TerminalTextOptions } from "../gates/terminal-text.js";
 import { Deferred } from "./deferred.js";
-import { METHOD } from "../../worker/wire.mjs";
+import { LIMITS, METHOD } from "../../worker/wire.mjs";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
 import { AgentGate, memberRefusal, type AgentAccess } from "./agent-gate.js";
 import type { BRIDGE } from "./methods.js";
 import type {
-  HookMessage, HookUIContext, ModelRegistry, NewSessionOptions, ReadonlySessionManager, SendMessageOptions, SessionManager,
+  HookDialogOptions, HookMessage, HookUIContext, ModelRegistry, NewSessionOptions, ReadonlySessionManager, SendMessageOptions, SessionManager,
 } from "../contract/types.js";
 
 /** The runner's side of the bridge: the handlers `initialize` wired in, read at call time. */
@@ -75,7 +74,6 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
   return fn.apply(target, args);
 }
 
-const REGISTRY_CONTRACT: ReadonlySet<string> = new Set(MODEL_REGISTRY_METHODS);
 
 /**
  * Rows `bridge.ts` serves itself: `transform` (from load on), host modules (src/bridge/host-modules.ts),
@@ -84,6 +82,9 @@ const REGISTRY_CONTRACT: ReadonlySet<string> = new Set(MODEL_REGISTRY_METHODS);
 type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | typeof METHOD.hostModuleAwait
   | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui
   | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync | typeof METHOD.toolUpdate;
+
+/** A dialog's options as they cross (src/bridge/methods.ts `dialog`). */
+type DialogSpec = { timeout?: number; signal?: number };
 
 // Arguments arrive checked against the table, so each implementation destructures them as its row says.
 type Impl = (args: any) => unknown;
@@ -94,7 +95,31 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
   const lines = (text: string) => terminalText(text, { ...terminal, multiline: true });
   const shownContent = (content: HookMessage["content"]): HookMessage["content"] => (typeof content === "string" ? lines(content)
     : content.map((part) => (part.type === "text" && typeof part.text === "string" ? { ...part, text: lines(part.text) } : part)));
-  const editorSignals = new Map<number, AbortController>();
+  const dialogSignals = new Map<number, AbortController>();
+  /**
+   * Aborts that arrived before their dialog opened (a prompt waits its turn, and the module may
+   * abort right after asking): the dialog opens aborted. Bounded: the oldest ids go first.
+   */
+  const abortedEarly = new Set<number>();
+  /**
+   * Open a dialog with the options the hook gave (pi's timeout and AbortSignal), passed on only when
+   * given: the host's UI dismisses it, as in-process. The hook's signal is a controller here that
+   * the worker's `abortEditor` aborts.
+   */
+  const dialog = async <T>(spec: DialogSpec | undefined, open: (d: [] | [HookDialogOptions]) => Promise<T>, dismissed: T): Promise<T> => {
+    if (spec === undefined) return open([]);
+    const options: HookDialogOptions = spec.timeout === undefined ? {} : { timeout: spec.timeout };
+    if (spec.signal === undefined) return open([options]);
+    // Aborted before it opened: answered as a dismissed dialog, never shown (as the worker does for a signal already aborted).
+    if (abortedEarly.delete(spec.signal)) return dismissed;
+    const controller = new AbortController();
+    dialogSignals.set(spec.signal, controller);
+    try {
+      return await open([{ ...options, signal: controller.signal }]);
+    } finally {
+      dialogSignals.delete(spec.signal);
+    }
+  };
   const later = new Deferred();
   const agent = new AgentGate(gate.policy, terminal, () => surface.agent?.(), hookPath);
   /** Throws `effect_refused` when `member` (worker/extension-members.mjs `MEMBER_EFFECTS`) is above the hook's policy.effects. */
@@ -105,27 +130,20 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
   let setupSession: SessionManager | undefined;
 
   const impl: Record<string, Impl> = {
-    // Every text a prompt shows passes the terminal-text gate (src/gates/terminal-text.ts).
+    // Every text a prompt shows passes the terminal-text gate (src/gates/terminal-text.ts). A title
+    // keeps its newlines and tabs ("Dangerous command:\n\n  rm -rf build\n\nAllow?"), as in-process.
     // The answer is the hook's own option (a tab in it was shown as spaces), not the text shown.
-    [METHOD.select]: async ([title, options]: [string, string[]]) => {
+    [METHOD.select]: ([title, options, spec]: [string, string[], DialogSpec | undefined]) => {
       const shown = options.map(line);
-      const picked = await surface.ui().select(line(title), shown);
-      const index = picked === undefined ? -1 : shown.indexOf(picked);
-      return index >= 0 ? options[index] : picked;
+      return dialog(spec, async (d) => {
+        const picked = await surface.ui().select(lines(title), shown, ...d);
+        const index = picked === undefined ? -1 : shown.indexOf(picked);
+        return index >= 0 ? options[index] : picked;
+      }, undefined);
     },
-    [METHOD.confirm]: ([title, message]) => surface.ui().confirm(line(title), lines(message)),
-    [METHOD.input]: ([title, placeholder]) => surface.ui().input(line(title), placeholder === undefined ? undefined : line(placeholder)),
-    [METHOD.editor]: async ([title, prefill, signalId]) => {
-      const shown = prefill === undefined ? undefined : lines(prefill);
-      if (signalId === undefined) return surface.ui().editor(line(title), shown);
-      const controller = new AbortController();
-      editorSignals.set(signalId, controller);
-      try {
-        return await surface.ui().editor(line(title), shown, { signal: controller.signal });
-      } finally {
-        editorSignals.delete(signalId);
-      }
-    },
+    [METHOD.confirm]: ([title, message, spec]) => dialog(spec, (d) => surface.ui().confirm(lines(title), lines(message), ...d), false),
+    [METHOD.input]: ([title, placeholder, spec]) => dialog(spec, (d) => surface.ui().input(lines(title), placeholder == null ? undefined : line(placeholder), ...d), undefined),
+    [METHOD.editor]: ([title, prefill, spec]) => dialog(spec, (d) => surface.ui().editor(lines(title), prefill == null ? undefined : lines(prefill), ...d), undefined),
     [METHOD.exec]: (a) => mediatedExec(hookPath, gate, surface.cwd, a),
     [METHOD.waitForIdle]: () => surface.waitForIdle(),
     [METHOD.newSession]: ([options, hasSetup]: [NewSessionOptions, boolean]) => {
@@ -156,7 +174,12 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.notify]: ([message, type]) => surface.ui().notify(lines(message), type),
     [METHOD.setStatus]: ([key, value]) => surface.ui().setStatus(line(key), value === undefined ? undefined : line(value)),
     [METHOD.setEditorText]: ([value]) => surface.ui().setEditorText(lines(value)),
-    [METHOD.abortEditor]: ([signalId]) => editorSignals.get(signalId)?.abort(),
+    [METHOD.abortEditor]: ([signalId]) => {
+      const open = dialogSignals.get(signalId);
+      if (open) return open.abort();
+      abortedEarly.add(signalId);
+      if (abortedEarly.size > LIMITS.maxQueuedPrompts) abortedEarly.delete(abortedEarly.values().next().value!);
+    },
     [METHOD.abort]: () => {
       mayUse("ctx.abort", "ctx.abort");
       return surface.abort();
@@ -171,7 +194,9 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.modelRegistry]: ([name, args]) => {
       const refused = registryRefusal(gate.policy, name);
       if (refused) throw new Error(refused);
-      return later.wrap(`modelRegistry.${name}`, registryAnswer(gate.policy, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args, REGISTRY_CONTRACT.has(name) ? "modelRegistry" : undefined)));
+      // Past the gate a name is a method the policy lets the hook call ("all": any the host's registry
+      // has, such as pi's getApiKeyAndHeaders); one the host's registry lacks is the host's gap, not the hook's fault.
+      return later.wrap(`modelRegistry.${name}`, registryAnswer(gate.policy, callMethod(hookPath, "modelRegistry", surface.modelRegistry, name, args, "modelRegistry")));
     },
     [METHOD.session]: ([name, args]) => later.wrap(`sessionManager.${name}`, callMethod(hookPath, "sessionManager", surface.sessionManager, name, args, "sessionManager")),
     [METHOD.await]: ([id]) => later.take(id),
@@ -179,6 +204,7 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     [METHOD.agentGet]: ([member]) => agent.get(member),
     [METHOD.agentSet]: ([member, args]) => agent.set(member, args),
     [METHOD.agentSetModel]: ([provider, id]) => agent.setModel(provider, id),
+    [METHOD.agentCompact]: ([options]) => agent.compact(options),
   } satisfies Record<Exclude<keyof typeof BRIDGE, ServedElsewhere>, Impl>;
 
   return (method, args) => {

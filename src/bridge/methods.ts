@@ -97,6 +97,9 @@ const scopedArgs = z.tuple([z.number().int().nonnegative(), name, z.array(z.unkn
 const level = z.enum(["off", "minimal", "low", "medium", "high", "xhigh"]);
 const userContent = z.union([z.string().max(LIMITS.maxPrompt), z.array(toolContent).min(1).max(LIMITS.maxHandlers)]);
 const widgetLines = z.array(z.string().max(LIMITS.renderLineChars)).max(LIMITS.renderLines);
+/** A dialog's options as they cross: its timeout, and its AbortSignal as an id the worker aborts with `abortEditor`. */
+const dialog = z.strictObject({ timeout: z.number().int().positive().max(2 ** 31 - 1).optional(), signal: z.number().int().nonnegative().optional() });
+const compactOptions = z.strictObject({ customInstructions: text.optional() });
 const placement = z.strictObject({ placement: z.enum(["aboveEditor", "belowEditor"]).optional() });
 const SETTER_ARGS: Record<string, z.ZodType<unknown[]>> = {
   sendUserMessage: z.tuple([userContent, z.strictObject({ deliverAs: z.enum(["steer", "followUp"]).optional() }).optional()]),
@@ -104,7 +107,7 @@ const SETTER_ARGS: Record<string, z.ZodType<unknown[]>> = {
   setLabel: z.tuple([name, name.optional()]),
   setActiveTools: z.tuple([z.array(name).max(LIMITS.maxHandlers)]),
   setThinkingLevel: z.tuple([level]),
-  compact: z.tuple([z.strictObject({ customInstructions: text.optional() }).optional()]),
+  compact: z.tuple([compactOptions.optional()]),
   shutdown: none,
   "ui.setWidget": z.tuple([name, widgetLines.optional(), placement.optional()]),
   "ui.setTitle": z.tuple([name]),
@@ -118,11 +121,12 @@ export const agentSetArgs = z.tuple([z.enum(AGENT_SETTERS as unknown as [string,
 
 /** The table. A method not in it does not exist; each row travels the way `KIND` (worker/wire.mjs) says, checked here by tsc. */
 export const BRIDGE = {
-  [METHOD.select]: prompt(z.tuple([text, z.array(text).max(LIMITS.maxOptions)]), z.string().optional()),
-  [METHOD.confirm]: prompt(z.tuple([text, text]), z.boolean()),
-  [METHOD.input]: prompt(z.tuple([text, text.optional()]), z.string().optional()),
+  [METHOD.select]: prompt(z.tuple([text, z.array(text).max(LIMITS.maxOptions), dialog.optional()]), z.string().optional()),
+  [METHOD.confirm]: prompt(z.tuple([text, text, dialog.optional()]), z.boolean()),
+  // A placeholder or prefill left out before a dialog's options arrives as null from a JSON frame: the same as left out.
+  [METHOD.input]: prompt(z.tuple([text, text.nullish(), dialog.optional()]), z.string().optional()),
   // The prefill is bounded by `maxMessageBytes`, as every argument is.
-  [METHOD.editor]: prompt(z.tuple([text, z.string().optional(), z.number().int().nonnegative().optional()]), z.string().optional()),
+  [METHOD.editor]: prompt(z.tuple([text, z.string().nullish(), dialog.optional()]), z.string().optional()),
   [METHOD.exec]: call("any", execArgs, execResult, { atLoad: true }),
   [METHOD.waitForIdle]: call("command", none, z.undefined()),
   [METHOD.newSession]: call("command", z.tuple([z.strictObject({ parentSession: text.optional() }), z.boolean()]), cancelled),
@@ -164,6 +168,8 @@ export const BRIDGE = {
   [METHOD.agentGet]: sync(z.tuple([z.enum(AGENT_GETTERS as unknown as [string, ...string[]]), none]), z.unknown()),
   [METHOD.agentSet]: sync(agentSetArgs, z.undefined()),
   [METHOD.agentSetModel]: call("any", z.tuple([name, name]), z.boolean()),
+  // The compaction's result (pi's CompactionResult: data) for the module's onComplete; a failure its onError gets.
+  [METHOD.agentCompact]: call("any", z.tuple([compactOptions.optional()]), z.unknown()),
 } satisfies { [M in MethodName]: MethodSpec & { kind: (typeof KIND)[M] } };
 
 /** The row of `method`, or undefined for a name that is not a bridge method. */

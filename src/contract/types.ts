@@ -29,16 +29,26 @@ export interface Component { render(width: number): string[]; handleInput?(data:
  */
 export interface TUI { requestRender(force?: boolean): void; [member: string]: any }
 
+/**
+ * A dialog's options, as pi's `ExtensionUIDialogOptions`: the UI dismisses the dialog after
+ * `timeout` ms or when `signal` aborts (confirm answers false, the others undefined). Passed to the
+ * host's UI only when the hook gave them.
+ */
+export interface HookDialogOptions {
+  signal?: AbortSignal;
+  timeout?: number;
+}
+
 export interface HookUIContext {
-  select(title: string, options: string[]): Promise<string | undefined>;
-  confirm(title: string, message: string): Promise<boolean>;
-  input(title: string, placeholder?: string): Promise<string | undefined>;
+  select(title: string, options: string[], dialog?: HookDialogOptions): Promise<string | undefined>;
+  confirm(title: string, message: string, dialog?: HookDialogOptions): Promise<boolean>;
+  input(title: string, placeholder?: string, dialog?: HookDialogOptions): Promise<string | undefined>;
   notify(message: string, type?: "info" | "warning" | "error"): void;
   setStatus(key: string, text: string | undefined): void;
   custom<T>(factory: (tui: TUI, theme: Theme, done: (result: T) => void) => (Component & { dispose?(): void }) | Promise<Component & { dispose?(): void }>): Promise<T>;
   setEditorText(text: string): void;
   getEditorText(): string;
-  editor(title: string, prefill?: string, options?: { signal?: AbortSignal }): Promise<string | undefined>;
+  editor(title: string, prefill?: string, dialog?: HookDialogOptions): Promise<string | undefined>;
   readonly theme: Theme;
 }
 

@@ -22,7 +22,7 @@ export interface AgentContext {
   hasPendingMessages(): boolean;
   getContextUsage?(): unknown;
   getSystemPrompt?(): string;
-  compact?(options?: { customInstructions?: string }): void;
+  compact?(options?: { customInstructions?: string; onComplete?: (result: unknown) => void; onError?: (error: Error) => void }): void;
   shutdown?(): void;
 }
 
@@ -60,6 +60,12 @@ export function agentAccess(pi: Record<string, any>, live: LiveAgentContext): Ag
       if (typeof pi.setModel !== "function") throw new Error("the agent's setModel is not available in this version of the agent");
       return pi.setModel(model);
     },
+    // pi calls back when the compaction ends; the module's own callbacks run in its worker on the answer.
+    compact: (options) => new Promise((resolve, reject) => {
+      const compact = live.require().compact;
+      if (typeof compact !== "function") throw new Error("the agent's compact is not available in this version of the agent");
+      compact.call(live.require(), { ...options, onComplete: resolve, onError: reject });
+    }),
   };
 }
 
@@ -71,7 +77,8 @@ export class LiveAgentContext {
 
   constructor() {
     this.sessionManager = this.#forwarders(SESSION_MANAGER_METHODS, () => this.require().sessionManager, "sessionManager") as unknown as ReadonlySessionManager;
-    this.modelRegistry = this.#forwarders(MODEL_REGISTRY_METHODS, () => this.require().modelRegistry, "modelRegistry") as unknown as ModelRegistry;
+    this.modelRegistry = this.#anyMethod(this.#forwarders(MODEL_REGISTRY_METHODS, () => this.require().modelRegistry, "modelRegistry"),
+      () => this.require().modelRegistry, "modelRegistry") as unknown as ModelRegistry;
     const ui = this.#forwarders(UI_METHODS, () => this.require().ui);
     const live = this;
     // hookbox's custom() factory takes (tui, theme, done); pi's passes (tui, theme, keybindings, done).
@@ -88,6 +95,25 @@ export class LiveAgentContext {
   require(): AgentContext {
     if (!this.current) throw new Error("hookbox/extension: the agent has not called any handler yet, so its context is not known");
     return this.current;
+  }
+
+  /**
+   * `known`, answering any other method name too: the agent's registry has methods beyond the
+   * contract (pi's `getApiKeyAndHeaders`) that `policy.modelRegistry: "all"` lets a hook call, so
+   * which names pass is the policy's gate (src/bridge/model-registry-gate.ts), not this list.
+   */
+  #anyMethod(known: Record<string, unknown>, target: () => Record<string, any>, contract: HostObject): Record<string, unknown> {
+    const made = new Map<string, unknown>();
+    const forwarder = (name: string) => {
+      if (Object.hasOwn(known, name)) return known[name];
+      if (!made.has(name)) made.set(name, this.#forwarders([name], target, contract)[name]);
+      return made.get(name);
+    };
+    return new Proxy(known, {
+      get: (_t, name) => (typeof name === "string" ? forwarder(name) : undefined),
+      // The bridge looks a method up by own property (never a prototype builtin): each name is one, configurable.
+      getOwnPropertyDescriptor: (_t, name) => (typeof name === "string" ? { value: forwarder(name), writable: false, enumerable: false, configurable: true } : undefined),
+    });
   }
 
   /**

@@ -94,10 +94,15 @@ const withText = <T extends { content: Array<{ type: string; text?: string }> }>
 /**
  * The error the agent gets for a failed isolated call: pi turns a tool's throw into an error
  * result the model reads, and reports a command's or shortcut's. Every fault but the module's own
- * throw is also reported (as the adapter reports event faults).
+ * throw is also reported (as the adapter reports event faults). A tool's own throw (`tool`) gives
+ * the model the tool's own message, as in-process; its path and code go to the error channel.
  */
-function failed(err: unknown, deps: MirrorDeps): Error {
+function failed(err: unknown, deps: MirrorDeps, tool = false): Error {
   if (!(err instanceof HookFailure)) return err instanceof Error ? err : new Error(String(err));
+  if (tool && err.code === "handler_threw") {
+    deps.report(err.toHookError());
+    return new Error(err.message);
+  }
   if (err.code !== "handler_threw") deps.report(err.toHookError());
   return new Error(`hookbox: ${err.hookPath} failed (${err.code}) in ${err.event}: ${err.message}`);
 }
@@ -122,7 +127,7 @@ export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook
           // The bridge's table checked each partial result (tool.update) before it gets here.
           raw = await hook.runTool(spec.name, String(toolCallId), params, signal, (partial) => onUpdate?.(withText(partial as z.infer<typeof toolResult>)), ctx);
         } catch (err) {
-          throw failed(err, deps);
+          throw failed(err, deps, true);
         }
         const parsed = toolAnswer.safeParse(raw);
         if (!parsed.success) throw failed(Errors.invalidResult(hook.path, event, describeIssues(parsed.error)), deps);

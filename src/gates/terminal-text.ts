@@ -6,9 +6,12 @@
  *
  * Closed: every control sequence `ansi-regex` matches (OSC, DCS/SOS/PM/APC, CSI with ESC or C1
  * introducers, ESC escapes) is removed, except SGR styling that matches `ESC [ [0-9;:]* m` exactly
- * (kept unless `colors: false`); then every remaining C0 control (tab → spaces; newline kept where
- * the text may have several lines, else a space), DEL and C1 (0x80-0x9f) character is removed, so
- * an unterminated sequence leaves visible litter at worst, never a live control.
+ * (kept unless `colors: false`); then every remaining C0 control, DEL and C1 (0x80-0x9f) character
+ * is removed, so an unterminated sequence leaves visible litter at worst, never a live control.
+ * Newline and tab are layout, not controls: where the text may have several lines (a dialog's title
+ * or message, a notification, an editor's text) both are kept as the hook wrote them, as the agent
+ * shows them in-process; on one line (a status, an option, a renderer line) a tab becomes spaces and
+ * a newline a space.
  */
 import ansiRegex from "ansi-regex";
 
@@ -19,7 +22,7 @@ export interface TerminalTextOptions {
 }
 
 export interface GateOptions extends TerminalTextOptions {
-  /** Keep newlines (a notification, a confirm message, an editor's text); otherwise they become spaces. */
+  /** Keep newlines and tabs (a dialog's title or message, a notification, an editor's text); otherwise they become spaces. */
   multiline?: boolean;
 }
 
@@ -27,15 +30,18 @@ const SEQUENCE = ansiRegex();
 const SGR = /^\x1b\[[0-9;:]*m$/;
 /** Anything the gate has to look at: a C0 control other than newline, DEL, C1. */
 const SUSPECT = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
-const CONTROL_KEEP_NEWLINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** The same, less tab: what multi-line text must not hold. */
+const SUSPECT_MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+const CONTROL_KEEP_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
 const TAB = /\t/g;
 
 /** `text` with every terminal control removed but SGR styling (kept unless `colors: false`). */
 export function terminalText(text: string, options: GateOptions = {}): string {
-  if (!SUSPECT.test(text) && (options.multiline || !text.includes("\n"))) return text;
+  if (options.multiline ? !SUSPECT_MULTILINE.test(text) : !SUSPECT.test(text) && !text.includes("\n")) return text;
   const colors = options.colors ?? true;
-  const plain = (part: string) => part.replace(TAB, "    ").replace(options.multiline ? CONTROL_KEEP_NEWLINE : CONTROL, (c) => (c === "\n" ? " " : ""));
+  const plain = options.multiline ? (part: string) => part.replace(CONTROL_KEEP_LAYOUT, "")
+    : (part: string) => part.replace(TAB, "    ").replace(CONTROL, (c) => (c === "\n" ? " " : ""));
   let out = "";
   let last = 0;
   for (const m of text.matchAll(SEQUENCE)) {
