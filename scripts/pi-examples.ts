@@ -171,7 +171,8 @@ export async function classifyExample(pi: Pi, dir: string, file: string, cwd: st
     for (const step of aPrompt(runner, cwd)) {
       const event = await step();
       if (own.handlers.has(event)) exercised.add(event);
-      if (problems.length > 0) return classify(file, problems[0]!, "in a handler", dir, cwd);
+      // The adapter's report of the fault names the event; a policy notice shown before it (src/extension/notices.ts) does not.
+      if (problems.length > 0) return classify(file, problems.find((p) => /: \w+ in \w+: /.test(p)) ?? problems[0]!, "in a handler", dir, cwd);
     }
     const untried = [...own.handlers.keys()].filter((e: string) => e !== "tool_call" && !exercised.has(e));
     const detail = [exercised.size ? `exercised: ${[...exercised].join(", ")}` : "", untried.length ? `not exercised: ${untried.join(", ")}` : ""];

@@ -96,10 +96,12 @@ describe("hookbox checks what it is given", () => {
     expect(r.stdout).toContain('the nearest package.json says "type": "commonjs": rename it to .mjs or .ts, or set "type": "module"');
   });
 
-  it("after a load failure, emit says the result is without the hook that failed and counts its error", async () => {
+  it("after a load failure, emit says the tool call is blocked as the agent blocks it (fail closed), in text and JSON, and counts the error", async () => {
     const r = await hookbox(["emit", "missing.ts", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", "--payload", LS]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^event {5}tool_call\nblocked {3}no \(without 1 hook that failed to load\)\nerrors {4}1\n {4}! load_failed {2}missing\.ts \(load\): /);
+    expect(r.stdout).toMatch(/^event {5}tool_call\nblocked {3}yes: missing\.ts did not load; in the agent every tool call is then blocked \(fail closed\)\nerrors {4}1\n {4}! load_failed {2}missing\.ts \(load\): /);
+    const json = await hookbox(["emit", "missing.ts", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", "--payload", LS, "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ blocked: true, reason: "missing.ts did not load; in the agent every tool call is then blocked (fail closed)" });
   });
 
   it("names only files the package ships in its help texts", async () => {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
-import { installPi, piUnavailable, piWorld, runPi, victim, type PiWorld } from "./support/pi-agent.js";
+import { installPi, piAgent, piUnavailable, piWorld, runAgent, runPi, victim, type PiWorld } from "./support/pi-agent.js";
 
 const unavailable = piUnavailable();
 if (unavailable) console.log(`test/e2e-pi.test.ts skipped: ${unavailable}`);
@@ -82,6 +82,97 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
     expect(run.stderr).not.toContain("Extension error");
     expect(existsSync(join(dir, "keep.txt"))).toBe(true);
     expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
+  });
+
+  it("relative paths resolve against the file calling isolate(): `pi -e ../isolated.ts` from a subfolder loads the guard beside isolated.ts and blocks rm -rf", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    copyFileSync(join(EXTENSIONS, "blocks-rm-rf.ts"), join(world.project, "guard.ts"));
+    writeFileSync(join(world.project, "isolated.ts"), `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolate(["./guard.ts"]);\n`);
+    const sub = join(world.project, "sub");
+    mkdirSync(sub);
+    const run = runPi(cli, { ...world, project: sub }, { command: `rm -rf ${dir}`, extensions: ["../isolated.ts"] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain("Extension error");
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
+  });
+
+  it("control: resolved against pi's working folder (base: process.cwd()) the same path is not found there, and every call is blocked", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    copyFileSync(join(EXTENSIONS, "blocks-rm-rf.ts"), join(world.project, "guard.ts"));
+    writeFileSync(join(world.project, "isolated.ts"), `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolate(["./guard.ts"], { base: process.cwd() });\n`);
+    const sub = join(world.project, "sub");
+    mkdirSync(sub);
+    const run = runPi(cli, { ...world, project: sub }, { command: `rm -rf ${dir}`, extensions: ["../isolated.ts"] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`${join(sub, "guard.ts")} did not load (load_failed): Failed to load hook: file not found`);
+    expect(run.toolResult).toContain(`isolated extension ${join(sub, "guard.ts")} (load_failed) did not load (fail closed)`);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+  });
+
+  it("a typo in isolate()'s options fails closed as in isolateConfig's file: pi goes on (exit 0), the error names isolate and the option, the call is blocked", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, ["blocks-rm-rf.ts"], { isolaton: "process" })] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`hookbox: isolate did not load (load_failed): isolate: unknown option "isolaton"; did you mean "isolation"?`);
+    expect(run.toolResult).toBe("hookbox: blocked because isolated extension isolate (load_failed) did not load (fail closed)");
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+  });
+
+  it("a policy refusal is visible to the person running pi: a guard's pi.exec(\"git\") under the default policy is shown once on pi's stderr, naming exec.allow", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, ["asks-git-in-tool-call.ts"])] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.toolResult).toMatch(/^guard could not ask git: pi\.exec is not allowed/);
+    const shown = run.stderr.split("\n").filter((l) => l.includes(`pi.exec("git") refused by its policy`));
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toContain(`The field that grants it: exec.allow (policy: { exec: { allow: ["git"] } } in isolate's options).`);
+  });
+
+  it("control: granted exec.allow [\"git\"], the guard runs git and pi's stderr shows no refusal", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [isolateFile(world, ["asks-git-in-tool-call.ts"], { policy: { exec: { allow: ["git"] } } })] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.toolResult).toBe("guard asked git");
+    expect(run.stderr).not.toContain("refused by its policy");
+  });
+
+  /** pi with its own discovery on (no --no-extensions): it loads every module of the project's .pi/extensions/. */
+  const discovering = () => ({ ...piAgent(cli), quiet: piAgent(cli).quiet.filter((f) => f !== "--no-extensions") });
+  const importIsolate = `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};`;
+
+  it("a guard placed beside isolated.ts in .pi/extensions/ (pi loads it itself, unisolated) is reported naming the folder, not loaded again, and every tool call is blocked", () => {
+    const world = piWorld();
+    const folder = join(world.project, ".pi", "extensions");
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(join(EXTENSIONS, "blocks-rm-rf.ts"), join(folder, "guard.ts"));
+    writeFileSync(join(folder, "isolated.ts"), `${importIsolate}\nexport default isolate(["./guard.ts"]);\n`);
+    const run = runAgent(discovering(), world, { command: "ls" });
+    expect(run.code, run.stderr).toBe(0);
+    const guard = join(folder, "guard.ts");
+    expect(run.stderr).toContain(`${guard} did not load (load_failed): Failed to load hook: pi also loads it by itself, in its own process: it sits in a folder pi loads every module of (.pi/extensions/)`);
+    expect(run.toolResult).toBe(`hookbox: blocked because isolated extension ${guard} (load_failed) did not load (fail closed)`);
+  });
+
+  it("control: the guard in .pi/hookbox/ (where pi does not look), isolated.ts in .pi/extensions/: nothing is reported and the guard blocks rm -rf", () => {
+    const world = piWorld();
+    const dir = victim(world);
+    const folder = join(world.project, ".pi", "extensions");
+    mkdirSync(folder, { recursive: true });
+    mkdirSync(join(world.project, ".pi", "hookbox"));
+    copyFileSync(join(EXTENSIONS, "blocks-rm-rf.ts"), join(world.project, ".pi", "hookbox", "guard.ts"));
+    writeFileSync(join(folder, "isolated.ts"), `${importIsolate}\nexport default isolate(["../hookbox/guard.ts"]);\n`);
+    const run = runAgent(discovering(), world, { command: `rm -rf ${dir}` });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain("pi also loads it");
+    expect(run.stderr).not.toContain("Extension error");
+    expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
   });
 
   it.each([

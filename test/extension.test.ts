@@ -3,11 +3,11 @@
  * what crosses returns to pi's runner, what cannot is refused at load naming the member, the module
  * and why, and the table of members is checked against pi's own ExtensionAPI type.
  */
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RENDERER_NEEDS_WORKER, agentLine, isolate, isolateConfig } from "../src/extension/adapter.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { AGENT_DEADLINES, RENDERER_NEEDS_WORKER, agentLine, isolate, isolateConfig } from "../src/extension/adapter.js";
 import {
   CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, OMP_REFUSED_MEMBERS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
@@ -321,11 +321,100 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "guard refused: rm -rf /tmp/x" });
   });
 
-  it("a missing module is reported by path with load_failed; the module list must be strings", async () => {
+  it("a refusal by the module's policy is shown once to the person running pi (ctx.ui.notify), naming the field that grants it; the module still gets its error on every call", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("asks-git-in-tool-call.ts")]);
+    const { notified } = bindAgent(runner, runtime, entries);
+    const ls = { ...rmRf, input: { command: "ls" } };
+    for (let i = 0; i < 2; i++) expect((await runner.emitToolCall(ls)).reason).toMatch(/^guard could not ask git: pi\.exec is not allowed for this hook/);
+    expect(errors).toEqual([]);
+    expect(notified).toEqual([`hookbox: ${ext("asks-git-in-tool-call.ts")}: pi.exec("git") refused by its policy: pi.exec is not allowed for this hook (policy.exec.allow is empty); allow "git" in its policy to run it. The field that grants it: exec.allow (policy: { exec: { allow: ["git"] } } in isolate's options).`]);
+  });
+
+  it("control: granted exec.allow [\"git\"] the module runs git and nothing is shown", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("asks-git-in-tool-call.ts")], { policy: { exec: { allow: ["git"] } } });
+    const { notified } = bindAgent(runner, runtime, entries);
+    expect(await runner.emitToolCall({ ...rmRf, input: { command: "ls" } })).toEqual({ block: true, reason: "guard asked git" });
+    expect(errors).toEqual([]);
+    expect(notified).toEqual([]);
+  });
+
+  it("inside the agent a hanging guard blocks the call after AGENT_DEADLINES' 5 s (not loadHooks' 30 s), named in the reason; deadlines still override it", async () => {
+    expect(AGENT_DEADLINES).toEqual({ default: 5_000, command: 30_000, session_before_compact: 30_000 });
+    const hangs = ext("hangs-in-tool-call.ts");
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => { errors.push(line); };
+    try {
+      const { runner } = await inPi([hangs]);
+      const result = await runner.emitToolCall(rmRf);
+      expect(result.block).toBe(true);
+      expect(result.reason).toContain(`Blocked because hook "${hangs}" failed (timeout)`);
+      expect(errors.join("\n")).toContain("did not settle tool_call within 5000 ms of its own time");
+      const own = await inPi([hangs], { deadlines: { tool_call: 200 } });
+      await own.runner.emitToolCall(rmRf);
+    } finally {
+      console.error = original;
+    }
+    expect(errors.join("\n")).toContain("did not settle tool_call within 200 ms of its own time");
+  });
+
+  it("a missing module is reported by path with load_failed", async () => {
     const { errors } = await inPi([ext("no-such-extension.ts")]);
     expect(errors[0].error).toContain(`hookbox: ${ext("no-such-extension.ts")} did not load (load_failed): Failed to load hook: file not found`);
-    expect(() => isolate([42 as unknown as string])).toThrow(TypeError);
-    expect(() => isolate([], { optional: "x" as unknown as string[] })).toThrow(TypeError);
+  });
+
+  it.each([
+    ["an unknown option", [ext("blocks-rm-rf.ts")], { isolaton: "process" }, `isolate: unknown option "isolaton"; did you mean "isolation"?`],
+    ["an isolation value", [ext("blocks-rm-rf.ts")], { isolation: "sandbx" }, `isolate: option "isolation" is "sandbx", which is not one of "worker", "process", "sandbox"; did you mean "sandbox"?`],
+    ["a path that is not a string", [42], {}, "isolate: paths must be an array of module paths (strings or file: URLs)"],
+    ["optional that is not a list", [], { optional: "x" }, `isolate: option "optional" must be an array of module paths (strings)`],
+  ])("wrong arguments to isolate() (%s) fail closed as isolateConfig's file does: the call does not throw, pi goes on, nothing loads, every tool call is blocked naming isolate", async (_what, paths, options, problem) => {
+    const factory = isolate(paths as string[], options as Record<string, unknown>);
+    const { runner, errors } = await inPiFactory(factory);
+    expect(errors).toHaveLength(1);
+    expect(errors[0].error).toContain(`hookbox: isolate did not load (load_failed): ${problem}`);
+    expect(errors[0].error).toContain("every tool call is blocked (fail closed)");
+    expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "hookbox: blocked because isolated extension isolate (load_failed) did not load (fail closed)" });
+  });
+
+  describe("relative module paths resolve against the file that calls isolate(), not the agent's working folder", () => {
+    let folder: string;
+    beforeAll(() => {
+      folder = mkdtempSync(join(tmpdir(), "hookbox-base-"));
+      copyFileSync(ext("blocks-rm-rf.ts"), join(folder, "guard.ts"));
+    });
+    afterAll(() => rmSync(folder, { recursive: true, force: true }));
+    /** An `isolated.ts` in its own folder (pi's working folder is ROOT), loaded as the agent loads it. */
+    const entry = async (name: string, call: string) => {
+      const file = join(folder, name);
+      writeFileSync(file, `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension", "adapter.ts"))};\nexport default ${call};\n`);
+      return ((await import(file)) as { default: unknown }).default;
+    };
+
+    it.each([
+      ["by default (the caller's file, from the stack)", `isolate(["./guard.ts"], { isolation: ${JSON.stringify(ISOLATION)} })`],
+      ["with base: import.meta.url", `isolate(["./guard.ts"], { isolation: ${JSON.stringify(ISOLATION)}, base: import.meta.url })`],
+      ["given a file: URL", `isolate([new URL("./guard.ts", import.meta.url)], { isolation: ${JSON.stringify(ISOLATION)} })`],
+    ])("%s: the guard beside isolated.ts loads and blocks", async (what, call) => {
+      const { runner, errors } = await inPiFactory(await entry(`isolated-${what.length}.ts`, call));
+      expect(errors).toEqual([]);
+      expect(process.cwd()).not.toBe(folder);
+      expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "guard refused: rm -rf /tmp/x" });
+    });
+
+    it("optional resolves against the same folder: a missing optional module is reported as optional and blocks nothing", async () => {
+      const { runner, errors } = await inPiFactory(await entry("isolated-optional.ts", `isolate(["./guard.ts", "./missing.ts"], { isolation: ${JSON.stringify(ISOLATION)}, optional: ["./missing.ts"] })`));
+      expect(errors).toHaveLength(1);
+      expect(errors[0].error).toBe(`hookbox: ${join(folder, "missing.ts")} did not load (load_failed): Failed to load hook: file not found: ${join(folder, "missing.ts")} (optional: it blocks no tool call)`);
+      expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "guard refused: rm -rf /tmp/x" });
+      expect(await runner.emitToolCall({ ...rmRf, input: { command: "ls" } })).toBeUndefined();
+    });
+
+    it("control: with base set to the working folder the same path is not found there (load_failed, fail closed)", async () => {
+      const { runner, errors } = await inPiFactory(await entry("isolated-cwd.ts", `isolate(["./guard.ts"], { isolation: ${JSON.stringify(ISOLATION)}, base: process.cwd() })`));
+      expect(errors[0].error).toContain(`hookbox: ${join(process.cwd(), "guard.ts")} did not load (load_failed): Failed to load hook: file not found`);
+      expect((await runner.emitToolCall(rmRf)).block).toBe(true);
+    });
   });
 
   describe("the config-file form: isolateConfig(file) reads the modules and options from JSON", () => {
@@ -346,6 +435,7 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
       expect(errors).toHaveLength(1);
       expect(errors[0].error).toContain(`hookbox: ${join(folder, "no-such-extension.ts")} did not load (load_failed)`);
       expect(errors[0].error).not.toContain("fail closed");
+      expect(errors[0].error).toMatch(/\(optional: it blocks no tool call\)$/);
       expect(await runner.emitToolCall(rmRf)).toEqual({ block: true, reason: "guard refused: rm -rf /tmp/x" });
     });
 

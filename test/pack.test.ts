@@ -61,7 +61,7 @@ beforeAll(() => {
   rmSync(join(ROOT, "dist"), { recursive: true, force: true });
   execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "pipe" });
   const out = tempDir("hookbox-pack-");
-  const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", out], { cwd: ROOT, encoding: "utf8" })) as Array<{ filename: string }>;
+  const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", out], { cwd: ROOT, encoding: "utf8" })) as Array<{ filename: string }>;
   project = join(out, "project");
   execFileSync("mkdir", ["-p", project]);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "pack-probe", private: true, type: "module" }));

@@ -86,7 +86,8 @@ export async function emit(args: string[], out: Output, _signal?: AbortSignal, e
     const errors = host.takeErrors();
     const loadErrors = host.loadErrors.map((e) => ({ hookPath: e.path, event: "load", error: e.error, code: e.code }));
     if (values.json) {
-      const doc = { ...outcomeJson(outcome, errors), loadErrors, messages: host.messages, prompts: host.prompts, logs: host.logs };
+      const closed = failedClosed(outcome, loadErrors);
+      const doc = { ...outcomeJson(outcome, errors), ...(closed ? { blocked: true, reason: closed } : {}), loadErrors, messages: host.messages, prompts: host.prompts, logs: host.logs };
       out.write(`${JSON.stringify(doc, null, 2)}\n`);
     } else {
       for (const l of host.logs) err.write(`log       ${l.hookPath} ${l.level}: ${l.line}\n`);
@@ -109,11 +110,21 @@ function readPayload(file: string): string {
   }
 }
 
+/**
+ * Why a tool call the loaded hooks let through is still blocked: a hook did not load, and the agent
+ * (hookbox/extension) then blocks every tool call (fail closed), so emit says what the agent does.
+ */
+function failedClosed(o: Outcome, loadErrors: HookError[]): string | undefined {
+  if (o.type !== "tool_call" || o.blocked !== false || loadErrors.length === 0) return undefined;
+  return `${loadErrors.map((e) => e.hookPath).join(", ")} did not load; in the agent every tool call is then blocked (fail closed)`;
+}
+
 function describe(o: Outcome, errors: HookError[], loadErrors: HookError[]): string {
   let text = `event     ${o.type}\n`;
   if (o.edits.length > 0) text += `edits     ${o.edits.length + o.moreEdits}\n${editLines(o.edits, o.moreEdits)}`;
   const partial = loadErrors.length ? ` (without ${loadErrors.length} hook${loadErrors.length === 1 ? "" : "s"} that failed to load)` : "";
-  if (o.blocked !== undefined) text += o.blocked ? `blocked   yes: ${o.reason}\n` : `blocked   no${partial}\n`;
+  const closed = failedClosed(o, loadErrors);
+  if (o.blocked !== undefined) text += o.blocked ? `blocked   yes: ${o.reason}\n` : closed ? `blocked   yes: ${closed}\n` : `blocked   no\n`;
   if (o.type !== "tool_call") text += `result    ${o.result === undefined ? "none" : JSON.stringify(o.result, null, 2).replace(/\n/g, "\n          ")}${partial}\n`;
   const refused = errors.filter(isRefusal);
   if (refused.length > 0) text += `refused   ${refused.length}\n${refused.map((e) => errorLine(e)).join("")}`;

@@ -13,9 +13,11 @@ import { Errors, type HookError, type HookErrorCode, type HookFailure } from "..
 import { memberRefusal } from "../bridge/agent-gate.js";
 import type { LoadedHook } from "../runner/hook.js";
 import { loadExtensionModules, type LoadOptions } from "../runner/loader.js";
-import { resolvePath } from "../policy/paths.js";
 import { readIsolateConfig } from "./config.js";
-import { fileURLToPath } from "node:url";
+import { baseFolder, callerFile, modulePath } from "./base.js";
+import { Notices } from "./notices.js";
+import { alsoLoadedByAgent } from "./also-loaded.js";
+import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
 import {
@@ -36,7 +38,22 @@ export interface IsolateOptions extends LoadOptions {
    * guard that failed to load must not let the model's `rm -rf` run unguarded.
    */
   optional?: string[];
+  /**
+   * What relative paths (in `paths`, `optional` and `perHook`) resolve against: a file (its folder;
+   * pass `import.meta.url` or `__filename`) or a folder. By default the folder of the file that
+   * calls `isolate()`, found from the call stack.
+   */
+  base?: string | URL;
 }
+
+/**
+ * The deadlines `isolate()` gives a module unless its options say otherwise (merged under the
+ * caller's `deadlines`, shared and per module): inside an agent a person waits on every tool call,
+ * so a hanging guard blocks that call after 5 s of its own time (time waiting on the host, a UI
+ * prompt or `pi.exec`, does not count), not `loadHooks`' 30 s. A slash command the person typed,
+ * and a compaction (which may summarize with a model), keep 30 s.
+ */
+export const AGENT_DEADLINES: Readonly<Record<string, number>> = { default: 5_000, command: 30_000, session_before_compact: 30_000 };
 
 /** The part of the agent's `ExtensionAPI` (pi 0.73.1) the adapter uses. */
 export interface AgentExtensionAPI extends AgentRegistrationAPI {
@@ -93,21 +110,43 @@ export type IsolatedExtension = (pi: AgentExtensionAPI) => Promise<void>;
 export interface Unloaded { path: string; code: HookErrorCode; error: string }
 
 /**
- * The extension factory that loads `paths` isolated. Paths resolve like `loadHooks` paths (against
- * the agent's working directory; `~` is the home folder); options are `loadHooks`' plus `optional`.
+ * The extension factory that loads `paths` isolated. A relative path resolves against the folder of
+ * the file that calls `isolate()` (or `options.base`), never the agent's working folder; `~` is the
+ * home folder; a file: URL is taken as is. Options are `loadHooks`' plus `optional` and `base`.
+ * Arguments that are wrong (an unknown option, a path that is not a string) do not throw: the
+ * factory loads nothing and blocks every tool call (fail closed), reported through the agent's error
+ * path naming `isolate` and the option, as `isolateConfig` does for its file.
  * The factory resolves when every module has loaded (or failed to) and every event is mirrored.
  */
-export function isolate(paths: string[], options: IsolateOptions = {}, /** @internal modules refused before loading (not approved): they block like a failed load */ before: readonly Unloaded[] = []): IsolatedExtension {
-  if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string")) throw new TypeError("isolate: paths must be an array of module paths (strings)");
-  const { optional = [], ...loadOptions } = options;
-  if (!Array.isArray(optional) || optional.some((p) => typeof p !== "string")) throw new TypeError("isolate: optional must be an array of module paths (strings)");
+export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}, /** @internal modules refused before loading (not approved): they block like a failed load */ before: readonly Unloaded[] = []): IsolatedExtension {
+  const caller = callerFile(isolate);
+  let checked: ReturnType<typeof checkIsolateArguments>;
+  try {
+    checked = checkIsolateArguments(paths, options, caller);
+  } catch (err) {
+    return failClosed("isolate", (err as Error).message);
+  }
+  const { resolved, isOptional } = checked;
+  const notices = new Notices();
+  const loadOptions = notices.watch(checked.loadOptions);
   return async (pi) => {
     const cwd = process.cwd();
     const line = agentLine(pi);
     const carried = carriedEvents(line);
     const builtIns = builtInTools(line);
-    const loaded = await loadExtensionModules(paths, cwd, loadOptions);
-    const unloaded: Unloaded[] = [...before, ...loaded.errors.map(({ path, code, error }) => ({ path, code, error }))];
+    // A module the agent loads itself is not loaded again: it is reported, and blocks like a failed load.
+    const twice = await alsoLoadedByAgent(resolved, cwd);
+    let loaded: Awaited<ReturnType<typeof loadExtensionModules>>;
+    try {
+      loaded = await loadExtensionModules(resolved.filter((p) => !twice.some((t) => t.path === p)), cwd, loadOptions);
+    } catch (err) {
+      return failClosed("isolate", (err as Error).message)(pi);
+    }
+    const unloaded: Unloaded[] = [
+      ...before,
+      ...twice.map(({ path, why }) => ({ path, code: "load_failed" as const, error: Errors.loadFailed(path, why).message })),
+      ...loaded.errors.map(({ path, code, error }) => ({ path, code, error })),
+    ];
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
@@ -122,32 +161,65 @@ export function isolate(paths: string[], options: IsolateOptions = {}, /** @inte
       unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
       await hook.dispose?.();
     }
-    const isOptional = (path: string) => optional.includes(path) || optional.some((o) => resolvePath(o, cwd) === resolvePath(path, cwd));
-    new Mirror(pi, hooks, cwd, unloaded, isOptional, carried).install();
+    new Mirror(pi, hooks, cwd, unloaded, isOptional, carried, notices).install();
+  };
+}
+
+/**
+ * `isolate()`'s arguments checked (throws an Error naming `isolate` and the option) and resolved
+ * against the base folder: the module paths, `loadHooks`' options (perHook keyed by absolute path)
+ * and which modules are optional.
+ */
+function checkIsolateArguments(paths: unknown, options: unknown, caller: string | undefined) {
+  if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string" && !(p instanceof URL))) throw new TypeError("isolate: paths must be an array of module paths (strings or file: URLs)");
+  if (options === null || typeof options !== "object") throw new TypeError("isolate: options must be an object");
+  const { optional = [], base, ...loadOptions } = options as IsolateOptions;
+  if (!Array.isArray(optional) || optional.some((p) => typeof p !== "string")) throw new TypeError("isolate: option \"optional\" must be an array of module paths (strings)");
+  if ((loadOptions as { watch?: unknown }).watch !== undefined) throw new TypeError("isolate: unknown option \"watch\" (a module is loaded once; restart the agent to reload it)");
+  const problem = optionsProblem(SCHEMAS.loadHooks, loadOptions);
+  if (problem !== undefined) throw new TypeError(`isolate: ${problem}`);
+  const cwd = process.cwd();
+  const folder = baseFolder(base, caller, cwd);
+  const resolved = (paths as Array<string | URL>).map((p) => modulePath(p, folder));
+  const perHook = loadOptions.perHook === undefined ? undefined
+    : Object.fromEntries(Object.entries(loadOptions.perHook).map(([key, own]) =>
+      [modulePath(key, folder), own.deadlines === undefined ? own : { ...own, deadlines: { ...AGENT_DEADLINES, ...own.deadlines } }]));
+  const optionalPaths = new Set(optional.map((o) => modulePath(o, folder)));
+  return {
+    resolved,
+    loadOptions: { ...loadOptions, deadlines: { ...AGENT_DEADLINES, ...loadOptions.deadlines }, ...(perHook ? { perHook } : {}) } as LoadOptions,
+    isOptional: (path: string) => optionalPaths.has(path) || optionalPaths.has(modulePath(path, folder)),
+  };
+}
+
+/** The factory for arguments or a file that are wrong: it loads nothing and blocks every tool call, reported naming `where`. */
+function failClosed(where: string, message: string): IsolatedExtension {
+  return async (pi) => {
+    // The message may quote a key or value the user wrote: it passes the terminal-text gate.
+    const unloaded = [{ path: where, code: "load_failed" as const, error: terminalText(message, { colors: false }) }];
+    new Mirror(pi, [], process.cwd(), unloaded, () => false, carriedEvents(agentLine(pi))).install();
   };
 }
 
 /**
  * The extension factory for the modules and options a JSON config file names (src/extension/config.ts):
- * `export default isolateConfig("./isolated.json")`. A relative `file` resolves against the
- * agent's working directory, like `isolate`'s paths (pass `new URL("../isolated.json", import.meta.url)`
- * for the file beside yours); the modules' paths resolve against the JSON file's folder. The file is
+ * `export default isolateConfig("./isolated.json")`. A relative `file` resolves against the folder
+ * of the file that calls `isolateConfig`, like `isolate`'s paths (a file: URL, e.g.
+ * `new URL("./isolated.json", import.meta.url)`, is taken as is); the modules' paths resolve against
+ * the JSON file's folder. The file is
  * read when the agent loads the factory. A file that is missing or wrong loads nothing and blocks
  * every tool call (fail closed), reported through the agent's error path naming the file and the field.
  */
 export function isolateConfig(file: string | URL): IsolatedExtension {
-  const given = file instanceof URL ? fileURLToPath(file) : file;
-  if (typeof given !== "string") throw new TypeError("isolateConfig: file must be a path (string) or a file: URL");
+  const caller = callerFile(isolateConfig);
+  if (typeof file !== "string" && !(file instanceof URL)) return failClosed("isolateConfig", "isolateConfig: file must be a path (string) or a file: URL");
+  const where = modulePath(file, baseFolder(undefined, caller, process.cwd()));
   return async (pi) => {
-    const where = resolvePath(given, process.cwd());
     let config: ReturnType<typeof readIsolateConfig>;
     try {
       config = readIsolateConfig(where);
     } catch (err) {
-      // The message may quote a key or value from the file: it passes the terminal-text gate.
-      const unloaded = [{ path: where, code: "load_failed" as const, error: terminalText((err as Error).message, { colors: false }) }];
-      new Mirror(pi, [], process.cwd(), unloaded, () => false, carriedEvents(agentLine(pi))).install();
-      return;
+      return failClosed(where, (err as Error).message)(pi);
     }
     await isolate(config.paths, config.options)(pi);
   };
@@ -217,8 +289,11 @@ class Mirror {
   #reportedUnloaded = false;
   #disposed = false;
 
-  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried) {
+  readonly #notices: Notices;
+
+  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried, notices = new Notices()) {
     this.#pi = pi;
+    this.#notices = notices;
     this.#carried = carried;
     this.#unloaded = unloaded;
     this.#isOptional = isOptional;
@@ -284,7 +359,7 @@ class Mirror {
     // path), after the loaded modules got the event.
     if (type === "session_start" && this.#unloaded.length > 0 && !this.#reportedUnloaded) {
       this.#reportedUnloaded = true;
-      throw new Error(`hookbox: ${this.#unloaded.map((u) => `${u.path} did not load (${u.code}): ${u.error}`).join("; ")}`
+      throw new Error(`hookbox: ${this.#unloaded.map((u) => `${u.path} did not load (${u.code}): ${u.error}${this.#isOptional(u.path) ? " (optional: it blocks no tool call)" : ""}`).join("; ")}`
         + (this.#blocking.length > 0 ? "; every tool call is blocked (fail closed)" : ""));
     }
     return result;
@@ -359,6 +434,7 @@ class Mirror {
   #initialize(ctx: AgentContext): void {
     if (this.#initialized) return;
     this.#initialized = true;
+    this.#notices.attach((line) => this.#show(line, "warning"));
     const live = this.#live;
     this.#runner.initialize({
       getModel: () => live.current?.model,
@@ -388,11 +464,17 @@ class Mirror {
   /** A fault of an isolated module: the agent's UI when it has one, else stderr as pi prints extension errors. */
   #report(e: HookError): void {
     const line = `hookbox: ${e.hookPath}: ${e.code} in ${e.event}: ${e.error}`;
+    // A refused effect names the policy.effects that grants it; said once per module, event and code, not per call.
+    if (e.code === "effect_refused") { this.#notices.show(`${e.hookPath}:${e.event}:${e.code}`, line); return; }
+    this.#show(line, "error", e.hookPath);
+  }
+
+  #show(line: string, level: "error" | "warning", hookPath?: string): void {
     const ctx = this.#live.current;
     try {
-      if (ctx?.hasUI) { ctx.ui.notify(line, "error"); return; }
+      if (ctx?.hasUI) { ctx.ui.notify(line, level); return; }
     } catch { /* the agent's UI is gone: fall back to stderr */ }
-    console.error(`Extension error (${e.hookPath}): ${line}`);
+    console.error(hookPath === undefined ? line : `Extension error (${hookPath}): ${line}`);
   }
 }
 
