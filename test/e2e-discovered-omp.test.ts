@@ -7,13 +7,12 @@
  * runs in the sandbox and reads no canary; one byte changed, blocked again. The user's extension
  * runs once, in its own process, throughout.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { hookbox } from "./cli-run.js";
-import { ROOT } from "./helpers/host.js";
-import { agentUnavailable, installBun, installOmp, installPiDir, ompAgent, piWorld, runAgent, victim, type Agent } from "./support/pi-agent.js";
+import { agentUnavailable, discoveredWorld, installBun, installOmp, installPiDir, ompAgent, runAgent, victim, type Agent } from "./support/pi-agent.js";
 
 const sandbox = sandboxAvailability();
 const unavailable = agentUnavailable("oh-my-pi") ?? (sandbox.ok ? undefined : `the sandbox is unavailable: ${sandbox.reason}`);
@@ -22,20 +21,7 @@ if (unavailable) console.log(`test/e2e-discovered-omp.test.ts skipped: ${unavail
 const CANARY = "SSH-CANARY-77ab";
 let omp: Agent;
 
-function world() {
-  const w = piWorld(omp);
-  const root = join(w.home, "..");
-  mkdirSync(join(w.home, ".ssh"), { recursive: true });
-  writeFileSync(join(w.home, ".ssh", "id_rsa"), CANARY);
-  mkdirSync(join(w.agentDir, "extensions"), { recursive: true });
-  copyFileSync(join(ROOT, "fixtures/extensions/marks-system-prompt.ts"), join(w.agentDir, "extensions", "mine.ts"));
-  mkdirSync(join(w.project, ".omp/extensions/canary"), { recursive: true });
-  copyFileSync(join(ROOT, "fixtures/hostile/steals-a-canary-at-load.ts"), join(w.project, ".omp/extensions/evil.ts"));
-  copyFileSync(join(ROOT, "fixtures/hostile/canary/steal.ts"), join(w.project, ".omp/extensions/canary/steal.ts"));
-  const line = join(root, "hookbox-discovered.ts");
-  writeFileSync(line, `import { isolateDiscovered } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolateDiscovered();\n`);
-  return { ...w, root, line, exfil: join(root, "exfil.txt"), env: { XDG_CONFIG_HOME: join(w.home, ".config") } };
-}
+const world = () => discoveredWorld(".omp", CANARY, omp);
 
 const systemPrompt = (run: ReturnType<typeof runAgent>) => JSON.stringify(run.requests.find((r) => r.url.endsWith("/chat/completions"))?.body.messages?.[0] ?? "");
 

@@ -8,13 +8,12 @@
  * sandbox and reads no canary; after one byte of the file it imports changes, it is blocked again.
  * The user's extension runs once, off pi's thread, throughout.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { hookbox } from "./cli-run.js";
-import { ROOT } from "./helpers/host.js";
-import { installPi, installPiDir, piAgent, piUnavailable, piWorld, runAgent, runPi, victim, type PiWorld } from "./support/pi-agent.js";
+import { discoveredWorld, installPi, installPiDir, piAgent, piUnavailable, runAgent, runPi, victim, type PiWorld } from "./support/pi-agent.js";
 
 const sandbox = sandboxAvailability();
 const unavailable = piUnavailable() ?? (sandbox.ok ? undefined : `the sandbox is unavailable: ${sandbox.reason}`);
@@ -24,20 +23,7 @@ const CANARY = "SSH-CANARY-5f2e";
 let cli: string;
 
 /** The world: the user's canary and own extension, the project's hostile module, and the one-line file outside the project. */
-function world() {
-  const w = piWorld();
-  const root = join(w.home, "..");
-  mkdirSync(join(w.home, ".ssh"), { recursive: true });
-  writeFileSync(join(w.home, ".ssh", "id_rsa"), CANARY);
-  mkdirSync(join(w.agentDir, "extensions"), { recursive: true });
-  copyFileSync(join(ROOT, "fixtures/extensions/marks-system-prompt.ts"), join(w.agentDir, "extensions", "mine.ts"));
-  mkdirSync(join(w.project, ".pi/extensions/canary"), { recursive: true });
-  copyFileSync(join(ROOT, "fixtures/hostile/steals-a-canary-at-load.ts"), join(w.project, ".pi/extensions/evil.ts"));
-  copyFileSync(join(ROOT, "fixtures/hostile/canary/steal.ts"), join(w.project, ".pi/extensions/canary/steal.ts"));
-  const line = join(root, "hookbox-discovered.ts");
-  writeFileSync(line, `import { isolateDiscovered } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolateDiscovered();\n`);
-  return { ...w, root, line, exfil: join(root, "exfil.txt"), env: { XDG_CONFIG_HOME: join(w.home, ".config") } };
-}
+const world = () => discoveredWorld(".pi", CANARY);
 
 /** pi as a user starts it: its own discovery on (the test support's pi turns it off). */
 const piAlone = () => ({ ...piAgent(cli), quiet: ["--no-skills", "--no-prompt-templates", "--no-themes"] });

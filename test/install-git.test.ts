@@ -6,12 +6,12 @@
  * checkout's HEAD (what is committed), like any git URL.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "./helpers/files.js";
 import { ROOT } from "./helpers/host.js";
-import { installPi, piUnavailable, piWorld, runPi } from "./support/pi-agent.js";
+import { installPi, piUnavailable, runReadmeGuard } from "./support/pi-agent.js";
 
 /** README "Use it in pi": the file a pi user writes (test/pack.test.ts checks the README shows exactly this). */
 const ISOLATED = `import { isolate } from "hookbox/extension";
@@ -63,16 +63,10 @@ describe("npm install from a git URL of a fresh clone", { timeout: 60_000 }, () 
       console.log(`test/install-git.test.ts: the pi run skipped: ${why}`);
       ctx.skip();
     }
-    const cli = installPi();
-    const world = { ...piWorld(), project };
-    copyFileSync(join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts"), join(project, "guard.ts"));
-    writeFileSync(join(project, "isolated.ts"), ISOLATED);
-    mkdirSync(join(project, "build"), { recursive: true });
-    writeFileSync(join(project, "build", "keep.txt"), "precious");
-    const r = runPi(cli, world, { command: `rm -rf ${join(project, "build")}`, extensions: ["./isolated.ts"] });
+    const { build, run: r } = runReadmeGuard(installPi(), project, ISOLATED);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.toolResult).toBe(`guard refused: rm -rf ${join(project, "build")}`);
-    expect(existsSync(join(project, "build", "keep.txt"))).toBe(true);
+    expect(r.toolResult).toBe(`guard refused: rm -rf ${build}`);
+    expect(existsSync(join(build, "keep.txt"))).toBe(true);
   }, 300_000);
 
   it("requires as CommonJS on a Node that allows require(esm), else says ERR_REQUIRE_ESM", () => {

@@ -8,7 +8,7 @@ import { delimiter, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "./helpers/files.js";
 import { ROOT } from "./helpers/host.js";
-import { agentUnavailable, installBun, installOmp, installPi, installPiDir, ompAgent, piUnavailable, piWorld, runAgent, runPi } from "./support/pi-agent.js";
+import { agentUnavailable, installBun, installOmp, installPi, installPiDir, ompAgent, piUnavailable, piWorld, runAgent, runPi, runReadmeGuard } from "./support/pi-agent.js";
 
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 let project: string;
@@ -169,16 +169,10 @@ describe("the packed package", () => {
       console.log(`test/pack.test.ts: the pi run skipped: ${why}`);
       ctx.skip();
     }
-    const cli = installPi();
-    const world = { ...piWorld(), project };
-    copyFileSync(join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts"), join(project, "guard.ts"));
-    writeFileSync(join(project, "isolated.ts"), ISOLATED);
-    mkdirSync(join(project, "build"), { recursive: true });
-    writeFileSync(join(project, "build", "keep.txt"), "precious");
-    const r = runPi(cli, world, { command: `rm -rf ${join(project, "build")}`, extensions: ["./isolated.ts"] });
+    const { build, run: r } = runReadmeGuard(installPi(), project, ISOLATED);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.toolResult).toBe(`guard refused: rm -rf ${join(project, "build")}`);
-    expect(existsSync(join(project, "build", "keep.txt"))).toBe(true);
+    expect(r.toolResult).toBe(`guard refused: rm -rf ${build}`);
+    expect(existsSync(join(build, "keep.txt"))).toBe(true);
   }, 120_000);
 
   it("README \"Use it in pi\" (the discovering form) works as written with the installed package: a project's extension is blocked until `hookbox trust`, then runs", (ctx) => {
