@@ -106,7 +106,8 @@ describe("hookbox presets and isolation modes", () => {
     const r = await hookbox(["emit", homeHook(), "--event", "tool_call", "--payload", RM, "--policy", "untrusted", "--isolation", "worker", "--json"]);
     expect(r.code).toBe(1);
     const doc = JSON.parse(r.stdout);
-    expect(doc.blocked).toBe(false);
+    // A module that did not load blocks every tool call in an agent (fail closed), and emit says so.
+    expect(doc.blocked).toBe(true);
     expect(doc.loadErrors.map((e: { code: string }) => e.code)).toEqual(["load_failed"]);
     expect(doc.loadErrors[0].error).toContain('it needs isolation "sandbox"');
   });

@@ -331,7 +331,8 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
   });
 
   it("control: granted exec.allow [\"git\"] the module runs git and nothing is shown", async () => {
-    const { runner, errors, entries, runtime } = await inPi([ext("asks-git-in-tool-call.ts")], { policy: { exec: { allow: ["git"] } } });
+    // git runs in pi's working folder, which the module must be able to read (the sandbox binds only what its policy grants).
+    const { runner, errors, entries, runtime } = await inPi([ext("asks-git-in-tool-call.ts")], { policy: { exec: { allow: ["git"] }, fsRead: [process.cwd()] } });
     const { notified } = bindAgent(runner, runtime, entries);
     expect(await runner.emitToolCall({ ...rmRf, input: { command: "ls" } })).toEqual({ block: true, reason: "guard asked git" });
     expect(errors).toEqual([]);
