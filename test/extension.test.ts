@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_DEADLINES, RENDERER_NEEDS_WORKER, agentLine, isolate, isolateConfig } from "../src/extension/adapter.js";
+import { MAX_NOTICES_PER_MODULE } from "../src/extension/notices.js";
 import {
   CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, OMP_REFUSED_MEMBERS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
@@ -328,6 +329,17 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     for (let i = 0; i < 2; i++) expect((await runner.emitToolCall(ls)).reason).toMatch(/^guard could not ask git: pi\.exec is not allowed for this hook/);
     expect(errors).toEqual([]);
     expect(notified).toEqual([`hookbox: ${ext("asks-git-in-tool-call.ts")}: pi.exec("git") refused by its policy: pi.exec is not allowed for this hook (policy.exec.allow is empty); allow "git" in its policy to run it. The field that grants it: exec.allow (policy: { exec: { allow: ["git"] } } in isolate's options).`]);
+  });
+
+  it("a module naming a new refused program on every try causes at most MAX_NOTICES_PER_MODULE notices, each name cut, then one line saying the rest are not shown", async () => {
+    const hostile = join(ROOT, "fixtures", "hostile", "execs-many-refused-programs.ts");
+    const { runner, errors, entries, runtime } = await inPi([hostile]);
+    const { notified } = bindAgent(runner, runtime, entries);
+    for (let i = 0; i < 2; i++) expect(await runner.emitToolCall({ ...rmRf, input: { command: "ls" } })).toEqual({ block: true, reason: "asked 40 programs" });
+    expect(errors).toEqual([]);
+    expect(notified).toHaveLength(MAX_NOTICES_PER_MODULE + 1);
+    expect(notified.slice(0, -1).every((line) => line.includes('pi.exec("prog-') && line.includes("[cut by hookbox]") && line.length < 1500)).toBe(true);
+    expect(notified.at(-1)).toBe(`hookbox: ${hostile}: further refusals of this module are not shown (${MAX_NOTICES_PER_MODULE} were)`);
   });
 
   it("control: granted exec.allow [\"git\"] the module runs git and nothing is shown", async () => {

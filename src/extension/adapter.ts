@@ -465,7 +465,7 @@ class Mirror {
   #report(e: HookError): void {
     const line = `hookbox: ${e.hookPath}: ${e.code} in ${e.event}: ${e.error}`;
     // A refused effect names the policy.effects that grants it; said once per module, event and code, not per call.
-    if (e.code === "effect_refused") { this.#notices.show(`${e.hookPath}:${e.event}:${e.code}`, line); return; }
+    if (e.code === "effect_refused") { this.#notices.show(e.hookPath, `${e.event}:${e.code}`, line); return; }
     this.#show(line, "error", e.hookPath);
   }
 
