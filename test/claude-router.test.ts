@@ -89,4 +89,19 @@ describe("hookbox claude-hook's runner", () => {
     // Elsewhere a failure does not block: it is reported to the user.
     expect(combine("PostToolUse", [], ["x was not run."])).toEqual({ code: 1, stdout: "", stderr: "hookbox: x was not run." });
   });
+
+  it("a reason a hook gives (exit 2's stderr, a decision's reason) reaches the model cut to 1000 characters, without terminal controls, newlines kept", () => {
+    const hostile = `\x1b]52;c;c2VjcmV0\x07line one\nline two\x1b[2J${"x".repeat(5000)}`;
+    const blocked = combine("PreToolUse", [{ kind: "block", reason: hostile }], []);
+    expect(blocked.code).toBe(2);
+    expect(blocked.stderr.startsWith("line one\nline two")).toBe(true);
+    expect(blocked.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(blocked.stderr.length).toBeLessThanOrEqual(1000);
+    expect(blocked.stderr.endsWith(" [cut by hookbox]")).toBe(true);
+    const denied = combine("PreToolUse", [{ kind: "ok", output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: hostile } } }], []);
+    const reason = (JSON.parse(denied.stdout) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
+    expect(reason.startsWith("line one\nline two")).toBe(true);
+    expect(reason).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(reason.length).toBeLessThanOrEqual(1000);
+  });
 });

@@ -10,11 +10,13 @@
  */
 import { existsSync } from "node:fs";
 import { Errors, type HookFailure } from "../contract/errors.js";
+import { terminalText } from "../gates/terminal-text.js";
 import { ApprovalStore } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook } from "../shell/run.js";
 import { childEnv } from "../../worker/child-env.mjs";
+import { cut } from "../../worker/describe.mjs";
 import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "./approval.js";
 import { interpretRun, type ClaudeHookOutput, type HookAnswer } from "./output.js";
 import { isClaudeHookEvent, selectHooks, type ClaudeHook, type ClaudeHookEvent, type RefusedHook } from "./settings.js";
@@ -89,7 +91,7 @@ const ORDER = ["allow", "ask", "defer", "deny"] as const;
 /** One answer for Claude Code from every hook's, by Claude Code's rules (deny over defer over ask over allow). */
 export function combine(event: string, answers: HookAnswer[], refused: string[]): RouterAnswer {
   const failures = [...answers.flatMap((a) => (a.kind === "failed" ? [describe(a.failure)] : [])), ...refused];
-  const blocks = answers.flatMap((a) => (a.kind === "block" ? [a.reason] : []));
+  const blocks = answers.flatMap((a) => (a.kind === "block" ? [hookText(a.reason, MAX_REASON_CHARS)] : []));
   if (FAIL_CLOSED.has(event) && failures.length > 0) {
     return { code: 2, stdout: "", stderr: [`hookbox blocked this ${event === "PreToolUse" ? "tool call" : "request"}: ${failures.join(" ")}`, ...blocks].join("\n") };
   }
@@ -106,8 +108,12 @@ export function combine(event: string, answers: HookAnswer[], refused: string[])
 }
 
 const describe = (f: HookFailure) => `${f.message} (${f.code})`;
-const join = (values: Array<string | undefined>) => {
-  const given = values.filter((v): v is string => v !== undefined);
+/** The most of one hook's reason (a block, a decision, a stop) the model reads, as for pi's hooks. */
+const MAX_REASON_CHARS = 1000;
+/** A text a hook wrote, as the model or the person reads it: terminal controls removed (newlines and tabs kept), a reason cut. */
+const hookText = (text: string, max?: number) => terminalText(max === undefined ? text : cut(text, max), { colors: false, multiline: true });
+const join = (values: Array<string | undefined>, max?: number) => {
+  const given = values.filter((v): v is string => v !== undefined).map((v) => hookText(v, max));
   return given.length > 0 ? given.join("\n") : undefined;
 };
 
@@ -115,12 +121,12 @@ function merge(outputs: ClaudeHookOutput[]): ClaudeHookOutput {
   const out: Record<string, unknown> = {};
   if (outputs.some((o) => o.continue === false)) out.continue = false;
   if (outputs.some((o) => o.suppressOutput)) out.suppressOutput = true;
-  const stopReason = join(outputs.map((o) => o.stopReason));
+  const stopReason = join(outputs.map((o) => o.stopReason), MAX_REASON_CHARS);
   if (stopReason) out.stopReason = stopReason;
   const decision = outputs.some((o) => o.decision === "block") ? "block" : outputs.some((o) => o.decision === "approve") ? "approve" : undefined;
   if (decision) {
     out.decision = decision;
-    const reason = join(outputs.filter((o) => o.decision === decision).map((o) => o.reason));
+    const reason = join(outputs.filter((o) => o.decision === decision).map((o) => o.reason), MAX_REASON_CHARS);
     if (reason) out.reason = reason;
   }
   const systemMessage = join(outputs.map((o) => o.systemMessage));
@@ -134,7 +140,7 @@ function merge(outputs: ClaudeHookOutput[]): ClaudeHookOutput {
     if (decisions.length > 0) {
       const winner = decisions.reduce((a, b) => (ORDER.indexOf(b) > ORDER.indexOf(a) ? b : a));
       s.permissionDecision = winner;
-      const reason = join(specifics.filter((x) => x.permissionDecision === winner).map((x) => x.permissionDecisionReason as string | undefined));
+      const reason = join(specifics.filter((x) => x.permissionDecision === winner).map((x) => x.permissionDecisionReason as string | undefined), MAX_REASON_CHARS);
       if (reason) s.permissionDecisionReason = reason;
       else delete s.permissionDecisionReason;
     }
