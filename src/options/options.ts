@@ -97,8 +97,12 @@ export interface SandboxOptions {
   sandboxMemoryMb?: number;
   /** Every attempt of a sandboxed hook (or its `pi.exec` programs) to reach a host through its network proxy, allowed or refused. */
   onNet?: (hookPath: string, record: NetRecord) => void;
-  /** Every `pi.exec` the host ran or refused for a hook. */
-  onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
+  /**
+   * Every `pi.exec` the host ran or refused for a hook, at most 100 records per hook per 10 s; past
+   * that, one record per window (`command` "", `dropped`: how many were not reported). The command
+   * and each argument are cut to 200 characters (at most 32 arguments), the refusal to 400.
+   */
+  onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean; dropped?: number }) => void;
   /** Environment of the worker, replacing the policy's. */
   env?: Record<string, string | undefined>;
   /** `execArgv` of the worker, replacing the policy's permission flags. */
