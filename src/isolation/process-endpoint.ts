@@ -34,7 +34,7 @@ export interface Launcher {
  * when the garbage collector finalizes the child's Subprocess (oven-sh/bun#30444, #33828). By then
  * the kernel has given those numbers to the next children's pipes, whose channel closes under them
  * (a healthy hook "exited with code 0"). A child kept reachable is never finalized; once closed it
- * keeps no listener, so what stays is the ChildProcess and its sockets (test/bun/cross-runner.test.ts).
+ * keeps no listener, so what stays is the ChildProcess, about 125 KB (docs/runtimes.md; test/bun/cross-runner.test.ts).
  */
 const BUN_CHILDREN = new Set<ChildProcess>();
 
