@@ -133,7 +133,6 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const cwd = process.cwd();
     const line = agentLine(pi);
     const carried = carriedEvents(line);
-    const builtIns = builtInTools(line);
     // A module the agent loads itself is not loaded again: it is reported, and blocks like a failed load.
     const twice = await alsoLoadedByAgent(resolved, cwd);
     let loaded: Awaited<ReturnType<typeof loadExtensionModules>>;
@@ -150,19 +149,27 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
-      const replacing = refusedEffect(hook, builtIns);
-      if (replacing) {
-        unloaded.push({ path: hook.path, code: replacing.code, error: replacing.message });
-        await hook.dispose?.();
-        continue;
-      }
-      const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken, builtIns);
-      if (!refusal) { hooks.push(hook); continue; }
-      unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
+      const refused = agentRefusal(hook, line, taken);
+      if (!refused) { hooks.push(hook); continue; }
+      unloaded.push(refused);
       await hook.dispose?.();
     }
     new Mirror(pi, hooks, cwd, unloaded, isOptional, carried, notices).install();
   };
+}
+
+/**
+ * Why the agent of `line` does not run a loaded module, or undefined: a registration above its
+ * policy.effects (`effect_refused`), or one the adapter cannot carry or an earlier module took
+ * (`load_failed`). `taken`: the registrations of the modules before it (filled in). `hookbox
+ * check --agent pi` reports the same.
+ */
+export function agentRefusal(hook: LoadedHook, line: "omp" | "pi", taken: Set<string>): Unloaded | undefined {
+  const builtIns = builtInTools(line);
+  const replacing = refusedEffect(hook, builtIns);
+  if (replacing) return { path: hook.path, code: replacing.code, error: replacing.message };
+  const refusal = refusedRegistration(hook, carriedEvents(line)) ?? registrationRefusal(hook, taken, builtIns);
+  return refusal === undefined ? undefined : { path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message };
 }
 
 /**
