@@ -140,7 +140,8 @@ describe("the CLI's renderer", () => {
 });
 
 describe("the CLI's documentation", () => {
-  it("docs/cli.md and the README show each help text exactly as the command prints it", async () => {
+  // Seven commands run one after another: on a loaded machine that is more than the default 30 s.
+  it("docs/cli.md and the README show each help text exactly as the command prints it", { timeout: 120_000 }, async () => {
     const { readFileSync } = await import("node:fs");
     const docs = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");

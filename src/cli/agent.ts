@@ -1,12 +1,13 @@
 /**
  * What the hooks on the command line are written for (`--agent`): the original hook contract
  * (`hooks`), pi's extensions (`pi`) or oh-my-pi's (`omp`). An agent's events and what it refuses
- * are hookbox/extension's own (src/extension/adapter.ts `carriedEvents`, `agentRefusal`, over
- * worker/extension-members.mjs), so the CLI says what the agent would do. Without `--agent` it is
+ * are hookbox/extension's own (src/extension/carried.ts `carriedEvents`, src/extension/adapter.ts
+ * `agentRefusal`, over worker/extension-members.mjs), so the CLI says what the agent would do. Without `--agent` it is
  * inferred from what the modules registered, and the output says so.
  */
 import { AGENT_NOTIFICATIONS, EVENT_TYPES, isEventType } from "../contract/events.js";
-import { agentRefusal, carriedEvents, type Unloaded } from "../extension/adapter.js";
+import { carriedEvents } from "../extension/carried.js";
+import type { Unloaded } from "../extension/adapter.js";
 import type { LoadedHook } from "../runner/hook.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
 
@@ -60,6 +61,8 @@ export function inferAgent(hooks: readonly LoadedHook[]): { agent: "pi"; why: st
  * module's policy (hookbox/extension's own check, in load order).
  */
 export async function screen(hooks: readonly LoadedHook[], agent: "pi" | "omp"): Promise<{ kept: LoadedHook[]; refused: Unloaded[] }> {
+  // Loaded only when an agent's modules are screened: the adapter is a large graph for a command's start.
+  const { agentRefusal } = await import("../extension/adapter.js");
   const kept: LoadedHook[] = [];
   const refused: Unloaded[] = [];
   const taken = new Set<string>();

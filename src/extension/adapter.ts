@@ -24,12 +24,12 @@ import {
   builtInTools, mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
 } from "./registrations.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
-import {
-  NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_REFUSED_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS,
-} from "../../worker/extension-members.mjs";
+import { REFUSED_MEMBERS } from "../../worker/extension-members.mjs";
+import { carriedEvents } from "./carried.js";
 import type { HookEvent } from "../contract/types.js";
 
 export type { AgentContext } from "./context.js";
+export { carriedEvents };
 
 export interface IsolateOptions extends LoadOptions {
   /**
@@ -87,20 +87,6 @@ export function agentLine(pi: object): "omp" | "pi" {
   return typeof own === "object" && own !== null ? "omp" : "pi";
 }
 
-/**
- * The events the adapter mirrors in an agent of `line`: those whose result the agent uses, and
- * those it only notifies; and the agent's events it refuses by name, with why. The oh-my-pi line
- * has the seed's events pi lacks, lacks a few of pi's, and has events of its own hookbox refuses.
- */
-export function carriedEvents(line: "omp" | "pi"): { results: readonly string[]; notified: readonly string[]; refused: Readonly<Record<string, string>> } {
-  if (line === "pi") return { results: RESULT_EVENTS, notified: NOTIFY_EVENTS, refused: REFUSED_EVENTS };
-  const has = (event: string) => !(PI_ONLY_EVENTS as readonly string[]).includes(event);
-  return {
-    results: [...RESULT_EVENTS, ...OMP_RESULT_EVENTS].filter(has),
-    notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS].filter(has),
-    refused: { ...REFUSED_EVENTS, ...OMP_REFUSED_EVENTS },
-  };
-}
 type Carried = ReturnType<typeof carriedEvents>;
 
 /** An extension factory, as the agent awaits it. */
