@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { join } from "node:path";
 import { hookbox } from "./cli-run.js";
 import { tempDir, writeHook } from "./helpers/files.js";
+import { examplesDir } from "../scripts/pi-examples.js";
+import { installPiDir } from "./support/pi-agent.js";
 
 describe("hookbox check", () => {
   it("prints each hook's events, commands with their descriptions and renderers, and exits 0", async () => {
@@ -73,6 +76,82 @@ describe("hookbox check", () => {
   it("rejects an unknown option with exit 2, naming it", async () => {
     const r = await hookbox(["check", "--frobnicate", "fixtures/valid/blocks-rm-rf.ts"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^hookbox check: Unknown option '--frobnicate'/);
+    expect(r.stderr).toBe("hookbox check: unknown option --frobnicate\n(see hookbox check --help)\n");
+  });
+});
+
+/** pi 0.73.1's own example extensions (examples/extensions/ of its package). */
+const piExample = (name: string) => join(examplesDir(installPiDir()), name);
+
+describe("hookbox check --agent pi: pi's extensions, as pi (through hookbox/extension) runs them", () => {
+  it("loads pi's own examples: their tools, commands, flags and shortcuts are listed, model_select is an event (no warning)", async () => {
+    const [status, hello, preset] = ["model-status.ts", "hello.ts", "preset.ts"].map(piExample);
+    const r = await hookbox(["check", "--agent", "pi", "--json", status!, hello!, preset!]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ ok: true, agent: "pi" });
+    expect(doc.inferred).toBeUndefined();
+    expect(doc.hooks[0]).toMatchObject({ ok: true, events: { model_select: 1 }, warnings: [], tools: [], flags: [], shortcuts: [] });
+    expect(doc.hooks[1]).toMatchObject({ ok: true, tools: [{ name: "hello", description: "A simple greeting tool" }] });
+    expect(doc.hooks[2]).toMatchObject({
+      ok: true, warnings: [],
+      commands: [{ name: "preset", description: "Switch preset configuration" }],
+      flags: [{ name: "preset", description: "Preset configuration to use" }],
+      shortcuts: [{ key: "ctrl+shift+u", description: "Cycle presets" }],
+    });
+  });
+
+  it("without --agent infers pi from a module that registers a tool, and says so", async () => {
+    const hello = piExample("hello.ts");
+    const r = await hookbox(["check", hello]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n").slice(0, 8)).toEqual([
+      `agent: pi (inferred: ${hello} registers the tool "hello"; --agent chooses)`,
+      `✓ ${hello}`,
+      "    events:    -",
+      "    commands:  -",
+      "    renderers: -",
+      "    tools:     hello  A simple greeting tool",
+      "    flags:     -",
+      "    shortcuts: -",
+    ]);
+  });
+
+  it("infers pi from a module subscribing to one of pi's events the hook contract lacks (tool_execution_start)", async () => {
+    const dir = tempDir();
+    const mod = writeHook(dir, "watch.ts", "export default (pi: any) => { pi.on(\"tool_execution_start\", () => {}); };\n");
+    const r = await hookbox(["check", "--json", mod]);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ agent: "pi", inferred: `${mod} subscribes to pi's event "tool_execution_start"` });
+    expect(doc.hooks[0]).toMatchObject({ ok: true, events: { tool_execution_start: 1 }, warnings: [] });
+  });
+
+  it("fails what pi's isolate() refuses, with its words: an event pi has not, a tool replacing a built-in one", async () => {
+    const dir = tempDir();
+    const oldEvent = writeHook(dir, "old-event.ts", "export default (pi: any) => { pi.on(\"session_switch\", () => {}); };\n");
+    const bash = writeHook(dir, "bash.ts", "export default (pi: any) => { pi.registerTool({ name: \"bash\", label: \"b\", description: \"d\", parameters: { type: \"object\" }, execute: async () => ({ content: [] }) }); };\n");
+    const r = await hookbox(["check", "--agent", "pi", "--json", oldEvent, bash, piExample("hello.ts")]);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.hooks[0]).toEqual({ path: oldEvent, ok: false, code: "load_failed", error: `Failed to load hook: pi.on("session_switch") is refused by hookbox/extension: the agent has no such event` });
+    expect(doc.hooks[1]).toEqual({ path: bash, ok: false, code: "load_failed", error: `Failed to load hook: pi.registerTool("bash") is refused by hookbox/extension: an isolated module does not replace the agent's built-in tool "bash"` });
+    expect(doc.hooks[2]).toMatchObject({ ok: true, tools: [{ name: "hello" }] });
+  });
+
+  it("--agent hooks keeps the hook contract: pi's events are warned about, pi's agent-only members fail the load", async () => {
+    const r = await hookbox(["check", "--agent", "hooks", "--json", piExample("model-status.ts"), piExample("hello.ts")]);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.agent).toBe("hooks");
+    expect(doc.hooks[0].warnings).toEqual([`"model_select" is not an event of the hook contract, so its handler never runs (it is pi's: --agent pi)`]);
+    expect(doc.hooks[1]).toMatchObject({ ok: false, code: "load_failed", error: expect.stringContaining("pi.registerTool is a member of the agent's extension API") });
+  });
+
+  it("--agent omp: oh-my-pi's events (pi's model_select is not one)", async () => {
+    const r = await hookbox(["check", "--agent", "omp", "--json", piExample("model-status.ts")]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).hooks[0]).toMatchObject({ ok: false, error: `Failed to load hook: pi.on("model_select") is refused by hookbox/extension: the agent has no such event` });
   });
 });

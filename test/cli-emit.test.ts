@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { hookbox } from "./cli-run.js";
+import { examplesDir } from "../scripts/pi-examples.js";
+import { installPiDir } from "./support/pi-agent.js";
+import { AGENT_NOTIFICATIONS, EVENTS } from "../src/contract/events.js";
+import { NOTIFY_EVENTS, RESULT_EVENTS } from "../worker/extension-members.mjs";
 import { tempDir, writeHook } from "./helpers/files.js";
 import { sandboxUnavailable, sayWhySkipped } from "./support/sandbox.js";
 
@@ -21,7 +27,7 @@ describe("hookbox emit", () => {
   it("says a tool_call would be allowed when no hook blocks it", async () => {
     const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", "--payload", LS, "--json"]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ event: "tool_call", result: null, blocked: false, edits: [], refused: [], errors: [], loadErrors: [], messages: [], prompts: [], logs: [] });
+    expect(JSON.parse(r.stdout)).toEqual({ agent: "hooks", event: "tool_call", result: null, blocked: false, edits: [], refused: [], errors: [], loadErrors: [], messages: [], prompts: [], logs: [] });
   });
 
   it("blocks a tool_call whose handler throws, and reports it as handler_threw", async () => {
@@ -181,5 +187,60 @@ describe("hookbox emit", () => {
     const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--payload", RM]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^hookbox emit: --event <type> is required/);
+  });
+});
+
+describe("hookbox emit --agent pi: pi's events", () => {
+  const pi = installPiDir();
+  const MODEL = JSON.stringify({ model: { provider: "anthropic", id: "claude-sonnet-4-5" }, previousModel: undefined, source: "set" });
+
+  it("sends model_select to pi's own example (model-status.ts): its notification and status are shown", async () => {
+    const r = await hookbox(["emit", join(examplesDir(pi), "model-status.ts"), "--agent", "pi", "--event", "model_select", "--payload", MODEL, "--confirm", "yes"]);
+    expect(r.stderr).not.toContain("hookbox emit:");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe([
+      "ui        notify    \"info\" Model: anthropic/claude-sonnet-4-5",
+      "ui        status    \"model\" 🤖 claude-sonnet-4-5",
+      "event     model_select",
+      "result    none",
+      "errors    none",
+      "",
+    ].join("\n"));
+  });
+
+  it("without --agent infers pi from the module's pi event, says so on stderr, and runs the handler", async () => {
+    const dir = tempDir();
+    const mod = writeHook(dir, "watch.ts", "export default (pi: any) => { pi.on(\"tool_execution_end\", (e: any, ctx: any) => { ctx.ui.notify(`${e.toolName} ended, error ${e.isError}`, \"info\"); }); };\n");
+    const payload = JSON.stringify({ toolCallId: "1", toolName: "bash", result: { content: [] }, isError: false });
+    const r = await hookbox(["emit", mod, "--event", "tool_execution_end", "--payload", payload, "--confirm", "yes"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(`agent     pi (inferred: ${mod} subscribes to pi's event "tool_execution_end"; --agent chooses)\n`);
+    expect(r.stdout).toContain("ui        notify    \"info\" bash ended, error false\n");
+  });
+
+  it("checks a pi event's payload against its row, naming each wrong field (exit 2)", async () => {
+    const r = await hookbox(["emit", join(examplesDir(pi), "model-status.ts"), "--agent", "pi", "--event", "model_select", "--payload", JSON.stringify({ model: { provider: "a" }, source: "x" })]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("hookbox emit: bad payload: not a model_select event: model.id: Invalid input: expected string, received undefined; "
+      + "source: Invalid option: expected one of \"set\"|\"cycle\"|\"restore\"\n(see hookbox emit --help)\n");
+  });
+
+  it("under --agent hooks a pi event is a usage error that names the agent that has it", async () => {
+    const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--agent", "hooks", "--event", "model_select", "--payload", MODEL]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`hookbox emit: "model_select" is not an event of the hook contract: it is pi's (pass --agent pi)\n(see hookbox emit --help)\n`);
+  });
+
+  it("every event pi has (worker/extension-members.mjs) has a payload row, whose fields are pi's own (its types.d.ts)", () => {
+    const types = readFileSync(join(pi, "node_modules/@mariozechner/pi-coding-agent/dist/core/extensions/types.d.ts"), "utf8");
+    for (const type of [...RESULT_EVENTS, ...NOTIFY_EVENTS]) expect(Object.hasOwn(EVENTS, type) || Object.hasOwn(AGENT_NOTIFICATIONS, type), type).toBe(true);
+    for (const [type, row] of Object.entries(AGENT_NOTIFICATIONS)) {
+      expect(NOTIFY_EVENTS, type).toContain(type);
+      const body = new RegExp(`export interface \\w+Event \\{\\n\\s+type: "${type}";\\n([\\s\\S]*?)\\n\\}`).exec(types)?.[1];
+      expect(body, type).toBeDefined();
+      const fields = [...body!.matchAll(/^\s+(\w+)\??:/gm)].map((m) => m[1]);
+      expect(Object.keys(row.payload).sort(), type).toEqual(fields.sort());
+      expect(row.sample().type).toBe(type);
+    }
   });
 });

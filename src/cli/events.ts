@@ -5,8 +5,9 @@
  */
 import { HookFailure, describeThrown, type HookError, type HookErrorCode } from "../contract/errors.js";
 import type { HookRunner } from "../runner/runner.js";
-import type { HookEvent } from "../contract/types.js";
-import { EVENT_TYPES, isEventType, signalFields } from "../contract/events.js";
+import type { HookEvent, HookEventType } from "../contract/types.js";
+import { EVENT_TYPES, isEventType, signalFields, type AgentNotification } from "../contract/events.js";
+import { AGENTS, agentEvents, anyAgentEvents, isAgentEvent, type AgentName } from "./agent.js";
 import { payloadProblem } from "./payloads.js";
 import { levenshtein } from "../contract/edit-distance.js";
 
@@ -21,25 +22,29 @@ export class BadEvent extends Error {
 }
 
 
-/** Known event names close to `type`, closest first (at most three). */
-export function closestEventTypes(type: string): string[] {
-  const scored = EVENT_TYPES.map((t) => ({ t, d: levenshtein(type, t) }))
+/** Known event names (`known`: default the hook contract's) close to `type`, closest first (at most three). */
+export function closestEventTypes(type: string, known: readonly string[] = EVENT_TYPES): string[] {
+  const scored = known.map((t) => ({ t, d: levenshtein(type, t) }))
     .filter(({ t, d }) => d <= Math.max(2, Math.floor(t.length / 3)) || t.startsWith(type) || (type.length > 3 && t.includes(type)));
   return scored.sort((a, b) => a.d - b.d).slice(0, 3).map(({ t }) => t);
 }
 
-/** The message for an unknown event type, with the closest known names. */
-export function unknownType(type: string): string {
-  const close = closestEventTypes(type);
-  const hint = close.length ? `did you mean ${close.join(", ")}?` : "not an event of the hook contract (hookbox emit --help lists them)";
+const AGENT_WORDS: Record<AgentName, string> = { hooks: "the hook contract", pi: "pi", omp: "oh-my-pi" };
+
+/** The message for an event type `agent` (undefined: any agent) does not send, with the closest names or the agent that has it. */
+export function unknownType(type: string, agent?: AgentName): string {
+  const other = agent === undefined ? undefined : (Object.keys(AGENTS) as AgentName[]).find((a) => a !== agent && isAgentEvent(a, type));
+  if (agent !== undefined && other !== undefined) return `"${type}" is not an event of ${AGENT_WORDS[agent]}: it is ${AGENT_WORDS[other]}'s (pass --agent ${other})`;
+  const close = closestEventTypes(type, agent === undefined ? anyAgentEvents() : agentEvents(agent));
+  const hint = close.length ? `did you mean ${close.join(", ")}?` : `not an event of ${agent === undefined ? "any agent" : AGENT_WORDS[agent]} (hookbox emit --help lists them)`;
   return `unknown event type "${type}": ${hint}`;
 }
 
 /**
- * Parse `text` as an event object. `type` (from `--event`) fills in a missing `type` field and
- * must agree with one that is there. Throws `BadEvent` naming the problem.
+ * Parse `text` as an event object of `agent` (undefined: of any agent). `type` (from `--event`)
+ * fills in a missing `type` field and must agree with one that is there. Throws `BadEvent` naming the problem.
  */
-export function parseEvent(text: string, type?: string): HookEvent {
+export function parseEvent(text: string, type?: string, agent?: AgentName): HookEvent {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -56,13 +61,13 @@ export function parseEvent(text: string, type?: string): HookEvent {
   const actual = event.type ?? type;
   if (actual === undefined) throw new BadEvent(`the event has no "type" field`);
   if (typeof actual !== "string") throw new BadEvent(`"type" must be a string, got ${typeof actual}`);
-  if (!isEventType(actual)) throw new BadEvent(unknownType(actual));
+  if (!isAgentEvent(agent, actual)) throw new BadEvent(unknownType(actual, agent));
   const { type: _type, ...fields } = event;
-  const problem = payloadProblem(actual, fields);
+  const problem = payloadProblem(actual as HookEventType | AgentNotification, fields);
   if (problem !== undefined) throw new BadEvent(`not a ${actual} event: ${problem}`);
   const out: Record<string, unknown> = { ...event, type: actual };
   // Fields that hold an AbortSignal (`session_before_compact`'s `signal`) get a live one.
-  for (const field of signalFields(actual)) out[field] = new AbortController().signal;
+  for (const field of isEventType(actual) ? signalFields(actual) : []) out[field] = new AbortController().signal;
   return out as unknown as HookEvent;
 }
 

@@ -4,7 +4,8 @@
  */
 import { resolve } from "node:path";
 import type { HookError, HookErrorCode } from "../contract/errors.js";
-import { loadHooks, type LoadOptions } from "../runner/loader.js";
+import { loadExtensionModules, loadHooks, type LoadOptions } from "../runner/loader.js";
+import { inferAgent, screen, type AgentName } from "./agent.js";
 import { HookRunner } from "../runner/runner.js";
 import { createModelRegistry, createSessionManager } from "../bridge/host-setup.js";
 import type { SandboxOptions } from "../options/options.js";
@@ -23,6 +24,8 @@ export interface HostOptions {
   ui?: ScriptedAnswers;
   /** Exit 1 when any HookError occurred. */
   failOnError?: boolean;
+  /** What the hooks are written for (`--agent`); undefined: inferred (src/cli/agent.ts). */
+  agent?: AgentName;
 }
 
 /** A `pi.logger` line (or the hook's console / stdout / stderr). */
@@ -30,6 +33,10 @@ export interface LogLine { hookPath: string; level: string; line: string }
 
 export interface CliHost {
   cwd: string;
+  /** What the hooks are written for: `--agent`, or inferred. */
+  agent: AgentName;
+  /** Why the agent was inferred (`--agent` not given, a module used pi's own members or events). */
+  inferred?: string;
   runner: HookRunner;
   /** Hooks that failed to load, in the order given. */
   loadErrors: Array<{ path: string; error: string; code: HookErrorCode }>;
@@ -53,8 +60,13 @@ export async function openHost(paths: string[], options: HostOptions = {}): Prom
   if (options.policy !== undefined) load.policy = options.policy;
   const logs: LogLine[] = [];
   load.onLog = (hookPath, level, line) => { logs.push({ hookPath, level, line }); };
-  const { hooks, errors } = await loadHooks(paths, cwd, load);
-  const loadErrors = errors.map((e) => ({ ...e, error: loadHint(e.error) }));
+  // Modules written for an agent (or maybe: --agent not given) get the agent's registrations.
+  const loaded = await (options.agent === "hooks" ? loadHooks : loadExtensionModules)(paths, cwd, load);
+  const inferred = options.agent === undefined ? inferAgent(loaded.hooks) : undefined;
+  const agent = options.agent ?? inferred?.agent ?? "hooks";
+  // What the agent itself would refuse to run fails to load here too, with the agent's words.
+  const { kept: hooks, refused } = agent === "hooks" ? { kept: loaded.hooks, refused: [] } : await screen(loaded.hooks, agent);
+  const loadErrors = [...loaded.errors, ...refused].map((e) => ({ ...e, error: loadHint(e.error) }));
   const runner = new HookRunner(hooks, cwd, createSessionManager({ cwd, sessionId: "hookbox-cli" }), createModelRegistry(), { onLog: load.onLog });
   const prompts: Prompt[] = [];
   let pending: HookError[] = [];
@@ -68,6 +80,8 @@ export async function openHost(paths: string[], options: HostOptions = {}): Prom
   });
   return {
     cwd,
+    agent,
+    ...(inferred ? { inferred: inferred.why } : {}),
     runner,
     loadErrors,
     messages,

@@ -10,35 +10,39 @@ import { watchHooks } from "../runner/watch.js";
 import { openHost, settle, type CliHost } from "./host.js";
 import { Progress, editLines, errorLine, errorWithStack, preview, refusedLine, statsTable, type Output } from "./render.js";
 import { promptLine } from "./ui.js";
-import { COMMON_HELP, EXIT, UsageError, hostOptions, readCommand } from "./usage.js";
+import {
+  COMMON_FLAGS, EXIT, POLICY_SECTION, TIMEOUT_FLAG, UI_SECTION, UsageError, command, hostOptions, readCommand, type Flags,
+} from "./usage.js";
 
-export const REPLAY_HELP = `Usage: hookbox replay <hook…> --events <file.jsonl> [--json] [--watch]
+const REPLAY_FLAGS = {
+  events: { type: "string", arg: "<file>", help: "the JSONL stream (\"-\" for stdin)" },
+  watch: {
+    type: "boolean",
+    help: "keep running: when a hook's file (or a file it imports) changes, reload that\nhook and replay the stream again; when the events file changes, read it\nagain and replay it (Ctrl-C to stop)",
+  },
+} as const satisfies Flags;
 
-Run a recorded stream of events through a real HookRunner, in order: one JSON event per line,
-each with its "type". Prints one line per event (result, blocked, errors), below it every edit the
-hooks made to the event that the host applied (field path: before → after) and what the host
-refused (each HookError of that kind, with its code), then a per-hook table:
-calls per event, p50 / p99 latency, errors by code, restarts. A malformed line is reported with
-its line number and skipped; the summary counts it. On a terminal a progress bar is drawn while
-the stream runs; piped output has none.
-
-Options:
-  --events <file>   the JSONL stream ("-" for stdin)
-  --watch           keep running: when a hook's file (or a file it imports) changes, reload that
-                    hook and replay the stream again; when the events file changes, read it
-                    again and replay it (Ctrl-C to stop)
-
-${COMMON_HELP}
-
-Examples (examples/ ships in the package):
+export const REPLAY = command("replay", {
+  usage: "Usage: hookbox replay <hook…> --events <file.jsonl> [--agent hooks|pi|omp] [--json] [--watch]",
+  about: `Run a recorded stream of events through a real HookRunner, in order: one JSON event per line,
+each with its "type" (an event of the hooks' agent: --agent). Prints one line per event (result,
+blocked, errors), below it every edit the hooks made to the event that the host applied (field
+path: before → after) and what the host refused (each HookError of that kind, with its code), then
+a per-hook table: calls per event, p50 / p99 latency, errors by code, restarts. A malformed line is
+reported with its line number and skipped; the summary counts it. On a terminal a progress bar is
+drawn while the stream runs; piped output has none.`,
+  sections: [
+    { title: "Options:", flags: REPLAY_FLAGS },
+    { title: "Common options:", flags: { ...COMMON_FLAGS, ...TIMEOUT_FLAG } },
+    POLICY_SECTION,
+    UI_SECTION,
+  ],
+  tail: `Examples (examples/ ships in the package):
   hookbox replay examples/hooks/confirm-destructive.ts --events examples/session.jsonl --confirm no
   hookbox replay hooks/*.ts --events session.jsonl --json > report.json
-`;
-
-const REPLAY_OPTIONS = {
-  events: { type: "string" },
-  watch: { type: "boolean" },
-} as const;
+`,
+});
+export const REPLAY_HELP = REPLAY.help;
 
 interface Line { line: number; text: string }
 interface Ran { line: number; outcome: Outcome; errors: HookError[]; prompts: CliHost["prompts"]; logs: CliHost["logs"] }
@@ -46,9 +50,9 @@ interface Malformed { line: number; error: string }
 
 /** Run `replay`; returns the exit code (resolves only on Ctrl-C with `--watch`). */
 export async function replay(args: string[], out: Output, signal?: AbortSignal, err: Output = out): Promise<number> {
-  const command = readCommand(args, REPLAY_OPTIONS, REPLAY_HELP, out);
-  if (command === undefined) return EXIT.ok;
-  const { values, paths } = command;
+  const read = readCommand(args, REPLAY, out);
+  if (read === undefined) return EXIT.ok;
+  const { values, paths } = read;
   if (values.events === undefined) throw new UsageError("--events <file.jsonl> is required");
   if (values.watch && values.json) throw new UsageError("--watch prints text as it goes; it cannot be combined with --json");
   const options = hostOptions(values);
@@ -57,6 +61,7 @@ export async function replay(args: string[], out: Output, signal?: AbortSignal, 
   const lines = readLines(file);
   const host = await openHost(paths, options);
   try {
+    if (host.inferred && !values.json) err.write(`agent: ${host.agent} (inferred: ${host.inferred}; --agent chooses)\n`);
     for (const e of host.loadErrors) out.write(errorLine({ code: e.code, hookPath: e.path, event: "load", error: e.error }, ""));
     const summary = await runStream(host, lines, out, Boolean(values.json), err);
     if (values.watch) await watchAndReplay(host, file, lines, out, err, signal);
@@ -87,7 +92,7 @@ async function runStream(host: CliHost, lines: Line[], out: Output, json: boolea
   for (const { line, text } of lines) {
     let event;
     try {
-      event = parseEvent(text);
+      event = parseEvent(text, undefined, host.agent);
     } catch (err) {
       if (!(err instanceof BadEvent)) throw err;
       malformed.push({ line, error: err.message });

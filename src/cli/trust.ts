@@ -8,7 +8,6 @@
 import { statSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, projectKey, type Fingerprint } from "../approval/store.js";
 import { discoverHooks, isModulePath } from "../discovery/index.js";
 import { extensionsIn, piModules } from "../discovery/agents.js";
@@ -16,11 +15,20 @@ import { presets, type PolicyName } from "../policy/policy.js";
 import { claudeHookFingerprint } from "../claude/approval.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import type { Output } from "./render.js";
-import { EXIT, UsageError } from "./usage.js";
+import { EXIT, UsageError, command, parseFlags, type Flags } from "./usage.js";
 
-export const TRUST_HELP = `Usage: hookbox trust <project> [--yes | --revoke] [--policy <preset>] [--json]
+const TRUST_FLAGS = {
+  yes: { type: "boolean", help: "approve without asking (for scripts)" },
+  revoke: { type: "boolean", help: "remove every approval of the project" },
+  policy: { type: "string", arg: "<preset>", help: "the policy the modules are approved to run under (default \"untrusted\")" },
+  "agent-dir": { type: "string", arg: "<dir>", help: "pi's agent folder (default: PI_CODING_AGENT_DIR, else ~/.pi/agent)" },
+  approvals: { type: "string", arg: "<dir>", help: "the approvals folder (default: as above)" },
+  json: { type: "boolean", help: "print one JSON document instead of text" },
+} as const satisfies Flags;
 
-List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
+export const TRUST = command("trust", {
+  usage: "Usage: hookbox trust <project> [--yes | --revoke] [--policy <preset>] [--json]",
+  about: `List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
 extensions and packages the project's .pi/settings.json names, found with pi's own rules),
 oh-my-pi's .omp/extensions/, the project's hook folders (.xcsh/hooks, .claude/hooks) and the command
 hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (with the files they name;
@@ -28,37 +36,20 @@ they run under "untrusted" in hookbox claude). Each is shown with its origin, ev
 could load and its hash. Then approve exactly that: hookbox/extension's isolateDiscovered() and
 discoverAndLoadHooks load a project's module only as it was approved; a changed or new file, a
 moved project or another policy needs approval again. Approvals are kept in
-$XDG_CONFIG_HOME/hookbox (else ~/.config/hookbox), never in the project.
-
-Options:
-  --yes                 approve without asking (for scripts)
-  --revoke              remove every approval of the project
-  --policy <preset>     the policy the modules are approved to run under (default "untrusted")
-  --agent-dir <dir>     pi's agent folder (default: PI_CODING_AGENT_DIR, else ~/.pi/agent)
-  --approvals <dir>     the approvals folder (default: as above)
-  --json                print one JSON document instead of text
-
-Without --yes, it asks on a terminal and refuses elsewhere. Exit codes: 0 approved (or nothing to
+$XDG_CONFIG_HOME/hookbox (else ~/.config/hookbox), never in the project.`,
+  sections: [{ title: "Options:", flags: TRUST_FLAGS }],
+  tail: `Without --yes, it asks on a terminal and refuses elsewhere. Exit codes: 0 approved (or nothing to
 approve, or revoked), 1 not approved, 2 a usage error.
-`;
+`,
+});
+export const TRUST_HELP = TRUST.help;
 
 /** One module of the project as the user reviews it. */
 interface Reviewed { origin: string; fingerprint: Fingerprint; pinned?: () => Fingerprint }
 
 /** Run `trust`; returns the exit code. */
 export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args, allowPositionals: true, strict: true,
-      options: {
-        yes: { type: "boolean" }, revoke: { type: "boolean" }, policy: { type: "string" }, json: { type: "boolean" },
-        "agent-dir": { type: "string" }, approvals: { type: "string" }, help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  const parsed = parseFlags(args, TRUST);
   const { values, positionals } = parsed;
   if (values.help) { out.write(TRUST_HELP); return EXIT.ok; }
   if (positionals.length !== 1) throw new UsageError("pass exactly one project folder (hookbox trust <project>)");

@@ -376,6 +376,44 @@ export const EVENTS = {
   },
 } as const satisfies { [T in HookEventType]: EventRow<T> };
 
+// ---- pi's notifications beyond the contract -----------------------------------------------------
+
+const model = z.looseObject({ provider: z.string(), id: z.string() });
+const thinkingLevel = z.enum(["off", "minimal", "low", "medium", "high", "xhigh"]);
+const toolRun = { toolCallId: z.string(), toolName: z.string(), args: z.unknown() };
+/**
+ * The events pi (0.73.1, `dist/core/extensions/types.d.ts`) notifies that the hook contract has no
+ * row for: pi ignores what their handlers return, so they run as series. Which events pi has is
+ * worker/extension-members.mjs (its `NOTIFY_EVENTS` are these and the table's); here only what the
+ * CLI needs to send one (`hookbox emit --agent pi`): the payload's fields, as above, and a sample.
+ */
+export const AGENT_NOTIFICATIONS = {
+  message_start: { payload: { message: agentMessage }, sample: () => ({ type: "message_start", message: sampleMessages()[0]! }) },
+  message_update: {
+    payload: { message: agentMessage, assistantMessageEvent: z.looseObject({ type: z.string() }) },
+    sample: () => ({ type: "message_update", message: sampleMessages()[0]!, assistantMessageEvent: { type: "text_delta", delta: "h" } }),
+  },
+  tool_execution_start: { payload: toolRun, sample: () => ({ type: "tool_execution_start", toolCallId: "call-1", toolName: "bash", args: { command: "ls" } }) },
+  tool_execution_update: {
+    payload: { ...toolRun, partialResult: z.unknown() },
+    sample: () => ({ type: "tool_execution_update", toolCallId: "call-1", toolName: "bash", args: { command: "ls" }, partialResult: { content: [] } }),
+  },
+  tool_execution_end: {
+    payload: { toolCallId: z.string(), toolName: z.string(), result: z.unknown(), isError: z.boolean() },
+    sample: () => ({ type: "tool_execution_end", toolCallId: "call-1", toolName: "bash", result: { content: [] }, isError: false }),
+  },
+  model_select: {
+    payload: { model, previousModel: model.optional(), source: z.enum(["set", "cycle", "restore"]) },
+    sample: () => ({ type: "model_select", model: { provider: "anthropic", id: "claude-sonnet-4-5" }, previousModel: undefined, source: "set" }),
+  },
+  thinking_level_select: { payload: { level: thinkingLevel, previousLevel: thinkingLevel }, sample: () => ({ type: "thinking_level_select", level: "high", previousLevel: "off" }) },
+  after_provider_response: {
+    payload: { status: z.number(), headers: z.record(z.string(), z.string()) },
+    sample: () => ({ type: "after_provider_response", status: 200, headers: {} }),
+  },
+} as const satisfies Record<string, { payload: Record<string, z.ZodType>; sample(): { type: string } }>;
+export type AgentNotification = keyof typeof AGENT_NOTIFICATIONS;
+
 // A result schema's fields are exactly its result type's: tsc fails on a missing or an extra one.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type ResultFieldsMatch = { [T in ResultEvent]: Same<keyof z.output<(typeof EVENTS)[T]["result"]>, keyof HookResultMap[T]> }[ResultEvent];

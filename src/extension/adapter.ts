@@ -25,12 +25,12 @@ import {
   builtInTools, mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
 } from "./registrations.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
-import {
-  NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_REFUSED_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS,
-} from "../../worker/extension-members.mjs";
+import { REFUSED_MEMBERS } from "../../worker/extension-members.mjs";
+import { carriedEvents } from "./carried.js";
 import type { HookEvent } from "../contract/types.js";
 
 export type { AgentContext } from "./context.js";
+export { carriedEvents };
 
 export interface IsolateOptions extends LoadOptions {
   /**
@@ -88,20 +88,6 @@ export function agentLine(pi: object): "omp" | "pi" {
   return typeof own === "object" && own !== null ? "omp" : "pi";
 }
 
-/**
- * The events the adapter mirrors in an agent of `line`: those whose result the agent uses, and
- * those it only notifies; and the agent's events it refuses by name, with why. The oh-my-pi line
- * has the seed's events pi lacks, lacks a few of pi's, and has events of its own hookbox refuses.
- */
-export function carriedEvents(line: "omp" | "pi"): { results: readonly string[]; notified: readonly string[]; refused: Readonly<Record<string, string>> } {
-  if (line === "pi") return { results: RESULT_EVENTS, notified: NOTIFY_EVENTS, refused: REFUSED_EVENTS };
-  const has = (event: string) => !(PI_ONLY_EVENTS as readonly string[]).includes(event);
-  return {
-    results: [...RESULT_EVENTS, ...OMP_RESULT_EVENTS].filter(has),
-    notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS].filter(has),
-    refused: { ...REFUSED_EVENTS, ...OMP_REFUSED_EVENTS },
-  };
-}
 type Carried = ReturnType<typeof carriedEvents>;
 
 /** An extension factory, as the agent awaits it. */
@@ -134,7 +120,6 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const cwd = process.cwd();
     const line = agentLine(pi);
     const carried = carriedEvents(line);
-    const builtIns = builtInTools(line);
     // A module the agent loads itself is not loaded again: it is reported, and blocks like a failed load.
     const twice = await alsoLoadedByAgent(resolved, cwd, line === "omp" ? (pi as unknown as { pi: OmpModule }).pi : undefined);
     let loaded: Awaited<ReturnType<typeof loadExtensionModules>>;
@@ -153,19 +138,27 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const hooks: LoadedHook[] = [];
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
-      const replacing = refusedEffect(hook, builtIns);
-      if (replacing) {
-        unloaded.push({ path: hook.path, code: replacing.code, error: replacing.message });
-        await hook.dispose?.();
-        continue;
-      }
-      const refusal = refusedRegistration(hook, carried) ?? registrationRefusal(hook, taken, builtIns);
-      if (!refusal) { hooks.push(hook); continue; }
-      unloaded.push({ path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message });
+      const refused = agentRefusal(hook, line, taken);
+      if (!refused) { hooks.push(hook); continue; }
+      unloaded.push(refused);
       await hook.dispose?.();
     }
     new Mirror(pi, hooks, cwd, unloaded, isOptional, carried, notices).install();
   };
+}
+
+/**
+ * Why the agent of `line` does not run a loaded module, or undefined: a registration above its
+ * policy.effects (`effect_refused`), or one the adapter cannot carry or an earlier module took
+ * (`load_failed`). `taken`: the registrations of the modules before it (filled in). `hookbox
+ * check --agent pi` reports the same.
+ */
+export function agentRefusal(hook: LoadedHook, line: "omp" | "pi", taken: Set<string>): Unloaded | undefined {
+  const builtIns = builtInTools(line);
+  const replacing = refusedEffect(hook, builtIns);
+  if (replacing) return { path: hook.path, code: replacing.code, error: replacing.message };
+  const refusal = refusedRegistration(hook, carriedEvents(line)) ?? registrationRefusal(hook, taken, builtIns);
+  return refusal === undefined ? undefined : { path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message };
 }
 
 /**

@@ -183,13 +183,22 @@ function kind(value: unknown): string {
   return typeof value;
 }
 
-/** `; did you mean "x"?` for the closest of `known` within a third of the word's length, else nothing. */
-function suggest(word: string, known: readonly string[]): string {
+/**
+ * The closest of `known` to `word` (case aside) within a third of the word's length (at least 2
+ * edits), else undefined: the one "did you mean" of option names (the API's and the CLI's flags).
+ */
+export function closestName(word: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const k of known) {
     const d = levenshtein(word.toLowerCase(), k.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [k, d];
   }
-  return best !== undefined && bestDistance <= Math.max(2, Math.ceil(word.length / 3)) ? `; did you mean "${best}"?` : "";
+  return best !== undefined && bestDistance <= Math.max(2, Math.ceil(word.length / 3)) ? best : undefined;
+}
+
+/** `; did you mean "x"?` for `closestName`, else nothing. */
+function suggest(word: string, known: readonly string[]): string {
+  const best = closestName(word, known);
+  return best !== undefined ? `; did you mean "${best}"?` : "";
 }
