@@ -76,7 +76,7 @@ export class FrameReader {
       this.#need = -1;
       let value: unknown;
       try {
-        value = decodeFrameBody(body);
+        value = decodeFrameBody(body, this.bounds);
       } catch (err) {
         this.violation = `an undecodable frame (${(err as Error).message})`;
         return out;
