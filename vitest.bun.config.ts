@@ -15,7 +15,7 @@ if (!sandbox.ok) console.log(`vitest project "bun-sandbox" skipped: ${sandbox.re
 const SUITES = [
   "test/host-conformance.test.ts", "test/host-conformance-examples.test.ts", "test/host-errors.test.ts", "test/tool-wrapper.test.ts",
   "test/host-faults.test.ts", "test/host-hostile.test.ts", "test/host-restarts.test.ts", "test/host-bridge.test.ts",
-  "test/host-limits.test.ts", "test/host-wire.test.ts", "test/host-transport.test.ts",
+  "test/host-limits.test.ts", "test/host-wire.test.ts", "test/host-transport.test.ts", "test/host-values.test.ts",
   // What a hook may change of the agent (policy.effects; in the worker project the trusted cases only)
   "test/host-effects.test.ts",
   // The host objects the original accepts (the conformance files above also run over a seed-shaped host)

@@ -316,6 +316,7 @@ export const FRAME_HEADER_BYTES = 4;
  */
 export function encodeFrame(value) {
   needsTags = false;
+  budget = SCAN_NODES;
   scan(value, 0);
   const text = needsTags ? `${TAGGED}${stringify(value, undefined, { operations: STRINGIFY })}` : /** @type {string} */ (JSON.stringify(value));
   const length = Buffer.byteLength(text);
@@ -329,6 +330,13 @@ export function encodeFrame(value) {
 const TAGGED = "~";
 /** Levels `scan` walks: past any frame the reader takes, whose bound refuses what lies deeper. */
 const SCAN_DEPTH = LIMITS.maxDepth + LIMITS.envelopeDepth + 1;
+/**
+ * Objects `scan` walks before it leaves the rest to devalue, which writes a shared object once: a
+ * value shared 2^60 ways (a few nodes) costs this many steps, not 2^60 (JSON would write them all).
+ * (A 16 MiB result of small objects has about a million: past this, devalue writes it, slower.)
+ */
+const SCAN_NODES = 1 << 20;
+let budget = 0;
 /** Whether the value `scan` walked needs devalue. */
 let needsTags = false;
 /** The objects above the one `scan` walks, by depth (a cycle is one of them met again). @type {object[]} */
@@ -349,6 +357,7 @@ function scan(v, depth) {
     default: throw new TypeError(`a ${typeof v} could not be cloned: it is not data`);
   }
   if (v === null || depth > SCAN_DEPTH) return;
+  if (--budget < 0) { needsTags = true; return; }
   for (let i = 0; i < depth; i++) if (above[i] === v) throw new TypeError("the value contains a cycle");
   above[depth] = v;
   // An array's hole reads as undefined: tagged, so it stays a hole.
