@@ -58,11 +58,11 @@ describe("the contract's values cross unchanged", () => {
 const toolResult = (toolCallId: string) => ({ type: "tool_result" as const, toolName: "read", toolCallId, input: {}, content: [{ type: "text" as const, text: "fine" }], isError: false });
 
 describe("the gates hold on what Sets, Maps and shared objects can carry", () => {
-  it("a Set where the schema wants an array is refused as invalid_result", async () => {
+  it("a Set where the schema wants an array reaches the schema as a Set and is refused as invalid_result", async () => {
     const { runner, errors } = await start(["hostile/returns-structured-values.ts"]);
     expect(await runner.emit(toolResult("set-for-array"))).toBeUndefined();
     expect(codes(errors)).toEqual(["invalid_result"]);
-    expect(errors[0]!.error).toContain("content");
+    expect(errors[0]!.error).toContain("content: Invalid input: expected array, received Set");
   });
 
   it("prototype keys inside a Set and a Map are refused by the key gate as invalid_result, naming the path", async () => {
