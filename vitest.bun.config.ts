@@ -39,6 +39,9 @@ const NOT_IN_A_BUN_WORKER: Record<string, string> = {
   "heap exhaustion is reported as out_of_memory and the host keeps running": "memory: Bun ignores a worker's resourceLimits (it would take the host's memory)",
   "a stdout flood written without waiting (256 MiB, then 200 000 lines) lags the host's event loop under 1 s": "output capture: a Bun worker writes to the host's streams",
   "console output and a 512 MiB stdout flood reach onLog bounded, never the host's stdout, and the host's memory stays bounded": "output capture: a Bun worker writes to the host's streams",
+  // test/host-values.test.ts: the frames of process and sandbox modes carry these values on Bun too.
+  "a hook sees session_before_compact's Sets, Map, Date, BigInt, undefined keys, holes, NaN and -0 as the host built them": "Bun 1.3.14's structured clone resolves an object shared after a BigInt to the wrong object (structuredClone({ b: 1n, n: [1], x: s, y: s }).y is [1])",
+  "what the hook returns, sends and appends comes back as it built it": "the same Bun structured clone fault, on the event the hook echoes",
 };
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const skipping = (names: string[]) => new RegExp(`^(?!.*(${names.map(escape).join("|")}))`);
