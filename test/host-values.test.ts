@@ -9,6 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { start, until } from "./helpers/host.js";
 import { describeValue, made } from "../fixtures/valid/echoes-structured-values.js";
+import { ISOLATION } from "./support/isolation.js";
 
 const codes = (errors: Array<{ code: string }>) => errors.map((e) => e.code);
 
@@ -52,6 +53,19 @@ describe("the contract's values cross unchanged", () => {
     await until(() => sent.length > 0 && entries.length > 0, 5_000, "the message and the entry");
     expect(sent[0]!.message.details).toStrictEqual(made());
     expect(entries[0]).toStrictEqual(["values", made()]);
+  });
+});
+
+describe("the contract's values are the same data when they come back", () => {
+  it("a hook that hands back the Sets, Map and Date it was given has no effect: under effects restrict nothing is refused", async () => {
+    const restricted = ISOLATION === "sandbox" ? "untrusted" as const : { effects: "restrict" as const };
+    const { runner, errors } = await start(["valid/echoes-structured-values.ts"], { load: { policy: restricted } });
+    const details = { fileOps: { read: new Set(["a.ts"]), edited: new Set<string>() }, seen: new Map([["a.ts", new Date(0)]]) };
+    const event = { ...toolResult("echo"), details };
+    const result = (await runner.emit(event)) as { details: unknown };
+    expect(errors).toEqual([]);
+    // The same data: the agent keeps its own object.
+    expect(result.details).toBe(details);
   });
 });
 
