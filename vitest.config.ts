@@ -13,6 +13,8 @@ const BOTH_MODES = [
   // Hooks written for the original run unchanged
   "test/host-in-place-edits.test.ts", "test/host-async-host-methods.test.ts", "test/host-abort-signals.test.ts", "test/host-command-context.test.ts", "test/host-renderer-theme.test.ts", "test/host-default-exports.test.ts", "test/host-tool-call-errors.test.ts", "test/host-import-graph.test.ts", "test/host-pi-extras.test.ts", "test/host-modules.test.ts",
   "test/host-prototype-pollution.test.ts",
+  // Values cross as the contract's types (Set, Map, Date, undefined…) in every mode
+  "test/host-values.test.ts",
   "test/host-linked-packages.test.ts",
   "test/host-model-registry.test.ts",
   "test/host-terminal-text.test.ts",

@@ -49,7 +49,20 @@ describe("sameData", () => {
     expect(sameData([1, { z: [2] }], [1, { z: [2] }])).toBe(true);
     expect(sameData({ x: 1 }, { x: 2 })).toBe(false);
     expect(sameData([1], { 0: 1 })).toBe(false);
-    expect(sameData(new Date(0), new Date(0))).toBe(false);
+  });
+
+  it("compares Sets, Maps and Dates by what they hold: a hook that hands back the Set it was given changes nothing", () => {
+    expect(sameData(new Date(0), new Date(0))).toBe(true);
+    expect(sameData(new Date(Number.NaN), new Date(Number.NaN))).toBe(true);
+    expect(sameData(new Date(0), new Date(1))).toBe(false);
+    expect(sameData(new Date(0), 0)).toBe(false);
+    expect(sameData({ read: new Set(["a.ts", "b.ts"]) }, { read: new Set(["b.ts", "a.ts"]) })).toBe(true);
+    expect(sameData(new Set([{ x: 1 }]), new Set([{ x: 1 }]))).toBe(true);
+    expect(sameData(new Set(["a.ts"]), new Set(["a.ts", "b.ts"]))).toBe(false);
+    expect(sameData(new Set(["a.ts"]), ["a.ts"])).toBe(false);
+    expect(sameData(new Map([["k", { n: 1 }]]), new Map([["k", { n: 1 }]]))).toBe(true);
+    expect(sameData(new Map([["k", 1]]), new Map([["k", 2]]))).toBe(false);
+    expect(sameData(new Map([["k", 1]]), { k: 1 })).toBe(false);
   });
 });
 

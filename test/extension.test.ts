@@ -152,7 +152,7 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
       ["setModel", { provider: "fake", id: "m2", name: "Model 2", baseUrl: "http://127.0.0.1:1/v1" }],
       // The module gave onComplete: pi gets callbacks that answer the module.
       ["compact", { customInstructions: "keep it short", onComplete: expect.any(Function), onError: expect.any(Function) }], ["ui.setWidget", "progress", ["step 1", "step 2"], { placement: "belowEditor" }],
-      ["ui.setTitle", "working"], ["shutdown"],
+      ["ui.setWidget", "cleared", undefined, { placement: "aboveEditor" }], ["ui.setTitle", "working"], ["shutdown"],
     ]);
   });
 

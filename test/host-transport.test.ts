@@ -9,6 +9,7 @@ import { DISPOSE_BOUND_MS } from "../src/isolation/endpoint.js";
 import { start, until } from "./helpers/host.js";
 import { turnStart } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";
+import { TAGGED_FRAMES } from "../fixtures/hostile/writes-tagged-frames.js";
 
 const toolResult = { type: "tool_result" as const, toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text" as const, text: "API_KEY=1" }], isError: false };
 const REDACTED = { content: [{ type: "text", text: "API_KEY=[REDACTED]" }] };
@@ -54,6 +55,17 @@ describe("the framed channel", () => {
     expect(errors[0]!.code).toBe("protocol_violation");
     expect(errors[0]!.error).toContain("undecodable frame");
     expect(await runner.emit(toolResult)).toEqual(REDACTED);
+  });
+
+  it.skipIf(!inProcess).each(TAGGED_FRAMES.map((c, i) => [c.name, i, c.refusal] as const))("a tagged frame holding %s ends the hook as protocol_violation and the host keeps answering", async (_, turnIndex, refusal) => {
+    const { runner, errors } = await start(["hostile/writes-tagged-frames.ts", "valid/redacts-api-key.ts"], { load: { maxRestarts: 0 } });
+    await runner.emit({ type: "turn_start", turnIndex, timestamp: 0 });
+    await until(() => errors.length > 0, 10_000, "the report");
+    expect(errors.map((e) => e.code)).toEqual(["protocol_violation"]);
+    expect(errors[0]!.error).toContain("undecodable frame");
+    expect(errors[0]!.error).toContain(refusal);
+    expect(await runner.emit(toolResult)).toEqual(REDACTED);
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
   });
 
   it.skipIf(!inProcess)("a frame nested deeper than the bound ends the hook as protocol_violation", async () => {

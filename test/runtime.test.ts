@@ -12,7 +12,7 @@ import { loadHooks } from "../src/index.js";
 import { ancestors, dependencyDir } from "../src/policy/paths.js";
 import { childRuntime, HOST_BUN } from "../src/policy/runtime.js";
 import { FrameReader } from "../src/isolation/frames.js";
-import { decodeFrameBody, encodeFrame, MAX_FRAME_DEPTH } from "../worker/wire.mjs";
+import { decodeFrameBody, encodeFrame, MAX_FRAME_DEPTH, measure } from "../worker/wire.mjs";
 import { toolCall } from "./helpers/events.js";
 import { tempDir } from "./helpers/files.js";
 import { fixture, host, ROOT } from "./helpers/host.js";
@@ -94,10 +94,55 @@ describe("the frame codec (process and sandbox modes)", () => {
     expect(reader().push(frame)).toEqual([{ t: "res", id: 1, ok: true, v: { text: "é✓", n: [1, null] } }]);
   });
 
-  it("refuses a function, a symbol, a BigInt and a cycle, as structured clone does", () => {
+  it("refuses a function and a symbol, as structured clone does, and a cycle, which no message holds", () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    for (const value of [{ f: () => 1 }, { s: Symbol("x") }, { b: 1n }, cycle]) expect(() => encodeFrame(value)).toThrow(TypeError);
+    const inSet = { s: new Set([cycle]) };
+    for (const value of [{ f: () => 1 }, { s: Symbol("x") }, cycle, inSet, { s: new Set([() => 1]) }]) expect(() => encodeFrame(value)).toThrow(TypeError);
+  });
+
+  it("keeps what structured clone keeps and the contract carries: Set, Map, Date, BigInt, undefined, holes, NaN, ±Infinity, -0, sharing", () => {
+    const shared = { text: "same object twice" };
+    const value = {
+      fileOps: { read: new Set(["a.ts"]), written: new Set(), edited: new Set(["b.ts", "c.ts"]) }, customInstructions: undefined,
+      map: new Map<unknown, unknown>([["k", { n: 1 }], [2, new Set([3])]]), date: new Date(5), invalid: new Date(Number.NaN), big: 2n ** 70n,
+      numbers: [Number.NaN, -0, Infinity, -Infinity], middle: [1, undefined, 3], holes: [1, , 3], sparse: Object.assign([], { 1000: "x" }),
+      a: shared, b: shared,
+    };
+    const frame = encodeFrame(value);
+    expect(frame.subarray(4, 5).toString()).toBe("~");
+    const [back] = reader().push(frame) as [typeof value];
+    expect(back).toEqual(value);
+    expect(back.fileOps.read).toBeInstanceOf(Set);
+    expect(Object.hasOwn(back, "customInstructions")).toBe(true);
+    expect(back.map.get(2)).toEqual(new Set([3]));
+    expect(back.date.getTime()).toBe(5);
+    expect(back.invalid.getTime()).toBeNaN();
+    expect(back.big).toBe(2n ** 70n);
+    expect(Object.is(back.numbers[1], -0)).toBe(true);
+    expect(1 in back.middle).toBe(true);
+    expect(1 in back.holes).toBe(false);
+    expect(back.sparse).toHaveLength(1001);
+    expect(back.a).toBe(back.b);
+  });
+
+  it("writes plain data as JSON, and another class's instance as its own keys (structured clone's copy of an ordinary object)", () => {
+    expect(encodeFrame({ a: [1, "x", null, { b: true }] }).subarray(4).toString()).toBe('{"a":[1,"x",null,{"b":true}]}');
+    class Point { constructor(public x: number, public y: number) {} get sum() { return this.x + this.y; } }
+    const [back] = reader().push(encodeFrame({ p: new Point(1, 2), n: Object.assign(Object.create(null), { k: 1 }) })) as [{ p: object; n: object }];
+    expect(back).toEqual({ p: { x: 1, y: 2 }, n: { k: 1 } });
+    expect(Object.getPrototypeOf(back.p)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(back.n)).toBe(Object.prototype);
+  });
+
+  it("keeps an own __proto__ key (and keys starting with NUL) in a tagged frame as own keys, so the key gate sees them", () => {
+    const value = JSON.parse('{"__proto__":{"polluted":true},"\\u0000x":1,"set":null}');
+    value.set = new Set([JSON.parse('{"constructor":{"prototype":{"polluted":true}}}')]);
+    const [back] = reader().push(encodeFrame(value)) as [Record<string, unknown>];
+    expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
+    expect(Object.keys(back)).toEqual(["__proto__", "\u0000x", "set"]);
+    expect(Object.keys([...(back.set as Set<object>)][0]!)).toEqual(["constructor"]);
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
   });
 
   it("decodes an own __proto__ key as an own key, never as the prototype", () => {
@@ -117,5 +162,50 @@ describe("the frame codec (process and sandbox modes)", () => {
     const long = reader();
     long.push(Buffer.from([0x7f, 0, 0, 0]));
     expect(long.violation).toContain("is over the bound");
+  });
+
+  /** A frame of devalue's node list `nodes`, as a hostile child writes it. */
+  const tagged = (nodes: unknown) => {
+    const body = Buffer.from(`~${typeof nodes === "string" ? nodes : JSON.stringify(nodes)}`);
+    return Buffer.concat([Buffer.from([0, 0, 0, 0]).fill(0).map((_, i) => (body.length >>> (8 * (3 - i))) & 255), body]);
+  };
+  const chain = (levels: number, tag?: string) => Array.from({ length: levels }, (_, i) => (i === levels - 1 ? "bottom" : tag ? [tag, i + 1] : [i + 1]));
+
+  it.each([
+    ["a cycle", [{ self: 0 }], "the value contains a cycle"],
+    ["a cycle through a Set", [["Set", 1], { back: 0 }], "the value contains a cycle"],
+    ["a reference past the node list", [{ a: 1_000_000_000 }], "a reference outside the body"],
+    ["a reference that is not an index", [{ a: 0.5 }], "a reference outside the body"],
+    ["a reference to the sparse mark", [{ a: -7 }], "a reference outside the body"],
+    ["a value nested past the bound", chain(MAX_FRAME_DEPTH + 2), `a value nested deeper than ${MAX_FRAME_DEPTH} levels`],
+    ["a value nested past the bound through Sets", chain(MAX_FRAME_DEPTH + 2, "Set"), `a value nested deeper than ${MAX_FRAME_DEPTH} levels`],
+    ["a value nested past the bound through Maps", chain(MAX_FRAME_DEPTH + 2, "Map"), `a value nested deeper than ${MAX_FRAME_DEPTH} levels`],
+    ["a RegExp", [["RegExp", "(a+)+$"]], 'a value of type "RegExp", which the wire does not carry'],
+    ["a boxed value", [["Object", 1], "x"], 'a value of type "Object", which the wire does not carry'],
+    ["a null-prototype object", [["null", "a", 1], 2], 'a value of type "null", which the wire does not carry'],
+    ["a URL", [["URL", "file:///etc/passwd"]], 'a value of type "URL", which the wire does not carry'],
+    ["a typed array", [["Uint8Array", 1], ["ArrayBuffer", "AAAA"]], 'a value of type "Uint8Array", which the wire does not carry'],
+    ["a type of nobody's", [["Evil", 0]], 'a value of type "Evil", which the wire does not carry'],
+    ["a Date of 100 000 characters", [["Date", "9".repeat(100_000)]], "a Date out of shape"],
+    ["a BigInt of 100 000 digits", [["BigInt", "9".repeat(100_000)]], "a BigInt out of shape"],
+    ["a sparse array four billion long", [[-7, 2 ** 32 - 1, 0, 1], "x"], "a sparse array longer than a frame"],
+    ["an own __proto__ key as devalue writes none", '[{"__proto__":1},"x"]', "__proto__"],
+    ["a body that is no node list", { a: 1 }, "a tagged body that is not a list of nodes"],
+  ])("ends the reader at a tagged frame holding %s", (_, nodes, message) => {
+    const r = reader();
+    expect(r.push(tagged(nodes))).toEqual([]);
+    expect(r.violation).toContain("an undecodable frame");
+    expect(r.violation).toContain(message);
+  });
+
+  it("decodes a value shared 2^60 ways in one visit per node, shared as structured clone shares it; the size gate stops its walk at the bound", () => {
+    // Node i is [i+1, i+1]: each level doubles the paths, 60 levels make 2^60 of them.
+    const nodes = [...Array.from({ length: 60 }, (_, i) => [i + 1, i + 1]), "leaf"];
+    const t0 = performance.now();
+    const [back] = reader().push(tagged(nodes)) as [unknown[]];
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    expect(back[0]).toBe(back[1]);
+    const { bytes } = measure(back, 1_000_000);
+    expect(bytes).toBeGreaterThan(1_000_000);
   });
 });

@@ -105,9 +105,9 @@ export function refuseUnsendable(value, what, depth = 0) {
 }
 
 /**
- * The arguments without the omitted optional ones at the end. Why: in a child process the frame is
- * JSON (worker/wire.mjs), where an `undefined` in an array arrives as `null`, which an optional
- * argument's schema refuses; an argument left out is the same call in every mode.
+ * The arguments without the omitted optional ones at the end, so the host sees one shape of a call
+ * (`notify(m)` and `notify(m, undefined)` alike). An `undefined` elsewhere crosses as `undefined` in
+ * every mode (the frames of worker/wire.mjs keep it, as structured clone does).
  * @param {unknown[]} a
  */
 function withoutTrailingUndefined(a) {

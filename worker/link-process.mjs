@@ -1,5 +1,6 @@
 // The link of a child process (process and sandbox modes): hookbox's framed channel (see
-// src/isolation/frames.ts; one codec, worker/wire.mjs `encodeFrame`). fd 3 carries frames to the host, written synchronously so a dying
+// src/isolation/frames.ts; one codec, worker/wire.mjs `encodeFrame`: JSON, or devalue's text for a
+// Set, a Map, a Date, undefined…). fd 3 carries frames to the host, written synchronously so a dying
 // process still gets its last frame out; fd 4 carries the host's frames; fd 5 the answers to
 // synchronous calls, read with readSync while the hook's thread waits. Imported only by
 // worker/entry-process.mjs.

@@ -2,15 +2,17 @@
  * The framed channel between the host and a hook's child process (process and sandbox modes).
  * Node's own child_process IPC parses the child's bytes in the host with a parser that throws
  * outside any try/catch (a malformed frame or a value a few thousand levels deep ends the host),
- * so hookbox owns this one: each frame is a 4-byte big-endian length and a UTF-8 JSON value
+ * so hookbox owns this one: each frame is a 4-byte big-endian length and a UTF-8 body, JSON for
+ * plain data and devalue's text for the values JSON would change (a Set, a Map, a Date, undefined…)
  * (`encodeFrame`, worker/wire.mjs: one codec for both sides, which Node and Bun both read). The
- * host decodes inside try/catch, refuses frames over a size bound before buffering them, and
- * refuses values nested deeper than any message the runtime sends (`MAX_FRAME_DEPTH`,
- * worker/wire.mjs); any of these ends the hook as `protocol_violation`.
+ * host decodes inside try/catch, refuses frames over a size bound before buffering them, refuses a
+ * devalue body that holds what the wire does not carry before building it, and refuses values
+ * nested deeper than any message the runtime sends (`MAX_FRAME_DEPTH`, worker/wire.mjs); any of
+ * these ends the hook as `protocol_violation`.
  *
- * Why JSON and not node:v8: Bun's `node:v8` writes JavaScriptCore's format, which Node cannot
- * read (and the reverse), so a Bun host could not talk to a Node child; and what the wire carries
- * is JSON data already. Measured on this machine (docs/runtimes.md): no slower than V8's.
+ * Why not node:v8: Bun's `node:v8` writes JavaScriptCore's format, which Node cannot read (and
+ * the reverse), so a Bun host could not talk to a Node child. Measured (docs/runtimes.md,
+ * docs/performance.md): JSON is no slower than V8's; devalue's form costs only the values that need it.
  */
 import { decodeFrameBody, FRAME_HEADER_BYTES as HEADER } from "../../worker/wire.mjs";
 
@@ -76,7 +78,7 @@ export class FrameReader {
       this.#need = -1;
       let value: unknown;
       try {
-        value = decodeFrameBody(body);
+        value = decodeFrameBody(body, this.bounds);
       } catch (err) {
         this.violation = `an undecodable frame (${(err as Error).message})`;
         return out;

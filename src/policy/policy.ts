@@ -206,7 +206,7 @@ export function hookEnv(policy: Policy, hostEnv: NodeJS.ProcessEnv = process.env
 }
 
 /** What every hook worker must read: hookbox's worker runtime and its runtime dependencies. */
-export const RUNTIME_READS = [fileURLToPath(new URL("../../worker/", import.meta.url)), ...["comlink", "jiti", "zod", "undici"].map(requiredDependencyDir), ...["@sinclair/typebox"].flatMap((name) => dependencyDir(name) ?? [])];
+export const RUNTIME_READS = [fileURLToPath(new URL("../../worker/", import.meta.url)), ...["comlink", "devalue", "jiti", "zod", "undici"].map(requiredDependencyDir), ...["@sinclair/typebox"].flatMap((name) => dependencyDir(name) ?? [])];
 
 /**
  * `execArgv` for a hook's worker under `policy`. Never `--allow-worker` (a nested Worker with

@@ -111,13 +111,23 @@ export function subsetOf(current: readonly unknown[], proposed: readonly unknown
 }
 
 /**
- * Whether two values are the same data: the same primitive, or arrays and plain objects with the
- * same data in them. A key whose value is `undefined` counts as absent (a copy that crossed as JSON
- * drops it). Anything else (a function, a class instance the host holds) is the same only as itself.
+ * Whether two values are the same data: the same primitive, or arrays, plain objects, Sets, Maps
+ * and Dates with the same data in them (each crosses the wire as data, so a hook that hands back
+ * the Set it was given changes nothing). A key whose value is `undefined` counts as absent.
+ * Anything else (a function, a class instance the host holds) is the same only as itself.
  */
 export function sameData(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime());
+  if (a instanceof Set || b instanceof Set) {
+    if (!(a instanceof Set && b instanceof Set) || a.size !== b.size) return false;
+    return [...a].every((x) => b.has(x) || (typeof x === "object" && x !== null && [...b].some((y) => sameData(x, y))));
+  }
+  if (a instanceof Map || b instanceof Map) {
+    if (!(a instanceof Map && b instanceof Map) || a.size !== b.size) return false;
+    return [...a].every(([k, x]) => b.has(k) && sameData(x, b.get(k)));
+  }
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     return a.every((v, i) => sameData(v, b[i]));

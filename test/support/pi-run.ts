@@ -130,6 +130,8 @@ export interface PiRunOptions {
   tool?: { name: string; arguments: Record<string, unknown> };
   /** Extra command-line arguments for pi (e.g. an extension's flag). */
   args?: string[];
+  /** Prompts pi runs after the first, in order (a registered command: `/name`). */
+  prompts?: string[];
   /** Extension files passed with -e. */
   extensions?: string[];
   /** Hook files passed with --hook (oh-my-pi). */
@@ -153,7 +155,7 @@ function prepareRun(agent: Agent, world: PiWorld, options: PiRunOptions): { argv
     PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: world.home, PI_CODING_AGENT_DIR: world.agentDir, PI_OFFLINE: "1",
     NO_COLOR: "1", TERM: "dumb", ...options.env,
   };
-  const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), "-p", "Clean up the build folder."];
+  const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), "-p", "Clean up the build folder.", ...(options.prompts ?? [])];
   const timeoutMs = options.timeoutMs ?? 60_000;
   writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out }));
   const runner = join(ROOT, "test", "support", "pi-netns-run.mjs");
