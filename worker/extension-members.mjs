@@ -41,6 +41,8 @@ export const MEMBER_EFFECTS = Object.freeze({
   "ctx.ui.select": "observe", "ctx.ui.confirm": "observe", "ctx.ui.input": "observe", "ctx.ui.notify": "observe", "ctx.ui.setStatus": "observe",
   "ctx.ui.custom": "observe", "ctx.ui.setEditorText": "observe", "ctx.ui.getEditorText": "observe", "ctx.ui.editor": "observe", "ctx.ui.theme": "observe",
   "ctx.ui.setWidget": "observe", "ctx.ui.setTitle": "observe",
+  // The working row and the hidden-thinking label: texts drawn on the agent's screen, as setStatus.
+  "ctx.ui.setWorkingMessage": "observe", "ctx.ui.setWorkingIndicator": "observe", "ctx.ui.setWorkingVisible": "observe", "ctx.ui.setHiddenThinkingLabel": "observe",
   // A custom entry in the session: the module's own state, which the model never reads (pi keeps it
   // out of the context; `sendMessage` is the member whose message the model reads).
   appendEntry: "observe",
@@ -164,6 +166,7 @@ export const CARRIED_CONTEXT = Object.freeze([
 /** pi's `ExtensionUIContext` (`ctx.ui`): what crosses, as data (prompts, texts, lines). */
 export const CARRIED_UI = Object.freeze([
   "select", "confirm", "input", "notify", "setStatus", "setWidget", "setTitle", "custom", "setEditorText", "getEditorText", "editor", "theme",
+  "setWorkingMessage", "setWorkingIndicator", "setWorkingVisible", "setHiddenThinkingLabel",
 ]);
 
 const COMPONENT = "it takes a component or a function the agent's terminal would call synchronously, which cannot run isolated";
@@ -176,10 +179,6 @@ export const REFUSED_UI = Object.freeze({
   setFooter: COMPONENT,
   setHeader: COMPONENT,
   addAutocompleteProvider: COMPONENT,
-  setWorkingMessage: NOT_YET_UI,
-  setWorkingVisible: NOT_YET_UI,
-  setWorkingIndicator: NOT_YET_UI,
-  setHiddenThinkingLabel: NOT_YET_UI,
   pasteToEditor: NOT_YET_UI,
   getAllThemes: NOT_YET_UI,
   getTheme: NOT_YET_UI,

@@ -116,6 +116,7 @@ export const AGENT_GETTERS = Object.freeze([
  */
 export const AGENT_SETTERS = Object.freeze([
   "sendUserMessage", "setSessionName", "setLabel", "setActiveTools", "setThinkingLevel", "compact", "shutdown", "ui.setWidget", "ui.setTitle",
+  "ui.setWorkingMessage", "ui.setWorkingIndicator", "ui.setWorkingVisible", "ui.setHiddenThinkingLabel",
 ]);
 
 /** @typedef {(typeof METHOD)[keyof typeof METHOD]} MethodName */

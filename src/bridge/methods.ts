@@ -111,6 +111,10 @@ const SETTER_ARGS: Record<string, z.ZodType<unknown[]>> = {
   shutdown: none,
   "ui.setWidget": z.tuple([name, widgetLines.optional(), placement.optional()]),
   "ui.setTitle": z.tuple([name]),
+  "ui.setWorkingMessage": z.tuple([text.optional()]),
+  "ui.setWorkingIndicator": z.tuple([z.strictObject({ frames: z.array(name).max(LIMITS.maxOptions).optional(), intervalMs: z.number().int().positive().max(60_000).optional() }).optional()]),
+  "ui.setWorkingVisible": z.tuple([z.boolean()]),
+  "ui.setHiddenThinkingLabel": z.tuple([name.optional()]),
 } satisfies Record<(typeof AGENT_SETTERS)[number], z.ZodType<unknown[]>>;
 /** `[member, args]`: the member's own arguments checked, each problem named by its place (`1.1: …` is the second argument). */
 export const agentSetArgs = z.tuple([z.enum(AGENT_SETTERS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)])

@@ -15,6 +15,7 @@ import { terminalText } from "../gates/terminal-text.js";
 import type { HookCommandContext } from "../contract/types.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
 import { LIMITS, NAME_PATTERNS } from "../../worker/wire.mjs";
+import type { ToolSpec } from "../contract/registration-schemas.js";
 
 /** The members of the agent's `ExtensionAPI` (pi 0.73.1) the registrations use. */
 export interface AgentRegistrationAPI {
@@ -25,7 +26,7 @@ export interface AgentRegistrationAPI {
   registerShortcut(shortcut: any, options: any): void;
 }
 
-/** pi's built-in tools (0.73.1): an isolated module's tool does not replace one. */
+/** pi's built-in tools (0.73.1): an isolated module's tool replaces one only under policy.effects "substitute" (src/extension/adapter.ts). */
 export const BUILT_IN_TOOLS: readonly string[] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 /**
  * oh-my-pi's built-in and hidden tools (18.2.3, `src/tools/index.ts` `BUILTIN_TOOLS`, `HIDDEN_TOOLS`):
@@ -56,6 +57,8 @@ export interface MirrorDeps {
   report(e: HookError): void;
   /** hookbox's command context over the agent's command context `ctx`. */
   commandContext(ctx: AgentContext & Record<string, any>): HookCommandContext;
+  /** A tool, command or shortcut of the module returned: what it registered meanwhile is mirrored (or refused). */
+  after?(): void;
 }
 
 /** Each registration of a module, as `kind:name` (what was mirrored, to refuse what comes after load). */
@@ -69,14 +72,14 @@ export function registrationKeys(hook: LoadedHook): string[] {
 }
 
 /**
- * Why a module's registrations cannot be mirrored, or undefined: a tool named as one of the
- * agent's built-in tools or as an earlier module's, a command name the agent could not show
- * safely, or a name an earlier module took. `taken`: the keys of the modules before it (filled in).
+ * Why a module's registrations cannot be mirrored, or undefined: a command name the agent could
+ * not show safely, or a name an earlier module took. `taken`: the keys of the modules before it
+ * (filled in). A tool named as one of the agent's built-ins replaces it, as in the agent, only when
+ * the module's policy.effects grants `substitute` (the adapter's `refusedEffect` refuses it below).
  */
-export function registrationRefusal(hook: LoadedHook, taken: Set<string>, builtIns: readonly string[] = BUILT_IN_TOOLS): string | undefined {
+export function registrationRefusal(hook: LoadedHook, taken: Set<string>): string | undefined {
   for (const key of registrationKeys(hook)) {
     const [kind, name] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)];
-    if (kind === "tool" && builtIns.includes(name)) return `pi.registerTool("${name}") is refused by hookbox/extension: an isolated module does not replace the agent's built-in tool "${name}"`;
     if (kind === "command" && !NAME_PATTERNS.command.test(name)) return `pi.registerCommand(${JSON.stringify(name).slice(0, 80)}) is refused by hookbox/extension: a command name is 1 to 64 letters, digits, :, ., _ or -`;
     if (taken.has(key)) return `pi.${kindMember[kind]}("${name}") is refused by hookbox/extension: another isolated module registered it first`;
   }
@@ -110,31 +113,7 @@ function failed(err: unknown, deps: MirrorDeps, tool = false): Error {
 /** Register on the agent's `pi` what the module registered; its functions run in the worker. */
 export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook, deps: MirrorDeps): void {
   const r = hook.registrations;
-  for (const spec of r.tools ?? []) {
-    const event = `tool ${spec.name}`;
-    pi.registerTool({
-      name: spec.name,
-      label: line(spec.label),
-      description: lines(spec.description),
-      parameters: spec.parameters,
-      ...(spec.promptSnippet === undefined ? {} : { promptSnippet: line(spec.promptSnippet) }),
-      ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: spec.promptGuidelines.map(line) }),
-      ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
-      execute: async (toolCallId: string, params: unknown, signal: AbortSignal | undefined, onUpdate: ((partial: unknown) => void) | undefined, ctx: AgentContext) => {
-        deps.enter(ctx);
-        let raw: unknown;
-        try {
-          // The bridge's table checked each partial result (tool.update) before it gets here.
-          raw = await hook.runTool(spec.name, String(toolCallId), params, signal, (partial) => onUpdate?.(withText(partial as z.infer<typeof toolResult>)), ctx);
-        } catch (err) {
-          throw failed(err, deps, true);
-        }
-        const parsed = toolAnswer.safeParse(raw);
-        if (!parsed.success) throw failed(Errors.invalidResult(hook.path, event, describeIssues(parsed.error)), deps);
-        return withText(parsed.data);
-      },
-    });
-  }
+  for (const spec of r.tools ?? []) mirrorTool(pi, hook, spec, deps);
   for (const command of r.commands) {
     const run = hook.commands.get(command.name);
     pi.registerCommand(command.name, {
@@ -146,6 +125,8 @@ export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook
           await run?.handler(String(args), deps.commandContext(ctx));
         } catch (err) {
           throw failed(err, deps);
+        } finally {
+          deps.after?.();
         }
       },
     });
@@ -166,10 +147,41 @@ export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook
           await hook.runShortcut(shortcut.key, ctx);
         } catch (err) {
           throw failed(err, deps);
+        } finally {
+          deps.after?.();
         }
       },
     });
   }
+}
+
+/** One tool of the module on the agent's `pi`, at load or later (pi takes a tool at any time); its execute runs isolated. */
+export function mirrorTool(pi: AgentRegistrationAPI, hook: IsolatedHook, spec: ToolSpec, deps: MirrorDeps): void {
+  const event = `tool ${spec.name}`;
+  pi.registerTool({
+    name: spec.name,
+    label: line(spec.label),
+    description: lines(spec.description),
+    parameters: spec.parameters,
+    ...(spec.promptSnippet === undefined ? {} : { promptSnippet: line(spec.promptSnippet) }),
+    ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: spec.promptGuidelines.map(line) }),
+    ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
+    execute: async (toolCallId: string, params: unknown, signal: AbortSignal | undefined, onUpdate: ((partial: unknown) => void) | undefined, ctx: AgentContext) => {
+      deps.enter(ctx);
+      let raw: unknown;
+      try {
+        // The bridge's table checked each partial result (tool.update) before it gets here.
+        raw = await hook.runTool(spec.name, String(toolCallId), params, signal, (partial) => onUpdate?.(withText(partial as z.infer<typeof toolResult>)), ctx);
+      } catch (err) {
+        throw failed(err, deps, true);
+      } finally {
+        deps.after?.();
+      }
+      const parsed = toolAnswer.safeParse(raw);
+      if (!parsed.success) throw failed(Errors.invalidResult(hook.path, event, describeIssues(parsed.error)), deps);
+      return withText(parsed.data);
+    },
+  });
 }
 
 /** A command's completions from the worker, checked; a failure is reported and the agent gets none (null). */
