@@ -8,7 +8,10 @@
  */
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
 import { isolate } from "../src/extension/adapter.js";
+import { TOOL_RENDERER_NEEDS_WORKER, refusedToolMemberMessage } from "../worker/extension-members.mjs";
+import { LIMITS } from "../worker/wire.mjs";
 import { ROOT } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
 import { importPi, installPiDir } from "./support/pi-agent.js";
@@ -26,11 +29,13 @@ let Runner: Any;
 let SessionManager: Any;
 let wrapRegisteredTool: Any;
 let piTheme: Any;
+let ToolExecutionComponent: Any;
 const runners: Any[] = [];
 
 beforeAll(async () => {
   ({ dist: piDist, loader, Runner, SessionManager, wrapRegisteredTool, theme: piTheme } = await importPi(installPiDir()));
   piTheme.initTheme("dark");
+  ({ ToolExecutionComponent } = await import(pathToFileURL(join(piDist, "modes", "interactive", "components", "tool-execution.js")).href));
 }, 300_000);
 
 afterEach(async () => {
@@ -123,5 +128,89 @@ describe(`the working row's ctx.ui setters (${ISOLATION} isolation)`, { timeout:
       ["setHiddenThinkingLabel", "hidden thoughts"],
       ["setWorkingMessage"], ["setWorkingIndicator"], ["setHiddenThinkingLabel"],
     ]);
+  });
+});
+
+/** A tool's row as pi's interactive mode draws it: pi's own ToolExecutionComponent over the registered definition, through a call, a partial and a final result. */
+function toolRow(definition: Any, args: Record<string, unknown>, result: Any, width = 60): string[][] {
+  const row = new ToolExecutionComponent(definition.name, "call-1", args, {}, definition, { requestRender() {} }, ROOT);
+  const frames = [row.render(width)];
+  row.markExecutionStarted();
+  row.setArgsComplete();
+  frames.push(row.render(width));
+  row.updateResult({ ...result, isError: false }, true);
+  frames.push(row.render(width));
+  row.updateResult({ ...result, isError: false }, false);
+  row.setExpanded(true);
+  frames.push(row.render(width));
+  return frames;
+}
+
+describe(`a tool's renderers and prepareArguments (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
+  it.runIf(ISOLATION === "worker")("pi's truncated-tool.ts: its renderCall and renderResult draw pi's own tool row exactly as in pi's process", async () => {
+    const rg = example("truncated-tool.ts");
+    const own = await loader.loadExtensions([rg], ROOT);
+    expect(own.errors).toEqual([]);
+    const inProcess = own.extensions[0].tools.get("rg").definition;
+    const { runner, errors } = await inPi([rg]);
+    expect(errors).toEqual([]);
+    const isolated = runner.getToolDefinition("rg");
+    const result = { content: [{ type: "text", text: "src/a.ts:1:foo\nsrc/b.ts:2:foo" }], details: { matchCount: 2 } };
+    const expected = toolRow(inProcess, { pattern: "foo", path: "src" }, result);
+    expect(expected.flat().join("\n")).toContain("2 matches");
+    expect(toolRow(isolated, { pattern: "foo", path: "src" }, result)).toEqual(expected);
+  });
+
+  it.runIf(ISOLATION === "worker")("the render context crosses as data (its state shared by the call's renders, its last component given back), prepareArguments prepares the model's arguments, and terminal controls are removed", async () => {
+    const { runner, errors, notified } = await inPi([ext("renders-its-tool.ts")]);
+    expect(notified).toEqual([]);
+    expect(errors).toEqual([]);
+    const definition = runner.getToolDefinition("weather");
+    expect(definition.renderShell).toBe("self");
+    const frames = toolRow(definition, { city: "Oslo" }, { content: [{ type: "text", text: "sunny in Oslo" }], details: { temp: 21 } });
+    const text = frames.map((f) => f.join("|"));
+    expect(text[0]).toContain("weather Oslo");
+    expect(text[0]).toContain("call 1 last none id call-1 at 60");
+    expect(text[1]).toContain("call 3 last kept");
+    expect(text[2]).toContain("sunny in Oslo 21° expanded=false partial=true error=false state=4");
+    expect(text[3]).toContain("expanded=true partial=false error=false state=6");
+    expect(frames.flat().join("")).not.toMatch(/\u001b\]/);
+    const tool = agentTool(runner, "weather");
+    expect(tool.prepareArguments({ town: "Bergen" })).toEqual({ city: "Bergen" });
+    expect(tool.prepareArguments({ city: "Oslo" })).toEqual({ city: "Oslo" });
+    expect(errors).toEqual([]);
+  });
+
+  it.runIf(ISOLATION === "worker")("a renderer or prepareArguments that never returns is bounded by renderTimeoutMs: pi draws its default row, the model reads an error, each reported as timeout", async () => {
+    const { runner, notified } = await inPi([hostile("renders-its-tool-forever.ts")], { renderTimeoutMs: 300 });
+    const definition = runner.getToolDefinition("stuck");
+    const row = new ToolExecutionComponent("stuck", "call-1", {}, {}, definition, { requestRender() {} }, ROOT);
+    // pi's fallback for a call renderer that threw: the tool's name
+    expect(row.render(60).join("\n")).toContain("stuck");
+    expect(notified.some((n) => n.includes("timeout in render"))).toBe(true);
+    // the worker that hung is replaced (a timeout ends it); prepareArguments then hangs the new one
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(() => agentTool(runner, "stuck").prepareArguments({})).toThrow(/^hookbox: .*renders-its-tool-forever\.ts failed in prepareArguments of tool stuck \(timeout\)/);
+  });
+
+  it.runIf(ISOLATION === "worker")("a result renderer drawing 10^6 long lines reaches pi's row cut to the render bounds with a marker, reported once as result_too_large", async () => {
+    const { runner, notified } = await inPi([hostile("renders-huge-tool-result.ts")], { renderTimeoutMs: 10_000 });
+    const frames = toolRow(runner.getToolDefinition("huge"), {}, { content: [{ type: "text", text: "done" }] }, 80);
+    const last = frames.at(-1)!;
+    expect(last.length).toBeLessThanOrEqual(LIMITS.renderLines + 4);
+    expect(last.join("\n")).toContain(`hookbox cut this render: more than ${LIMITS.renderLines} lines`);
+    expect(notified.filter((n) => n.includes("result_too_large in render"))).toHaveLength(1);
+  });
+
+  it.runIf(ISOLATION !== "worker")(`a tool with renderCall, renderResult or prepareArguments is refused at load in ${ISOLATION} isolation, naming the member and why (pi calls them synchronously)`, async () => {
+    for (const [module, member] of [["renders-its-tool.ts", "renderCall"], ["renders-huge-tool-result.ts", "renderResult"]] as const) {
+      const path = module === "renders-its-tool.ts" ? ext(module) : hostile(module);
+      const { runner, errors } = await inPi([path]);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]!.error).toContain(`${path} did not load (load_failed): Failed to load hook: ${refusedToolMemberMessage(member)}`);
+      expect(errors[0]!.error).toContain(TOOL_RENDERER_NEEDS_WORKER);
+      expect(runner.getAllRegisteredTools()).toEqual([]);
+      expect(await runner.emitToolCall(bashCall)).toMatchObject({ block: true });
+    }
   });
 });

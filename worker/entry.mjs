@@ -88,7 +88,7 @@ const controlApi = {
 };
 if (mode === "worker") {
   Comlink.expose(controlApi, nodeEndpoint(/** @type {any} */ (control)));
-  serveRenders(render, renderState, registry.renderers, () => runnerTheme);
+  serveRenders(render, renderState, registry.renderers, () => runnerTheme, registry.tools);
 } else {
   Comlink.expose(controlApi, /** @type {any} */ (processControl));
 }

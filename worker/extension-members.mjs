@@ -53,6 +53,8 @@ export const MEMBER_EFFECTS = Object.freeze({
   sendMessage: "substitute", sendUserMessage: "substitute", setSessionName: "substitute", setLabel: "substitute",
   setActiveTools: "substitute", setModel: "substitute", setThinkingLevel: "substitute", "ctx.compact": "substitute",
   "registerTool:built-in": "substitute",
+  // A tool's own renderers draw its row; its prepareArguments shapes what its own execute is given.
+  "registerTool:render": "observe", "registerTool:prepareArguments": "observe",
   // A tool's `promptSnippet` and `promptGuidelines`: text the agent adds to the model's system prompt.
   "registerTool:prompt": "substitute",
 });
@@ -189,25 +191,27 @@ export const REFUSED_UI = Object.freeze({
 
 /**
  * The members of a tool definition (pi's `ToolDefinition`), what crosses with `pi.registerTool`:
- * the data, and `execute` (run isolated). The functions the agent calls synchronously in its own
- * process (its TUI rendering, argument preparation before validation) are refused: a module whose
- * tool has one does not load.
+ * the data, and `execute` (run isolated). `synchronous`: the functions the agent calls synchronously
+ * in its own process (its TUI's renderers; argument preparation before validation), run in the
+ * worker through the synchronous render path, bounded as message renderers (renderTimeoutMs, the
+ * render budget and line bounds). Like message renderers they cross in worker isolation only:
+ * elsewhere a module whose tool has one does not load, saying why (src/extension/adapter.ts).
  */
 export const TOOL_MEMBERS = Object.freeze({
-  carried: Object.freeze(["name", "label", "description", "promptSnippet", "promptGuidelines", "parameters", "executionMode", "execute"]),
+  carried: Object.freeze(["name", "label", "description", "promptSnippet", "promptGuidelines", "parameters", "executionMode", "execute", "renderShell"]),
+  synchronous: Object.freeze(["renderCall", "renderResult", "prepareArguments"]),
   /** @type {Readonly<Record<string, string>>} */
-  refused: Object.freeze({
-    renderCall: "not carried yet: a tool renderer builds a TUI component the agent draws synchronously in its own process (hookbox's component path serves message renderers only)",
-    renderResult: "not carried yet: a tool renderer builds a TUI component the agent draws synchronously in its own process (hookbox's component path serves message renderers only)",
-    renderShell: "it only frames the tool's own renderers, which cannot cross",
-    prepareArguments: "the agent calls it synchronously, before validating the model's arguments, in its own process",
-  }),
+  refused: Object.freeze({}),
 });
 
 /** @param {string} member */
 export function refusedToolMemberMessage(member) {
-  return `pi.registerTool's ${member} is refused by hookbox/extension: ${TOOL_MEMBERS.refused[member]}`;
+  return `pi.registerTool's ${member} is refused by hookbox/extension: ${TOOL_MEMBERS.refused[member] ?? TOOL_RENDERER_NEEDS_WORKER}`;
 }
+
+/** Why a tool's synchronous members cross in worker isolation only. */
+export const TOOL_RENDERER_NEEDS_WORKER = "the agent calls it synchronously in its own process, which only worker isolation answers (shared memory); "
+  + "in process and sandbox isolation the tool would render by default and take the model's arguments unprepared";
 
 /** @param {string} member */
 /**

@@ -26,6 +26,7 @@ import {
 import { IsolatedHook } from "../runner/isolated-hook.js";
 import {
   NOTIFY_EVENTS, OMP_NOTIFY_EVENTS, OMP_REFUSED_EVENTS, OMP_RESULT_EVENTS, PI_ONLY_EVENTS, REFUSED_EVENTS, REFUSED_MEMBERS, RESULT_EVENTS,
+  TOOL_MEMBERS, refusedToolMemberMessage,
 } from "../../worker/extension-members.mjs";
 import type { HookEvent } from "../contract/types.js";
 import type { ToolSpec } from "../contract/registration-schemas.js";
@@ -257,6 +258,13 @@ function refusedRegistration(hook: LoadedHook, carried: Carried): string | undef
     if (list.length > 0 && !isCarried(event, carried)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
   }
   if (hook.messageRenderers.size > 0 && hook.sandbox?.options.isolation !== "worker") return `pi.registerMessageRenderer is refused by hookbox/extension: ${RENDERER_NEEDS_WORKER}`;
+  // A tool's renderers and prepareArguments, as message renderers: worker isolation only.
+  if (hook instanceof IsolatedHook && hook.sandbox.options.isolation !== "worker") {
+    for (const tool of hook.registrations.tools ?? []) {
+      const member = TOOL_MEMBERS.synchronous.find((m) => (tool as Record<string, unknown>)[m] === true);
+      if (member) return `${refusedToolMemberMessage(member)} (tool "${tool.name}")`;
+    }
+  }
   return undefined;
 }
 

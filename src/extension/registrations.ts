@@ -16,6 +16,9 @@ import type { HookCommandContext } from "../contract/types.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
 import { LIMITS, NAME_PATTERNS } from "../../worker/wire.mjs";
 import type { ToolSpec } from "../contract/registration-schemas.js";
+import type { Theme } from "../contract/types.js";
+import { themedComponent } from "../bridge/render-theme.js";
+import type { StandIn } from "../runner/isolated-hook.js";
 
 /** The members of the agent's `ExtensionAPI` (pi 0.73.1) the registrations use. */
 export interface AgentRegistrationAPI {
@@ -166,6 +169,8 @@ export function mirrorTool(pi: AgentRegistrationAPI, hook: IsolatedHook, spec: T
     ...(spec.promptSnippet === undefined ? {} : { promptSnippet: line(spec.promptSnippet) }),
     ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: spec.promptGuidelines.map(line) }),
     ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
+    ...(spec.renderShell === undefined ? {} : { renderShell: spec.renderShell }),
+    ...synchronousMembers(hook, spec),
     execute: async (toolCallId: string, params: unknown, signal: AbortSignal | undefined, onUpdate: ((partial: unknown) => void) | undefined, ctx: AgentContext) => {
       deps.enter(ctx);
       let raw: unknown;
@@ -182,6 +187,52 @@ export function mirrorTool(pi: AgentRegistrationAPI, hook: IsolatedHook, spec: T
       return withText(parsed.data);
     },
   });
+}
+
+/** pi's render context as data: what crosses of it (its functions and components are the worker's own). */
+const RENDER_CONTEXT = ["toolCallId", "cwd", "executionStarted", "argsComplete", "isPartial", "expanded", "showImages", "isError"] as const;
+
+/**
+ * A tool's renderers and prepareArguments (worker isolation: the adapter refuses them in the
+ * others), each the agent calls synchronously: they run in the worker through the render path
+ * (src/isolation/render.ts), bounded as message renderers are (renderTimeoutMs, the render budget,
+ * the line bounds and the terminal-text gate). A renderer that failed, timed out or made nothing
+ * throws, so pi draws its default row (pi catches a renderer's throw); prepareArguments that
+ * failed throws, which pi turns into an error result the model reads.
+ */
+function synchronousMembers(hook: IsolatedHook, spec: ToolSpec): Record<string, unknown> {
+  const members: Record<string, unknown> = {};
+  const data = (context: Record<string, unknown> | undefined) => Object.fromEntries(RENDER_CONTEXT.filter((k) => context?.[k] !== undefined).map((k) => [k, context![k]]));
+  // pi gives back what a renderer returned (the themed stand-in) as `lastComponent`: the stand-in under it names the worker's component.
+  const standIns = new WeakMap<object, StandIn>();
+  const made = (what: string, theme: Theme | undefined, render: (last: unknown) => StandIn | undefined, context: Record<string, any> | undefined) => {
+    let inner: StandIn | undefined;
+    const last = context?.lastComponent;
+    const component = themedComponent(theme, () => (inner = render(typeof last === "object" && last !== null ? standIns.get(last) : undefined)));
+    if (component === undefined || inner === undefined) throw new Error(`hookbox: ${hook.path}'s ${what} of tool ${spec.name} rendered nothing (default rendering)`);
+    standIns.set(component, inner);
+    return component;
+  };
+  if (spec.renderCall) {
+    const render = hook.toolRenderer(spec.name, "call");
+    members.renderCall = (args: unknown, theme: Theme | undefined, context: Record<string, any> | undefined) =>
+      made("renderCall", theme, (last) => render(args, { expanded: Boolean(context?.expanded), isPartial: Boolean(context?.isPartial) }, data(context), last), context);
+  }
+  if (spec.renderResult) {
+    const render = hook.toolRenderer(spec.name, "result");
+    members.renderResult = (result: unknown, options: { expanded?: boolean; isPartial?: boolean } | undefined, theme: Theme | undefined, context: Record<string, any> | undefined) =>
+      made("renderResult", theme, (last) => render(result, { expanded: Boolean(options?.expanded), isPartial: Boolean(options?.isPartial) }, data(context), last), context);
+  }
+  if (spec.prepareArguments) {
+    members.prepareArguments = (args: unknown) => {
+      const prepared = hook.prepareArguments(spec.name, args);
+      if (prepared.ok) return prepared.v;
+      // The failure was reported where it happened (the hook's fault channel); the model reads its code.
+      const why = prepared.failure ? `(${prepared.failure.code}): ${prepared.failure.message}` : "(timeout): its renders were demoted for their time (render budget) or it is not running";
+      throw new Error(`hookbox: ${hook.path} failed in prepareArguments of tool ${spec.name} ${why}`);
+    };
+  }
+  return members;
 }
 
 /** A command's completions from the worker, checked; a failure is reported and the agent gets none (null). */
