@@ -12,6 +12,7 @@ import { pathToFileURL } from "node:url";
 import { isolate } from "../src/extension/adapter.js";
 import { TOOL_RENDERER_NEEDS_WORKER, refusedToolMemberMessage } from "../worker/extension-members.mjs";
 import { LIMITS } from "../worker/wire.mjs";
+import { BUS } from "../src/bridge/host-bridge.js";
 import { ROOT } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
 import { importPi, installPiDir } from "./support/pi-agent.js";
@@ -212,5 +213,45 @@ describe(`a tool's renderers and prepareArguments (${ISOLATION} isolation)`, { t
       expect(runner.getAllRegisteredTools()).toEqual([]);
       expect(await runner.emitToolCall(bashCall)).toMatchObject({ block: true });
     }
+  });
+});
+
+/** Polls `check` until it is true (events cross asynchronously), at most 5 s. */
+async function eventually(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+}
+
+describe(`pi.events between the modules of one isolate() (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
+  it("what one module emits reaches another module's listener as data; an unsubscribed listener and another isolate() hear nothing; pi's event-bus.ts hears its own emit", async () => {
+    const { runner, errors, notified } = await inPi([ext("emits-on-the-bus.ts"), ext("listens-on-the-bus.ts")]);
+    const other = await inPi([ext("listens-on-the-bus.ts")]);
+    expect(errors).toEqual([]);
+    await runner.getCommand("announce").handler("hello", runner.createCommandContext());
+    await eventually(() => notified.length > 0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(notified).toEqual(["news: hello [a,b]"]);
+    expect(other.notified).toEqual([]);
+    const own = await inPi([example("event-bus.ts")]);
+    await eventually(() => own.notified.length > 0);
+    expect(own.notified).toEqual(["Event from event-bus-example: Session started"]);
+    expect(own.errors).toEqual([]);
+  });
+
+  it(`a module flooding the bus: the other modules hear at most ${BUS.max} events per ${BUS.windowMs} ms, the rest dropped and said once per window`, async () => {
+    const logs: string[] = [];
+    const { runner, notified } = await inPi([hostile("floods-the-event-bus.ts"), ext("listens-on-the-bus.ts")], { onLog: (_path: string, level: string, line: string) => logs.push(`${level} ${line}`) });
+    const started = performance.now();
+    await runner.getCommand("flood").handler("", runner.createCommandContext());
+    await eventually(() => logs.some((l) => l.includes("pi.events.emit dropped")));
+    await new Promise((r) => setTimeout(r, 500));
+    await runner.getCommand("floods").handler("", runner.createCommandContext());
+    await eventually(() => notified.some((n) => n.startsWith("floods: ")));
+    const windows = Math.ceil((performance.now() - started) / BUS.windowMs) + 1;
+    const heard = Number(/floods: (\d+)/.exec(notified.find((n) => n.startsWith("floods: "))!)![1]);
+    expect(heard).toBeGreaterThanOrEqual(BUS.max);
+    expect(heard).toBeLessThanOrEqual(BUS.max * windows);
+    const dropped = logs.filter((l) => l === `warn [hookbox: pi.events.emit dropped: more than ${BUS.max} events in ${BUS.windowMs} ms]`);
+    expect(dropped.length).toBeGreaterThanOrEqual(1);
+    expect(dropped.length).toBeLessThanOrEqual(windows);
   });
 });

@@ -6,6 +6,7 @@ import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
 import { OMP_REFUSED_MEMBERS, REFUSED_MEMBERS, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
 import { agentApi } from "./agent-members.mjs";
+import { events } from "./bus.mjs";
 import { direct } from "./context.mjs";
 import { LIMITS, METHOD, NAME_PATTERNS } from "./wire.mjs";
 
@@ -130,6 +131,8 @@ export function createHookAPI(registry, cwd, agent = false) {
     pi: agentPackage,
     ...agentApi(direct, () => registry.initialized),
     ...refusedMembers(),
+    // pi.events: shared by the modules of one isolate() (worker/bus.mjs); outside an agent, refused by name.
+    events: agent ? events : refusedObject(() => { throw new Error(`pi.events is a member of the agent's extension API: hookbox runs it only inside an agent, through hookbox/extension's isolate()`); }),
   };
 }
 
@@ -255,16 +258,19 @@ function jsonData(value, what) {
 // it silently. `pi` is served by worker/extras.mjs (its own message, the same why).
 const OWN = new Set(["on", "sendMessage", "appendEntry", "registerMessageRenderer", "registerCommand", "exec", "pi"]);
 /** Members that are objects (a bus, a library), not functions: any property access or call throws. */
-const OBJECTS = new Set(["events", "arktype", "zod"]);
+const OBJECTS = new Set(["arktype", "zod"]);
 function refusedMembers() {
   /** @type {Record<string, unknown>} */
   const members = {};
   for (const member of [...Object.keys(REFUSED_MEMBERS), ...Object.keys(OMP_REFUSED_MEMBERS)]) {
     if (OWN.has(member)) continue;
     const refuse = () => { throw new Error(refusedMemberMessage(member)); };
-    members[member] = OBJECTS.has(member)
-      ? new Proxy(Object.freeze(function refused() {}), { get: (_t, prop) => (prop === "then" || typeof prop === "symbol" ? undefined : refuse()), apply: refuse, construct: refuse })
-      : refuse;
+    members[member] = OBJECTS.has(member) ? refusedObject(refuse) : refuse;
   }
   return members;
+}
+
+/** A member that is an object: any property access or call throws with `refuse`. @param {() => never} refuse */
+function refusedObject(refuse) {
+  return new Proxy(Object.freeze(function refused() {}), { get: (_t, prop) => (prop === "then" || typeof prop === "symbol" ? undefined : refuse()), apply: refuse, construct: refuse });
 }

@@ -15,6 +15,8 @@ export const CARRIED_MEMBERS = Object.freeze([
   "getAllTools", "setActiveTools", "getCommands", "setModel", "getThinkingLevel", "setThinkingLevel", "registerMessageRenderer",
   // As data on the agent's pi; what they run (execute, handler, completions) runs isolated (src/extension/registrations.ts).
   "registerTool", "registerCommand", "registerFlag", "getFlag", "registerShortcut",
+  // A bus shared by the modules of one isolate(), data only, through the host (worker/bus.mjs); never the agent's own bus.
+  "events",
 ]);
 
 /**
@@ -32,6 +34,8 @@ export const MEMBER_EFFECTS = Object.freeze({
   getThinkingLevel: "observe", getFlag: "observe", registerMessageRenderer: "observe",
   // What the user or the model chooses to run; what it runs runs isolated, under the hook's own policy.
   registerTool: "observe", registerCommand: "observe", registerFlag: "observe", registerShortcut: "observe",
+  // Data between the modules of one isolate(): nothing of the agent's.
+  events: "observe",
   logger: "observe", typebox: "observe",
   // The context: reads of the agent, and its UI, where the user answers and reads (an editor text
   // the hook sets is the user's to read, change or send).
@@ -70,7 +74,6 @@ const NOT_YET = "not carried across the isolation boundary yet";
 export const REFUSED_MEMBERS = Object.freeze({
   registerProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
   unregisterProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
-  events: `${NOT_YET}: the event bus is shared with the agent's in-process extensions`,
 });
 
 /**

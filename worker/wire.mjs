@@ -53,6 +53,8 @@ export const METHOD = Object.freeze({
   agentSetModel: "agent.setModel",
   /** `ctx.compact({ onComplete, onError })`: answered when the agent's compaction ends, so the module's callbacks run. */
   agentCompact: "agent.compact",
+  /** `pi.events.emit(channel, data)`: for the other modules of the same isolate() (worker/bus.mjs). */
+  busEmit: "events.emit",
 });
 
 /**
@@ -78,6 +80,7 @@ export const KIND = Object.freeze({
   [METHOD.setEditorText]: "post",
   [METHOD.abortEditor]: "post",
   [METHOD.abort]: "post",
+  [METHOD.busEmit]: "post",
   [METHOD.log]: "post",
   [METHOD.isIdle]: "sync",
   [METHOD.hasQueuedMessages]: "sync",

@@ -145,6 +145,8 @@ export const BRIDGE = {
   [METHOD.abortEditor]: post(z.tuple([z.number().int().nonnegative()])),
   [METHOD.abort]: post(none),
   [METHOD.log]: post(z.tuple([z.enum(["debug", "info", "warn", "error"]), z.string()]), { atLoad: true }),
+  // pi.events between the modules of one isolate(): a channel name and data (within the message bounds).
+  [METHOD.busEmit]: post(z.tuple([name]).rest(z.unknown()), { atLoad: true }),
   [METHOD.isIdle]: sync(none, z.boolean()),
   [METHOD.hasQueuedMessages]: sync(none, z.boolean()),
   [METHOD.getEditorText]: sync(none, z.string()),

@@ -205,6 +205,8 @@ export type HostMessage =
   | { t: "cancel"; id: number }
   | { t: "abort"; id: number; field: string }
   | { t: "initialized"; hasUI: boolean }
+  /** `pi.events` data another module of the same isolate() emitted (worker/bus.mjs). */
+  | { t: "bus"; channel: string; data: unknown }
   | BridgeReply;
 /** The answer to a bridge call. */
 export type BridgeReply = { t: "ret" } & SyncReply;

@@ -166,6 +166,11 @@ export class HookSupervisor implements SandboxView {
   }
 
   /** The runner was initialized: `sendMessage` / `appendEntry` work from now on. */
+  /** `pi.events` data for this hook's listeners (fire and forget; dropped when the worker is not running). */
+  deliverEvent(channel: string, data: unknown): void {
+    if (this.#state === "ready") this.#channel?.notify({ t: "bus", channel, data });
+  }
+
   markInitialized(hasUI: boolean): void {
     this.#initialized = true;
     this.#hasUI = hasUI;

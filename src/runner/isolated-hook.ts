@@ -221,6 +221,11 @@ export class IsolatedHook implements LoadedHook, HookUnit {
     return this.#sandbox.prepareArguments(name, args);
   }
 
+  /** `pi.events` data another module of this runner emitted on `channel`: this module's listeners run in its worker. */
+  deliverEvent(channel: string, data: unknown): void {
+    this.#sandbox.deliverEvent(channel, data);
+  }
+
   /** Run a pi shortcut's handler in the worker with the agent's context, as data. */
   async runShortcut(key: string, ctx: SnapshotSource): Promise<void> {
     const sandbox = this.#sandbox;
