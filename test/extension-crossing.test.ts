@@ -255,3 +255,31 @@ describe(`pi.events between the modules of one isolate() (${ISOLATION} isolation
     expect(dropped.length).toBeLessThanOrEqual(windows);
   });
 });
+
+describe(`ctx.ui.setHeader (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
+  it(ISOLATION === "worker"
+    ? "pi's custom-header.ts: its header draws in pi's UI exactly as in pi's process, through the component path; setHeader(undefined) restores pi's"
+    : `ctx.ui.setHeader throws in the module in ${ISOLATION} isolation, saying why (pi renders synchronously)`, async () => {
+    const headers: unknown[] = [];
+    const { runner, errors, notified } = await inPi([example("custom-header.ts")], {}, { setHeader: (factory: unknown) => headers.push(factory) });
+    if (ISOLATION !== "worker") {
+      expect(notified.join("\n")).toContain(`handler_threw in session_start: ctx.ui.setHeader needs synchronous rendering, which ${ISOLATION} mode does not have`);
+      expect(headers).toEqual([]);
+      return;
+    }
+    expect(errors).toEqual([]);
+    expect(notified).toEqual([]);
+    const own = await loader.loadExtensions([example("custom-header.ts")], ROOT);
+    expect(own.errors).toEqual([]);
+    const ownRunner = new Runner(own.extensions, own.runtime, ROOT, SessionManager.inMemory(ROOT), {});
+    const ownHeaders: unknown[] = [];
+    ownRunner.setUIContext({ setHeader: (factory: unknown) => ownHeaders.push(factory), notify: () => {}, theme: piTheme.theme });
+    await ownRunner.emit({ type: "session_start", reason: "startup" });
+    const draw = (factory: Any) => factory({ requestRender() {} }, piTheme.theme).render(80);
+    expect(draw(ownHeaders[0]).join("\n")).toContain("shitty coding agent");
+    expect(draw(headers[0])).toEqual(draw(ownHeaders[0]));
+    await runner.getCommand("builtin-header").handler("", runner.createCommandContext());
+    expect(headers).toHaveLength(2);
+    expect(headers[1]).toBeUndefined();
+  });
+});

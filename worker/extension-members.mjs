@@ -47,6 +47,7 @@ export const MEMBER_EFFECTS = Object.freeze({
   "ctx.ui.setWidget": "observe", "ctx.ui.setTitle": "observe",
   // The working row and the hidden-thinking label: texts drawn on the agent's screen, as setStatus.
   "ctx.ui.setWorkingMessage": "observe", "ctx.ui.setWorkingIndicator": "observe", "ctx.ui.setWorkingVisible": "observe", "ctx.ui.setHiddenThinkingLabel": "observe",
+  "ctx.ui.setHeader": "observe",
   // A custom entry in the session: the module's own state, which the model never reads (pi keeps it
   // out of the context; `sendMessage` is the member whose message the model reads).
   appendEntry: "observe",
@@ -172,6 +173,8 @@ export const CARRIED_CONTEXT = Object.freeze([
 export const CARRIED_UI = Object.freeze([
   "select", "confirm", "input", "notify", "setStatus", "setWidget", "setTitle", "custom", "setEditorText", "getEditorText", "editor", "theme",
   "setWorkingMessage", "setWorkingIndicator", "setWorkingVisible", "setHiddenThinkingLabel",
+  // A component the module's worker renders, through the component path (worker isolation only; elsewhere it throws, saying why).
+  "setHeader",
 ]);
 
 const COMPONENT = "it takes a component or a function the agent's terminal would call synchronously, which cannot run isolated";
@@ -182,7 +185,6 @@ export const REFUSED_UI = Object.freeze({
   setEditorComponent: COMPONENT,
   getEditorComponent: COMPONENT,
   setFooter: COMPONENT,
-  setHeader: COMPONENT,
   addAutocompleteProvider: COMPONENT,
   pasteToEditor: NOT_YET_UI,
   getAllThemes: NOT_YET_UI,

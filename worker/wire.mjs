@@ -55,6 +55,8 @@ export const METHOD = Object.freeze({
   agentCompact: "agent.compact",
   /** `pi.events.emit(channel, data)`: for the other modules of the same isolate() (worker/bus.mjs). */
   busEmit: "events.emit",
+  /** `ctx.ui.setHeader(factory)` (worker isolation): the header component's key (the worker holds it), or null to restore pi's. */
+  setHeader: "ui.setHeader",
 });
 
 /**
@@ -81,6 +83,7 @@ export const KIND = Object.freeze({
   [METHOD.abortEditor]: "post",
   [METHOD.abort]: "post",
   [METHOD.busEmit]: "post",
+  [METHOD.setHeader]: "sync",
   [METHOD.log]: "post",
   [METHOD.isIdle]: "sync",
   [METHOD.hasQueuedMessages]: "sync",
