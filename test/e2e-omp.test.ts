@@ -6,7 +6,7 @@
  * isolating file is passed with `-e` and with `--hook` (oh-my-pi loads both through its extension
  * loader); the isolated guard is a pi extension or a legacy hook module (the seed's HookAPI).
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
@@ -38,6 +38,9 @@ const LEGACY = join(ROOT, "fixtures", "valid", "blocks-rm-rf.ts");
 /** A legacy hook module that also subscribes to the seed's events pi lacks and oh-my-pi has. */
 const LEGACY_OMP = join(ROOT, "fixtures", "extensions", "legacy-hook-omp-events.ts");
 const TIMER = join(ROOT, "fixtures", "extensions", "throws-from-timer.ts");
+/** A module that marks the system prompt with where it runs (oh-my-pi's own process: argv1=cli.js). */
+const MARKS = join(ROOT, "fixtures", "extensions", "marks-system-prompt.ts");
+const importIsolate = `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};`;
 
 describe.skipIf(unavailable !== undefined)("hookbox inside oh-my-pi 18.2.3 (a Bun host)", { timeout: 180_000 }, () => {
   beforeAll(() => { omp = ompAgent(installOmp(), installBun()); }, 600_000);
@@ -75,15 +78,72 @@ describe.skipIf(unavailable !== undefined)("hookbox inside oh-my-pi 18.2.3 (a Bu
     expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
   });
 
-  it("-e: a worker under the default (confined) policy is refused by name on Bun, and every tool call is blocked (fail closed)", () => {
+  it("-e: the README's isolate([\"./guard.ts\"]) with no options runs the guard on Node in its own process (said once, naming why and how to choose): it blocks the model's rm -rf and lets another call through", () => {
     const world = piWorld(omp);
     const dir = victim(world);
-    const file = isolateFile(world, [GUARD], {});
+    copyFileSync(GUARD, join(world.project, "guard.ts"));
+    const file = join(world.project, "isolated.ts");
+    writeFileSync(file, `${importIsolate}\nexport default isolate(["./guard.ts"]);\n`);
+    const guard = join(world.project, "guard.ts");
+    const said = `hookbox: ${guard}: isolation "process" was chosen (a child process on Node`;
+    const blocked = runAgent(omp, world, { command: `rm -rf ${dir}`, extensions: [file] });
+    expect(blocked.code, blocked.stderr).toBe(0);
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    expect(blocked.toolResult).toBe(`guard refused: rm -rf ${dir}`);
+    expect(blocked.stderr.split(said)).toHaveLength(2);
+    expect(blocked.stderr).toContain(`the default worker cannot enforce what this hook's policy asks (Node's permission model (file, child-process and worker limits), a restricted environment). Set isolation "process" to keep this without the warning, "sandbox" for the OS sandbox, or policy "trusted"`);
+    const made = join(world.project, "made.txt");
+    const other = runAgent(omp, world, { command: `echo made > ${made}`, extensions: [file] });
+    expect(other.code, other.stderr).toBe(0);
+    expect(readFileSync(made, "utf8")).toBe("made\n");
+    expect(other.toolResult).not.toContain("blocked");
+  });
+
+  it("-e: isolation \"worker\" asked with the default (confined) policy is still refused by name on Bun, and every tool call is blocked (fail closed)", () => {
+    const world = piWorld(omp);
+    const dir = victim(world);
+    const file = isolateFile(world, [GUARD], { isolation: "worker" });
     const run = runAgent(omp, world, { command: `rm -rf ${dir}`, extensions: [file] });
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(dir, "keep.txt"))).toBe(true);
     expect(run.stderr).toContain(`Extension error (${file}): hookbox: ${GUARD} did not load (load_failed): Failed to load hook: isolation "worker" on a Bun host`);
     expect(run.toolResult).toBe(`hookbox: blocked because isolated extension ${GUARD} (load_failed) did not load (fail closed)`);
+  });
+
+  /** oh-my-pi with its own discovery on (no --no-extensions): it loads every module of the project's .omp/extensions/. */
+  const discovering = () => ({ ...omp, quiet: omp.quiet.filter((f) => f !== "--no-extensions") });
+  const systemPrompt = (run: ReturnType<typeof runAgent>) => JSON.stringify(run.requests.find((r) => r.url.endsWith("/chat/completions"))?.body.messages?.[0] ?? "");
+
+  it("a guard placed beside isolated.ts in .omp/extensions/ (oh-my-pi loads it itself, unisolated) is reported naming the folder, not loaded again, and every tool call is blocked", () => {
+    const world = piWorld(omp);
+    const folder = join(world.project, ".omp", "extensions");
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(MARKS, join(folder, "guard.ts"));
+    writeFileSync(join(folder, "isolated.ts"), `${importIsolate}\nexport default isolate(["./guard.ts"]);\n`);
+    const run = runAgent(discovering(), world, { command: "ls" });
+    expect(run.code, run.stderr).toBe(0);
+    const guard = join(folder, "guard.ts");
+    expect(run.stderr).toContain(`${guard} did not load (load_failed): Failed to load hook: oh-my-pi also loads it by itself, in its own process: oh-my-pi's discovery (discoverExtensionPaths) finds it in .omp/extensions/`);
+    expect(run.toolResult).toBe(`hookbox: blocked because isolated extension ${guard} (load_failed) did not load (fail closed)`);
+    // Once, in oh-my-pi's own process (its script is omp's cli.js): hookbox did not run it again.
+    expect(systemPrompt(run).match(/MINE-LOADED main=true argv1=/g)).toHaveLength(1);
+    expect(systemPrompt(run)).toContain("MINE-LOADED main=true argv1=cli.js");
+  });
+
+  it("control: the same module also isolated from a copy where oh-my-pi does not look runs twice, once in oh-my-pi's process, and nothing is reported", () => {
+    const world = piWorld(omp);
+    const folder = join(world.project, ".omp", "extensions");
+    mkdirSync(folder, { recursive: true });
+    mkdirSync(join(world.project, ".omp", "hookbox"));
+    copyFileSync(MARKS, join(folder, "guard.ts"));
+    copyFileSync(MARKS, join(world.project, ".omp", "hookbox", "guard.ts"));
+    writeFileSync(join(folder, "isolated.ts"), `${importIsolate}\nexport default isolate(["../hookbox/guard.ts"]);\n`);
+    const run = runAgent(discovering(), world, { command: "ls" });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain("also loads it");
+    expect(run.toolResult).not.toContain("blocked");
+    expect(systemPrompt(run).match(/MINE-LOADED main=true argv1=/g)).toHaveLength(2);
+    expect(systemPrompt(run)).toContain("MINE-LOADED main=true argv1=cli.js");
   });
 
   it("a throw from a timer in an isolated module (process mode) is contained: oh-my-pi finishes its prompt, exits 0, and the call is blocked (crashed)", () => {

@@ -135,7 +135,7 @@ describe("isolateDiscovered in pi 0.73.1", { timeout: 120_000 }, () => {
     expect((await runner.emitToolCall(who("mine"))).reason).toContain(`the approvals store ${join(w.approvals.dir, "approvals.json")} is corrupt`);
   });
 
-  it("in oh-my-pi's API (pi.pi set) it asks oh-my-pi's own discovery: the user's module runs in its own process (a Bun worker enforces no policy), the project's only once approved, in the sandbox", async () => {
+  it("in oh-my-pi's API (pi.pi set) it asks oh-my-pi's own discovery: the user's module runs where its policy is enforced (on this Node host a worker; on Bun a process, test/bun and e2e-discovered-omp), the project's only once approved, in the sandbox", async () => {
     const w = world();
     const theirs = writeHook(w.project, ".omp/extensions/theirs.ts", reporting("theirs"));
     const mine = join(w.agentDir, "extensions/mine.ts");
@@ -164,10 +164,9 @@ describe("isolateDiscovered in pi 0.73.1", { timeout: 120_000 }, () => {
     const after = fake();
     await isolateDiscovered(options)(after.api as never);
     expect(after.tools.sort()).toEqual(["who_mine", "who_theirs"]);
-    for (const name of ["mine", "theirs"]) {
-      const seen = JSON.parse((await after.handlers.get("tool_call")!(who(name), ctx)).reason);
-      expect(seen.pid).not.toBe(process.pid);
-    }
+    const seen = async (name: string) => JSON.parse((await after.handlers.get("tool_call")!(who(name), ctx)).reason);
+    expect(await seen("mine")).toMatchObject({ pid: process.pid, main: false });
+    expect((await seen("theirs")).pid).not.toBe(process.pid);
     await after.handlers.get("session_shutdown")?.({ type: "session_shutdown" }, ctx);
   });
 });

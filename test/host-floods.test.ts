@@ -1,6 +1,6 @@
 /** Floods: bounded per hook, each kind reported a bounded number of times, the hook ended past its budget. */
 import { describe, expect, it } from "vitest";
-import { CALLBACK_WINDOW_MS, LOG_LINES_PER_WINDOW } from "../src/gates/callback-budget.js";
+import { CALLBACK_WINDOW_MS, EXEC_RECORDS_PER_WINDOW, LOG_LINES_PER_WINDOW } from "../src/gates/callback-budget.js";
 import { createNoOpUIContext } from "../src/index.js";
 import { start, until } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";
@@ -20,6 +20,18 @@ describe("floods", () => {
     expect(lines).toHaveLength(LOG_LINES_PER_WINDOW + 1);
     expect(lines.slice(0, -1).every(([level, line]) => /^(stdout|info)$/.test(level) && /^(line|logged) \d+$/.test(line))).toBe(true);
     expect(lines.at(-1)).toEqual(["warn", `[hookbox: 2000 log lines dropped (over ${LOG_LINES_PER_WINDOW} per ${CALLBACK_WINDOW_MS / 1000} s)]`]);
+  }, 30_000);
+
+  it("300 refused pi.exec calls with 4,000-character names reach onExec as 100 records cut to 200 characters, then one record says how many were dropped", async () => {
+    const records: Array<{ command: string; args: string[]; refused?: string; dropped?: number }> = [];
+    const { runner } = await start(["hostile/floods-exec-records.ts"], { load: { onExec: (_h, r) => records.push(r) } });
+    await expect(runner.emitToolCall({ ...toolCall(), input: { count: 300 } })).resolves.toEqual({ block: true, reason: "asked 300" });
+    await until(() => records.length > EXEC_RECORDS_PER_WINDOW, CALLBACK_WINDOW_MS + 5_000, "the summary record");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(records).toHaveLength(EXEC_RECORDS_PER_WINDOW + 1);
+    const reported = records.slice(0, -1);
+    expect(reported.every((r) => r.command.startsWith("refused-") && r.command.length === 200 && r.args[0]!.length === 200 && r.refused && r.refused.length <= 400)).toBe(true);
+    expect(records.at(-1)).toEqual({ command: "", args: [], dropped: 200 });
   }, 30_000);
 
   it("5000 ui.confirm calls reach the UI one at a time, the excess is refused, and past the budget the hook is ended as protocol_violation", async () => {

@@ -47,10 +47,8 @@ const DISCOVERED = `import { isolateDiscovered } from "hookbox/extension";
 export default isolateDiscovered();
 `;
 
-/** README "Use it in oh-my-pi": the file an oh-my-pi user writes (the README must show exactly this). */
-const ISOLATED_OMP = `import { isolate } from "hookbox/extension";
-export default isolate(["./guard.ts"], { isolation: "process" });
-`;
+/** README "Use it in oh-my-pi": the file an oh-my-pi user writes, the same as pi's (the README must show exactly this). */
+const ISOLATED_OMP = ISOLATED;
 
 const TSCONFIG = JSON.stringify({
   compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, types: [] },

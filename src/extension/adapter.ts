@@ -17,6 +17,7 @@ import { readIsolateConfig } from "./config.js";
 import { baseFolder, callerFile, modulePath } from "./base.js";
 import { Notices } from "./notices.js";
 import { alsoLoadedByAgent } from "./also-loaded.js";
+import type { OmpModule } from "../discovery/agents.js";
 import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
@@ -137,13 +138,15 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const carried = carriedEvents(line);
     const builtIns = builtInTools(line);
     // A module the agent loads itself is not loaded again: it is reported, and blocks like a failed load.
-    const twice = await alsoLoadedByAgent(resolved, cwd);
+    const twice = await alsoLoadedByAgent(resolved, cwd, line === "omp" ? (pi as unknown as { pi: OmpModule }).pi : undefined);
     let loaded: Awaited<ReturnType<typeof loadExtensionModules>>;
     try {
       loaded = await loadExtensionModules(resolved.filter((p) => !twice.some((t) => t.path === p)), cwd, loadOptions);
     } catch (err) {
       return failClosed("isolate", (err as Error).message)(pi);
     }
+    // What runs with less than its full bounds here, or in a stronger mode than the default (a Bun host): said once per module.
+    for (const { path, warning } of loaded.warnings ?? []) notices.show(path, `warning:${warning}`, `hookbox: ${path}: ${warning}`);
     const unloaded: Unloaded[] = [
       ...before,
       ...twice.map(({ path, why }) => ({ path, code: "load_failed" as const, error: Errors.loadFailed(path, why).message })),

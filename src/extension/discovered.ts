@@ -51,11 +51,11 @@ export function isolateDiscovered(options: IsolateDiscoveredOptions = {}): Isola
       return refuse(`the agent's own discovery failed: ${(err as Error).message}`);
     }
     for (const warning of found.warnings) console.error(`hookbox: ${warning}`);
-    // On Bun (oh-my-pi) a worker enforces no policy: the user's modules run in their own process unless told otherwise.
-    const userIsolation = line === "omp" && rest.isolation === undefined ? { isolation: "process" as const } : {};
+    // On Bun (oh-my-pi) the user's confined modules run in their own process on Node: the default
+    // isolation for what a Bun worker cannot enforce (src/policy/runtime.ts hostIsolation), said once.
     let sorted;
     try {
-      sorted = sortModules(uniqueByRealPath(found.modules), cwd, rest, projectPolicy, new ApprovalStore(approvals), userIsolation);
+      sorted = sortModules(uniqueByRealPath(found.modules), cwd, rest, projectPolicy, new ApprovalStore(approvals));
     } catch (err) {
       // A policy that does not resolve, or a store folder that cannot be used: nothing loads, every tool call is blocked.
       return refuse((err as Error).message);
@@ -77,14 +77,14 @@ function uniqueByRealPath(modules: AgentModule[]): AgentModule[] {
 }
 
 /** Each module's policy; a project module not approved as it is goes to `refused`. */
-function sortModules(modules: AgentModule[], cwd: string, options: IsolateOptions, projectPolicy: PolicyOption, store: ApprovalStore, userIsolation: { isolation?: "process" }) {
+function sortModules(modules: AgentModule[], cwd: string, options: IsolateOptions, projectPolicy: PolicyOption, store: ApprovalStore) {
   const paths: string[] = [];
   const perHook: NonNullable<IsolateOptions["perHook"]> = {};
   const refused: Unloaded[] = [];
   for (const module of modules) {
     const own = options.perHook?.[module.path] ?? {};
     if (module.scope === "user") {
-      perHook[module.path] = { policy: options.policy ?? "confined", ...userIsolation, ...own };
+      perHook[module.path] = { policy: options.policy ?? "confined", ...own };
       paths.push(module.path);
       continue;
     }

@@ -1,6 +1,6 @@
 /**
  * Bounds on the embedder's callbacks a hook can make fire, so a hook cannot flood them: `onNet`
- * records and `onLog` lines, counted per hook per window. Past the bound a call is dropped and counted;
+ * records, `onExec` records and `onLog` lines, counted per hook per window. Past the bound a call is dropped and counted;
  * when the window ends one summary says how many were dropped (a hook once produced 24,373
  * `onNet` records in 8 s). Why a timer for the summary: the flood may stop inside the window, and
  * the count must still be said; it is unref'd, so it never keeps the host alive.
@@ -8,6 +8,8 @@
 
 /** `onNet` records a hook may cause per window. */
 export const NET_RECORDS_PER_WINDOW = 100;
+/** `onExec` records (runs and refusals of `pi.exec`) a hook may cause per window. */
+export const EXEC_RECORDS_PER_WINDOW = 100;
 /** `onLog` lines (stdout, stderr and `pi.logger` together) a hook may cause per window. */
 export const LOG_LINES_PER_WINDOW = 2_000;
 /** The window of both bounds, in ms. */

@@ -17,6 +17,7 @@ import { drainOutput } from "./output.js";
 import { FATAL, MAX_FRAME_DEPTH, maxFrameBytes } from "../../worker/wire.mjs";
 import { cut } from "../../worker/describe.mjs";
 import { childEnv } from "../../worker/child-env.mjs";
+import { HOST_BUN } from "../policy/runtime.js";
 
 /** How a sandbox wraps the child's command line (see ./bwrap.ts). */
 export interface Launcher {
@@ -26,6 +27,16 @@ export interface Launcher {
   /** Host-side observations after death (e.g. the memory bound was hit), then cleanup. */
   afterDeath?(): { outOfMemory?: boolean };
 }
+
+/**
+ * On a Bun host, every child hookbox spawned, for the life of the host. Why: Bun (1.3.14) closes a
+ * child's extra stdio pipes (fd 3-5, the channel) twice, once when their net.Socket ends and again
+ * when the garbage collector finalizes the child's Subprocess (oven-sh/bun#30444, #33828). By then
+ * the kernel has given those numbers to the next children's pipes, whose channel closes under them
+ * (a healthy hook "exited with code 0"). A child kept reachable is never finalized; once closed it
+ * keeps no listener, so what stays is the ChildProcess, about 125 KB (docs/runtimes.md; test/bun/cross-runner.test.ts).
+ */
+const BUN_CHILDREN = new Set<ChildProcess>();
 
 /** After the child has exited, how long its pipes may stay open (a grandchild holding them) before the host closes them. */
 const PIPES_AFTER_EXIT_MS = 1_000;
@@ -48,6 +59,7 @@ export function processEndpoint(spec: EndpointSpec, launcher?: Launcher): HookEn
     // Why "ignore" for stdin: a hook never reads the host's stdin (it would steal the user's input).
     stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", "pipe"],
   });
+  if (HOST_BUN) BUN_CHILDREN.add(child);
   const kind = launcher ? "sandbox" : "process";
   drainOutput(child.stdout!, "stdout", spec.onOutput);
   drainOutput(child.stderr!, "stderr", spec.onOutput);
@@ -92,6 +104,8 @@ export function processEndpoint(spec: EndpointSpec, launcher?: Launcher): HookEn
     // bwrap reports its child's death by signal N as exit status 128 + N.
     const aborted = signal === "SIGABRT" || (launcher !== undefined && code === 128 + SIGABRT);
     die({ kind, code, signal, claim, violation, outOfMemory: observed.outOfMemory || (!violation && aborted) });
+    // A kept child (Bun) holds nothing of the hook's channel: its listeners go, a no-op 'error' stays.
+    if (HOST_BUN) setImmediate(() => { for (const h of [child, ...pipes]) h.removeAllListeners().on("error", () => {}); });
   });
   child.once("exit", () => {
     const t = setTimeout(() => { for (const pipe of pipes) pipe.destroy(); }, PIPES_AFTER_EXIT_MS);

@@ -27,7 +27,7 @@ import { Components, type RenderClient, type RenderOutcome, type ToolRendererSta
 import { RenderGuard } from "./render-guard.js";
 import { terminalText } from "../gates/terminal-text.js";
 import { RestartBudget } from "./restart-budget.js";
-import { CALLBACK_WINDOW_MS, CallbackBudget, LOG_LINES_PER_WINDOW } from "../gates/callback-budget.js";
+import { CALLBACK_WINDOW_MS, CallbackBudget, EXEC_RECORDS_PER_WINDOW, LOG_LINES_PER_WINDOW } from "../gates/callback-budget.js";
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform/cache.js";
 import { hostModuleManifest } from "../bridge/host-modules.js";
 import { TransformBudget } from "../transform/budget.js";
@@ -108,9 +108,11 @@ export class HookSupervisor implements SandboxView {
         return { ok: false, failure };
       }
     }, new RenderGuard(this.hookPath, this.options.renderBudgetMs, this.options.terminalText, (f) => this.#fault(f)));
+    const execBudget = new CallbackBudget(EXEC_RECORDS_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) => options.onExec(hookPath, { command: "", args: [], dropped }));
     this.execGate = {
       policy: options.policy,
-      record: options.onExec,
+      // Why bounded and cut: a hook chooses how often it calls pi.exec and what it names (a refusal is cheap to cause).
+      record: (path, record) => { if (execBudget.take()) options.onExec(path, cutExecRecord(record)); },
       // A confined hook's programs start only where the hook may read (src/bridge/exec-gate.ts).
       ...(options.policy.permissionModel || sandboxed ? { reads: { folder: dirname(resolvedPath), fsRead: options.policy.fsRead, fsWrite: options.policy.fsWrite } } : {}),
       // Sandbox mode: pi.exec runs its program in a sandbox of the hook's shape and bounds, never in the host.
@@ -423,4 +425,15 @@ export class HookSupervisor implements SandboxView {
     if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });
     this.#to("ready");
   }
+}
+
+/** An `onExec` record as the embedder gets it: command and arguments cut to 200 characters, at most 32 arguments, the refusal to 400. */
+function cutExecRecord<R extends { command: string; args: string[]; refused?: string }>(record: R): R {
+  const cut = (s: string, most = 200) => (s.length > most ? `${s.slice(0, most - 1)}…` : s);
+  return {
+    ...record,
+    command: cut(record.command),
+    args: record.args.slice(0, 32).map((a) => cut(a)),
+    ...(record.refused === undefined ? {} : { refused: cut(record.refused, 400) }),
+  };
 }

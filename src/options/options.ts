@@ -10,6 +10,7 @@ import type { TerminalTextOptions } from "../gates/terminal-text.js";
 import { TRANSFORM_FILE_CHARACTERS, type TransformBudgetOptions } from "../transform/budget.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 import { resolveIsolation, resolvePolicy, type Isolation, type Policy, type PolicyOption } from "../policy/policy.js";
+import { hostIsolation } from "../policy/runtime.js";
 
 export interface SandboxOptions {
   /**
@@ -97,8 +98,12 @@ export interface SandboxOptions {
   sandboxMemoryMb?: number;
   /** Every attempt of a sandboxed hook (or its `pi.exec` programs) to reach a host through its network proxy, allowed or refused. */
   onNet?: (hookPath: string, record: NetRecord) => void;
-  /** Every `pi.exec` the host ran or refused for a hook. */
-  onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean }) => void;
+  /**
+   * Every `pi.exec` the host ran or refused for a hook, at most 100 records per hook per 10 s; past
+   * that, one record per window (`command` "", `dropped`: how many were not reported). The command
+   * and each argument are cut to 200 characters (at most 32 arguments), the refusal to 400.
+   */
+  onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean; dropped?: number }) => void;
   /** Environment of the worker, replacing the policy's. */
   env?: Record<string, string | undefined>;
   /** `execArgv` of the worker, replacing the policy's permission flags. */
@@ -125,6 +130,8 @@ export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "exec
   execArgv: string[] | undefined;
   runtime: string | undefined;
   onLog: (hookPath: string, level: string, line: string) => void;
+  /** Why the isolation differs from the default the options imply, when the host chose a stronger one (src/policy/runtime.ts hostIsolation). */
+  isolationChosen?: string;
 };
 
 const YOUNG_GENERATION_CAP_MB = 16;
@@ -135,6 +142,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
   if ((limits.maxYoungGenerationSizeMb ?? 0) > YOUNG_GENERATION_CAP_MB) {
     throw new RangeError(`resourceLimits.maxYoungGenerationSizeMb must be at most ${YOUNG_GENERATION_CAP_MB}: larger values can abort the whole process on Node 20 (nodejs/node#47224)`);
   }
+  const chosen = hostIsolation({ policy, runtime: options.runtime, env: options.env, execArgv: options.execArgv }, options.isolation, resolveIsolation(policy, options.isolation));
   return {
     deadlines: { default: DEFAULTS.deadlineMs, ...options.deadlines } as ResolvedSandboxOptions["deadlines"],
     unresponsiveMs: options.unresponsiveMs ?? DEFAULTS.unresponsiveMs,
@@ -158,7 +166,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     onExec: options.onExec ?? (() => {}),
     onNet: options.onNet ?? (() => {}),
     policy,
-    isolation: resolveIsolation(policy, options.isolation),
+    isolation: chosen.isolation,
+    ...(chosen.warning ? { isolationChosen: chosen.warning } : {}),
     sandboxMemoryMb: options.sandboxMemoryMb ?? DEFAULTS.sandboxMemoryMb,
     env: options.env,
     execArgv: options.execArgv,

@@ -122,6 +122,37 @@ export const BUN_WORKER_UNENFORCED: readonly string[] = Object.freeze([
   "output capture: the hook's stdout and stderr (a Bun worker writes to the host's streams, not onLog)",
 ]);
 
+/** What `ask` asks that a Bun worker thread cannot enforce (empty: a Bun worker runs it, with BUN_WORKER_UNENFORCED said). */
+function bunWorkerCannot(ask: Omit<RuntimeAsk, "isolation">): string[] {
+  return [
+    ...(ask.policy.permissionModel ? ["Node's permission model (file, child-process and worker limits)"] : []),
+    ...(!ask.policy.env.includes("*") || ask.env ? ["a restricted environment"] : []),
+    ...(ask.execArgv ? ["execArgv"] : []),
+  ];
+}
+
+/**
+ * The isolation of a hook on this host, from the one its policy implies (`resolved`, by
+ * resolveIsolation) and whether the user named one (`asked`). On a Bun host, a hook whose user named
+ * none and whose policy asks what a Bun worker cannot enforce runs in a child process on Node (the
+ * `runtime`) instead of being refused: a stronger mode, said in `warning`. Named `"worker"`, it is
+ * still refused by name (runtimePlan); with no Node here it stays a worker, refused with why.
+ * The one place defaults are chosen (resolveSandboxOptions, for loadHooks, isolate, isolateConfig
+ * and isolateDiscovered alike).
+ */
+export function hostIsolation(ask: Omit<RuntimeAsk, "isolation">, asked: Isolation | undefined, resolved: Isolation): { isolation: Isolation; warning?: string } {
+  if (!HOST_BUN || asked !== undefined || resolved !== "worker") return { isolation: resolved };
+  const cannot = bunWorkerCannot(ask);
+  if (cannot.length === 0) return { isolation: resolved };
+  const node = childRuntime(ask.runtime);
+  if (typeof node === "string") return { isolation: resolved };
+  return {
+    isolation: "process",
+    warning: `isolation "process" was chosen (a child process on Node ${node.node}, ${node.path}): no isolation was given, and on a Bun host (Bun ${HOST_BUN}) the default worker cannot enforce what this hook's policy asks (${cannot.join(", ")}). `
+      + `Set isolation "process" to keep this without the warning, "sandbox" for the OS sandbox, or policy "trusted" for a Bun worker (${BUN_WORKER_UNENFORCED.length} limits not enforced)`,
+  };
+}
+
 /**
  * How a hook of `ask` runs on this host, or why it cannot (the text of its `load_failed`). Never
  * weaker than asked: on a Bun host a worker thread runs only a policy that asks for nothing Bun
@@ -130,11 +161,7 @@ export const BUN_WORKER_UNENFORCED: readonly string[] = Object.freeze([
 export function runtimePlan(ask: RuntimeAsk): RuntimePlan | string {
   if (ask.isolation === "worker") {
     if (!HOST_BUN) return {};
-    const asked = [
-      ...(ask.policy.permissionModel ? ["Node's permission model (file, child-process and worker limits)"] : []),
-      ...(!ask.policy.env.includes("*") || ask.env ? ["a restricted environment"] : []),
-      ...(ask.execArgv ? ["execArgv"] : []),
-    ];
+    const asked = bunWorkerCannot(ask);
     if (asked.length === 0) return { unenforced: BUN_WORKER_UNENFORCED };
     const node = childRuntime(ask.runtime);
     const onNode = typeof node === "string" ? `; no Node was found here (${node})` : "";

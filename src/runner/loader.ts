@@ -17,7 +17,7 @@ import { IsolatedHook } from "./isolated-hook.js";
 export interface LoadHooksResult {
   hooks: LoadedHook[];
   errors: Array<{ path: string; error: string; code: HookErrorCode }>;
-  /** Loaded hooks that run with less than the full bounds here (a sandbox without cgroups, a Bun worker): never silent. */
+  /** Loaded hooks that run with less than the full bounds here (a sandbox without cgroups, a Bun worker), or in a stronger mode than the default (a Bun host): never silent. */
   warnings?: Array<{ path: string; warning: string }>;
 }
 
@@ -66,6 +66,8 @@ async function loadModules(paths: string[], cwd: string, options: LoadOptions, a
     else result.hooks.push(hook!);
     const weaker = failure ? undefined : hook!.sandbox?.bounds?.weaker;
     if (weaker) (result.warnings ??= []).push({ path: hookPath, warning: weaker });
+    const chosen = failure ? undefined : hook!.sandbox?.options.isolationChosen;
+    if (chosen) (result.warnings ??= []).push({ path: hookPath, warning: chosen });
     const unenforced = failure ? undefined : hook!.sandbox?.unenforced;
     if (unenforced) (result.warnings ??= []).push({ path: hookPath, warning: `not enforced on this host's runtime (Bun, worker mode): ${unenforced.join("; ")}` });
   }

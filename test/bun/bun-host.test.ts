@@ -84,8 +84,7 @@ describe("worker mode on a Bun host", () => {
     expect(e.error).toContain('policy "trusted"');
   });
 
-  it("refuses the default policy (confined) too, and a partial policy that only narrows the environment", async () => {
-    expect((await loadFails({})).error).toContain('isolation "worker" on a Bun host');
+  it("refuses a partial policy that only narrows the environment, when the worker is named", async () => {
     const narrowed = await loadFails({ isolation: "worker", policy: { permissionModel: false, env: [] } });
     expect(narrowed.code).toBe("load_failed");
     expect(narrowed.error).toContain("a restricted environment");
@@ -119,6 +118,50 @@ describe("worker mode on a Bun host", () => {
 });
 
 const childModes = sandbox.ok ? (["process", "sandbox"] as const) : (["process"] as const);
+describe("the default isolation on a Bun host (none named)", () => {
+  const chosen = 'isolation "process" was chosen (a child process on Node';
+
+  it("runs a hook with the default policy (confined) in a child process on Node, said once in the load warnings naming why and how to choose, confined as asked", async () => {
+    const { hooks, errors, warnings } = await loadHooks([PROBES], ROOT, {});
+    expect(errors).toEqual([]);
+    expect(hooks[0]!.sandbox!.options.isolation).toBe("process");
+    expect(warnings).toEqual([{ path: PROBES, warning: expect.stringContaining(chosen) }]);
+    const said = warnings![0]!.warning;
+    expect(said).toContain(`no isolation was given, and on a Bun host (Bun ${HOST_BUN}) the default worker cannot enforce what this hook's policy asks (Node's permission model`);
+    expect(said).toContain('Set isolation "process" to keep this without the warning, "sandbox" for the OS sandbox, or policy "trusted" for a Bun worker');
+    const { runner } = host(hooks);
+    const err = await thrown(runner.emitToolCall(probe("read", outside)));
+    expect(err.code).toBe("handler_threw");
+    expect(err.message).toContain("ERR_ACCESS_DENIED");
+  });
+
+  it("does the same for a partial policy that only narrows the environment, and the secret is not in the hook's environment", async () => {
+    const { hooks, errors, warnings } = await loadHooks([PROBES], ROOT, { policy: { permissionModel: false, env: [] } });
+    expect(errors).toEqual([]);
+    expect(hooks[0]!.sandbox!.options.isolation).toBe("process");
+    expect(warnings![0]!.warning).toContain("(a restricted environment)");
+    const { runner } = host(hooks);
+    expect(JSON.parse((await runner.emitToolCall(probe("env")))!.reason!)).toMatchObject({ secret: null });
+  });
+
+  it("keeps a trusted hook in a Bun worker (nothing to upgrade for), saying what it does not enforce, and says nothing of a named process", async () => {
+    const trusted = await loadHooks([PROBES], ROOT, { policy: "trusted" });
+    expect(trusted.hooks[0]!.sandbox!.options.isolation).toBe("worker");
+    expect(trusted.warnings).toEqual([{ path: PROBES, warning: expect.stringContaining("not enforced on this host's runtime (Bun, worker mode)") }]);
+    const named = await loadHooks([PROBES], ROOT, { isolation: "process" });
+    expect(named.errors).toEqual([]);
+    expect(named.warnings).toBeUndefined();
+    await host([...trusted.hooks, ...named.hooks]).runner.dispose();
+  });
+
+  it("without Node it stays a worker and is refused by name, saying no Node was found (fail closed, never silently weaker)", async () => {
+    const e = await withPath("/nonexistent", () => loadFails({}));
+    expect(e.code).toBe("load_failed");
+    expect(e.error).toContain('isolation "worker" on a Bun host');
+    expect(e.error).toContain("no Node was found here");
+  });
+});
+
 describe.each(childModes)("%s mode on a Bun host (the hook runs on Node)", (isolation) => {
   const policy = isolation === "sandbox" ? "untrusted" : "confined";
 
