@@ -261,11 +261,11 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
   it("a member the adapter cannot carry is refused at load, naming the member, the module and why; tool calls are blocked", () => {
     const world = piWorld();
     const dir = victim(world);
-    const file = isolateFile(world, ["uses-event-bus.ts"]);
+    const file = isolateFile(world, ["registers-provider.ts"]);
     const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [file] });
     expect(run.code, run.stderr).toBe(0);
-    const module = join(EXTENSIONS, "uses-event-bus.ts");
-    expect(run.stderr).toContain(`hookbox: ${module} did not load (load_failed): Failed to load hook: pi.events is refused by hookbox/extension: not carried across the isolation boundary yet`);
+    const module = join(EXTENSIONS, "registers-provider.ts");
+    expect(run.stderr).toContain(`hookbox: ${module} did not load (load_failed): Failed to load hook: pi.registerProvider is refused by hookbox/extension: provider streams cannot cross yet`);
     expect(run.toolResult).toContain(`blocked because isolated extension ${module} (load_failed) did not load`);
     expect(existsSync(join(dir, "keep.txt"))).toBe(true);
   });

@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { examplesDir, listExamples, renderTable, tableLabel, tableOf, type ExampleRow } from "../scripts/pi-examples.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { RENDERER_NEEDS_WORKER } from "../src/extension/adapter.js";
+import { TOOL_RENDERER_NEEDS_WORKER } from "../worker/extension-members.mjs";
 import { ROOT } from "./helpers/host.js";
 import { installPiDir, piUnavailable } from "./support/pi-agent.js";
 
@@ -53,13 +54,13 @@ describe.skipIf(unavailable !== undefined)("pi 0.73.1's example extensions throu
     expect(tableOf(doc)).toBe(renderTable(rows, tableLabel("worker")));
   });
 
-  it.skipIf(!sandbox.ok)("in sandbox isolation every example has the same outcome as in a worker, but a message renderer, which only worker isolation carries", async () => {
+  it.skipIf(!sandbox.ok)("in sandbox isolation every example has the same outcome as in a worker, but a message or tool renderer, which only worker isolation carries", async () => {
     const inSandbox = await classifyAll("sandbox");
-    const renderers = inSandbox.filter((r) => r.detail === "pi.registerMessageRenderer (at load)");
+    const renderers = inSandbox.filter((r) => r.detail === "pi.registerMessageRenderer (at load)" || /^pi\.registerTool's (renderCall|renderResult|prepareArguments) \(at load\)$/.test(r.detail ?? ""));
     for (const r of renderers) {
       expect(r.outcome).toBe("refused");
       // The table's why is the refusal's first clause.
-      expect(r.why && RENDERER_NEEDS_WORKER.startsWith(r.why)).toBe(true);
+      expect(r.why && [RENDERER_NEEDS_WORKER, TOOL_RENDERER_NEEDS_WORKER].some((why) => why.startsWith(r.why!))).toBe(true);
     }
     // The examples that draw their own messages (message-renderer.ts at least) differ; every other row is the worker's.
     expect(renderers.map((r) => r.file)).toContain("message-renderer.ts");

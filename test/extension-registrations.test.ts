@@ -185,7 +185,6 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
   });
 
   it.each([
-    ["registers-builtin-tool-name.ts", `pi.registerTool("bash") is refused by hookbox/extension: an isolated module does not replace the agent's built-in tool "bash"`],
     ["registers-tool-name-with-controls.ts", "pi.registerTool: the tool name"],
     ["registers-tool-schema-with-function.ts", `pi.registerTool("sneaky") parameters.properties.x.default is a function: a schema must be plain data`],
   ])("a hostile registration (%s) is refused at load: the module does not load, pi's error path names why, tool calls are blocked", async (module, why) => {
@@ -204,13 +203,14 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
     expect(result.content[0].text).toContain("marker=first");
   });
 
-  it("a tool with its own renderer is refused at load naming renderCall and why; a tool registered after load is refused as late", async () => {
+  it("a tool with its own renderer crosses in worker isolation and is refused at load naming renderCall and why in the others; a tool registered after load is mirrored on pi", async () => {
     const { errors } = await inPi([ext("registers-tool-renderer.ts")]);
-    expect(errors[0]!.error).toContain(refusedToolMemberMessage("renderCall"));
+    if (ISOLATION === "worker") expect(errors).toEqual([]);
+    else expect(errors[0]!.error).toContain(refusedToolMemberMessage("renderCall"));
     const { runner, notified } = await inPi([ext("registers-tool-late.ts")]);
-    expect(notified.join("\n")).toContain(`a tool registered after load ("late_tool") is refused by hookbox/extension`);
-    expect(runner.getAllRegisteredTools()).toEqual([]);
-    expect(await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } })).toMatchObject({ block: true });
+    expect(notified).toEqual([]);
+    expect(runner.getAllRegisteredTools().map((t: Any) => t.definition.name)).toEqual(["late_tool"]);
+    expect(await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } })).toBeUndefined();
   });
 
   it("the name gates let no control or space through (nor a quote, but in a key id), on the wire as in the worker: a forged manifest with one fails its schema", () => {
@@ -231,11 +231,11 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
     expect(manifest({ shortcuts: [{ key: "ctrl+\u001bk" }] })).toBe(false);
   });
 
-  it("every member of pi's ToolDefinition type is classified (carried or refused), and the table names nothing pi does not have", () => {
+  it("every member of pi's ToolDefinition type is classified (carried, synchronous or refused), and the table names nothing pi does not have", () => {
     const types = readFileSync(join(piDist, "core", "extensions", "types.d.ts"), "utf8");
     const body = types.slice(types.indexOf("export interface ToolDefinition<"));
     const members = new Set([...body.slice(0, body.indexOf("\n}\n")).matchAll(/^ {4}(\w+)[?(:<]/gm)].map((m) => m[1]));
-    const classified = [...TOOL_MEMBERS.carried, ...Object.keys(TOOL_MEMBERS.refused)];
+    const classified = [...TOOL_MEMBERS.carried, ...TOOL_MEMBERS.synchronous, ...Object.keys(TOOL_MEMBERS.refused)];
     expect([...members].filter((m) => !classified.includes(m!))).toEqual([]);
     expect(classified.filter((m) => !members.has(m))).toEqual([]);
   });

@@ -275,7 +275,7 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
   });
 
   it.each([
-    ["uses-event-bus.ts", "pi.events", REFUSED_MEMBERS.events],
+    ["registers-provider.ts", "pi.registerProvider", REFUSED_MEMBERS.registerProvider],
     // oh-my-pi's members beyond pi's throw the same way (the worker does not know which agent it serves).
     ["uses-omp-schema-builders.ts", "pi.zod", OMP_REFUSED_MEMBERS.zod],
     ["uses-omp-arktype.ts", "pi.arktype", OMP_REFUSED_MEMBERS.arktype],

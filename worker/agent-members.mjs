@@ -74,6 +74,14 @@ export function agentUi(ch) {
     },
     /** @param {string} title */
     setTitle(title) { ch.callSync(METHOD.agentSet, ["ui.setTitle", [title]]); },
+    /** @param {string} [message] */
+    setWorkingMessage(message) { ch.callSync(METHOD.agentSet, ["ui.setWorkingMessage", trimmed([message])]); },
+    /** @param {{ frames?: string[]; intervalMs?: number }} [options] */
+    setWorkingIndicator(options) { ch.callSync(METHOD.agentSet, ["ui.setWorkingIndicator", trimmed([options])]); },
+    /** @param {boolean} visible */
+    setWorkingVisible(visible) { ch.callSync(METHOD.agentSet, ["ui.setWorkingVisible", [visible]]); },
+    /** @param {string} [label] */
+    setHiddenThinkingLabel(label) { ch.callSync(METHOD.agentSet, ["ui.setHiddenThinkingLabel", trimmed([label])]); },
   };
   for (const member of Object.keys(REFUSED_UI)) ui[member] = () => { throw new Error(refusedUiMessage(member)); };
   return ui;

@@ -6,6 +6,7 @@ import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
 import { OMP_REFUSED_MEMBERS, REFUSED_MEMBERS, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
 import { agentApi } from "./agent-members.mjs";
+import { events } from "./bus.mjs";
 import { direct } from "./context.mjs";
 import { LIMITS, METHOD, NAME_PATTERNS } from "./wire.mjs";
 
@@ -14,7 +15,7 @@ export class Registrations {
   handlers = new Map();
   /** @type {Map<string, { name: string; description?: string; handler: Function; getArgumentCompletions?: Function }>} */
   commands = new Map();
-  /** pi extensions' tools, flags and shortcuts: what crosses is data, the functions stay here. @type {Map<string, { spec: Record<string, unknown>; execute: Function }>} */
+  /** pi extensions' tools, flags and shortcuts: what crosses is data, the functions stay here. @type {Map<string, { spec: Record<string, unknown>; execute: Function; renderCall?: Function; renderResult?: Function; prepareArguments?: Function }>} */
   tools = new Map();
   /** @type {Map<string, { name: string; type: "boolean" | "string"; description?: string; default?: boolean | string }>} */
   flags = new Map();
@@ -130,6 +131,8 @@ export function createHookAPI(registry, cwd, agent = false) {
     pi: agentPackage,
     ...agentApi(direct, () => registry.initialized),
     ...refusedMembers(),
+    // pi.events: shared by the modules of one isolate() (worker/bus.mjs); outside an agent, refused by name.
+    events: agent ? events : refusedObject(() => { throw new Error(`pi.events is a member of the agent's extension API: hookbox runs it only inside an agent, through hookbox/extension's isolate()`); }),
   };
 }
 
@@ -143,7 +146,8 @@ function agentRegistrations(registry) {
     /** pi's `registerTool`: the definition crosses as data (src/extension/registrations.ts), `execute` runs here. @param {Record<string, any>} tool */
     registerTool(tool) {
       const spec = toolSpec(tool);
-      registry.tools.set(/** @type {string} */ (spec.name), { spec, execute: tool.execute });
+      const { execute, renderCall, renderResult, prepareArguments } = tool;
+      registry.tools.set(/** @type {string} */ (spec.name), { spec, execute, renderCall, renderResult, prepareArguments });
       registry.changed();
     },
     /** @param {string} name @param {{ description?: string; type: "boolean" | "string"; default?: boolean | string }} options */
@@ -205,9 +209,20 @@ function toolSpec(tool) {
   }
   requireFunction(tool.execute, `pi.registerTool("${name}") execute`);
   for (const member of Object.keys(TOOL_MEMBERS.refused)) if (tool[member] !== undefined) throw new Error(refusedToolMemberMessage(member));
+  // Called synchronously by the agent: they run here through the render path (worker isolation; the adapter refuses them in the others).
+  /** @type {Record<string, unknown>} */
+  const functions = {};
+  for (const member of TOOL_MEMBERS.synchronous) {
+    if (tool[member] === undefined) continue;
+    requireFunction(tool[member], `pi.registerTool("${name}") ${member}`);
+    functions[member] = true;
+  }
+  if (tool.renderShell !== undefined && tool.renderShell !== "default" && tool.renderShell !== "self") throw new TypeError(`pi.registerTool("${name}") renderShell must be "default" or "self"`);
   /** @type {Record<string, unknown>} */
   const spec = { name, label: String(tool.label ?? name), description: String(tool.description ?? ""), parameters: jsonData(tool.parameters ?? { type: "object", properties: {} }, `pi.registerTool("${name}") parameters`) };
   if (typeof spec.parameters !== "object" || spec.parameters === null || Array.isArray(spec.parameters)) throw new TypeError(`pi.registerTool("${name}") parameters must be a JSON schema object`);
+  Object.assign(spec, functions);
+  if (tool.renderShell !== undefined) spec.renderShell = tool.renderShell;
   if (tool.promptSnippet !== undefined) spec.promptSnippet = String(tool.promptSnippet);
   if (tool.promptGuidelines !== undefined) spec.promptGuidelines = Array.isArray(tool.promptGuidelines) ? tool.promptGuidelines.map(String) : [String(tool.promptGuidelines)];
   if (tool.executionMode !== undefined) {
@@ -243,16 +258,19 @@ function jsonData(value, what) {
 // it silently. `pi` is served by worker/extras.mjs (its own message, the same why).
 const OWN = new Set(["on", "sendMessage", "appendEntry", "registerMessageRenderer", "registerCommand", "exec", "pi"]);
 /** Members that are objects (a bus, a library), not functions: any property access or call throws. */
-const OBJECTS = new Set(["events", "arktype", "zod"]);
+const OBJECTS = new Set(["arktype", "zod"]);
 function refusedMembers() {
   /** @type {Record<string, unknown>} */
   const members = {};
   for (const member of [...Object.keys(REFUSED_MEMBERS), ...Object.keys(OMP_REFUSED_MEMBERS)]) {
     if (OWN.has(member)) continue;
     const refuse = () => { throw new Error(refusedMemberMessage(member)); };
-    members[member] = OBJECTS.has(member)
-      ? new Proxy(Object.freeze(function refused() {}), { get: (_t, prop) => (prop === "then" || typeof prop === "symbol" ? undefined : refuse()), apply: refuse, construct: refuse })
-      : refuse;
+    members[member] = OBJECTS.has(member) ? refusedObject(refuse) : refuse;
   }
   return members;
+}
+
+/** A member that is an object: any property access or call throws with `refuse`. @param {() => never} refuse */
+function refusedObject(refuse) {
+  return new Proxy(Object.freeze(function refused() {}), { get: (_t, prop) => (prop === "then" || typeof prop === "symbol" ? undefined : refuse()), apply: refuse, construct: refuse });
 }

@@ -8,7 +8,7 @@
 /** @import { CallMethod, PostMethod, SyncMethod } from "./wire.mjs" */
 import { call, callSync, post, requestOf } from "./channel.mjs";
 import { plain } from "./edits.mjs";
-import { runCustom } from "./custom.mjs";
+import { runCustom, setHeader } from "./custom.mjs";
 import { agentContext, agentUi } from "./agent-members.mjs";
 import { refusedCommandContextMessage } from "./extension-members.mjs";
 import { METHOD, SESSION_METHODS } from "./wire.mjs";
@@ -147,6 +147,7 @@ function uiOf(m, req) {
     custom: (/** @type {unknown} */ factory, /** @type {unknown} */ options) => runCustom({ call: ask, post: ch.post }, m.theme, factory, options),
     // pi's: setWidget and setTitle as data, what cannot cross refused by name (worker/agent-members.mjs).
     ...m.agentUi,
+    setHeader: (/** @type {unknown} */ factory) => setHeader(ch, m.theme, factory),
     // Why a data property: a getter in an object literal costs about a microsecond, per context.
     theme: m.theme,
   });

@@ -40,3 +40,41 @@ export async function runCustom(ch, theme, factory, options) {
     component.dispose?.();
   }
 }
+
+/** The header component this module set (`ctx.ui.setHeader`), by its key. @type {string | undefined} */
+let header;
+
+/**
+ * `ctx.ui.setHeader(factory)`: the factory runs here, as pi runs it, and its component stays here;
+ * the host shows a stand-in for it (worker isolation; elsewhere the host's answer throws, saying why).
+ * `undefined` restores the agent's own header.
+ * @param {{ callSync: (m: import("./wire.mjs").SyncMethod, a: unknown[]) => any; post: (m: PostMethod, a: unknown[]) => void }} ch
+ * @param {unknown} theme
+ * @param {unknown} factory
+ */
+export function setHeader(ch, theme, factory) {
+  if (factory !== undefined && typeof factory !== "function") throw new TypeError("ctx.ui.setHeader(factory): factory must be a function or undefined");
+  const previous = header;
+  if (factory === undefined) {
+    ch.callSync(METHOD.setHeader, [null]);
+  } else {
+    const key = `custom:${next++}`;
+    const tui = Object.freeze({ requestRender: () => { if (header === key) ch.post(METHOD.customTui, [key, "requestRender"]); } });
+    const component = /** @type {any} */ (factory)(tui, theme);
+    if (!component || typeof component.render !== "function") throw new TypeError("ctx.ui.setHeader(factory): the factory must return a component with render(width)");
+    customComponents.set(key, component);
+    try {
+      ch.callSync(METHOD.setHeader, [key]);
+    } catch (err) {
+      customComponents.delete(key);
+      component.dispose?.();
+      throw err;
+    }
+    header = key;
+  }
+  if (previous !== undefined) {
+    customComponents.get(previous)?.dispose?.();
+    customComponents.delete(previous);
+    if (factory === undefined) header = undefined;
+  }
+}

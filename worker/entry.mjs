@@ -16,6 +16,7 @@ import { factoryOf } from "./factory.mjs";
 import { hostModuleObjects } from "./host-modules.mjs";
 import { withAccessDetail } from "./access.mjs";
 import { serveRenders } from "./render.mjs";
+import { deliver } from "./bus.mjs";
 import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
 import { LIMITS, METHOD, PLANS } from "./wire.mjs";
 
@@ -88,7 +89,7 @@ const controlApi = {
 };
 if (mode === "worker") {
   Comlink.expose(controlApi, nodeEndpoint(/** @type {any} */ (control)));
-  serveRenders(render, renderState, registry.renderers, () => runnerTheme);
+  serveRenders(render, renderState, registry.renderers, () => runnerTheme, registry.tools);
 } else {
   Comlink.expose(controlApi, /** @type {any} */ (processControl));
 }
@@ -245,6 +246,7 @@ function handle(msg) {
     }
     case "abort": signals.get(msg.id)?.get(msg.field)?.abort(); return;
     case "initialized": registry.initialized = true; return;
+    case "bus": deliver(msg.channel, msg.data); return;
     default: return;
   }
 }

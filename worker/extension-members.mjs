@@ -15,6 +15,8 @@ export const CARRIED_MEMBERS = Object.freeze([
   "getAllTools", "setActiveTools", "getCommands", "setModel", "getThinkingLevel", "setThinkingLevel", "registerMessageRenderer",
   // As data on the agent's pi; what they run (execute, handler, completions) runs isolated (src/extension/registrations.ts).
   "registerTool", "registerCommand", "registerFlag", "getFlag", "registerShortcut",
+  // A bus shared by the modules of one isolate(), data only, through the host (worker/bus.mjs); never the agent's own bus.
+  "events",
 ]);
 
 /**
@@ -32,6 +34,8 @@ export const MEMBER_EFFECTS = Object.freeze({
   getThinkingLevel: "observe", getFlag: "observe", registerMessageRenderer: "observe",
   // What the user or the model chooses to run; what it runs runs isolated, under the hook's own policy.
   registerTool: "observe", registerCommand: "observe", registerFlag: "observe", registerShortcut: "observe",
+  // Data between the modules of one isolate(): nothing of the agent's.
+  events: "observe",
   logger: "observe", typebox: "observe",
   // The context: reads of the agent, and its UI, where the user answers and reads (an editor text
   // the hook sets is the user's to read, change or send).
@@ -41,6 +45,9 @@ export const MEMBER_EFFECTS = Object.freeze({
   "ctx.ui.select": "observe", "ctx.ui.confirm": "observe", "ctx.ui.input": "observe", "ctx.ui.notify": "observe", "ctx.ui.setStatus": "observe",
   "ctx.ui.custom": "observe", "ctx.ui.setEditorText": "observe", "ctx.ui.getEditorText": "observe", "ctx.ui.editor": "observe", "ctx.ui.theme": "observe",
   "ctx.ui.setWidget": "observe", "ctx.ui.setTitle": "observe",
+  // The working row and the hidden-thinking label: texts drawn on the agent's screen, as setStatus.
+  "ctx.ui.setWorkingMessage": "observe", "ctx.ui.setWorkingIndicator": "observe", "ctx.ui.setWorkingVisible": "observe", "ctx.ui.setHiddenThinkingLabel": "observe",
+  "ctx.ui.setHeader": "observe",
   // A custom entry in the session: the module's own state, which the model never reads (pi keeps it
   // out of the context; `sendMessage` is the member whose message the model reads).
   appendEntry: "observe",
@@ -51,6 +58,8 @@ export const MEMBER_EFFECTS = Object.freeze({
   sendMessage: "substitute", sendUserMessage: "substitute", setSessionName: "substitute", setLabel: "substitute",
   setActiveTools: "substitute", setModel: "substitute", setThinkingLevel: "substitute", "ctx.compact": "substitute",
   "registerTool:built-in": "substitute",
+  // A tool's own renderers draw its row; its prepareArguments shapes what its own execute is given.
+  "registerTool:render": "observe", "registerTool:prepareArguments": "observe",
   // A tool's `promptSnippet` and `promptGuidelines`: text the agent adds to the model's system prompt.
   "registerTool:prompt": "substitute",
 });
@@ -66,7 +75,6 @@ const NOT_YET = "not carried across the isolation boundary yet";
 export const REFUSED_MEMBERS = Object.freeze({
   registerProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
   unregisterProvider: "provider streams cannot cross yet: the provider would run in the agent with the agent's keys",
-  events: `${NOT_YET}: the event bus is shared with the agent's in-process extensions`,
 });
 
 /**
@@ -164,6 +172,9 @@ export const CARRIED_CONTEXT = Object.freeze([
 /** pi's `ExtensionUIContext` (`ctx.ui`): what crosses, as data (prompts, texts, lines). */
 export const CARRIED_UI = Object.freeze([
   "select", "confirm", "input", "notify", "setStatus", "setWidget", "setTitle", "custom", "setEditorText", "getEditorText", "editor", "theme",
+  "setWorkingMessage", "setWorkingIndicator", "setWorkingVisible", "setHiddenThinkingLabel",
+  // A component the module's worker renders, through the component path (worker isolation only; elsewhere it throws, saying why).
+  "setHeader",
 ]);
 
 const COMPONENT = "it takes a component or a function the agent's terminal would call synchronously, which cannot run isolated";
@@ -174,12 +185,7 @@ export const REFUSED_UI = Object.freeze({
   setEditorComponent: COMPONENT,
   getEditorComponent: COMPONENT,
   setFooter: COMPONENT,
-  setHeader: COMPONENT,
   addAutocompleteProvider: COMPONENT,
-  setWorkingMessage: NOT_YET_UI,
-  setWorkingVisible: NOT_YET_UI,
-  setWorkingIndicator: NOT_YET_UI,
-  setHiddenThinkingLabel: NOT_YET_UI,
   pasteToEditor: NOT_YET_UI,
   getAllThemes: NOT_YET_UI,
   getTheme: NOT_YET_UI,
@@ -190,25 +196,27 @@ export const REFUSED_UI = Object.freeze({
 
 /**
  * The members of a tool definition (pi's `ToolDefinition`), what crosses with `pi.registerTool`:
- * the data, and `execute` (run isolated). The functions the agent calls synchronously in its own
- * process (its TUI rendering, argument preparation before validation) are refused: a module whose
- * tool has one does not load.
+ * the data, and `execute` (run isolated). `synchronous`: the functions the agent calls synchronously
+ * in its own process (its TUI's renderers; argument preparation before validation), run in the
+ * worker through the synchronous render path, bounded as message renderers (renderTimeoutMs, the
+ * render budget and line bounds). Like message renderers they cross in worker isolation only:
+ * elsewhere a module whose tool has one does not load, saying why (src/extension/adapter.ts).
  */
 export const TOOL_MEMBERS = Object.freeze({
-  carried: Object.freeze(["name", "label", "description", "promptSnippet", "promptGuidelines", "parameters", "executionMode", "execute"]),
+  carried: Object.freeze(["name", "label", "description", "promptSnippet", "promptGuidelines", "parameters", "executionMode", "execute", "renderShell"]),
+  synchronous: Object.freeze(["renderCall", "renderResult", "prepareArguments"]),
   /** @type {Readonly<Record<string, string>>} */
-  refused: Object.freeze({
-    renderCall: "not carried yet: a tool renderer builds a TUI component the agent draws synchronously in its own process (hookbox's component path serves message renderers only)",
-    renderResult: "not carried yet: a tool renderer builds a TUI component the agent draws synchronously in its own process (hookbox's component path serves message renderers only)",
-    renderShell: "it only frames the tool's own renderers, which cannot cross",
-    prepareArguments: "the agent calls it synchronously, before validating the model's arguments, in its own process",
-  }),
+  refused: Object.freeze({}),
 });
 
 /** @param {string} member */
 export function refusedToolMemberMessage(member) {
-  return `pi.registerTool's ${member} is refused by hookbox/extension: ${TOOL_MEMBERS.refused[member]}`;
+  return `pi.registerTool's ${member} is refused by hookbox/extension: ${TOOL_MEMBERS.refused[member] ?? TOOL_RENDERER_NEEDS_WORKER}`;
 }
+
+/** Why a tool's synchronous members cross in worker isolation only. */
+export const TOOL_RENDERER_NEEDS_WORKER = "the agent calls it synchronously in its own process, which only worker isolation answers (shared memory); "
+  + "in process and sandbox isolation the tool would render by default and take the model's arguments unprepared";
 
 /** @param {string} member */
 /**

@@ -4,7 +4,11 @@
 // host is waiting there and not reading parentPort.
 /** @import { RenderRequest, RenderReply } from "../src/contract/protocol.js" */
 import { setSyncRoute, toWireError } from "./channel.mjs";
+import { plain } from "./edits.mjs";
 import { LIMITS, renderLineChars } from "./wire.mjs";
+
+/** Why a tool renderer's `context.invalidate()` throws: the agent's redraw of the tool's row is not carried. */
+export const INVALIDATE = "a tool renderer's context.invalidate() is refused by hookbox/extension: not carried yet (the agent redraws the tool's row when its call or result changes)";
 
 /** Thrown for an id this worker does not hold; answered as `released`, never as the hook's failure. */
 const RELEASED = Symbol("released");
@@ -17,11 +21,14 @@ export const customComponents = new Map();
  * @param {SharedArrayBuffer} buffer
  * @param {Map<string, Function>} renderers
  * @param {() => unknown} theme
+ * @param {Map<string, { renderCall?: Function; renderResult?: Function; prepareArguments?: Function }>} tools pi tools' renderers and prepareArguments
  */
-export function serveRenders(port, buffer, renderers, theme) {
+export function serveRenders(port, buffer, renderers, theme, tools) {
   const state = new Int32Array(buffer);
   /** @type {Map<number, any>} */
   const components = new Map();
+  /** Each tool call's renderer state (pi's `context.state`, shared by its call and result renders), the oldest dropped past the bound. @type {Map<string, object>} */
+  const toolStates = new Map();
   /** @param {RenderReply} reply */
   const answer = (reply) => {
     port.postMessage(reply);
@@ -56,11 +63,27 @@ export function serveRenders(port, buffer, renderers, theme) {
         const component = renderer ? renderer(req.message, req.options, theme()) : custom;
         if (component === undefined || component === null) return null;
         if (typeof component.render !== "function") throw new TypeError("a renderer must return a component with render(width) or undefined");
-        // The host names the component (its ids never repeat, across restarts too) and keeps the
-        // count within the bound; this only guards the worker against a host that does not.
-        components.set(req.cid, component);
-        if (components.size > LIMITS.maxComponents) components.delete(/** @type {number} */ (components.keys().next().value));
-        return true;
+        return hold(req.cid, component);
+      }
+      case "tool": {
+        const tool = tools.get(req.name);
+        const render = req.slot === "call" ? tool?.renderCall : tool?.renderResult;
+        if (typeof render !== "function") throw new Error(`tool ${req.name} has no ${req.slot === "call" ? "renderCall" : "renderResult"}`);
+        const context = {
+          ...req.context,
+          lastComponent: req.last === undefined ? undefined : components.get(req.last),
+          state: toolState(String(req.context.toolCallId)),
+          invalidate: () => { throw new Error(INVALIDATE); },
+        };
+        const component = req.slot === "call" ? render(req.value, theme(), context) : render(req.value, req.options, theme(), context);
+        if (component === undefined || component === null) return null;
+        if (typeof component.render !== "function") throw new TypeError("a tool renderer must return a component with render(width)");
+        return hold(req.cid, component);
+      }
+      case "prepare": {
+        const prepare = tools.get(req.name)?.prepareArguments;
+        if (typeof prepare !== "function") throw new Error(`tool ${req.name} has no prepareArguments`);
+        return plain(prepare(req.args));
       }
       case "render": {
         const lines = component(req.cid).render(req.width);
@@ -74,6 +97,27 @@ export function serveRenders(port, buffer, renderers, theme) {
       case "invalidate": component(req.cid).invalidate?.(); return null;
       default: throw new Error("unknown render operation");
     }
+  }
+
+  /**
+   * The host names the component (its ids never repeat, across restarts too) and keeps the count
+   * within the bound; this only guards the worker against a host that does not.
+   * @param {number} cid @param {any} made
+   */
+  function hold(cid, made) {
+    components.set(cid, made);
+    if (components.size > LIMITS.maxComponents) components.delete(/** @type {number} */ (components.keys().next().value));
+    return true;
+  }
+
+  /** @param {string} toolCallId */
+  function toolState(toolCallId) {
+    let state = toolStates.get(toolCallId);
+    if (!state) {
+      toolStates.set(toolCallId, (state = {}));
+      if (toolStates.size > LIMITS.maxComponents) toolStates.delete(/** @type {string} */ (toolStates.keys().next().value));
+    }
+    return state;
   }
 
   /** @param {number} cid */

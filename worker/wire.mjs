@@ -55,6 +55,10 @@ export const METHOD = Object.freeze({
   agentSetModel: "agent.setModel",
   /** `ctx.compact({ onComplete, onError })`: answered when the agent's compaction ends, so the module's callbacks run. */
   agentCompact: "agent.compact",
+  /** `pi.events.emit(channel, data)`: for the other modules of the same isolate() (worker/bus.mjs). */
+  busEmit: "events.emit",
+  /** `ctx.ui.setHeader(factory)` (worker isolation): the header component's key (the worker holds it), or null to restore pi's. */
+  setHeader: "ui.setHeader",
 });
 
 /**
@@ -80,6 +84,8 @@ export const KIND = Object.freeze({
   [METHOD.setEditorText]: "post",
   [METHOD.abortEditor]: "post",
   [METHOD.abort]: "post",
+  [METHOD.busEmit]: "post",
+  [METHOD.setHeader]: "sync",
   [METHOD.log]: "post",
   [METHOD.isIdle]: "sync",
   [METHOD.hasQueuedMessages]: "sync",
@@ -118,6 +124,7 @@ export const AGENT_GETTERS = Object.freeze([
  */
 export const AGENT_SETTERS = Object.freeze([
   "sendUserMessage", "setSessionName", "setLabel", "setActiveTools", "setThinkingLevel", "compact", "shutdown", "ui.setWidget", "ui.setTitle",
+  "ui.setWorkingMessage", "ui.setWorkingIndicator", "ui.setWorkingVisible", "ui.setHiddenThinkingLabel",
 ]);
 
 /** @typedef {(typeof METHOD)[keyof typeof METHOD]} MethodName */

@@ -11,8 +11,8 @@
  * - Setters that change the agent (`sendUserMessage`, `setSessionName`, `setLabel`, `setActiveTools`,
  *   `setThinkingLevel`, `setModel`, `compact`, `shutdown`) also run only under `policy.agent: "write"`
  *   (what `policy.effects: "substitute"` implies); under `"read"` each throws in the module at the
- *   call, naming the member and the policy. `ui.setWidget` and `ui.setTitle` only draw, like
- *   `ctx.ui.setStatus`: any policy.
+ *   call, naming the member and the policy. `ui.setWidget`, `ui.setTitle` and the working row's
+ *   (`ui.setWorking*`, `ui.setHiddenThinkingLabel`) only draw, like `ctx.ui.setStatus`: any policy.
  * - Names and texts bound for the terminal pass the terminal-text gate (a title or a session name
  *   without any control, widget lines keeping SGR colours only); tool names must be safe keys.
  * - `sendUserMessage` starts a turn of the agent: at most `USER_MESSAGES.max` per hook in any
@@ -41,7 +41,7 @@ export interface AgentAccess {
 export type AgentPolicyAccess = "read" | "write";
 
 /** Setters that only draw on the agent's screen: allowed under any policy. */
-const DRAWS: ReadonlySet<string> = new Set(["ui.setWidget", "ui.setTitle"]);
+const DRAWS: ReadonlySet<string> = new Set(["ui.setWidget", "ui.setTitle", "ui.setWorkingMessage", "ui.setWorkingIndicator", "ui.setWorkingVisible", "ui.setHiddenThinkingLabel"]);
 
 /** The bound on `sendUserMessage`: per hook, at most `max` in any `windowMs`. */
 export const USER_MESSAGES = Object.freeze({ max: 16, windowMs: 10_000 });
@@ -142,6 +142,12 @@ export class AgentGate {
         return [names];
       }
       case "ui.setTitle": return [plain(args[0] as string)];
+      case "ui.setWorkingMessage": case "ui.setHiddenThinkingLabel": return args.length === 0 ? [] : [plain(args[0] as string)];
+      case "ui.setWorkingIndicator": {
+        // Frames pi renders verbatim: each one line, colours kept only as the policy's terminal setting allows.
+        const options = args[0] as { frames?: string[]; intervalMs?: number } | undefined;
+        return options?.frames === undefined ? args : [{ ...options, frames: options.frames.map((f) => terminalText(f, this.#terminal)) }];
+      }
       case "ui.setWidget": {
         const [key, content, options] = args as [string, string[] | undefined, unknown];
         return [plain(key), content === undefined ? undefined : terminalLines(content, this.#terminal), options];

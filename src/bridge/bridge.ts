@@ -125,6 +125,7 @@ export class SandboxBridge implements BridgeHost {
       case METHOD.customDone: return this.#custom.done(args);
       case METHOD.customTui: return this.#custom.requestRender(args);
       case METHOD.custom: return this.#custom.show(this.#need(method, served).surface, args);
+      case METHOD.setHeader: return this.#custom.header(this.#need(method, served).surface, args);
       case METHOD.toolUpdate: {
         // An update after its execute settled (or timed out) has no one to reach: dropped, as the agent drops it.
         return this.#updates.get(args[0] as number)?.(args[1]);

@@ -34,10 +34,11 @@ export class ScopedContexts<T> {
 }
 
 /** The bridge's surface: what only the runner has from `base`, everything a context carries from `ctx`, read at call time. */
-export function scopedSurface(base: Pick<BridgeSurface, "sendMessage" | "appendEntry" | "log" | "cwd" | "getFlag" | "agent">, ctx: HookCommandContext): BridgeSurface {
+export function scopedSurface(base: Pick<BridgeSurface, "sendMessage" | "appendEntry" | "log" | "cwd" | "getFlag" | "agent" | "busEmit">, ctx: HookCommandContext): BridgeSurface {
   return {
     getFlag: base.getFlag,
     agent: base.agent,
+    ...(base.busEmit ? { busEmit: base.busEmit } : {}),
     sendMessage: base.sendMessage,
     appendEntry: base.appendEntry,
     log: base.log,

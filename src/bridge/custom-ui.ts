@@ -18,6 +18,8 @@ export class CustomUi {
   readonly #early = new Map<string, unknown>();
   readonly #renderer: (key: string) => HookMessageRenderer;
   readonly #isolation: string;
+  /** The key of the header component shown (`ui.setHeader`), if any. */
+  #header: string | undefined;
 
   /** `renderer` is the hook's renderer of a key, themed by the caller (src/bridge/render-theme.ts). */
   constructor(renderer: (key: string) => HookMessageRenderer, isolation: string) {
@@ -51,6 +53,30 @@ export class CustomUi {
       this.#shown.delete(key);
       this.#early.delete(key);
     }
+  }
+
+  /**
+   * `ui.setHeader` `[key]`: the agent's header becomes a stand-in for the worker's component under
+   * `key` (rendered as a custom component is; its `tui.requestRender` reaches the agent's), or its
+   * own again (`null`). Worker isolation only: elsewhere the module's call throws, saying why.
+   */
+  header(surface: BridgeSurface, args: unknown[]): undefined {
+    const [key] = args as [string | null];
+    if (this.#isolation !== "worker") throw new Error(`ctx.ui.setHeader needs synchronous rendering, which ${this.#isolation} mode does not have`);
+    const ui = surface.ui() as unknown as { setHeader?(factory: unknown): void };
+    if (typeof ui.setHeader !== "function") throw new Error("ctx.ui.setHeader: this host's UI has no header");
+    if (this.#header !== undefined) this.#shown.delete(this.#header);
+    this.#header = key ?? undefined;
+    if (key === null) { ui.setHeader(undefined); return undefined; }
+    const create = this.#renderer(key);
+    ui.setHeader((tui: unknown, theme: unknown) => {
+      this.#shown.set(key, { tui, done: () => {} });
+      const component = create({ customType: key } as never, { expanded: false }, theme as never);
+      // pi draws its own header for a factory that throws; the render failure was reported.
+      if (!component) throw new Error("ctx.ui.setHeader: the hook's component could not be shown (see the reported render error)");
+      return component;
+    });
+    return undefined;
   }
 
   /** `custom.done` `[key, value]`. */

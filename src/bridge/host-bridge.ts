@@ -39,7 +39,12 @@ export interface BridgeSurface {
   cwd: string;
   /** The agent's own members, when hookbox runs inside an agent (hookbox/extension). */
   agent?: () => AgentAccess | undefined;
+  /** `pi.events.emit` of this hook: to the other hooks of its runner (the modules of one isolate()). */
+  busEmit?(channel: string, data: unknown): void;
 }
+
+/** The bound on `pi.events.emit`: per hook, at most `max` in any `windowMs`. */
+export const BUS = Object.freeze({ max: 256, windowMs: 1_000 });
 
 /** Runs the `setup` callback of `ctx.newSession` in the worker. */
 export type RunSetup = () => Promise<void>;
@@ -80,7 +85,7 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
  * `ctx.ui.custom()` (src/bridge/custom-ui.ts) and the scoped calls (src/bridge/command-scope.ts).
  */
 type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | typeof METHOD.hostModuleAwait
-  | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui
+  | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui | typeof METHOD.setHeader
   | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync | typeof METHOD.toolUpdate;
 
 /** A dialog's options as they cross (src/bridge/methods.ts `dialog`). */
@@ -101,6 +106,7 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
    * abort right after asking): the dialog opens aborted. Bounded: the oldest ids go first.
    */
   const abortedEarly = new Set<number>();
+  const bus = { since: 0, count: 0, said: false };
   /**
    * Open a dialog with the options the hook gave (pi's timeout and AbortSignal), passed on only when
    * given: the host's UI dismisses it, as in-process. The hook's signal is a controller here that
@@ -185,6 +191,14 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
       return surface.abort();
     },
     [METHOD.log]: ([level, text]) => surface.log(level, line(text)),
+    [METHOD.busEmit]: ([channel, data]) => {
+      // At most BUS.max emits per hook in any BUS.windowMs: more are dropped, said once per window.
+      const now = Date.now();
+      if (now - bus.since >= BUS.windowMs) Object.assign(bus, { since: now, count: 0, said: false });
+      if (++bus.count <= BUS.max) return surface.busEmit?.(channel, data);
+      if (!bus.said) surface.log("warn", `[hookbox: pi.events.emit dropped: more than ${BUS.max} events in ${BUS.windowMs} ms]`);
+      bus.said = true;
+    },
     [METHOD.isIdle]: () => surface.isIdle(),
     [METHOD.hasQueuedMessages]: () => surface.hasQueuedMessages(),
     [METHOD.getEditorText]: () => surface.ui().getEditorText(),

@@ -111,6 +111,10 @@ const SETTER_ARGS: Record<string, z.ZodType<unknown[]>> = {
   shutdown: none,
   "ui.setWidget": z.tuple([name, widgetLines.optional(), placement.optional()]),
   "ui.setTitle": z.tuple([name]),
+  "ui.setWorkingMessage": z.tuple([text.optional()]),
+  "ui.setWorkingIndicator": z.tuple([z.strictObject({ frames: z.array(name).max(LIMITS.maxOptions).optional(), intervalMs: z.number().int().positive().max(60_000).optional() }).optional()]),
+  "ui.setWorkingVisible": z.tuple([z.boolean()]),
+  "ui.setHiddenThinkingLabel": z.tuple([name.optional()]),
 } satisfies Record<(typeof AGENT_SETTERS)[number], z.ZodType<unknown[]>>;
 /** `[member, args]`: the member's own arguments checked, each problem named by its place (`1.1: …` is the second argument). */
 export const agentSetArgs = z.tuple([z.enum(AGENT_SETTERS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)])
@@ -141,6 +145,8 @@ export const BRIDGE = {
   [METHOD.abortEditor]: post(z.tuple([z.number().int().nonnegative()])),
   [METHOD.abort]: post(none),
   [METHOD.log]: post(z.tuple([z.enum(["debug", "info", "warn", "error"]), z.string()]), { atLoad: true }),
+  // pi.events between the modules of one isolate(): a channel name and data (within the message bounds).
+  [METHOD.busEmit]: post(z.tuple([name]).rest(z.unknown()), { atLoad: true }),
   [METHOD.isIdle]: sync(none, z.boolean()),
   [METHOD.hasQueuedMessages]: sync(none, z.boolean()),
   [METHOD.getEditorText]: sync(none, z.string()),
@@ -154,6 +160,7 @@ export const BRIDGE = {
   [METHOD.custom]: prompt(z.tuple([customKey, z.record(z.string(), z.unknown())]), z.unknown()),
   [METHOD.customDone]: post(z.tuple([customKey, z.unknown()])),
   [METHOD.customTui]: post(z.tuple([customKey, z.literal("requestRender")])),
+  [METHOD.setHeader]: sync(z.tuple([customKey.nullable()]), z.undefined()),
   [METHOD.hostModule]: sync(z.tuple([name, memberName, z.array(z.unknown()).max(LIMITS.maxArgs)]), maybeLater, { atLoad: true }),
   [METHOD.hostModuleAwait]: call("any", heldId, z.unknown(), { atLoad: true }),
   // The inner method is checked against its own row (kind, scope, arguments, result) by the channel.

@@ -205,6 +205,8 @@ export type HostMessage =
   | { t: "cancel"; id: number }
   | { t: "abort"; id: number; field: string }
   | { t: "initialized"; hasUI: boolean }
+  /** `pi.events` data another module of the same isolate() emitted (worker/bus.mjs). */
+  | { t: "bus"; channel: string; data: unknown }
   | BridgeReply;
 /** The answer to a bridge call. */
 export type BridgeReply = { t: "ret" } & SyncReply;
@@ -213,6 +215,11 @@ export type BridgeReply = { t: "ret" } & SyncReply;
 
 export type RenderRequest = { id: number } & (
   | { op: "create"; cid: number; customType: string; message: unknown; options: { expanded: boolean } }
+  // A tool's renderCall or renderResult (`value`: the call's arguments, or the result), with pi's
+  // render context as data; `last`: the component this slot rendered before, when the worker holds it.
+  | { op: "tool"; cid: number; name: string; slot: "call" | "result"; value: unknown; options: { expanded: boolean; isPartial: boolean }; context: Record<string, unknown>; last?: number }
+  // A tool's prepareArguments: the model's raw arguments in, the prepared ones out (data).
+  | { op: "prepare"; name: string; args: unknown }
   | { op: "render"; cid: number; width: number }
   | { op: "input"; cid: number; data: string }
   | { op: "invalidate"; cid: number }
@@ -231,6 +238,11 @@ export type RenderReply = z.infer<typeof renderReplySchema>;
 /** What each render operation answers: a component id (or null: default rendering), lines, or nothing. */
 export const renderValueSchemas = {
   create: z.union([z.literal(true), z.null()]),
+  tool: z.union([z.literal(true), z.null()]),
+  // Plain data without a prototype key, at most maxPrompt characters as JSON (pi validates it against the tool's schema next).
+  prepare: safeData.refine((v) => {
+    try { return (JSON.stringify(v) ?? "").length <= LIMITS.maxPrompt; } catch { return false; }
+  }, { message: `prepared arguments must be JSON data of at most ${LIMITS.maxPrompt} characters` }),
   render: z.array(z.string().max(LIMITS.maxText)).max(LIMITS.maxRenderLines),
   input: z.null(),
   invalidate: z.null(),

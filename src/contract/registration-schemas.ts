@@ -33,6 +33,11 @@ export const toolSpecSchema = z.strictObject({
   promptSnippet: text.optional(),
   promptGuidelines: z.array(text).max(LIMITS.maxOptions).optional(),
   executionMode: z.enum(["sequential", "parallel"]).optional(),
+  renderShell: z.enum(["default", "self"]).optional(),
+  // The tool has these functions; they run in the worker (worker isolation's synchronous path).
+  renderCall: z.literal(true).optional(),
+  renderResult: z.literal(true).optional(),
+  prepareArguments: z.literal(true).optional(),
 });
 export type ToolSpec = z.infer<typeof toolSpecSchema>;
 

@@ -22,12 +22,13 @@ import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
 import {
-  builtInTools, mirrorRegistrations, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI,
+  builtInTools, mirrorRegistrations, mirrorTool, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI, type MirrorDeps,
 } from "./registrations.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
-import { REFUSED_MEMBERS } from "../../worker/extension-members.mjs";
+import { REFUSED_MEMBERS, TOOL_MEMBERS, refusedToolMemberMessage } from "../../worker/extension-members.mjs";
 import { carriedEvents } from "./carried.js";
 import type { HookEvent } from "../contract/types.js";
+import type { ToolSpec } from "../contract/registration-schemas.js";
 
 export type { AgentContext } from "./context.js";
 export { carriedEvents };
@@ -157,7 +158,7 @@ export function agentRefusal(hook: LoadedHook, line: "omp" | "pi", taken: Set<st
   const builtIns = builtInTools(line);
   const replacing = refusedEffect(hook, builtIns);
   if (replacing) return { path: hook.path, code: replacing.code, error: replacing.message };
-  const refusal = refusedRegistration(hook, carriedEvents(line)) ?? registrationRefusal(hook, taken, builtIns);
+  const refusal = refusedRegistration(hook, carriedEvents(line)) ?? registrationRefusal(hook, taken);
   return refusal === undefined ? undefined : { path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, refusal).message };
 }
 
@@ -224,20 +225,25 @@ export function isolateConfig(file: string | URL): IsolatedExtension {
 /**
  * A registration that changes what the agent does, above the module's policy.effects: a tool under
  * one of the agent's built-in names would replace the agent's own (`MEMBER_EFFECTS["registerTool:built-in"]`;
- * under substitute `registrationRefusal` refuses it as before), a tool's prompt snippet or
+ * under substitute it does, as in the agent), a tool's prompt snippet or
  * guidelines are system prompt text (`"registerTool:prompt"`). Refused as `effect_refused`, naming it.
  */
 function refusedEffect(hook: LoadedHook, builtIns: readonly string[]): HookFailure | undefined {
   if (!(hook instanceof IsolatedHook)) return undefined;
-  const policy = hook.sandbox.options.policy;
-  const name = registrationKeys(hook).find((key) => key.startsWith("tool:") && builtIns.includes(key.slice(5)))?.slice(5);
-  if (name !== undefined) return memberRefusal(policy, hook.path, "registerTool:built-in", `pi.registerTool("${name}"), replacing the agent's built-in tool,`);
-  // A tool's prompt snippet and guidelines are text the agent adds to the model's system prompt.
   for (const tool of hook.registrations.tools ?? []) {
-    const field = tool.promptSnippet !== undefined ? "promptSnippet" : tool.promptGuidelines !== undefined ? "promptGuidelines" : undefined;
-    if (field) return memberRefusal(policy, hook.path, "registerTool:prompt", `pi.registerTool("${tool.name}") with a ${field} (text the agent adds to its system prompt),`);
+    const refused = refusedToolEffect(hook, tool, builtIns);
+    if (refused) return refused;
   }
   return undefined;
+}
+
+/** `refusedEffect` for one tool of the module (at load, or registered later). */
+function refusedToolEffect(hook: IsolatedHook, tool: ToolSpec, builtIns: readonly string[]): HookFailure | undefined {
+  const policy = hook.sandbox.options.policy;
+  if (builtIns.includes(tool.name)) return memberRefusal(policy, hook.path, "registerTool:built-in", `pi.registerTool("${tool.name}"), replacing the agent's built-in tool`);
+  // A tool's prompt snippet and guidelines are text the agent adds to the model's system prompt.
+  const field = tool.promptSnippet !== undefined ? "promptSnippet" : tool.promptGuidelines !== undefined ? "promptGuidelines" : undefined;
+  return field ? memberRefusal(policy, hook.path, "registerTool:prompt", `pi.registerTool("${tool.name}") with a ${field} (text the agent adds to its system prompt)`) : undefined;
 }
 
 /** What a loaded module registered that the adapter cannot carry, as a message; undefined when all of it crosses. */
@@ -247,6 +253,13 @@ function refusedRegistration(hook: LoadedHook, carried: Carried): string | undef
     if (list.length > 0 && !isCarried(event, carried)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
   }
   if (hook.messageRenderers.size > 0 && hook.sandbox?.options.isolation !== "worker") return `pi.registerMessageRenderer is refused by hookbox/extension: ${RENDERER_NEEDS_WORKER}`;
+  // A tool's renderers and prepareArguments, as message renderers: worker isolation only.
+  if (hook instanceof IsolatedHook && hook.sandbox.options.isolation !== "worker") {
+    for (const tool of hook.registrations.tools ?? []) {
+      const member = TOOL_MEMBERS.synchronous.find((m) => (tool as Record<string, unknown>)[m] === true);
+      if (member) return `${refusedToolMemberMessage(member)} (tool "${tool.name}")`;
+    }
+  }
   return undefined;
 }
 
@@ -286,6 +299,8 @@ class Mirror {
   #disposed = false;
 
   readonly #notices: Notices;
+  /** What the mirrored tools, commands and shortcuts need of this Mirror (set by install). */
+  #deps: MirrorDeps | undefined;
 
   constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried, notices = new Notices()) {
     this.#pi = pi;
@@ -302,7 +317,8 @@ class Mirror {
     for (const event of [...this.#carried.results, ...this.#carried.notified]) {
       this.#pi.on(event, (payload: HookEvent & Record<string, unknown>, ctx: AgentContext) => this.#forward(event, payload, ctx));
     }
-    const deps = {
+    const deps: MirrorDeps = {
+      after: () => this.#afterRegistrationsChanged(),
       enter: (ctx: AgentContext) => { this.#live.set(ctx); this.#initialize(ctx); },
       report: (e: HookError) => this.#report(e),
       commandContext: (ctx: AgentContext & Record<string, any>) => ({
@@ -313,6 +329,7 @@ class Mirror {
         navigateTree: (targetId: string, options: any) => ctx.navigateTree(targetId, options),
       }),
     };
+    this.#deps = deps;
     for (const hook of this.#runner.getHooks()) {
       this.#mirrored.set(hook.path, new Set(registrationKeys(hook)));
       if (hook instanceof IsolatedHook) mirrorRegistrations(this.#pi, hook, deps);
@@ -402,29 +419,48 @@ class Mirror {
   }
 
   /**
-   * A registration made after load that cannot cross (a refused event, a command, a renderer) is
-   * refused as a load would be: reported once, and that module then blocks every tool call.
+   * A tool registered after load is mirrored on the agent's `pi`, as pi takes one (dynamic tools),
+   * under the same gates as at load. A registration made after load that cannot cross (a refused
+   * event, a renderer outside worker isolation, a command, flag or shortcut, a tool another module
+   * has or one above the module's policy.effects) is refused as a load would be: reported once,
+   * and that module then blocks every tool call.
    */
   #refuseLate(hooks: readonly LoadedHook[]): void {
     for (const hook of hooks) {
       if (this.#unloaded.some((u) => u.path === hook.path)) continue;
-      const refusal = refusedRegistration(hook, this.#carried) ?? this.#unmirrored(hook);
-      if (!refusal) continue;
+      const refused = this.#lateRefusal(hook);
+      if (!refused) continue;
       // The refusal may quote a name the module chose: HookFailure's message passes the terminal-text gate.
-      const late: Unloaded = { path: hook.path, code: "load_failed", error: Errors.loadFailed(hook.path, `${refusal} (registered after load)`).message };
+      const error = refused.code === "effect_refused" ? `${refused.message} (registered after load)` : Errors.loadFailed(hook.path, `${refused.message} (registered after load)`).message;
+      const late: Unloaded = { path: hook.path, code: refused.code, error };
       this.#unloaded.push(late);
       if (!this.#isOptional(hook.path)) this.#blocking.push(late);
-      this.#report({ hookPath: hook.path, event: "load", code: "load_failed", error: late.error });
+      this.#report({ hookPath: hook.path, event: "load", code: refused.code, error: late.error });
     }
   }
 
-  /** A tool, command, flag or shortcut registered after load: the agent's lists were made at load. */
-  #unmirrored(hook: LoadedHook): string | undefined {
-    const mirrored = this.#mirrored.get(hook.path);
-    const late = registrationKeys(hook).find((key) => !mirrored?.has(key));
-    if (late === undefined) return undefined;
-    const kind = late.slice(0, late.indexOf(":"));
-    return `a ${kind} registered after load ("${late.slice(kind.length + 1)}") is refused by hookbox/extension: tools, commands, flags and shortcuts cross when the module's factory registers them`;
+  /** Mirrors the tools `hook` registered since its last look; what cannot cross, with its code. */
+  #lateRefusal(hook: LoadedHook): { code: "load_failed" | "effect_refused"; message: string } | undefined {
+    const refusal = refusedRegistration(hook, this.#carried);
+    if (refusal) return { code: "load_failed", message: refusal };
+    const mirrored = this.#mirrored.get(hook.path) ?? new Set<string>();
+    this.#mirrored.set(hook.path, mirrored);
+    for (const key of registrationKeys(hook).filter((k) => !mirrored.has(k))) {
+      const kind = key.slice(0, key.indexOf(":"));
+      const name = key.slice(kind.length + 1);
+      const tool = hook instanceof IsolatedHook && kind === "tool" ? hook.registrations.tools?.find((t) => t.name === name) : undefined;
+      if (!tool || !(hook instanceof IsolatedHook) || !this.#deps) {
+        return { code: "load_failed", message: `a ${kind} registered after load ("${name}") is refused by hookbox/extension: commands, flags and shortcuts cross when the module's factory registers them` };
+      }
+      if ([...this.#mirrored].some(([path, keys]) => path !== hook.path && keys.has(key))) {
+        return { code: "load_failed", message: `pi.registerTool("${name}") is refused by hookbox/extension: another isolated module registered it first` };
+      }
+      const effect = refusedToolEffect(hook, tool, builtInTools(agentLine(this.#pi)));
+      if (effect) return { code: "effect_refused", message: effect.message };
+      mirrorTool(this.#pi, hook, tool, this.#deps);
+      mirrored.add(key);
+    }
+    return undefined;
   }
 
   #initialize(ctx: AgentContext): void {

@@ -15,6 +15,10 @@ import { terminalText } from "../gates/terminal-text.js";
 import type { HookCommandContext } from "../contract/types.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
 import { LIMITS, NAME_PATTERNS } from "../../worker/wire.mjs";
+import type { ToolSpec } from "../contract/registration-schemas.js";
+import type { Theme } from "../contract/types.js";
+import { themedComponent } from "../bridge/render-theme.js";
+import type { StandIn } from "../runner/isolated-hook.js";
 
 /** The members of the agent's `ExtensionAPI` (pi 0.73.1) the registrations use. */
 export interface AgentRegistrationAPI {
@@ -25,7 +29,7 @@ export interface AgentRegistrationAPI {
   registerShortcut(shortcut: any, options: any): void;
 }
 
-/** pi's built-in tools (0.73.1): an isolated module's tool does not replace one. */
+/** pi's built-in tools (0.73.1): an isolated module's tool replaces one only under policy.effects "substitute" (src/extension/adapter.ts). */
 export const BUILT_IN_TOOLS: readonly string[] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 /**
  * oh-my-pi's built-in and hidden tools (18.2.3, `src/tools/index.ts` `BUILTIN_TOOLS`, `HIDDEN_TOOLS`):
@@ -56,6 +60,8 @@ export interface MirrorDeps {
   report(e: HookError): void;
   /** hookbox's command context over the agent's command context `ctx`. */
   commandContext(ctx: AgentContext & Record<string, any>): HookCommandContext;
+  /** A tool, command or shortcut of the module returned: what it registered meanwhile is mirrored (or refused). */
+  after?(): void;
 }
 
 /** Each registration of a module, as `kind:name` (what was mirrored, to refuse what comes after load). */
@@ -69,14 +75,14 @@ export function registrationKeys(hook: LoadedHook): string[] {
 }
 
 /**
- * Why a module's registrations cannot be mirrored, or undefined: a tool named as one of the
- * agent's built-in tools or as an earlier module's, a command name the agent could not show
- * safely, or a name an earlier module took. `taken`: the keys of the modules before it (filled in).
+ * Why a module's registrations cannot be mirrored, or undefined: a command name the agent could
+ * not show safely, or a name an earlier module took. `taken`: the keys of the modules before it
+ * (filled in). A tool named as one of the agent's built-ins replaces it, as in the agent, only when
+ * the module's policy.effects grants `substitute` (the adapter's `refusedEffect` refuses it below).
  */
-export function registrationRefusal(hook: LoadedHook, taken: Set<string>, builtIns: readonly string[] = BUILT_IN_TOOLS): string | undefined {
+export function registrationRefusal(hook: LoadedHook, taken: Set<string>): string | undefined {
   for (const key of registrationKeys(hook)) {
     const [kind, name] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)];
-    if (kind === "tool" && builtIns.includes(name)) return `pi.registerTool("${name}") is refused by hookbox/extension: an isolated module does not replace the agent's built-in tool "${name}"`;
     if (kind === "command" && !NAME_PATTERNS.command.test(name)) return `pi.registerCommand(${JSON.stringify(name).slice(0, 80)}) is refused by hookbox/extension: a command name is 1 to 64 letters, digits, :, ., _ or -`;
     if (taken.has(key)) return `pi.${kindMember[kind]}("${name}") is refused by hookbox/extension: another isolated module registered it first`;
   }
@@ -110,31 +116,7 @@ function failed(err: unknown, deps: MirrorDeps, tool = false): Error {
 /** Register on the agent's `pi` what the module registered; its functions run in the worker. */
 export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook, deps: MirrorDeps): void {
   const r = hook.registrations;
-  for (const spec of r.tools ?? []) {
-    const event = `tool ${spec.name}`;
-    pi.registerTool({
-      name: spec.name,
-      label: line(spec.label),
-      description: lines(spec.description),
-      parameters: spec.parameters,
-      ...(spec.promptSnippet === undefined ? {} : { promptSnippet: line(spec.promptSnippet) }),
-      ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: spec.promptGuidelines.map(line) }),
-      ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
-      execute: async (toolCallId: string, params: unknown, signal: AbortSignal | undefined, onUpdate: ((partial: unknown) => void) | undefined, ctx: AgentContext) => {
-        deps.enter(ctx);
-        let raw: unknown;
-        try {
-          // The bridge's table checked each partial result (tool.update) before it gets here.
-          raw = await hook.runTool(spec.name, String(toolCallId), params, signal, (partial) => onUpdate?.(withText(partial as z.infer<typeof toolResult>)), ctx);
-        } catch (err) {
-          throw failed(err, deps, true);
-        }
-        const parsed = toolAnswer.safeParse(raw);
-        if (!parsed.success) throw failed(Errors.invalidResult(hook.path, event, describeIssues(parsed.error)), deps);
-        return withText(parsed.data);
-      },
-    });
-  }
+  for (const spec of r.tools ?? []) mirrorTool(pi, hook, spec, deps);
   for (const command of r.commands) {
     const run = hook.commands.get(command.name);
     pi.registerCommand(command.name, {
@@ -146,6 +128,8 @@ export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook
           await run?.handler(String(args), deps.commandContext(ctx));
         } catch (err) {
           throw failed(err, deps);
+        } finally {
+          deps.after?.();
         }
       },
     });
@@ -166,10 +150,89 @@ export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook
           await hook.runShortcut(shortcut.key, ctx);
         } catch (err) {
           throw failed(err, deps);
+        } finally {
+          deps.after?.();
         }
       },
     });
   }
+}
+
+/** One tool of the module on the agent's `pi`, at load or later (pi takes a tool at any time); its execute runs isolated. */
+export function mirrorTool(pi: AgentRegistrationAPI, hook: IsolatedHook, spec: ToolSpec, deps: MirrorDeps): void {
+  const event = `tool ${spec.name}`;
+  pi.registerTool({
+    name: spec.name,
+    label: line(spec.label),
+    description: lines(spec.description),
+    parameters: spec.parameters,
+    ...(spec.promptSnippet === undefined ? {} : { promptSnippet: line(spec.promptSnippet) }),
+    ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: spec.promptGuidelines.map(line) }),
+    ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
+    ...(spec.renderShell === undefined ? {} : { renderShell: spec.renderShell }),
+    ...synchronousMembers(hook, spec),
+    execute: async (toolCallId: string, params: unknown, signal: AbortSignal | undefined, onUpdate: ((partial: unknown) => void) | undefined, ctx: AgentContext) => {
+      deps.enter(ctx);
+      let raw: unknown;
+      try {
+        // The bridge's table checked each partial result (tool.update) before it gets here.
+        raw = await hook.runTool(spec.name, String(toolCallId), params, signal, (partial) => onUpdate?.(withText(partial as z.infer<typeof toolResult>)), ctx);
+      } catch (err) {
+        throw failed(err, deps, true);
+      } finally {
+        deps.after?.();
+      }
+      const parsed = toolAnswer.safeParse(raw);
+      if (!parsed.success) throw failed(Errors.invalidResult(hook.path, event, describeIssues(parsed.error)), deps);
+      return withText(parsed.data);
+    },
+  });
+}
+
+/** pi's render context as data: what crosses of it (its functions and components are the worker's own). */
+const RENDER_CONTEXT = ["toolCallId", "cwd", "executionStarted", "argsComplete", "isPartial", "expanded", "showImages", "isError"] as const;
+
+/**
+ * A tool's renderers and prepareArguments (worker isolation: the adapter refuses them in the
+ * others), each the agent calls synchronously: they run in the worker through the render path
+ * (src/isolation/render.ts), bounded as message renderers are (renderTimeoutMs, the render budget,
+ * the line bounds and the terminal-text gate). A renderer that failed, timed out or made nothing
+ * throws, so pi draws its default row (pi catches a renderer's throw); prepareArguments that
+ * failed throws, which pi turns into an error result the model reads.
+ */
+function synchronousMembers(hook: IsolatedHook, spec: ToolSpec): Record<string, unknown> {
+  const members: Record<string, unknown> = {};
+  const data = (context: Record<string, unknown> | undefined) => Object.fromEntries(RENDER_CONTEXT.filter((k) => context?.[k] !== undefined).map((k) => [k, context![k]]));
+  // pi gives back what a renderer returned (the themed stand-in) as `lastComponent`: the stand-in under it names the worker's component.
+  const standIns = new WeakMap<object, StandIn>();
+  const made = (what: string, theme: Theme | undefined, render: (last: unknown) => StandIn | undefined, context: Record<string, any> | undefined) => {
+    let inner: StandIn | undefined;
+    const last = context?.lastComponent;
+    const component = themedComponent(theme, () => (inner = render(typeof last === "object" && last !== null ? standIns.get(last) : undefined)));
+    if (component === undefined || inner === undefined) throw new Error(`hookbox: ${hook.path}'s ${what} of tool ${spec.name} rendered nothing (default rendering)`);
+    standIns.set(component, inner);
+    return component;
+  };
+  if (spec.renderCall) {
+    const render = hook.toolRenderer(spec.name, "call");
+    members.renderCall = (args: unknown, theme: Theme | undefined, context: Record<string, any> | undefined) =>
+      made("renderCall", theme, (last) => render(args, { expanded: Boolean(context?.expanded), isPartial: Boolean(context?.isPartial) }, data(context), last), context);
+  }
+  if (spec.renderResult) {
+    const render = hook.toolRenderer(spec.name, "result");
+    members.renderResult = (result: unknown, options: { expanded?: boolean; isPartial?: boolean } | undefined, theme: Theme | undefined, context: Record<string, any> | undefined) =>
+      made("renderResult", theme, (last) => render(result, { expanded: Boolean(options?.expanded), isPartial: Boolean(options?.isPartial) }, data(context), last), context);
+  }
+  if (spec.prepareArguments) {
+    members.prepareArguments = (args: unknown) => {
+      const prepared = hook.prepareArguments(spec.name, args);
+      if (prepared.ok) return prepared.v;
+      // The failure was reported where it happened (the hook's fault channel); the model reads its code.
+      const why = prepared.failure ? `(${prepared.failure.code}): ${prepared.failure.message}` : "(timeout): its renders were demoted for their time (render budget) or it is not running";
+      throw new Error(`hookbox: ${hook.path} failed in prepareArguments of tool ${spec.name} ${why}`);
+    };
+  }
+  return members;
 }
 
 /** A command's completions from the worker, checked; a failure is reported and the agent gets none (null). */

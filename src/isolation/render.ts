@@ -10,7 +10,7 @@
  * restarted) creates it again from its message: the hook is never blamed for the host's eviction.
  */
 import { receiveMessageOnPort, type MessagePort } from "node:worker_threads";
-import { Errors } from "../contract/errors.js";
+import { Errors, type HookFailure } from "../contract/errors.js";
 import { renderReplySchema, renderValueSchemas, type RenderRequest } from "../contract/protocol.js";
 import { describeIssues } from "../contract/schemas.js";
 import type { HookMessageRenderer } from "../contract/types.js";
@@ -76,8 +76,16 @@ export class RenderClient {
   }
 }
 
+/** A rendered component as the host's UI holds it: its methods run in the worker. */
+export interface StandIn { render(width: number): string[]; handleInput(data: string): void; invalidate(): void }
+
+/** A tool renderer on the host: the stand-in for what it made of `value`, or undefined (default rendering, or a failure already reported). */
+export type ToolRendererStandIn = (value: unknown, options: { expanded: boolean; isPartial: boolean }, context: Record<string, unknown>, last?: unknown) => StandIn | undefined;
+
 /** One render operation through the hook's current worker; not ok when it failed (already reported). */
-export type RenderCall = (body: RenderBody) => { ok: true; v: unknown } | { ok: false };
+export type RenderCall = (body: RenderBody) => RenderOutcome;
+/** A render operation's answer, or not ok: `failure` (already reported) when it failed, none when it did not run (the hook is not ready, or was demoted). */
+export type RenderOutcome = { ok: true; v: unknown } | { ok: false; failure?: HookFailure };
 
 /** The host's stand-ins for one hook's rendered components, across its workers. */
 export class Components {
@@ -87,6 +95,8 @@ export class Components {
   readonly #held = new Set<number>();
   /** Why: a stand-in the TUI no longer references releases its component in the worker. */
   readonly #dropped = new FinalizationRegistry<{ cid: number | undefined }>((slot) => this.#release(slot));
+  /** Each live stand-in's slot (a tool renderer's `lastComponent` names the worker's component by it). */
+  readonly #slots = new WeakMap<object, { cid: number | undefined }>();
   #nextCid = 1;
 
   constructor(call: RenderCall, guard: RenderGuard) {
@@ -106,44 +116,65 @@ export class Components {
 
   /** A message renderer for `customType`: stand-ins whose methods run in the worker. */
   renderer(customType: string): HookMessageRenderer {
-    return (message, options) => {
-      // A hook demoted for its render time renders by default (src/isolation/render-guard.ts).
-      if (!this.#guard.allowed) return undefined;
-      const create = (): boolean => {
-        if (this.#held.size >= LIMITS.maxComponents) this.#release({ cid: this.#held.values().next().value });
-        const cid = this.#nextCid++;
-        const created = this.#call({ op: "create", cid, customType, message, options: { expanded: Boolean(options?.expanded) } });
-        if (!created.ok || created.v !== true) return false;
-        this.#held.add(cid);
-        slot.cid = cid;
-        return true;
-      };
-      /** Run `op` on the component, creating it again (once) when the worker no longer holds it. */
-      const use = (op: (cid: number) => RenderBody): { ok: true; v: unknown } | { ok: false } => {
-        for (let attempt = 0; attempt < 2; attempt++) {
-          if (slot.cid === undefined && !create()) return { ok: false };
-          const cid = slot.cid!;
-          if (this.#held.delete(cid)) this.#held.add(cid);
-          const r = this.#call(op(cid));
-          if (!r.ok || r.v !== RELEASED) return r;
-          this.#held.delete(cid);
-          slot.cid = undefined;
-        }
-        return { ok: false };
-      };
-      const slot: { cid: number | undefined } = { cid: undefined };
-      if (!create()) return undefined;
-      const standIn = {
-        render: (width: number) => {
-          const r = use((cid) => ({ op: "render", cid, width }));
-          return r.ok && Array.isArray(r.v) ? this.#guard.lines(r.v as string[], width) : [];
-        },
-        handleInput: (data: string) => { use((cid) => ({ op: "input", cid, data })); },
-        invalidate: () => { use((cid) => ({ op: "invalidate", cid })); },
-      };
-      this.#dropped.register(standIn, slot);
-      return standIn;
+    return (message, options) => this.#standIn((cid) => ({ op: "create", cid, customType, message, options: { expanded: Boolean(options?.expanded) } }));
+  }
+
+  /**
+   * A tool's `renderCall` or `renderResult` (`slot`): stand-ins as a message renderer's, made from
+   * the call's arguments or result and pi's render context as data. `last`: the stand-in pi gives
+   * back as `context.lastComponent` (the worker's component for it, when it still holds it).
+   */
+  toolRenderer(name: string, slot: "call" | "result"): ToolRendererStandIn {
+    return (value, options, context, last) => {
+      const previous = last === undefined ? undefined : this.#slots.get(last as object)?.cid;
+      return this.#standIn((cid) => ({ op: "tool", cid, name, slot, value, options, context, ...(previous === undefined ? {} : { last: previous }) }));
     };
+  }
+
+  /** A tool's `prepareArguments` in the worker, within the render deadline and budget: the prepared arguments, or not ok (reported). */
+  prepare(name: string, args: unknown): RenderOutcome {
+    return this.#call({ op: "prepare", name, args });
+  }
+
+  /** A stand-in for the component `create` makes in the worker; undefined when it made none (default rendering) or failed (reported). */
+  #standIn(make: (cid: number) => RenderBody): StandIn | undefined {
+    // A hook demoted for its render time renders by default (src/isolation/render-guard.ts).
+    if (!this.#guard.allowed) return undefined;
+    const create = (): boolean => {
+      if (this.#held.size >= LIMITS.maxComponents) this.#release({ cid: this.#held.values().next().value });
+      const cid = this.#nextCid++;
+      const created = this.#call(make(cid));
+      if (!created.ok || created.v !== true) return false;
+      this.#held.add(cid);
+      slot.cid = cid;
+      return true;
+    };
+    /** Run `op` on the component, creating it again (once) when the worker no longer holds it. */
+    const use = (op: (cid: number) => RenderBody): { ok: true; v: unknown } | { ok: false } => {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        if (slot.cid === undefined && !create()) return { ok: false };
+        const cid = slot.cid!;
+        if (this.#held.delete(cid)) this.#held.add(cid);
+        const r = this.#call(op(cid));
+        if (!r.ok || r.v !== RELEASED) return r;
+        this.#held.delete(cid);
+        slot.cid = undefined;
+      }
+      return { ok: false };
+    };
+    const slot: { cid: number | undefined } = { cid: undefined };
+    if (!create()) return undefined;
+    const standIn = {
+      render: (width: number) => {
+        const r = use((cid) => ({ op: "render", cid, width }));
+        return r.ok && Array.isArray(r.v) ? this.#guard.lines(r.v as string[], width) : [];
+      },
+      handleInput: (data: string) => { use((cid) => ({ op: "input", cid, data })); },
+      invalidate: () => { use((cid) => ({ op: "invalidate", cid })); },
+    };
+    this.#dropped.register(standIn, slot);
+    this.#slots.set(standIn, slot);
+    return standIn;
   }
 
   #release(slot: { cid: number | undefined }): void {

@@ -23,7 +23,7 @@ import { execSandboxSpec, hookSandboxSpec } from "./bubblewrap/sandbox-spec.js";
 import { execProgram, sandboxAvailability, sandboxLauncher, type SandboxLauncher } from "./bubblewrap/bwrap.js";
 import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js";
 import { spawnEndpoint } from "./spawn.js";
-import { Components, type RenderClient } from "./render.js";
+import { Components, type RenderClient, type RenderOutcome, type ToolRendererStandIn } from "./render.js";
 import { RenderGuard } from "./render-guard.js";
 import { terminalText } from "../gates/terminal-text.js";
 import { RestartBudget } from "./restart-budget.js";
@@ -103,8 +103,9 @@ export class HookSupervisor implements SandboxView {
         const channel = this.#channel;
         return { ok: true, v: this.#render.call(body, (id, m, a) => channel?.answerSync(id, m, a)) };
       } catch (err) {
-        this.#fault(err instanceof HookFailure ? err : Errors.handlerThrew(this.hookPath, "render", describeThrown(err)));
-        return { ok: false };
+        const failure = err instanceof HookFailure ? err : Errors.handlerThrew(this.hookPath, "render", describeThrown(err));
+        this.#fault(failure);
+        return { ok: false, failure };
       }
     }, new RenderGuard(this.hookPath, this.options.renderBudgetMs, this.options.terminalText, (f) => this.#fault(f)));
     const execBudget = new CallbackBudget(EXEC_RECORDS_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) => options.onExec(hookPath, { command: "", args: [], dropped }));
@@ -167,6 +168,11 @@ export class HookSupervisor implements SandboxView {
   }
 
   /** The runner was initialized: `sendMessage` / `appendEntry` work from now on. */
+  /** `pi.events` data for this hook's listeners (fire and forget; dropped when the worker is not running). */
+  deliverEvent(channel: string, data: unknown): void {
+    if (this.#state === "ready") this.#channel?.notify({ t: "bus", channel, data });
+  }
+
   markInitialized(hasUI: boolean): void {
     this.#initialized = true;
     this.#hasUI = hasUI;
@@ -200,6 +206,16 @@ export class HookSupervisor implements SandboxView {
    */
   renderer(customType: string): HookMessageRenderer {
     return this.#components.renderer(customType);
+  }
+
+  /** A tool's `renderCall` or `renderResult`, as `renderer` (worker mode). */
+  toolRenderer(name: string, slot: "call" | "result"): ToolRendererStandIn {
+    return this.#components.toolRenderer(name, slot);
+  }
+
+  /** A tool's `prepareArguments`, run synchronously in the worker as a render (worker mode); not ok when it failed (reported). */
+  prepareArguments(name: string, args: unknown): RenderOutcome {
+    return this.#components.prepare(name, args);
   }
 
   /** End the worker for good. Idempotent. */

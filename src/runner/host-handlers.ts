@@ -51,6 +51,13 @@ export class HostHandlers {
   #appendEntry: AppendEntryHandler | undefined;
   #getFlag: NonNullable<RunnerInitOptions["getFlagHandler"]> = () => undefined;
   #agent: AgentAccess | undefined;
+  /** Where a hook's `pi.events.emit` goes (the runner: to its other hooks). */
+  #bus: ((from: string, channel: string, data: unknown) => void) | undefined;
+
+  /** `pi.events` of this runner's hooks: `deliver` hands one hook's emit to the others. */
+  setBus(deliver: (from: string, channel: string, data: unknown) => void): void {
+    this.#bus = deliver;
+  }
 
   constructor(cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry) {
     this.cwd = cwd;
@@ -139,6 +146,7 @@ export class HostHandlers {
       getFlag: (name) => this.#getFlag(hookPath, name),
       cwd: this.cwd,
       agent: () => this.#agent,
+      busEmit: (channel, data) => this.#bus?.(hookPath, channel, data),
     }, this.#live);
   }
 }

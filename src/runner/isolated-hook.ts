@@ -15,6 +15,9 @@ import { registryAnswer } from "../bridge/model-registry-gate.js";
 import { thrownValue } from "./handler-failures.js";
 import { modelText, NO_RESULTS, snapshotModel, type ContextSnapshot, type HostRequest, type EmitReply, type Manifest, type PlanName } from "../contract/protocol.js";
 import { withCallerTheme } from "../bridge/render-theme.js";
+import type { RenderOutcome, ToolRendererStandIn } from "../isolation/render.js";
+
+export type { StandIn } from "../isolation/render.js";
 import type { BridgeSurface } from "../bridge/host-bridge.js";
 import { HookSupervisor, type SandboxView } from "../isolation/supervisor.js";
 import type { HookCommandContext, HookContext, HookMessageRenderer, RegisteredCommand } from "../contract/types.js";
@@ -203,6 +206,24 @@ export class IsolatedHook implements LoadedHook, HookUnit {
     } finally {
       sandbox.bridge.closeUpdates(update);
     }
+  }
+
+  /**
+   * A pi tool's `renderCall` or `renderResult` (hookbox/extension, worker isolation): its stand-ins
+   * render in the worker synchronously, bounded as message renderers are.
+   */
+  toolRenderer(name: string, slot: "call" | "result"): ToolRendererStandIn {
+    return this.#sandbox.toolRenderer(name, slot);
+  }
+
+  /** A pi tool's `prepareArguments`, run synchronously in the worker (worker isolation); not ok when it failed (reported). */
+  prepareArguments(name: string, args: unknown): RenderOutcome {
+    return this.#sandbox.prepareArguments(name, args);
+  }
+
+  /** `pi.events` data another module of this runner emitted on `channel`: this module's listeners run in its worker. */
+  deliverEvent(channel: string, data: unknown): void {
+    this.#sandbox.deliverEvent(channel, data);
   }
 
   /** Run a pi shortcut's handler in the worker with the agent's context, as data. */

@@ -63,6 +63,10 @@ export class HookRunner {
     this.#host = new HostHandlers(cwd, sessionManager, modelRegistry);
     this.#onLog = options.onLog;
     this.#units = hooks.map((hook) => this.#adopt(hook));
+    // pi.events: one bus for the hooks of this runner (the modules of one isolate()), data only.
+    this.#host.setBus((from, channel, data) => {
+      for (const hook of this.#hooks) if (hook.path !== from && hook instanceof IsolatedHook) hook.deliverEvent(channel, data);
+    });
     this.#watcher = options.watch ? watchHooks(this, options.watch === true ? {} : options.watch) : undefined;
   }
 
