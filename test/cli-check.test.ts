@@ -128,15 +128,15 @@ describe("hookbox check --agent pi: pi's extensions, as pi (through hookbox/exte
     expect(doc.hooks[0]).toMatchObject({ ok: true, events: { tool_execution_start: 1 }, warnings: [] });
   });
 
-  it("fails what pi's isolate() refuses, with its words: an event pi has not, a tool replacing a built-in one", async () => {
+  it("fails what pi's isolate() refuses, with its words: an event pi has not, a tool replacing a built-in one under a policy that may not substitute", async () => {
     const dir = tempDir();
     const oldEvent = writeHook(dir, "old-event.ts", "export default (pi: any) => { pi.on(\"session_switch\", () => {}); };\n");
     const bash = writeHook(dir, "bash.ts", "export default (pi: any) => { pi.registerTool({ name: \"bash\", label: \"b\", description: \"d\", parameters: { type: \"object\" }, execute: async () => ({ content: [] }) }); };\n");
-    const r = await hookbox(["check", "--agent", "pi", "--json", oldEvent, bash, piExample("hello.ts")]);
+    const r = await hookbox(["check", "--agent", "pi", "--policy", "untrusted", "--json", oldEvent, bash, piExample("hello.ts")]);
     expect(r.code).toBe(1);
     const doc = JSON.parse(r.stdout);
     expect(doc.hooks[0]).toEqual({ path: oldEvent, ok: false, code: "load_failed", error: `Failed to load hook: pi.on("session_switch") is refused by hookbox/extension: the agent has no such event` });
-    expect(doc.hooks[1]).toEqual({ path: bash, ok: false, code: "load_failed", error: `Failed to load hook: pi.registerTool("bash") is refused by hookbox/extension: an isolated module does not replace the agent's built-in tool "bash"` });
+    expect(doc.hooks[1]).toEqual({ path: bash, ok: false, code: "effect_refused", error: `Hook "${bash}" called pi.registerTool("bash"), replacing the agent's built-in tool, a substitute effect on the agent, which its policy.effects "restrict" does not grant; it was refused. policy.effects: "substitute" grants it, for a hook you trust to change what the agent does.` });
     expect(doc.hooks[2]).toMatchObject({ ok: true, tools: [{ name: "hello" }] });
   });
 
