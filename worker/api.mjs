@@ -5,8 +5,8 @@ import { call, callSync, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
 import { OMP_REFUSED_MEMBERS, REFUSED_MEMBERS, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
-import { agentApi } from "./agent-members.mjs";
-import { direct } from "./context.mjs";
+import { agentApi, installAgentTheme } from "./agent-members.mjs";
+import { direct, runnerTheme } from "./context.mjs";
 import { LIMITS, METHOD, NAME_PATTERNS } from "./wire.mjs";
 
 export class Registrations {
@@ -73,6 +73,7 @@ function safeJson(value) {
  * @param {boolean} [agent] the module is an agent's extension (hookbox/extension): pi's agent-only registrations work
  */
 export function createHookAPI(registry, cwd, agent = false) {
+  if (agent) installAgentTheme(runnerTheme);
   const logger = Object.freeze({
     debug: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["debug", logLine(args)]),
     info: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["info", logLine(args)]),
