@@ -10,6 +10,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isolate, type IsolateOptions } from "../src/extension/adapter.js";
+import { MAX_HELD_EFFECTS } from "../src/isolation/host-calls.js";
 import { ROOT } from "./helpers/host.js";
 import { importPi, installPiDir } from "./support/pi-agent.js";
 import { join } from "node:path";
@@ -92,6 +93,18 @@ describe("an isolated module's effects, in order, before its answer", { timeout:
       expect(answered).toBe(false);
       await done;
       expect(log.filter((l) => l.startsWith("appendEntry"))).toEqual(["appendEntry:before-wait", "appendEntry:after-wait"]);
+      expect(errors).toEqual([]);
+    });
+
+    it(`${isolation} isolation: a turn that makes more effects than the host holds (MAX_HELD_EFFECTS) has them applied as they come, in order`, async () => {
+      const { log, errors, run } = await inPi(isolate([FIXTURE], options));
+      let answered = false;
+      const done = run("many-then-wait").then(() => { answered = true; });
+      for (let i = 0; i < 100 && log.length < MAX_HELD_EFFECTS; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(answered).toBe(false);
+      expect(log.filter((l) => l === "appendEntry:many").length).toBeGreaterThanOrEqual(MAX_HELD_EFFECTS);
+      await done;
+      expect(log.filter((l) => l === "appendEntry:many")).toHaveLength(1500);
       expect(errors).toEqual([]);
     });
 

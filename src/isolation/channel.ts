@@ -184,7 +184,7 @@ export class HookChannel {
   close(failure: (event: string) => HookFailure): number {
     if (this.#closed) return 0;
     // What it did before it went, it did.
-    this.#applyHeld();
+    this.#calls.release();
     this.#closed = failure("worker");
     this.#live.stop();
     for (const flushed of this.#flushes.values()) flushed();
@@ -259,7 +259,7 @@ export class HookChannel {
       return;
     }
     const msg = parsed.data;
-    if (this.#held.length > 0 && !heldMessage(msg)) this.#applyHeld();
+    if (this.#held.length > 0 && !heldMessage(msg)) this.#calls.release();
     switch (msg.t) {
       case "res": return this.#onResult(msg.id, msg.ok, msg.v, msg.e);
       case "turn": return;
@@ -279,10 +279,6 @@ export class HookChannel {
         ? Errors.invalidResult(this.#hookPath, event, `it is not JSON data: ${msg.issue}`)
         : Errors.badArgument(this.#hookPath, event, msg.issue));
     }
-  }
-
-  #applyHeld(): void {
-    for (const apply of this.#held.splice(0)) apply();
   }
 
   #onResult(id: number, ok: boolean, value: unknown, error: WireError | undefined): void {

@@ -34,6 +34,12 @@ export interface CallSink {
   hostWork(work: Promise<unknown>): void;
 }
 
+/**
+ * At most this many effects are held for one worker: a turn that makes more (a busy loop posting
+ * within maxPostsPerSecond) has them applied as they come, in order, from then on.
+ */
+export const MAX_HELD_EFFECTS = 1024;
+
 /** Why a request was refused before it reached the host's implementation. */
 class Refused extends Error {}
 
@@ -121,7 +127,17 @@ export class HostCalls {
       this.#blame(err);
       return;
     }
-    this.#held.push(() => this.#apply(method, () => this.bridge.post(method, args)));
+    this.#hold(() => this.#apply(method, () => this.bridge.post(method, args)));
+  }
+
+  #hold(effect: () => void): void {
+    this.#held.push(effect);
+    if (this.#held.length >= MAX_HELD_EFFECTS) this.release();
+  }
+
+  /** Apply the held effects, in the order they came. */
+  release(): void {
+    for (const apply of this.#held.splice(0)) apply();
   }
 
   /** A held effect, applied: what it throws is the hook's fault, or the host's. */
@@ -145,7 +161,7 @@ export class HostCalls {
       const spec = this.#check("sync", method, args);
       // A worker blocked on one synchronous call cannot make another: a second is forged.
       if (this.#syncJob) throw this.#refuse(`a synchronous ${method} call while the host still works on another`);
-      const v = this.bridge.sync(method, args, (apply) => this.#held.push(() => this.#apply(method, apply)));
+      const v = this.bridge.sync(method, args, (apply) => this.#hold(() => this.#apply(method, apply)));
       if (v instanceof Promise) {
         // A host-side job (`transform`) answers when done; the worker stays blocked meanwhile.
         this.#syncJob = true;
