@@ -5,8 +5,8 @@
  * pass their schema, and the host's answer passes its result schema. Calls are bounded per hook
  * (`LIMITS.maxConcurrentCalls`), UI prompts run one at a time, and only a prompt pauses the
  * deadline of the request it runs under. A post, and a setter's effect on the agent, are checked
- * when they arrive and held in `held`, which the channel applies in order when the worker's turn
- * ends (src/isolation/channel.ts).
+ * when they arrive and held, then applied in order (`release`) when the channel sees the worker's
+ * turn end (src/isolation/channel.ts).
  */
 import { Errors, HookFailure } from "../contract/errors.js";
 import { HOST_LACKS_METHOD, HostLacksMethod, warnHostLacks } from "../bridge/host-setup.js";
@@ -58,7 +58,7 @@ export class HostCalls {
   readonly #promptQueue: Array<() => void> = [];
   /** `object.method` names the host lacks that this hook was already warned about. */
   readonly #lackingWarned = new Set<string>();
-  /** The effects of the worker's current turn, checked, in the order they came (the channel applies them). */
+  /** The effects of the worker's current turn, checked, in the order they came (the channel's array: it sees when they are due). */
   readonly #held: Array<() => void>;
 
   constructor(hookPath: string, bridge: BridgeHost, limits: CallLimits, sink: CallSink, held: Array<() => void> = []) {
