@@ -87,6 +87,21 @@ export function agentUi(ch) {
   return ui;
 }
 
+/**
+ * pi's theme module (its `theme`, which pi's own components read: `BorderedLoader`, `DynamicBorder`,
+ * `keyHint`) reads the theme from this global, which pi's main sets before any extension runs. A
+ * module that imports pi's package in its worker gets that module afresh, with the global unset
+ * ("Theme not initialized"): the worker sets it to `theme`, the data theme whose every style method
+ * runs on the agent's own theme (a synchronous host call: strings in, strings out), unless the
+ * module set one itself.
+ */
+export const AGENT_THEME_KEY = Symbol.for("@mariozechner/pi-coding-agent:theme");
+/** @param {unknown} theme */
+export function installAgentTheme(theme) {
+  const global = /** @type {Record<symbol, unknown>} */ (/** @type {unknown} */ (globalThis));
+  global[AGENT_THEME_KEY] ??= theme;
+}
+
 /** `args` without trailing undefined ones (what the module left out stays left out). @param {unknown[]} args */
 function trimmed(args) {
   let end = args.length;

@@ -5,9 +5,9 @@ import { call, callSync, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
 import { OMP_REFUSED_MEMBERS, REFUSED_MEMBERS, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
-import { agentApi } from "./agent-members.mjs";
+import { agentApi, installAgentTheme } from "./agent-members.mjs";
 import { events } from "./bus.mjs";
-import { direct } from "./context.mjs";
+import { direct, runnerTheme } from "./context.mjs";
 import { LIMITS, METHOD, NAME_PATTERNS } from "./wire.mjs";
 
 export class Registrations {
@@ -74,6 +74,7 @@ function safeJson(value) {
  * @param {boolean} [agent] the module is an agent's extension (hookbox/extension): pi's agent-only registrations work
  */
 export function createHookAPI(registry, cwd, agent = false) {
+  if (agent) installAgentTheme(runnerTheme);
   const logger = Object.freeze({
     debug: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["debug", logLine(args)]),
     info: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["info", logLine(args)]),

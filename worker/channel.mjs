@@ -3,7 +3,7 @@
 // src/bridge/methods.ts for every method.
 /** @import { WorkerMessage, WireError, BridgeReply } from "../src/contract/protocol.js" */
 /** @import { CallMethod, PostMethod, SyncMethod } from "./wire.mjs" */
-import { DEFAULTS, measure } from "./wire.mjs";
+import { DEFAULTS, METHOD, measure } from "./wire.mjs";
 import { awaitSyncReply, boot, send as post_ } from "./transport.mjs";
 
 /**
@@ -121,6 +121,22 @@ export function post(m, a) {
   a = withoutTrailingUndefined(a);
   if (refuseUnsendable(a, { m })) return;
   send({ t: "post", m, a });
+  endsTurnWithEffects();
+}
+
+let turnMarked = false;
+/**
+ * The host holds this turn's posts and agent setters' effects until the worker's next message
+ * (src/isolation/channel.ts), so a handler's effects and its answer reach the agent together: when
+ * nothing else goes out by the end of the turn, `turn` says it ended.
+ */
+function endsTurnWithEffects() {
+  if (turnMarked) return;
+  turnMarked = true;
+  setImmediate(() => {
+    turnMarked = false;
+    send({ t: "turn" });
+  });
 }
 
 /** @type {{ port: import("node:worker_threads").MessagePort; state: Int32Array } | undefined} */
@@ -154,6 +170,7 @@ export function callSync(m, a, timeoutMs = syncTimeoutMs) {
   if (syncRoute) syncRoute({ kind: "sync", t: "sync", id, m, a });
   else send({ t: "sync", id, m, a });
   const reply = awaitSyncReply(id, timeoutMs, shared);
+  if (m === METHOD.agentSet || (m === METHOD.scopedSync && a[1] === METHOD.agentSet)) endsTurnWithEffects();
   if (!reply) throw new Error(`hookbox: the host did not answer ${m}() within ${timeoutMs} ms`);
   if (reply.ok) return reply.v;
   throw fromWireError(reply.e ?? { message: `host call ${m} failed` });

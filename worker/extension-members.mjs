@@ -51,7 +51,7 @@ export const MEMBER_EFFECTS = Object.freeze({
   // A custom entry in the session: the module's own state, which the model never reads (pi keeps it
   // out of the context; `sendMessage` is the member whose message the model reads).
   appendEntry: "observe",
-  // The agent does less: it stops.
+  // The agent does less: it stops (shutting down is saying no to going on: under policy.agent "read" too).
   "ctx.abort": "restrict", "ctx.shutdown": "restrict",
   // The agent reads or does something else: a message in its session or context, a turn it did not
   // ask for, another model, tool set or thinking level, a name or label, a compaction now.

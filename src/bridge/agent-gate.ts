@@ -9,10 +9,11 @@
  *   above the hook's `policy.effects` it is refused as `effect_refused` (reported, and thrown in
  *   the module at the call), naming the member and the policy field.
  * - Setters that change the agent (`sendUserMessage`, `setSessionName`, `setLabel`, `setActiveTools`,
- *   `setThinkingLevel`, `setModel`, `compact`, `shutdown`) also run only under `policy.agent: "write"`
+ *   `setThinkingLevel`, `setModel`, `compact`) also run only under `policy.agent: "write"`
  *   (what `policy.effects: "substitute"` implies); under `"read"` each throws in the module at the
  *   call, naming the member and the policy. `ui.setWidget`, `ui.setTitle` and the working row's
  *   (`ui.setWorking*`, `ui.setHiddenThinkingLabel`) only draw, like `ctx.ui.setStatus`: any policy.
+ *   `shutdown` only stops the agent (a restrict effect, as `ctx.abort`): `policy.effects` alone decides it.
  * - Names and texts bound for the terminal pass the terminal-text gate (a title or a session name
  *   without any control, widget lines keeping SGR colours only); tool names must be safe keys.
  * - `sendUserMessage` starts a turn of the agent: at most `USER_MESSAGES.max` per hook in any
@@ -36,6 +37,9 @@ export interface AgentAccess {
   /** `ctx.compact(options)`, settled when the agent's compaction completes (its result) or fails. */
   compact(options: { customInstructions?: string } | undefined): Promise<unknown>;
 }
+
+/** Runs an effect on the agent now, or holds it to run later in its order (see `AgentGate`). */
+export type Defer = (apply: () => void) => void;
 
 /** What `policy.agent` lets a module do with the agent: read it, or also change it. */
 export type AgentPolicyAccess = "read" | "write";
@@ -62,13 +66,16 @@ export class AgentGate {
   readonly #hookPath: string;
   readonly #terminal: TerminalTextOptions;
   readonly #agent: () => AgentAccess | undefined;
+  readonly #defer: Defer;
   #sent: number[] = [];
 
-  constructor(policy: Policy, terminal: TerminalTextOptions, agent: () => AgentAccess | undefined, hookPath = "") {
+  /** `defer` runs a setter's effect on the agent, once its checks passed: now, or when the host applies the worker's turn (src/isolation/channel.ts). */
+  constructor(policy: Policy, terminal: TerminalTextOptions, agent: () => AgentAccess | undefined, hookPath = "", defer: Defer = (apply) => apply()) {
     this.#policy = policy;
     this.#hookPath = hookPath;
     this.#terminal = terminal;
     this.#agent = agent;
+    this.#defer = defer;
   }
 
   get(member: string): unknown {
@@ -80,10 +87,11 @@ export class AgentGate {
     const shown = memberName(member);
     const refused = memberRefusal(this.#policy, this.#hookPath, shown.startsWith("pi.") ? member : shown, shown);
     if (refused) throw refused;
-    if (!DRAWS.has(member)) this.#mayWrite(`pi.${member}`);
+    if (!DRAWS.has(member) && MEMBER_EFFECTS[shown] !== "restrict") this.#mayWrite(`pi.${member}`);
     const agent = this.#require(member);
     if (member === "sendUserMessage") this.#take();
-    agent.set(member, this.#gated(member, args));
+    const gated = this.#gated(member, args);
+    this.#defer(() => agent.set(member, gated));
   }
 
   setModel(provider: string, id: string): Promise<boolean> {

@@ -15,11 +15,13 @@ import { METHOD } from "../../worker/wire.mjs";
 import { hostMethods, type BridgeSurface, type HostMethods } from "./host-bridge.js";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
 import { innerCall } from "./methods.js";
+import type { Defer } from "./agent-gate.js";
 
 /** What the worker may ask of the host, by the way it travels. Arguments arrive checked against the table. */
 export interface BridgeHost {
   call(method: string, args: unknown[]): Promise<unknown>;
-  sync(method: string, args: unknown[]): unknown;
+  /** `hold`, when given, receives the call's effect on the agent (a setter's) to run later, in order; its checks run now. */
+  sync(method: string, args: unknown[], hold?: Defer): unknown;
   post(method: string, args: unknown[]): void;
 }
 
@@ -57,6 +59,8 @@ export class SandboxBridge implements BridgeHost {
   readonly #updates = new Map<number, (partial: unknown) => void>();
   #nextUpdate = 1;
   #runner: Served | undefined;
+  /** Where the synchronous call being served holds its effect on the agent (`sync`'s `hold`). */
+  #hold: Defer | undefined;
 
   constructor(base: BridgeBase) {
     this.#base = base;
@@ -97,13 +101,19 @@ export class SandboxBridge implements BridgeHost {
     this.#run(method, args);
   }
 
-  sync(method: string, args: unknown[]): unknown {
-    return this.#run(method, args);
+  sync(method: string, args: unknown[], hold?: Defer): unknown {
+    this.#hold = hold;
+    try {
+      return this.#run(method, args);
+    } finally {
+      this.#hold = undefined;
+    }
   }
 
   #over(surface: BridgeSurface): Served {
     const { hookPath, runSetup, gate } = this.#base;
-    return { surface, methods: hostMethods(surface, hookPath, runSetup, gate, this.#base.terminal) };
+    const defer: Defer = (apply) => (this.#hold ? this.#hold(apply) : apply());
+    return { surface, methods: hostMethods(surface, hookPath, runSetup, gate, this.#base.terminal, defer) };
   }
 
   /** One dispatch for the three ways of travel: a scoped call runs its inner method on its scope's surface. */

@@ -13,7 +13,7 @@ import { terminalText, type TerminalTextOptions } from "../gates/terminal-text.j
 import { Deferred } from "./deferred.js";
 import { LIMITS, METHOD } from "../../worker/wire.mjs";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
-import { AgentGate, memberRefusal, type AgentAccess } from "./agent-gate.js";
+import { AgentGate, memberRefusal, type AgentAccess, type Defer } from "./agent-gate.js";
 import type { BRIDGE } from "./methods.js";
 import type {
   HookDialogOptions, HookMessage, HookUIContext, ModelRegistry, NewSessionOptions, ReadonlySessionManager, SendMessageOptions, SessionManager,
@@ -95,7 +95,7 @@ type DialogSpec = { timeout?: number; signal?: number };
 type Impl = (args: any) => unknown;
 
 export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: RunSetup, gate: ExecGate = { policy: presets.trusted, record: () => {} },
-  terminal: TerminalTextOptions = {}): HostMethods {
+  terminal: TerminalTextOptions = {}, defer?: Defer): HostMethods {
   const line = (text: string) => terminalText(text, terminal);
   const lines = (text: string) => terminalText(text, { ...terminal, multiline: true });
   const shownContent = (content: HookMessage["content"]): HookMessage["content"] => (typeof content === "string" ? lines(content)
@@ -127,7 +127,7 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     }
   };
   const later = new Deferred();
-  const agent = new AgentGate(gate.policy, terminal, () => surface.agent?.(), hookPath);
+  const agent = new AgentGate(gate.policy, terminal, () => surface.agent?.(), hookPath, defer);
   /** Throws `effect_refused` when `member` (worker/extension-members.mjs `MEMBER_EFFECTS`) is above the hook's policy.effects. */
   const mayUse = (member: string, shown: string) => {
     const refused = memberRefusal(gate.policy, hookPath, member, shown);

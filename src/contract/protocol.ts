@@ -12,7 +12,7 @@
  * - the message channel (parentPort, or the framed pipe in process and sandbox modes): from the
  *   host `emit`, `command`, `tool`, `shortcut`, `complete`, `setup`, `ping`, `cancel`, `abort`,
  *   `initialized` and `ret` (the answer to a bridge call); from the worker `res`, `pong`, the bridge calls `call`, `post` and
- *   `sync`, `manifest`, and the refusals `big` and `invalid`. Either side may send one turn as one
+ *   `sync`, `turn` (a turn that made posts or agent setter calls ended), `manifest`, and the refusals `big` and `invalid`. Either side may send one turn as one
  *   `batch`. Render operations never travel here: they have their own port (below).
  * - `control`: comlink, for `load` only. The worker `expose()`s a `WorkerControl`; the host only
  *   `wrap()`s it and validates the answer (`loadReplySchema`).
@@ -108,6 +108,8 @@ export const workerMessageSchema = z.discriminatedUnion("t", [
   /** Fire and forget (`sendMessage`, `appendEntry`, `notify`, `setStatus`, log lines…). */
   z.strictObject({ t: z.literal("post"), m: method, a: args }),
   syncCallSchema,
+  /** The worker's turn that posted or called an agent setter ended: the host applies those effects now, if nothing else came after them (src/isolation/channel.ts). */
+  z.strictObject({ t: z.literal("turn") }),
   /** Registrations changed after load (a handler called `pi.on` later). */
   z.strictObject({ t: z.literal("manifest"), manifest: manifestSchema }),
   /** The worker refused to post a result (`id`) or a call (`m`) over `maxMessageBytes`. */

@@ -6,14 +6,15 @@
  * validated first (`protocol.ts`); a result must be JSON data within the size and depth bounds.
  */
 import { Errors, HookFailure } from "../contract/errors.js";
-import { emitReplySchema, isBatch, parseWorkerMessage, type HostMessage, type HostRequest, type Manifest, type WireError } from "../contract/protocol.js";
+import { emitReplySchema, isBatch, parseWorkerMessage, type HostMessage, type HostRequest, type Manifest, type WireError, type WorkerMessage } from "../contract/protocol.js";
 import { describeIssues } from "../contract/schemas.js";
 import { PausableDeadline } from "./deadline.js";
 import { HostCalls } from "./host-calls.js";
 import type { BridgeHost } from "../bridge/bridge.js";
+import { innerCall } from "../bridge/methods.js";
 import { Liveness } from "./liveness.js";
 import type { HookEndpoint } from "./endpoint.js";
-import { LIMITS, measure } from "../../worker/wire.mjs";
+import { LIMITS, METHOD, measure } from "../../worker/wire.mjs";
 
 export interface ChannelLimits {
   /** A message from the worker over this many bytes (estimated) is refused. */
@@ -59,6 +60,15 @@ export class HookChannel {
   readonly #flushes = new Map<number, () => void>();
   readonly #outbox: HostMessage[] = [];
   readonly #calls: HostCalls;
+  /**
+   * The effects of the worker's current turn (its posts, its setters' effects on the agent),
+   * checked, in order: applied when any other message of the worker comes (its answer, a call, a
+   * read of the agent, the `turn` that ends a turn with effects) or when it is gone. Why held: a
+   * handler's effects and its answer reach the agent in one turn of the host, as in-process, where
+   * the agent cannot move on between the two (pi's `sendUserMessage` from a command started its
+   * turn before the command's answer came back).
+   */
+  readonly #held: Array<() => void> = [];
   readonly #live: Liveness;
   #nextId = 1;
   #closed: HookFailure | undefined;
@@ -77,7 +87,7 @@ export class HookChannel {
       reply: (m) => this.notify(m),
       answerSync: (r) => endpoint.answerSync(r),
       hostWork: (work) => this.#live.hostWork(work),
-    });
+    }, this.#held);
     this.#live = new Liveness(endpoint, limits.unresponsiveMs, {
       pending: () => this.#pending.size,
       firstEvent: () => this.#pending.values().next().value?.event,
@@ -173,6 +183,8 @@ export class HookChannel {
   /** The worker is gone: reject every pending request with `failure` (its event filled in). Returns how many. */
   close(failure: (event: string) => HookFailure): number {
     if (this.#closed) return 0;
+    // What it did before it went, it did.
+    this.#calls.release();
     this.#closed = failure("worker");
     this.#live.stop();
     for (const flushed of this.#flushes.values()) flushed();
@@ -247,8 +259,10 @@ export class HookChannel {
       return;
     }
     const msg = parsed.data;
+    if (this.#held.length > 0 && !heldMessage(msg)) this.#calls.release();
     switch (msg.t) {
       case "res": return this.#onResult(msg.id, msg.ok, msg.v, msg.e);
+      case "turn": return;
       case "pong": {
         const flushed = this.#flushes.get(msg.id);
         if (flushed) { this.#flushes.delete(msg.id); flushed(); }
@@ -311,4 +325,9 @@ export class HookChannel {
     else if (id === undefined || !this.#expired.delete(id)) this.#events.fault(failure(method ?? "message"));
   }
 
+}
+
+/** A message whose effect waits for the worker's turn to end: a post, a setter of the agent's. */
+function heldMessage(msg: WorkerMessage): boolean {
+  return msg.t === "post" || (msg.t === "sync" && innerCall(msg.m, msg.a)?.method === METHOD.agentSet);
 }

@@ -4,7 +4,9 @@
  * may make it (command-only methods), its arguments are JSON data within `maxMessageBytes` and
  * pass their schema, and the host's answer passes its result schema. Calls are bounded per hook
  * (`LIMITS.maxConcurrentCalls`), UI prompts run one at a time, and only a prompt pauses the
- * deadline of the request it runs under.
+ * deadline of the request it runs under. A post, and a setter's effect on the agent, are checked
+ * when they arrive and held, then applied in order (`release`) when the channel sees the worker's
+ * turn end (src/isolation/channel.ts).
  */
 import { Errors, HookFailure } from "../contract/errors.js";
 import { HOST_LACKS_METHOD, HostLacksMethod, warnHostLacks } from "../bridge/host-setup.js";
@@ -32,6 +34,12 @@ export interface CallSink {
   hostWork(work: Promise<unknown>): void;
 }
 
+/**
+ * At most this many effects are held for one worker: a turn that makes more (a busy loop posting
+ * within maxPostsPerSecond) has them applied as they come, in order, from then on.
+ */
+export const MAX_HELD_EFFECTS = 1024;
+
 /** Why a request was refused before it reached the host's implementation. */
 class Refused extends Error {}
 
@@ -50,12 +58,15 @@ export class HostCalls {
   readonly #promptQueue: Array<() => void> = [];
   /** `object.method` names the host lacks that this hook was already warned about. */
   readonly #lackingWarned = new Set<string>();
+  /** The effects of the worker's current turn, checked, in the order they came (the channel's array: it sees when they are due). */
+  readonly #held: Array<() => void>;
 
-  constructor(hookPath: string, bridge: BridgeHost, limits: CallLimits, sink: CallSink) {
+  constructor(hookPath: string, bridge: BridgeHost, limits: CallLimits, sink: CallSink, held: Array<() => void> = []) {
     this.#hookPath = hookPath;
     this.bridge = bridge;
     this.#limits = limits;
     this.#sink = sink;
+    this.#held = held;
   }
 
   async call(id: number, method: string, args: unknown[], owner: CallOwner | undefined): Promise<void> {
@@ -112,7 +123,27 @@ export class HostCalls {
     }
     try {
       this.#check("post", method, args);
-      this.bridge.post(method, args);
+    } catch (err) {
+      this.#blame(err);
+      return;
+    }
+    this.#hold(() => this.#apply(method, () => this.bridge.post(method, args)));
+  }
+
+  #hold(effect: () => void): void {
+    this.#held.push(effect);
+    if (this.#held.length >= MAX_HELD_EFFECTS) this.release();
+  }
+
+  /** Apply the held effects, in the order they came. */
+  release(): void {
+    for (const apply of this.#held.splice(0)) apply();
+  }
+
+  /** A held effect, applied: what it throws is the hook's fault, or the host's. */
+  #apply(method: string, run: () => void): void {
+    try {
+      run();
     } catch (err) {
       if (!this.#blame(err)) {
         // The embedder's own handler threw: a host fault, not the hook's.
@@ -130,7 +161,7 @@ export class HostCalls {
       const spec = this.#check("sync", method, args);
       // A worker blocked on one synchronous call cannot make another: a second is forged.
       if (this.#syncJob) throw this.#refuse(`a synchronous ${method} call while the host still works on another`);
-      const v = this.bridge.sync(method, args);
+      const v = this.bridge.sync(method, args, (apply) => this.#hold(() => this.#apply(method, apply)));
       if (v instanceof Promise) {
         // A host-side job (`transform`) answers when done; the worker stays blocked meanwhile.
         this.#syncJob = true;

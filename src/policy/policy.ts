@@ -71,8 +71,8 @@ export interface Policy {
    * Inside an agent (hookbox/extension, src/bridge/agent-gate.ts): `"read"` lets the hook read the
    * agent (`pi.getSessionName()`, `ctx.getContextUsage()`…) and draw on its screen
    * (`ctx.ui.setWidget`, `setTitle`); `"write"` also lets it change the agent (`pi.sendUserMessage`,
-   * `setSessionName`, `setLabel`, `setActiveTools`, `setModel`, `setThinkingLevel`, `ctx.compact`,
-   * `ctx.shutdown`). Absent: `"write"` when `effects` is `"substitute"`, else `"read"`. Every setter
+   * `setSessionName`, `setLabel`, `setActiveTools`, `setModel`, `setThinkingLevel`, `ctx.compact`;
+   * `ctx.shutdown` only stops it, a restrict effect `effects` decides). Absent: `"write"` when `effects` is `"substitute"`, else `"read"`. Every setter
    * changes the agent (a substitute effect): `"write"` with `effects` below `"substitute"` is refused
    * (`PolicyError`), so `effects` is the one field that says how far a hook may change the agent.
    */

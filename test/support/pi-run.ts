@@ -121,6 +121,8 @@ export interface PiRun {
   firstRequestMs: number;
   /** From the agent's spawn to its exit, ms. */
   elapsedMs: number;
+  /** In `rpc` runs: every JSON line pi wrote on stdout (events, responses, UI requests), in order. */
+  events: Array<Record<string, any>>;
 }
 
 export interface PiRunOptions {
@@ -140,6 +142,15 @@ export interface PiRunOptions {
   env?: Record<string, string>;
   apiKey?: string;
   timeoutMs?: number;
+  /** The model's words before "TOOL RESULT: …" in its answer after the tool ran. */
+  reply?: string;
+  /**
+   * Run pi in `--mode rpc` (its docs/rpc.md) instead of `-p`: each step (an RPC command) is written
+   * once the agent settled after the one before; dialogs are answered (select: the first option,
+   * confirm: yes, input and editor: cancelled); stdin is closed after the last. `events` holds
+   * what pi wrote on stdout.
+   */
+  rpc?: { steps: Array<Record<string, unknown>>; quietMs?: number; stepMs?: number };
 }
 
 /** Runs `pi -p` once in `world`, in a network namespace with only loopback. */
@@ -155,21 +166,25 @@ function prepareRun(agent: Agent, world: PiWorld, options: PiRunOptions): { argv
     PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: world.home, PI_CODING_AGENT_DIR: world.agentDir, PI_OFFLINE: "1",
     NO_COLOR: "1", TERM: "dumb", ...options.env,
   };
-  const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), "-p", "Clean up the build folder.", ...(options.prompts ?? [])];
+  const mode = options.rpc ? ["--mode", "rpc"] : ["-p", "Clean up the build folder.", ...(options.prompts ?? [])];
+  const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), ...mode];
   const timeoutMs = options.timeoutMs ?? 60_000;
-  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out }));
+  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out, reply: options.reply, rpc: options.rpc }));
   const runner = join(ROOT, "test", "support", "pi-netns-run.mjs");
   return { argv: ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], out, timeoutMs };
 }
 
 /** The run's outcome, as the runner wrote it, with what the model received as the tool's result. */
 function readRun(out: string): PiRun {
-  const result = JSON.parse(readFileSync(out, "utf8")) as Omit<PiRun, "toolResult">;
+  const result = JSON.parse(readFileSync(out, "utf8")) as Omit<PiRun, "toolResult" | "events">;
   const chats = result.requests.filter((r) => r.url.endsWith("/chat/completions"));
   const last = chats.at(-1)?.body.messages ?? [];
   const tool = [...last].reverse().find((m) => m.role === "tool");
   const toolResult = tool === undefined ? "" : typeof tool.content === "string" ? tool.content : JSON.stringify(tool.content);
-  return { ...result, toolResult };
+  const events = result.stdout.split("\n").flatMap((line) => {
+    try { const v = JSON.parse(line) as unknown; return typeof v === "object" && v !== null ? [v as Record<string, any>] : []; } catch { return []; }
+  });
+  return { ...result, toolResult, events };
 }
 
 /** Runs `agent -p` once in `world`, in a network namespace with only loopback. */
