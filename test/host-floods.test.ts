@@ -30,7 +30,7 @@ describe("floods", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(records).toHaveLength(EXEC_RECORDS_PER_WINDOW + 1);
     const reported = records.slice(0, -1);
-    expect(reported.every((r) => r.command.startsWith("refused-") && r.command.length === 200 && r.args[0]!.length === 200 && r.refused && r.refused.length <= 400)).toBe(true);
+    expect(reported.every((r) => r.command.startsWith("refused-") && r.command.length === 200 && r.command.endsWith(" [cut by hookbox]") && r.args[0]!.length === 200 && r.refused && r.refused.length <= 400)).toBe(true);
     expect(records.at(-1)).toEqual({ command: "", args: [], dropped: 200 });
   }, 30_000);
 

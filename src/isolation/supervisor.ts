@@ -16,6 +16,7 @@ import type { ExecGate } from "../bridge/exec-gate.js";
 import { withCallerTheme } from "../bridge/render-theme.js";
 import { grantReaching, hookEnv, permissionArgs } from "../policy/policy.js";
 import { childEnv } from "../../worker/child-env.mjs";
+import { cut } from "../../worker/describe.mjs";
 import { ReadRefusal } from "../policy/read-grants.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
@@ -429,11 +430,10 @@ export class HookSupervisor implements SandboxView {
 
 /** An `onExec` record as the embedder gets it: command and arguments cut to 200 characters, at most 32 arguments, the refusal to 400. */
 function cutExecRecord<R extends { command: string; args: string[]; refused?: string }>(record: R): R {
-  const cut = (s: string, most = 200) => (s.length > most ? `${s.slice(0, most - 1)}…` : s);
   return {
     ...record,
-    command: cut(record.command),
-    args: record.args.slice(0, 32).map((a) => cut(a)),
+    command: cut(record.command, 200),
+    args: record.args.slice(0, 32).map((a) => cut(a, 200)),
     ...(record.refused === undefined ? {} : { refused: cut(record.refused, 400) }),
   };
 }
