@@ -141,6 +141,8 @@ export const BRIDGE = {
   [METHOD.abortEditor]: post(z.tuple([z.number().int().nonnegative()])),
   [METHOD.abort]: post(none),
   [METHOD.log]: post(z.tuple([z.enum(["debug", "info", "warn", "error"]), z.string()]), { atLoad: true }),
+  // What the hook wrote to process.stdout / process.stderr (worker/stdio-bound.mjs), in order with everything else it sends.
+  [METHOD.output]: post(z.tuple([z.enum(["stdout", "stderr"]), text]), { atLoad: true }),
   [METHOD.isIdle]: sync(none, z.boolean()),
   [METHOD.hasQueuedMessages]: sync(none, z.boolean()),
   [METHOD.getEditorText]: sync(none, z.string()),

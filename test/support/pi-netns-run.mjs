@@ -87,12 +87,19 @@ server.listen(MODEL_PORT, "127.0.0.1", () => {
     },
   }));
   spawned = performance.now();
-  const child = spawn(config.program ?? process.execPath, [config.cli, "--provider", "fake", "--model", "fake-model", "--no-session", ...config.args], {
-    cwd: config.cwd, env: config.env, stdio: ["ignore", "pipe", "pipe"],
-  });
+  // stdin is a pipe only in RPC mode (ignored otherwise: pi -p would read a piped stdin as input).
+  const child = /** @type {import("node:child_process").ChildProcessWithoutNullStreams} */ (spawn(config.program ?? process.execPath, [config.cli, "--provider", "fake", "--model", "fake-model", "--no-session", ...config.args], {
+    cwd: config.cwd, env: config.env, stdio: [config.rpc ? "pipe" : "ignore", "pipe", "pipe"],
+  }));
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => { stdout += d; });
+  // RPC mode (`--mode rpc` in args): each command is written to pi's stdin; once the agent's run
+  // ended (an `agent_end` event), stdin is closed and pi shuts down.
+  if (config.rpc) {
+    for (const command of config.rpc) child.stdin.write(`${JSON.stringify(command)}\n`);
+    child.stdout.on("data", () => { if (/"type":"agent_end"/.test(stdout)) child.stdin.end(); });
+  }
   child.stderr.on("data", (d) => { stderr += d; });
   const timer = setTimeout(() => child.kill("SIGKILL"), config.timeoutMs);
   child.on("close", (code, signal) => {

@@ -136,6 +136,11 @@ export interface PiRunOptions {
   hooks?: string[];
   /** Extra environment for pi. */
   env?: Record<string, string>;
+  /**
+   * Run in `--mode rpc` instead of `-p`: these commands (e.g. `{ type: "prompt", message }`) are
+   * written to pi's stdin, which is closed once the agent's run ended; `stdout` holds pi's JSON lines.
+   */
+  rpc?: Array<Record<string, unknown>>;
   apiKey?: string;
   timeoutMs?: number;
 }
@@ -153,9 +158,9 @@ function prepareRun(agent: Agent, world: PiWorld, options: PiRunOptions): { argv
     PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: world.home, PI_CODING_AGENT_DIR: world.agentDir, PI_OFFLINE: "1",
     NO_COLOR: "1", TERM: "dumb", ...options.env,
   };
-  const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), "-p", "Clean up the build folder."];
+  const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), ...(options.rpc ? ["--mode", "rpc"] : ["-p", "Clean up the build folder."])];
   const timeoutMs = options.timeoutMs ?? 60_000;
-  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out }));
+  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, rpc: options.rpc, apiKey: options.apiKey, timeoutMs, out }));
   const runner = join(ROOT, "test", "support", "pi-netns-run.mjs");
   return { argv: ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], out, timeoutMs };
 }
