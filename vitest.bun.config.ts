@@ -18,6 +18,8 @@ const SUITES = [
   "test/host-limits.test.ts", "test/host-wire.test.ts", "test/host-transport.test.ts",
   // What a hook may change of the agent (policy.effects; in the worker project the trusted cases only)
   "test/host-effects.test.ts",
+  // A module's own output on the agent's stderr (isolate() in pi's runner, a Bun host process)
+  "test/host-output.test.ts",
   // The host objects the original accepts (the conformance files above also run over a seed-shaped host)
   "test/host-seed-host.test.ts",
 ];
@@ -39,6 +41,7 @@ const NOT_IN_A_BUN_WORKER: Record<string, string> = {
   "heap exhaustion is reported as out_of_memory and the host keeps running": "memory: Bun ignores a worker's resourceLimits (it would take the host's memory)",
   "a stdout flood written without waiting (256 MiB, then 200 000 lines) lags the host's event loop under 1 s": "output capture: a Bun worker writes to the host's streams",
   "console output and a 512 MiB stdout flood reach onLog bounded, never the host's stdout, and the host's memory stays bounded": "output capture: a Bun worker writes to the host's streams",
+  "a module's own output reaches the agent's stderr": "output capture: a Bun worker writes to the host's streams",
 };
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const skipping = (names: string[]) => new RegExp(`^(?!.*(${names.map(escape).join("|")}))`);
