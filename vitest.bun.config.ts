@@ -42,6 +42,7 @@ const NOT_IN_A_BUN_WORKER: Record<string, string> = {
   "a stdout flood written without waiting (256 MiB, then 200 000 lines) lags the host's event loop under 1 s": "output capture: a Bun worker writes to the host's streams",
   "console output and a 512 MiB stdout flood reach onLog bounded, never the host's stdout, and the host's memory stays bounded": "output capture: a Bun worker writes to the host's streams",
   "a module's own output reaches the agent's stderr": "output capture: a Bun worker writes to the host's streams",
+  "a module's output and its answers arrive in order": "output capture: a Bun worker writes to the host's streams",
 };
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const skipping = (names: string[]) => new RegExp(`^(?!.*(${names.map(escape).join("|")}))`);

@@ -8,8 +8,10 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { MAX_LINES, droppedNotice } from "../src/extension/output.js";
+import { presets, resolvePolicy } from "../src/policy/policy.js";
 import { AT_LOAD, AT_TOOL_CALL, NOTIFICATION } from "../fixtures/hostile/writes-escapes-to-its-output.js";
-import { ROOT, fixture } from "./helpers/host.js";
+import { ROOT, fixture, start } from "./helpers/host.js";
+import { sample } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";
 
 const HOST = "test/support/isolate-output-host.mts";
@@ -52,4 +54,20 @@ describe(`a module's own output reaches the agent's stderr (${ISOLATION})`, () =
     expect(lines.slice(0, MAX_LINES)).toEqual(Array.from({ length: MAX_LINES }, (_, i) => `${prefix}flood ${i}`));
     expect(lines.slice(MAX_LINES)).toEqual([droppedNotice(`fixtures/${FLOOD}`), ""]);
   }, 90_000);
+});
+
+describe("policy.terminal", () => {
+  it("is \"raw\" in trusted only: confined, untrusted and a partial policy (merged over confined) pass a module's output through the gate", () => {
+    expect([presets.trusted.terminal, presets.confined.terminal, presets.untrusted.terminal, resolvePolicy({ fsRead: [] }).terminal]).toEqual(["raw", "text", "text", "text"]);
+  });
+});
+
+describe(`a module's output and its answers arrive in order (${ISOLATION})`, () => {
+  it("a line a tool_call handler wrote before it returned reaches onLog before emitToolCall resolves, and text without a newline is passed on marked unterminated", async () => {
+    const logs: Array<[string, string, boolean | undefined]> = [];
+    // Why `env: {}`: trusted passes the host's whole environment, and node in a sandbox that does not bind NODE_EXTRA_CA_CERTS's file warns.
+    const { runner } = await start([ESCAPES], { load: { policy: "trusted", env: {}, onLog: (_hook, level, line, unterminated) => { logs.push([level, line, unterminated]); } } });
+    await runner.emitToolCall(sample("tool_call") as never);
+    expect(logs).toEqual([["stderr", AT_LOAD, undefined], ["stdout", `${NOTIFICATION}${AT_TOOL_CALL}`, undefined]]);
+  });
 });
