@@ -22,7 +22,8 @@ const STRICT = ISOLATION === "sandbox" ? "untrusted" : "confined";
 
 /** The host's stderr after session_start, one tool_call and session_shutdown of `module` isolated with `policy`. */
 async function hostStderr(module: string, policy: string): Promise<string> {
-  const args = JSON.stringify({ module: fixture(module), options: { policy, isolation: ISOLATION } });
+  // Why a long deadline: on a loaded machine isolate()'s 5 s per tool call can pass, and the module is ended at session_shutdown.
+  const args = JSON.stringify({ module: fixture(module), options: { policy, isolation: ISOLATION, deadlines: { default: 60_000 } } });
   const argv = process.versions.bun ? [HOST, args] : ["--import", "tsx", HOST, args];
   // Why without NODE_EXTRA_CA_CERTS: trusted passes the whole environment, and node inside a sandbox that does not bind that file warns on its stderr.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "NODE_EXTRA_CA_CERTS"));
