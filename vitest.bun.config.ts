@@ -18,6 +18,8 @@ const SUITES = [
   "test/host-limits.test.ts", "test/host-wire.test.ts", "test/host-transport.test.ts", "test/host-values.test.ts",
   // What a hook may change of the agent (policy.effects; in the worker project the trusted cases only)
   "test/host-effects.test.ts",
+  // A module's own output on the agent's stderr (isolate() in pi's runner, a Bun host process)
+  "test/host-output.test.ts",
   // The host objects the original accepts (the conformance files above also run over a seed-shaped host)
   "test/host-seed-host.test.ts",
 ];
@@ -38,6 +40,8 @@ const NOT_IN_A_BUN_WORKER: Record<string, string> = {
   "a hook sees session_before_compact's Sets, Map, Date, BigInt, undefined keys, holes, NaN and -0 as the host built them": "Bun 1.3.14's structured clone resolves an object shared after a BigInt to the wrong object (structuredClone({ b: 1n, n: [1], x: s, y: s }).y is [1])",
   "what the hook returns, sends and appends comes back as it built it": "the same Bun structured clone fault, on the event the hook echoes",
   "a hook that hands back the Sets, Map and Date it was given has no effect": "a worker named with a policy over confined (effects restrict): refused on Bun",
+  "a module's own output reaches the agent's stderr": "output capture: a Bun worker writes to the host's streams",
+  "a module's output and its answers arrive in order": "output capture: a Bun worker writes to the host's streams",
 };
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const skipping = (names: string[]) => new RegExp(`^(?!.*(${names.map(escape).join("|")}))`);

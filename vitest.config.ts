@@ -18,6 +18,8 @@ const BOTH_MODES = [
   "test/host-linked-packages.test.ts",
   "test/host-model-registry.test.ts",
   "test/host-terminal-text.test.ts",
+  // A module's own output on the agent's stderr (isolate() in pi's runner, a host process)
+  "test/host-output.test.ts",
   "test/host-fuzz.test.ts",
   // What a hook may change of the agent (policy.effects)
   "test/host-effects.test.ts",

@@ -26,6 +26,7 @@ describe("loadHooks options", () => {
     [{ perHook: { [probe]: { isolation: "proces" } } }, `loadHooks: option "perHook.${probe}.isolation" is "proces", which is not one of "worker", "process", "sandbox"; did you mean "process"?`],
     [{ toolCallFailure: "closd" }, 'loadHooks: option "toolCallFailure" is "closd", which is not one of "closed", "open"; did you mean "closed"?'],
     [{ onLog: "console" }, 'loadHooks: option "onLog" must be a function (got the string "console")'],
+    [{ policy: { terminal: "rwa" } }, 'loadHooks: option "policy.terminal" is "rwa", which is not one of "text", "raw"; did you mean "raw"?'],
   ])("%j throws a TypeError naming the option and the closest valid value", async (options, message) => {
     const error = await load(options).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TypeError);

@@ -30,7 +30,7 @@ function raw(message) {
   link?.post(message);
 }
 
-/** Results of the current turn's requests, posted together by `flushTurn` (one message for many). @type {unknown[]} */
+/** Results of the current turn's requests (and output, `queueOutput`), posted together by `flushTurn` (one message for many). @type {any[]} */
 const outbox = [];
 /** @type {(message: any, err: unknown) => void} */
 let unsendable = () => {};
@@ -48,6 +48,32 @@ export function send(message) {
 /** Queue a result for the end of this turn. @param {unknown} message */
 export function queue(message) {
   outbox.push(message);
+}
+
+/** Characters of one `output` message (below the host's text bound, `LIMITS.maxText`). */
+const OUTPUT_MESSAGE_CHARS = 32 * 1024;
+/** Messages the outbox may hold before it is posted mid-turn (below the host's `LIMITS.maxBatch`). */
+const OUTBOX_MAX = 1_000;
+let outputFlushScheduled = false;
+
+/**
+ * Queue text the hook wrote to its stdout or stderr (worker/stdio-bound.mjs): appended to the
+ * outbox's last message when that is output of the same stream, so a flood of small writes is a few
+ * messages; posted at the end of the turn, and always before anything the worker sends after it.
+ * @param {"stdout" | "stderr"} stream @param {string} text
+ */
+export function queueOutput(stream, text) {
+  for (let i = 0; i < text.length; i += OUTPUT_MESSAGE_CHARS) {
+    const piece = text.slice(i, i + OUTPUT_MESSAGE_CHARS);
+    const last = outbox.at(-1);
+    if (last?.t === "post" && last.m === "output" && last.a[0] === stream && last.a[1].length + piece.length <= OUTPUT_MESSAGE_CHARS) last.a[1] += piece;
+    else outbox.push({ t: "post", m: "output", a: [stream, piece] });
+    if (outbox.length >= OUTBOX_MAX) flushTurn();
+  }
+  if (!outputFlushScheduled) {
+    outputFlushScheduled = true;
+    setImmediate(() => { outputFlushScheduled = false; flushTurn(); });
+  }
 }
 
 /** Post what this turn queued: one message, or one batch. */

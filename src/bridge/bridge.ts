@@ -9,7 +9,7 @@ import { ScopedContexts, scopedSurface } from "./command-scope.js";
 import { CustomUi } from "./custom-ui.js";
 import { HostModules } from "./host-modules.js";
 import type { Policy } from "../policy/policy.js";
-import { terminalText, type TerminalTextOptions } from "../gates/terminal-text.js";
+import { outputText, type TerminalTextOptions } from "../gates/terminal-text.js";
 import type { HookCommandContext, HookMessageRenderer } from "../contract/types.js";
 import { METHOD } from "../../worker/wire.mjs";
 import { hostMethods, type BridgeSurface, type HostMethods } from "./host-bridge.js";
@@ -32,6 +32,8 @@ export interface BridgeBase {
   gate: ExecGate;
   /** Where `pi.logger` lines go until the runner installs its surface. */
   onLog(hookPath: string, level: string, line: string): void;
+  /** What the hook wrote to its stdout or stderr, sent over the channel (the `output` row): cut into lines by the sandbox. */
+  output?(stream: "stdout" | "stderr", text: string): void;
   /** Whether one more log line of this hook may go through (its per-window bound, src/gates/callback-budget.ts). */
   takeLog?(): boolean;
   hostModules: Record<string, object>;
@@ -134,6 +136,7 @@ export class SandboxBridge implements BridgeHost {
       case METHOD.hostModuleAwait: return this.#modules.take(args);
       case METHOD.customDone: return this.#custom.done(args);
       case METHOD.customTui: return this.#custom.requestRender(args);
+      case METHOD.output: return this.#base.output?.(args[0] as "stdout" | "stderr", args[1] as string);
       case METHOD.custom: return this.#custom.show(this.#need(method, served).surface, args);
       case METHOD.setHeader: return this.#custom.header(this.#need(method, served).surface, args);
       case METHOD.toolUpdate: {
@@ -143,8 +146,8 @@ export class SandboxBridge implements BridgeHost {
     }
     if (!served && method === METHOD.exec) return mediatedExec(hookPath, gate, cwd, args);
     if (method === METHOD.log && this.#base.takeLog?.() === false) return undefined;
-    // A log line is hook text bound for wherever the host prints it: through the terminal-text gate.
-    if (!served && method === METHOD.log) return this.#base.onLog(hookPath, args[0] as string, terminalText(args[1] as string, this.#base.terminal));
+    // A log line is hook text bound for wherever the host prints it: as policy.terminal passes it.
+    if (!served && method === METHOD.log) return this.#base.onLog(hookPath, args[0] as string, outputText(args[1] as string, this.#base.policy.terminal === "raw", this.#base.terminal));
     return this.#need(method, served).methods(method, args);
   }
 

@@ -9,7 +9,7 @@ import { HostLacksMethod, type HostObject } from "./host-setup.js";
 import { presets } from "../policy/policy.js";
 import { registryAnswer, registryRefusal } from "./model-registry-gate.js";
 import { renderTheme } from "./render-theme.js";
-import { terminalText, type TerminalTextOptions } from "../gates/terminal-text.js";
+import { outputText, terminalText, type TerminalTextOptions } from "../gates/terminal-text.js";
 import { Deferred } from "./deferred.js";
 import { LIMITS, METHOD } from "../../worker/wire.mjs";
 import { mediatedExec, type ExecGate } from "./exec-gate.js";
@@ -86,7 +86,7 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
  */
 type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | typeof METHOD.hostModuleAwait
   | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui | typeof METHOD.setHeader
-  | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync | typeof METHOD.toolUpdate;
+  | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync | typeof METHOD.toolUpdate | typeof METHOD.output;
 
 /** A dialog's options as they cross (src/bridge/methods.ts `dialog`). */
 type DialogSpec = { timeout?: number; signal?: number };
@@ -190,7 +190,7 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
       mayUse("ctx.abort", "ctx.abort");
       return surface.abort();
     },
-    [METHOD.log]: ([level, text]) => surface.log(level, line(text)),
+    [METHOD.log]: ([level, text]) => surface.log(level, outputText(text, gate.policy.terminal === "raw", terminal)),
     [METHOD.busEmit]: ([channel, data]) => {
       // At most BUS.max emits per hook in any BUS.windowMs: more are dropped, said once per window.
       const now = Date.now();

@@ -147,6 +147,8 @@ export const BRIDGE = {
   [METHOD.log]: post(z.tuple([z.enum(["debug", "info", "warn", "error"]), z.string()]), { atLoad: true }),
   // pi.events between the modules of one isolate(): a channel name and data (within the message bounds).
   [METHOD.busEmit]: post(z.tuple([name]).rest(z.unknown()), { atLoad: true }),
+  // What the hook wrote to process.stdout / process.stderr (worker/stdio-bound.mjs), in order with everything else it sends.
+  [METHOD.output]: post(z.tuple([z.enum(["stdout", "stderr"]), text]), { atLoad: true }),
   [METHOD.isIdle]: sync(none, z.boolean()),
   [METHOD.hasQueuedMessages]: sync(none, z.boolean()),
   [METHOD.getEditorText]: sync(none, z.string()),

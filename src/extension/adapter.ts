@@ -16,6 +16,7 @@ import { loadExtensionModules, type LoadOptions } from "../runner/loader.js";
 import { readIsolateConfig } from "./config.js";
 import { baseFolder, callerFile, modulePath } from "./base.js";
 import { Notices } from "./notices.js";
+import { withAgentOutput } from "./output.js";
 import { alsoLoadedByAgent } from "./also-loaded.js";
 import type { OmpModule } from "../discovery/agents.js";
 import { SCHEMAS, optionsProblem } from "../options/schemas.js";
@@ -116,7 +117,7 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
   }
   const { resolved, isOptional } = checked;
   const notices = new Notices();
-  const loadOptions = notices.watch(checked.loadOptions);
+  const loadOptions = withAgentOutput(notices.watch(checked.loadOptions));
   return async (pi) => {
     const cwd = process.cwd();
     const line = agentLine(pi);

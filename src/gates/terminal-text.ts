@@ -56,3 +56,12 @@ export function terminalText(text: string, options: GateOptions = {}): string {
 export function terminalLines(lines: readonly string[], options: TerminalTextOptions = {}): string[] {
   return lines.map((line) => terminalText(line, options));
 }
+
+/**
+ * Text a module wrote to its own output (stdout, stderr, `console`, `pi.logger`), as its policy's
+ * `terminal` field passes it: `raw` as written (the module may write escapes to the person's
+ * terminal: `trusted` only), otherwise through the gate with newlines and tabs kept.
+ */
+export function outputText(text: string, raw: boolean, options: TerminalTextOptions = {}): string {
+  return raw ? text : terminalText(text, { ...options, multiline: true });
+}

@@ -26,8 +26,9 @@ import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js
 import { spawnEndpoint } from "./spawn.js";
 import { Components, type RenderClient, type RenderOutcome, type ToolRendererStandIn } from "./render.js";
 import { RenderGuard } from "./render-guard.js";
-import { terminalText } from "../gates/terminal-text.js";
+import { outputText } from "../gates/terminal-text.js";
 import { RestartBudget } from "./restart-budget.js";
+import { OutputLines, type OutputSink } from "./output.js";
 import { CALLBACK_WINDOW_MS, CallbackBudget, EXEC_RECORDS_PER_WINDOW, LOG_LINES_PER_WINDOW } from "../gates/callback-budget.js";
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform/cache.js";
 import { hostModuleManifest } from "../bridge/host-modules.js";
@@ -84,6 +85,18 @@ export class HookSupervisor implements SandboxView {
   #runtime: ChildRuntime | undefined;
   /** Limits this host's runtime does not enforce for this hook (worker mode on Bun), said in the load report. */
   #unenforced: readonly string[] | undefined;
+
+  /**
+   * What the current worker sent over the channel as its stdout and stderr (worker/stdio-bound.mjs),
+   * cut into lines as its pipes are (./output.ts): one pair per worker, so a line one left open
+   * never continues in the next.
+   */
+  #sentOutput: Record<"stdout" | "stderr", OutputLines> | undefined;
+  /** Hook text bound for wherever the host prints it: as policy.terminal passes it (src/gates/terminal-text.ts). */
+  readonly #onOutput: OutputSink = (stream, line, unterminated) => {
+    const { options } = this;
+    if (this.#logBudget.take()) options.onLog(this.hookPath, stream, outputText(line, options.policy.terminal === "raw", options.terminalText), ...(unterminated ? [true] as const : []));
+  };
 
   /** Whether the module is an agent's extension (hookbox/extension): the agent-only registrations work in it. */
   readonly agent: boolean;
@@ -144,7 +157,7 @@ export class HookSupervisor implements SandboxView {
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
     this.#transformBudget = new TransformBudget(hookPath, options.transformBudget);
     this.bridge = new SandboxBridge({
-      hookPath, cwd, gate: this.execGate, onLog: options.onLog, takeLog: () => this.#logBudget.take(), hostModules: options.hostModules, policy: options.policy,
+      hookPath, cwd, gate: this.execGate, onLog: options.onLog, output: (stream, text) => this.#sentOutput?.[stream].write(text), takeLog: () => this.#logBudget.take(), hostModules: options.hostModules, policy: options.policy,
       isolation: options.isolation, terminal: options.terminalText,
       transform: (a) => this.#transform(a),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
@@ -327,8 +340,7 @@ export class HookSupervisor implements SandboxView {
         runtime: plan.child?.path,
         resourceLimits: options.resourceLimits,
         renderTimeoutMs: options.renderTimeoutMs,
-        // Hook text bound for wherever the host prints it: through the terminal-text gate (src/gates/terminal-text.ts).
-        onOutput: (stream, line) => { if (this.#logBudget.take()) options.onLog(this.hookPath, stream, terminalText(line, options.terminalText)); },
+        onOutput: this.#onOutput,
       }, launcher);
     } catch (err) {
       // A symbolic link out of the hook's package roots (src/policy/read-grants.ts): the message names it.
@@ -337,6 +349,7 @@ export class HookSupervisor implements SandboxView {
       return Errors.loadFailed(this.hookPath, `the hook's ${options.isolation} could not be started: ${describeThrown(err)}`);
     }
     this.#worker = endpoint;
+    const sent = this.#sentOutput = { stdout: new OutputLines("stdout", this.#onOutput), stderr: new OutputLines("stderr", this.#onOutput) };
     this.generation++;
     this.#deathFailure = undefined;
     const channel = new HookChannel(endpoint, this.hookPath, this.bridge, {
@@ -357,6 +370,8 @@ export class HookSupervisor implements SandboxView {
     this.#deathSeenByRequests = false;
     this.#exited = new Promise((resolve) => endpoint.onDeath((end) => {
       this.#deathFailure ??= classifyDeath(this.hookPath, end);
+      sent.stdout.end();
+      sent.stderr.end();
       if (channel.close(this.#deathFailure) > 0) this.#deathSeenByRequests = true;
       died(this.#deathFailure("load"));
       // Ports close asynchronously; `dispose()` resolves once nothing of this worker is left.

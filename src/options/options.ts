@@ -70,8 +70,13 @@ export interface SandboxOptions {
    * hook renders by default for the rest of its life, reported once (`timeout`). Default 500.
    */
   renderBudgetMs?: number;
-  /** Where `pi.logger` lines go. Default: dropped. */
-  onLog?: (hookPath: string, level: string, line: string) => void;
+  /**
+   * Where the hook's own lines go: `pi.logger` (`level` its level), and its stdout and stderr
+   * (`level` `"stdout"` / `"stderr"`), as `policy.terminal` passes them. `unterminated`: the hook
+   * wrote this text without ending its line (yet); the rest of the line comes as the next call.
+   * Default: dropped (inside an agent, `isolate()` writes them to the agent's stderr).
+   */
+  onLog?: (hookPath: string, level: string, line: string, unterminated?: boolean) => void;
   /**
    * Confinement: `"confined"` (default: Node's permission model on, reads of the hook's own folder
    * and its imports only, no child processes, a clean environment, no `pi.exec`; a seat belt),
@@ -129,7 +134,7 @@ export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "exec
   env: Record<string, string | undefined> | undefined;
   execArgv: string[] | undefined;
   runtime: string | undefined;
-  onLog: (hookPath: string, level: string, line: string) => void;
+  onLog: NonNullable<SandboxOptions["onLog"]>;
   /** Why the isolation differs from the default the options imply, when the host chose a stronger one (src/policy/runtime.ts hostIsolation). */
   isolationChosen?: string;
 };

@@ -6,7 +6,7 @@
  * throws a `TypeError` naming the option's path and, where one is close, the valid value meant.
  */
 import { z } from "zod";
-import { EFFECTS, presets, type Policy } from "../policy/policy.js";
+import { EFFECTS, TERMINAL_ACCESS, presets, type Policy } from "../policy/policy.js";
 import { levenshtein } from "../contract/edit-distance.js";
 
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: "a function" });
@@ -33,6 +33,7 @@ const policyShape = {
   modelRegistry: z.enum(["read", "keys", "all"]).optional(),
   agent: z.enum(["read", "write"]).optional(),
   effects: z.enum(EFFECTS).optional(),
+  terminal: z.enum(TERMINAL_ACCESS).optional(),
 } satisfies { [K in keyof Policy]-?: z.ZodType };
 const policyOption = z.union([presetName, z.strictObject(policyShape)]);
 

@@ -88,7 +88,22 @@ export interface Policy {
    * and `confined`, `"restrict"` in `untrusted`.
    */
   effects: Effect;
+  /**
+   * How the lines the module writes itself (`console`, `process.stdout` / `process.stderr`,
+   * `pi.logger`) are passed on (to `onLog`; inside an agent, to its stderr): `"text"` through the
+   * terminal-text gate (every control sequence removed but SGR colours, tabs kept) and, inside an
+   * agent, each line prefixed with the module's name; `"raw"` as written, escapes included (an OSC
+   * 777 desktop notification, but also OSC 52, which writes the clipboard), with no prefix, as in
+   * the agent's own process. Writing escapes to the person's terminal is a capability: `"raw"` in
+   * `trusted` only, `"text"` in `confined` and `untrusted`.
+   */
+  terminal: TerminalAccess;
 }
+
+/** How a module's own output lines reach a terminal (`policy.terminal`). */
+export type TerminalAccess = "text" | "raw";
+/** The values of `policy.terminal`, strictest first. */
+export const TERMINAL_ACCESS = ["text", "raw"] as const satisfies readonly TerminalAccess[];
 
 /** A class of effect on the agent, lowest first (`policy.effects`). */
 export type Effect = (typeof EFFECTS)[number];
@@ -110,11 +125,11 @@ export const SAFE_ENV = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LA
 /** Names that look like secrets: never passed unless listed in `policy.env` by exact name. */
 export const SECRET_NAME = /(_KEY|_TOKEN|_SECRET)$|PASSWORD|^(AWS|GITHUB|OPENAI|ANTHROPIC)_/i;
 
-const seatBelt = { permissionModel: true, fsRead: [], fsWrite: [], childProcess: false, env: [], exec: { allow: [] }, sandbox: false, network: { allow: [] }, modelRegistry: "read", effects: "substitute" } satisfies Policy;
+const seatBelt = { permissionModel: true, fsRead: [], fsWrite: [], childProcess: false, env: [], exec: { allow: [] }, sandbox: false, network: { allow: [] }, modelRegistry: "read", effects: "substitute", terminal: "text" } satisfies Policy;
 
 export const presets = {
   /** Like the original in-process hooks: everything allowed, the host's whole environment. Crash containment only. */
-  trusted: { permissionModel: false, fsRead: [], fsWrite: [], childProcess: true, env: ["*"], exec: { allow: "*" }, sandbox: false, network: { allow: [] }, modelRegistry: "all", effects: "substitute" } satisfies Policy,
+  trusted: { permissionModel: false, fsRead: [], fsWrite: [], childProcess: true, env: ["*"], exec: { allow: "*" }, sandbox: false, network: { allow: [] }, modelRegistry: "all", effects: "substitute", terminal: "raw" } satisfies Policy,
   /**
    * For your own hooks (the default of `loadHooks`): Node's permission model on, no child processes,
    * a clean environment, no exec. A seat belt against mistakes, not a wall: the network is open.

@@ -39,19 +39,23 @@ export function loadExtensionModules(paths: string[], cwd: string, options: Load
   return loadModules(paths, cwd, options, true);
 }
 
+/** The options one hook loads with: the shared ones, overridden by its `perHook` entry (keyed by the path as given or its absolute path). */
+export function hookOptions(options: LoadOptions, hookPath: string, resolvedPath: string): SandboxOptions {
+  const { perHook, ...shared } = options;
+  return { ...shared, ...(perHook?.[hookPath] ?? perHook?.[resolvedPath]) };
+}
+
 async function loadModules(paths: string[], cwd: string, options: LoadOptions, agent: boolean): Promise<LoadHooksResult> {
   if ((options as { watch?: unknown }).watch !== undefined) throw new TypeError("loadHooks: `watch` is an option of the runner now: new HookRunner(hooks, cwd, sessionManager, modelRegistry, { watch: true })");
   checkOptions("loadHooks", options);
-  const { perHook, ...shared } = options;
   const outcomes = await Promise.all(paths.map(async (hookPath) => {
     const resolvedPath = resolvePath(hookPath, cwd);
     if (!existsSync(resolvedPath)) {
       return { hookPath, failure: Errors.loadFailed(hookPath, `file not found: ${resolvedPath}`) };
     }
-    const own = perHook?.[hookPath] ?? perHook?.[resolvedPath];
     let resolved: ResolvedSandboxOptions;
     try {
-      resolved = resolveSandboxOptions({ ...shared, ...own });
+      resolved = resolveSandboxOptions(hookOptions(options, hookPath, resolvedPath));
     } catch (err) {
       if (err instanceof PolicyError) return { hookPath, failure: Errors.loadFailed(hookPath, err.message) };
       throw err;

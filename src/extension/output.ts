@@ -1,0 +1,118 @@
+/**
+ * What an isolated module writes itself (`console`, `process.stdout` / `process.stderr`,
+ * `pi.logger`) reaches the agent's stderr, as the module's own writes reach it in the agent's
+ * process: pi sends an extension's stdout to its stderr in `-p` and `--mode rpc` (its stdout is the
+ * protocol there), so every stream goes to stderr, never to the agent's stdout, which a module must
+ * not be able to write protocol lines to.
+ *
+ * Each line arrives already passed as the module's `policy.terminal` says (src/isolation/
+ * supervisor.ts). Under `"raw"` (trusted) it is written as the module wrote it: no prefix, so the
+ * agent's stderr reads as in-process. Under `"text"` each line starts with `[<module>] `: why a
+ * prefix: the person must know which isolated module wrote a line, and a module they did not write
+ * must not be able to pass its lines off as the agent's or hookbox's own.
+ *
+ * Bounded per module: `MAX_LINES` lines and `MAX_BYTES` bytes per `WINDOW_MS`; past either, the
+ * rest of that window is dropped and one line says so. Nothing is queued, so a flood costs no memory.
+ */
+import { relative, sep } from "node:path";
+import { resolvePolicy, type TerminalAccess } from "../policy/policy.js";
+import { hookOptions, type LoadOptions } from "../runner/loader.js";
+
+/** Lines one module may write to the agent's stderr per window. */
+export const MAX_LINES = 200;
+/** Bytes one module may write to the agent's stderr per window. */
+export const MAX_BYTES = 64 * 1024;
+/** The window of both bounds, in ms. */
+export const WINDOW_MS = 10_000;
+
+/** The line said once per window when a module's output starts being dropped. */
+export function droppedNotice(name: string): string {
+  return `[hookbox] output of ${name} is being dropped: over ${MAX_LINES} lines or ${MAX_BYTES / 1024} KiB in ${WINDOW_MS / 1000} s (it resumes when the ${WINDOW_MS / 1000} s are over)`;
+}
+
+/** How a module is named on the agent's stderr: its path from the agent's folder when inside it, else its absolute path. */
+export function moduleName(hookPath: string, cwd: string): string {
+  const rel = relative(cwd, hookPath);
+  return rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || rel.startsWith(sep) ? hookPath : rel;
+}
+
+interface ModuleState {
+  windowStart: number;
+  lines: number;
+  bytes: number;
+  dropping: boolean;
+  /** The last text written left its line open: the next one continues it (no prefix). */
+  open: boolean;
+}
+
+export class AgentOutput {
+  readonly #modules = new Map<string, ModuleState>();
+  readonly #terminalOf: (hookPath: string) => TerminalAccess;
+  readonly #cwd: string;
+  readonly #write: (text: string) => void;
+
+  /**
+   * `terminalOf(hookPath)`: the module's `policy.terminal`. `write` is where the text goes: the
+   * agent's `process.stderr` as it is at the time of the write (the agent may have replaced it).
+   */
+  constructor(terminalOf: (hookPath: string) => TerminalAccess, cwd: string, write: (text: string) => void = (text) => { process.stderr.write(text); }) {
+    this.#terminalOf = terminalOf;
+    this.#cwd = cwd;
+    this.#write = write;
+  }
+
+  /** The `onLog` of `isolate()` when the caller gave none. */
+  readonly onLog = (hookPath: string, _level: string, line: string, unterminated?: boolean): void => {
+    const state = this.#state(hookPath);
+    const raw = this.#terminalOf(hookPath) === "raw";
+    const prefix = raw ? "" : `[${moduleName(hookPath, this.#cwd)}] `;
+    // A logger line may hold newlines: each line it makes is one line on the screen, each prefixed.
+    const text = (raw || !line.includes("\n") ? line : line.split("\n").join(`\n${prefix}`)) + (unterminated ? "" : "\n");
+    const out = state.open ? text : prefix + text;
+    const now = Date.now();
+    if (now - state.windowStart >= WINDOW_MS) Object.assign(state, { windowStart: now, lines: 0, bytes: 0, dropping: false });
+    const bytes = Buffer.byteLength(out);
+    if (state.dropping || state.lines + 1 > MAX_LINES || state.bytes + bytes > MAX_BYTES) {
+      if (!state.dropping) {
+        state.dropping = true;
+        this.#emit(`${state.open ? "\n" : ""}${droppedNotice(moduleName(hookPath, this.#cwd))}\n`);
+        state.open = false;
+      }
+      return;
+    }
+    state.lines++;
+    state.bytes += bytes;
+    state.open = unterminated === true;
+    this.#emit(out);
+  };
+
+  #state(hookPath: string): ModuleState {
+    let state = this.#modules.get(hookPath);
+    if (!state) this.#modules.set(hookPath, state = { windowStart: -Infinity, lines: 0, bytes: 0, dropping: false, open: false });
+    return state;
+  }
+
+  #emit(text: string): void {
+    try { this.#write(text); } catch { /* the agent's stderr is gone: nothing to tell */ }
+  }
+}
+
+/**
+ * `options` with `onLog` writing to the agent's stderr (`AgentOutput`), unless the caller gave one
+ * (then the caller's `onLog` gets every line, as under `loadHooks`). Each module's prefix follows
+ * its own policy (`perHook` included); a policy that does not resolve fails that module's load, and
+ * any line it wrote first is shown as `"text"`.
+ */
+export function withAgentOutput<T extends LoadOptions>(options: T, cwd = process.cwd()): T {
+  if (options.onLog) return options;
+  const known = new Map<string, TerminalAccess>();
+  const terminalOf = (hookPath: string): TerminalAccess => {
+    let terminal = known.get(hookPath);
+    if (terminal === undefined) {
+      try { terminal = resolvePolicy(hookOptions(options, hookPath, hookPath).policy).terminal; } catch { terminal = "text"; }
+      known.set(hookPath, terminal);
+    }
+    return terminal;
+  };
+  return { ...options, onLog: new AgentOutput(terminalOf, cwd).onLog };
+}
