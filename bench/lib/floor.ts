@@ -6,6 +6,13 @@
 import { Worker } from "node:worker_threads";
 
 export const ECHO_WORKER = new URL("../fixtures/echoes-messages.mjs", import.meta.url);
+/**
+ * How a floor worker is made: `execArgv: []`, as hookbox makes its workers (they get their own
+ * flags). A worker inherits the process's flags by default, and the benches run under tsx: each
+ * bare worker then loaded tsx's loader hooks too, which measured 14.8 MB private per worker against
+ * 7.4 MB without (and made the start-up floor slower than a bare worker is).
+ */
+export const FLOOR_WORKER_OPTIONS = Object.freeze({ execArgv: [] as string[] });
 
 /** A bare echo worker and the two ways the benchmarks drive it. */
 export class EchoWorker {
@@ -25,7 +32,7 @@ export class EchoWorker {
   }
 
   static async start(): Promise<EchoWorker> {
-    const echo = new EchoWorker(new Worker(ECHO_WORKER));
+    const echo = new EchoWorker(new Worker(ECHO_WORKER, FLOOR_WORKER_OPTIONS));
     await echo.roundTrip(0);
     return echo;
   }
@@ -52,7 +59,7 @@ export class EchoWorker {
 /** Start `count` bare workers in parallel; resolves (ms) once each answered one message, then ends them. */
 export async function bareWorkersAnswering(count: number): Promise<number> {
   const t0 = performance.now();
-  const workers = Array.from({ length: count }, () => new Worker(ECHO_WORKER));
+  const workers = Array.from({ length: count }, () => new Worker(ECHO_WORKER, FLOOR_WORKER_OPTIONS));
   await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
     w.once("message", () => resolve());
     w.once("error", reject);

@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { Worker } from "node:worker_threads";
-import { ECHO_WORKER } from "./floor.js";
+import { ECHO_WORKER, FLOOR_WORKER_OPTIONS } from "./floor.js";
 import { benchFixture, loadRunner } from "./host.js";
 import { sleep } from "./measure.js";
 import { perUnitMb, smapsRollupKb, subKb } from "./smaps.js";
@@ -36,7 +36,7 @@ export async function measureInChild(kind: MemoryCase, count: number): Promise<M
     const runner = await loadRunner(Array.from({ length: count }, () => benchFixture("allows-every-tool-call.ts")));
     end = () => runner.dispose();
   } else {
-    const workers = Array.from({ length: count }, () => new Worker(ECHO_WORKER));
+    const workers = Array.from({ length: count }, () => new Worker(ECHO_WORKER, FLOOR_WORKER_OPTIONS));
     await Promise.all(workers.map((w) => new Promise((resolve) => { w.once("message", resolve); w.postMessage(0); })));
     end = () => Promise.all(workers.map((w) => w.terminate()));
   }
