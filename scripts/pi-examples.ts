@@ -12,14 +12,16 @@
  * - `identical`: nothing differs;
  * - `refused`: the isolated run reports a member or feature refused by name ("… is refused by
  *   hookbox/extension: …", the adapter's wording: src/extension/, worker/extension-members.mjs);
- * - `differs`: anything else differs (the first difference is given).
+ * - `differs`: anything else differs (the first difference is given);
+ * - `pi cannot load it`: run A never answered (pi exits when an extension it is given does not load,
+ *   e.g. an npm package the example imports is not installed): nothing to compare.
  *
  * `scripts/examples-table.ts` writes docs/pi-examples.md's table from it; test/extension-examples.test.ts
  * checks the table against it. No outcome is hand-written.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { builtHookbox, installPi, installPiDir, piWorldIn, runPiRpc, type PiRpcRun, type PiWorld } from "../test/support/pi-run.js";
 
@@ -27,7 +29,7 @@ export { importPi, type Pi } from "../test/support/pi-run.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-export const OUTCOMES = ["identical", "refused", "differs"] as const;
+export const OUTCOMES = ["identical", "refused", "differs", "pi cannot load it"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface ExampleRow {
@@ -132,16 +134,19 @@ async function runSide(cli: string, example: string, isolated: boolean, options:
     let extension = example;
     if (isolated) {
       let module = example;
-      if (options.changeB) {
-        // A changed copy in the run's own folder (never in pi's): the control's example imports only pi's packages.
-        module = join(root, "changed.ts");
-        writeFileSync(module, options.changeB(readFileSync(example, "utf8")));
-      }
       // As a user has it: hookbox installed above isolated.ts, which has a folder of its own (as the example has).
       mkdirSync(join(root, "node_modules"));
       symlinkSync(hookbox(), join(root, "node_modules", "hookbox"));
+      if (options.changeB) {
+        // A changed copy in the run's own folder (never in pi's), where pi's packages resolve as from the example.
+        symlinkSync(join(dirname(cli), "..", ".."), join(root, "node_modules", "@mariozechner"));
+        mkdirSync(join(root, "changed"));
+        module = join(root, "changed", basename(example));
+        writeFileSync(module, options.changeB(readFileSync(example, "utf8")));
+      }
+      // Named as the example is (pi names an extension's commands' source after its file).
       mkdirSync(join(root, "extension"));
-      extension = join(root, "extension", "isolated.ts");
+      extension = join(root, "extension", basename(example));
       writeFileSync(extension, `import { isolate } from "hookbox/extension";\n`
         + `export default isolate([${JSON.stringify(module)}], ${JSON.stringify(isolateOptions(file, options.isolation))});\n`);
     }
@@ -199,8 +204,33 @@ export interface Observed {
 
 const STATE_COMMANDS = new Set(["get_state", "get_messages"]);
 
+/**
+ * UI requests an example makes from a timer, not from an event: how many a run has depends on how
+ * long each step took, in either run. They are taken out of both streams before comparing (the
+ * table's head says which). Listed by hand, from the example's source.
+ */
+export const TIMER_DRIVEN: Readonly<Record<string, { method: string; why: string }>> = {
+  "titlebar-spinner.ts": { method: "setTitle", why: "a spinner frame every 80 ms while the agent works" },
+};
+
+/**
+ * A streamed assistant message's snapshots without what depends on timing: pi emits the message
+ * object it is still filling, so what `message_start` and each `message_update` carry depends on how
+ * far the stream got when pi wrote them (an extension's awaited handler shifts it). Kept: each
+ * update's kind and delta; `message_end` and `turn_end` carry the whole message.
+ */
+function withoutSnapshots(record: unknown): unknown {
+  const r = record as { type?: string; message?: { role?: string }; assistantMessageEvent?: { type?: string; delta?: unknown; contentIndex?: unknown } };
+  if (r?.type === "message_update") {
+    const { type, delta, contentIndex } = r.assistantMessageEvent ?? {};
+    return { type: r.type, assistantMessageEvent: { type, delta, contentIndex } };
+  }
+  if (r?.type === "message_start" && r.message?.role === "assistant") return { type: r.type, message: { role: "assistant" } };
+  return record;
+}
+
 /** One run as compared: normalized, the state responses apart from the events. */
-function observe(side: Side, example: string, examples: string, piDir: string): Observed {
+function observe(side: Side, file: string, example: string, examples: string, piDir: string): Observed {
   const { value, text } = normalizer([
     [side.extension, "<extension>"], [example, "<extension>"],
     // The extension's folder (pi's baseDir for what it registers): the example's, or isolated.ts's.
@@ -209,9 +239,11 @@ function observe(side: Side, example: string, examples: string, piDir: string): 
   ]);
   const events: unknown[] = [];
   const state: unknown[] = [];
+  const timer = TIMER_DRIVEN[file]?.method;
   for (const record of side.run.transcript) {
-    const r = record as { type?: string; command?: string };
-    (r.type === "response" && STATE_COMMANDS.has(r.command ?? "") ? state : events).push(value(record));
+    const r = record as { type?: string; command?: string; method?: string };
+    if (timer !== undefined && r.type === "extension_ui_request" && r.method === timer) continue;
+    (r.type === "response" && STATE_COMMANDS.has(r.command ?? "") ? state : events).push(value(withoutSnapshots(record)));
   }
   return {
     events, state,
@@ -269,7 +301,9 @@ export function describeDifference(a: Observed, b: Observed): string {
     let where = d.path;
     if (section === "events" && index !== undefined) {
       const ea = a.events[Number(index)], eb = b.events[Number(index)];
-      where = `event ${index} (${eventName(ea) || "none"}${eventName(eb) !== eventName(ea) ? ` / isolated: ${eventName(eb) || "none"}` : ""})${d.path.slice(`events[${index}]`.length)}`;
+      // Two different events: both, whole (short).
+      if (eventName(ea) !== eventName(eb)) return `event ${index}: in-process ${short(ea)}, isolated ${short(eb)}`;
+      where = `event ${index} (${eventName(ea)})${d.path.slice(`events[${index}]`.length)}`;
     } else if (section === "requests" && index !== undefined) {
       where = `model request ${index}${d.path.slice(`requests[${index}]`.length)}`;
     } else if (section === "stderr" && index !== undefined) {
@@ -300,7 +334,7 @@ export async function classifyExample(file: string, options: RunOptions = {}): P
   const example = join(examples, file);
   const a = await runSide(cli, example, false, options, file);
   const b = await runSide(cli, example, true, options, file);
-  const [oa, ob] = [observe(a, example, examples, piDir), observe(b, example, examples, piDir)];
+  const [oa, ob] = [observe(a, file, example, examples, piDir), observe(b, file, example, examples, piDir)];
   const ms = Math.round(performance.now() - started);
   if (options.dump) {
     mkdirSync(options.dump, { recursive: true });
@@ -309,6 +343,8 @@ export async function classifyExample(file: string, options: RunOptions = {}): P
     writeFileSync(join(options.dump, `${name}.B.json`), JSON.stringify(ob, null, 1));
     writeFileSync(join(options.dump, `${name}.timings.json`), JSON.stringify({ A: [a.run.elapsedMs, a.run.timings], B: [b.run.elapsedMs, b.run.timings] }));
   }
+  const answered = (o: Observed) => o.events.some((e) => (e as { type?: string }).type === "response");
+  if (!answered(oa)) return { file, outcome: "pi cannot load it", detail: oa.stderr[0]?.slice(0, 160) ?? `pi exited (${JSON.stringify(oa.exit)})`, ms };
   const difference = describeDifference(oa, ob);
   if (difference === "") return { file, outcome: "identical", detail: "", ms };
   const refused = refusalIn(ob);

@@ -20,7 +20,7 @@ if (unavailable) console.log(`test/extension-examples.test.ts skipped: ${unavail
 /** The rows of the doc's generated table: each example's outcome. */
 function committedOutcomes(): Array<Pick<ExampleRow, "file" | "outcome">> {
   const table = tableOf(readFileSync(join(ROOT, "docs", "pi-examples.md"), "utf8")) ?? "";
-  return [...table.matchAll(/^\| `([^`]+)` \| (\w+) \|/gm)].map((m) => ({ file: m[1]!, outcome: m[2]! as ExampleRow["outcome"] }));
+  return [...table.matchAll(/^\| `([^`]+)` \| ([^|]+?) \|/gm)].map((m) => ({ file: m[1]!, outcome: m[2]! as ExampleRow["outcome"] }));
 }
 
 describe.skipIf(unavailable !== undefined)("pi 0.73.1's example extensions: in pi's process against isolate([example], { policy: \"trusted\" })", () => {
