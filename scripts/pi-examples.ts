@@ -97,6 +97,8 @@ export interface RunOptions {
   isolation?: Isolation;
   /** Change B's module: B isolates a copy of the example with this applied to its source (the control). */
   changeB?: (source: string) => string;
+  /** hookbox as built for this differential (`buildHookbox()`; built when not given): one build for every run of it. */
+  hookbox?: string;
   /** A folder to write each run's observed (normalized) outcome to, as `<example>.A.json` / `.B.json`, and the raw stderr. */
   dump?: string;
 }
@@ -125,10 +127,10 @@ function filesOf(dir: string, prefix: string, out: Record<string, string> = {}):
   return out;
 }
 
-/** hookbox as the package ships it (built into .cache/differential when a source is newer), what run B's isolated.ts imports. */
-const hookbox = () => builtHookbox("differential", (line) => process.stderr.write(`${line}\n`));
+/** hookbox as the package ships it, for the sources as they are now (test/support/pi-run.ts): what run B's isolated.ts imports. */
+export const buildHookbox = () => builtHookbox("differential", (line) => process.stderr.write(`${line}\n`));
 
-async function runSide(cli: string, example: string, isolated: boolean, options: RunOptions, file: string): Promise<Side> {
+async function runSide(cli: string, example: string, isolated: boolean, options: RunOptions & { hookbox: string }, file: string): Promise<Side> {
   const { root, world } = freshWorld();
   try {
     let extension = example;
@@ -136,7 +138,7 @@ async function runSide(cli: string, example: string, isolated: boolean, options:
       let module = example;
       // As a user has it: hookbox installed above isolated.ts, which has a folder of its own (as the example has).
       mkdirSync(join(root, "node_modules"));
-      symlinkSync(hookbox(), join(root, "node_modules", "hookbox"));
+      symlinkSync(options.hookbox, join(root, "node_modules", "hookbox"));
       if (options.changeB) {
         // A changed copy in the run's own folder (never in pi's), where pi's packages resolve as from the example.
         symlinkSync(join(dirname(cli), "..", ".."), join(root, "node_modules", "@mariozechner"));
@@ -230,12 +232,12 @@ function withoutSnapshots(record: unknown): unknown {
 }
 
 /** One run as compared: normalized, the state responses apart from the events. */
-function observe(side: Side, file: string, example: string, examples: string, piDir: string): Observed {
+function observe(side: Side, file: string, example: string, examples: string, piDir: string, hookbox: string): Observed {
   const { value, text } = normalizer([
     [side.extension, "<extension>"], [example, "<extension>"],
     // The extension's folder (pi's baseDir for what it registers): the example's, or isolated.ts's.
     [dirname(side.extension), "<extension folder>"], [dirname(example), "<extension folder>"], [examples, "<examples>"], [side.world.project, "<project>"],
-    [side.world.home, "<home>"], [join(side.world.home, ".."), "<root>"], [piDir, "<pi>"], [join(ROOT, ".cache", "differential"), "<hookbox>"], [ROOT.replace(/\/$/, ""), "<hookbox>"],
+    [side.world.home, "<home>"], [join(side.world.home, ".."), "<root>"], [piDir, "<pi>"], [hookbox, "<hookbox>"], [ROOT.replace(/\/$/, ""), "<hookbox>"],
   ]);
   const events: unknown[] = [];
   const state: unknown[] = [];
@@ -332,9 +334,10 @@ export async function classifyExample(file: string, options: RunOptions = {}): P
   const piDir = installPiDir();
   const examples = examplesDir(piDir);
   const example = join(examples, file);
-  const a = await runSide(cli, example, false, options, file);
-  const b = await runSide(cli, example, true, options, file);
-  const [oa, ob] = [observe(a, file, example, examples, piDir), observe(b, file, example, examples, piDir)];
+  const sides = { ...options, hookbox: options.hookbox ?? buildHookbox() };
+  const a = await runSide(cli, example, false, sides, file);
+  const b = await runSide(cli, example, true, sides, file);
+  const [oa, ob] = [observe(a, file, example, examples, piDir, sides.hookbox), observe(b, file, example, examples, piDir, sides.hookbox)];
   const ms = Math.round(performance.now() - started);
   if (options.dump) {
     mkdirSync(options.dump, { recursive: true });
@@ -355,13 +358,13 @@ export async function classifyExample(file: string, options: RunOptions = {}): P
 /** Every example (or `only`), at most `parallel` at a time; rows in the examples' order. */
 export async function classifyAll(options: RunOptions & { only?: string[]; parallel?: number; onRow?: (row: ExampleRow & { ms: number }) => void } = {}): Promise<Array<ExampleRow & { ms: number }>> {
   const files = listExamples(examplesDir(installPiDir())).filter((f) => !options.only || options.only.includes(f));
-  hookbox(); // once, before the runs in parallel
+  const hookbox = options.hookbox ?? buildHookbox(); // once: every run of the differential loads the same build
   const rows: Array<ExampleRow & { ms: number }> = new Array(files.length);
   let next = 0;
   const worker = async () => {
     while (next < files.length) {
       const i = next++;
-      rows[i] = await classifyExample(files[i]!, options).catch((err: Error) => ({ file: files[i]!, outcome: "differs" as const, detail: `the run failed: ${err.message.slice(0, 200)}`, ms: 0 }));
+      rows[i] = await classifyExample(files[i]!, { ...options, hookbox }).catch((err: Error) => ({ file: files[i]!, outcome: "differs" as const, detail: `the run failed: ${err.message.slice(0, 200)}`, ms: 0 }));
       options.onRow?.(rows[i]!);
     }
   };

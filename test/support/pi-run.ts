@@ -7,7 +7,7 @@
  * test/support/pi-agent.ts adds the test's temporary world.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -83,24 +83,31 @@ export function installBun(): string {
 }
 
 /**
- * hookbox built as the package ships it (`npm run build`'s tsc) into `.cache/<folder>/dist` (git
- * ignores .cache/), with the package's package.json beside it, rebuilt when a source file is newer:
- * what `import { isolate } from "hookbox/extension"` loads once `node_modules/hookbox` links to
- * the returned folder. Why not the TypeScript source: pi's jiti would transform and evaluate
- * hookbox's ~60 source files at every start (1.1-4.4 s of CPU per start, against 0.2 s built).
+ * hookbox built as the package ships it (`npm run build`'s tsc) for the current sources: a folder
+ * `.cache/<folder>/<newest source mtime>/` (git ignores .cache/) with `dist/` and the package's
+ * package.json, what `import { isolate } from "hookbox/extension"` loads once `node_modules/hookbox`
+ * links to it. Built into a temporary folder and renamed into place, never removed while in use: a
+ * run that started on one build keeps it when a source changes meanwhile, and two processes building
+ * at once keep one. Why not the TypeScript source: pi's jiti would transform and evaluate hookbox's
+ * ~60 source files at every start (1.1-4.4 s of CPU per start, against 0.2 s built).
  */
 export function builtHookbox(folder: string, progress: (line: string) => void = () => {}): string {
-  const out = join(ROOT, ".cache", folder);
-  const entry = join(out, "dist", "src", "extension.js");
   const newest = (dir: string): number => Math.max(0, ...readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile()).map((e) => statSync(join(e.parentPath, e.name)).mtimeMs));
-  if (!existsSync(entry) || statSync(entry).mtimeMs < Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "worker")))) {
-    progress(`building hookbox (tsc -p tsconfig.build.json) into .cache/${folder}`);
-    rmSync(out, { recursive: true, force: true });
-    execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", join(out, "dist")], { stdio: "inherit" });
-    // As `npm run build` does: the sandbox refuses to start without its seccomp filter.
-    cpSync(join(ROOT, "src", "isolation", "bubblewrap", "seccomp"), join(out, "dist", "src", "isolation", "bubblewrap", "seccomp"), { recursive: true });
-    cpSync(join(ROOT, "package.json"), join(out, "package.json"));
+  const key = String(Math.floor(Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "worker")), statSync(join(ROOT, "package.json")).mtimeMs)));
+  const out = join(ROOT, ".cache", folder, key);
+  if (existsSync(join(out, "dist", "src", "extension.js"))) return out;
+  progress(`building hookbox (tsc -p tsconfig.build.json) into .cache/${folder}/${key}`);
+  const building = `${out}.building-${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", join(building, "dist")], { stdio: "inherit" });
+  // As `npm run build` does: the sandbox refuses to start without its seccomp filter.
+  cpSync(join(ROOT, "src", "isolation", "bubblewrap", "seccomp"), join(building, "dist", "src", "isolation", "bubblewrap", "seccomp"), { recursive: true });
+  cpSync(join(ROOT, "package.json"), join(building, "package.json"));
+  try {
+    renameSync(building, out);
+  } catch {
+    rmSync(building, { recursive: true, force: true }); // another process placed the same build first
   }
   return out;
 }
