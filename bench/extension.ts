@@ -46,7 +46,7 @@ const { values: args } = parseArgs({
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const GUARD = join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts");
-/** Of the 10 extensions, the seven of pi's examples that run unchanged isolated (docs/pi-examples.md); the rest are hookbox's. */
+/** Of the 10 extensions, seven of pi's examples that load isolated without a refusal (docs/pi-examples.md); the rest are hookbox's. */
 const EXAMPLES = ["custom-compaction.ts", "model-status.ts", "notify.ts", "permission-gate.ts", "protected-paths.ts", "status-line.ts", "widget-placement.ts"];
 const OURS = [GUARD, join(ROOT, "bench", "fixtures", "allows-every-tool-call.ts"), join(ROOT, "bench", "fixtures", "reads-context-unchanged.ts")];
 const TOOL_CALL = { type: "tool_call", toolName: "bash", toolCallId: "call_1", input: { command: "ls -la src" } };

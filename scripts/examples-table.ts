@@ -44,6 +44,8 @@ const plain = rows.map(({ file, outcome, detail }) => ({ file, outcome, detail }
 if (args.json || args.only) {
   console.log(JSON.stringify(plain));
 } else {
-  writeFileSync(DOC, withTable(readFileSync(DOC, "utf8"), renderTable(plain, tableLabel(isolation))));
+  // The sandbox table has its own markers; worker isolation is isolate's default, the main table.
+  const which = isolation === "worker" ? undefined : isolation;
+  writeFileSync(DOC, withTable(readFileSync(DOC, "utf8"), renderTable(plain, tableLabel(which), which), which));
   console.log(`docs/pi-examples.md: ${rows.length} examples`);
 }
