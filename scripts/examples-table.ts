@@ -6,7 +6,8 @@
  *
  *   npm run examples-table                                   rewrite the doc's table (worker isolation, isolate's default)
  *   npm run examples-table -- --isolation sandbox            the sandbox table (each example's policy)
- *   npx tsx scripts/examples-table.ts --only hello.ts --json print the rows as JSON (the test reads it)
+ *   npm run examples-table -- --only hello.ts                rerun those examples' rows of the table, keep the others
+ *   npx tsx scripts/examples-table.ts --only hello.ts --json print the rows as JSON
  *   npx tsx scripts/examples-table.ts --only hello.ts --dump /tmp/d   also write both runs, normalized, to /tmp/d
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { piUnavailable } from "../test/support/pi-run.js";
-import { classifyAll, renderTable, tableLabel, withTable, type Isolation } from "./pi-examples.js";
+import { classifyAll, outcomesOf, renderTable, tableLabel, tableOf, withRows, withTable, type Isolation } from "./pi-examples.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DOC = join(ROOT, "docs", "pi-examples.md");
@@ -41,11 +42,17 @@ const rows = await classifyAll({
 });
 process.stderr.write(`examples-table: ${rows.length} examples in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 const plain = rows.map(({ file, outcome, detail }) => ({ file, outcome, detail }));
-if (args.json || args.only) {
+if (args.json) {
   console.log(JSON.stringify(plain));
 } else {
   // The sandbox table has its own markers; worker isolation is isolate's default, the main table.
   const which = isolation === "worker" ? undefined : isolation;
-  writeFileSync(DOC, withTable(readFileSync(DOC, "utf8"), renderTable(plain, tableLabel(which), which), which));
-  console.log(`docs/pi-examples.md: ${rows.length} examples`);
+  const doc = readFileSync(DOC, "utf8");
+  const current = tableOf(doc, which);
+  // With --only: those examples' rows are rerun, the others kept (a table generated before must exist).
+  const table = args.only && current !== undefined && outcomesOf(current).length > 0
+    ? withRows(current, plain, tableLabel(which))
+    : renderTable(plain, tableLabel(which), which);
+  writeFileSync(DOC, withTable(doc, table, which));
+  console.log(`docs/pi-examples.md: ${rows.length} examples${args.only ? " rerun" : ""}`);
 }

@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { classifyAll, classifyExample, examplesDir, listExamples, tableOf, type ExampleRow } from "../scripts/pi-examples.js";
+import { classifyAll, classifyExample, examplesDir, listExamples, outcomesOf, tableOf, type ExampleRow } from "../scripts/pi-examples.js";
 import { ROOT } from "./helpers/host.js";
 import { installPiDir, piUnavailable } from "./support/pi-agent.js";
 
@@ -18,10 +18,7 @@ const unavailable = piUnavailable();
 if (unavailable) console.log(`test/extension-examples.test.ts skipped: ${unavailable}`);
 
 /** The rows of the doc's generated table: each example's outcome. */
-function committedOutcomes(): Array<Pick<ExampleRow, "file" | "outcome">> {
-  const table = tableOf(readFileSync(join(ROOT, "docs", "pi-examples.md"), "utf8")) ?? "";
-  return [...table.matchAll(/^\| `([^`]+)` \| ([^|]+?) \|/gm)].map((m) => ({ file: m[1]!, outcome: m[2]! as ExampleRow["outcome"] }));
-}
+const committedOutcomes = () => outcomesOf(tableOf(readFileSync(join(ROOT, "docs", "pi-examples.md"), "utf8")) ?? "");
 
 describe.skipIf(unavailable !== undefined)("pi 0.73.1's example extensions: in pi's process against isolate([example], { policy: \"trusted\" })", () => {
   let rows: ExampleRow[];
