@@ -20,8 +20,8 @@
  *   npm run bench:extension -- --json     table, then one JSON object as the last line
  *   npx tsx bench/extension.ts --quick --json   one iteration of each (CI smoke: the shape, not the numbers)
  */
-import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,7 +29,7 @@ import { parseArgs } from "node:util";
 import { isolate } from "../src/extension/adapter.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { importPi, examplesDir, type Pi } from "../scripts/pi-examples.js";
-import { installPi, installPiDir, piUnavailable, piWorldIn, runPi, type PiRun, type PiWorld } from "../test/support/pi-run.js";
+import { builtHookbox, installPi, installPiDir, piUnavailable, piWorldIn, runPi, type PiRun, type PiWorld } from "../test/support/pi-run.js";
 import { settledRss } from "./lib/memory.js";
 import { interleave, medianRatio, sleep, summarize, type Plan, type Summary } from "./lib/measure.js";
 import { descendantsKb, describeMb, perUnitMb, smapsRollupKb, subKb } from "./lib/smaps.js";
@@ -46,7 +46,7 @@ const { values: args } = parseArgs({
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const GUARD = join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts");
-/** Of the 10 extensions, the seven of pi's examples that run unchanged isolated (docs/pi-examples.md); the rest are hookbox's. */
+/** Of the 10 extensions, seven of pi's examples that load isolated without a refusal (docs/pi-examples.md); the rest are hookbox's. */
 const EXAMPLES = ["custom-compaction.ts", "model-status.ts", "notify.ts", "permission-gate.ts", "protected-paths.ts", "status-line.ts", "widget-placement.ts"];
 const OURS = [GUARD, join(ROOT, "bench", "fixtures", "allows-every-tool-call.ts"), join(ROOT, "bench", "fixtures", "reads-context-unchanged.ts")];
 const TOOL_CALL = { type: "tool_call", toolName: "bash", toolCallId: "call_1", input: { command: "ls -la src" } };
@@ -56,25 +56,9 @@ const PLANS = args.quick
   ? { start: { warmup: 0, iterations: 1 }, rtt: { warmup: 0, iterations: 1 }, workers: 2, sandboxes: 1 }
   : { start: { warmup: 1, iterations: 7 }, rtt: { warmup: 500, iterations: 3000 }, workers: 8, sandboxes: 4 };
 
-/**
- * hookbox built as the package ships it (`npm run build`'s tsc, into .cache/, which git ignores), rebuilt when a source
- * file is newer: what `import { isolate } from "hookbox/extension"` loads. Why not the TypeScript
- * source: pi's jiti would transform and evaluate hookbox's ~60 source files at every start, which
- * measured 1.1-4.4 s of CPU per start here, against 0.2 s for the built files.
- */
+/** hookbox built as the package ships it (test/support/pi-run.ts `builtHookbox`): what `import { isolate } from "hookbox/extension"` loads. */
 function builtExtension(): string {
-  const out = join(ROOT, ".cache", "bench-extension");
-  const entry = join(out, "src", "extension.js");
-  const newest = (dir: string): number => Math.max(0, ...readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile()).map((e) => statSync(join(e.parentPath, e.name)).mtimeMs));
-  if (!existsSync(entry) || statSync(entry).mtimeMs < Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "worker")))) {
-    progress("building hookbox (tsc -p tsconfig.build.json) into .cache/bench-extension");
-    rmSync(out, { recursive: true, force: true });
-    execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", out], { stdio: "inherit" });
-    // As `npm run build` does: the sandbox refuses to start without its seccomp filter.
-    cpSync(join(ROOT, "src", "isolation", "bubblewrap", "seccomp"), join(out, "src", "isolation", "bubblewrap", "seccomp"), { recursive: true });
-  }
-  return entry;
+  return join(builtHookbox("bench-extension", progress), "dist", "src", "extension.js");
 }
 
 // ---------------------------------------------------------------------------------------------

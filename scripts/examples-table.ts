@@ -1,23 +1,21 @@
 /**
- * `npm run examples-table`: loads each of pi's example extensions through `isolate` inside pi's own
- * loader and runner (scripts/pi-examples.ts) and rewrites the table of docs/pi-examples.md.
+ * `npm run examples-table`: the differential of pi's example extensions (scripts/pi-examples.ts),
+ * each in pi's process against `isolate([example], { policy: "trusted" })`, in `--mode rpc`, and
+ * rewrites docs/pi-examples.md's table from it. Needs root (each run is in its own network
+ * namespace with only loopback: `unshare -n`).
  *
- *   npm run examples-table                       rewrite the doc's table
- *   npx tsx scripts/examples-table.ts --json     print the rows, as JSON on the last line (the test reads it)
- *   npx tsx scripts/examples-table.ts --only hello.ts --json
- *
- * The examples run in a child of this script inside a network namespace with only loopback
- * (`unshare -n`, root needed), in a fresh folder with a fresh HOME: an example that calls a
- * service, runs `gh` or `git`, or writes where it runs, reaches nothing of this machine's.
+ *   npm run examples-table                                   rewrite the doc's table (worker isolation, isolate's default)
+ *   npm run examples-table -- --isolation sandbox            the sandbox table (each example's policy)
+ *   npm run examples-table -- --only hello.ts                rerun those examples' rows of the table, keep the others
+ *   npx tsx scripts/examples-table.ts --only hello.ts --json print the rows as JSON
+ *   npx tsx scripts/examples-table.ts --only hello.ts --dump /tmp/d   also write both runs, normalized, to /tmp/d
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { installPiDir } from "../test/support/pi-run.js";
-import { classifyExample, examplesDir, importPi, listExamples, renderTable, tableLabel, withTable, type ExampleRow } from "./pi-examples.js";
+import { piUnavailable } from "../test/support/pi-run.js";
+import { classifyAll, outcomesOf, renderTable, tableLabel, tableOf, withRows, withTable, type Isolation } from "./pi-examples.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DOC = join(ROOT, "docs", "pi-examples.md");
@@ -27,61 +25,34 @@ const { values: args } = parseArgs({
   options: {
     json: { type: "boolean", default: false },
     only: { type: "string", multiple: true },
-    isolation: { type: "string", default: "worker" },
-    child: { type: "boolean", default: false },
-    pi: { type: "string" },
+    isolation: { type: "string" },
+    parallel: { type: "string", default: "2" },
+    dump: { type: "string" },
   },
 });
-const isolation = args.isolation as (typeof ISOLATIONS)[number];
-if (!ISOLATIONS.includes(isolation)) throw new Error(`--isolation must be one of ${ISOLATIONS.join(", ")}`);
+const isolation = args.isolation as Isolation | undefined;
+if (isolation !== undefined && !ISOLATIONS.includes(isolation)) throw new Error(`--isolation must be one of ${ISOLATIONS.join(", ")}`);
+const unavailable = piUnavailable();
+if (unavailable) throw new Error(`examples-table: ${unavailable}`);
 
-/** In the namespace: classify every example, one at a time; print the rows as JSON. */
-async function child(): Promise<void> {
-  const install = args.pi!;
-  const pi = await importPi(install);
-  pi.initTheme("dark"); // as pi's main does before any extension runs
-  const dir = examplesDir(install);
-  const rows: ExampleRow[] = [];
-  for (const file of listExamples(dir)) {
-    if (args.only && !args.only.includes(file)) continue;
-    process.stderr.write(`examples-table: ${file}\n`);
-    rows.push(await classifyExample(pi, dir, file, process.cwd(), { isolation }));
-  }
-  // On a line of its own: an example may have written to stdout (notify.ts writes a terminal escape).
-  process.stdout.write(`\n${JSON.stringify(rows)}\n`);
-}
-
-/** Run the child in a network namespace with only loopback, in a fresh folder with a fresh HOME. */
-export function classifyInNamespace(): ExampleRow[] {
-  if (process.getuid?.() !== 0) throw new Error("examples-table needs root to run the examples in a network namespace (unshare -n)");
-  const scratch = mkdtempSync(join(tmpdir(), "hookbox-pi-examples-"));
-  const cwd = join(scratch, "project");
-  const home = join(scratch, "home");
-  mkdirSync(cwd);
-  mkdirSync(home);
-  try {
-    const argv = [process.execPath, "--import", import.meta.resolve("tsx"), fileURLToPath(import.meta.url), "--child", "--pi", installPiDir(), "--isolation", isolation, ...(args.only ?? []).flatMap((o) => ["--only", o])];
-    const run = spawnSync("unshare", ["-n", ...argv], {
-      cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, HOME: home, PI_CODING_AGENT_DIR: join(home, ".pi", "agent"), PI_OFFLINE: "1", NODE_OPTIONS: "" },
-    });
-    if (run.status !== 0) throw new Error(`the examples' run failed (${run.status ?? run.signal}): ${run.error?.message ?? ""}`);
-    return JSON.parse(run.stdout.trim().split("\n").pop()!) as ExampleRow[];
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-}
-
-if (args.child) {
-  await child();
-  // An example's timer must not keep the run alive: everything it printed is out.
-  process.exit(0);
+const started = performance.now();
+const rows = await classifyAll({
+  isolation, only: args.only, dump: args.dump, parallel: Number(args.parallel),
+  onRow: (r) => process.stderr.write(`examples-table: ${r.file}: ${r.outcome} (${(r.ms / 1000).toFixed(1)} s)${r.detail ? `: ${r.detail}` : ""}\n`),
+});
+process.stderr.write(`examples-table: ${rows.length} examples in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+const plain = rows.map(({ file, outcome, detail }) => ({ file, outcome, detail }));
+if (args.json) {
+  console.log(JSON.stringify(plain));
 } else {
-  const rows = classifyInNamespace();
-  if (args.json) {
-    console.log(JSON.stringify(rows));
-  } else {
-    writeFileSync(DOC, withTable(readFileSync(DOC, "utf8"), renderTable(rows, tableLabel(isolation))));
-    console.log(`docs/pi-examples.md: ${rows.length} examples`);
-  }
+  // The sandbox table has its own markers; worker isolation is isolate's default, the main table.
+  const which = isolation === "worker" ? undefined : isolation;
+  const doc = readFileSync(DOC, "utf8");
+  const current = tableOf(doc, which);
+  // With --only: those examples' rows are rerun, the others kept (a table generated before must exist).
+  const table = args.only && current !== undefined && outcomesOf(current).length > 0
+    ? withRows(current, plain, tableLabel(which))
+    : renderTable(plain, tableLabel(which), which);
+  writeFileSync(DOC, withTable(doc, table, which));
+  console.log(`docs/pi-examples.md: ${rows.length} examples${args.only ? " rerun" : ""}`);
 }

@@ -1,39 +1,44 @@
 /**
- * pi's own example extensions (the ~70 of `examples/extensions/` in the installed pi 0.73.1), each
- * loaded through `isolate([example])` inside pi's own extension loader and runner, as
- * test/extension.test.ts drives them. One function classifies each example; `scripts/examples-table.ts`
- * writes the table of docs/pi-examples.md from it and test/extension-examples.test.ts checks the
- * table against it, so the table is never hand-written.
+ * The differential of pi's own example extensions (pi 0.73.1's `examples/extensions/`): each example
+ * runs in pi at its pinned version, in `--mode rpc`, twice, through the same scripted session
+ * (test/support/pi-rpc-session.mjs): (A) in pi's process (`-e example`), (B) through
+ * `isolate([example], { policy: "trusted" })` (`-e isolated.ts`). Each run is headless in a network
+ * namespace with only loopback against the fake model (test/support/pi-netns-run.mjs), in a fresh
+ * project folder and HOME. The two runs are compared after normalizing ids, times, durations and
+ * paths: the RPC event stream, the model's requests, stderr, the final state (get_state,
+ * get_messages), the exit and the files of the project and HOME.
  *
  * Outcomes:
- * - `runs unchanged`: loaded, every registration it makes natively is mirrored on pi's `pi`, and
- *   `session_start`, `session_shutdown` (and `tool_call`, compared with the same example run
- *   natively in pi, when it has a handler) ran without a fault;
- * - `refused`: the adapter refused a member, by name (at load, or when a handler called it), or a
- *   handler called a member of pi's `ctx` that hookbox's `ctx` does not have (a TypeError);
- * - `policy`: loaded, and the default policy (`confined`) denied what a handler tried;
- * - `needs dependencies`: an npm package the example imports is not installed;
- * - `broken`: anything else (a hookbox bug to fix).
+ * - `identical`: nothing differs;
+ * - `refused`: the isolated run reports a member or feature refused by name ("… is refused by
+ *   hookbox/extension: …", the adapter's wording: src/extension/, worker/extension-members.mjs);
+ * - `differs`: anything else differs (the first difference is given);
+ * - `pi cannot load it`: run A never answered (pi exits when an extension it is given does not load,
+ *   e.g. an npm package the example imports is not installed): nothing to compare.
  *
- * Run it only where nothing can leave the machine: `scripts/examples-table.ts` runs it inside a
- * network namespace with only loopback, with a fresh cwd and HOME.
+ * `scripts/examples-table.ts` writes docs/pi-examples.md's table from it; test/extension-examples.test.ts
+ * checks the table against it. No outcome is hand-written.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { isolate, type IsolateOptions } from "../src/extension/adapter.js";
-import { SANDBOX_HOME } from "../src/isolation/bubblewrap/bwrap.js";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { presets, type PolicyOption } from "../src/policy/policy.js";
+import { builtHookbox, installPi, installPiDir, piWorldIn, runPiRpc, type PiRpcRun, type PiWorld } from "../test/support/pi-run.js";
 
-export const OUTCOMES = ["runs unchanged", "refused", "policy", "needs dependencies", "broken"] as const;
+export { importPi, type Pi } from "../test/support/pi-run.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+export const OUTCOMES = ["identical", "refused", "differs", "pi cannot load it"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface ExampleRow {
   /** The example's entry, relative to pi's `examples/extensions/`. */
   file: string;
   outcome: Outcome;
-  /** The member refused, what the policy denied, the missing package, or the fault. */
+  /** For `refused`: the member or feature refused (the first); for `differs`: the first difference, short. */
   detail: string;
-  /** For `refused`: the adapter's why, when it gave one. */
-  why?: string;
 }
 
 /** pi's examples folder inside the installed package (`installDir` as scripts/install-pi.sh prints it). */
@@ -62,156 +67,317 @@ export function listExamples(dir: string): string[] {
   return out;
 }
 
-// pi's modules are imported by path from the cache, untyped.
-type Any = any;
-import type { Pi } from "../test/support/pi-run.js";
-export { importPi, type Pi } from "../test/support/pi-run.js";
+// ---------------------------------------------------------------------------------------------
+// The session and the two runs.
 
-/** What pi's runner needs bound before events (as pi's agent session binds it): benign stand-ins. */
-function bind(runner: Any): void {
-  const none = () => undefined;
-  runner.bindCore(
-    {
-      sendMessage: none, sendUserMessage: none, appendEntry: none, setSessionName: none, getSessionName: none, setLabel: none,
-      getActiveTools: () => [], getAllTools: () => [], setActiveTools: none, refreshTools: none, getCommands: () => [],
-      setModel: async () => false, getThinkingLevel: () => "off", setThinkingLevel: none,
-    },
-    {
-      getModel: none, isIdle: () => true, getSignal: none, abort: none, hasPendingMessages: () => false, shutdown: none,
-      getContextUsage: none, compact: none, getSystemPrompt: () => "",
-    },
-  );
-}
-
-/** The tool calls an example's `tool_call` handler gets, isolated and natively: a dangerous command, a write to `.env`. */
-const TOOL_CALLS = [
-  { type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "rm -rf build" } },
-  { type: "tool_call", toolName: "write", toolCallId: "2", input: { path: ".env", content: "x" } },
+/** The session's prompt, and the tools the model calls for it (then each extension tool: pi-netns-run.mjs). */
+export const PROMPT = "Clean up the build folder.";
+export const CALLS = [
+  { name: "bash", arguments: { command: "rm -rf build" } },
+  { name: "read", arguments: { path: "README.md" } },
+  { name: "write", arguments: { path: "notes.txt", content: "written by the model\n" } },
 ];
 
-const USER = { role: "user", content: "Clean up the build folder.", timestamp: 1 };
-const ASSISTANT = {
-  role: "assistant", content: [{ type: "text", text: "Done." }], api: "openai-completions", provider: "fake", model: "fake-model",
-  usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-  stopReason: "stop", timestamp: 2,
-};
+export type Isolation = "worker" | "process" | "sandbox";
 
 /**
- * One prompt of the agent, event by event, as pi's agent session emits them in `pi -p` (after
- * `session_start`): what the example is exercised with. Each returns the event's name.
+ * What each example needs beyond `untrusted` in sandbox isolation (`--isolation sandbox`), merged
+ * over the `untrusted` preset: an example not listed gets `untrusted` as it is. Worker and process
+ * isolation use `trusted` for every example (a person wrapping an extension they trust).
  */
-function aPrompt(runner: Any, cwd: string): Array<() => Promise<string>> {
-  const emit = (event: Record<string, unknown>) => async () => { await runner.emit(event); return event.type as string; };
-  const bash = { toolName: "bash", toolCallId: "3", input: { command: "ls" } };
-  return [
-    async () => {
-      await runner.emitBeforeAgentStart(USER.content, undefined, "You are pi.", { cwd, selectedTools: ["read", "bash", "edit", "write"], contextFiles: [], skills: [] });
-      return "before_agent_start";
-    },
-    emit({ type: "model_select", model: { provider: "fake", id: "fake-model" }, previousModel: undefined, source: "set" }),
-    emit({ type: "agent_start" }),
-    emit({ type: "turn_start", turnIndex: 0, timestamp: 1 }),
-    async () => { await runner.emitContext([USER]); return "context"; },
-    emit({ type: "message_start", message: ASSISTANT }),
-    emit({ type: "tool_execution_start", toolCallId: bash.toolCallId, toolName: bash.toolName, args: bash.input }),
-    async () => {
-      await runner.emitToolResult({ type: "tool_result", ...bash, content: [{ type: "text", text: "README.md" }], isError: false, details: undefined });
-      return "tool_result";
-    },
-    emit({ type: "tool_execution_end", toolCallId: bash.toolCallId, toolName: bash.toolName, result: { content: [{ type: "text", text: "README.md" }] }, isError: false }),
-    emit({ type: "turn_end", turnIndex: 0, message: ASSISTANT, toolResults: [] }),
-    emit({ type: "agent_end", messages: [USER, ASSISTANT] }),
-    emit({ type: "session_shutdown", reason: "quit" }),
-  ];
+export const SANDBOX_NEEDS: Readonly<Record<string, Exclude<PolicyOption, string>>> = {};
+
+/** What run B isolates: the options `isolate` gets for `file` in `isolation` (JSON: they are written into isolated.ts). */
+export function isolateOptions(file: string, isolation: Isolation | undefined): Record<string, unknown> {
+  if (isolation === "sandbox") return { isolation, policy: { ...presets.untrusted, ...SANDBOX_NEEDS[file] } };
+  return { ...(isolation ? { isolation } : {}), policy: "trusted" };
 }
 
-const REGISTRIES = ["tools", "commands", "flags", "shortcuts", "messageRenderers"] as const;
+export interface RunOptions {
+  /** B's isolation; `isolate`'s default when not given. */
+  isolation?: Isolation;
+  /** Change B's module: B isolates a copy of the example with this applied to its source (the control). */
+  changeB?: (source: string) => string;
+  /** Set on the second run of an example whose isolated run timed out (it runs once more, not again). */
+  retried?: boolean;
+  /** hookbox as built for this differential (`buildHookbox()`; built when not given): one build for every run of it. */
+  hookbox?: string;
+  /** A folder to write each run's observed (normalized) outcome to, as `<example>.A.json` / `.B.json`, and the raw stderr. */
+  dump?: string;
+}
 
-/**
- * Load `file` (relative to `dir`) through `isolate` in pi's loader and runner (`cwd` is pi's), and
- * classify what happened. Faults the adapter reports on stderr (pi has no UI here) are read from
- * `console.error` while it runs.
- */
-export async function classifyExample(pi: Pi, dir: string, file: string, cwd: string, options: IsolateOptions = {}): Promise<ExampleRow> {
-  const path = join(dir, file);
-  const problems: string[] = [];
-  const original = console.error;
-  console.error = (...args: unknown[]) => { problems.push(args.map(String).join(" ")); };
+interface Side { run: PiRpcRun; files: Record<string, string>; world: PiWorld; extension: string }
+
+/** A fresh world for one run: the project has a README.md and a build/ folder for the model's calls. */
+function freshWorld(): { root: string; world: PiWorld } {
+  const root = mkdtempSync(join(tmpdir(), "hookbox-differential-"));
+  const world = piWorldIn(root);
+  writeFileSync(join(world.project, "README.md"), "# project\n\nA project for pi's examples.\n");
+  mkdirSync(join(world.project, "build"));
+  writeFileSync(join(world.project, "build", "keep.txt"), "built\n");
+  return { root, world };
+}
+
+/** Every file under `dir` (relative path → its text, cut to 4000 characters; a folder is "<dir>"). */
+function filesOf(dir: string, prefix: string, out: Record<string, string> = {}): Record<string, string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(dir, entry.name);
+    const key = `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) { out[key] = "<dir>"; filesOf(path, key, out); continue; }
+    if (!entry.isFile()) { out[key] = "<other>"; continue; }
+    out[key] = statSync(path).size > 65_536 ? `<${statSync(path).size} bytes>` : readFileSync(path, "utf8").slice(0, 4000);
+  }
+  return out;
+}
+
+/** hookbox as the package ships it, for the sources as they are now (test/support/pi-run.ts): what run B's isolated.ts imports. */
+export const buildHookbox = () => builtHookbox("differential", (line) => process.stderr.write(`${line}\n`));
+
+async function runSide(cli: string, example: string, isolated: boolean, options: RunOptions & { hookbox: string }, file: string): Promise<Side> {
+  const { root, world } = freshWorld();
   try {
-    const runtime = pi.loader.createExtensionRuntime();
-    const isolated = await pi.loader.loadExtensionFromFactory(isolate([path], options), cwd, undefined, runtime, "<isolated>");
-    const runner = new pi.Runner([isolated], runtime, cwd, pi.SessionManager.inMemory(cwd), {});
-    bind(runner);
-    runner.onError((e: { error: string }) => problems.push(e.error));
-    await runner.emit({ type: "session_start", reason: "startup" });
-    const loadFailed = problems.find((p) => p.includes(" did not load ("));
-    if (loadFailed) {
-      await runner.emit({ type: "session_shutdown", reason: "quit" });
-      return classify(file, loadFailed, "at load", dir, cwd);
-    }
-    // The same example natively in pi: what it registers, and what its tool_call handler answers.
-    const native = await pi.loader.loadExtensions([path], cwd);
-    if (native.errors.length > 0) return { file, outcome: "broken", detail: `loads isolated, not natively: ${clean(native.errors[0].error, dir, cwd)}` };
-    const own = native.extensions[0];
-    const missing = [...own.handlers.keys()].filter((e: string) => !isolated.handlers.has(e)).map((e: string) => `pi.on("${e}")`);
-    for (const registry of REGISTRIES) missing.push(...[...own[registry].keys()].filter((k: string) => !isolated[registry].has(k)).map((k: string) => `${registry} ${k}`));
-    if (missing.length > 0) return { file, outcome: "broken", detail: `registered natively, not mirrored: ${missing.join(", ")}` };
-    const exercised = new Set<string>(own.handlers.has("session_start") ? ["session_start"] : []);
-    if (own.handlers.has("tool_call")) {
-      const nativeRunner = new pi.Runner(native.extensions, native.runtime, cwd, pi.SessionManager.inMemory(cwd), {});
-      bind(nativeRunner);
-      for (const call of TOOL_CALLS) {
-        const [mine, theirs] = [await runner.emitToolCall(call), await nativeRunner.emitToolCall(call)];
-        if (JSON.stringify(mine) !== JSON.stringify(theirs)) {
-          return { file, outcome: "broken", detail: `tool_call ${call.toolName} answered ${JSON.stringify(mine)} isolated, ${JSON.stringify(theirs)} natively` };
-        }
+    let extension = example;
+    if (isolated) {
+      let module = example;
+      // As a user has it: hookbox installed above isolated.ts, which has a folder of its own (as the example has).
+      mkdirSync(join(root, "node_modules"));
+      symlinkSync(options.hookbox, join(root, "node_modules", "hookbox"));
+      if (options.changeB) {
+        // A changed copy in the run's own folder (never in pi's), where pi's packages resolve as from the example.
+        symlinkSync(join(dirname(cli), "..", ".."), join(root, "node_modules", "@mariozechner"));
+        mkdirSync(join(root, "changed"));
+        module = join(root, "changed", basename(example));
+        writeFileSync(module, options.changeB(readFileSync(example, "utf8")));
       }
-      exercised.add("tool_call (as natively)");
+      // Named as the example is (pi names an extension's commands' source after its file).
+      mkdirSync(join(root, "extension"));
+      extension = join(root, "extension", basename(example));
+      writeFileSync(extension, `import { isolate } from "hookbox/extension";\n`
+        + `export default isolate([${JSON.stringify(module)}], ${JSON.stringify(isolateOptions(file, options.isolation))});\n`);
     }
-    for (const step of aPrompt(runner, cwd)) {
-      const event = await step();
-      if (own.handlers.has(event)) exercised.add(event);
-      // The adapter's report of the fault names the event; a policy notice shown before it (src/extension/notices.ts) does not.
-      if (problems.length > 0) return classify(file, problems.find((p) => /: \w+ in \w+: /.test(p)) ?? problems[0]!, "in a handler", dir, cwd);
-    }
-    const untried = [...own.handlers.keys()].filter((e: string) => e !== "tool_call" && !exercised.has(e));
-    const detail = [exercised.size ? `exercised: ${[...exercised].join(", ")}` : "", untried.length ? `not exercised: ${untried.join(", ")}` : ""];
-    return { file, outcome: "runs unchanged", detail: detail.filter(Boolean).join("; ") || "subscribes to no event" };
+    const run = await runPiRpc(cli, world, { prompt: PROMPT, calls: CALLS, extensions: [extension] });
+    const files = { ...filesOf(world.project, "project"), ...filesOf(world.home, "home") };
+    return { run, files, world, extension };
   } finally {
-    console.error = original;
+    rmSync(root, { recursive: true, force: true });
   }
 }
 
-/** The text of a problem with the machine's paths taken out (the table must not depend on where pi or the run lives). */
-function clean(text: string, dir: string, cwd: string): string {
-  // HOME is a fresh folder per run (scripts/examples-table.ts), and /home/hook inside the sandbox: both are "~".
-  const homes = [process.env.HOME, SANDBOX_HOME].filter((h): h is string => Boolean(h) && h !== "/");
-  let out = text.split(`${dir}/`).join("").split(dir).join("examples").split(`${cwd}/`).join("./").split(cwd).join(".");
-  for (const home of homes) out = out.split(home).join("~");
-  return out.replace(/\s+/g, " ").trim();
+// ---------------------------------------------------------------------------------------------
+// Normalizing a run.
+
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const ISO_DATE = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g;
+const CLOCK = /\b\d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)?\b/g;
+const DURATION = /\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?)\b/g;
+/** Keys whose value is an id (an ordinal keeps which ids are the same). */
+const ID_KEY = /^(?:id|parentId|sessionId|entryId|firstKeptEntryId|leafId|fromId|targetId)$/;
+const TIME_KEY = /^(?:timestamp|created|createdAt|updatedAt|elapsedMs|durationMs|duration)$/;
+
+/** A normalizer for one run: its paths (longest first) replaced by names, ids by ordinals, times and durations by placeholders. */
+function normalizer(paths: Array<[string, string]>) {
+  const sorted = [...paths].filter(([from]) => from.length > 1).sort(([a], [b]) => b.length - a.length);
+  const ids = new Map<string, string>();
+  const idOf = (v: string) => {
+    if (!ids.has(v)) ids.set(v, `<id${ids.size + 1}>`);
+    return ids.get(v)!;
+  };
+  const text = (s: string): string => {
+    for (const [from, to] of sorted) s = s.split(from).join(to);
+    return s.replace(UUID, (m) => idOf(m)).replace(ISO_DATE, "<date>").replace(CLOCK, "<clock>").replace(DURATION, "<duration>");
+  };
+  const value = (v: unknown, key = ""): unknown => {
+    if (typeof v === "string") return ID_KEY.test(key) ? idOf(v) : text(v);
+    if (typeof v === "number") return TIME_KEY.test(key) || (v > 1e12 && v < 1e13) ? "<time>" : v;
+    if (Array.isArray(v)) return v.map((x) => value(x));
+    if (v !== null && typeof v === "object") {
+      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, value((v as Record<string, unknown>)[k], k)]));
+    }
+    return v;
+  };
+  return { text, value };
 }
 
-function classify(file: string, raw: string, when: string, dir: string, cwd: string): ExampleRow {
-  const text = clean(raw, dir, cwd);
-  // In a handler, the adapter's report names the event: "<module>: handler_threw in session_start: …".
-  const event = /: \w+ in (\w+): /.exec(text)?.[1];
-  const where = when === "at load" ? "at load" : event ? `in ${event}` : when;
-  // The member as the adapter names it: pi.on("event"), pi.registerTool("name"), pi.registerTool's renderCall, pi.events, ctx.ui.setTheme…
-  const refused = /(pi\.on\("[^"]*"\)|pi\.\w+\("[^"]*"\)|pi\.\w+'s \w+|pi\.\w+|ctx(?:\.ui)?\.\w+(?: with a component factory)?) is refused by hookbox\/extension: (.*?)(?: \(registered after load\))?(?:;|$)/.exec(text);
-  if (refused) return { file, outcome: "refused", detail: `${refused[1]} (${/registered after load/.test(text) ? "registered after load" : where})`, why: refused[2]!.trim() };
-  const late = /a (tool|command|flag|shortcut) registered after load \("[^"]*"\) is refused by hookbox\/extension: (.*?)(?: \(registered after load\))?(?:;|$)/.exec(text);
-  if (late) return { file, outcome: "refused", detail: `a ${late[1]} registered after load`, why: late[2]!.trim() };
-  const ctxMember = /\b(ctx(?:\.ui)?\.\w+) is not a function/.exec(text);
-  if (ctxMember) return { file, outcome: "refused", detail: `${ctxMember[1]} (${where})`, why: "not in hookbox's ctx yet: calling it throws a TypeError in the handler" };
-  const unknownResult = /invalid_result in (\w+): .*Unrecognized keys?: "([^"]+)"/.exec(text);
-  if (unknownResult) return { file, outcome: "refused", detail: `${unknownResult[1]} result's ${unknownResult[2]} (${where})`, why: "hookbox's runner has no rule for this member of the result yet: reported as invalid_result, not applied" };
-  const missing = /Cannot find (?:module|package) '([^'./][^']*)'/.exec(text);
-  if (missing) return { file, outcome: "needs dependencies", detail: missing[1]! };
-  const denied = /(\w+) of (\S+) was denied by the hook's policy/.exec(text);
-  if (denied) return { file, outcome: "policy", detail: `${denied[1]} of ${denied[2]} (${where})` };
-  const exec = /pi\.exec is not allowed for this hook \(([^)]*)\); allow "([^"]*)"/.exec(text);
-  if (exec) return { file, outcome: "policy", detail: `pi.exec("${exec[2]}"): ${exec[1]} (${where})` };
-  return { file, outcome: "broken", detail: `${where}: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}` };
+export interface Observed {
+  events: unknown[];
+  requests: unknown[];
+  stderr: string[];
+  state: unknown[];
+  exit: unknown;
+  files: Record<string, string>;
+}
+
+const STATE_COMMANDS = new Set(["get_state", "get_messages"]);
+
+/**
+ * UI requests an example makes from a timer, not from an event: how many a run has depends on how
+ * long each step took, in either run. They are taken out of both streams before comparing (the
+ * table's head says which). Listed by hand, from the example's source.
+ */
+export const TIMER_DRIVEN: Readonly<Record<string, { method: string; why: string }>> = {
+  "titlebar-spinner.ts": { method: "setTitle", why: "a spinner frame every 80 ms while the agent works" },
+};
+
+/**
+ * A streamed assistant message's snapshots without what depends on timing: pi emits the message
+ * object it is still filling, so what `message_start` and each `message_update` carry depends on how
+ * far the stream got when pi wrote them (an extension's awaited handler shifts it). Kept: each
+ * update's kind and delta; `message_end` and `turn_end` carry the whole message.
+ */
+function withoutSnapshots(record: unknown): unknown {
+  const r = record as { type?: string; message?: { role?: string }; assistantMessageEvent?: { type?: string; delta?: unknown; contentIndex?: unknown } };
+  if (r?.type === "message_update") {
+    const { type, delta, contentIndex } = r.assistantMessageEvent ?? {};
+    return { type: r.type, assistantMessageEvent: { type, delta, contentIndex } };
+  }
+  if (r?.type === "message_start" && r.message?.role === "assistant") return { type: r.type, message: { role: "assistant" } };
+  return record;
+}
+
+/** One run as compared: normalized, the state responses apart from the events. */
+function observe(side: Side, file: string, example: string, examples: string, piDir: string, hookbox: string): Observed {
+  const { value, text } = normalizer([
+    [side.extension, "<extension>"], [example, "<extension>"],
+    // The extension's folder (pi's baseDir for what it registers): the example's, or isolated.ts's.
+    [dirname(side.extension), "<extension folder>"], [dirname(example), "<extension folder>"], [examples, "<examples>"], [side.world.project, "<project>"],
+    [side.world.home, "<home>"], [join(side.world.home, ".."), "<root>"], [piDir, "<pi>"], [hookbox, "<hookbox>"], [ROOT.replace(/\/$/, ""), "<hookbox>"],
+  ]);
+  const events: unknown[] = [];
+  const state: unknown[] = [];
+  const timer = TIMER_DRIVEN[file]?.method;
+  for (const record of side.run.transcript) {
+    const r = record as { type?: string; command?: string; method?: string };
+    if (timer !== undefined && r.type === "extension_ui_request" && r.method === timer) continue;
+    (r.type === "response" && STATE_COMMANDS.has(r.command ?? "") ? state : events).push(value(withoutSnapshots(record)));
+  }
+  return {
+    events, state,
+    requests: side.run.requests.map((r) => value(r)),
+    stderr: text(side.run.stderr).split("\n").filter((l) => l.trim() !== ""),
+    exit: { code: side.run.code, signal: side.run.signal },
+    files: value(Object.fromEntries(Object.entries(side.files).map(([k, v]) => [text(k), v]))) as Record<string, string>,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparing and classifying.
+
+/** The first place `a` and `b` differ (a path into them), with both values there; undefined when equal. */
+export function firstDifference(a: unknown, b: unknown, path = ""): { path: string; a: unknown; b: unknown } | undefined {
+  if (Object.is(a, b)) return undefined;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      if (i >= a.length || i >= b.length) return { path: `${path}[${i}]`, a: a[i], b: b[i] };
+      const d = firstDifference(a[i], b[i], `${path}[${i}]`);
+      if (d) return d;
+    }
+    return undefined;
+  }
+  if (a && b && typeof a === "object" && typeof b === "object" && !Array.isArray(a) && !Array.isArray(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const k of keys) {
+      const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
+      if (d) return d;
+    }
+    return undefined;
+  }
+  return { path, a, b };
+}
+
+const short = (v: unknown, n = 90) => {
+  const s = v === undefined ? "(nothing)" : typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+};
+
+/** What an event is, for a difference's place: its type, and for a UI request its method. */
+function eventName(e: unknown): string {
+  const r = e as { type?: string; method?: string; sent?: { type?: string; message?: string }; command?: string } | undefined;
+  if (!r) return "";
+  if (r.sent) return `sent ${r.sent.type}${r.sent.message ? ` ${r.sent.message}` : ""}`;
+  return [r.type, r.method ?? r.command].filter(Boolean).join(" ");
+}
+
+/** The first difference of two observed runs, in a sentence ("" when none). */
+export function describeDifference(a: Observed, b: Observed): string {
+  for (const section of ["events", "requests", "stderr", "state", "exit", "files"] as const) {
+    const d = firstDifference(a[section], b[section], section);
+    if (!d) continue;
+    const index = /^\w+\[(\d+)\]/.exec(d.path)?.[1];
+    let where = d.path;
+    if (section === "events" && index !== undefined) {
+      const ea = a.events[Number(index)], eb = b.events[Number(index)];
+      // Two different events: both, whole (short).
+      if (eventName(ea) !== eventName(eb)) return `event ${index}: in-process ${short(ea)}, isolated ${short(eb)}`;
+      where = `event ${index} (${eventName(ea)})${d.path.slice(`events[${index}]`.length)}`;
+    } else if (section === "requests" && index !== undefined) {
+      where = `model request ${index}${d.path.slice(`requests[${index}]`.length)}`;
+    } else if (section === "stderr" && index !== undefined) {
+      where = `stderr line ${index}`;
+    }
+    return `${where}: in-process ${short(d.a)}, isolated ${short(d.b)}`;
+  }
+  return "";
+}
+
+/** The refusal hookbox reported in the isolated run (the adapter's wording), as the member it names. */
+export function refusalIn(observed: Observed): string | undefined {
+  const all = [JSON.stringify(observed.events), JSON.stringify(observed.stderr)].join("\n").replace(/\\"/g, "\"");
+  const member = /(pi\.on\("[^"]*"\)|pi\.\w+\("[^"]*"\)(?: with a \w+| replacing [^,]*,?)?|pi\.\w+'s \w+|pi\.\w+|ctx(?:\.ui)?\.\w+(?:'s [\w.]+| with a component factory)?) is refused by hookbox\/extension/.exec(all);
+  if (member) return member[1]!.replace(/,$/, "");
+  const late = /a (tool|command|flag|shortcut) registered after load \("([^"]*)"\) is refused by hookbox\/extension/.exec(all);
+  if (late) return `a ${late[1]} registered after load ("${late[2]}")`;
+  const other = /([^"\\:;]{0,80}) is refused by hookbox\/extension/.exec(all);
+  return other ? other[1]!.trim() : undefined;
+}
+
+/** Runs `file` (relative to pi's examples) in process and isolated, and classifies it. */
+export async function classifyExample(file: string, options: RunOptions = {}): Promise<ExampleRow & { ms: number }> {
+  const started = performance.now();
+  const cli = installPi();
+  const piDir = installPiDir();
+  const examples = examplesDir(piDir);
+  const example = join(examples, file);
+  const sides = { ...options, hookbox: options.hookbox ?? buildHookbox() };
+  const a = await runSide(cli, example, false, sides, file);
+  const b = await runSide(cli, example, true, sides, file);
+  const [oa, ob] = [observe(a, file, example, examples, piDir, sides.hookbox), observe(b, file, example, examples, piDir, sides.hookbox)];
+  const ms = Math.round(performance.now() - started);
+  if (options.dump) {
+    mkdirSync(options.dump, { recursive: true });
+    const name = file.replace(/\//g, "_");
+    writeFileSync(join(options.dump, `${name}.A.json`), JSON.stringify(oa, null, 1));
+    writeFileSync(join(options.dump, `${name}.B.json`), JSON.stringify(ob, null, 1));
+    writeFileSync(join(options.dump, `${name}.timings.json`), JSON.stringify({ A: [a.run.elapsedMs, a.run.timings], B: [b.run.elapsedMs, b.run.timings] }));
+  }
+  const answered = (o: Observed) => o.events.some((e) => (e as { type?: string }).type === "response");
+  if (!answered(oa)) return { file, outcome: "pi cannot load it", detail: oa.stderr[0]?.slice(0, 160) ?? `pi exited (${JSON.stringify(oa.exit)})`, ms };
+  const difference = describeDifference(oa, ob);
+  // A module that did not load or answer in time on a busy machine says nothing of isolation: once more.
+  if (difference !== "" && !options.retried && /\((?:unresponsive|timeout)\)/.test(JSON.stringify(ob.events))) {
+    process.stderr.write(`examples-table: ${file}: the isolated run timed out (${difference.slice(0, 120)}); running it once more\n`);
+    return classifyExample(file, { ...options, retried: true });
+  }
+  if (difference === "") return { file, outcome: "identical", detail: "", ms };
+  const refused = refusalIn(ob);
+  if (refused !== undefined) return { file, outcome: "refused", detail: refused, ms };
+  return { file, outcome: "differs", detail: difference, ms };
+}
+
+/** Every example (or `only`), at most `parallel` at a time; rows in the examples' order. */
+export async function classifyAll(options: RunOptions & { only?: string[]; parallel?: number; onRow?: (row: ExampleRow & { ms: number }) => void } = {}): Promise<Array<ExampleRow & { ms: number }>> {
+  const files = listExamples(examplesDir(installPiDir())).filter((f) => !options.only || options.only.includes(f));
+  const hookbox = options.hookbox ?? buildHookbox(); // once: every run of the differential loads the same build
+  const rows: Array<ExampleRow & { ms: number }> = new Array(files.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const i = next++;
+      rows[i] = await classifyExample(files[i]!, { ...options, hookbox }).catch((err: Error) => ({ file: files[i]!, outcome: "differs" as const, detail: `the run failed: ${err.message.slice(0, 200)}`, ms: 0 }));
+      options.onRow?.(rows[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.parallel ?? 2) }, worker));
+  return rows;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,50 +385,67 @@ function classify(file: string, raw: string, when: string, dir: string, cwd: str
 
 export const TABLE_START = "<!-- examples-table:start (generated by npm run examples-table; do not edit) -->";
 export const TABLE_END = "<!-- examples-table:end -->";
+/** The markers of the table for `isolation`: the default's, or the sandbox table's. */
+export function markers(isolation: Isolation | undefined): [string, string] {
+  if (isolation === undefined) return [TABLE_START, TABLE_END];
+  return [`<!-- examples-table-${isolation}:start (generated by npm run examples-table -- --isolation ${isolation}; do not edit) -->`, `<!-- examples-table-${isolation}:end -->`];
+}
 
-const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+const cell = (text: string) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/`/g, "'").replace(/\n/g, " ");
 
-/** The generated part of the doc: counts, one row per example, and why each refused member is refused. */
-export function renderTable(rows: ExampleRow[], label: string): string {
-  const counts = OUTCOMES.map((o) => `${rows.filter((r) => r.outcome === o).length} ${o}`).join(", ");
-  const whys = new Map<string, { why: string; count: number }>();
-  for (const r of rows) {
-    if (r.outcome !== "refused" || !r.why) continue;
-    const member = r.detail.replace(/ \(.*$/, "");
-    whys.set(member, { why: r.why, count: (whys.get(member)?.count ?? 0) + 1 });
-  }
+/** The line above a table: which agent, how B isolated the examples. */
+export const tableLabel = (isolation: Isolation | undefined) => isolation === "sandbox"
+  ? "pi 0.73.1, in-process against `isolate([example], { isolation: \"sandbox\", policy })` (the policy each example needs, scripts/pi-examples.ts)"
+  : `pi 0.73.1, in-process against \`isolate([example], { policy: "trusted" })\`${isolation ? ` in ${isolation} isolation` : ""}`;
+
+const rowLine = (r: ExampleRow) => `| \`${r.file}\` | ${r.outcome} | ${cell(r.detail)} |`;
+const ROW = /^\| `([^`]+)` \| ([^|]+?) \|/;
+const countsLine = (label: string, outcomes: string[]) =>
+  `${label}: ${outcomes.length} examples: ${OUTCOMES.map((o) => `${outcomes.filter((x) => x === o).length} ${o}`).join(", ")}.`;
+
+/** The examples and outcomes of a generated table. */
+export function outcomesOf(table: string): Array<Pick<ExampleRow, "file" | "outcome">> {
+  return table.split("\n").flatMap((line) => {
+    const m = ROW.exec(line);
+    return m ? [{ file: m[1]!, outcome: m[2]! as Outcome }] : [];
+  });
+}
+
+/** `table` (generated) with the rows of `rows`' examples rerun (`--only`), the others as they were, the counts recounted. */
+export function withRows(table: string, rows: ExampleRow[], label: string): string {
+  const fresh = new Map(rows.map((r) => [r.file, rowLine(r)]));
+  const lines = table.split("\n").map((line) => fresh.get(ROW.exec(line)?.[1] ?? "") ?? line);
+  const outcomes = lines.flatMap((line) => ROW.exec(line)?.[2] ?? []);
+  return lines.map((line) => (line.startsWith(`${label}: `) ? countsLine(label, outcomes) : line)).join("\n");
+}
+
+/** The generated part of the doc: counts, one row per example. */
+export function renderTable(rows: ExampleRow[], label: string, isolation?: Isolation): string {
+  const [start, end] = markers(isolation);
   return [
-    TABLE_START,
+    start,
     "",
-    `${label}: ${rows.length} examples: ${counts}.`,
+    countsLine(label, rows.map((r) => r.outcome)),
     "",
-    "| example | outcome | member / what / why |",
+    "| example | outcome | refused member, or first difference |",
     "| --- | --- | --- |",
-    ...rows.map((r) => `| \`${r.file}\` | ${r.outcome} | ${cell(r.detail)} |`),
+    ...rows.map(rowLine),
     "",
-    "Each refused member, how many examples it is the first refusal of, and why (the adapter's message):",
-    "",
-    "| member | examples | why |",
-    "| --- | --- | --- |",
-    ...[...whys].sort(([a], [b]) => a.localeCompare(b)).map(([member, { why, count }]) => `| \`${cell(member)}\` | ${count} | ${cell(why)} |`),
-    "",
-    TABLE_END,
+    end,
   ].join("\n");
 }
 
-/** The line above the table: which agent, how the examples were isolated. */
-export const tableLabel = (isolation: string) => `pi 0.73.1, \`isolate([example])\` with the default policy (\`confined\`), ${isolation} isolation`;
-
 /** The generated part of `doc` (markers included), or undefined when it has none. */
-export function tableOf(doc: string): string | undefined {
-  const start = doc.indexOf(TABLE_START);
-  const end = doc.indexOf(TABLE_END);
-  return start < 0 || end < start ? undefined : doc.slice(start, end + TABLE_END.length);
+export function tableOf(doc: string, isolation?: Isolation): string | undefined {
+  const [startMarker, endMarker] = markers(isolation);
+  const start = doc.indexOf(startMarker);
+  const end = doc.indexOf(endMarker);
+  return start < 0 || end < start ? undefined : doc.slice(start, end + endMarker.length);
 }
 
 /** `doc` with its generated part replaced by `table`. */
-export function withTable(doc: string, table: string): string {
-  const current = tableOf(doc);
-  if (current === undefined) throw new Error(`the doc has no ${TABLE_START} … ${TABLE_END} markers`);
+export function withTable(doc: string, table: string, isolation?: Isolation): string {
+  const current = tableOf(doc, isolation);
+  if (current === undefined) throw new Error(`the doc has no ${markers(isolation).join(" … ")} markers`);
   return doc.replace(current, () => table);
 }

@@ -88,6 +88,15 @@ describe("HookUIContext", () => {
     expect(status.render(80)).toEqual(["first second line here"]);
   });
 
+  it("a function in custom()'s options (pi's overlayOptions.visible, which the agent's terminal calls at each render) is refused by name; it cannot cross", async () => {
+    let shown = 0;
+    const ui: HookUIContext = { ...createNoOpUIContext(), custom: async () => { shown++; return undefined as never; } };
+    const { runner, sent } = await start(["valid/custom-with-a-function-option.ts"], { init: { uiContext: ui, hasUI: true } });
+    await runner.emit({ type: "session_start" });
+    expect(sent[0]!.message.content).toBe("ctx.ui.custom's overlayOptions.visible is refused by hookbox/extension: the agent's terminal calls it synchronously, in its own process, and a function cannot cross the isolation boundary");
+    expect(shown).toBe(0);
+  });
+
   it("without a UI the no-op defaults answer: undefined, false and an empty editor", async () => {
     const { runner, sent } = await start(["valid/uses-every-ui-method.ts"]);
     await runner.emit({ type: "session_start" });

@@ -10,6 +10,24 @@ import { METHOD } from "./wire.mjs";
 let next = 1;
 
 /**
+ * Why a function in `custom()`'s options is refused (pi's `overlayOptions.visible(termWidth)`): the
+ * agent's terminal calls it synchronously at each render, in its own process, and a function cannot
+ * cross (a worker's channel cannot clone it; JSON would drop it, silently showing the overlay always).
+ */
+const FUNCTION_OPTION = "the agent's terminal calls it synchronously, in its own process, and a function cannot cross the isolation boundary";
+
+/** The path of the first function in `value` (`options.…`), or undefined. @param {unknown} value @param {string} path @param {number} depth @returns {string | undefined} */
+function functionIn(value, path, depth = 0) {
+  if (typeof value === "function") return path;
+  if (value === null || typeof value !== "object" || depth > 4) return undefined;
+  for (const key of Object.keys(value)) {
+    const found = functionIn(/** @type {any} */ (value)[key], `${path}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
  * @param {{ call: (m: CallMethod, a: unknown[]) => Promise<any>; post: (m: PostMethod, a: unknown[]) => void }} ch
  * @param {unknown} theme
  * @param {unknown} factory
@@ -17,6 +35,8 @@ let next = 1;
  */
 export async function runCustom(ch, theme, factory, options) {
   if (typeof factory !== "function") throw new TypeError("ctx.ui.custom(factory): factory must be a function");
+  const fn = functionIn(options, "options");
+  if (fn) throw new TypeError(`ctx.ui.custom's ${fn.replace(/^options\./, "")} is refused by hookbox/extension: ${FUNCTION_OPTION}`);
   const key = `custom:${next++}`;
   let finished = false;
   const tui = Object.freeze({

@@ -3,6 +3,12 @@
 // The model is scripted: its first turn asks for the `bash` tool with the configured command (or for
 // the configured `tool` with its arguments); once
 // a tool result is in the conversation it answers "TOOL RESULT: <what it received>".
+// With `calls` (a scripted session, `session`): while the last user message holds the prompt, the model
+// asks for each of `calls` in turn, then for each tool of the request that is not one of pi's own
+// (an extension's, with arguments sampled from its schema), one call per turn, then answers "Done.";
+// anything else (a command's message, a compaction's summary) it answers "Done.".
+// With `session`, pi runs in `--mode rpc` driven by pi-rpc-session.mjs instead of `-p`; with `rpc`
+// (steps), by `driveRpc` below.
 // argv[2]: a JSON file { cli, cwd, agentDir, env, args, command, tool?, timeoutMs, out, program?,
 // modelsFile? }: the agent runs as `<program> <cli> …` (program: this Node unless given, e.g. Bun
 // for oh-my-pi) and reads its models from `<agentDir>/<modelsFile>` ("models.json" unless given;
@@ -13,6 +19,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
+import { runRpcSession } from "./pi-rpc-session.mjs";
 
 /** The fake model server's port on the namespace's loopback. */
 const MODEL_PORT = 41789;
@@ -22,6 +29,39 @@ const requests = [];
 /** When pi was spawned, and when the model got its first request (ms): pi's start, for bench/extension.ts. */
 let spawned = 0;
 let firstRequestMs = -1;
+
+/** pi's own tools (its built-ins): the scripted model calls only the others of a request's tools. */
+const PI_TOOLS = new Set(["read", "bash", "edit", "write", "grep", "find", "ls"]);
+
+/** A value `schema` (JSON Schema, as pi sends a tool's parameters) accepts: its required members, each the simplest of its type. */
+function sample(/** @type {any} */ schema) {
+  if (!schema || typeof schema !== "object") return "test";
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(alternatives)) return sample(alternatives[0]);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === "object" || schema.properties) {
+    return Object.fromEntries((schema.required ?? []).map((/** @type {string} */ k) => [k, sample(schema.properties?.[k])]));
+  }
+  if (type === "array") return [];
+  if (type === "number" || type === "integer") return 1;
+  if (type === "boolean") return true;
+  return "test";
+}
+
+/** The scripted call the model makes next in `parsed` (a chat request), or undefined for "Done.". */
+function nextCall(/** @type {any} */ parsed) {
+  const messages = parsed.messages ?? [];
+  let user = -1;
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === "user") { user = i; break; }
+  if (user < 0 || !(parsed.tools?.length > 0) || !toolText(messages[user]).includes(config.session.prompt)) return undefined;
+  const own = (parsed.tools ?? []).map((/** @type {any} */ t) => t.function ?? t).filter((/** @type {any} */ f) => !PI_TOOLS.has(f.name))
+    .map((/** @type {any} */ f) => ({ name: f.name, arguments: sample(f.parameters) }));
+  const calls = [...config.calls, ...own];
+  const done = messages.slice(user + 1).filter((/** @type {any} */ m) => m.role === "tool").length;
+  return done < calls.length ? { ...calls[done], id: `call_${done + 1}` } : undefined;
+}
 
 /** @param {object} delta @param {string | null} [finish] */
 function chunk(delta, finish = null) {
@@ -49,7 +89,17 @@ const server = createServer((req, res) => {
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const tool = (parsed.messages ?? []).findLast?.((/** @type {{ role: string }} */ m) => m.role === "tool");
-    if (!tool) {
+    if (config.calls) {
+      const call = nextCall(parsed);
+      if (call) {
+        res.write(chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
+        res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(call.arguments) } }] }));
+        res.write(chunk({}, "tool_calls"));
+      } else {
+        res.write(chunk({ role: "assistant", content: "Done." }));
+        res.write(chunk({}, "stop"));
+      }
+    } else if (!tool) {
       const { name, arguments: args } = config.tool ?? { name: "bash", arguments: { command: config.command } };
       res.write(chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name, arguments: "" } }] }));
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(args) } }] }));
@@ -82,11 +132,21 @@ server.listen(MODEL_PORT, "127.0.0.1", () => {
       fake: {
         baseUrl: `http://127.0.0.1:${port}/v1`, api: "openai-completions", apiKey: config.apiKey ?? "fake-key",
         compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-        models: [{ id: "fake-model", reasoning: false }],
+        // A second model for a session's model cycle (rpc cycle_model).
+        models: [{ id: "fake-model", reasoning: false }, ...(config.session || config.rpc ? [{ id: "fake-model-2", reasoning: false }] : [])],
       },
     },
   }));
   spawned = performance.now();
+  if (config.session) {
+    const args = ["--provider", "fake", "--model", "fake-model", "--no-session", "--mode", "rpc", ...config.args];
+    runRpcSession({ ...config, rpc: config.session, args }).then((session) => {
+      writeFileSync(config.out, JSON.stringify({ ...session, requests, outside, elapsedMs: performance.now() - spawned }));
+      server.close();
+      process.exit(0);
+    });
+    return;
+  }
   const child = spawn(config.program ?? process.execPath, [config.cli, "--provider", "fake", "--model", "fake-model", "--no-session", ...config.args], {
     cwd: config.cwd, env: config.env, stdio: [config.rpc ? "pipe" : "ignore", "pipe", "pipe"],
   });

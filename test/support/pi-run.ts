@@ -7,7 +7,7 @@
  * test/support/pi-agent.ts adds the test's temporary world.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -82,6 +82,36 @@ export function installBun(): string {
   return cached;
 }
 
+/**
+ * hookbox built as the package ships it (`npm run build`'s tsc) for the current sources: a folder
+ * `.cache/<folder>/<newest source mtime>/` (git ignores .cache/) with `dist/` and the package's
+ * package.json, what `import { isolate } from "hookbox/extension"` loads once `node_modules/hookbox`
+ * links to it. Built into a temporary folder and renamed into place, never removed while in use: a
+ * run that started on one build keeps it when a source changes meanwhile, and two processes building
+ * at once keep one. Why not the TypeScript source: pi's jiti would transform and evaluate hookbox's
+ * ~60 source files at every start (1.1-4.4 s of CPU per start, against 0.2 s built).
+ */
+export function builtHookbox(folder: string, progress: (line: string) => void = () => {}): string {
+  const newest = (dir: string): number => Math.max(0, ...readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile()).map((e) => statSync(join(e.parentPath, e.name)).mtimeMs));
+  const key = String(Math.floor(Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "worker")), statSync(join(ROOT, "package.json")).mtimeMs)));
+  const out = join(ROOT, ".cache", folder, key);
+  if (existsSync(join(out, "dist", "src", "extension.js"))) return out;
+  progress(`building hookbox (tsc -p tsconfig.build.json) into .cache/${folder}/${key}`);
+  const building = `${out}.building-${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", join(building, "dist")], { stdio: "inherit" });
+  // As `npm run build` does: the sandbox refuses to start without its seccomp filter.
+  cpSync(join(ROOT, "src", "isolation", "bubblewrap", "seccomp"), join(building, "dist", "src", "isolation", "bubblewrap", "seccomp"), { recursive: true });
+  cpSync(join(ROOT, "package.json"), join(building, "package.json"));
+  try {
+    renameSync(building, out);
+  } catch {
+    rmSync(building, { recursive: true, force: true }); // another process placed the same build first
+  }
+  return out;
+}
+
 export interface PiWorld {
   /** The project the agent runs in (its cwd). */
   project: string;
@@ -153,23 +183,55 @@ export interface PiRunOptions {
   rpc?: { steps: Array<Record<string, unknown>>; quietMs?: number; stepMs?: number };
 }
 
+/** A scripted session of pi in `--mode rpc` (test/support/pi-rpc-session.mjs). */
+export interface PiRpcOptions {
+  /** The session's prompt: while the conversation's last user message holds it, the model asks for `calls` in turn, then for each extension tool. */
+  prompt: string;
+  calls: Array<{ name: string; arguments: Record<string, unknown> }>;
+  /** Extension files passed with -e. */
+  extensions: string[];
+  env?: Record<string, string>;
+  /** Quiet time that ends a step (ms), and a step's bound. */
+  quietMs?: number;
+  stepTimeoutMs?: number;
+  /** The whole session's bound (ms). */
+  timeoutMs?: number;
+}
+
+/** What a scripted rpc session gave. */
+export interface PiRpcRun {
+  code: number | null;
+  signal: string | null;
+  /** Every line pi wrote to stdout (parsed), with `{ sent }` and `{ timeout }` markers, in order. */
+  transcript: unknown[];
+  stderr: string;
+  /** The extension commands get_commands listed (each was run as `/name`). */
+  commands: string[];
+  /** How long each step took to settle, and pi's exit after its input closed (ms). */
+  timings: Array<[string, number]>;
+  requests: Array<{ url: string; body: unknown }>;
+  outside: string;
+  elapsedMs: number;
+}
+
 /** Runs `pi -p` once in `world`, in a network namespace with only loopback. */
 export function runPi(cli: string, world: PiWorld, options: PiRunOptions): PiRun {
   return runAgent(piAgent(cli), world, options);
 }
 
-/** Writes the runner's config for one run of `agent -p` in `world`; returns how to start it and where its outcome lands. */
-function prepareRun(agent: Agent, world: PiWorld, options: PiRunOptions): { argv: string[]; out: string; timeoutMs: number } {
+/** Writes the runner's config for one run of `agent -p` (or a session in `--mode rpc`) in `world`; returns how to start it and where its outcome lands. */
+function prepareRun(agent: Agent, world: PiWorld, options: PiRunOptions, rpc?: PiRpcOptions): { argv: string[]; out: string; timeoutMs: number } {
   const out = join(world.home, "..", `run-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const config = join(world.home, "..", "run-config.json");
   const env = {
     PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: world.home, PI_CODING_AGENT_DIR: world.agentDir, PI_OFFLINE: "1",
     NO_COLOR: "1", TERM: "dumb", ...options.env,
   };
-  const mode = options.rpc ? ["--mode", "rpc"] : ["-p", "Clean up the build folder.", ...(options.prompts ?? [])];
+  const mode = rpc ? [] : options.rpc ? ["--mode", "rpc"] : ["-p", "Clean up the build folder.", ...(options.prompts ?? [])];
   const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), ...mode];
   const timeoutMs = options.timeoutMs ?? 60_000;
-  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out, reply: options.reply, rpc: options.rpc }));
+  const session = rpc ? { session: { prompt: rpc.prompt, quietMs: rpc.quietMs, stepTimeoutMs: rpc.stepTimeoutMs }, calls: rpc.calls } : {};
+  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out, reply: options.reply, rpc: options.rpc, ...session }));
   const runner = join(ROOT, "test", "support", "pi-netns-run.mjs");
   return { argv: ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], out, timeoutMs };
 }
@@ -200,7 +262,19 @@ export function runAgent(agent: Agent, world: PiWorld, options: PiRunOptions): P
  * world and its own network namespace, so the fake model's fixed port is each run's own).
  */
 export function runAgentAsync(agent: Agent, world: PiWorld, options: PiRunOptions): Promise<PiRun> {
-  const { argv, out, timeoutMs } = prepareRun(agent, world, options);
+  return runInNamespace(prepareRun(agent, world, options), readRun);
+}
+
+/**
+ * One scripted session of pi (`cli`) in `--mode rpc` in `world`, in a network namespace with only
+ * loopback against the fake model (test/support/pi-rpc-session.mjs drives it), without blocking.
+ */
+export function runPiRpc(cli: string, world: PiWorld, rpc: PiRpcOptions): Promise<PiRpcRun> {
+  const prepared = prepareRun(piAgent(cli), world, { command: "", extensions: rpc.extensions, env: rpc.env, timeoutMs: rpc.timeoutMs ?? 120_000 }, rpc);
+  return runInNamespace(prepared, (out) => JSON.parse(readFileSync(out, "utf8")) as PiRpcRun);
+}
+
+function runInNamespace<T>({ argv, out, timeoutMs }: { argv: string[]; out: string; timeoutMs: number }, read: (out: string) => T): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn("unshare", argv, { stdio: ["ignore", "ignore", "pipe"], timeout: timeoutMs + 15_000 });
     let stderr = "";
@@ -208,7 +282,7 @@ export function runAgentAsync(agent: Agent, world: PiWorld, options: PiRunOption
     child.on("error", reject);
     child.on("close", (code) => {
       if (code !== 0) reject(new Error(`the namespace runner failed (${code}): ${stderr}`));
-      else resolve(readRun(out));
+      else resolve(read(out));
     });
   });
 }

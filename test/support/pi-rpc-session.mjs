@@ -1,0 +1,135 @@
+// One scripted session of pi in `--mode rpc` (pi's docs/rpc.md), driven over its stdin/stdout from
+// inside the network namespace of pi-netns-run.mjs, the same for every run so two runs compare:
+//   get_commands (the extension commands it lists are the session's commands), the prompt (the fake
+//   model answers it with tool calls), each command as `/name differential`, a compaction, a model cycle,
+//   get_state and get_messages, then stdin closes (pi shuts down).
+// Every dialog (`extension_ui_request` select / confirm / input / editor) is answered at once with
+// a fixed answer (the first option, true, a fixed text, the prefill), except one with a timeout,
+// which is left to time out. After each step the driver waits for the step's response, for the
+// agent to be idle (as many agent_end as agent_start, no compaction running) and for `quietMs`
+// without output, at most `stepTimeoutMs` (then a `timeout` marker is recorded).
+// The transcript is every line pi wrote to stdout, in order, with a marker for each command sent.
+import { spawn } from "node:child_process";
+
+/** The answer every dialog gets (none with a timeout). */
+export const ANSWERS = { input: "differential", editor: "differential" };
+/** The argument each command gets. */
+export const ARGUMENT = "differential";
+
+/**
+ * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt: string; quietMs?: number; stepTimeoutMs?: number }; timeoutMs: number }} config
+ * @returns {Promise<{ code: number | null; signal: string | null; transcript: unknown[]; stderr: string; commands: string[]; timings: Array<[string, number]> }>}
+ */
+export function runRpcSession(config) {
+  const { prompt, quietMs = 300, stepTimeoutMs = 20_000 } = config.rpc;
+  const child = spawn(config.program ?? process.execPath, [config.cli, ...config.args], { cwd: config.cwd, env: config.env, stdio: ["pipe", "pipe", "pipe"] });
+  /** @type {unknown[]} */
+  const transcript = [];
+  let stderr = "";
+  let buffer = "";
+  let lastOutput = performance.now();
+  let running = 0;
+  let compacting = false;
+  /** @type {Map<string, (record: any) => void>} */
+  const waiting = new Map();
+  let exited = false;
+  /** @type {(v: { code: number | null; signal: string | null }) => void} */
+  let onExit = () => {};
+  const exit = new Promise((resolve) => { onExit = resolve; });
+  child.on("close", (code, signal) => { exited = true; onExit({ code, signal }); });
+  child.stderr.setEncoding("utf8").on("data", (d) => { stderr += d; lastOutput = performance.now(); });
+  child.stdin.on("error", () => { /* pi exited before reading everything */ });
+  // The whole session's bound: pi is killed, the steps left pass at once.
+  const whole = setTimeout(() => { transcript.push({ timeout: "session" }); child.kill("SIGKILL"); }, config.timeoutMs);
+
+  /** @param {Record<string, unknown>} command */
+  const send = (command) => {
+    if (exited) return;
+    child.stdin.write(`${JSON.stringify(command)}\n`);
+  };
+
+  /** @param {string} line */
+  const onLine = (line) => {
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    lastOutput = performance.now();
+    /** @type {any} */
+    let record;
+    try { record = JSON.parse(line); } catch { transcript.push({ stdout: line }); return; }
+    transcript.push(record);
+    if (record?.type === "agent_start") running++;
+    if (record?.type === "agent_end") running = Math.max(0, running - 1);
+    if (record?.type === "compaction_start") compacting = true;
+    if (record?.type === "compaction_end") compacting = false;
+    if (record?.type === "response" && typeof record.id === "string") waiting.get(record.id)?.(record);
+    if (record?.type === "extension_ui_request" && record.timeout === undefined) {
+      const answer = record.method === "select" ? { value: Array.isArray(record.options) ? record.options[0] : undefined }
+        : record.method === "confirm" ? { confirmed: true }
+        : record.method === "input" ? { value: ANSWERS.input }
+        : record.method === "editor" ? { value: typeof record.prefill === "string" && record.prefill !== "" ? record.prefill : ANSWERS.editor }
+        : undefined;
+      if (answer) send({ type: "extension_ui_response", id: record.id, ...answer });
+    }
+  };
+  // JSONL: split on \n only (docs/rpc.md: not readline, which splits on U+2028 too).
+  child.stdout.setEncoding("utf8").on("data", (d) => {
+    buffer += d;
+    for (let at = buffer.indexOf("\n"); at >= 0; at = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, at);
+      buffer = buffer.slice(at + 1);
+      onLine(line);
+    }
+  });
+
+  const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
+  let step = 0;
+  /** How long each step took to settle (ms), and pi's exit after the input closed: where a session's time goes. */
+  /** @type {Array<[string, number]>} */
+  const timings = [];
+  /** Sends `command` and waits until it settled (see the head comment); returns its response. */
+  const run = async (/** @type {Record<string, unknown>} */ command, bound = stepTimeoutMs, quiet = quietMs) => {
+    const id = `step-${++step}`;
+    /** @type {any} */
+    let response;
+    const responded = new Promise((resolve) => waiting.set(id, (r) => { response = r; resolve(r); }));
+    transcript.push({ sent: command });
+    send({ ...command, id });
+    const began = performance.now();
+    const deadline = began + bound;
+    const settled = async () => {
+      await Promise.race([responded, exit, sleep(bound)]);
+      while (!exited && performance.now() < deadline) {
+        if (response !== undefined && running === 0 && !compacting && performance.now() - lastOutput >= quiet) return true;
+        await sleep(50);
+      }
+      return exited;
+    };
+    if (!(await settled())) transcript.push({ timeout: command.type });
+    timings.push([String(command.type), Math.round(performance.now() - began)]);
+    waiting.delete(id);
+    return response;
+  };
+
+  return (async () => {
+    // pi reads its input once its start is done (extensions loaded): the first step waits for that too.
+    const listed = await run({ type: "get_commands" }, Math.max(stepTimeoutMs, 60_000), 0);
+    /** @type {string[]} */
+    const commands = (listed?.data?.commands ?? []).filter((/** @type {any} */ c) => c.source === "extension").map((/** @type {any} */ c) => c.name);
+    await run({ type: "prompt", message: prompt });
+    // With an argument, as a person types one: most commands stop at a usage line without it.
+    for (const name of commands) await run({ type: "prompt", message: `/${name} ${ARGUMENT}` });
+    await run({ type: "compact" });
+    await run({ type: "cycle_model" });
+    await run({ type: "get_state" }, stepTimeoutMs, 0);
+    await run({ type: "get_messages" }, stepTimeoutMs, 0);
+    transcript.push({ sent: { type: "end of input" } });
+    child.stdin.end();
+    const timer = setTimeout(() => { transcript.push({ timeout: "exit" }); child.kill("SIGKILL"); }, Math.min(stepTimeoutMs, 10_000));
+    const closed = performance.now();
+    const { code, signal } = await exit;
+    timings.push(["exit", Math.round(performance.now() - closed)]);
+    clearTimeout(timer);
+    clearTimeout(whole);
+    if (buffer !== "") onLine(buffer);
+    return { code, signal, transcript, stderr, commands, timings };
+  })();
+}
