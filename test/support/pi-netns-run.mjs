@@ -7,8 +7,8 @@
 // asks for each of `calls` in turn, then for each tool of the request that is not one of pi's own
 // (an extension's, with arguments sampled from its schema), one call per turn, then answers "Done.";
 // anything else (a command's message, a compaction's summary) it answers "Done.".
-// With `session`, pi runs in `--mode rpc` driven by pi-rpc-session.mjs instead of `-p`; with `rpc`
-// (steps), by `driveRpc` below.
+// With `session` (the scripted session) or `rpc` (given steps), pi runs in `--mode rpc` driven by
+// pi-rpc-session.mjs instead of `-p`.
 // argv[2]: a JSON file { cli, cwd, agentDir, env, args, command, tool?, timeoutMs, out, program?,
 // modelsFile? }: the agent runs as `<program> <cli> …` (program: this Node unless given, e.g. Bun
 // for oh-my-pi) and reads its models from `<agentDir>/<modelsFile>` ("models.json" unless given;
@@ -138,88 +138,31 @@ server.listen(MODEL_PORT, "127.0.0.1", () => {
     },
   }));
   spawned = performance.now();
-  if (config.session) {
-    const args = ["--provider", "fake", "--model", "fake-model", "--no-session", "--mode", "rpc", ...config.args];
-    runRpcSession({ ...config, rpc: config.session, args }).then((session) => {
-      writeFileSync(config.out, JSON.stringify({ ...session, requests, outside, elapsedMs: performance.now() - spawned }));
+  // --mode rpc: the scripted session (`session`) or the given steps (`rpc`), driven by pi-rpc-session.mjs.
+  if (config.session || config.rpc) {
+    const args = ["--provider", "fake", "--model", "fake-model", "--no-session", ...(config.session ? ["--mode", "rpc"] : []), ...config.args];
+    runRpcSession({ ...config, rpc: config.session ?? config.rpc, args }).then((session) => {
+      // What pi wrote on stdout, line by line (the transcript without the driver's markers).
+      const stdout = session.transcript.flatMap((/** @type {any} */ r) => ("sent" in r || "timeout" in r ? [] : ["stdout" in r ? r.stdout : JSON.stringify(r)])).map((l) => `${l}\n`).join("");
+      writeFileSync(config.out, JSON.stringify({ ...session, stdout, requests, outside, firstRequestMs, elapsedMs: performance.now() - spawned }));
       server.close();
       process.exit(0);
     });
     return;
   }
   const child = spawn(config.program ?? process.execPath, [config.cli, "--provider", "fake", "--model", "fake-model", "--no-session", ...config.args], {
-    cwd: config.cwd, env: config.env, stdio: [config.rpc ? "pipe" : "ignore", "pipe", "pipe"],
+    cwd: config.cwd, env: config.env, stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (d) => { stdout += d; });
   child.stderr?.on("data", (d) => { stderr += d; });
   const timer = setTimeout(() => child.kill("SIGKILL"), config.timeoutMs);
-  /** @type {Promise<unknown> | undefined} */
-  let session;
-  child.on("close", async (code, signal) => {
+  child.on("close", (code, signal) => {
     clearTimeout(timer);
-    await session;
     writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests, outside, firstRequestMs, elapsedMs: performance.now() - spawned }));
     server.close();
     process.exit(0);
   });
-  if (config.rpc) session = driveRpc(/** @type {import("node:child_process").ChildProcessWithoutNullStreams} */ (child), () => stdout, config.rpc).catch((err) => { stderr += `\n[rpc driver] ${err.stack ?? err}`; });
 });
 
-/**
- * pi in `--mode rpc` (its docs/rpc.md), driven by `steps`: each step's command is written to its
- * stdin once the agent is settled (its previous command answered, every agent run it started ended,
- * and its output still for `quietMs`); a dialog (`extension_ui_request` select, confirm, input,
- * editor) is answered at once (select: the first option; confirm: yes; input, editor: cancelled).
- * A step not settled within `stepMs` is left (the next one is written). After the last step settles, stdin is closed (pi shuts down) unless the agent already exited.
- * @param {import("node:child_process").ChildProcessWithoutNullStreams} child @param {() => string} out
- * @param {{ steps: Array<Record<string, unknown>>; quietMs?: number; stepMs?: number }} rpc
- */
-async function driveRpc(child, out, rpc) {
-  const quietMs = rpc.quietMs ?? 400;
-  let exited = false;
-  child.on("exit", () => { exited = true; });
-  let seen = 0;
-  let running = 0;
-  let lastOutput = performance.now();
-  /** @type {Set<string>} */
-  const responses = new Set();
-  const read = () => {
-    const lines = out().split("\n");
-    lines.pop();
-    for (const line of lines.slice(seen)) {
-      lastOutput = performance.now();
-      let ev;
-      try { ev = JSON.parse(line); } catch { continue; }
-      if (ev.type === "agent_start") running++;
-      if (ev.type === "agent_end") running--;
-      if (ev.type === "response" && ev.id) responses.add(ev.id);
-      if (ev.type === "extension_ui_request" && ["select", "confirm", "input", "editor"].includes(ev.method)) {
-        const answer = ev.method === "select" ? { value: ev.options?.[0] } : ev.method === "confirm" ? { confirmed: true } : { cancelled: true };
-        child.stdin.write(`${JSON.stringify({ type: "extension_ui_response", id: ev.id, ...answer })}\n`);
-      }
-    }
-    seen = lines.length;
-  };
-  /** @param {string | undefined} id */
-  const settled = async (id) => {
-    const until = performance.now() + (rpc.stepMs ?? 20_000);
-    for (;;) {
-      if (exited || performance.now() > until) return;
-      read();
-      if ((id === undefined || responses.has(id)) && running <= 0 && performance.now() - lastOutput >= quietMs) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  await settled(undefined);
-  let n = 0;
-  for (const step of rpc.steps) {
-    if (exited) return;
-    const id = `step-${++n}`;
-    lastOutput = performance.now();
-    child.stdin.write(`${JSON.stringify({ id, ...step })}\n`);
-    await settled(id);
-  }
-  if (!exited) child.stdin.end();
-}

@@ -9,6 +9,7 @@
 // agent to be idle (as many agent_end as agent_start, no compaction running) and for `quietMs`
 // without output, at most `stepTimeoutMs` (then a `timeout` marker is recorded).
 // The transcript is every line pi wrote to stdout, in order, with a marker for each command sent.
+// With `steps`, the session is those commands instead (each settled as above), then stdin closes.
 import { spawn } from "node:child_process";
 
 /** The answer every dialog gets (none with a timeout). */
@@ -17,11 +18,11 @@ export const ANSWERS = { input: "differential", editor: "differential" };
 export const ARGUMENT = "differential";
 
 /**
- * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt: string; quietMs?: number; stepTimeoutMs?: number }; timeoutMs: number }} config
+ * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number }; timeoutMs: number }} config
  * @returns {Promise<{ code: number | null; signal: string | null; transcript: unknown[]; stderr: string; commands: string[]; timings: Array<[string, number]> }>}
  */
 export function runRpcSession(config) {
-  const { prompt, quietMs = 300, stepTimeoutMs = 20_000 } = config.rpc;
+  const { prompt = "", steps, quietMs = 300, stepTimeoutMs = 20_000 } = config.rpc;
   const child = spawn(config.program ?? process.execPath, [config.cli, ...config.args], { cwd: config.cwd, env: config.env, stdio: ["pipe", "pipe", "pipe"] });
   /** @type {unknown[]} */
   const transcript = [];
@@ -111,16 +112,22 @@ export function runRpcSession(config) {
 
   return (async () => {
     // pi reads its input once its start is done (extensions loaded): the first step waits for that too.
-    const listed = await run({ type: "get_commands" }, Math.max(stepTimeoutMs, 60_000), 0);
+    const starting = Math.max(stepTimeoutMs, 60_000);
     /** @type {string[]} */
-    const commands = (listed?.data?.commands ?? []).filter((/** @type {any} */ c) => c.source === "extension").map((/** @type {any} */ c) => c.name);
-    await run({ type: "prompt", message: prompt });
-    // With an argument, as a person types one: most commands stop at a usage line without it.
-    for (const name of commands) await run({ type: "prompt", message: `/${name} ${ARGUMENT}` });
-    await run({ type: "compact" });
-    await run({ type: "cycle_model" });
-    await run({ type: "get_state" }, stepTimeoutMs, 0);
-    await run({ type: "get_messages" }, stepTimeoutMs, 0);
+    let commands = [];
+    if (steps) {
+      for (const [n, command] of steps.entries()) await run(command, n === 0 ? starting : stepTimeoutMs);
+    } else {
+      const listed = await run({ type: "get_commands" }, starting, 0);
+      commands = (listed?.data?.commands ?? []).filter((/** @type {any} */ c) => c.source === "extension").map((/** @type {any} */ c) => c.name);
+      await run({ type: "prompt", message: prompt });
+      // With an argument, as a person types one: most commands stop at a usage line without it.
+      for (const name of commands) await run({ type: "prompt", message: `/${name} ${ARGUMENT}` });
+      await run({ type: "compact" });
+      await run({ type: "cycle_model" });
+      await run({ type: "get_state" }, stepTimeoutMs, 0);
+      await run({ type: "get_messages" }, stepTimeoutMs, 0);
+    }
     transcript.push({ sent: { type: "end of input" } });
     child.stdin.end();
     const timer = setTimeout(() => { transcript.push({ timeout: "exit" }); child.kill("SIGKILL"); }, Math.min(stepTimeoutMs, 10_000));

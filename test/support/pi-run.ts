@@ -175,12 +175,12 @@ export interface PiRunOptions {
   /** The model's words before "TOOL RESULT: …" in its answer after the tool ran. */
   reply?: string;
   /**
-   * Run pi in `--mode rpc` (its docs/rpc.md) instead of `-p`: each step (an RPC command) is written
-   * once the agent settled after the one before; dialogs are answered (select: the first option,
-   * confirm: yes, input and editor: cancelled); stdin is closed after the last. `events` holds
-   * what pi wrote on stdout.
+   * Run pi in `--mode rpc` (its docs/rpc.md) instead of `-p`, driven by the one session driver
+   * (test/support/pi-rpc-session.mjs): each step (an RPC command, id `step-<n>`) is written once the
+   * agent settled after the one before, dialogs are answered as that driver answers them, stdin is
+   * closed after the last. `events` holds what pi wrote on stdout.
    */
-  rpc?: { steps: Array<Record<string, unknown>>; quietMs?: number; stepMs?: number };
+  rpc?: { steps: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number };
 }
 
 /** A scripted session of pi in `--mode rpc` (test/support/pi-rpc-session.mjs). */
