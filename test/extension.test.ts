@@ -187,7 +187,7 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(notified).toEqual(["done"]);
     expect(calls.filter(([m]) => String(m).startsWith("ui."))).toEqual([
       ["ui.select", "Pick one", ["a", "b"]], ["ui.confirm", "Sure?", "really"], ["ui.input", "Name", "placeholder"], ["ui.editor", "Edit", "prefill"],
-      ["ui.setStatus", "state", "busy"], ["ui.setEditorText", "draft"], ["ui.custom"],
+      ["ui.setStatus", "state", "busy"], ["ui.setEditorText", "draft"], ["ui.setEditorText", undefined], ["ui.custom"],
     ]);
   });
 

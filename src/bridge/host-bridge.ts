@@ -179,7 +179,8 @@ export function hostMethods(surface: BridgeSurface, hookPath: string, runSetup: 
     },
     [METHOD.notify]: ([message, type]) => surface.ui().notify(lines(message), type),
     [METHOD.setStatus]: ([key, value]) => surface.ui().setStatus(line(key), value === undefined ? undefined : line(value)),
-    [METHOD.setEditorText]: ([value]) => surface.ui().setEditorText(lines(value)),
+    // Why the cast: the agent's UI takes undefined as pi's own extensions pass it, though its type says string.
+    [METHOD.setEditorText]: ([value]) => surface.ui().setEditorText(value === undefined ? (value as unknown as string) : lines(value)),
     [METHOD.abortEditor]: ([signalId]) => {
       const open = dialogSignals.get(signalId);
       if (open) return open.abort();

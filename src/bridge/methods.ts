@@ -141,7 +141,8 @@ export const BRIDGE = {
   [METHOD.appendEntry]: post(z.tuple([name]).rest(z.unknown())),
   [METHOD.notify]: post(z.tuple([text, z.enum(["info", "warning", "error"]).optional()])),
   [METHOD.setStatus]: post(z.tuple([name, text.optional()])),
-  [METHOD.setEditorText]: post(z.tuple([z.string()])),
+  // undefined as pi's own extensions pass it (qna.ts clears the editor with setEditorText(undefined)).
+  [METHOD.setEditorText]: post(z.tuple([z.string().optional()])),
   [METHOD.abortEditor]: post(z.tuple([z.number().int().nonnegative()])),
   [METHOD.abort]: post(none),
   [METHOD.log]: post(z.tuple([z.enum(["debug", "info", "warn", "error"]), z.string()]), { atLoad: true }),
