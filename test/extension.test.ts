@@ -191,14 +191,14 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     ]);
   });
 
-  it("under policy.agent \"read\" a setter throws in the module at the call, naming the member and the policy (handler_threw), while getters answer", async () => {
+  it("under policy.agent \"read\" a setter throws in the module at the call, naming the member and the policy (handler_threw), while getters answer; the module's throw reaches pi's own error path, as in-process", async () => {
     const { runner, errors, entries, runtime } = await inPi([ext("uses-agent-members.ts")], { policy: { agent: "read" } });
     const { calls, notified } = bindAgent(runner, runtime, entries);
     await runner.emit({ type: "agent_start" });
-    expect(errors).toEqual([]);
-    expect(notified).toHaveLength(1);
-    expect(notified[0]).toContain(`: handler_threw in agent_start: `);
-    expect(notified[0]).toContain(`pi.setSessionName is refused by policy.agent "read": it changes the agent; policy.agent: "write" grants it`);
+    expect(notified).toEqual([]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ event: "agent_start" });
+    expect(errors[0].error).toContain(`pi.setSessionName is refused by policy.agent "read": it changes the agent; policy.agent: "write" grants it`);
     expect(calls.map(([m]) => m)).toEqual(["getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel", "getContextUsage", "getSystemPrompt", "hasPendingMessages"]);
   });
 

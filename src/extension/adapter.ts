@@ -298,6 +298,8 @@ class Mirror {
   #initialized = false;
   #reportedUnloaded = false;
   #disposed = false;
+  /** Per event type being forwarded: the module throws caught during each emit (#report fills the newest). */
+  readonly #threw = new Map<string, HookError[][]>();
 
   readonly #notices: Notices;
   /** What the mirrored tools, commands and shortcuts need of this Mirror (set by install). */
@@ -363,7 +365,14 @@ class Mirror {
     this.#initialize(ctx);
     if (type === "tool_call" && this.#blocking.length > 0) return { block: true, reason: this.#blockReason() };
     if (this.#disposed) return undefined;
-    const result = this.#runner.hasHandlers(type) ? await this.#emit(type, event) : undefined;
+    const threw: HookError[] = [];
+    this.#threw.set(type, [...(this.#threw.get(type) ?? []), threw]);
+    let result: unknown;
+    try {
+      result = this.#runner.hasHandlers(type) ? await this.#emit(type, event) : undefined;
+    } finally {
+      this.#threw.set(type, (this.#threw.get(type) ?? []).filter((t) => t !== threw));
+    }
     this.#afterRegistrationsChanged();
     if (type === "session_shutdown") {
       this.#disposed = true;
@@ -376,6 +385,13 @@ class Mirror {
       throw new Error(`hookbox: ${this.#unloaded.map((u) => `${u.path} did not load (${u.code}): ${u.error}${this.#isOptional(u.path) ? " (optional: it blocks no tool call)" : ""}`).join("; ")}`
         + (this.#blocking.length > 0 ? "; every tool call is blocked (fail closed)" : ""));
     }
+    // A module's own throw where nothing answered: the agent's own error path, as if the module ran in
+    // its process (pi reports it as the extension's error, with the module's message); others are shown.
+    if (threw.length > 0 && result === undefined) {
+      for (const e of threw.slice(1)) this.#show(reportLine(e), "error", e.hookPath);
+      throw new Error(threw[0]!.error);
+    }
+    for (const e of threw) this.#show(reportLine(e), "error", e.hookPath);
     return result;
   }
 
@@ -496,9 +512,12 @@ class Mirror {
 
   /** A fault of an isolated module: the agent's UI when it has one, else stderr as pi prints extension errors. */
   #report(e: HookError): void {
-    const line = `hookbox: ${e.hookPath}: ${e.code} in ${e.event}: ${e.error}`;
+    const line = reportLine(e);
     // A refused effect names the policy.effects that grants it; said once per module, event and code, not per call.
     if (e.code === "effect_refused") { this.#notices.show(e.hookPath, `${e.event}:${e.code}`, line); return; }
+    // A handler's own throw during an event the agent is waiting on: #forward gives it to the agent (tool_call's is a block).
+    const waiting = e.code === "handler_threw" && e.event !== "tool_call" ? this.#threw.get(e.event)?.at(-1) : undefined;
+    if (waiting) { waiting.push(e); return; }
     this.#show(line, "error", e.hookPath);
   }
 
@@ -510,6 +529,8 @@ class Mirror {
     console.error(hookPath === undefined ? line : `Extension error (${hookPath}): ${line}`);
   }
 }
+
+const reportLine = (e: HookError) => `hookbox: ${e.hookPath}: ${e.code} in ${e.event}: ${e.error}`;
 
 /** Every member of the agent's ExtensionAPI the adapter refuses, with why (for docs and tests). */
 export const refusedMembers: Readonly<Record<string, string>> = REFUSED_MEMBERS;

@@ -101,14 +101,12 @@ const withText = <T extends { content: Array<{ type: string; text?: string }> }>
  * The error the agent gets for a failed isolated call: pi turns a tool's throw into an error
  * result the model reads, and reports a command's or shortcut's. Every fault but the module's own
  * throw is also reported (as the adapter reports event faults). A tool's own throw (`tool`) gives
- * the model the tool's own message, as in-process; its path and code go to the error channel.
+ * the agent the tool's own message and nothing else, as in-process: pi shows it in the tool's result,
+ * its only report of a tool's error.
  */
 function failed(err: unknown, deps: MirrorDeps, tool = false): Error {
   if (!(err instanceof HookFailure)) return err instanceof Error ? err : new Error(String(err));
-  if (tool && err.code === "handler_threw") {
-    deps.report(err.toHookError());
-    return new Error(err.message);
-  }
+  if (tool && err.code === "handler_threw") return new Error(err.message);
   if (err.code !== "handler_threw") deps.report(err.toHookError());
   return new Error(`hookbox: ${err.hookPath} failed (${err.code}) in ${err.event}: ${err.message}`);
 }
