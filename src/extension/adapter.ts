@@ -389,7 +389,8 @@ class Mirror {
     // its process (pi reports it as the extension's error, with the module's message); others are shown.
     if (threw.length > 0 && result === undefined) {
       for (const e of threw.slice(1)) this.#show(reportLine(e), "error", e.hookPath);
-      throw new Error(threw[0]!.error);
+      // The module's message, without the ` [CODE]` the runner adds for an error with a code (src/runner/handler-failures.ts).
+      throw new Error(threw[0]!.error.replace(/ \[[A-Z][A-Z0-9_]*\]$/, ""));
     }
     for (const e of threw) this.#show(reportLine(e), "error", e.hookPath);
     return result;
