@@ -324,6 +324,7 @@ class Mirror {
       after: () => this.#afterRegistrationsChanged(),
       enter: (ctx: AgentContext) => { this.#live.set(ctx); this.#initialize(ctx); },
       report: (e: HookError) => this.#report(e),
+      closed: () => this.#disposed,
       commandContext: (ctx: AgentContext & Record<string, any>) => ({
         ...this.#runner.createCommandContext(),
         waitForIdle: () => ctx.waitForIdle(),

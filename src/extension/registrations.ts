@@ -58,6 +58,8 @@ export interface MirrorDeps {
   enter(ctx: AgentContext): void;
   /** A fault of an isolated module, reported as the adapter reports faults. */
   report(e: HookError): void;
+  /** Whether the agent's session ended (session_shutdown): the modules' runner is disposed. */
+  closed?(): boolean;
   /** hookbox's command context over the agent's command context `ctx`. */
   commandContext(ctx: AgentContext & Record<string, any>): HookCommandContext;
   /** A tool, command or shortcut of the module returned: what it registered meanwhile is mirrored (or refused). */
@@ -125,6 +127,8 @@ export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook
         try {
           await run?.handler(String(args), deps.commandContext(ctx));
         } catch (err) {
+          // The agent shut down while the command ran (its own ctx.shutdown(): pi's session_shutdown ended the module's runner): nothing failed.
+          if (err instanceof HookFailure && err.code === "disabled" && deps.closed?.()) return;
           throw failed(err, deps);
         } finally {
           deps.after?.();
