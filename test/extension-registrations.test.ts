@@ -117,7 +117,7 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
     expect(errors).toEqual([]);
   });
 
-  it("a command's context controls reach pi: dialog options (timeout, signal), compact's onComplete and onError called back, and shutdown; reload is refused by name", async () => {
+  it("a command's context controls reach pi: dialog options (timeout, signal), compact's onComplete and onError called back, and shutdown; reload and newSession's withSession are refused by name", async () => {
     const { runner, notified, errors } = await inPi([ext("uses-command-controls.ts")]);
     const calls: unknown[][] = [];
     // pi's own UI dismisses a timed dialog (false) and an aborted one (undefined); this one does as pi's does.
@@ -141,7 +141,10 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
     expect(errors).toEqual([]);
     expect(notified.filter((n) => n.startsWith("hookbox"))).toEqual([]);
     expect(notified.map((n) => JSON.parse(n))).toEqual([
-      { timed: false, aborted: null, compacted: "complete: the summary", failed: "error: Nothing to compact", reload: refusedCommandContextMessage("reload") },
+      {
+        timed: false, aborted: null, compacted: "complete: the summary", failed: "error: Nothing to compact", reload: refusedCommandContextMessage("reload"),
+        withSession: "ctx.newSession({ withSession }) is refused by hookbox/extension: a callback given the replacement session's context does not cross the isolation boundary yet",
+      },
     ]);
     expect(calls).toEqual([["dialog", 5000, null], ["dialog", null, "signal"], ["compact", "keep it short"], ["compact", null], ["shutdown"]]);
   });

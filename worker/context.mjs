@@ -222,6 +222,10 @@ export function createCommandContext(snap, req) {
     /** @param {{ parentSession?: string; setup?: (sm: unknown) => Promise<void> }} [options] */
     newSession: async (options = {}) => {
       const { setup, ...rest } = options;
+      // pi's withSession(replacementCtx) would run with the new session's context, which does not cross: refused by name, not dropped.
+      for (const [key, value] of Object.entries(rest)) {
+        if (typeof value === "function") throw new Error(`ctx.newSession({ ${key} }) is refused by hookbox/extension: a callback given the replacement session's context does not cross the isolation boundary yet`);
+      }
       if (typeof setup !== "function") return ask(METHOD.newSession, [rest, false]);
       // The host calls back into this worker (entry.mjs "setup"); the session manager it gets
       // writes through the same channel as this context.
