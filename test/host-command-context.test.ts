@@ -51,4 +51,17 @@ describe("command contexts", () => {
     await runner.getCommand("review")!.handler("pr-1", runner.createCommandContext());
     expect(log).toEqual([["runner", "confirm", "Start review?", "pr-1"], ["runner", "notify", "review cancelled"]]);
   });
+
+  it("a command's context takes posts after the command returned (as in the agent: a callback's notify), never calls (protocol_violation, as before)", async () => {
+    const log: unknown[] = [];
+    const { runner, errors } = await start(["uses-its-command-context-after-returning"], { init: { hasUI: true, uiContext: recordingUi("runner", log, false) } });
+    const own = runner.createCommandContext();
+    await runner.getCommand("later")!.handler("", { ...own, ui: recordingUi("caller", log, true) });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(log).toEqual([
+      ["caller", "notify", "after returning"],
+      ["caller", "notify", "refused: scoped.call exists only in a command's context (ctx of registerCommand's handler), called outside one"],
+    ]);
+    expect(errors.map((e) => [e.code, e.error.includes("scoped.call exists only in a command's context")])).toEqual([["protocol_violation", true]]);
+  });
 });

@@ -124,7 +124,7 @@ export class SandboxBridge implements BridgeHost {
     if (!inner) throw Errors.protocolViolation(this.#base.hookPath, `a ${method} call must carry a bridge method other than a scoped one`);
     if (inner.method === method) return this.#serve(this.#runner, method, args);
     const runner = this.#need(method);
-    const scope = this.#scopes.target(args[0] as number, inner.method, (ctx) => this.#over(scopedSurface(runner.surface, ctx)));
+    const scope = this.#scopes.target(args[0] as number, inner.method, (ctx) => this.#over(scopedSurface(runner.surface, ctx)), method === METHOD.scopedPost);
     return this.#serve(scope, inner.method, inner.args);
   }
 

@@ -8,9 +8,18 @@
 import type { BridgeSurface } from "./host-bridge.js";
 import type { HookCommandContext } from "../contract/types.js";
 
+/** How many returned commands' contexts still take posts (`ctx.ui.notify` from a callback that ran after the command returned). */
+const RETURNED_KEPT = 16;
+
 /** The contexts of the commands running in one sandbox, each with what was built over it (once). */
 export class ScopedContexts<T> {
   readonly #open = new Map<number, { ctx: HookCommandContext; built?: T }>();
+  /**
+   * The last RETURNED_KEPT contexts whose command returned. In the agent a command's context stays
+   * usable after it returns (pi's trigger-compact.ts notifies from compact's onComplete); here
+   * it takes posts (notify, setStatus, …), never calls (a session switch from a stale command).
+   */
+  readonly #returned = new Map<number, { ctx: HookCommandContext; built?: T }>();
   #next = 1;
 
   /** Hold `ctx` for a command about to run; returns the number its calls carry. */
@@ -22,12 +31,16 @@ export class ScopedContexts<T> {
 
   /** The command returned: its context is no longer reachable. */
   close(id: number): void {
+    const scope = this.#open.get(id);
     this.#open.delete(id);
+    if (!scope) return;
+    this.#returned.set(id, scope);
+    if (this.#returned.size > RETURNED_KEPT) this.#returned.delete(this.#returned.keys().next().value!);
   }
 
   /** What `build` made over the context held under `id`; `method` names the call in the refusal. */
-  target(id: number, method: string, build: (ctx: HookCommandContext) => T): T {
-    const scope = this.#open.get(id);
+  target(id: number, method: string, build: (ctx: HookCommandContext) => T, post = false): T {
+    const scope = this.#open.get(id) ?? (post ? this.#returned.get(id) : undefined);
     if (!scope) throw new Error(`the context this command was given is no longer open (${method} was called after the command returned)`);
     return (scope.built ??= build(scope.ctx));
   }
