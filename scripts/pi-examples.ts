@@ -30,7 +30,7 @@ export { importPi, type Pi } from "../test/support/pi-run.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-export const OUTCOMES = ["identical", "refused", "differs", "pi cannot load it"] as const;
+export const OUTCOMES = ["identical", "refused", "refused by policy", "differs", "pi cannot load it"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface ExampleRow {
@@ -330,6 +330,20 @@ export function refusalIn(observed: Observed): string | undefined {
   return other ? other[1]!.trim() : undefined;
 }
 
+/**
+ * What the isolated module's policy refused in the isolated run (the sandbox table: what the example
+ * needs beyond `untrusted`), as the policy field and what it refused; undefined when nothing was.
+ */
+export function policyRefusalIn(observed: Observed): string | undefined {
+  const all = [JSON.stringify(observed.events), JSON.stringify(observed.stderr)].join("\n").replace(/\\"/g, "\"");
+  const effect = /called (.{1,80}?), (?:[^"]{0,120}?)which its policy\.effects "\w+" does not grant/.exec(all);
+  if (effect) return `policy.effects (${effect[1]})`;
+  const field = /(pi\.\w+|ctx(?:\.\w+)+)[^"]{0,80}?(?:refused|not allowed)[^"]{0,80}?\b(policy\.\w+)/.exec(all);
+  if (field) return `${field[2]} (${field[1]})`;
+  const exec = /pi\.exec\("([^"]{0,40})[^)]*\) refused by its policy/.exec(all);
+  return exec ? `policy.exec (pi.exec("${exec[1]}"))` : undefined;
+}
+
 /** Runs `file` (relative to pi's examples) in process and isolated, and classifies it. */
 export async function classifyExample(file: string, options: RunOptions = {}): Promise<ExampleRow & { ms: number }> {
   const started = performance.now();
@@ -360,6 +374,8 @@ export async function classifyExample(file: string, options: RunOptions = {}): P
   if (difference === "") return { file, outcome: "identical", detail: "", ms };
   const refused = refusalIn(ob);
   if (refused !== undefined) return { file, outcome: "refused", detail: refused, ms };
+  const byPolicy = policyRefusalIn(ob);
+  if (byPolicy !== undefined) return { file, outcome: "refused by policy", detail: byPolicy, ms };
   return { file, outcome: "differs", detail: difference, ms };
 }
 
