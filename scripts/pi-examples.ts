@@ -334,10 +334,14 @@ export function refusalIn(observed: Observed): string | undefined {
  * What the isolated module's policy refused in the isolated run (the sandbox table: what the example
  * needs beyond `untrusted`), as the policy field and what it refused; undefined when nothing was.
  */
-export function policyRefusalIn(observed: Observed): string | undefined {
+export function policyRefusalIn(observed: Observed, difference: string): string | undefined {
   const all = [JSON.stringify(observed.events), JSON.stringify(observed.stderr)].join("\n").replace(/\\"/g, "\"");
-  const effect = /called (.{1,80}?), (?:[^"]{0,120}?)which its policy\.effects "\w+" does not grant/.exec(all);
+  const effect = /(?:called|set) (.{1,80}?)(?:,| during) (?:[^"]{0,160}?)which its policy\.effects "\w+" does not grant/.exec(all);
   if (effect) return `policy.effects (${effect[1]})`;
+  const fs = /Access to this API has been restricted: FileSystem(Read|Write)/.exec(all);
+  if (fs) return `policy.fs${fs[1]} (a file outside its grants)`;
+  // Its output, prefixed with its name and gated (policy.terminal "text"), where pi prints it as written.
+  if (difference.startsWith("stderr") && observed.stderr.some((line) => line.startsWith("[<extension>] "))) return "policy.terminal (its output prefixed and gated)";
   const field = /(pi\.\w+|ctx(?:\.\w+)+)[^"]{0,80}?(?:refused|not allowed)[^"]{0,80}?\b(policy\.\w+)/.exec(all);
   if (field) return `${field[2]} (${field[1]})`;
   const exec = /pi\.exec\("([^"]{0,40})[^)]*\) refused by its policy/.exec(all);
@@ -374,7 +378,7 @@ export async function classifyExample(file: string, options: RunOptions = {}): P
   if (difference === "") return { file, outcome: "identical", detail: "", ms };
   const refused = refusalIn(ob);
   if (refused !== undefined) return { file, outcome: "refused", detail: refused, ms };
-  const byPolicy = policyRefusalIn(ob);
+  const byPolicy = policyRefusalIn(ob, difference);
   if (byPolicy !== undefined) return { file, outcome: "refused by policy", detail: byPolicy, ms };
   return { file, outcome: "differs", detail: difference, ms };
 }
