@@ -111,7 +111,7 @@ describe("the packed package", () => {
   it("runs the hookbox bin from dist: check lists what the hook registered", () => {
     const r = run(join(project, "node_modules", ".bin", "hookbox"), ["check", "hook.ts", "--json"], project);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ ok: true, hooks: [{ path: "hook.ts", ok: true, warnings: [], events: { tool_call: 1 }, commands: [], renderers: [] }] });
+    expect(JSON.parse(r.stdout)).toEqual({ ok: true, agent: "hooks", hooks: [{ path: "hook.ts", ok: true, warnings: [], events: { tool_call: 1 }, commands: [], renderers: [] }] });
   });
 
   it("ships the LICENSE, the examples the CLI help names, and no source map pointing at files it lacks", () => {
