@@ -359,8 +359,10 @@ export const EVENTS = {
   before_provider_request: {
     payload: { payload: z.unknown() },
     editEffects: { payload: substitute },
-    // The handler returns the new request body itself (JSON data: it is sent to the provider).
-    result: z.json(),
+    // The handler returns the new request body itself (JSON data: it is sent to the provider). A key
+    // whose value is undefined is one pi's JSON.stringify drops (pi's own payload has such keys, and a
+    // module spreads it): dropped here too, as frames and structured clone now keep it.
+    result: z.preprocess(withoutUndefinedKeys, z.json()),
     effects: { payload: substitute },
     rule: { kind: "replace", key: "payload" },
     sample: () => ({ type: "before_provider_request", payload: { model: "m", messages: [] } }),
@@ -445,4 +447,16 @@ export function sampleEvent<T extends HookEventType>(type: T): HookEventOf<T> {
 /** The fields of `type`'s events that hold an AbortSignal (read off its sample, which the types make complete). */
 export function signalFields(type: HookEventType): string[] {
   return Object.entries(rowOf(type).sample()).filter(([, v]) => v instanceof AbortSignal).map(([k]) => k);
+}
+
+/**
+ * `value` with every key whose value is undefined left out of its plain objects, as JSON.stringify
+ * leaves them out (depth and size are bounded before a result reaches a schema).
+ */
+function withoutUndefinedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUndefinedKeys);
+  if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) if (v !== undefined) Object.defineProperty(out, key, { value: withoutUndefinedKeys(v), enumerable: true, writable: true, configurable: true });
+  return out;
 }
