@@ -383,6 +383,7 @@ class Mirror {
     // path), after the loaded modules got the event.
     if (type === "session_start" && this.#unloaded.length > 0 && !this.#reportedUnloaded) {
       this.#reportedUnloaded = true;
+      for (const e of threw) this.#show(reportLine(e), "error", e.hookPath);
       throw new Error(`hookbox: ${this.#unloaded.map((u) => `${u.path} did not load (${u.code}): ${u.error}${this.#isOptional(u.path) ? " (optional: it blocks no tool call)" : ""}`).join("; ")}`
         + (this.#blocking.length > 0 ? "; every tool call is blocked (fail closed)" : ""));
     }
