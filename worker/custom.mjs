@@ -1,13 +1,28 @@
-// `ctx.ui.custom(factory)` in a worker: the factory runs here and its component stays here; the
-// host shows a stand-in whose `render(width)` is answered synchronously through the renderer path
-// (bounded by renderTimeoutMs) and whose `handleInput` / `invalidate` are forwarded. `done(value)`
+// `ctx.ui.custom(factory)` in a worker: the factory runs here, when the host's UI calls the stand-in
+// factory (never before), and its component stays here; the host shows a stand-in whose
+// `render(width)` is answered synchronously through the renderer path (bounded by renderTimeoutMs) and whose `handleInput` / `invalidate` are forwarded. `done(value)`
 // resolves the hook's promise. See src/bridge/custom-ui.ts for the host's side.
 import { plain } from "./edits.mjs";
-import { customComponents } from "./render.mjs";
+import { customComponents, customFactories } from "./render.mjs";
 import { METHOD } from "./wire.mjs";
 /** @import { CallMethod, PostMethod } from "./wire.mjs" */
 
 let next = 1;
+
+/**
+ * The agent's arity: pi's (and oh-my-pi's) `custom()` factory takes `(tui, theme, keybindings, done)`,
+ * hookbox's HookAPI `(tui, theme, done)`. Set when the module is an agent's extension (worker/api.mjs).
+ */
+let agentArity = false;
+export function useAgentArity() { agentArity = true; }
+
+/** What the module's factory gets as pi's `keybindings`: the agent's KeybindingsManager does not cross; any use throws, saying so. */
+const KEYBINDINGS = new Proxy(Object.freeze({}), {
+  get: (_t, prop) => {
+    if (prop === "then" || typeof prop === "symbol") return undefined;
+    throw new Error(`ctx.ui.custom's keybindings.${String(prop)} is refused by hookbox/extension: not carried across the isolation boundary yet (the agent's keybindings manager is an object of its own process)`);
+  },
+});
 
 /**
  * Why a function in `custom()`'s options is refused (pi's `overlayOptions.visible(termWidth)`): the
@@ -27,7 +42,17 @@ function functionIn(value, path, depth = 0) {
   return undefined;
 }
 
+/** @param {any} component @param {string} member */
+function checked(component, member) {
+  if (!component || typeof component.render !== "function") throw new TypeError(`${member}(factory): the factory must return a component with render(width)`);
+  return component;
+}
+
 /**
+ * The factory runs only when the host's UI calls the stand-in factory hookbox gives it (the `make`
+ * render operation), as pi runs an extension's factory only when its UI does: pi's RPC UI never
+ * does. A throw of the factory rejects the module's call with that throw, as in pi (the host's
+ * stand-in factory throws; no render fault is reported).
  * @param {{ call: (m: CallMethod, a: unknown[]) => Promise<any>; post: (m: PostMethod, a: unknown[]) => void }} ch
  * @param {unknown} theme
  * @param {unknown} factory
@@ -39,6 +64,9 @@ export async function runCustom(ch, theme, factory, options) {
   if (fn) throw new TypeError(`ctx.ui.custom's ${fn.replace(/^options\./, "")} is refused by hookbox/extension: ${FUNCTION_OPTION}`);
   const key = `custom:${next++}`;
   let finished = false;
+  let ended = false;
+  /** The factory's own throw or rejection, which the module's call rejects with. @type {{ err: unknown } | undefined} */
+  let failed;
   const tui = Object.freeze({
     requestRender: () => { if (!finished) ch.post(METHOD.customTui, [key, "requestRender"]); },
   });
@@ -47,17 +75,36 @@ export async function runCustom(ch, theme, factory, options) {
     finished = true;
     ch.post(METHOD.customDone, [key, plain(value)]);
   };
-  const component = await factory(tui, theme, done);
-  if (!component || typeof component.render !== "function") {
-    throw new TypeError("ctx.ui.custom(factory): the factory must return a component with render(width)");
-  }
-  customComponents.set(key, component);
+  const keep = (/** @type {unknown} */ made) => {
+    if (ended) { /** @type {any} */ (made)?.dispose?.(); return; }
+    customComponents.set(key, checked(made, "ctx.ui.custom"));
+  };
+  customFactories.set(key, () => {
+    customFactories.delete(key);
+    try {
+      const made = agentArity ? /** @type {Function} */ (factory)(tui, theme, KEYBINDINGS, done) : /** @type {Function} */ (factory)(tui, theme, done);
+      if (typeof made?.then !== "function") { keep(made); return true; }
+      Promise.resolve(made).then(keep).then(() => ch.post(METHOD.customReady, [key, true]), (err) => {
+        failed = { err };
+        ch.post(METHOD.customReady, [key, false]);
+      });
+      return "pending";
+    } catch (err) {
+      failed = { err };
+      return "failed";
+    }
+  });
   try {
     return await ch.call(METHOD.custom, [key, options === undefined ? {} : plain(options)]);
+  } catch (err) {
+    throw failed ? failed.err : err;
   } finally {
     finished = true;
+    ended = true;
+    customFactories.delete(key);
+    const component = customComponents.get(key);
     customComponents.delete(key);
-    component.dispose?.();
+    component?.dispose?.();
   }
 }
 

@@ -40,6 +40,8 @@ export const METHOD = Object.freeze({
   custom: "ui.custom",
   customDone: "ui.custom.done",
   customTui: "ui.custom.tui",
+  /** An async custom() factory settled: its component is made (true) or the factory failed (false). */
+  customReady: "ui.custom.ready",
   hostModule: "hostModule",
   hostModuleAwait: "hostModule.await",
   /** A command context's call reaching the context its caller built (src/bridge/command-scope.ts), one per way of travel. */
@@ -100,6 +102,7 @@ export const KIND = Object.freeze({
   [METHOD.custom]: "call",
   [METHOD.customDone]: "post",
   [METHOD.customTui]: "post",
+  [METHOD.customReady]: "post",
   [METHOD.hostModule]: "sync",
   [METHOD.hostModuleAwait]: "call",
   [METHOD.scopedCall]: "call",

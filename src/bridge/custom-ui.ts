@@ -3,7 +3,9 @@
  * factory that returns a stand-in for the worker's component, rendered synchronously through the
  * message-renderer path (so bounded by `renderTimeoutMs`, and a slow or broken component degrades
  * to empty lines with a reported `HookError`, never a hung host). The TUI's `requestRender` is the
- * only method of its `tui` a hook can reach; `done(value)` from the worker settles the call.
+ * only method of its `tui` a hook can reach; `done(value)` from the worker settles the call. The
+ * hook's own factory runs in the worker only when the host UI calls the stand-in factory (pi's RPC
+ * UI never does), and only in worker isolation: elsewhere the stand-in throws, saying why, first.
  * Arguments arrive checked against the bridge table (`bridge/methods.ts`).
  */
 import type { BridgeSurface } from "./host-bridge.js";
@@ -17,13 +19,17 @@ export class CustomUi {
   readonly #shown = new Map<string, { tui: unknown; done: (value: unknown) => void }>();
   readonly #early = new Map<string, unknown>();
   readonly #renderer: (key: string) => HookMessageRenderer;
+  readonly #make: (key: string) => { ok: true; v: unknown } | { ok: false };
+  /** Stand-in factories waiting on the hook's async factory (its `custom.ready` post), by key. */
+  readonly #pending = new Map<string, (made: boolean) => void>();
   readonly #isolation: string;
   /** The key of the header component shown (`ui.setHeader`), if any. */
   #header: string | undefined;
 
   /** `renderer` is the hook's renderer of a key, themed by the caller (src/bridge/render-theme.ts). */
-  constructor(renderer: (key: string) => HookMessageRenderer, isolation: string) {
+  constructor(renderer: (key: string) => HookMessageRenderer, make: (key: string) => { ok: true; v: unknown } | { ok: false }, isolation: string) {
     this.#renderer = renderer;
+    this.#make = make;
     this.#isolation = isolation;
   }
 
@@ -35,23 +41,40 @@ export class CustomUi {
     const ui = surface.ui() as unknown as { custom(factory: unknown, options?: unknown): Promise<unknown> };
     try {
       return await ui.custom((tui: unknown, theme: unknown, done: (value: unknown) => void) => {
+        if (this.#isolation !== "worker") throw new Error(`ctx.ui.custom() needs synchronous rendering, which ${this.#isolation} mode does not have`);
         this.#shown.set(key, { tui, done });
         if (this.#early.has(key)) {
           const value = this.#early.get(key);
           this.#early.delete(key);
           queueMicrotask(() => done(value));
         }
-        const component = create({ customType: key } as never, { expanded: false }, theme as never);
-        if (!component) {
-          throw new Error(this.#isolation !== "worker"
-            ? `ctx.ui.custom() needs synchronous rendering, which ${this.#isolation} mode does not have`
-            : "ctx.ui.custom(): the hook's component could not be shown (see the reported render error)");
-        }
-        return component;
+        const unshown = "ctx.ui.custom(): the hook's component could not be shown (see the reported render error)";
+        const shown = () => {
+          const component = create({ customType: key } as never, { expanded: false }, theme as never);
+          if (!component) throw new Error(unshown);
+          return component;
+        };
+        // The hook's factory runs now, in the worker; its throw rejects the hook's call with its own error.
+        const made = this.#make(key);
+        if (!made.ok) throw new Error(unshown);
+        if (made.v === "failed") throw new Error("ctx.ui.custom(): the hook's factory threw");
+        if (made.v !== "pending") return shown();
+        // An async factory: the host UI gets a promise of the component, as it would from the hook in-process.
+        return new Promise((resolve, reject) => {
+          this.#pending.set(key, (ok) => {
+            try {
+              if (!ok) throw new Error("ctx.ui.custom(): the hook's factory rejected");
+              resolve(shown());
+            } catch (err) {
+              reject(err);
+            }
+          });
+        });
       }, options);
     } finally {
       this.#shown.delete(key);
       this.#early.delete(key);
+      this.#pending.delete(key);
     }
   }
 
@@ -85,6 +108,14 @@ export class CustomUi {
     const entry = this.#shown.get(key);
     if (entry) entry.done(value);
     else if (this.#early.size < MAX_EARLY) this.#early.set(key, value);
+  }
+
+  /** `custom.ready` `[key, made]`: the hook's async factory settled. */
+  ready(args: unknown[]): void {
+    const [key, made] = args as [string, boolean];
+    const settle = this.#pending.get(key);
+    this.#pending.delete(key);
+    settle?.(made);
   }
 
   /** `custom.tui` `[key, "requestRender"]`. */

@@ -136,6 +136,11 @@ export class Components {
     return this.#call({ op: "prepare", name, args });
   }
 
+  /** Runs the factory of the `ctx.ui.custom()` call `key` in the worker, within the render deadline and budget (worker/custom.mjs). */
+  make(key: string): RenderOutcome {
+    return this.#call({ op: "make", key });
+  }
+
   /** A stand-in for the component `create` makes in the worker; undefined when it made none (default rendering) or failed (reported). */
   #standIn(make: (cid: number) => RenderBody): StandIn | undefined {
     // A hook demoted for its render time renders by default (src/isolation/render-guard.ts).
