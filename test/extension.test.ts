@@ -225,6 +225,21 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     }
   });
 
+  it.runIf(ISOLATION === "worker")("ctx.ui.custom() with an async factory gives pi's UI a promise of the component; a factory's throw rejects the module's call with its own error, nothing reported", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("custom-factory-with-a-side-effect.ts")]);
+    const { entry } = bindAgent(runner, runtime, entries);
+    const lines: string[][] = [];
+    runner.uiContext.custom = (factory: Any) => new Promise((resolve, reject) => {
+      Promise.resolve(factory({ requestRender() {} }, runner.uiContext.theme, {}, resolve)).then((c: Any) => lines.push(c.render(40)), reject);
+    });
+    await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 0 });
+    expect(entry("lazy-async")).toEqual({ ran: 1, result: "later" });
+    expect(lines).toEqual([["async line at 40"]]);
+    await runner.emit({ type: "turn_end", turnIndex: 0, message: { role: "assistant", content: [] }, toolResults: [] });
+    expect(entry("lazy-throw")).toEqual({ result: "rejected: the factory's own error" });
+    expect(errors).toEqual([]);
+  });
+
   it("under policy.agent \"read\" a setter throws in the module at the call, naming the member and the policy (handler_threw), while getters answer; the module's throw reaches pi's own error path, as in-process", async () => {
     const { runner, errors, entries, runtime } = await inPi([ext("uses-agent-members.ts")], { policy: { agent: "read" } });
     const { calls, notified } = bindAgent(runner, runtime, entries);
