@@ -192,7 +192,7 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
   });
 
   it("ctx.ui.custom()'s factory runs only when pi's UI calls the factory it was given: never where the UI does not (pi's RPC UI), as in-process", async () => {
-    const { runner, errors, entries, runtime } = await inPi([ext("custom-factory-with-a-side-effect.ts")]);
+    const { runner, errors, entries, runtime } = await inPi([ext("custom-factory-with-a-side-effect.ts")], { renderTimeoutMs: 10_000 });
     const { calls, notified, entry } = bindAgent(runner, runtime, entries);
     // pi's RPC UI: `async custom() { return undefined; }`, the factory never called.
     runner.uiContext.custom = async (factory: unknown) => { calls.push(["ui.custom", typeof factory]); return undefined; };
@@ -206,7 +206,7 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
   it(ISOLATION === "worker"
     ? "ctx.ui.custom()'s factory runs when pi's UI calls the factory it was given, with pi's arity: its component renders and done() resolves the call"
     : `ctx.ui.custom()'s factory never runs in ${ISOLATION} isolation: the factory pi's UI calls throws, saying why, first`, async () => {
-    const { runner, errors, entries, runtime } = await inPi([ext("custom-factory-with-a-side-effect.ts")]);
+    const { runner, errors, entries, runtime } = await inPi([ext("custom-factory-with-a-side-effect.ts")], { renderTimeoutMs: 10_000 });
     const { notified, entry } = bindAgent(runner, runtime, entries);
     const lines: string[][] = [];
     // A TUI's custom(): calls the factory, renders what it returned.
@@ -226,7 +226,7 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
   });
 
   it.runIf(ISOLATION === "worker")("ctx.ui.custom() with an async factory gives pi's UI a promise of the component; a factory's throw rejects the module's call with its own error, nothing reported", async () => {
-    const { runner, errors, entries, runtime } = await inPi([ext("custom-factory-with-a-side-effect.ts")]);
+    const { runner, errors, entries, runtime } = await inPi([ext("custom-factory-with-a-side-effect.ts")], { renderTimeoutMs: 10_000 });
     const { entry } = bindAgent(runner, runtime, entries);
     const lines: string[][] = [];
     runner.uiContext.custom = (factory: Any) => new Promise((resolve, reject) => {

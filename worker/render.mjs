@@ -23,6 +23,8 @@ export const customComponents = new Map();
  * @type {Map<string, () => true | "pending" | "failed">}
  */
 export const customFactories = new Map();
+/** The branch-change listeners of each footer the module set (pi's `footerData.onBranchChange`), by key: the `branch` operation runs them. @type {Map<string, Set<() => void>>} */
+export const footerListeners = new Map();
 
 /**
  * @param {import("node:worker_threads").MessagePort} port
@@ -93,6 +95,10 @@ export function serveRenders(port, buffer, renderers, theme, tools) {
         const make = customFactories.get(req.key);
         if (!make) throw new Error(`no custom() call ${req.key}`);
         return make();
+      }
+      case "branch": {
+        for (const listener of [...(footerListeners.get(req.key) ?? [])]) listener();
+        return null;
       }
       case "prepare": {
         const prepare = tools.get(req.name)?.prepareArguments;
