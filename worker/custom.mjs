@@ -1,7 +1,8 @@
 // `ctx.ui.custom(factory)` in a worker: the factory runs here, when the host's UI calls the stand-in
 // factory (never before), and its component stays here; the host shows a stand-in whose
-// `render(width)` is answered synchronously through the renderer path (bounded by renderTimeoutMs) and whose `handleInput` / `invalidate` are forwarded. `done(value)`
-// resolves the hook's promise. See src/bridge/custom-ui.ts for the host's side.
+// `render(width)` is answered synchronously through the renderer path (bounded by renderTimeoutMs)
+// and whose `handleInput` / `invalidate` are forwarded. `done(value)` resolves the hook's promise.
+// See src/bridge/custom-ui.ts for the host's side. `setHeader` and `setFooter` below.
 import { plain } from "./edits.mjs";
 import { customComponents, customFactories, footerListeners } from "./render.mjs";
 import { METHOD } from "./wire.mjs";
