@@ -225,7 +225,7 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     }
   });
 
-  it.runIf(ISOLATION === "worker")("ctx.ui.custom() with an async factory gives pi's UI a promise of the component; a factory's throw rejects the module's call with its own error, nothing reported", async () => {
+  it.runIf(ISOLATION === "worker")("ctx.ui.custom() with an async factory gives pi's UI a promise of the component; a factory's throw rejects the module's call with its own error, nothing reported; pi's keybindings are refused by name", async () => {
     const { runner, errors, entries, runtime } = await inPi([ext("custom-factory-with-a-side-effect.ts")], { renderTimeoutMs: 10_000 });
     const { entry } = bindAgent(runner, runtime, entries);
     const lines: string[][] = [];
@@ -236,7 +236,10 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(entry("lazy-async")).toEqual({ ran: 1, result: "later" });
     expect(lines).toEqual([["async line at 40"]]);
     await runner.emit({ type: "turn_end", turnIndex: 0, message: { role: "assistant", content: [] }, toolResults: [] });
-    expect(entry("lazy-throw")).toEqual({ result: "rejected: the factory's own error" });
+    expect(entry("lazy-throw")).toEqual({
+      result: "rejected: the factory's own error",
+      keys: "rejected: ctx.ui.custom's keybindings.matches is refused by hookbox/extension: not carried across the isolation boundary yet (the agent's keybindings manager is an object of its own process)",
+    });
     expect(errors).toEqual([]);
   });
 
