@@ -10,7 +10,7 @@ function bridge(lines: string[]) {
     hookPath: "hook.ts", cwd: process.cwd(), gate: { policy: presets.trusted, record: () => {} },
     onLog: (_path, level, line) => lines.push(`${level} ${line}`),
     hostModules: {}, policy: presets.trusted, isolation: "worker", terminal: {},
-    transform: async () => ({ code: "" }), runSetup: async () => {}, renderer: () => () => undefined,
+    transform: async () => ({ code: "" }), runSetup: async () => {}, renderer: () => () => undefined, customRender: () => ({ ok: false }),
   });
 }
 

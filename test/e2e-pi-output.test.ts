@@ -3,7 +3,8 @@
  * through isolate() as it does in pi's own process (pi sends an extension's stdout to its stderr in
  * `-p` and `--mode rpc`, where its stdout is the protocol). pi 0.73.1, headless in a network
  * namespace against the fake model (test/support/pi-agent.ts). Each case has its control: the same
- * extension loaded by pi itself.
+ * extension loaded by pi itself. And a `ctx.ui.custom()` factory pi's RPC UI never calls never runs
+ * isolated either (its side effects stay out, as in pi's process).
  */
 import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -38,6 +39,7 @@ describe.skipIf(unavailable !== undefined)("an extension's own output on pi's st
   }, 300_000);
 
   const escapes = join(ROOT, "fixtures", "hostile", "writes-escapes-to-its-output.ts");
+  const notifications = (stdout: string) => stdout.split("\n").filter((l) => l.includes('"method":"notify"')).map((l) => JSON.parse(l).message as string);
 
   it("control: loaded by pi itself, what the extension writes at load and on a tool call is on pi's stderr, escapes included", () => {
     const own = run(escapes, undefined);
@@ -68,10 +70,18 @@ describe.skipIf(unavailable !== undefined)("an extension's own output on pi's st
 
   it("pi's inline-bash.ts in --mode rpc: its input handler's notification reaches the client through isolate() (trusted) as when pi loads it (control)", () => {
     const rpc = { steps: [{ type: "prompt", message: "What's in !{echo hello}?" }] };
-    const notifications = (stdout: string) => stdout.split("\n").filter((l) => l.includes('"method":"notify"')).map((l) => JSON.parse(l).message as string);
     const own = run(join(examples, "inline-bash.ts"), undefined, { rpc });
     expect(notifications(own.stdout)).toEqual(['Expanded 1 inline command(s):\n!{echo hello} -> "hello"']);
     const isolated = run(join(examples, "inline-bash.ts"), { policy: "trusted" }, { rpc });
+    expect(notifications(isolated.stdout)).toEqual(notifications(own.stdout));
+  });
+
+  it("a command's ctx.ui.custom() in --mode rpc: pi's UI never calls the factory, so through isolate() (trusted) the factory never runs either (its notification and count absent), as when pi loads it (control)", () => {
+    const lazy = join(ROOT, "fixtures", "extensions", "custom-factory-with-a-side-effect.ts");
+    const rpc = { steps: [{ type: "prompt", message: "/lazy" }] };
+    const own = run(lazy, undefined, { rpc });
+    expect(notifications(own.stdout)).toEqual(["ran 0, gave null"]);
+    const isolated = run(lazy, { policy: "trusted" }, { rpc });
     expect(notifications(isolated.stdout)).toEqual(notifications(own.stdout));
   });
 });

@@ -13,7 +13,7 @@ import { isolate } from "../src/extension/adapter.js";
 import { TOOL_RENDERER_NEEDS_WORKER, refusedToolMemberMessage } from "../worker/extension-members.mjs";
 import { LIMITS } from "../worker/wire.mjs";
 import { BUS } from "../src/bridge/host-bridge.js";
-import { ROOT } from "./helpers/host.js";
+import { ROOT, until } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
 import { importPi, installPiDir } from "./support/pi-agent.js";
 
@@ -283,5 +283,57 @@ describe(`ctx.ui.setHeader (${ISOLATION} isolation)`, { timeout: 60_000 }, () =>
     await runner.getCommand("builtin-header").handler("", runner.createCommandContext());
     expect(headers).toHaveLength(2);
     expect(headers[1]).toBeUndefined();
+  });
+});
+
+describe(`ctx.ui.setFooter (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
+  /** pi's footer data as its interactive mode gives a footer factory (branch, statuses, provider count, branch listeners). */
+  function footerData() {
+    const listeners: Array<() => void> = [];
+    const data = {
+      getGitBranch: () => "feature/x", getExtensionStatuses: () => new Map([["a", "busy"]]), getAvailableProviderCount: () => 2,
+      onBranchChange: (listener: () => void) => { listeners.push(listener); return () => listeners.splice(listeners.indexOf(listener), 1); },
+    };
+    return { data, listeners };
+  }
+
+  it(ISOLATION === "worker"
+    ? "a footer draws in pi's UI exactly as in pi's process, reading pi's footer data (branch, statuses, providers) through the component path; a branch change reaches its listener (a render request); setFooter(undefined) restores pi's"
+    : `ctx.ui.setFooter throws in the module in ${ISOLATION} isolation, saying why (pi renders synchronously)`, async () => {
+    const footers: unknown[] = [];
+    // A loaded machine's first render (four host reads) can pass the 100 ms default: what is checked here is what it draws.
+    const { runner, errors, notified } = await inPi([ext("sets-a-footer.ts")], { renderTimeoutMs: 10_000 }, { setFooter: (factory: unknown) => footers.push(factory) });
+    if (ISOLATION !== "worker") {
+      // The module's own throw reaches pi's error path, as in-process.
+      expect(errors.map((e: { error: string }) => e.error).join("\n")).toContain(`ctx.ui.setFooter needs synchronous rendering, which ${ISOLATION} mode does not have`);
+      expect(footers).toEqual([]);
+      return;
+    }
+    expect(errors).toEqual([]);
+    const own = await loader.loadExtensions([ext("sets-a-footer.ts")], ROOT);
+    expect(own.errors).toEqual([]);
+    const ownRunner = new Runner(own.extensions, own.runtime, ROOT, SessionManager.inMemory(ROOT), {});
+    const ownFooters: unknown[] = [];
+    ownRunner.setUIContext({ setFooter: (factory: unknown) => ownFooters.push(factory), notify: () => {}, theme: piTheme.theme });
+    await ownRunner.emit({ type: "session_start", reason: "startup" });
+    let renders = 0;
+    const draw = (factory: Any) => {
+      const { data, listeners } = footerData();
+      const component = factory({ requestRender: () => { renders++; } }, piTheme.theme, data);
+      return { lines: component.render(80), listeners };
+    };
+    const theirs = draw(ownFooters[0]);
+    const mine = draw(footers[0]);
+    expect(theirs.lines.join("\n")).toContain("feature/x a=busy 2 providers");
+    expect(mine.lines, notified.join("\n")).toEqual(theirs.lines);
+    expect(notified).toEqual([]);
+    renders = 0;
+    for (const listener of theirs.listeners) listener();
+    expect(renders).toBe(1);
+    for (const listener of mine.listeners) listener();
+    await until(() => renders === 2, 5_000, "the module's requestRender"); // the worker's requestRender is a post
+    await runner.getCommand("plain-footer").handler("", runner.createCommandContext());
+    expect(footers).toHaveLength(2);
+    expect(footers[1]).toBeUndefined();
   });
 });

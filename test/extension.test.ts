@@ -191,6 +191,58 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     ]);
   });
 
+  it("ctx.ui.custom()'s factory runs only when pi's UI calls the factory it was given: never where the UI does not (pi's RPC UI), as in-process", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("custom-factory-with-a-side-effect.ts")], { renderTimeoutMs: 10_000 });
+    const { calls, notified, entry } = bindAgent(runner, runtime, entries);
+    // pi's RPC UI: `async custom() { return undefined; }`, the factory never called.
+    runner.uiContext.custom = async (factory: unknown) => { calls.push(["ui.custom", typeof factory]); return undefined; };
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    expect(calls.filter(([m]) => m === "ui.custom")).toEqual([["ui.custom", "function"]]);
+    expect(entry("lazy")).toEqual({ ran: 0, result: null });
+    expect(notified).toEqual([]);
+  });
+
+  it(ISOLATION === "worker"
+    ? "ctx.ui.custom()'s factory runs when pi's UI calls the factory it was given, with pi's arity: its component renders and done() resolves the call"
+    : `ctx.ui.custom()'s factory never runs in ${ISOLATION} isolation: the factory pi's UI calls throws, saying why, first`, async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("custom-factory-with-a-side-effect.ts")], { renderTimeoutMs: 10_000 });
+    const { notified, entry } = bindAgent(runner, runtime, entries);
+    const lines: string[][] = [];
+    // A TUI's custom(): calls the factory, renders what it returned.
+    runner.uiContext.custom = (factory: Any) => new Promise((resolve, reject) => {
+      Promise.resolve(factory({ requestRender() {} }, runner.uiContext.theme, {}, resolve)).then((c: Any) => lines.push(c.render(40)), reject);
+    });
+    await runner.emit({ type: "agent_start" });
+    expect(errors).toEqual([]);
+    if (ISOLATION === "worker") {
+      expect(entry("lazy")).toEqual({ ran: 1, result: "picked" });
+      expect(lines).toEqual([["lazy line 1 at 40"]]);
+      expect(notified).toEqual(["the factory ran"]);
+    } else {
+      expect(entry("lazy")).toEqual({ ran: 0, result: `rejected: ctx.ui.custom() needs synchronous rendering, which ${ISOLATION} mode does not have` });
+      expect(notified).toEqual([]);
+    }
+  });
+
+  it.runIf(ISOLATION === "worker")("ctx.ui.custom() with an async factory gives pi's UI a promise of the component; a factory's throw rejects the module's call with its own error, nothing reported; pi's keybindings are refused by name", async () => {
+    const { runner, errors, entries, runtime } = await inPi([ext("custom-factory-with-a-side-effect.ts")], { renderTimeoutMs: 10_000 });
+    const { entry } = bindAgent(runner, runtime, entries);
+    const lines: string[][] = [];
+    runner.uiContext.custom = (factory: Any) => new Promise((resolve, reject) => {
+      Promise.resolve(factory({ requestRender() {} }, runner.uiContext.theme, {}, resolve)).then((c: Any) => lines.push(c.render(40)), reject);
+    });
+    await runner.emit({ type: "turn_start", turnIndex: 0, timestamp: 0 });
+    expect(entry("lazy-async")).toEqual({ ran: 1, result: "later" });
+    expect(lines).toEqual([["async line at 40"]]);
+    await runner.emit({ type: "turn_end", turnIndex: 0, message: { role: "assistant", content: [] }, toolResults: [] });
+    expect(entry("lazy-throw")).toEqual({
+      result: "rejected: the factory's own error",
+      keys: "rejected: ctx.ui.custom's keybindings.matches is refused by hookbox/extension: not carried across the isolation boundary yet (the agent's keybindings manager is an object of its own process)",
+    });
+    expect(errors).toEqual([]);
+  });
+
   it("under policy.agent \"read\" a setter throws in the module at the call, naming the member and the policy (handler_threw), while getters answer; the module's throw reaches pi's own error path, as in-process", async () => {
     const { runner, errors, entries, runtime } = await inPi([ext("uses-agent-members.ts")], { policy: { agent: "read" } });
     const { calls, notified } = bindAgent(runner, runtime, entries);

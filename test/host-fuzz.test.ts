@@ -106,7 +106,7 @@ const ROUTES: Record<string, fc.Arbitrary<Spec>> = {
     fc.oneof(some("fg", "bg", "bold", "constructor", "then", "toString"), hostileString), textMostly, textMostly),
   "messages forged on the wire": spec(some("tool_call", "tool_result"), "forge", some("post", "call", "sync", "res", "raw"),
     fc.oneof(some("sendMessage", "appendEntry", "ui.notify", "ui.setStatus", "ui.select", "session", "modelRegistry", "theme", "exec", "transform", "await",
-      "ui.custom", "ui.custom.done", "scoped.call", "scoped.post", "scoped.sync", "hostModule", "setup.call", "newSession", "log", "tool.update", "flag"), hostileKey)),
+      "ui.custom", "ui.custom.done", "ui.custom.ready", "scoped.call", "scoped.post", "scoped.sync", "hostModule", "setup.call", "newSession", "log", "tool.update", "flag"), hostileKey)),
   "transform requests": spec(some("tool_call", "tool_result"), "transform", some("args", "options", "babel", "source"), hostileString),
   "exec requests": spec(some("tool_call"), "exec", some("pi", "cwd", "forge"), some(...PATHS),
     fc.oneof({ weight: 2, arbitrary: some(...PATHS) }, { weight: 1, arbitrary: some("pwd", "true", "/bin/true", "../../bin/true", "pwd\0x", "sh") }, { weight: 1, arbitrary: hostileValue }),

@@ -7,6 +7,7 @@ import { agentPackage, typeboxModule } from "./extras.mjs";
 import { OMP_REFUSED_MEMBERS, REFUSED_MEMBERS, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
 import { agentApi, installAgentTheme } from "./agent-members.mjs";
 import { events } from "./bus.mjs";
+import { useAgentArity } from "./custom.mjs";
 import { direct, runnerTheme } from "./context.mjs";
 import { LIMITS, METHOD, NAME_PATTERNS } from "./wire.mjs";
 
@@ -74,7 +75,7 @@ function safeJson(value) {
  * @param {boolean} [agent] the module is an agent's extension (hookbox/extension): pi's agent-only registrations work
  */
 export function createHookAPI(registry, cwd, agent = false) {
-  if (agent) installAgentTheme(runnerTheme);
+  if (agent) { installAgentTheme(runnerTheme); useAgentArity(); }
   const logger = Object.freeze({
     debug: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["debug", logLine(args)]),
     info: (/** @type {unknown[]} */ ...args) => post(METHOD.log, ["info", logLine(args)]),

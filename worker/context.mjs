@@ -8,7 +8,7 @@
 /** @import { CallMethod, PostMethod, SyncMethod } from "./wire.mjs" */
 import { call, callSync, post, requestOf } from "./channel.mjs";
 import { plain } from "./edits.mjs";
-import { runCustom, setHeader } from "./custom.mjs";
+import { runCustom, setFooter, setHeader } from "./custom.mjs";
 import { agentContext, agentUi } from "./agent-members.mjs";
 import { refusedCommandContextMessage } from "./extension-members.mjs";
 import { METHOD, SESSION_METHODS } from "./wire.mjs";
@@ -148,6 +148,7 @@ function uiOf(m, req) {
     // pi's: setWidget and setTitle as data, what cannot cross refused by name (worker/agent-members.mjs).
     ...m.agentUi,
     setHeader: (/** @type {unknown} */ factory) => setHeader(ch, m.theme, factory),
+    setFooter: (/** @type {unknown} */ factory) => setFooter(ch, m.theme, factory, direct),
     // Why a data property: a getter in an object literal costs about a microsecond, per context.
     theme: m.theme,
   });

@@ -47,7 +47,7 @@ export const MEMBER_EFFECTS = Object.freeze({
   "ctx.ui.setWidget": "observe", "ctx.ui.setTitle": "observe",
   // The working row and the hidden-thinking label: texts drawn on the agent's screen, as setStatus.
   "ctx.ui.setWorkingMessage": "observe", "ctx.ui.setWorkingIndicator": "observe", "ctx.ui.setWorkingVisible": "observe", "ctx.ui.setHiddenThinkingLabel": "observe",
-  "ctx.ui.setHeader": "observe",
+  "ctx.ui.setHeader": "observe", "ctx.ui.setFooter": "observe",
   // A custom entry in the session: the module's own state, which the model never reads (pi keeps it
   // out of the context; `sendMessage` is the member whose message the model reads).
   appendEntry: "observe",
@@ -174,7 +174,7 @@ export const CARRIED_UI = Object.freeze([
   "select", "confirm", "input", "notify", "setStatus", "setWidget", "setTitle", "custom", "setEditorText", "getEditorText", "editor", "theme",
   "setWorkingMessage", "setWorkingIndicator", "setWorkingVisible", "setHiddenThinkingLabel",
   // A component the module's worker renders, through the component path (worker isolation only; elsewhere it throws, saying why).
-  "setHeader",
+  "setHeader", "setFooter",
 ]);
 
 const COMPONENT = "it takes a component or a function the agent's terminal would call synchronously, which cannot run isolated";
@@ -184,7 +184,6 @@ export const REFUSED_UI = Object.freeze({
   onTerminalInput: "it hands the module the user's raw keystrokes, and a listener the agent calls synchronously for each",
   setEditorComponent: COMPONENT,
   getEditorComponent: COMPONENT,
-  setFooter: COMPONENT,
   addAutocompleteProvider: COMPONENT,
   pasteToEditor: NOT_YET_UI,
   getAllThemes: NOT_YET_UI,

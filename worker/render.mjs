@@ -15,6 +15,16 @@ const RELEASED = Symbol("released");
 
 /** Components of `ctx.ui.custom()` calls in progress, by key; the host creates its stand-in from one. @type {Map<string, any>} */
 export const customComponents = new Map();
+/**
+ * Factories of `ctx.ui.custom()` calls whose component is not made yet, by key: the `make` operation
+ * runs one when the host's UI calls the stand-in factory (in pi's RPC mode it never does), and it
+ * answers true (its component kept in `customComponents`), "pending" (the factory returned a
+ * promise) or "failed" (it threw: the module's call rejects with its throw).
+ * @type {Map<string, () => true | "pending" | "failed">}
+ */
+export const customFactories = new Map();
+/** The branch-change listeners of each footer the module set (pi's `footerData.onBranchChange`), by key: the `branch` operation runs them. @type {Map<string, Set<() => void>>} */
+export const footerListeners = new Map();
 
 /**
  * @param {import("node:worker_threads").MessagePort} port
@@ -79,6 +89,16 @@ export function serveRenders(port, buffer, renderers, theme, tools) {
         if (component === undefined || component === null) return null;
         if (typeof component.render !== "function") throw new TypeError("a tool renderer must return a component with render(width)");
         return hold(req.cid, component);
+      }
+      case "make": {
+        if (customComponents.has(req.key)) return true;
+        const make = customFactories.get(req.key);
+        if (!make) throw new Error(`no custom() call ${req.key}`);
+        return make();
+      }
+      case "branch": {
+        for (const listener of [...(footerListeners.get(req.key) ?? [])]) listener();
+        return null;
       }
       case "prepare": {
         const prepare = tools.get(req.name)?.prepareArguments;

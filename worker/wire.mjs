@@ -40,6 +40,10 @@ export const METHOD = Object.freeze({
   custom: "ui.custom",
   customDone: "ui.custom.done",
   customTui: "ui.custom.tui",
+  /** An async custom() factory settled: its component is made (true) or the factory failed (false). */
+  customReady: "ui.custom.ready",
+  /** pi's footer data, read by the footer the module set (`ctx.ui.setFooter`'s factory's third argument). */
+  footerData: "ui.footerData",
   hostModule: "hostModule",
   hostModuleAwait: "hostModule.await",
   /** A command context's call reaching the context its caller built (src/bridge/command-scope.ts), one per way of travel. */
@@ -60,6 +64,8 @@ export const METHOD = Object.freeze({
   busEmit: "events.emit",
   /** `ctx.ui.setHeader(factory)` (worker isolation): the header component's key (the worker holds it), or null to restore pi's. */
   setHeader: "ui.setHeader",
+  /** `ctx.ui.setFooter(factory)`, as setHeader. */
+  setFooter: "ui.setFooter",
 });
 
 /**
@@ -87,6 +93,7 @@ export const KIND = Object.freeze({
   [METHOD.abort]: "post",
   [METHOD.busEmit]: "post",
   [METHOD.setHeader]: "sync",
+  [METHOD.setFooter]: "sync",
   [METHOD.log]: "post",
   [METHOD.output]: "post",
   [METHOD.isIdle]: "sync",
@@ -100,6 +107,8 @@ export const KIND = Object.freeze({
   [METHOD.custom]: "call",
   [METHOD.customDone]: "post",
   [METHOD.customTui]: "post",
+  [METHOD.customReady]: "post",
+  [METHOD.footerData]: "sync",
   [METHOD.hostModule]: "sync",
   [METHOD.hostModuleAwait]: "call",
   [METHOD.scopedCall]: "call",

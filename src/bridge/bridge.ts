@@ -44,6 +44,8 @@ export interface BridgeBase {
   runSetup(): Promise<void>;
   /** The hook's renderer of `customType`, themed by the caller (ctx.ui.custom() shows it). */
   renderer(customType: string): HookMessageRenderer;
+  /** In the worker, synchronously: a ctx.ui.custom() call's factory (`make`), a footer's branch listeners (`branch`); src/isolation/render.ts. */
+  customRender(op: "make" | "branch", key: string): { ok: true; v: unknown } | { ok: false };
   isolation: string;
   /** How the hook's text is shown on a terminal (the terminalText option). */
   terminal: TerminalTextOptions;
@@ -67,7 +69,7 @@ export class SandboxBridge implements BridgeHost {
   constructor(base: BridgeBase) {
     this.#base = base;
     this.#modules = new HostModules(base.hookPath, base.hostModules, base.policy);
-    this.#custom = new CustomUi(base.renderer, base.isolation);
+    this.#custom = new CustomUi(base.renderer, base.customRender, base.isolation);
   }
 
   /** The runner's surface: from now on every row of the table is served. */
@@ -136,9 +138,12 @@ export class SandboxBridge implements BridgeHost {
       case METHOD.hostModuleAwait: return this.#modules.take(args);
       case METHOD.customDone: return this.#custom.done(args);
       case METHOD.customTui: return this.#custom.requestRender(args);
+      case METHOD.customReady: return this.#custom.ready(args);
       case METHOD.output: return this.#base.output?.(args[0] as "stdout" | "stderr", args[1] as string);
       case METHOD.custom: return this.#custom.show(this.#need(method, served).surface, args);
-      case METHOD.setHeader: return this.#custom.header(this.#need(method, served).surface, args);
+      case METHOD.setHeader: return this.#custom.slot("setHeader", this.#need(method, served).surface, args);
+      case METHOD.setFooter: return this.#custom.slot("setFooter", this.#need(method, served).surface, args);
+      case METHOD.footerData: return this.#custom.footerData(args);
       case METHOD.toolUpdate: {
         // An update after its execute settled (or timed out) has no one to reach: dropped, as the agent drops it.
         return this.#updates.get(args[0] as number)?.(args[1]);

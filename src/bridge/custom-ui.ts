@@ -3,11 +3,21 @@
  * factory that returns a stand-in for the worker's component, rendered synchronously through the
  * message-renderer path (so bounded by `renderTimeoutMs`, and a slow or broken component degrades
  * to empty lines with a reported `HookError`, never a hung host). The TUI's `requestRender` is the
- * only method of its `tui` a hook can reach; `done(value)` from the worker settles the call.
+ * only method of its `tui` a hook can reach; `done(value)` from the worker settles the call. The
+ * hook's own factory runs in the worker only when the host UI calls the stand-in factory (pi's RPC
+ * UI never does), and only in worker isolation: elsewhere the stand-in throws, saying why, first.
  * Arguments arrive checked against the bridge table (`bridge/methods.ts`).
  */
 import type { BridgeSurface } from "./host-bridge.js";
 import type { HookMessageRenderer } from "../contract/types.js";
+
+/** pi's `ReadonlyFooterDataProvider`: what a footer factory reads of the agent. */
+interface FooterData {
+  getGitBranch(): string | null;
+  getExtensionStatuses(): ReadonlyMap<string, string>;
+  getAvailableProviderCount(): number;
+  onBranchChange?(callback: () => void): () => void;
+}
 
 /** `done` values that came before the host UI called the factory, at most this many kept. */
 const MAX_EARLY = 64;
@@ -17,13 +27,19 @@ export class CustomUi {
   readonly #shown = new Map<string, { tui: unknown; done: (value: unknown) => void }>();
   readonly #early = new Map<string, unknown>();
   readonly #renderer: (key: string) => HookMessageRenderer;
+  readonly #render: (op: "make" | "branch", key: string) => { ok: true; v: unknown } | { ok: false };
+  /** Stand-in factories waiting on the hook's async factory (its `custom.ready` post), by key. */
+  readonly #pending = new Map<string, (made: boolean) => void>();
   readonly #isolation: string;
-  /** The key of the header component shown (`ui.setHeader`), if any. */
-  #header: string | undefined;
+  /** The keys of the header and footer components shown (`ui.setHeader`, `ui.setFooter`), if any. */
+  readonly #slots: { setHeader?: string; setFooter?: string } = {};
+  /** The footer data pi's UI gave the footer's stand-in, and its branch subscription. */
+  #footer: { key: string; data: FooterData; unsubscribe?: () => void } | undefined;
 
   /** `renderer` is the hook's renderer of a key, themed by the caller (src/bridge/render-theme.ts). */
-  constructor(renderer: (key: string) => HookMessageRenderer, isolation: string) {
+  constructor(renderer: (key: string) => HookMessageRenderer, render: (op: "make" | "branch", key: string) => { ok: true; v: unknown } | { ok: false }, isolation: string) {
     this.#renderer = renderer;
+    this.#render = render;
     this.#isolation = isolation;
   }
 
@@ -35,48 +51,87 @@ export class CustomUi {
     const ui = surface.ui() as unknown as { custom(factory: unknown, options?: unknown): Promise<unknown> };
     try {
       return await ui.custom((tui: unknown, theme: unknown, done: (value: unknown) => void) => {
+        if (this.#isolation !== "worker") throw new Error(`ctx.ui.custom() needs synchronous rendering, which ${this.#isolation} mode does not have`);
         this.#shown.set(key, { tui, done });
         if (this.#early.has(key)) {
           const value = this.#early.get(key);
           this.#early.delete(key);
           queueMicrotask(() => done(value));
         }
-        const component = create({ customType: key } as never, { expanded: false }, theme as never);
-        if (!component) {
-          throw new Error(this.#isolation !== "worker"
-            ? `ctx.ui.custom() needs synchronous rendering, which ${this.#isolation} mode does not have`
-            : "ctx.ui.custom(): the hook's component could not be shown (see the reported render error)");
-        }
-        return component;
+        const unshown = "ctx.ui.custom(): the hook's component could not be shown (see the reported render error)";
+        const shown = () => {
+          const component = create({ customType: key } as never, { expanded: false }, theme as never);
+          if (!component) throw new Error(unshown);
+          return component;
+        };
+        // The hook's factory runs now, in the worker; its throw rejects the hook's call with its own error.
+        const made = this.#render("make", key);
+        if (!made.ok) throw new Error(unshown);
+        if (made.v === "failed") throw new Error("ctx.ui.custom(): the hook's factory threw");
+        if (made.v !== "pending") return shown();
+        // An async factory: the host UI gets a promise of the component, as it would from the hook in-process.
+        return new Promise((resolve, reject) => {
+          this.#pending.set(key, (ok) => {
+            try {
+              if (!ok) throw new Error("ctx.ui.custom(): the hook's factory rejected");
+              resolve(shown());
+            } catch (err) {
+              reject(err);
+            }
+          });
+        });
       }, options);
     } finally {
       this.#shown.delete(key);
       this.#early.delete(key);
+      this.#pending.delete(key);
     }
   }
 
   /**
-   * `ui.setHeader` `[key]`: the agent's header becomes a stand-in for the worker's component under
-   * `key` (rendered as a custom component is; its `tui.requestRender` reaches the agent's), or its
-   * own again (`null`). Worker isolation only: elsewhere the module's call throws, saying why.
+   * `ui.setHeader` / `ui.setFooter` `[key]`: the agent's header or footer becomes a stand-in for the
+   * worker's component under `key` (rendered as a custom component is; its `tui.requestRender`
+   * reaches the agent's), or its own again (`null`). A footer's stand-in keeps the footer data pi
+   * gives it (read by `footerData`) and runs the worker's branch listeners when pi's branch changes.
+   * Worker isolation only: elsewhere the module's call throws, saying why.
    */
-  header(surface: BridgeSurface, args: unknown[]): undefined {
+  slot(member: "setHeader" | "setFooter", surface: BridgeSurface, args: unknown[]): undefined {
     const [key] = args as [string | null];
-    if (this.#isolation !== "worker") throw new Error(`ctx.ui.setHeader needs synchronous rendering, which ${this.#isolation} mode does not have`);
-    const ui = surface.ui() as unknown as { setHeader?(factory: unknown): void };
-    if (typeof ui.setHeader !== "function") throw new Error("ctx.ui.setHeader: this host's UI has no header");
-    if (this.#header !== undefined) this.#shown.delete(this.#header);
-    this.#header = key ?? undefined;
-    if (key === null) { ui.setHeader(undefined); return undefined; }
+    if (this.#isolation !== "worker") throw new Error(`ctx.ui.${member} needs synchronous rendering, which ${this.#isolation} mode does not have`);
+    const ui = surface.ui() as unknown as Record<string, ((factory: unknown) => void) | undefined>;
+    if (typeof ui[member] !== "function") throw new Error(`ctx.ui.${member}: this host's UI has no ${member === "setHeader" ? "header" : "footer"}`);
+    const previous = this.#slots[member];
+    if (previous !== undefined) this.#shown.delete(previous);
+    if (member === "setFooter") this.#dropFooter();
+    this.#slots[member] = key ?? undefined;
+    if (key === null) { ui[member](undefined); return undefined; }
     const create = this.#renderer(key);
-    ui.setHeader((tui: unknown, theme: unknown) => {
+    ui[member]((tui: unknown, theme: unknown, footerData?: FooterData) => {
       this.#shown.set(key, { tui, done: () => {} });
+      if (member === "setFooter" && footerData) {
+        this.#dropFooter();
+        this.#footer = { key, data: footerData, unsubscribe: footerData.onBranchChange?.(() => { this.#render("branch", key); }) };
+      }
       const component = create({ customType: key } as never, { expanded: false }, theme as never);
       // pi draws its own header for a factory that throws; the render failure was reported.
-      if (!component) throw new Error("ctx.ui.setHeader: the hook's component could not be shown (see the reported render error)");
+      if (!component) throw new Error(`ctx.ui.${member}: the hook's component could not be shown (see the reported render error)`);
       return component;
     });
     return undefined;
+  }
+
+  /** `ui.footerData` `[key, member]`: the footer data pi's UI gave the footer `key` (a branch, the extensions' statuses as entries, a count). */
+  footerData(args: unknown[]): unknown {
+    const [key, member] = args as [string, "getGitBranch" | "getExtensionStatuses" | "getAvailableProviderCount"];
+    const footer = this.#footer?.key === key ? this.#footer.data : undefined;
+    if (!footer) throw new Error("ctx.ui.setFooter's footerData: the agent's UI has not shown this footer");
+    if (member === "getExtensionStatuses") return [...footer.getExtensionStatuses()];
+    return footer[member]();
+  }
+
+  #dropFooter(): void {
+    this.#footer?.unsubscribe?.();
+    this.#footer = undefined;
   }
 
   /** `custom.done` `[key, value]`. */
@@ -85,6 +140,14 @@ export class CustomUi {
     const entry = this.#shown.get(key);
     if (entry) entry.done(value);
     else if (this.#early.size < MAX_EARLY) this.#early.set(key, value);
+  }
+
+  /** `custom.ready` `[key, made]`: the hook's async factory settled. */
+  ready(args: unknown[]): void {
+    const [key, made] = args as [string, boolean];
+    const settle = this.#pending.get(key);
+    this.#pending.delete(key);
+    settle?.(made);
   }
 
   /** `custom.tui` `[key, "requestRender"]`. */

@@ -85,7 +85,7 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
  * `ctx.ui.custom()` (src/bridge/custom-ui.ts) and the scoped calls (src/bridge/command-scope.ts).
  */
 type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | typeof METHOD.hostModuleAwait
-  | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui | typeof METHOD.setHeader
+  | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui | typeof METHOD.customReady | typeof METHOD.setHeader | typeof METHOD.setFooter | typeof METHOD.footerData
   | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync | typeof METHOD.toolUpdate | typeof METHOD.output;
 
 /** A dialog's options as they cross (src/bridge/methods.ts `dialog`). */

@@ -163,7 +163,10 @@ export const BRIDGE = {
   [METHOD.custom]: prompt(z.tuple([customKey, z.record(z.string(), z.unknown())]), z.unknown()),
   [METHOD.customDone]: post(z.tuple([customKey, z.unknown()])),
   [METHOD.customTui]: post(z.tuple([customKey, z.literal("requestRender")])),
+  [METHOD.customReady]: post(z.tuple([customKey, z.boolean()])),
   [METHOD.setHeader]: sync(z.tuple([customKey.nullable()]), z.undefined()),
+  [METHOD.setFooter]: sync(z.tuple([customKey.nullable()]), z.undefined()),
+  [METHOD.footerData]: sync(z.tuple([customKey, z.enum(["getGitBranch", "getExtensionStatuses", "getAvailableProviderCount"])]), z.unknown()),
   [METHOD.hostModule]: sync(z.tuple([name, memberName, z.array(z.unknown()).max(LIMITS.maxArgs)]), maybeLater, { atLoad: true }),
   [METHOD.hostModuleAwait]: call("any", heldId, z.unknown(), { atLoad: true }),
   // The inner method is checked against its own row (kind, scope, arguments, result) by the channel.

@@ -222,6 +222,10 @@ export type RenderRequest = { id: number } & (
   | { op: "tool"; cid: number; name: string; slot: "call" | "result"; value: unknown; options: { expanded: boolean; isPartial: boolean }; context: Record<string, unknown>; last?: number }
   // A tool's prepareArguments: the model's raw arguments in, the prepared ones out (data).
   | { op: "prepare"; name: string; args: unknown }
+  // A ctx.ui.custom() call's factory, run when the host's UI calls the stand-in factory (not before).
+  | { op: "make"; key: string }
+  // The branch changed (pi's footer data): the footer `key`'s onBranchChange listeners run.
+  | { op: "branch"; key: string }
   | { op: "render"; cid: number; width: number }
   | { op: "input"; cid: number; data: string }
   | { op: "invalidate"; cid: number }
@@ -240,6 +244,9 @@ export type RenderReply = z.infer<typeof renderReplySchema>;
 /** What each render operation answers: a component id (or null: default rendering), lines, or nothing. */
 export const renderValueSchemas = {
   create: z.union([z.literal(true), z.null()]),
+  // The factory made its component (true), returned a promise (its `ui.custom.ready` post follows) or threw.
+  make: z.union([z.literal(true), z.literal("pending"), z.literal("failed")]),
+  branch: z.null(),
   tool: z.union([z.literal(true), z.null()]),
   // Plain data without a prototype key, at most maxPrompt characters as JSON (pi validates it against the tool's schema next).
   prepare: safeData.refine((v) => {

@@ -26,7 +26,7 @@ export interface AgentContext {
   shutdown?(): void;
 }
 
-const UI_METHODS = ["select", "confirm", "input", "editor", "notify", "setStatus", "setEditorText", "getEditorText", "setHeader"] as const;
+const UI_METHODS = ["select", "confirm", "input", "editor", "notify", "setStatus", "setEditorText", "getEditorText", "setHeader", "setFooter"] as const;
 /**
  * The methods of pi's `Theme` that take and return plain data. Why forwarders rather than pi's
  * object: pi's `ctx.ui.theme` is a Proxy over its global theme, whose methods the host's bridge

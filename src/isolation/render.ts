@@ -136,6 +136,14 @@ export class Components {
     return this.#call({ op: "prepare", name, args });
   }
 
+  /**
+   * In the worker, within the render deadline and budget (worker/custom.mjs): `make` runs the factory
+   * of the `ctx.ui.custom()` call `key`, `branch` the branch-change listeners of the footer `key`.
+   */
+  custom(op: "make" | "branch", key: string): RenderOutcome {
+    return this.#call({ op, key });
+  }
+
   /** A stand-in for the component `create` makes in the worker; undefined when it made none (default rendering) or failed (reported). */
   #standIn(make: (cid: number) => RenderBody): StandIn | undefined {
     // A hook demoted for its render time renders by default (src/isolation/render-guard.ts).

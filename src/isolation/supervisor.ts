@@ -162,6 +162,7 @@ export class HookSupervisor implements SandboxView {
       transform: (a) => this.#transform(a),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
       renderer: (key) => withCallerTheme(this.renderer(key)),
+      customRender: (op, key) => this.#components.custom(op, key),
     });
   }
 
