@@ -10,7 +10,8 @@
  */
 import { parse, stringify } from "devalue";
 import { history } from "./lib/host.js";
-import { decodeFrameBody, encodeFrame, MAX_FRAME_DEPTH } from "../worker/wire.mjs";
+import { MAX_FRAME_DEPTH } from "../worker/wire.mjs";
+import { decodeFrameBody, encodeFrame } from "../worker/frames.mjs";
 
 const same = history();
 const unique = same.map((m, i) => JSON.parse(JSON.stringify(m).replace(/lorem/g, `l${i}`)) as unknown);

@@ -145,6 +145,20 @@ describe("the factory", () => {
       [["tool_call"], []], [["tool_result"], []], [["context"], []], [[], ["handoff"]],
     ]);
   });
+
+  it("a TypeScript module that imports nothing is evaluated without jiti, which its require still loads when called", async () => {
+    // Why: jiti costs each runtime about 2 MB (docs/performance.md); only a module that reaches for it pays.
+    const file = writeHook(tempDir(), "lazy-jiti.ts", [
+      "declare const module: { constructor: { _cache: Record<string, unknown> } };",
+      "declare const require: (id: string) => { basename(path: string): string };",
+      "const jitiLoaded = (): boolean => Object.keys(module.constructor._cache).some((key) => /[\\\\/]jiti[\\\\/]/.test(key));",
+      "export default function (pi: { on(event: string, handler: () => unknown): void }) {",
+      "  const atLoad = jitiLoaded();",
+      "  pi.on(\"tool_call\", () => ({ block: true, reason: `${atLoad} ${require(\"node:path\").basename(\"/a/b.ts\")} ${jitiLoaded()}` }));",
+      "}",
+    ].join("\n"));
+    expect(await reasonOf([file])).toBe("false b.ts true");
+  });
 });
 
 describe("pi.sendMessage and pi.appendEntry", () => {

@@ -1,9 +1,8 @@
 // The hook runtime: one hook module per worker thread or child process. Plain JS on purpose: vitest
 // and the built package both run it unchanged. Imported by the entry of its mode (entry-thread.mjs,
-// entry-process.mjs) once that installed its link; it loads the hook with jiti, runs the factory,
+// entry-process.mjs) once that installed its link; it loads the hook (worker/typescript.mjs), runs the factory,
 // then serves the host's requests over the link. See src/contract/protocol.ts.
 /** @import { HostMessage, WorkerBoot, WorkerControl, LoadSpec, ContextSnapshot } from "../src/contract/protocol.js" */
-import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import * as Comlink from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
@@ -15,6 +14,7 @@ import { plain } from "./edits.mjs";
 import { factoryOf } from "./factory.mjs";
 import { hostModuleObjects } from "./host-modules.mjs";
 import { withAccessDetail } from "./access.mjs";
+import { importWithJiti } from "./typescript.mjs";
 import { serveRenders } from "./render.mjs";
 import { deliver } from "./bus.mjs";
 import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
@@ -48,12 +48,7 @@ async function importHook(specifier, virtualModules = {}) {
       if (!(err instanceof SyntaxError) && !hostModuleMissing) throw err;
     }
   }
-  // Why require, not import(): Node's ES module loader takes a CommonJS package through its
-  // translator, which measured 1-4 MB more private memory and 30-70 ms more per runtime for jiti's
-  // 190 kB bundle (docs/performance.md); jiti's CommonJS entry is the same function.
-  const { createJiti } = /** @type {typeof import("jiti")} */ (createRequire(import.meta.url)("jiti"));
-  const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true, transform: hostTransform, virtualModules });
-  return jiti.import(specifier);
+  return importWithJiti(specifier, { fsCache: false, moduleCache: false, interopDefault: true, transform: hostTransform, virtualModules });
 }
 
 /**

@@ -9,7 +9,8 @@ import { readSync, writeSync } from "node:fs";
 import { Socket } from "node:net";
 import { cut, describeThrown, toWireError } from "./describe.mjs";
 import { useLink } from "./transport.mjs";
-import { decodeFrameBody, encodeFrame, FATAL, FRAME_HEADER_BYTES, LIMITS, maxFrameBytes } from "./wire.mjs";
+import { decodeFrameBody, encodeFrame } from "./frames.mjs";
+import { FATAL, FRAME_HEADER_BYTES, LIMITS, maxFrameBytes } from "./wire.mjs";
 
 const TO_HOST = 3;
 const FROM_HOST = 4;

@@ -4,7 +4,7 @@
  * outside any try/catch (a malformed frame or a value a few thousand levels deep ends the host),
  * so hookbox owns this one: each frame is a 4-byte big-endian length and a UTF-8 body, JSON for
  * plain data and devalue's text for the values JSON would change (a Set, a Map, a Date, undefined…)
- * (`encodeFrame`, worker/wire.mjs: one codec for both sides, which Node and Bun both read). The
+ * (`encodeFrame`, worker/frames.mjs: one codec for both sides, which Node and Bun both read). The
  * host decodes inside try/catch, refuses frames over a size bound before buffering them, refuses a
  * devalue body that holds what the wire does not carry before building it, and refuses values
  * nested deeper than any message the runtime sends (`MAX_FRAME_DEPTH`, worker/wire.mjs); any of
@@ -14,9 +14,10 @@
  * the reverse), so a Bun host could not talk to a Node child. Measured (docs/runtimes.md,
  * docs/performance.md): JSON is no slower than V8's; devalue's form costs only the values that need it.
  */
-import { decodeFrameBody, FRAME_HEADER_BYTES as HEADER } from "../../worker/wire.mjs";
+import { FRAME_HEADER_BYTES as HEADER } from "../../worker/wire.mjs";
+import { decodeFrameBody } from "../../worker/frames.mjs";
 
-export { encodeFrame } from "../../worker/wire.mjs";
+export { encodeFrame } from "../../worker/frames.mjs";
 
 /** How deep `value` nests, walked without recursion; stops counting past `limit`. */
 export function depthOf(value: unknown, limit: number): number {
