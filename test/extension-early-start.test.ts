@@ -9,7 +9,7 @@
  * what it registers now. Inside pi 0.73.1's own loader and runner. The module's top level waits
  * for a file the test writes, so "before it loaded" is a fact of the test, not a timing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,8 +37,8 @@ afterAll(() => { for (const d of [dir, caches]) rmSync(d, { recursive: true, for
 interface Gate { tool: string; command?: string; sessionStart?: boolean }
 
 /** A module whose top level waits until `gate` exists, then registers what the gate says and blocks `rm -rf /`. */
-function gatedModule(gate: string): string {
-  const file = join(dir, `gated-${ISOLATION}.mjs`);
+function gatedModule(gate: string, name = "gated"): string {
+  const file = join(dir, `${name}-${ISOLATION}.mjs`);
   writeFileSync(file, `import { existsSync, readFileSync } from "node:fs";
 const gate = ${JSON.stringify(gate)};
 while (!existsSync(gate)) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -57,8 +57,8 @@ export default function (pi) {
 const open = (gate: string, says: Gate) => writeFileSync(gate, JSON.stringify(says));
 
 /** One start of the agent: pi's loader runs the factory; resolves with pi's runner once the factory returned. */
-async function start(file: string) {
-  const options = { isolation: ISOLATION, policy: { fsRead: [dir] }, transformCacheDir: join(caches, ISOLATION) };
+async function start(file: string, cacheDir = join(caches, ISOLATION), effects?: string) {
+  const options = { isolation: ISOLATION, policy: { fsRead: [dir], ...(effects ? { effects } : {}) }, transformCacheDir: cacheDir } as Parameters<typeof isolate>[1];
   const runtime = loader.createExtensionRuntime();
   const extension = await loader.loadExtensionFromFactory(isolate([file], options), process.cwd(), undefined, runtime, "<isolated>");
   const runner = new Runner([extension], runtime, process.cwd(), SessionManager.inMemory(process.cwd()), {});
@@ -143,5 +143,29 @@ describe(`isolate() mirrors the previous start (${ISOLATION} isolation)`, () => 
     expect(fourth.notified).toEqual([]);
     expect(fourth.errors).toEqual([]);
     await fourth.runner.emit(quit);
+  }, 120_000);
+
+  it("a record that says a module registered what a load would refuse (a tool replacing the agent's bash, above policy.effects restrict) is not mirrored: the start waits for the module", async () => {
+    const gate = join(dir, `gate-forged-${ISOLATION}`);
+    const file = gatedModule(gate, "forged");
+    const cacheDir = join(caches, `forged-${ISOLATION}`);
+    open(gate, { tool: "own_tool" });
+    const first = await start(file, cacheDir, "restrict");
+    await first.runner.emit(quit);
+    const [name] = readdirSync(join(cacheDir, "starts"));
+    const recordFile = join(cacheDir, "starts", name!);
+    const record = JSON.parse(readFileSync(recordFile, "utf8"));
+    record.manifests[0].tools[0].name = "bash";
+    writeFileSync(recordFile, JSON.stringify(record));
+
+    rmSync(gate);
+    const second = start(file, cacheDir, "restrict");
+    expect(await Promise.race([second, timeout(1_500)])).toBe("factory waited");
+    open(gate, { tool: "own_tool" });
+    const { runner, tools, errors } = await second;
+    expect(tools()).toContain("own_tool");
+    expect(tools()).not.toContain("bash");
+    expect(errors).toEqual([]);
+    await runner.emit(quit);
   }, 120_000);
 });

@@ -140,7 +140,7 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     // What the same modules registered at the agent's previous start: mirrored now, each module checked as it arrives.
     const record = await startRecordFile(paths, cwd, line, loadOptions);
     const previous = record && twice.length === 0 && before.length === 0 && modules.every((m) => m.hook) ? await readStart(record, modules.length) : undefined;
-    if (record && previous) {
+    if (record && previous && recordCrosses(modules, previous, builtInTools(line))) {
       const mirror = new Mirror(pi, modules.map((m) => m.hook!), cwd, [], isOptional, carried, notices, { modules, previous, record, builtIns: builtInTools(line) });
       mirror.install();
       // What the agent calls synchronously (a message renderer, a tool's renderers or prepareArguments) needs its module running.
@@ -318,6 +318,21 @@ const WAIT_FOR_ALL = new Set(["tool_call", "session_shutdown"]);
 const BEFORE_FIRST_REQUEST = ["session_start", "resources_discover", "input", "before_agent_start", "agent_start", "turn_start", "message_start", "message_end", "context", "before_provider_request"];
 /** How long after the first modules arrived the others start when nothing needed them sooner. */
 const IDLE_START_MS = 1_000;
+
+/**
+ * Whether what a record says the modules registered passes the gates a load passes (no tool above
+ * a module's policy.effects, no name twice): a record is written only after such a start, and one
+ * that does not (changed by hand) is not mirrored, the start waits for every module.
+ */
+function recordCrosses(modules: readonly StartingModule[], previous: readonly Manifest[], builtIns: readonly string[]): boolean {
+  const taken = new Set<string>();
+  return modules.every(({ hook }, i) => {
+    const keys = manifestKeys(previous[i]!);
+    if (keys.some((k) => taken.has(k))) return false;
+    for (const k of keys) taken.add(k);
+    return (previous[i]!.tools ?? []).every((tool) => refusedToolEffect(hook!, tool, builtIns) === undefined);
+  });
+}
 
 /** Whether the agent calls something of this manifest synchronously (a message renderer, a tool's renderers or prepareArguments). */
 const calledSynchronously = (m: Manifest) => m.renderers.length > 0
