@@ -168,4 +168,28 @@ describe(`isolate() mirrors the previous start (${ISOLATION} isolation)`, () => 
     expect(errors).toEqual([]);
     await runner.emit(quit);
   }, 120_000);
+
+  it("a tool a module registers in a handler (after load) is not recorded: the next start does not mirror it, and no warning says it went", async () => {
+    const file = join(dir, `late-${ISOLATION}.mjs`);
+    writeFileSync(file, `export default function (pi) {
+  pi.registerTool({ name: "own_tool", label: "own", description: "at load", parameters: { type: "object", properties: {} }, async execute() { return { content: [{ type: "text", text: "own" }], details: {} }; } });
+  pi.on("session_start", () => {
+    pi.registerTool({ name: "late_tool", label: "late", description: "in session_start", parameters: { type: "object", properties: {} }, async execute() { return { content: [{ type: "text", text: "late" }], details: {} }; } });
+  });
+}
+`);
+    const cacheDir = join(caches, `late-${ISOLATION}`);
+    for (const round of [1, 2, 3]) {
+      const { runner, tools, notified, errors } = await start(file, cacheDir);
+      expect(tools(), `start ${round}`).toContain("own_tool");
+      expect(tools(), `start ${round}`).not.toContain("late_tool");
+      await runner.emit({ type: "session_start", reason: "startup" });
+      // The module's later tool is registered when it registers it; the start's record (its load) is kept past the idle start.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(runner.getAllRegisteredTools().map((t: Any) => t.definition.name), `start ${round}`).toContain("late_tool");
+      expect(notified, `start ${round}`).toEqual([]);
+      expect(errors, `start ${round}`).toEqual([]);
+      await runner.emit(quit);
+    }
+  }, 120_000);
 });

@@ -371,6 +371,11 @@ class Mirror {
   readonly #forwarded = new Set<string>();
   /** Early: every module arrived and was checked. */
   #complete = false;
+  /**
+   * Early: each module's manifest as it arrived (what its factory registered), which the record
+   * keeps: a tool it registers later, in a handler, is registered again then, not mirrored at the next start.
+   */
+  readonly #atLoad: Manifest[] = [];
 
   constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried, notices = new Notices(), early?: Early) {
     this.#pi = pi;
@@ -493,6 +498,7 @@ class Mirror {
       if (!failure) await hook!.dispose();
       return;
     }
+    this.#atLoad[i] = hook!.manifest;
     const changes = this.#takeChanges(hook!, early.previous[i]!);
     this.#checked.set(hook!, hook!.registrations);
     this.#mirrorRenderers();
@@ -539,7 +545,7 @@ class Mirror {
       await hook!.dispose();
     }
     this.#complete = true;
-    const manifests = early.modules.map((m) => m.hook!.manifest);
+    const manifests = early.modules.map((m, i) => this.#atLoad[i] ?? m.hook!.manifest);
     if (this.#unloaded.length > 0) await writeStart(early.record, undefined);
     else if (manifests.some((m, i) => !sameManifest(m, early.previous[i]!))) await writeStart(early.record, manifests);
   }
