@@ -98,6 +98,8 @@ describe(`isolated tools, commands, flags and shortcuts in pi 0.73.1 (${ISOLATIO
 
   it("the agent's AbortSignal crosses: aborting it aborts the isolated execute's signal", async () => {
     const { runner } = await inPi([ext("registers-tools-and-commands.ts")]);
+    // As pi does before a tool runs: its tool_call, which waits for every module (a start that mirrored a previous one may still be loading them).
+    expect(await runner.emitToolCall({ type: "tool_call", toolName: "where_am_i", toolCallId: "call-8", input: { marker: "w", wait: true } })).toBeUndefined();
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
     const result = await agentTool(runner, "where_am_i").execute("call-8", { marker: "w", wait: true }, controller.signal, undefined);

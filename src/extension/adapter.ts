@@ -12,7 +12,9 @@ import { terminalText } from "../gates/terminal-text.js";
 import { Errors, type HookError, type HookErrorCode, type HookFailure } from "../contract/errors.js";
 import { memberRefusal } from "../bridge/agent-gate.js";
 import type { LoadedHook } from "../runner/hook.js";
-import { loadExtensionModules, type LoadOptions } from "../runner/loader.js";
+import { loadWarnings, prepareExtensionModules, settleModules, type LoadOptions, type StartingModule } from "../runner/loader.js";
+import { readStart, sameManifest, startRecordFile, writeStart } from "./starts.js";
+import type { Manifest } from "../contract/protocol.js";
 import { readIsolateConfig } from "./config.js";
 import { baseFolder, callerFile, modulePath } from "./base.js";
 import { Notices } from "./notices.js";
@@ -23,7 +25,7 @@ import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
 import {
-  builtInTools, mirrorRegistrations, mirrorTool, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI, type MirrorDeps,
+  builtInTools, manifestKeys, mirrorRegistrations, mirrorTool, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI, type MirrorDeps,
 } from "./registrations.js";
 import { IsolatedHook } from "../runner/isolated-hook.js";
 import { REFUSED_MEMBERS, TOOL_MEMBERS, refusedToolMemberMessage } from "../../worker/extension-members.mjs";
@@ -105,7 +107,11 @@ export interface Unloaded { path: string; code: HookErrorCode; error: string }
  * Arguments that are wrong (an unknown option, a path that is not a string) do not throw: the
  * factory loads nothing and blocks every tool call (fail closed), reported through the agent's error
  * path naming `isolate` and the option, as `isolateConfig` does for its file.
- * The factory resolves when every module has loaded (or failed to) and every event is mirrored.
+ * The factory resolves when every module has loaded (or failed to) and every event is mirrored; or,
+ * when the same modules loaded cleanly at the agent's previous start, at once with what they
+ * registered then (src/extension/starts.ts): each event then waits for the modules that handled
+ * it, every tool call for all of them, and what a module registers otherwise when it arrives is
+ * taken as far as the agent takes it at that point, with one warning naming the rest.
  */
 export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}, /** @internal modules refused before loading (not approved): they block like a failed load */ before: readonly Unloaded[] = []): IsolatedExtension {
   const caller = callerFile(isolate);
@@ -124,12 +130,24 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const carried = carriedEvents(line);
     // A module the agent loads itself is not loaded again: it is reported, and blocks like a failed load.
     const twice = await alsoLoadedByAgent(resolved, cwd, line === "omp" ? (pi as unknown as { pi: OmpModule }).pi : undefined);
-    let loaded: Awaited<ReturnType<typeof loadExtensionModules>>;
+    const paths = resolved.filter((p) => !twice.some((t) => t.path === p));
+    let modules: StartingModule[];
     try {
-      loaded = await loadExtensionModules(resolved.filter((p) => !twice.some((t) => t.path === p)), cwd, loadOptions);
+      modules = prepareExtensionModules(paths, cwd, loadOptions);
     } catch (err) {
       return failClosed("isolate", (err as Error).message)(pi);
     }
+    // What the same modules registered at the agent's previous start: mirrored now, each module checked as it arrives.
+    const record = await startRecordFile(paths, cwd, line, loadOptions);
+    const previous = record && twice.length === 0 && before.length === 0 && modules.every((m) => m.hook) ? await readStart(record, modules.length) : undefined;
+    if (record && previous && recordCrosses(modules, previous, builtInTools(line))) {
+      const mirror = new Mirror(pi, modules.map((m) => m.hook!), cwd, [], isOptional, carried, notices, { modules, previous, record, builtIns: builtInTools(line) });
+      mirror.install();
+      // What the agent calls synchronously (a message renderer, a tool's renderers or prepareArguments) needs its module running.
+      await mirror.synchronousArrived();
+      return;
+    }
+    const loaded = await settleModules(modules);
     // What runs with less than its full bounds here, or in a stronger mode than the default (a Bun host): said once per module.
     for (const { path, warning } of loaded.warnings ?? []) notices.show(path, `warning:${warning}`, `hookbox: ${path}: ${warning}`);
     const unloaded: Unloaded[] = [
@@ -146,6 +164,8 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
       await hook.dispose?.();
     }
     new Mirror(pi, hooks, cwd, unloaded, isOptional, carried, notices).install();
+    // Only a start where every module loaded and crossed is recorded (the next start mirrors it).
+    if (record) await writeStart(record, unloaded.length === 0 ? hooks.map((h) => (h as IsolatedHook).manifest) : undefined);
   };
 }
 
@@ -281,6 +301,43 @@ function isCarried(event: string, carried: Carried): boolean {
   return carried.results.includes(event) || carried.notified.includes(event);
 }
 
+/**
+ * Modules mirrored before they loaded, from what they registered at the agent's previous start
+ * (src/extension/starts.ts): each is checked as it arrives.
+ */
+interface Early { modules: StartingModule[]; previous: Manifest[]; record: string; builtIns: readonly string[] }
+
+/** Events every module is waited for: a tool call (a guard must not miss one) and the end of the session (every worker is ended). */
+const WAIT_FOR_ALL = new Set(["tool_call", "session_shutdown"]);
+/**
+ * The events pi sends from its start to its first model request. At a start that mirrors the
+ * previous one, only the modules that handled one of them start at once; the others when an event
+ * needs them, when the agent is about to call the model (`context`), or once the agent has been
+ * idle a second after the first ones arrived (an interactive agent waiting for its prompt).
+ */
+const BEFORE_FIRST_REQUEST = ["session_start", "resources_discover", "input", "before_agent_start", "agent_start", "turn_start", "message_start", "message_end", "context", "before_provider_request"];
+/** How long after the first modules arrived the others start when nothing needed them sooner. */
+const IDLE_START_MS = 1_000;
+
+/**
+ * Whether what a record says the modules registered passes the gates a load passes (no tool above
+ * a module's policy.effects, no name twice): a record is written only after such a start, and one
+ * that does not (changed by hand) is not mirrored, the start waits for every module.
+ */
+function recordCrosses(modules: readonly StartingModule[], previous: readonly Manifest[], builtIns: readonly string[]): boolean {
+  const taken = new Set<string>();
+  return modules.every(({ hook }, i) => {
+    const keys = manifestKeys(previous[i]!);
+    if (keys.some((k) => taken.has(k))) return false;
+    for (const k of keys) taken.add(k);
+    return (previous[i]!.tools ?? []).every((tool) => refusedToolEffect(hook!, tool, builtIns) === undefined);
+  });
+}
+
+/** Whether the agent calls something of this manifest synchronously (a message renderer, a tool's renderers or prepareArguments). */
+const calledSynchronously = (m: Manifest) => m.renderers.length > 0
+  || (m.tools ?? []).some((t) => TOOL_MEMBERS.synchronous.some((member) => (t as Record<string, unknown>)[member] === true));
+
 /** One isolate() instance inside the agent: the runner over its modules and the handlers mirrored on the agent's `pi`. */
 class Mirror {
   readonly #pi: AgentExtensionAPI;
@@ -304,9 +361,26 @@ class Mirror {
   readonly #notices: Notices;
   /** What the mirrored tools, commands and shortcuts need of this Mirror (set by install). */
   #deps: MirrorDeps | undefined;
+  readonly #early: Early | undefined;
+  /** Early: each module's arrival, checked (resolves, never rejects); made, and the worker started, when first needed. */
+  readonly #arrivals: Array<Promise<void> | undefined> = [];
+  #arrived: Promise<void> | undefined;
+  /** Early: the modules not yet checked on arrival (their registrations are not looked at after events until then). */
+  readonly #pending = new Set<string>();
+  /** Early: the event types sent on before every module had arrived (a module arriving with a new handler of one missed it). */
+  readonly #forwarded = new Set<string>();
+  /** Early: every module arrived and was checked. */
+  #complete = false;
+  /**
+   * Early: each module's manifest as it arrived (what its factory registered), which the record
+   * keeps: a tool it registers later, in a handler, is registered again then, not mirrored at the next start.
+   */
+  readonly #atLoad: Manifest[] = [];
 
-  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried, notices = new Notices()) {
+  constructor(pi: AgentExtensionAPI, hooks: LoadedHook[], cwd: string, unloaded: Unloaded[], isOptional: (path: string) => boolean, carried: Carried, notices = new Notices(), early?: Early) {
     this.#pi = pi;
+    this.#early = early;
+    for (const m of early?.modules ?? []) this.#pending.add(m.path);
     this.#notices = notices;
     this.#carried = carried;
     this.#unloaded = unloaded;
@@ -334,11 +408,146 @@ class Mirror {
       }),
     };
     this.#deps = deps;
+    const early = this.#early;
+    if (early) {
+      deps.ready = (hook, key) => this.#ready(hook, key);
+      early.modules.forEach((m, i) => {
+        const manifest = early.previous[i]!;
+        this.#mirrored.set(m.path, new Set(manifestKeys(manifest)));
+        mirrorRegistrations(this.#pi, m.hook!, deps, manifest);
+        for (const type of manifest.renderers) this.#mirrorRenderer(type);
+      });
+      const first = early.previous.flatMap((m, i) => (BEFORE_FIRST_REQUEST.some((type) => (m.events[type] ?? 0) > 0) ? [this.#arrival(i)] : []));
+      void Promise.all(first).then(() => setTimeout(() => void this.#all(), IDLE_START_MS).unref());
+      return;
+    }
     for (const hook of this.#runner.getHooks()) {
       this.#mirrored.set(hook.path, new Set(registrationKeys(hook)));
       if (hook instanceof IsolatedHook) mirrorRegistrations(this.#pi, hook, deps);
     }
     this.#mirrorRenderers();
+  }
+
+  /** Early: resolves when the modules the agent calls synchronously (`calledSynchronously` of their previous start) arrived. */
+  synchronousArrived(): Promise<unknown> {
+    const early = this.#early;
+    return Promise.all(early?.previous.flatMap((m, i) => (calledSynchronously(m) ? [this.#arrival(i)] : [])) ?? []);
+  }
+
+  /** Early: what an event of `type` waits for, the modules whose previous start handled it (every module for `WAIT_FOR_ALL`). */
+  #waitFor(type: string): Promise<unknown> {
+    const early = this.#early!;
+    if (WAIT_FOR_ALL.has(type)) return this.#all();
+    // The agent is about to call the model: the modules its answer may need (tool calls) start now,
+    // after this turn of the loop (starting workers takes the agent's thread; the request goes first).
+    if (type === "context" && this.#arrived === undefined) setTimeout(() => void this.#all(), 0).unref();
+    return Promise.all(early.previous.flatMap((m, i) => ((m.events[type] ?? 0) > 0 ? [this.#arrival(i)] : [])));
+  }
+
+  /** Early: module `i` arrived and was checked; its worker starts at the first call. */
+  #arrival(i: number): Promise<void> {
+    return (this.#arrivals[i] ??= this.#early!.modules[i]!.begin().then((failure) => this.#arrive(i, failure)));
+  }
+
+  /** Early: every module arrived and the set was checked. */
+  #all(): Promise<void> {
+    return (this.#arrived ??= Promise.all(this.#early!.modules.map((_, i) => this.#arrival(i))).then(() => this.#allArrived()));
+  }
+
+  /**
+   * Early: a mirrored tool, command or shortcut (`key`) may run once every module arrived (so a
+   * refusal is known); it throws when its module did not load, or no longer registers it.
+   */
+  async #ready(hook: IsolatedHook, key: string): Promise<void> {
+    await this.#all();
+    const unloaded = this.#unloaded.find((u) => u.path === hook.path);
+    if (unloaded) throw Errors.loadFailed(hook.path, `it did not load (${unloaded.code}): ${unloaded.error}`);
+    if (!registrationKeys(hook).includes(key)) {
+      const [kind, name] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)];
+      throw new Error(terminalText(`hookbox: ${hook.path} no longer registers the ${kind} "${name}" (it did at the agent's previous start, which this start mirrored; the next start will not have it)`, { colors: false }));
+    }
+  }
+
+  /**
+   * Early: module `i` arrived. What a first start would refuse is refused the same way (it failed
+   * to load, a registration cannot cross or is above its policy.effects). What it registers
+   * otherwise than at its previous start is taken as far as the agent takes it now: a new event
+   * handler gets the events from now on, a new tool is registered (the agent takes tools at any
+   * time); a new command, flag or shortcut (the agent takes those only at load), a handler of an
+   * event that already passed it, and a registration it no longer makes are named in one warning.
+   * The next start mirrors what it registers now (#allArrived rewrites the record).
+   */
+  async #arrive(i: number, failure: HookFailure | undefined): Promise<void> {
+    const early = this.#early!;
+    const { path, hook } = early.modules[i]!;
+    let refused: Unloaded | undefined;
+    if (failure) {
+      refused = { path, code: failure.code, error: failure.message };
+    } else {
+      for (const warning of loadWarnings(hook!)) this.#notices.show(path, `warning:${warning}`, `hookbox: ${path}: ${warning}`);
+      const effect = refusedEffect(hook!, early.builtIns);
+      const why = effect ? undefined : refusedRegistration(hook!, this.#carried);
+      if (effect) refused = { path, code: effect.code, error: effect.message };
+      else if (why) refused = { path, code: "load_failed", error: Errors.loadFailed(path, why).message };
+    }
+    this.#pending.delete(path);
+    if (refused) {
+      this.#unloaded.push(refused);
+      if (!this.#isOptional(path)) this.#blocking.push(refused);
+      this.#report({ hookPath: path, event: "load", code: refused.code, error: refused.error });
+      if (!failure) await hook!.dispose();
+      return;
+    }
+    this.#atLoad[i] = hook!.manifest;
+    const changes = this.#takeChanges(hook!, early.previous[i]!);
+    this.#checked.set(hook!, hook!.registrations);
+    this.#mirrorRenderers();
+    if (changes.length > 0) {
+      this.#notices.show(path, "changed-since-previous-start", `hookbox: ${path} registered otherwise than at the agent's previous start, which this start mirrored while the module loaded: ${changes.join("; ")}. The next start has what it registers now.`);
+    }
+  }
+
+  /** Early: what module `hook` registers now that its previous start (`before`) did not, taken where the agent takes it; the rest, as phrases. */
+  #takeChanges(hook: IsolatedHook, before: Manifest): string[] {
+    const mirrored = this.#mirrored.get(hook.path)!;
+    const now = registrationKeys(hook);
+    const leftOut: string[] = [];
+    for (const key of now.filter((k) => !mirrored.has(k))) {
+      const [kind, name] = [key.slice(0, key.indexOf(":")), key.slice(key.indexOf(":") + 1)];
+      const tool = kind === "tool" ? hook.registrations.tools?.find((t) => t.name === name) : undefined;
+      // A name another module has is refused (as at a first start) once every module arrived (#allArrived).
+      const elsewhere = [...this.#mirrored].some(([path, keys]) => path !== hook.path && keys.has(key));
+      if (tool && !elsewhere) mirrorTool(this.#pi, hook, tool, this.#deps!);
+      else if (!tool) leftOut.push(`${kind} "${name}"`);
+      mirrored.add(key);
+    }
+    const gone = [...mirrored].filter((k) => !now.includes(k)).map((k) => `${k.slice(0, k.indexOf(":"))} "${k.slice(k.indexOf(":") + 1)}"`);
+    const missed = Object.keys(hook.manifest.events).filter((type) => (hook.manifest.events[type] ?? 0) > 0 && this.#forwarded.has(type) && !((before.events[type] ?? 0) > 0));
+    return [
+      ...(leftOut.length > 0 ? [`${leftOut.join(", ")} not registered in the agent until it starts again (the agent takes commands, flags and shortcuts only at load)`] : []),
+      ...(gone.length > 0 ? [`${gone.join(", ")} no longer registered (a call answers an error naming it)`] : []),
+      ...(missed.length > 0 ? [`its handler of ${missed.map((t) => `"${t}"`).join(", ")} missed what the agent sent before the module loaded`] : []),
+    ];
+  }
+
+  /** Early: every module arrived. Names two modules registered are refused as at a first start; the record is rewritten, or removed when a module did not load. */
+  async #allArrived(): Promise<void> {
+    const early = this.#early!;
+    const taken = new Set<string>();
+    for (const { path, hook } of early.modules) {
+      if (this.#unloaded.some((u) => u.path === path)) continue;
+      const refusal = registrationRefusal(hook!, taken);
+      if (!refusal) continue;
+      const late: Unloaded = { path, code: "load_failed", error: Errors.loadFailed(path, refusal).message };
+      this.#unloaded.push(late);
+      if (!this.#isOptional(path)) this.#blocking.push(late);
+      this.#report({ hookPath: path, event: "load", code: "load_failed", error: late.error });
+      await hook!.dispose();
+    }
+    this.#complete = true;
+    const manifests = early.modules.map((m, i) => this.#atLoad[i] ?? m.hook!.manifest);
+    if (this.#unloaded.length > 0) await writeStart(early.record, undefined);
+    else if (manifests.some((m, i) => !sameManifest(m, early.previous[i]!))) await writeStart(early.record, manifests);
   }
 
   /**
@@ -348,22 +557,28 @@ class Mirror {
    * next event pi forwards.
    */
   #mirrorRenderers(): void {
-    const register = this.#pi.registerMessageRenderer;
-    if (typeof register !== "function") return;
     for (const hook of this.#runner.getHooks()) {
       if (this.#unloaded.some((u) => u.path === hook.path)) continue;
-      for (const type of hook.messageRenderers.keys()) {
-        if (this.#renderers.has(type)) continue;
-        this.#renderers.add(type);
-        register.call(this.#pi, type, (message: unknown, options: unknown, theme: unknown) =>
-          this.#runner.getMessageRenderer(type)?.(message as never, options as never, theme as never));
-      }
+      for (const type of hook.messageRenderers.keys()) this.#mirrorRenderer(type);
     }
+  }
+
+  /** One message renderer on the agent's `pi`, answered by whichever module registered `type` (none: the agent renders by default). */
+  #mirrorRenderer(type: string): void {
+    const register = this.#pi.registerMessageRenderer;
+    if (typeof register !== "function" || this.#renderers.has(type)) return;
+    this.#renderers.add(type);
+    register.call(this.#pi, type, (message: unknown, options: unknown, theme: unknown) =>
+      this.#runner.getMessageRenderer(type)?.(message as never, options as never, theme as never));
   }
 
   async #forward(type: string, event: HookEvent & Record<string, unknown>, ctx: AgentContext): Promise<unknown> {
     this.#live.set(ctx);
     this.#initialize(ctx);
+    if (this.#early && !this.#complete) {
+      await this.#waitFor(type);
+      this.#forwarded.add(type);
+    }
     if (type === "tool_call" && this.#blocking.length > 0) return { block: true, reason: this.#blockReason() };
     if (this.#disposed) return undefined;
     const threw: HookError[] = [];
@@ -428,6 +643,8 @@ class Mirror {
    */
   #afterRegistrationsChanged(): void {
     const changed = this.#runner.getHooks().filter((hook) => {
+      // A module mirrored from the agent's previous start is looked at first when it arrives (#arrive).
+      if (this.#pending.has(hook.path)) return false;
       const now = hook instanceof IsolatedHook ? hook.registrations : undefined;
       if (now !== undefined && this.#checked.get(hook) === now) return false;
       this.#checked.set(hook, now);

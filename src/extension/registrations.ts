@@ -64,12 +64,22 @@ export interface MirrorDeps {
   commandContext(ctx: AgentContext & Record<string, any>): HookCommandContext;
   /** A tool, command or shortcut of the module returned: what it registered meanwhile is mirrored (or refused). */
   after?(): void;
+  /**
+   * Resolves when the module may be called: at a start that mirrors the agent's previous one
+   * (src/extension/starts.ts) its registrations are mirrored before it loads. Throws when it did not
+   * load, or when it no longer registers `key` (`kind:name`): what was mirrored answers an error naming it.
+   */
+  ready?(hook: IsolatedHook, key: string): Promise<void>;
 }
 
 /** Each registration of a module, as `kind:name` (what was mirrored, to refuse what comes after load). */
 export function registrationKeys(hook: LoadedHook): string[] {
   if (!(hook instanceof IsolatedHook)) return [...hook.commands.keys()].map((n) => `command:${n}`);
-  const r = hook.registrations;
+  return manifestKeys(hook.registrations);
+}
+
+/** The registrations of a manifest (a module's, or what it registered at the agent's previous start), as `kind:name`. */
+export function manifestKeys(r: Registrations): string[] {
   return [
     ...(r.tools ?? []).map((t) => `tool:${t.name}`), ...r.commands.map((c) => `command:${c.name}`),
     ...(r.flags ?? []).map((f) => `flag:${f.name}`), ...(r.shortcuts ?? []).map((s) => `shortcut:${s.key}`),
@@ -113,19 +123,23 @@ function failed(err: unknown, deps: MirrorDeps, tool = false): Error {
   return new Error(`hookbox: ${err.hookPath} failed (${err.code}) in ${err.event}: ${err.message}`);
 }
 
-/** Register on the agent's `pi` what the module registered; its functions run in the worker. */
-export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook, deps: MirrorDeps): void {
-  const r = hook.registrations;
+type Registrations = IsolatedHook["registrations"];
+
+/**
+ * Register on the agent's `pi` what the module registered (`r`: its manifest, or what it registered
+ * at the agent's previous start, src/extension/starts.ts); its functions run in the worker.
+ */
+export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook, deps: MirrorDeps, r: Registrations = hook.registrations): void {
   for (const spec of r.tools ?? []) mirrorTool(pi, hook, spec, deps);
   for (const command of r.commands) {
-    const run = hook.commands.get(command.name);
     pi.registerCommand(command.name, {
       ...(command.description === undefined ? {} : { description: line(command.description) }),
       ...(command.completions ? { getArgumentCompletions: (prefix: string) => completions(hook, command.name, prefix, deps) } : {}),
       handler: async (args: string, ctx: AgentContext & Record<string, any>) => {
         deps.enter(ctx);
         try {
-          await run?.handler(String(args), deps.commandContext(ctx));
+          await deps.ready?.(hook, `command:${command.name}`);
+          await hook.commands.get(command.name)?.handler(String(args), deps.commandContext(ctx));
         } catch (err) {
           // The agent shut down while the command ran (its own ctx.shutdown(): pi's session_shutdown ended the module's runner): nothing failed.
           if (err instanceof HookFailure && err.code === "disabled" && deps.closed?.()) return;
@@ -149,6 +163,7 @@ export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook
       handler: async (ctx: AgentContext) => {
         deps.enter(ctx);
         try {
+          await deps.ready?.(hook, `shortcut:${shortcut.key}`);
           await hook.runShortcut(shortcut.key, ctx);
         } catch (err) {
           throw failed(err, deps);
@@ -177,6 +192,7 @@ export function mirrorTool(pi: AgentRegistrationAPI, hook: IsolatedHook, spec: T
       deps.enter(ctx);
       let raw: unknown;
       try {
+        await deps.ready?.(hook, `tool:${spec.name}`);
         // The bridge's table checked each partial result (tool.update) before it gets here.
         raw = await hook.runTool(spec.name, String(toolCallId), params, signal, (partial) => onUpdate?.(withText(partial as z.infer<typeof toolResult>)), ctx);
       } catch (err) {
@@ -242,6 +258,7 @@ async function completions(hook: IsolatedHook, name: string, prefix: string, dep
   const event = `completions of /${name}`;
   let raw: unknown;
   try {
+    await deps.ready?.(hook, `command:${name}`);
     raw = await hook.completions(name, String(prefix));
   } catch (err) {
     const failure = err instanceof HookFailure ? err : Errors.handlerThrew(hook.path, event, String(err));

@@ -204,6 +204,8 @@ export class HookSupervisor implements SandboxView {
       await this.#network?.close();
       return failure;
     }
+    // Initialized while it loaded (hookbox/extension starts some modules after the agent's first event): its load spec said not yet.
+    if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });
     this.#to("ready");
     return undefined;
   }

@@ -182,6 +182,11 @@ export class IsolatedHook implements LoadedHook, HookUnit {
     };
   }
 
+  /** Everything the module registered (events and their counts, commands, renderers, tools, flags, shortcuts), as data. */
+  get manifest(): Manifest {
+    return this.#sandbox.manifest;
+  }
+
   /** What this module registered as a pi extension (tools, flags, shortcuts, commands with completions): data from its manifest. */
   get registrations(): Pick<Manifest, "tools" | "flags" | "shortcuts" | "commands"> {
     return this.#sandbox.manifest;

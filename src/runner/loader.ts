@@ -5,7 +5,7 @@
  * policy and an isolation that disagree fail that hook's load (`load_failed`), never run it weaker.
  */
 import { existsSync } from "node:fs";
-import { Errors, type HookErrorCode } from "../contract/errors.js";
+import { Errors, type HookErrorCode, type HookFailure } from "../contract/errors.js";
 import type { LoadedHook } from "./hook.js";
 import { checkOptions } from "../options/schemas.js";
 import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from "../options/options.js";
@@ -45,35 +45,65 @@ export function hookOptions(options: LoadOptions, hookPath: string, resolvedPath
   return { ...shared, ...(perHook?.[hookPath] ?? perHook?.[resolvedPath]) };
 }
 
-async function loadModules(paths: string[], cwd: string, options: LoadOptions, agent: boolean): Promise<LoadHooksResult> {
+/**
+ * One module as `prepareExtensionModules` made it: its hook (none when refused before a worker),
+ * and `begin()`, which starts its worker the first time it is called and resolves with the
+ * failure if it did not load.
+ */
+export interface StartingModule { path: string; hook: IsolatedHook | undefined; begin(): Promise<HookFailure | undefined> }
+
+/**
+ * `loadExtensionModules` without waiting: each module's hook is made and returned at once, its
+ * worker started when `begin()` is first called, so the adapter can start some modules before
+ * others and go on as each one arrives (src/extension/adapter.ts). `settleModules` begins them all
+ * (in parallel) and turns them into `loadHooks`' result.
+ */
+export function prepareExtensionModules(paths: string[], cwd: string, options: LoadOptions = {}): StartingModule[] {
+  return startModules(paths, cwd, options, true);
+}
+
+function startModules(paths: string[], cwd: string, options: LoadOptions, agent: boolean): StartingModule[] {
   if ((options as { watch?: unknown }).watch !== undefined) throw new TypeError("loadHooks: `watch` is an option of the runner now: new HookRunner(hooks, cwd, sessionManager, modelRegistry, { watch: true })");
   checkOptions("loadHooks", options);
-  const outcomes = await Promise.all(paths.map(async (hookPath) => {
+  return paths.map((hookPath): StartingModule => {
     const resolvedPath = resolvePath(hookPath, cwd);
-    if (!existsSync(resolvedPath)) {
-      return { hookPath, failure: Errors.loadFailed(hookPath, `file not found: ${resolvedPath}`) };
-    }
+    const refused = (failure: HookFailure): StartingModule => ({ path: hookPath, hook: undefined, begin: () => Promise.resolve(failure) });
+    if (!existsSync(resolvedPath)) return refused(Errors.loadFailed(hookPath, `file not found: ${resolvedPath}`));
     let resolved: ResolvedSandboxOptions;
     try {
       resolved = resolveSandboxOptions(hookOptions(options, hookPath, resolvedPath));
     } catch (err) {
-      if (err instanceof PolicyError) return { hookPath, failure: Errors.loadFailed(hookPath, err.message) };
+      if (err instanceof PolicyError) return refused(Errors.loadFailed(hookPath, err.message));
       throw err;
     }
     const hook = new IsolatedHook(new HookSupervisor(hookPath, resolvedPath, cwd, resolved, agent));
-    const failure = await hook.start();
-    return { hookPath, failure, hook };
-  }));
+    let started: Promise<HookFailure | undefined> | undefined;
+    return { path: hookPath, hook, begin: () => (started ??= hook.start()) };
+  });
+}
+
+async function loadModules(paths: string[], cwd: string, options: LoadOptions, agent: boolean): Promise<LoadHooksResult> {
+  return settleModules(startModules(paths, cwd, options, agent));
+}
+
+/** `loadHooks`' result of started modules, once each has loaded or failed. */
+export async function settleModules(modules: readonly StartingModule[]): Promise<LoadHooksResult> {
+  const outcomes = await Promise.all(modules.map(async ({ path, hook, begin }) => ({ hookPath: path, hook, failure: await begin() })));
   const result: LoadHooksResult = { hooks: [], errors: [] };
   for (const { hookPath, failure, hook } of outcomes) {
     if (failure) result.errors.push({ path: hookPath, error: failure.message, code: failure.code });
     else result.hooks.push(hook!);
-    const weaker = failure ? undefined : hook!.sandbox?.bounds?.weaker;
-    if (weaker) (result.warnings ??= []).push({ path: hookPath, warning: weaker });
-    const chosen = failure ? undefined : hook!.sandbox?.options.isolationChosen;
-    if (chosen) (result.warnings ??= []).push({ path: hookPath, warning: chosen });
-    const unenforced = failure ? undefined : hook!.sandbox?.unenforced;
-    if (unenforced) (result.warnings ??= []).push({ path: hookPath, warning: `not enforced on this host's runtime (Bun, worker mode): ${unenforced.join("; ")}` });
+    if (!failure) for (const warning of loadWarnings(hook!)) (result.warnings ??= []).push({ path: hookPath, warning });
   }
   return result;
+}
+
+/** What a loaded hook runs with less than its full bounds, or in a stronger mode than the default (`LoadHooksResult.warnings`). */
+export function loadWarnings(hook: IsolatedHook): string[] {
+  const { bounds, options, unenforced } = hook.sandbox ?? {};
+  return [
+    ...(bounds?.weaker ? [bounds.weaker] : []),
+    ...(options?.isolationChosen ? [options.isolationChosen] : []),
+    ...(unenforced ? [`not enforced on this host's runtime (Bun, worker mode): ${unenforced.join("; ")}`] : []),
+  ];
 }

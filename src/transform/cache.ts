@@ -6,11 +6,12 @@
  * bounded in total size (least recently used first out).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { readFile, readdir, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
 import { jitiDir, transformInThread } from "./transformer.js";
+import { privateDir } from "../gates/private-dir.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 import type { transformArgsSchema } from "../bridge/methods.js";
 
@@ -36,7 +37,7 @@ export class TransformCache {
 
   constructor(dir: string | false, maxBytes = DEFAULTS.transformBytes) {
     this.maxBytes = maxBytes;
-    this.dir = dir && usableDir(dir) ? dir : false;
+    this.dir = dir && privateDir(dir) ? dir : false;
   }
 
   /** The entry name of a request: everything that shapes the output is in the hash. */
@@ -127,21 +128,6 @@ export class TransformCache {
       total -= e.size;
     }
     this.#bytes = total;
-  }
-}
-
-/**
- * Why these checks: the default folder sits in the shared temporary folder, where another user
- * could have made it first and filled it. Only a folder this user owns, closed to others, is used.
- */
-function usableDir(dir: string): boolean {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const s = statSync(dir);
-    const mine = typeof process.getuid !== "function" || s.uid === process.getuid();
-    return s.isDirectory() && mine && (s.mode & 0o077) === 0;
-  } catch {
-    return false;
   }
 }
 
