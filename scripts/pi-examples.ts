@@ -97,12 +97,15 @@ const modelCall = () => ({ modelRegistry: "all", network: { allow: [`127.0.0.1:$
  * What each example needs beyond `untrusted` in sandbox isolation (`--isolation sandbox`), merged
  * over the `untrusted` preset, the narrowest grant that runs it as in pi's process: named programs
  * with their arguments, named folders, the one effect class. An example not listed needs nothing
- * (or is refused by name whatever its policy). Worker and process isolation use `trusted` for every
- * example (a person wrapping an extension they trust).
+ * (or is refused by name whatever its policy; handoff.ts and qna.ts call the model from a custom()
+ * component, whose factory never runs in sandbox isolation). Worker and process isolation use
+ * `trusted` for every example (a person wrapping an extension they trust).
  */
 export const SANDBOX_NEEDS: Readonly<Record<string, SandboxGrant>> = {
   // git in the project, with the arguments it passes (its commit message is "[pi] " and a line).
   "auto-commit-on-exit.ts": (w) => ({ exec: { allow: [{ command: "git", args: ["status", "--porcelain", "add", "-A", "commit", "-m", /\[pi\] .*/] }] }, fsWrite: [w.project] }),
+  // Its bash tool runs the model's commands in its own sandbox. It still differs: its shell sources
+  // ~/.profile, and the sandbox's HOME is its own (/home/hook), which no policy field changes.
   "bash-spawn-hook.ts": projectTools,
   "bookmark.ts": () => setters,
   "built-in-tool-renderer.ts": projectTools,
@@ -111,7 +114,8 @@ export const SANDBOX_NEEDS: Readonly<Record<string, SandboxGrant>> = {
   "custom-compaction.ts": modelCall,
   "dynamic-resources/index.ts": () => substitute,
   "dynamic-tools.ts": () => substitute,
-  // The file it watches (bound when it exists: the sandbox's /tmp is its own).
+  // The file it watches (bound when it exists: the sandbox's /tmp is its own). Clearing it after a
+  // trigger needs policy.fsWrite of it, which fails the load while the file does not exist (a write bind).
   "file-trigger.ts": () => ({ fsRead: ["/tmp/agent-trigger.txt"] }),
   "git-checkpoint.ts": (w) => ({ exec: { allow: [{ command: "git", args: ["stash", "create", "apply", /[0-9a-f]{40}/] }] }, fsWrite: [w.project] }),
   "github-issue-autocomplete.ts": (w) => ({
@@ -125,7 +129,8 @@ export const SANDBOX_NEEDS: Readonly<Record<string, SandboxGrant>> = {
   "model-status.ts": () => ({ terminal: "raw" }),
   "notify.ts": () => ({ terminal: "raw" }),
   "plan-mode/index.ts": () => setters,
-  // pi's agent folder (PI_CODING_AGENT_DIR: the sandbox's HOME is its own) and the project's .pi.
+  // pi's agent folder (PI_CODING_AGENT_DIR: the sandbox's HOME is its own) and the project's .pi, where
+  // its presets are; applying one sets the tools, model and thinking level.
   "preset.ts": (w) => ({ ...setters, env: ["PI_CODING_AGENT_DIR"], fsRead: [w.agentDir, join(w.project, ".pi")] }),
   "prompt-customizer.ts": () => substitute,
   // Its log in the project's .pi (process.cwd(): the project, bound).
