@@ -24,6 +24,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { presets, type PolicyOption } from "../src/policy/policy.js";
+import { MODEL_PORT } from "../test/support/pi-rpc-session.mjs";
 import { builtHookbox, installPi, installPiDir, piWorldIn, runPiRpc, type PiRpcRun, type PiWorld } from "../test/support/pi-run.js";
 
 export { importPi, type Pi } from "../test/support/pi-run.js";
@@ -80,17 +81,82 @@ export const CALLS = [
 
 export type Isolation = "worker" | "process" | "sandbox";
 
+/** A grant over `untrusted`, for the run's world (its project, HOME and agent folder are fresh per run). */
+export type SandboxGrant = (world: PiWorld) => Exclude<PolicyOption, string>;
+
+/** Changing the agent (a substitute effect: a built-in tool replaced, a prompt or result rewritten). */
+const substitute = { effects: "substitute" } as const;
+/** Changing the agent through its setters (`pi.setLabel`, `sendUserMessage`, `ctx.compact`, …): `policy.agent` "write" too. */
+const setters = { effects: "substitute", agent: "write" } as const;
+/** A tool that does the agent's own work in the project: reads and writes it, and (bash) starts a shell from /usr. */
+const projectTools = (w: PiWorld) => ({ ...substitute, fsRead: [w.project, "/usr", "/bin"], fsWrite: [w.project], childProcess: true });
+/** Its own model call (pi's `complete`), as pi's process makes it: the key, and the fake model's address (a real one: its provider's host:443). */
+const modelCall = () => ({ modelRegistry: "all", network: { allow: [`127.0.0.1:${MODEL_PORT}`] } }) as const satisfies Exclude<PolicyOption, string>;
+
 /**
  * What each example needs beyond `untrusted` in sandbox isolation (`--isolation sandbox`), merged
- * over the `untrusted` preset: an example not listed gets `untrusted` as it is. Worker and process
- * isolation use `trusted` for every example (a person wrapping an extension they trust).
+ * over the `untrusted` preset, the narrowest grant that runs it as in pi's process: named programs
+ * with their arguments, named folders, the one effect class. An example not listed needs nothing
+ * (or is refused by name whatever its policy; handoff.ts and qna.ts call the model from a custom()
+ * component, whose factory never runs in sandbox isolation). Worker and process isolation use
+ * `trusted` for every example (a person wrapping an extension they trust).
  */
-export const SANDBOX_NEEDS: Readonly<Record<string, Exclude<PolicyOption, string>>> = {};
+export const SANDBOX_NEEDS: Readonly<Record<string, SandboxGrant>> = {
+  // git in the project, with the arguments it passes (its commit message is "[pi] " and a line).
+  "auto-commit-on-exit.ts": (w) => ({ exec: { allow: [{ command: "git", args: ["status", "--porcelain", "add", "-A", "commit", "-m", /\[pi\] .*/] }] }, fsWrite: [w.project] }),
+  // Its bash tool runs the model's commands in its own sandbox. It still differs: its shell sources
+  // ~/.profile, and the sandbox's HOME is its own (/home/hook), which no policy field changes.
+  "bash-spawn-hook.ts": projectTools,
+  "bookmark.ts": () => setters,
+  "built-in-tool-renderer.ts": projectTools,
+  // Its rules folder, read if there.
+  "claude-rules.ts": (w) => ({ fsRead: [join(w.project, ".claude")] }),
+  "custom-compaction.ts": modelCall,
+  "dynamic-resources/index.ts": () => substitute,
+  "dynamic-tools.ts": () => substitute,
+  // The file it watches (bound when it exists: the sandbox's /tmp is its own). Clearing it after a
+  // trigger needs policy.fsWrite of it, which fails the load while the file does not exist (a write bind).
+  "file-trigger.ts": () => ({ fsRead: ["/tmp/agent-trigger.txt"] }),
+  "git-checkpoint.ts": (w) => ({ exec: { allow: [{ command: "git", args: ["stash", "create", "apply", /[0-9a-f]{40}/] }] }, fsWrite: [w.project] }),
+  "github-issue-autocomplete.ts": (w) => ({
+    exec: { allow: [
+      { command: "git", args: ["remote", "-v"] },
+      { command: "gh", args: ["issue", "list", "--repo", /[\w.-]+\/[\w.-]+/, "--state", "open", "--limit", /\d+/, "--json", "number,title,state"] },
+    ] },
+    fsRead: [w.project],
+  }),
+  "minimal-mode.ts": projectTools,
+  "model-status.ts": () => ({ terminal: "raw" }),
+  "notify.ts": () => ({ terminal: "raw" }),
+  "plan-mode/index.ts": () => setters,
+  // pi's agent folder (PI_CODING_AGENT_DIR: the sandbox's HOME is its own) and the project's .pi, where
+  // its presets are; applying one sets the tools, model and thinking level.
+  "preset.ts": (w) => ({ ...setters, env: ["PI_CODING_AGENT_DIR"], fsRead: [w.agentDir, join(w.project, ".pi")] }),
+  "prompt-customizer.ts": () => substitute,
+  // Its log in the project's .pi (process.cwd(): the project, bound).
+  "provider-payload.ts": (w) => ({ fsWrite: [w.project] }),
+  "send-user-message.ts": () => setters,
+  "session-name.ts": () => setters,
+  "ssh.ts": projectTools,
+  "structured-output.ts": () => substitute,
+  "summarize.ts": modelCall,
+  "tic-tac-toe.ts": () => substitute,
+  // Its read tool, and its log in pi's agent folder.
+  "tool-override.ts": (w) => ({ ...substitute, env: ["PI_CODING_AGENT_DIR"], fsRead: [w.project, w.agentDir], fsWrite: [w.agentDir] }),
+  "trigger-compact.ts": () => setters,
+};
 
-/** What run B isolates: the options `isolate` gets for `file` in `isolation` (JSON: they are written into isolated.ts). */
-export function isolateOptions(file: string, isolation: Isolation | undefined): Record<string, unknown> {
-  if (isolation === "sandbox") return { isolation, policy: { ...presets.untrusted, ...SANDBOX_NEEDS[file] } };
+/** What run B isolates: the options `isolate` gets for `file` in `isolation`, in `world` (written into isolated.ts by `optionsSource`). */
+export function isolateOptions(file: string, isolation: Isolation | undefined, world: PiWorld, grant = SANDBOX_NEEDS[file]): Record<string, unknown> {
+  if (isolation === "sandbox") return { isolation, policy: { ...presets.untrusted, ...grant?.(world) } };
   return { ...(isolation ? { isolation } : {}), policy: "trusted" };
+}
+
+/** `value` as JavaScript source: JSON, but a RegExp (an exec rule's argument) as its literal. */
+export function optionsSource(value: unknown): string {
+  const regexps: RegExp[] = [];
+  const json = JSON.stringify(value, (_key, v: unknown) => (v instanceof RegExp ? `\u0000re${regexps.push(v) - 1}` : v));
+  return json.replace(/"\\u0000re(\d+)"/g, (_m, i: string) => String(regexps[Number(i)]));
 }
 
 export interface RunOptions {
@@ -98,6 +164,8 @@ export interface RunOptions {
   isolation?: Isolation;
   /** Change B's module: B isolates a copy of the example with this applied to its source (the control). */
   changeB?: (source: string) => string;
+  /** Sandbox isolation: the grant over `untrusted` instead of the example's `SANDBOX_NEEDS` (the control). */
+  grant?: SandboxGrant;
   /** Set on the second run of an example whose isolated run timed out (it runs once more, not again). */
   retried?: boolean;
   /** hookbox as built for this differential (`buildHookbox()`; built when not given): one build for every run of it. */
@@ -153,7 +221,7 @@ async function runSide(cli: string, example: string, isolated: boolean, options:
       mkdirSync(join(root, "extension"));
       extension = join(root, "extension", basename(example));
       writeFileSync(extension, `import { isolate } from "hookbox/extension";\n`
-        + `export default isolate([${JSON.stringify(module)}], ${JSON.stringify(isolateOptions(file, options.isolation))});\n`);
+        + `export default isolate([${JSON.stringify(module)}], ${optionsSource(isolateOptions(file, options.isolation, world, options.grant ?? SANDBOX_NEEDS[file]))});\n`);
     }
     const run = await runPiRpc(cli, world, { prompt: PROMPT, calls: CALLS, extensions: [extension] });
     const files = { ...filesOf(world.project, "project"), ...filesOf(world.home, "home") };
@@ -336,8 +404,9 @@ export function refusalIn(observed: Observed): string | undefined {
  */
 export function policyRefusalIn(observed: Observed, difference: string): string | undefined {
   const all = [JSON.stringify(observed.events), JSON.stringify(observed.stderr)].join("\n").replace(/\\"/g, "\"");
-  const effect = /(?:called|set) (.{1,80}?)(?:,| during) (?:[^"]{0,160}?)which its policy\.effects "\w+" does not grant/.exec(all);
-  if (effect) return `policy.effects (${effect[1]})`;
+  // What was refused, and what it carried (pi.registerTool("x") with a promptSnippet (…), …).
+  const effect = /(?:called|set) (.{1,80}?)(?: with an? (\w+) \([^)]*\))?(?:,| during) (?:[^"]{0,160}?)which its policy\.effects "\w+" does not grant/.exec(all);
+  if (effect) return `policy.effects (${effect[1]}${effect[2] ? ` with a ${effect[2]}` : ""})`;
   const fs = /Access to this API has been restricted: FileSystem(Read|Write)/.exec(all);
   if (fs) return `policy.fs${fs[1]} (a file outside its grants)`;
   // Its output, prefixed with its name and gated (policy.terminal "text"), where pi prints it as written.

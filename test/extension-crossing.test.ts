@@ -259,12 +259,12 @@ describe(`pi.events between the modules of one isolate() (${ISOLATION} isolation
 describe(`ctx.ui.setHeader (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
   it(ISOLATION === "worker"
     ? "pi's custom-header.ts: its header draws in pi's UI exactly as in pi's process, through the component path; setHeader(undefined) restores pi's"
-    : `ctx.ui.setHeader throws in the module in ${ISOLATION} isolation, saying why (pi renders synchronously)`, async () => {
+    : `ctx.ui.setHeader is refused by name in the module in ${ISOLATION} isolation, saying why (pi renders synchronously)`, async () => {
     const headers: unknown[] = [];
     const { runner, errors, notified } = await inPi([example("custom-header.ts")], {}, { setHeader: (factory: unknown) => headers.push(factory) });
     if (ISOLATION !== "worker") {
       // The module's own throw reaches pi's error path, as in-process.
-      expect(errors.map((e: { error: string }) => e.error).join("\n")).toContain(`ctx.ui.setHeader needs synchronous rendering, which ${ISOLATION} mode does not have`);
+      expect(errors.map((e: { error: string }) => e.error).join("\n")).toContain(`ctx.ui.setHeader is refused by hookbox/extension: it needs synchronous rendering, which ${ISOLATION} mode does not have`);
       expect(notified).toEqual([]);
       expect(headers).toEqual([]);
       return;
@@ -299,13 +299,13 @@ describe(`ctx.ui.setFooter (${ISOLATION} isolation)`, { timeout: 60_000 }, () =>
 
   it(ISOLATION === "worker"
     ? "a footer draws in pi's UI exactly as in pi's process, reading pi's footer data (branch, statuses, providers) through the component path; a branch change reaches its listener (a render request); setFooter(undefined) restores pi's"
-    : `ctx.ui.setFooter throws in the module in ${ISOLATION} isolation, saying why (pi renders synchronously)`, async () => {
+    : `ctx.ui.setFooter is refused by name in the module in ${ISOLATION} isolation, saying why (pi renders synchronously)`, async () => {
     const footers: unknown[] = [];
     // A loaded machine's first render (four host reads) can pass the 100 ms default: what is checked here is what it draws.
     const { runner, errors, notified } = await inPi([ext("sets-a-footer.ts")], { renderTimeoutMs: 10_000 }, { setFooter: (factory: unknown) => footers.push(factory) });
     if (ISOLATION !== "worker") {
       // The module's own throw reaches pi's error path, as in-process.
-      expect(errors.map((e: { error: string }) => e.error).join("\n")).toContain(`ctx.ui.setFooter needs synchronous rendering, which ${ISOLATION} mode does not have`);
+      expect(errors.map((e: { error: string }) => e.error).join("\n")).toContain(`ctx.ui.setFooter is refused by hookbox/extension: it needs synchronous rendering, which ${ISOLATION} mode does not have`);
       expect(footers).toEqual([]);
       return;
     }

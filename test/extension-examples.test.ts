@@ -5,20 +5,26 @@
  * compaction, a model cycle, dialogs answered), compared after normalizing. The outcomes must be
  * docs/pi-examples.md's table (`npm run examples-table` regenerates it). A control run changes the
  * isolated module and must be classified `differs`: the comparison can fail.
+ * The same differential runs again in sandbox isolation, each example under `untrusted` with what it
+ * needs (SANDBOX_NEEDS): the outcomes must be the doc's sandbox table; its control runs an example
+ * without its grant, which must be classified `refused by policy`, naming the field.
  * Each run is in its own network namespace with only loopback (`unshare -n`): root is needed.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { classifyAll, classifyExample, examplesDir, listExamples, outcomesOf, tableOf, type ExampleRow } from "../scripts/pi-examples.js";
+import { SANDBOX_NEEDS, classifyAll, classifyExample, examplesDir, listExamples, outcomesOf, tableOf, type ExampleRow, type Isolation } from "../scripts/pi-examples.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { ROOT } from "./helpers/host.js";
 import { installPiDir, piUnavailable } from "./support/pi-agent.js";
 
 const unavailable = piUnavailable();
 if (unavailable) console.log(`test/extension-examples.test.ts skipped: ${unavailable}`);
 
-/** The rows of the doc's generated table: each example's outcome. */
-const committedOutcomes = () => outcomesOf(tableOf(readFileSync(join(ROOT, "docs", "pi-examples.md"), "utf8")) ?? "");
+const sandbox = sandboxAvailability();
+
+/** The rows of the doc's generated table (the sandbox table with "sandbox"): each example's outcome. */
+const committedOutcomes = (isolation?: Isolation) => outcomesOf(tableOf(readFileSync(join(ROOT, "docs", "pi-examples.md"), "utf8"), isolation) ?? "");
 
 describe.skipIf(unavailable !== undefined)("pi 0.73.1's example extensions: in pi's process against isolate([example], { policy: \"trusted\" })", () => {
   let rows: ExampleRow[];
@@ -43,5 +49,25 @@ describe.skipIf(unavailable !== undefined)("pi 0.73.1's example extensions: in p
 
   it("each example's outcome is docs/pi-examples.md's (npm run examples-table regenerates the table)", () => {
     expect(rows.map(({ file, outcome }) => ({ file, outcome }))).toEqual(committedOutcomes());
+  });
+});
+
+describe.skipIf(unavailable !== undefined || !sandbox.ok)("pi 0.73.1's example extensions in sandbox isolation: each under untrusted with the grant it needs (SANDBOX_NEEDS)", () => {
+  let rows: ExampleRow[];
+  let control: ExampleRow;
+
+  beforeAll(async () => {
+    // The control: session-name.ts without its grant (untrusted as it is), whose setter policy.effects refuses.
+    expect(SANDBOX_NEEDS["session-name.ts"]).toBeDefined();
+    control = await classifyExample("session-name.ts", { isolation: "sandbox", grant: () => ({}) });
+    rows = await classifyAll({ isolation: "sandbox", parallel: 2 });
+  }, 1_800_000);
+
+  it("control: an example run without its grant is classified refused by policy, naming the field", () => {
+    expect(control).toMatchObject({ outcome: "refused by policy", detail: "policy.effects (pi.setSessionName)" });
+  });
+
+  it("each example's outcome is docs/pi-examples.md's sandbox table (npm run examples-table -- --isolation sandbox regenerates it)", () => {
+    expect(rows.map(({ file, outcome }) => ({ file, outcome }))).toEqual(committedOutcomes("sandbox"));
   });
 });

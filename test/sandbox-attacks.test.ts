@@ -52,6 +52,13 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
     expect(me.root).not.toContain("root");
   });
 
+  it("its working folder is the runner's cwd where its policy binds that folder (process.cwd() as in process isolation), else its own folder", async () => {
+    const granted = await start([hook], { cwd: outside, load: { ...sandboxed, policy: { permissionModel: false, fsRead: [outside] } } });
+    expect(await ask(granted.runner, "whoami")).toMatchObject({ cwd: outside });
+    const ungranted = await start([hook], { cwd: outside, load: sandboxed });
+    expect(await ask(ungranted.runner, "whoami")).toMatchObject({ cwd: folder });
+  });
+
   it("signals to its parent, to the host's pid or to every process it sees never reach the host", async () => {
     const { runner, errors } = await start([hook, "valid/redacts-api-key.ts"], { load: { ...sandboxed, maxRestarts: 0 } });
     // Its parent is the sandbox's own init; the host's pid does not exist in its namespace.

@@ -93,11 +93,12 @@ export class CustomUi {
    * worker's component under `key` (rendered as a custom component is; its `tui.requestRender`
    * reaches the agent's), or its own again (`null`). A footer's stand-in keeps the footer data pi
    * gives it (read by `footerData`) and runs the worker's branch listeners when pi's branch changes.
-   * Worker isolation only: elsewhere the module's call throws, saying why.
+   * Worker isolation only: elsewhere the module's call is refused by name, saying why.
    */
   slot(member: "setHeader" | "setFooter", surface: BridgeSurface, args: unknown[]): undefined {
     const [key] = args as [string | null];
-    if (this.#isolation !== "worker") throw new Error(`ctx.ui.${member} needs synchronous rendering, which ${this.#isolation} mode does not have`);
+    // Refused by name, as the members that cannot cross are (worker/extension-members.mjs): both are the agent's only.
+    if (this.#isolation !== "worker") throw new Error(`ctx.ui.${member} is refused by hookbox/extension: it needs synchronous rendering, which ${this.#isolation} mode does not have`);
     const ui = surface.ui() as unknown as Record<string, ((factory: unknown) => void) | undefined>;
     if (typeof ui[member] !== "function") throw new Error(`ctx.ui.${member}: this host's UI has no ${member === "setHeader" ? "header" : "footer"}`);
     const previous = this.#slots[member];

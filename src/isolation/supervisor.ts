@@ -329,7 +329,7 @@ export class HookSupervisor implements SandboxView {
     }
     let endpoint: HookEndpoint;
     try {
-      const launcher = options.isolation === "sandbox" ? sandboxLauncher(hookSandboxSpec(options, this.resolvedPath, plan.child!.path, this.#env(), this.#network)) : undefined;
+      const launcher = options.isolation === "sandbox" ? sandboxLauncher(hookSandboxSpec(options, this.resolvedPath, plan.child!.path, this.#env(), this.#network, this.cwd)) : undefined;
       this.#launcher = launcher;
       endpoint = spawnEndpoint(options, {
         boot: {

@@ -19,10 +19,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { runRpcSession } from "./pi-rpc-session.mjs";
-
-/** The fake model server's port on the namespace's loopback. */
-const MODEL_PORT = 41789;
+import { MODEL_PORT, runRpcSession } from "./pi-rpc-session.mjs";
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
 /** @type {Array<{ url: string | undefined; body: any }>} */
 const requests = [];

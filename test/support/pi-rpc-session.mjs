@@ -16,6 +16,8 @@ import { spawn } from "node:child_process";
 export const ANSWERS = { input: "differential", editor: "differential" };
 /** The argument each command gets. */
 export const ARGUMENT = "differential";
+/** The fake model server's port on the namespace's loopback (./pi-netns-run.mjs). */
+export const MODEL_PORT = 41789;
 
 /**
  * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number }; timeoutMs: number }} config

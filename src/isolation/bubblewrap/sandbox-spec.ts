@@ -6,15 +6,23 @@
  * every proxy socket folder hidden (`masks`) where a granted folder would show it.
  */
 import { dirname } from "node:path";
+import { execCwd } from "../../bridge/exec-gate.js";
 import { proxySocketDirs, type SandboxNetSpec } from "../../net/proxy.js";
 import type { ResolvedSandboxOptions } from "../../options/options.js";
 import { RUNTIME_READS } from "../../policy/policy.js";
 import { hookReads } from "../../policy/read-grants.js";
 import { runtimeFiles, type SandboxSpec } from "./bwrap.js";
 
-/** `runtime`: the node that runs the hook (src/policy/runtime.ts), bound with the libraries it loads. */
-export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: string, runtime: string, env: Record<string, string | undefined>, net?: SandboxNetSpec): SandboxSpec {
+/**
+ * `runtime`: the node that runs the hook (src/policy/runtime.ts), bound with the libraries it loads.
+ * `cwd`: the host's working folder, the hook's `process.cwd()` when its policy binds it (inside
+ * `policy.fsRead` / `policy.fsWrite`, as a `pi.exec` folder must be), as in process isolation;
+ * otherwise the hook's own folder.
+ */
+export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: string, runtime: string, env: Record<string, string | undefined>, net?: SandboxNetSpec, cwd?: string): SandboxSpec {
   const { policy } = options;
+  const folder = dirname(resolvedPath);
+  const bound = cwd === undefined ? undefined : execCwd({ sandboxed: true, reads: { folder, fsRead: policy.fsRead, fsWrite: policy.fsWrite } }, cwd);
   return {
     readOnly: [
       ...runtimeFiles(runtime),
@@ -26,7 +34,7 @@ export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: s
     extraBinds: [...policy.fsWrite.map((src) => ({ src, writable: true })), ...net?.extraBinds ?? []],
     env,
     extraEnv: net?.extraEnv,
-    chdir: dirname(resolvedPath),
+    chdir: bound !== undefined && "cwd" in bound ? bound.cwd : folder,
     memoryMb: options.sandboxMemoryMb,
     masks: proxySocketDirs([...policy.fsRead, ...policy.fsWrite]),
   };
