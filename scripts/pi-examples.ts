@@ -104,8 +104,8 @@ const modelCall = () => ({ modelRegistry: "all", network: { allow: [`127.0.0.1:$
 export const SANDBOX_NEEDS: Readonly<Record<string, SandboxGrant>> = {
   // git in the project, with the arguments it passes (its commit message is "[pi] " and a line).
   "auto-commit-on-exit.ts": (w) => ({ exec: { allow: [{ command: "git", args: ["status", "--porcelain", "add", "-A", "commit", "-m", /\[pi\] .*/] }] }, fsWrite: [w.project] }),
-  // Its bash tool runs the model's commands in its own sandbox. It still differs: its shell sources
-  // ~/.profile, and the sandbox's HOME is its own (/home/hook), which no policy field changes.
+  // Its bash tool runs the model's commands in its own sandbox; its shell sources ~/.profile, at the
+  // same path there (the sandbox's own empty home is mounted at HOME's path).
   "bash-spawn-hook.ts": projectTools,
   "bookmark.ts": () => setters,
   "built-in-tool-renderer.ts": projectTools,

@@ -5,7 +5,7 @@
  * several hooks combine by Claude Code's rules.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -49,14 +49,14 @@ describe("hookbox claude-hook's runner", () => {
   });
 
   it.skipIf(!sandboxAvailability().ok)("runs a project's hook only as approved: unapproved, and changed after approval, it blocks with not_approved", async () => {
-    const { dir, plan, store } = project("#!/bin/sh\ncat >/dev/null\necho \"home=$HOME\" >&2\nexit 2\n");
+    const { dir, plan, store } = project("#!/bin/sh\ncat >/dev/null\necho \"home=$HOME uid=$(id -u) home-files=$(ls -A \"$HOME\" | wc -l)\" >&2\nexit 2\n");
     const unapproved = await route(plan);
     expect(unapproved.code).toBe(2);
     expect(unapproved.stderr).toContain("you have not approved it");
     expect(unapproved.stderr).toContain("(not_approved)");
     store.approve(dir, [claudeHookFingerprint(dir, plan.hooks[0]!)]);
-    // In the sandbox: its own empty home.
-    expect(await route(plan)).toEqual({ code: 2, stdout: "", stderr: "home=/home/hook" });
+    // In the sandbox: its own empty home, at the host's HOME path, as uid 65534.
+    expect(await route(plan)).toEqual({ code: 2, stdout: "", stderr: `home=${homedir()} uid=65534 home-files=0` });
     writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), "#!/bin/sh\nexit 0\n");
     const changed = await route(plan);
     expect(changed.code).toBe(2);

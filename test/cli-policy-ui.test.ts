@@ -79,19 +79,21 @@ describe("hookbox policy flags", () => {
 });
 
 describe("hookbox presets and isolation modes", () => {
-  /** A hook that blocks every tool call with its HOME: the sandbox gives it a private /home/hook. */
+  /** A hook that blocks every tool call with its HOME. */
   const homeHook = () => writeHook(tempDir(), "home.ts", `export default (pi: any) => { pi.on("tool_call", () => ({ block: true, reason: String(process.env.HOME) })); };\n`);
+  /** A hook that blocks every tool call with its uid: the sandbox runs it as the overflow id (65534), a worker as the user. */
+  const uidHook = () => writeHook(tempDir(), "uid.ts", `export default (pi: any) => { pi.on("tool_call", () => ({ block: true, reason: \`uid \${process.getuid?.()}\` })); };\n`);
 
   it.skipIf(noSandbox)("--policy untrusted runs the hook in the OS sandbox without --isolation (the preset implies it)", async () => {
-    const r = await hookbox(["emit", homeHook(), "--event", "tool_call", "--payload", RM, "--policy", "untrusted", "--json"]);
+    const r = await hookbox(["emit", uidHook(), "--event", "tool_call", "--payload", RM, "--policy", "untrusted", "--json"]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ blocked: true, reason: "/home/hook", errors: [], loadErrors: [] });
+    expect(JSON.parse(r.stdout)).toMatchObject({ blocked: true, reason: "uid 65534", errors: [], loadErrors: [] });
   });
 
   it.skipIf(noSandbox)("--isolation sandbox runs a confined hook in the OS sandbox", async () => {
-    const r = await hookbox(["emit", homeHook(), "--event", "tool_call", "--payload", RM, "--isolation", "sandbox", "--json"]);
+    const r = await hookbox(["emit", uidHook(), "--event", "tool_call", "--payload", RM, "--isolation", "sandbox", "--json"]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ blocked: true, reason: "/home/hook", errors: [], loadErrors: [] });
+    expect(JSON.parse(r.stdout)).toMatchObject({ blocked: true, reason: "uid 65534", errors: [], loadErrors: [] });
   });
 
   it("--policy confined is the default: the hook runs in a worker with the host's HOME", async () => {

@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, openSync, closeSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
@@ -49,7 +49,8 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
     const me = await ask(runner, "whoami");
     expect(me).toMatchObject({ pid: 2, ppid: 1, uid: 65534, cwd: folder });
     expect(me.root).not.toContain("etc");
-    expect(me.root).not.toContain("root");
+    // The host's HOME path shows (the sandbox's own empty home is mounted there), nothing else of the host's top level.
+    if (homedir() !== "/root") expect(me.root).not.toContain("root");
   });
 
   it("its working folder is the runner's cwd where its policy binds that folder (process.cwd() as in process isolation), else its own folder", async () => {
@@ -84,8 +85,19 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
     const { runner } = await start([hook], { load: sandboxed });
     const env = await ask(runner, "report-env");
     expect(env.OPENAI_API_KEY).toBeUndefined();
-    expect(env.HOME).toBe("/home/hook");
     expect(JSON.stringify(env)).not.toContain("sk-host-only");
+  });
+
+  it("its HOME names the host's HOME path, an empty private folder there: a file in the host's HOME reads nothing", async () => {
+    const inHome = join(homedir(), `.hookbox-sandbox-home-${process.pid}`);
+    writeFileSync(inHome, "the user's own\n");
+    try {
+      const { runner } = await start([hook], { load: sandboxed });
+      expect((await ask(runner, "report-env")).HOME).toBe(homedir());
+      expect(await ask(runner, "read", inHome)).toEqual({ error: "ENOENT" });
+    } finally {
+      rmSync(inHome, { force: true });
+    }
   });
 
   it("symlinks shipped in its folder, to a file outside or to /proc/<host pid>/environ, read nothing", async () => {

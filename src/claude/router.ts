@@ -72,7 +72,8 @@ async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent
   if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };
   const spec: SandboxSpec = {
     readOnly: [...SYSTEM_READS, plan.project],
-    env: { PATH: SANDBOX_PATH, LANG: "C.UTF-8", CLAUDE_PROJECT_DIR: plan.project },
+    // HOME names the user's HOME path, where the sandbox mounts its own empty home (sandboxHome).
+    env: { PATH: SANDBOX_PATH, LANG: "C.UTF-8", HOME: process.env.HOME, CLAUDE_PROJECT_DIR: plan.project },
     chdir: plan.project,
     memoryMb: SANDBOX_MEMORY_MB,
   };

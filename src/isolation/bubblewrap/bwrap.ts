@@ -13,6 +13,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { closeSync, existsSync, openSync, realpathSync } from "node:fs";
+import { isAbsolute, normalize } from "node:path";
 import { ADDRESS_SPACE_ALLOWANCE_MB, findCgroupHost, SANDBOX_MAX_TASKS, weakerBounds, type Bounds, type CgroupHost, type SandboxGroups } from "./cgroups.js";
 import type { Launcher } from "../process-endpoint.js";
 import { launcherEnv } from "../../../worker/child-env.mjs";
@@ -33,7 +34,7 @@ export interface SandboxSpec {
   readOnly: string[];
   /** More binds, e.g. the network proxy's unix socket (see the network allow-list). */
   extraBinds?: Bind[];
-  /** The hook's cleaned environment; HOME and TMPDIR are replaced by the sandbox's own. */
+  /** The hook's cleaned environment; HOME and TMPDIR name the sandbox's own (sandboxHome). */
   env: Record<string, string | undefined>;
   /** Variables set after `env` (e.g. the proxy's address). */
   extraEnv?: Record<string, string>;
@@ -47,8 +48,20 @@ export interface SandboxSpec {
 
 /** The uid and gid the hook runs as inside (the kernel's overflow id: owns nothing). */
 const SANDBOX_ID = "65534";
-/** The empty, private home inside. */
+/** The empty, private home inside when the host's HOME cannot name it (unset, relative, `/`, or under /proc or /dev). */
 export const SANDBOX_HOME = "/home/hook";
+
+/**
+ * Where the sandbox's empty, private home is mounted: at the host's HOME path, so a path the hook
+ * builds from `~` (`~/.profile` in a shell it runs, a granted file under HOME) names what it names
+ * outside; what the policy binds under HOME is bound over it. Else SANDBOX_HOME.
+ */
+export function sandboxHome(env: Record<string, string | undefined>): string {
+  const home = env.HOME;
+  if (!home || !isAbsolute(home) || normalize(home) !== home || home.endsWith("/")) return SANDBOX_HOME;
+  if (["/proc", "/dev"].some((root) => home === root || home.startsWith(`${root}/`))) return SANDBOX_HOME;
+  return home;
+}
 const BASH = "/bin/bash";
 /** Why: no startup file of the host's user runs in the launcher (its environment holds no BASH_ENV or ENV: worker/child-env.mjs launcherEnv). */
 const BASH_FLAGS = ["--noprofile", "--norc"];
@@ -124,13 +137,14 @@ export function runtimeFiles(program: string): string[] {
 
 /** bwrap's arguments for `spec`, up to and excluding the command. */
 export function bwrapArgs(spec: SandboxSpec): string[] {
+  const home = sandboxHome(spec.env);
   const args = [
     "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
     // Why --new-session: no TIOCSTI into the user's terminal. --die-with-parent: the host's death ends it.
     "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--uid", SANDBOX_ID, "--gid", SANDBOX_ID,
     "--clearenv",
     // Mounts first, binds after: a tmpfs mounted later would hide binds below it.
-    "--proc", "/proc", "--dev", "/dev", ...tmpfs(spec, "/tmp"), ...tmpfs(spec, SANDBOX_HOME),
+    "--proc", "/proc", "--dev", "/dev", ...tmpfs(spec, "/tmp"), ...tmpfs(spec, home),
     // Why both: the seccomp filter (./seccomp.ts) refuses new user namespaces; bwrap >= 0.8 also stops them by its own means.
     ...(bwrapHas.disableUserns ? ["--disable-userns"] : []), "--seccomp", SECCOMP_FD,
   ];
@@ -142,7 +156,7 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   // Why after the policy's binds: a granted folder above them (e.g. /tmp) must not show other hooks' sockets.
   for (const m of masks(spec)) args.push("--tmpfs", m);
   for (const b of spec.extraBinds ?? []) args.push(b.writable ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
-  const env = { ...spec.env, HOME: SANDBOX_HOME, TMPDIR: "/tmp", ...spec.extraEnv };
+  const env = { ...spec.env, HOME: home, TMPDIR: "/tmp", ...spec.extraEnv };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) args.push("--setenv", k, v);
   // Why: the skeleton bwrap builds (folders above the binds) would be writable, though private.
   args.push("--remount-ro", "/", "--chdir", spec.chdir);
