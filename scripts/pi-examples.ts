@@ -112,6 +112,8 @@ interface ExampleAgent {
   timingLines?: RegExp;
   /** Files of the agent's or its runtime's own, named by process id or content hash (left out of both runs). */
   ignoredFiles?: RegExp;
+  /** Keys whose value here the agent reads as the key's absence (left out where they have it, in both runs). */
+  absent?: Readonly<Record<string, unknown>>;
 }
 export const AGENTS: Readonly<Record<AgentName, ExampleAgent>> = {
   pi: {
@@ -139,9 +141,12 @@ export const AGENTS: Readonly<Record<AgentName, ExampleAgent>> = {
     unorderedSteps: true,
     // oh-my-pi's notice of a slow start (its src/main.ts), and the log path it names.
     timingLines: /^(?:Still starting after <duration>|  logs: <home>\/\.omp\/logs\/)/,
-    // oh-my-pi's logs and daemon registry (named by its pid), its SQLite store (binary, its pages
+    // oh-my-pi's logs and daemon registry (named by its pid), its SQLite stores (binary, their pages
     // as timing left them), Bun's transpiler cache (named by content hash).
-    ignoredFiles: /^home\/(?:\.omp\/(?:logs|run)\/|\.omp\/agent\/[^/]+\.db(?:-wal|-shm)?$|\.bun\/install\/cache\/)/,
+    // A message's `errorId` 0: no error class (oh-my-pi's AIError.is reads undefined as 0); its turn
+    // recovery sets it on a finished message or not, as timing has it (seen on either run).
+    absent: { errorId: 0 },
+    ignoredFiles: /^home\/(?:\.omp\/(?:logs|run)\/|\.omp\/.*\.db(?:-wal|-shm)?$|\.bun\/install\/cache\/)/,
   },
 };
 
@@ -324,7 +329,7 @@ const ID_KEY = /^(?:id|parentId|sessionId|entryId|firstKeptEntryId|leafId|fromId
 const TIME_KEY = /^(?:timestamp|created|createdAt|updatedAt|elapsedMs|durationMs|duration|wallTimeMs|ttft)$/;
 
 /** A normalizer for one run: its paths (longest first) replaced by names, ids by ordinals, times and durations by placeholders. */
-function normalizer(paths: Array<[string, string]>) {
+function normalizer(paths: Array<[string, string]>, absent: Readonly<Record<string, unknown>> = {}) {
   const sorted = [...paths].filter(([from]) => from.length > 1).sort(([a], [b]) => b.length - a.length);
   const ids = new Map<string, string>();
   const idOf = (v: string) => {
@@ -340,7 +345,8 @@ function normalizer(paths: Array<[string, string]>) {
     if (typeof v === "number") return TIME_KEY.test(key) || (v > 1e12 && v < 1e13) ? "<time>" : v;
     if (Array.isArray(v)) return v.map((x) => value(x));
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, value((v as Record<string, unknown>)[k], k)]));
+      return Object.fromEntries(Object.keys(v).sort().filter((k) => !(Object.hasOwn(absent, k) && Object.is(absent[k], (v as Record<string, unknown>)[k])))
+        .map((k) => [k, value((v as Record<string, unknown>)[k], k)]));
     }
     return v;
   };
@@ -412,7 +418,7 @@ function observe(side: Side, file: string, example: string, examples: string, pi
     [dirname(side.extension), "<extension folder>"], [dirname(example), "<extension folder>"], [examples, "<examples>"], [side.world.project, "<project>"],
     [side.world.home, "<home>"], [join(side.world.home, ".."), "<root>"], [piDir, "<pi>"], [hookbox, "<hookbox>"], [ROOT.replace(/\/$/, ""), "<hookbox>"],
   ];
-  const { value, text } = normalizer(paths);
+  const { value, text } = normalizer(paths, agent.absent);
   const events: unknown[] = [];
   const state: unknown[] = [];
   const apart: unknown[] = [];

@@ -27,14 +27,14 @@ describe.skipIf(unavailable !== undefined)("oh-my-pi 18.2.3's examples: in oh-my
   let control: ExampleRow;
 
   beforeAll(async () => {
-    // The control: the isolated run's module answers its command differently from the example oh-my-pi runs.
-    control = await classifyExample("extensions/pirate.ts", { agent: "oh-my-pi", changeB: (source) => source.replace("Arrr! Pirate mode enabled!", "Yo ho! Pirate mode enabled!") });
+    // The control: the isolated run's legacy hook (--hook) titles its dialog otherwise than the example oh-my-pi runs.
+    control = await classifyExample("hooks/permission-gate.ts", { agent: "oh-my-pi", changeB: (source) => source.replace("Dangerous command:", "Risky command:") });
     rows = await classifyAll({ agent: "oh-my-pi", parallel: 2 });
   }, 1_800_000);
 
   it("control: an isolated module that answers differently is classified differs, naming the difference", () => {
     expect(control.outcome).toBe("differs");
-    expect(control.detail).toContain("Yo ho! Pirate mode enabled!");
+    expect(control.detail).toContain("Risky command:");
   });
 
   it("every example oh-my-pi ships is in the run, once: its extensions and its legacy hooks", () => {

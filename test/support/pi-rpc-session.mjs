@@ -34,7 +34,7 @@ export const ARGUMENT = "differential";
 export const MODEL_PORT = 41789;
 
 /**
- * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; protocol?: keyof typeof PROTOCOLS }; timeoutMs: number }} config
+ * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; protocol?: keyof typeof PROTOCOLS; skipCommands?: string[] }; timeoutMs: number }} config
  * @returns {Promise<{ code: number | null; signal: string | null; transcript: unknown[]; stderr: string; commands: string[]; timings: Array<[string, number]> }>}
  */
 export function runRpcSession(config) {
@@ -143,7 +143,8 @@ export function runRpcSession(config) {
       for (const [n, command] of steps.entries()) await run(command, n === 0 ? starting : stepTimeoutMs);
     } else {
       const listed = await run({ type: protocol.listCommands }, starting, 0);
-      commands = (listed?.data?.commands ?? []).filter((/** @type {any} */ c) => c.source === "extension").map((/** @type {any} */ c) => c.name);
+      // The agent's own bundled extensions' commands (`skipCommands`) are not the module's: not run.
+      commands = (listed?.data?.commands ?? []).filter((/** @type {any} */ c) => c.source === "extension" && !config.rpc.skipCommands?.includes(c.name)).map((/** @type {any} */ c) => c.name);
       await run({ type: "prompt", message: prompt });
       // With an argument, as a person types one: most commands stop at a usage line without it.
       for (const name of commands) await run({ type: "prompt", message: `/${name} ${ARGUMENT}` });
