@@ -9,16 +9,16 @@
  *   npm run examples-table -- --only hello.ts                rerun those examples' rows of the table, keep the others
  *   npx tsx scripts/examples-table.ts --only hello.ts --json print the rows as JSON
  *   npx tsx scripts/examples-table.ts --only hello.ts --dump /tmp/d   also write both runs, normalized, to /tmp/d
+ *   npm run examples-table -- --agent oh-my-pi               oh-my-pi's examples, into docs/omp-examples.md
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { piUnavailable } from "../test/support/pi-run.js";
-import { classifyAll, outcomesOf, renderTable, tableLabel, tableOf, withRows, withTable, type Isolation } from "./pi-examples.js";
+import { AGENTS, classifyAll, outcomesOf, renderTable, tableLabel, tableOf, withRows, withTable, type AgentName, type Isolation } from "./pi-examples.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const DOC = join(ROOT, "docs", "pi-examples.md");
 const ISOLATIONS = ["worker", "process", "sandbox"] as const;
 
 const { values: args } = parseArgs({
@@ -28,8 +28,12 @@ const { values: args } = parseArgs({
     isolation: { type: "string" },
     parallel: { type: "string", default: "2" },
     dump: { type: "string" },
+    agent: { type: "string", default: "pi" },
   },
 });
+const agent = args.agent as AgentName;
+if (!(agent in AGENTS)) throw new Error(`--agent must be one of ${Object.keys(AGENTS).join(", ")}`);
+const DOC = join(ROOT, "docs", AGENTS[agent].doc);
 const isolation = args.isolation as Isolation | undefined;
 if (isolation !== undefined && !ISOLATIONS.includes(isolation)) throw new Error(`--isolation must be one of ${ISOLATIONS.join(", ")}`);
 const unavailable = piUnavailable();
@@ -37,7 +41,7 @@ if (unavailable) throw new Error(`examples-table: ${unavailable}`);
 
 const started = performance.now();
 const rows = await classifyAll({
-  isolation, only: args.only, dump: args.dump, parallel: Number(args.parallel),
+  agent, isolation, only: args.only, dump: args.dump, parallel: Number(args.parallel),
   onRow: (r) => process.stderr.write(`examples-table: ${r.file}: ${r.outcome} (${(r.ms / 1000).toFixed(1)} s)${r.detail ? `: ${r.detail}` : ""}\n`),
 });
 process.stderr.write(`examples-table: ${rows.length} examples in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
@@ -51,8 +55,8 @@ if (args.json) {
   const current = tableOf(doc, which);
   // With --only: those examples' rows are rerun, the others kept (a table generated before must exist).
   const table = args.only && current !== undefined && outcomesOf(current).length > 0
-    ? withRows(current, plain, tableLabel(which))
-    : renderTable(plain, tableLabel(which), which);
+    ? withRows(current, plain, tableLabel(which, agent))
+    : renderTable(plain, tableLabel(which, agent), which);
   writeFileSync(DOC, withTable(doc, table, which));
-  console.log(`docs/pi-examples.md: ${rows.length} examples${args.only ? " rerun" : ""}`);
+  console.log(`docs/${AGENTS[agent].doc}: ${rows.length} examples${args.only ? " rerun" : ""}`);
 }

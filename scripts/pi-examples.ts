@@ -25,13 +25,13 @@ import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { presets, type PolicyOption } from "../src/policy/policy.js";
 import { MODEL_PORT } from "../test/support/pi-rpc-session.mjs";
-import { builtHookbox, installPi, installPiDir, piWorldIn, runPiRpc, type PiRpcRun, type PiWorld } from "../test/support/pi-run.js";
+import { builtHookbox, installBun, installOmp, installPi, installPiDir, ompAgent, piAgent, piWorldIn, runPiRpc, type Agent, type PiRpcRun, type PiWorld } from "../test/support/pi-run.js";
 
 export { importPi, type Pi } from "../test/support/pi-run.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-export const OUTCOMES = ["identical", "refused", "refused by policy", "differs", "pi cannot load it"] as const;
+export const OUTCOMES = ["identical", "refused", "refused by policy", "differs", "pi cannot load it", "oh-my-pi cannot load it"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface ExampleRow {
@@ -67,6 +67,88 @@ export function listExamples(dir: string): string[] {
   }
   return out;
 }
+
+/**
+ * The agents whose examples the differential runs (`--agent`): how each is installed, where its
+ * examples are, how one is passed, which doc holds its tables. pi's are its `examples/extensions/`;
+ * oh-my-pi 18.2.3's are its `examples/extensions/` (passed with `-e`) and its legacy
+ * `examples/hooks/` (passed with `--hook`), named relative to its `examples/`.
+ */
+export type AgentName = "pi" | "oh-my-pi";
+interface ExampleAgent {
+  /** The agent and version, as a table's label names it. */
+  label: string;
+  /** The doc (in docs/) its tables are in. */
+  doc: string;
+  /** The agent, installed (a no-op when the cache holds it), its package folder, and the folder its example names are relative to. */
+  install(): { agent: Agent; pkg: string; examples: string };
+  list(examples: string): string[];
+  /** How an example is passed: `-e` (extensions), or `--hook` (hooks). */
+  flag(file: string): "extensions" | "hooks";
+  /**
+   * What run B shows by design on this agent, for every example, taken out of B before comparing
+   * (the doc's head says so): on a Bun host, `isolate`'s notice of what a Bun worker does not
+   * enforce under `trusted` (src/runner/loader.ts, docs/runtimes.md), once per module.
+   */
+  notice?: RegExp;
+  /** The outcome when run A shows the agent did not load the example, and the stderr line that says so (oh-my-pi goes on without it). */
+  cannotLoad: { outcome: Outcome; line?: RegExp };
+  /**
+   * Records whose place among the events depends on timing, compared as their own sequence
+   * (`apart`) in both runs. oh-my-pi writes a `message_update` at once, every other event once each
+   * extension's handler for it returned (src/session/agent-session.ts `#emitSessionEvent`), and
+   * `isolate` subscribes to every event; a module's own stdout lines come from a Bun worker's
+   * stream, which Bun does not capture (docs/runtimes.md), when Bun writes them.
+   */
+  apart?: (record: { type?: string; stdout?: string }) => boolean;
+  /**
+   * Within each step (from one command sent to the next), the records are compared in an order of
+   * their own (sorted by content, ids and times aside), not as the agent wrote them: oh-my-pi
+   * answers a `prompt` at once while it runs, runs extension handlers concurrently (its bundled
+   * ones' UI requests land anywhere among them) and holds `agent_end` until the prompt unwinds.
+   */
+  unorderedSteps?: boolean;
+  /** stderr lines that say how long the agent took (both runs' are left out). */
+  timingLines?: RegExp;
+  /** Files of the agent's or its runtime's own, named by process id or content hash (left out of both runs). */
+  ignoredFiles?: RegExp;
+  /** Keys whose value here the agent reads as the key's absence (left out where they have it, in both runs). */
+  absent?: Readonly<Record<string, unknown>>;
+}
+export const AGENTS: Readonly<Record<AgentName, ExampleAgent>> = {
+  pi: {
+    label: "pi 0.73.1", doc: "pi-examples.md",
+    install: () => ({ agent: piAgent(installPi()), pkg: installPiDir(), examples: examplesDir(installPiDir()) }),
+    list: listExamples,
+    flag: () => "extensions",
+    cannotLoad: { outcome: "pi cannot load it" },
+  },
+  "oh-my-pi": {
+    label: "oh-my-pi 18.2.3", doc: "omp-examples.md",
+    install: () => {
+      const cli = installOmp();
+      const pkg = join(dirname(cli), "..");
+      return { agent: ompAgent(cli, installBun()), pkg, examples: join(pkg, "examples") };
+    },
+    list: (examples) => [
+      ...listExamples(join(examples, "extensions")).map((f) => `extensions/${f}`),
+      ...readdirSync(join(examples, "hooks")).filter((f) => f.endsWith(".ts")).sort().map((f) => `hooks/${f}`),
+    ],
+    flag: (file) => (file.startsWith("hooks/") ? "hooks" : "extensions"),
+    notice: /^hookbox: [^:]+: not enforced on this host's runtime \(Bun, worker mode\): /,
+    cannotLoad: { outcome: "oh-my-pi cannot load it", line: /^Failed to load extension / },
+    apart: (r) => r.type === "message_update" || typeof r.stdout === "string",
+    unorderedSteps: true,
+    // oh-my-pi's notice of a slow start (its src/main.ts), and the log path it names.
+    timingLines: /^(?:Still starting after <duration>|  logs: <home>\/\.omp\/logs\/)/,
+    // oh-my-pi's logs and daemon registry (named by its pid), its SQLite stores (binary, their pages
+    // as timing left them), Bun's transpiler cache (named by content hash).
+    // A message's `errorId` 0: no error class (oh-my-pi's AIError.is reads undefined as 0); its turn
+    // recovery sets it on a finished message or not, as timing has it (seen on either run).
+    absent: { errorId: 0 },
+    ignoredFiles: /^home\/(?:\.omp\/(?:logs|run)\/|\.omp\/.*\.db(?:-wal|-shm)?$|\.bun\/install\/cache\/)/,
+  },
+};
 
 // ---------------------------------------------------------------------------------------------
 // The session and the two runs.
@@ -160,6 +242,8 @@ export function optionsSource(value: unknown): string {
 }
 
 export interface RunOptions {
+  /** Whose examples (pi's when not given). */
+  agent?: AgentName;
   /** B's isolation; `isolate`'s default when not given. */
   isolation?: Isolation;
   /** Change B's module: B isolates a copy of the example with this applied to its source (the control). */
@@ -177,9 +261,9 @@ export interface RunOptions {
 interface Side { run: PiRpcRun; files: Record<string, string>; world: PiWorld; extension: string }
 
 /** A fresh world for one run: the project has a README.md and a build/ folder for the model's calls. */
-function freshWorld(): { root: string; world: PiWorld } {
+function freshWorld(agent: Agent): { root: string; world: PiWorld } {
   const root = mkdtempSync(join(tmpdir(), "hookbox-differential-"));
-  const world = piWorldIn(root);
+  const world = piWorldIn(root, agent);
   writeFileSync(join(world.project, "README.md"), "# project\n\nA project for pi's examples.\n");
   mkdirSync(join(world.project, "build"));
   writeFileSync(join(world.project, "build", "keep.txt"), "built\n");
@@ -201,8 +285,8 @@ function filesOf(dir: string, prefix: string, out: Record<string, string> = {}):
 /** hookbox as the package ships it, for the sources as they are now (test/support/pi-run.ts): what run B's isolated.ts imports. */
 export const buildHookbox = () => builtHookbox("differential", (line) => process.stderr.write(`${line}\n`));
 
-async function runSide(cli: string, example: string, isolated: boolean, options: RunOptions & { hookbox: string }, file: string): Promise<Side> {
-  const { root, world } = freshWorld();
+async function runSide(agent: Agent, example: string, isolated: boolean, options: RunOptions & { hookbox: string }, file: string): Promise<Side> {
+  const { root, world } = freshWorld(agent);
   try {
     let extension = example;
     if (isolated) {
@@ -212,7 +296,8 @@ async function runSide(cli: string, example: string, isolated: boolean, options:
       symlinkSync(options.hookbox, join(root, "node_modules", "hookbox"));
       if (options.changeB) {
         // A changed copy in the run's own folder (never in pi's), where pi's packages resolve as from the example.
-        symlinkSync(join(dirname(cli), "..", ".."), join(root, "node_modules", "@mariozechner"));
+        const scope = join(dirname(agent.cli), "..", "..");
+        symlinkSync(scope, join(root, "node_modules", basename(scope)));
         mkdirSync(join(root, "changed"));
         module = join(root, "changed", basename(example));
         writeFileSync(module, options.changeB(readFileSync(example, "utf8")));
@@ -223,7 +308,8 @@ async function runSide(cli: string, example: string, isolated: boolean, options:
       writeFileSync(extension, `import { isolate } from "hookbox/extension";\n`
         + `export default isolate([${JSON.stringify(module)}], ${optionsSource(isolateOptions(file, options.isolation, world, options.grant ?? SANDBOX_NEEDS[file]))});\n`);
     }
-    const run = await runPiRpc(cli, world, { prompt: PROMPT, calls: CALLS, extensions: [extension] });
+    const passed = AGENTS[options.agent ?? "pi"].flag(file);
+    const run = await runPiRpc(agent.cli, world, { prompt: PROMPT, calls: CALLS, extensions: [], [passed]: [extension] }, agent);
     const files = { ...filesOf(world.project, "project"), ...filesOf(world.home, "home") };
     return { run, files, world, extension };
   } finally {
@@ -240,10 +326,10 @@ const CLOCK = /\b\d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)?\b/g;
 const DURATION = /\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?)\b/g;
 /** Keys whose value is an id (an ordinal keeps which ids are the same). */
 const ID_KEY = /^(?:id|parentId|sessionId|entryId|firstKeptEntryId|leafId|fromId|targetId)$/;
-const TIME_KEY = /^(?:timestamp|created|createdAt|updatedAt|elapsedMs|durationMs|duration)$/;
+const TIME_KEY = /^(?:timestamp|created|createdAt|updatedAt|elapsedMs|durationMs|duration|wallTimeMs|ttft)$/;
 
 /** A normalizer for one run: its paths (longest first) replaced by names, ids by ordinals, times and durations by placeholders. */
-function normalizer(paths: Array<[string, string]>) {
+function normalizer(paths: Array<[string, string]>, absent: Readonly<Record<string, unknown>> = {}) {
   const sorted = [...paths].filter(([from]) => from.length > 1).sort(([a], [b]) => b.length - a.length);
   const ids = new Map<string, string>();
   const idOf = (v: string) => {
@@ -259,7 +345,8 @@ function normalizer(paths: Array<[string, string]>) {
     if (typeof v === "number") return TIME_KEY.test(key) || (v > 1e12 && v < 1e13) ? "<time>" : v;
     if (Array.isArray(v)) return v.map((x) => value(x));
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, value((v as Record<string, unknown>)[k], k)]));
+      return Object.fromEntries(Object.keys(v).sort().filter((k) => !(Object.hasOwn(absent, k) && Object.is(absent[k], (v as Record<string, unknown>)[k])))
+        .map((k) => [k, value((v as Record<string, unknown>)[k], k)]));
     }
     return v;
   };
@@ -268,6 +355,8 @@ function normalizer(paths: Array<[string, string]>) {
 
 export interface Observed {
   events: unknown[];
+  /** The records whose place depends on timing, apart from the events (ExampleAgent's `apart`). */
+  apart: unknown[];
   requests: unknown[];
   stderr: string[];
   state: unknown[];
@@ -302,28 +391,55 @@ function withoutSnapshots(record: unknown): unknown {
   return record;
 }
 
+/**
+ * `records` with each step's (from one `sent` marker to the next) sorted by content, ids and times
+ * aside (ExampleAgent's `unorderedSteps`); the records `apart` keep their order.
+ */
+function unorderedSteps(records: unknown[], apart: (r: unknown) => boolean, paths: Array<[string, string]>): unknown[] {
+  const key = (r: unknown) => JSON.stringify(normalizer(paths).value(withoutSnapshots(r))).replace(/<id\d+>/g, "<id>");
+  const out: unknown[] = [];
+  let step: Array<{ r: unknown; k: string }> = [];
+  const flush = () => { out.push(...step.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).map((s) => s.r)); step = []; };
+  for (const r of records) {
+    if ((r as { sent?: unknown }).sent !== undefined) { flush(); out.push(r); continue; }
+    if (apart(r)) out.push(r);
+    else step.push({ r, k: key(r) });
+  }
+  flush();
+  return out;
+}
+
 /** One run as compared: normalized, the state responses apart from the events. */
-function observe(side: Side, file: string, example: string, examples: string, piDir: string, hookbox: string): Observed {
-  const { value, text } = normalizer([
+function observe(side: Side, file: string, example: string, examples: string, piDir: string, hookbox: string, agent: ExampleAgent, isolated: boolean): Observed {
+  const notice = isolated ? agent.notice : undefined;
+  const paths: Array<[string, string]> = [
     [side.extension, "<extension>"], [example, "<extension>"],
     // The extension's folder (pi's baseDir for what it registers): the example's, or isolated.ts's.
     [dirname(side.extension), "<extension folder>"], [dirname(example), "<extension folder>"], [examples, "<examples>"], [side.world.project, "<project>"],
     [side.world.home, "<home>"], [join(side.world.home, ".."), "<root>"], [piDir, "<pi>"], [hookbox, "<hookbox>"], [ROOT.replace(/\/$/, ""), "<hookbox>"],
-  ]);
+  ];
+  const { value, text } = normalizer(paths, agent.absent);
   const events: unknown[] = [];
   const state: unknown[] = [];
+  const apart: unknown[] = [];
   const timer = TIMER_DRIVEN[file]?.method;
-  for (const record of side.run.transcript) {
+  let records = side.run.transcript.filter((record) => {
+    const r = record as { type?: string; method?: string; message?: string };
+    if (timer !== undefined && r.type === "extension_ui_request" && r.method === timer) return false;
+    return !(notice && r.type === "extension_ui_request" && r.method === "notify" && notice.test(r.message ?? ""));
+  });
+  if (agent.unorderedSteps) records = unorderedSteps(records, (r) => agent.apart?.(r as never) ?? false, paths);
+  for (const record of records) {
     const r = record as { type?: string; command?: string; method?: string };
-    if (timer !== undefined && r.type === "extension_ui_request" && r.method === timer) continue;
-    (r.type === "response" && STATE_COMMANDS.has(r.command ?? "") ? state : events).push(value(withoutSnapshots(record)));
+    (r.type === "response" && STATE_COMMANDS.has(r.command ?? "") ? state : agent.apart?.(r) ? apart : events).push(value(withoutSnapshots(record)));
   }
+
   return {
-    events, state,
+    events, state, apart,
     requests: side.run.requests.map((r) => value(r)),
-    stderr: text(side.run.stderr).split("\n").filter((l) => l.trim() !== ""),
+    stderr: text(side.run.stderr).split("\n").filter((l) => l.trim() !== "" && !agent.timingLines?.test(l)),
     exit: { code: side.run.code, signal: side.run.signal },
-    files: value(Object.fromEntries(Object.entries(side.files).map(([k, v]) => [text(k), v]))) as Record<string, string>,
+    files: value(Object.fromEntries(Object.entries(side.files).map(([k, v]) => [text(k), v]).filter(([k]) => !agent.ignoredFiles?.test(k!)))) as Record<string, string>,
   };
 }
 
@@ -367,7 +483,7 @@ function eventName(e: unknown): string {
 
 /** The first difference of two observed runs, in a sentence ("" when none). */
 export function describeDifference(a: Observed, b: Observed): string {
-  for (const section of ["events", "requests", "stderr", "state", "exit", "files"] as const) {
+  for (const section of ["events", "apart", "requests", "stderr", "state", "exit", "files"] as const) {
     const d = firstDifference(a[section], b[section], section);
     if (!d) continue;
     const index = /^\w+\[(\d+)\]/.exec(d.path)?.[1];
@@ -420,14 +536,13 @@ export function policyRefusalIn(observed: Observed, difference: string): string 
 /** Runs `file` (relative to pi's examples) in process and isolated, and classifies it. */
 export async function classifyExample(file: string, options: RunOptions = {}): Promise<ExampleRow & { ms: number }> {
   const started = performance.now();
-  const cli = installPi();
-  const piDir = installPiDir();
-  const examples = examplesDir(piDir);
+  const { agent, pkg: piDir, examples } = AGENTS[options.agent ?? "pi"].install();
   const example = join(examples, file);
   const sides = { ...options, hookbox: options.hookbox ?? buildHookbox() };
-  const a = await runSide(cli, example, false, sides, file);
-  const b = await runSide(cli, example, true, sides, file);
-  const [oa, ob] = [observe(a, file, example, examples, piDir, sides.hookbox), observe(b, file, example, examples, piDir, sides.hookbox)];
+  const a = await runSide(agent, example, false, sides, file);
+  const b = await runSide(agent, example, true, sides, file);
+  const which = AGENTS[options.agent ?? "pi"];
+  const [oa, ob] = [observe(a, file, example, examples, piDir, sides.hookbox, which, false), observe(b, file, example, examples, piDir, sides.hookbox, which, true)];
   const ms = Math.round(performance.now() - started);
   if (options.dump) {
     mkdirSync(options.dump, { recursive: true });
@@ -437,7 +552,9 @@ export async function classifyExample(file: string, options: RunOptions = {}): P
     writeFileSync(join(options.dump, `${name}.timings.json`), JSON.stringify({ A: [a.run.elapsedMs, a.run.timings], B: [b.run.elapsedMs, b.run.timings] }));
   }
   const answered = (o: Observed) => o.events.some((e) => (e as { type?: string }).type === "response");
-  if (!answered(oa)) return { file, outcome: "pi cannot load it", detail: oa.stderr[0]?.slice(0, 160) ?? `pi exited (${JSON.stringify(oa.exit)})`, ms };
+  if (!answered(oa)) return { file, outcome: which.cannotLoad.outcome, detail: oa.stderr[0]?.slice(0, 160) ?? `pi exited (${JSON.stringify(oa.exit)})`, ms };
+  const notLoaded = which.cannotLoad.line && oa.stderr.find((line) => which.cannotLoad.line!.test(line));
+  if (notLoaded) return { file, outcome: which.cannotLoad.outcome, detail: notLoaded.slice(0, 160), ms };
   const difference = describeDifference(oa, ob);
   // A module that did not load or answer in time on a busy machine says nothing of isolation: once more.
   if (difference !== "" && !options.retried && /\((?:unresponsive|timeout)\)/.test(JSON.stringify(ob.events))) {
@@ -454,7 +571,8 @@ export async function classifyExample(file: string, options: RunOptions = {}): P
 
 /** Every example (or `only`), at most `parallel` at a time; rows in the examples' order. */
 export async function classifyAll(options: RunOptions & { only?: string[]; parallel?: number; onRow?: (row: ExampleRow & { ms: number }) => void } = {}): Promise<Array<ExampleRow & { ms: number }>> {
-  const files = listExamples(examplesDir(installPiDir())).filter((f) => !options.only || options.only.includes(f));
+  const which = AGENTS[options.agent ?? "pi"];
+  const files = which.list(which.install().examples).filter((f) => !options.only || options.only.includes(f));
   const hookbox = options.hookbox ?? buildHookbox(); // once: every run of the differential loads the same build
   const rows: Array<ExampleRow & { ms: number }> = new Array(files.length);
   let next = 0;
@@ -483,14 +601,16 @@ export function markers(isolation: Isolation | undefined): [string, string] {
 const cell = (text: string) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/`/g, "'").replace(/\n/g, " ");
 
 /** The line above a table: which agent, how B isolated the examples. */
-export const tableLabel = (isolation: Isolation | undefined) => isolation === "sandbox"
-  ? "pi 0.73.1, in-process against `isolate([example], { isolation: \"sandbox\", policy })` (the policy each example needs, scripts/pi-examples.ts)"
-  : `pi 0.73.1, in-process against \`isolate([example], { policy: "trusted" })\`${isolation ? ` in ${isolation} isolation` : ""}`;
+export const tableLabel = (isolation: Isolation | undefined, agent: AgentName = "pi") => isolation === "sandbox"
+  ? `${AGENTS[agent].label}, in-process against \`isolate([example], { isolation: "sandbox", policy })\` (the policy each example needs, scripts/pi-examples.ts)`
+  : `${AGENTS[agent].label}, in-process against \`isolate([example], { policy: "trusted" })\`${isolation ? ` in ${isolation} isolation` : ""}`;
 
 const rowLine = (r: ExampleRow) => `| \`${r.file}\` | ${r.outcome} | ${cell(r.detail)} |`;
 const ROW = /^\| `([^`]+)` \| ([^|]+?) \|/;
+// An agent's "cannot load it" is counted in its own table only (where it occurs).
 const countsLine = (label: string, outcomes: string[]) =>
-  `${label}: ${outcomes.length} examples: ${OUTCOMES.map((o) => `${outcomes.filter((x) => x === o).length} ${o}`).join(", ")}.`;
+  `${label}: ${outcomes.length} examples: ${OUTCOMES.filter((o) => !o.endsWith("cannot load it") || label.startsWith(o.replace(/ cannot load it$/, " ")))
+    .map((o) => `${outcomes.filter((x) => x === o).length} ${o}`).join(", ")}.`;
 
 /** The examples and outcomes of a generated table. */
 export function outcomesOf(table: string): Array<Pick<ExampleRow, "file" | "outcome">> {

@@ -10,7 +10,7 @@
 // With `session` (the scripted session) or `rpc` (given steps), pi runs in `--mode rpc` driven by
 // pi-rpc-session.mjs instead of `-p`.
 // argv[2]: a JSON file { cli, cwd, agentDir, env, args, command, tool?, timeoutMs, out, program?,
-// modelsFile? }: the agent runs as `<program> <cli> …` (program: this Node unless given, e.g. Bun
+// modelsFile?, ownTools? }: the agent runs as `<program> <cli> …` (program: this Node unless given, e.g. Bun
 // for oh-my-pi) and reads its models from `<agentDir>/<modelsFile>` ("models.json" unless given;
 // JSON is YAML too, for oh-my-pi's models.yml). The outcome (the agent's exit code, stdout,
 // stderr, and every request the model got) is written to `out`.
@@ -27,8 +27,8 @@ const requests = [];
 let spawned = 0;
 let firstRequestMs = -1;
 
-/** pi's own tools (its built-ins): the scripted model calls only the others of a request's tools. */
-const PI_TOOLS = new Set(["read", "bash", "edit", "write", "grep", "find", "ls"]);
+/** pi's own tools (its built-ins), or the agent's (`ownTools`): the scripted model calls only the others of a request's tools. */
+const PI_TOOLS = new Set(config.ownTools ?? ["read", "bash", "edit", "write", "grep", "find", "ls"]);
 
 /** A value `schema` (JSON Schema, as pi sends a tool's parameters) accepts: its required members, each the simplest of its type. */
 function sample(/** @type {any} */ schema) {

@@ -12,6 +12,20 @@
 // With `steps`, the session is those commands instead (each settled as above), then stdin closes.
 import { spawn } from "node:child_process";
 
+/**
+ * Where an agent's `--mode rpc` differs from pi's (docs/rpc.md), by `rpc.protocol` (the Agent's
+ * name; pi's when not given). oh-my-pi 18.2.3 (src/modes/rpc/rpc-mode.ts) lists commands with
+ * `get_available_commands`, each with the same `name` and `source`; it answers a `prompt` at once,
+ * before the agent starts, and a prompt that runs no agent (a command) ends with a `prompt_result`
+ * of the prompt's id (`promptEnd`): a prompt step settles once the agent started, or on that
+ * record. The session's other commands, its events, responses and dialogs are pi's.
+ * @type {Record<string, { listCommands: string; promptEnd?: string }>}
+ */
+export const PROTOCOLS = {
+  pi: { listCommands: "get_commands" },
+  "oh-my-pi": { listCommands: "get_available_commands", promptEnd: "prompt_result" },
+};
+
 /** The answer every dialog gets (none with a timeout). */
 export const ANSWERS = { input: "differential", editor: "differential" };
 /** The argument each command gets. */
@@ -20,11 +34,12 @@ export const ARGUMENT = "differential";
 export const MODEL_PORT = 41789;
 
 /**
- * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number }; timeoutMs: number }} config
+ * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; protocol?: keyof typeof PROTOCOLS; skipCommands?: string[] }; timeoutMs: number }} config
  * @returns {Promise<{ code: number | null; signal: string | null; transcript: unknown[]; stderr: string; commands: string[]; timings: Array<[string, number]> }>}
  */
 export function runRpcSession(config) {
   const { prompt = "", steps, quietMs = 300, stepTimeoutMs = 20_000 } = config.rpc;
+  const protocol = PROTOCOLS[config.rpc.protocol ?? "pi"];
   const child = spawn(config.program ?? process.execPath, [config.cli, ...config.args], { cwd: config.cwd, env: config.env, stdio: ["pipe", "pipe", "pipe"] });
   /** @type {unknown[]} */
   const transcript = [];
@@ -32,6 +47,9 @@ export function runRpcSession(config) {
   let buffer = "";
   let lastOutput = performance.now();
   let running = 0;
+  /** How many agent runs started, and the ids of the prompts that ended without one (`promptEnd`). */
+  let started = 0;
+  const ended = new Set();
   let compacting = false;
   /** @type {Map<string, (record: any) => void>} */
   const waiting = new Map();
@@ -59,7 +77,8 @@ export function runRpcSession(config) {
     let record;
     try { record = JSON.parse(line); } catch { transcript.push({ stdout: line }); return; }
     transcript.push(record);
-    if (record?.type === "agent_start") running++;
+    if (record?.type === "agent_start") { running++; started++; }
+    if (protocol.promptEnd !== undefined && record?.type === protocol.promptEnd) ended.add(record.id);
     if (record?.type === "agent_end") running = Math.max(0, running - 1);
     if (record?.type === "compaction_start") compacting = true;
     if (record?.type === "compaction_end") compacting = false;
@@ -98,10 +117,13 @@ export function runRpcSession(config) {
     send({ ...command, id });
     const began = performance.now();
     const deadline = began + bound;
+    const startedBefore = started;
+    // Whether the prompt's own end came (where the agent answers a prompt before it starts).
+    const promptDone = () => command.type !== "prompt" || protocol.promptEnd === undefined || started > startedBefore || ended.has(id);
     const settled = async () => {
       await Promise.race([responded, exit, sleep(bound)]);
       while (!exited && performance.now() < deadline) {
-        if (response !== undefined && running === 0 && !compacting && performance.now() - lastOutput >= quiet) return true;
+        if (response !== undefined && promptDone() && running === 0 && !compacting && performance.now() - lastOutput >= quiet) return true;
         await sleep(50);
       }
       return exited;
@@ -120,8 +142,9 @@ export function runRpcSession(config) {
     if (steps) {
       for (const [n, command] of steps.entries()) await run(command, n === 0 ? starting : stepTimeoutMs);
     } else {
-      const listed = await run({ type: "get_commands" }, starting, 0);
-      commands = (listed?.data?.commands ?? []).filter((/** @type {any} */ c) => c.source === "extension").map((/** @type {any} */ c) => c.name);
+      const listed = await run({ type: protocol.listCommands }, starting, 0);
+      // The agent's own bundled extensions' commands (`skipCommands`) are not the module's: not run.
+      commands = (listed?.data?.commands ?? []).filter((/** @type {any} */ c) => c.source === "extension" && !config.rpc.skipCommands?.includes(c.name)).map((/** @type {any} */ c) => c.name);
       await run({ type: "prompt", message: prompt });
       // With an argument, as a person types one: most commands stop at a usage line without it.
       for (const name of commands) await run({ type: "prompt", message: `/${name} ${ARGUMENT}` });

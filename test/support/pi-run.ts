@@ -18,6 +18,8 @@ export const OMP_VERSION = "18.2.3";
 
 /** How the tests run one agent. */
 export interface Agent {
+  /** Which agent: its RPC protocol's differences from pi's are keyed by it (test/support/pi-rpc-session.mjs). */
+  name: "pi" | "oh-my-pi";
   /** The runtime that runs `cli` (this Node unless given). */
   program?: string;
   cli: string;
@@ -27,16 +29,22 @@ export interface Agent {
   modelsFile: string;
   /** Flags that keep the agent from loading anything of the user's. */
   quiet: string[];
+  /** The agent's own tools, which the scripted session's model does not call (pi's when not given: pi-netns-run.mjs). */
+  tools?: string[];
+  /** Commands of the agent's own bundled extensions, which the scripted session does not run (pi-rpc-session.mjs). */
+  commands?: string[];
 }
 
 /** pi (`cli`: its cli.js, run by this Node). */
 export const piAgent = (cli: string): Agent => ({
-  cli, agentDir: join(".pi", "agent"), modelsFile: "models.json", quiet: ["--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes"],
+  name: "pi", cli, agentDir: join(".pi", "agent"), modelsFile: "models.json", quiet: ["--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes"],
 });
 
 /** oh-my-pi (`cli`: its dist/cli.js, run by `bun`). */
 export const ompAgent = (cli: string, bun: string): Agent => ({
-  program: bun, cli, agentDir: join(".omp", "agent"), modelsFile: "models.yml", quiet: ["--no-extensions", "--no-skills", "--no-rules", "--no-lsp", "--no-title"],
+  name: "oh-my-pi", program: bun, cli, agentDir: join(".omp", "agent"), modelsFile: "models.yml", quiet: ["--no-extensions", "--no-skills", "--no-rules", "--no-lsp", "--no-title"],
+  tools: ["read", "bash", "edit", "eval", "glob", "grep", "task", "hub", "todo", "web_search", "write"],
+  commands: ["autoresearch"],
 });
 
 /** Why the e2e tests cannot run here, or undefined: they need root (for `unshare -n`). */
@@ -190,6 +198,8 @@ export interface PiRpcOptions {
   calls: Array<{ name: string; arguments: Record<string, unknown> }>;
   /** Extension files passed with -e. */
   extensions: string[];
+  /** Hook files passed with --hook (oh-my-pi's legacy hooks). */
+  hooks?: string[];
   env?: Record<string, string>;
   /** Quiet time that ends a step (ms), and a step's bound. */
   quietMs?: number;
@@ -230,8 +240,8 @@ function prepareRun(agent: Agent, world: PiWorld, options: PiRunOptions, rpc?: P
   const mode = rpc ? [] : options.rpc ? ["--mode", "rpc"] : ["-p", "Clean up the build folder.", ...(options.prompts ?? [])];
   const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), ...mode];
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const session = rpc ? { session: { prompt: rpc.prompt, quietMs: rpc.quietMs, stepTimeoutMs: rpc.stepTimeoutMs }, calls: rpc.calls } : {};
-  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out, reply: options.reply, rpc: options.rpc, ...session }));
+  const session = rpc ? { session: { prompt: rpc.prompt, quietMs: rpc.quietMs, stepTimeoutMs: rpc.stepTimeoutMs, protocol: agent.name, skipCommands: agent.commands }, calls: rpc.calls } : {};
+  writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out, reply: options.reply, rpc: options.rpc, ownTools: agent.tools, ...session }));
   const runner = join(ROOT, "test", "support", "pi-netns-run.mjs");
   return { argv: ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], out, timeoutMs };
 }
@@ -266,11 +276,12 @@ export function runAgentAsync(agent: Agent, world: PiWorld, options: PiRunOption
 }
 
 /**
- * One scripted session of pi (`cli`) in `--mode rpc` in `world`, in a network namespace with only
- * loopback against the fake model (test/support/pi-rpc-session.mjs drives it), without blocking.
+ * One scripted session of pi (`cli`), or of `agent`, in `--mode rpc` in `world`, in a network
+ * namespace with only loopback against the fake model (test/support/pi-rpc-session.mjs drives it),
+ * without blocking.
  */
-export function runPiRpc(cli: string, world: PiWorld, rpc: PiRpcOptions): Promise<PiRpcRun> {
-  const prepared = prepareRun(piAgent(cli), world, { command: "", extensions: rpc.extensions, env: rpc.env, timeoutMs: rpc.timeoutMs ?? 120_000 }, rpc);
+export function runPiRpc(cli: string, world: PiWorld, rpc: PiRpcOptions, agent: Agent = piAgent(cli)): Promise<PiRpcRun> {
+  const prepared = prepareRun(agent, world, { command: "", extensions: rpc.extensions, hooks: rpc.hooks, env: rpc.env, timeoutMs: rpc.timeoutMs ?? 120_000 }, rpc);
   return runInNamespace(prepared, (out) => JSON.parse(readFileSync(out, "utf8")) as PiRpcRun);
 }
 
