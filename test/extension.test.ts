@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_DEADLINES, RENDERER_NEEDS_WORKER, agentLine, isolate, isolateConfig } from "../src/extension/adapter.js";
 import { MAX_NOTICES_PER_MODULE } from "../src/extension/notices.js";
 import {
-  CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, OMP_REFUSED_MEMBERS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
+  CARRIED_CONTEXT, CARRIED_MEMBERS, CARRIED_UI, NOTIFY_EVENTS, OMP_LABEL_REFUSAL, OMP_REFUSED_MEMBERS, REFUSED_EVENTS, REFUSED_MEMBERS, REFUSED_UI, RESULT_EVENTS,
 } from "../worker/extension-members.mjs";
 import { USER_MESSAGES } from "../src/bridge/agent-gate.js";
 import { LIMITS } from "../worker/wire.mjs";
@@ -332,6 +332,7 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     ["uses-omp-schema-builders.ts", "pi.zod", OMP_REFUSED_MEMBERS.zod],
     ["uses-omp-arktype.ts", "pi.arktype", OMP_REFUSED_MEMBERS.arktype],
     ["registers-file-write-fallback.ts", "pi.registerFileWriteFallback", OMP_REFUSED_MEMBERS.registerFileWriteFallback],
+    ["labels-itself-omp.ts", "pi.setLabel(label)", OMP_LABEL_REFUSAL.slice(OMP_LABEL_REFUSAL.indexOf(": ") + 2)],
   ])("%s is refused at load: pi's error path names %s, the module and why, and every tool call is blocked", async (module, member, why) => {
     const { runner, errors } = await inPi([ext(module)]);
     expect(errors).toHaveLength(1);

@@ -103,6 +103,9 @@ export const OMP_REFUSED_MEMBERS = Object.freeze({
   setServiceTier: `${NOT_YET}: hookbox's agent gate (src/bridge/agent-gate.ts) does not serve service tiers`,
 });
 
+/** oh-my-pi's `pi.setLabel(label)` at load (one argument: the extension's display label), which is not pi's `setLabel(entryId, label)`. */
+export const OMP_LABEL_REFUSAL = `pi.setLabel(label) is refused by hookbox/extension: ${NOT_YET}: oh-my-pi's one-argument form at load names the extension in its lists, and the extension it lists is the isolate() that wraps the module (pi's setLabel(entryId, label) from a handler crosses)`;
+
 /** Events whose result the agent uses and hookbox's runner combines (with its own rule and schema). */
 export const RESULT_EVENTS = Object.freeze([
   "tool_call", "tool_result", "context", "before_agent_start", "session_before_switch", "session_before_compact", "session_before_tree",
