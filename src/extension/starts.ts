@@ -5,8 +5,8 @@
  * call waits for all of them. A record is keyed by everything that shapes what the modules register
  * as far as the host can see it (the agent's line, its working folder, the modules' paths and file
  * contents, the options); what it cannot see (a module's imports, its environment) is checked when
- * each module arrives: a module that registered differently, or handles an event that already
- * passed it, is refused as a failed load would be (src/extension/adapter.ts).
+ * each module arrives: what a module registers differently is taken as far as the agent takes it
+ * then, the rest named in one warning, and the record rewritten (src/extension/adapter.ts `#arrive`).
  *
  * Records live in a folder of the host's transform cache (`transformCacheDir`, the same private
  * folder: hooks never see it), one small JSON file per set of modules, written atomically, checked
