@@ -61,6 +61,17 @@ async function inPi(paths: string[], options: Record<string, unknown> = {}, ui: 
   return { runner, errors, notified, calls, extension };
 }
 
+/** The module in pi's own process (pi's loader and runner, no hookbox), started: the factories its session_start gave `member` (setHeader, setFooter). */
+async function inPiProcess(path: string, member: string): Promise<unknown[]> {
+  const own = await loader.loadExtensions([path], ROOT);
+  expect(own.errors).toEqual([]);
+  const ownRunner = new Runner(own.extensions, own.runtime, ROOT, SessionManager.inMemory(ROOT), {});
+  const factories: unknown[] = [];
+  ownRunner.setUIContext({ [member]: (factory: unknown) => factories.push(factory), notify: () => {}, theme: piTheme.theme });
+  await ownRunner.emit({ type: "session_start", reason: "startup" });
+  return factories;
+}
+
 function agentTool(runner: Any, name: string) {
   const registered = runner.getAllRegisteredTools().find((t: Any) => t.definition.name === name);
   expect(registered, `pi has no tool ${name}`).toBeDefined();
@@ -271,12 +282,7 @@ describe(`ctx.ui.setHeader (${ISOLATION} isolation)`, { timeout: 60_000 }, () =>
     }
     expect(errors).toEqual([]);
     expect(notified).toEqual([]);
-    const own = await loader.loadExtensions([example("custom-header.ts")], ROOT);
-    expect(own.errors).toEqual([]);
-    const ownRunner = new Runner(own.extensions, own.runtime, ROOT, SessionManager.inMemory(ROOT), {});
-    const ownHeaders: unknown[] = [];
-    ownRunner.setUIContext({ setHeader: (factory: unknown) => ownHeaders.push(factory), notify: () => {}, theme: piTheme.theme });
-    await ownRunner.emit({ type: "session_start", reason: "startup" });
+    const ownHeaders = await inPiProcess(example("custom-header.ts"), "setHeader");
     const draw = (factory: Any) => factory({ requestRender() {} }, piTheme.theme).render(80);
     expect(draw(ownHeaders[0]).join("\n")).toContain("shitty coding agent");
     expect(draw(headers[0])).toEqual(draw(ownHeaders[0]));
@@ -310,12 +316,7 @@ describe(`ctx.ui.setFooter (${ISOLATION} isolation)`, { timeout: 60_000 }, () =>
       return;
     }
     expect(errors).toEqual([]);
-    const own = await loader.loadExtensions([ext("sets-a-footer.ts")], ROOT);
-    expect(own.errors).toEqual([]);
-    const ownRunner = new Runner(own.extensions, own.runtime, ROOT, SessionManager.inMemory(ROOT), {});
-    const ownFooters: unknown[] = [];
-    ownRunner.setUIContext({ setFooter: (factory: unknown) => ownFooters.push(factory), notify: () => {}, theme: piTheme.theme });
-    await ownRunner.emit({ type: "session_start", reason: "startup" });
+    const ownFooters = await inPiProcess(ext("sets-a-footer.ts"), "setFooter");
     let renders = 0;
     const draw = (factory: Any) => {
       const { data, listeners } = footerData();
