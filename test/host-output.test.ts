@@ -10,6 +10,8 @@ import { describe, expect, it } from "vitest";
 import { MAX_LINES, droppedNotice } from "../src/extension/output.js";
 import { presets, resolvePolicy } from "../src/policy/policy.js";
 import { AT_LOAD, AT_TOOL_CALL, NOTIFICATION } from "../fixtures/hostile/writes-escapes-to-its-output.js";
+import { CONTINUED, OPENED } from "../fixtures/hostile/continues-its-line-after-another-module.js";
+import { LINE } from "../fixtures/valid/writes-a-line-at-session-start.js";
 import { ROOT, fixture, start } from "./helpers/host.js";
 import { sample } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";
@@ -21,9 +23,9 @@ const FLOOD = "hostile/floods-its-output.ts";
 const STRICT = ISOLATION === "sandbox" ? "untrusted" : "confined";
 
 /** The host's stderr after session_start, one tool_call and session_shutdown of `module` isolated with `policy`. */
-async function hostStderr(module: string, policy: string): Promise<string> {
+async function hostStderr(module: string | string[], policy: string): Promise<string> {
   // Why a long deadline: on a loaded machine isolate()'s 5 s per tool call can pass, and the module is ended at session_shutdown.
-  const args = JSON.stringify({ module: fixture(module), options: { policy, isolation: ISOLATION, deadlines: { default: 60_000 } } });
+  const args = JSON.stringify({ module: typeof module === "string" ? fixture(module) : module.map(fixture), options: { policy, isolation: ISOLATION, deadlines: { default: 60_000 } } });
   const argv = process.versions.bun ? [HOST, args] : ["--import", "tsx", HOST, args];
   // Why without NODE_EXTRA_CA_CERTS: trusted passes the whole environment, and node inside a sandbox that does not bind that file warns on its stderr.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "NODE_EXTRA_CA_CERTS"));
@@ -54,6 +56,17 @@ describe(`a module's own output reaches the agent's stderr (${ISOLATION})`, () =
     const lines = stderr.split("\n");
     expect(lines.slice(0, MAX_LINES)).toEqual(Array.from({ length: MAX_LINES }, (_, i) => `${prefix}flood ${i}`));
     expect(lines.slice(MAX_LINES)).toEqual([droppedNotice(`fixtures/${FLOOD}`), ""]);
+  }, 90_000);
+});
+
+describe(`modules sharing the agent's stderr (${ISOLATION})`, () => {
+  it(`under ${STRICT} a line a module left open ends where another module writes: its continuation starts a line with its own name, never bare (dressed as hookbox's)`, async () => {
+    const continues = "hostile/continues-its-line-after-another-module.ts";
+    const writes = "valid/writes-a-line-at-session-start.ts";
+    const stderr = await hostStderr([continues, writes], STRICT);
+    const [a, b] = [`[fixtures/${continues}] `, `[fixtures/${writes}] `];
+    expect(stderr).toBe(`${a}${OPENED}\n${b}${LINE}\n${a}${CONTINUED}\n`);
+    expect(stderr.split("\n").filter((line) => line.startsWith("[hookbox]"))).toEqual([]);
   }, 90_000);
 });
 

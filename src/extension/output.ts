@@ -11,6 +11,11 @@
  * prefix: the person must know which isolated module wrote a line, and a module they did not write
  * must not be able to pass its lines off as the agent's or hookbox's own.
  *
+ * One line of the terminal has one writer: a line a module left open (text without a newline) is
+ * ended where another module writes, in this `isolate()` or another, so the first one's next text
+ * starts a line with its own prefix. Why: a continuation is written bare, and after another's
+ * newline it would start a line of the terminal without the module's name.
+ *
  * Bounded per module: `MAX_LINES` lines and `MAX_BYTES` bytes per `WINDOW_MS`; past either, the
  * rest of that window is dropped and one line says so. Nothing is queued, so a flood costs no memory.
  */
@@ -36,6 +41,11 @@ export function moduleName(hookPath: string, cwd: string): string {
   return rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || rel.startsWith(sep) ? hookPath : rel;
 }
 
+/** The agent's stderr as it is at the time of each write (the agent may replace it). */
+const toStderr = (text: string): void => { process.stderr.write(text); };
+/** Per destination (each `write`), the module whose line is open on it, shared by every AgentOutput. */
+const openLines = new WeakMap<(text: string) => void, { by?: ModuleState }>();
+
 interface ModuleState {
   windowStart: number;
   lines: number;
@@ -50,20 +60,30 @@ export class AgentOutput {
   readonly #terminalOf: (hookPath: string) => TerminalAccess;
   readonly #cwd: string;
   readonly #write: (text: string) => void;
+  readonly #line: { by?: ModuleState };
 
   /**
    * `terminalOf(hookPath)`: the module's `policy.terminal`. `write` is where the text goes: the
    * agent's `process.stderr` as it is at the time of the write (the agent may have replaced it).
    */
-  constructor(terminalOf: (hookPath: string) => TerminalAccess, cwd: string, write: (text: string) => void = (text) => { process.stderr.write(text); }) {
+  constructor(terminalOf: (hookPath: string) => TerminalAccess, cwd: string, write: (text: string) => void = toStderr) {
     this.#terminalOf = terminalOf;
     this.#cwd = cwd;
     this.#write = write;
+    let line = openLines.get(write);
+    if (!line) openLines.set(write, line = {});
+    this.#line = line;
   }
 
   /** The `onLog` of `isolate()` when the caller gave none. */
   readonly onLog = (hookPath: string, _level: string, line: string, unterminated?: boolean): void => {
     const state = this.#state(hookPath);
+    const shared = this.#line;
+    if (shared.by !== undefined && shared.by !== state) {
+      shared.by.open = false;
+      shared.by = undefined;
+      this.#emit("\n");
+    }
     const raw = this.#terminalOf(hookPath) === "raw";
     const prefix = raw ? "" : `[${moduleName(hookPath, this.#cwd)}] `;
     // A logger line may hold newlines: each line it makes is one line on the screen, each prefixed.
@@ -77,12 +97,14 @@ export class AgentOutput {
         state.dropping = true;
         this.#emit(`${state.open ? "\n" : ""}${droppedNotice(moduleName(hookPath, this.#cwd))}\n`);
         state.open = false;
+        shared.by = undefined;
       }
       return;
     }
     state.lines++;
     state.bytes += bytes;
     state.open = unterminated === true;
+    shared.by = state.open ? state : undefined;
     this.#emit(out);
   };
 
