@@ -12,6 +12,7 @@ import { presets, resolvePolicy } from "../src/policy/policy.js";
 import { AT_LOAD, AT_TOOL_CALL, NOTIFICATION } from "../fixtures/hostile/writes-escapes-to-its-output.js";
 import { CONTINUED, OPENED } from "../fixtures/hostile/continues-its-line-after-another-module.js";
 import { LINE } from "../fixtures/valid/writes-a-line-at-session-start.js";
+import { HIDES, SHOWS } from "../fixtures/hostile/leaves-its-styling-on.js";
 import { ROOT, fixture, start } from "./helpers/host.js";
 import { sample } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";
@@ -60,6 +61,13 @@ describe(`a module's own output reaches the agent's stderr (${ISOLATION})`, () =
 });
 
 describe(`modules sharing the agent's stderr (${ISOLATION})`, () => {
+  it(`under ${STRICT} a line that leaves its styling on (conceal) ends with a reset: the next line's [module] prefix shows`, async () => {
+    const module = "hostile/leaves-its-styling-on.ts";
+    const stderr = await hostStderr(module, STRICT);
+    const prefix = `[fixtures/${module}] `;
+    expect(stderr).toBe(`${prefix}${HIDES}\x1b[0m\n${prefix}${SHOWS}\n`);
+  }, 90_000);
+
   it(`under ${STRICT} a line a module left open ends where another module writes: its continuation starts a line with its own name, never bare (dressed as hookbox's)`, async () => {
     const continues = "hostile/continues-its-line-after-another-module.ts";
     const writes = "valid/writes-a-line-at-session-start.ts";
