@@ -58,9 +58,7 @@ describe(`a module's own output reaches the agent's stderr (${ISOLATION})`, () =
     expect(lines.slice(0, MAX_LINES)).toEqual(Array.from({ length: MAX_LINES }, (_, i) => `${prefix}flood ${i}`));
     expect(lines.slice(MAX_LINES)).toEqual([droppedNotice(`fixtures/${FLOOD}`), ""]);
   }, 90_000);
-});
 
-describe(`modules sharing the agent's stderr (${ISOLATION})`, () => {
   it(`under ${STRICT} a line that leaves its styling on (conceal) ends with a reset: the next line's [module] prefix shows`, async () => {
     const module = "hostile/leaves-its-styling-on.ts";
     const stderr = await hostStderr(module, STRICT);
