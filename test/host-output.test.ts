@@ -5,6 +5,9 @@
  * (vitest.config.ts: worker, process, sandbox; the Bun job: process, sandbox).
  */
 import { execFile } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { MAX_LINES, droppedNotice } from "../src/extension/output.js";
@@ -13,6 +16,7 @@ import { AT_LOAD, AT_TOOL_CALL, NOTIFICATION } from "../fixtures/hostile/writes-
 import { CONTINUED, OPENED } from "../fixtures/hostile/continues-its-line-after-another-module.js";
 import { LINE } from "../fixtures/valid/writes-a-line-at-session-start.js";
 import { HIDES, SHOWS } from "../fixtures/hostile/leaves-its-styling-on.js";
+import { LINE as NAMED_LINE, NAME } from "../fixtures/hostile/writes-under-a-name-with-escapes.js";
 import { ROOT, fixture, start } from "./helpers/host.js";
 import { sample } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";
@@ -23,10 +27,13 @@ const FLOOD = "hostile/floods-its-output.ts";
 /** The policy whose terminal is "text" in this isolation: untrusted needs the sandbox, confined is the default elsewhere. */
 const STRICT = ISOLATION === "sandbox" ? "untrusted" : "confined";
 
+/** A fixture's path, or `path` itself when absolute. */
+const at = (path: string) => (isAbsolute(path) ? path : fixture(path));
+
 /** The host's stderr after session_start, one tool_call and session_shutdown of `module` isolated with `policy`. */
 async function hostStderr(module: string | string[], policy: string): Promise<string> {
   // Why a long deadline: on a loaded machine isolate()'s 5 s per tool call can pass, and the module is ended at session_shutdown.
-  const args = JSON.stringify({ module: typeof module === "string" ? fixture(module) : module.map(fixture), options: { policy, isolation: ISOLATION, deadlines: { default: 60_000 } } });
+  const args = JSON.stringify({ module: typeof module === "string" ? at(module) : module.map(at), options: { policy, isolation: ISOLATION, deadlines: { default: 60_000 } } });
   const argv = process.versions.bun ? [HOST, args] : ["--import", "tsx", HOST, args];
   // Why without NODE_EXTRA_CA_CERTS: trusted passes the whole environment, and node inside a sandbox that does not bind that file warns on its stderr.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "NODE_EXTRA_CA_CERTS"));
@@ -64,6 +71,18 @@ describe(`a module's own output reaches the agent's stderr (${ISOLATION})`, () =
     const stderr = await hostStderr(module, STRICT);
     const prefix = `[fixtures/${module}] `;
     expect(stderr).toBe(`${prefix}${HIDES}\x1b[0m\n${prefix}${SHOWS}\n`);
+  }, 90_000);
+
+  it(`under ${STRICT} a module's name holding terminal controls (an OSC 0, a carriage return) reaches the agent's stderr gated, in every prefix`, async () => {
+    const folder = mkdtempSync(join(tmpdir(), "hookbox-named-"));
+    try {
+      const named = join(folder, NAME);
+      copyFileSync(fixture("hostile/writes-under-a-name-with-escapes.ts"), named);
+      const stderr = await hostStderr(named, STRICT);
+      expect(stderr).toBe(`[${join(folder, "x[hookbox] all modules approved.ts")}] ${NAMED_LINE}\n`);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   }, 90_000);
 
   it(`under ${STRICT} a line a module left open ends where another module writes: its continuation starts a line with its own name, never bare (dressed as hookbox's)`, async () => {

@@ -22,6 +22,7 @@
 import { relative, sep } from "node:path";
 import { resolvePolicy, type TerminalAccess } from "../policy/policy.js";
 import { hookOptions, type LoadOptions } from "../runner/loader.js";
+import { terminalText } from "../gates/terminal-text.js";
 
 /** Lines one module may write to the agent's stderr per window. */
 export const MAX_LINES = 200;
@@ -35,10 +36,14 @@ export function droppedNotice(name: string): string {
   return `[hookbox] output of ${name} is being dropped: over ${MAX_LINES} lines or ${MAX_BYTES / 1024} KiB in ${WINDOW_MS / 1000} s (it resumes when the ${WINDOW_MS / 1000} s are over)`;
 }
 
-/** How a module is named on the agent's stderr: its path from the agent's folder when inside it, else its absolute path. */
+/**
+ * How a module is named on the agent's stderr: its path from the agent's folder when inside it, else
+ * its absolute path, through the terminal-text gate (a cloned repository names its files: a name may
+ * hold an OSC or a carriage return).
+ */
 export function moduleName(hookPath: string, cwd: string): string {
   const rel = relative(cwd, hookPath);
-  return rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || rel.startsWith(sep) ? hookPath : rel;
+  return terminalText(rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || rel.startsWith(sep) ? hookPath : rel, { colors: false });
 }
 
 /** The agent's stderr as it is at the time of each write (the agent may replace it). */
