@@ -16,7 +16,9 @@ import { AT_LOAD, AT_TOOL_CALL, NOTIFICATION } from "../fixtures/hostile/writes-
 import { CONTINUED, OPENED } from "../fixtures/hostile/continues-its-line-after-another-module.js";
 import { LINE } from "../fixtures/valid/writes-a-line-at-session-start.js";
 import { HIDES, SHOWS } from "../fixtures/hostile/leaves-its-styling-on.js";
+import { PADDED } from "../fixtures/hostile/pads-its-line-to-the-next-row.js";
 import { LINE as NAMED_LINE, NAME } from "../fixtures/hostile/writes-under-a-name-with-escapes.js";
+import stringWidth from "string-width";
 import { ROOT, fixture, start } from "./helpers/host.js";
 import { sample } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";
@@ -96,6 +98,23 @@ describe(`a module's own output reaches the agent's stderr (${ISOLATION})`, () =
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
+  }, 90_000);
+
+  it(`under ${STRICT} on a terminal a line wider than it is cut into rows, each starting with the module's name: spaces cannot carry text to the start of a row`, async () => {
+    const module = "hostile/pads-its-line-to-the-next-row.ts";
+    const args = JSON.stringify({ module: fixture(module), options: { policy: STRICT, isolation: ISOLATION, deadlines: { default: 60_000 } } });
+    const argv = [process.execPath, ...(process.versions.bun ? [] : ["--import", "tsx"]), HOST, args].map((a) => `'${a}'`).join(" ");
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "NODE_EXTRA_CA_CERTS"));
+    // script(1) gives the host a terminal of 100 columns, as the agent's stderr is in a person's shell.
+    const { stdout } = await promisify(execFile)("script", ["-qec", `stty cols 100 rows 24; exec ${argv}`, "/dev/null"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+    const rows = stdout.replace(/\r\n/g, "\n").split("\n").filter((row) => row !== "" && row !== "done");
+    const prefix = `[fixtures/${module}] `;
+    expect(rows.length).toBeGreaterThan(3);
+    for (const row of rows) {
+      expect(row.startsWith(prefix)).toBe(true);
+      expect(stringWidth(row)).toBeLessThanOrEqual(100);
+    }
+    expect(rows.map((row) => row.slice(prefix.length)).join("")).toBe(PADDED);
   }, 90_000);
 
   it(`under ${STRICT} a line a module left open ends where another module writes: its continuation starts a line with its own name, never bare (dressed as hookbox's)`, async () => {

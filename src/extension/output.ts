@@ -16,10 +16,15 @@
  * starts a line with its own prefix. Why: a continuation is written bare, and after another's
  * newline it would start a line of the terminal without the module's name.
  *
+ * Where the agent's stderr is a terminal, a `"text"` module's line is cut into rows of the
+ * terminal's width, each row after the first prefixed too (`wrapRows`). Why: the terminal would wrap
+ * a longer line itself, and the row it starts would begin with the module's text, unprefixed.
+ *
  * Bounded per module: `MAX_LINES` lines and `MAX_BYTES` bytes per `WINDOW_MS`; past either, the
  * rest of that window is dropped and one line says so. Nothing is queued, so a flood costs no memory.
  */
 import { relative, sep } from "node:path";
+import stringWidth from "string-width";
 import { resolvePolicy, type TerminalAccess } from "../policy/policy.js";
 import { hookOptions, type LoadOptions } from "../runner/loader.js";
 import { terminalText } from "../gates/terminal-text.js";
@@ -46,6 +51,36 @@ export function moduleName(hookPath: string, cwd: string): string {
   return terminalText(rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || rel.startsWith(sep) ? hookPath : rel, { colors: false });
 }
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+const RESET = "\x1b[0m";
+
+/**
+ * `text` in rows of at most `columns` cells, where the terminal would wrap it a newline and `prefix`
+ * put in (after a reset, when the text is styled), so that no row of the screen starts with the
+ * module's own text. `column`: the cells the current row already holds; returned: the text and the
+ * column after it. A terminal that draws a character wider than `string-width` says wraps sooner.
+ */
+export function wrapRows(text: string, prefix: string, column: number, columns: number): { text: string; column: number } {
+  const indent = stringWidth(prefix);
+  if (columns <= indent) return { text, column };
+  let out = "";
+  let styled = false;
+  for (const part of text.split(/(\x1b\[[0-9;:]*m)/)) {
+    if (part.startsWith("\x1b[")) { out += part; styled = true; continue; }
+    for (const { segment } of graphemes.segment(part)) {
+      if (segment === "\n") { out += segment; column = 0; continue; }
+      const width = segment === "\t" ? 8 - (column % 8) : stringWidth(segment);
+      if (column + width > columns) {
+        out += `${styled ? RESET : ""}\n${prefix}`;
+        column = indent;
+      }
+      out += segment;
+      column += width;
+    }
+  }
+  return { text: out, column };
+}
+
 /** The agent's stderr as it is at the time of each write (the agent may replace it). */
 const toStderr = (text: string): void => { process.stderr.write(text); };
 /** Per destination (each `write`), the module whose line is open on it, shared by every AgentOutput. */
@@ -58,6 +93,8 @@ interface ModuleState {
   dropping: boolean;
   /** The last text written left its line open: the next one continues it (no prefix). */
   open: boolean;
+  /** The cells the open line's current row holds on the terminal. */
+  column: number;
 }
 
 export class AgentOutput {
@@ -66,12 +103,16 @@ export class AgentOutput {
   readonly #cwd: string;
   readonly #write: (text: string) => void;
   readonly #line: { by?: ModuleState };
+  readonly #columns: () => number | undefined;
 
   /**
    * `terminalOf(hookPath)`: the module's `policy.terminal`. `write` is where the text goes: the
    * agent's `process.stderr` as it is at the time of the write (the agent may have replaced it).
    */
-  constructor(terminalOf: (hookPath: string) => TerminalAccess, cwd: string, write: (text: string) => void = toStderr) {
+  constructor(terminalOf: (hookPath: string) => TerminalAccess, cwd: string, write: (text: string) => void = toStderr,
+    /** The terminal's width where `write` draws on one (the agent's stderr: when it is a TTY), else undefined. */
+    columns: () => number | undefined = () => (write === toStderr && process.stderr.isTTY ? process.stderr.columns : undefined)) {
+    this.#columns = columns;
     this.#terminalOf = terminalOf;
     this.#cwd = cwd;
     this.#write = write;
@@ -93,7 +134,10 @@ export class AgentOutput {
     const prefix = raw ? "" : `[${moduleName(hookPath, this.#cwd)}] `;
     // A logger line may hold newlines: each line it makes is one line on the screen, each prefixed.
     const text = (raw || !line.includes("\n") ? line : line.split("\n").join(`\n${prefix}`)) + (unterminated ? "" : "\n");
-    const out = state.open ? text : prefix + text;
+    let out = state.open ? text : prefix + text;
+    const columns = raw ? undefined : this.#columns();
+    let column = 0;
+    if (columns) ({ text: out, column } = wrapRows(out, prefix, state.open ? state.column : 0, columns));
     const now = Date.now();
     if (now - state.windowStart >= WINDOW_MS) Object.assign(state, { windowStart: now, lines: 0, bytes: 0, dropping: false });
     const bytes = Buffer.byteLength(out);
@@ -109,13 +153,14 @@ export class AgentOutput {
     state.lines++;
     state.bytes += bytes;
     state.open = unterminated === true;
+    state.column = column;
     shared.by = state.open ? state : undefined;
     this.#emit(out);
   };
 
   #state(hookPath: string): ModuleState {
     let state = this.#modules.get(hookPath);
-    if (!state) this.#modules.set(hookPath, state = { windowStart: -Infinity, lines: 0, bytes: 0, dropping: false, open: false });
+    if (!state) this.#modules.set(hookPath, state = { windowStart: -Infinity, lines: 0, bytes: 0, dropping: false, open: false, column: 0 });
     return state;
   }
 
