@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { start, until } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { createNoOpUIContext, type HookUIContext } from "../src/index.js";
+import { OVERLAY_OPTIONS } from "../fixtures/hostile/pads-the-screen-with-an-overlay-margin.js";
+import { installPiDir } from "./support/pi-run.js";
+import { ISOLATION } from "./support/isolation.js";
+import { FORGED } from "../fixtures/hostile/forges-answers-to-custom-calls-it-never-made.js";
 
 const clean = () => {
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -80,5 +87,36 @@ describe("hostile messages", () => {
     expect(errors.map((e) => e.code)).toEqual(["protocol_violation", "protocol_violation", "protocol_violation", "protocol_violation"]);
     expect(sent).toEqual([]);
     clean();
+  });
+});
+
+describe("the agent's UI", () => {
+  it("custom() overlay options past the terminal's size (a top margin of 1e9, which pi's TUI pads its screen down to) are refused as protocol_violation and never reach the host's UI", async () => {
+    // Control: pi's own TUI places an overlay with these options a billion rows down (it would push that many lines at each render).
+    const { TUI } = await import(pathToFileURL(join(installPiDir(), "node_modules", "@mariozechner", "pi-tui", "dist", "tui.js")).href);
+    expect(new TUI({ columns: 80, rows: 24 }).resolveOverlayLayout(OVERLAY_OPTIONS, 1, 80, 24).row).toBe(1e9);
+    const shown: unknown[] = [];
+    const ui: HookUIContext = { ...createNoOpUIContext(), custom: async (_factory: unknown, options?: unknown) => { shown.push(options); return undefined as never; } };
+    const { runner, errors, sent } = await start(["hostile/pads-the-screen-with-an-overlay-margin.ts"], { init: { uiContext: ui, hasUI: true } });
+    await runner.emit({ type: "session_start" });
+    await until(() => sent.length > 0, 5_000, "the module's report");
+    expect(shown).toEqual([]);
+    expect(errors.map((e) => e.code)).toEqual(["protocol_violation"]);
+    expect(errors[0]!.error).toContain("overlayOptions.margin");
+    expect(sent[0]!.message.content).toContain("overlayOptions.margin");
+  });
+
+  it("custom() answers for calls the module never made are refused as protocol_violation: the host keeps none, and its first real call gets the answer its component gave", async () => {
+    // A TUI's custom(): calls the factory it is given, shows what it returned, resolves with done's value.
+    const ui: HookUIContext = { ...createNoOpUIContext(), custom: ((factory: (tui: unknown, theme: unknown, done: (v: unknown) => void) => unknown) => new Promise((resolve, reject) => {
+      try { void Promise.resolve(factory({ requestRender() {} }, {}, resolve as (v: unknown) => void)).catch(reject); } catch (err) { reject(err); }
+    })) as HookUIContext["custom"] };
+    const { runner, errors, sent } = await start(["hostile/forges-answers-to-custom-calls-it-never-made.ts"], { init: { uiContext: ui, hasUI: true }, load: { renderTimeoutMs: 5_000 } });
+    await runner.emit({ type: "session_start" });
+    await until(() => sent.length > 0, 10_000, "the module's report");
+    expect(sent[0]!.message.content).toBe(ISOLATION === "worker" ? "honest" : `ctx.ui.custom() needs synchronous rendering, which ${ISOLATION} mode does not have`);
+    // The first 10 violations are reported one by one (the rest counted).
+    expect(errors.map((e) => e.code)).toEqual(Array(Math.min(FORGED, 10)).fill("protocol_violation"));
+    expect(errors[0]!.error).toContain("custom:1");
   });
 });

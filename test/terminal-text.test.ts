@@ -31,6 +31,25 @@ describe("terminalText", () => {
     expect(terminalText("\x1b[1;31mx\x1b[0m", { colors: false })).toBe("x");
   });
 
+  it.each([
+    ["conceal", "\x1b[8mhidden", "\x1b[8mhidden\x1b[0m"],
+    ["black on black", "\x1b[30;40mx", "\x1b[30;40mx\x1b[0m"],
+    ["a colour with 256-colour and truecolor parameters", "\x1b[38;5;196;48;2;1;2;3mx\x1b[49m", "\x1b[38;5;196;48;2;1;2;3mx\x1b[49m\x1b[0m"],
+    ["an attribute it does not know", "\x1b[73mx", "\x1b[73mx\x1b[0m"],
+    ["each line of multi-line text", "\x1b[8ma\nb\x1b[7m\nc", "\x1b[8ma\x1b[0m\nb\x1b[7m\x1b[0m\nc"],
+  ])("ends a line that leaves an SGR attribute set (%s) with a reset", (_what, input, output) => {
+    expect(terminalText(input, { multiline: true })).toBe(output);
+  });
+
+  it.each([
+    ["a colour and its own reset", "\x1b[31mred\x1b[39m"],
+    ["bold red closed attribute by attribute", "\x1b[1;31mx\x1b[22;39m"],
+    ["256-colour and truecolor closed", "\x1b[38;5;196mx\x1b[39m \x1b[48;2;8;9;10my\x1b[49m"],
+    ["a full reset", "\x1b[7mx\x1b[m"],
+  ])("leaves a line whose styling is closed as it is (%s)", (_what, input) => {
+    expect(terminalText(input)).toBe(input);
+  });
+
   it("returns plain text as it is (the same string)", () => {
     const text = "plain text with ünïcode ✓ and 漢字";
     expect(terminalText(text)).toBe(text);

@@ -69,7 +69,7 @@ export class SandboxBridge implements BridgeHost {
   constructor(base: BridgeBase) {
     this.#base = base;
     this.#modules = new HostModules(base.hookPath, base.hostModules, base.policy);
-    this.#custom = new CustomUi(base.renderer, base.customRender, base.isolation);
+    this.#custom = new CustomUi(base.hookPath, base.renderer, base.customRender, base.isolation);
   }
 
   /** The runner's surface: from now on every row of the table is served. */

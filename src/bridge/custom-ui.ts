@@ -8,6 +8,7 @@
  * UI never does), and only in worker isolation: elsewhere the stand-in throws, saying why, first.
  * Arguments arrive checked against the bridge table (`bridge/methods.ts`).
  */
+import { Errors } from "../contract/errors.js";
 import type { BridgeSurface } from "./host-bridge.js";
 import type { HookMessageRenderer } from "../contract/types.js";
 
@@ -19,13 +20,23 @@ interface FooterData {
   onBranchChange?(callback: () => void): () => void;
 }
 
-/** `done` values that came before the host UI called the factory, at most this many kept. */
-const MAX_EARLY = 64;
+/** The number of a key (`custom:<n>`): the module's runtime numbers its calls, headers and footers in order. */
+const keyNumber = (key: string) => Number(key.slice(key.indexOf(":") + 1));
 
 /** The `ctx.ui.custom()` calls of one sandbox. */
 export class CustomUi {
   readonly #shown = new Map<string, { tui: unknown; done: (value: unknown) => void }>();
+  /**
+   * The `done` value of the call being shown (`#open`) that came before the host UI called its
+   * factory. Why only that one: a value kept for a call not yet made would stay held for the
+   * module's life (each up to maxMessageBytes) and answer a dialog no user saw.
+   */
   readonly #early = new Map<string, unknown>();
+  /** The custom() calls the host is showing (one at a time: a UI wait). */
+  readonly #open = new Set<string>();
+  /** The highest key the module named in a custom(), setHeader or setFooter call. */
+  #highest = 0;
+  readonly #hookPath: string;
   readonly #renderer: (key: string) => HookMessageRenderer;
   readonly #render: (op: "make" | "branch", key: string) => { ok: true; v: unknown } | { ok: false };
   /** Stand-in factories waiting on the hook's async factory (its `custom.ready` post), by key. */
@@ -37,7 +48,8 @@ export class CustomUi {
   #footer: { key: string; data: FooterData; unsubscribe?: () => void } | undefined;
 
   /** `renderer` is the hook's renderer of a key, themed by the caller (src/bridge/render-theme.ts). */
-  constructor(renderer: (key: string) => HookMessageRenderer, render: (op: "make" | "branch", key: string) => { ok: true; v: unknown } | { ok: false }, isolation: string) {
+  constructor(hookPath: string, renderer: (key: string) => HookMessageRenderer, render: (op: "make" | "branch", key: string) => { ok: true; v: unknown } | { ok: false }, isolation: string) {
+    this.#hookPath = hookPath;
     this.#renderer = renderer;
     this.#render = render;
     this.#isolation = isolation;
@@ -46,6 +58,8 @@ export class CustomUi {
   /** `custom` `[key, options]`: shown by `surface`'s UI until the worker calls `done`. */
   async show(surface: BridgeSurface, args: unknown[]): Promise<unknown> {
     const [key, options] = args as [string, Record<string, unknown>];
+    this.#named(key);
+    this.#open.add(key);
     const create = this.#renderer(key);
     // The original's hook UI types `custom(factory)`; the extension UI adds `options` ({ overlay }), passed on.
     const ui = surface.ui() as unknown as { custom(factory: unknown, options?: unknown): Promise<unknown> };
@@ -82,6 +96,7 @@ export class CustomUi {
         });
       }, options);
     } finally {
+      this.#open.delete(key);
       this.#shown.delete(key);
       this.#early.delete(key);
       this.#pending.delete(key);
@@ -97,6 +112,7 @@ export class CustomUi {
    */
   slot(member: "setHeader" | "setFooter", surface: BridgeSurface, args: unknown[]): undefined {
     const [key] = args as [string | null];
+    if (key !== null) this.#named(key);
     // Refused by name, as the members that cannot cross are (worker/extension-members.mjs): both are the agent's only.
     if (this.#isolation !== "worker") throw new Error(`ctx.ui.${member} is refused by hookbox/extension: it needs synchronous rendering, which ${this.#isolation} mode does not have`);
     const ui = surface.ui() as unknown as Record<string, ((factory: unknown) => void) | undefined>;
@@ -135,12 +151,21 @@ export class CustomUi {
     this.#footer = undefined;
   }
 
-  /** `custom.done` `[key, value]`. */
+  /**
+   * `custom.done` `[key, value]`: the answer of the call shown under `key`. One for a call the
+   * module never made is forged (`protocol_violation`); one for a call that ended is dropped.
+   */
   done(args: unknown[]): void {
     const [key, value] = args as [string, unknown];
     const entry = this.#shown.get(key);
     if (entry) entry.done(value);
-    else if (this.#early.size < MAX_EARLY) this.#early.set(key, value);
+    else if (this.#open.has(key)) this.#early.set(key, value);
+    else if (keyNumber(key) > this.#highest) throw Errors.protocolViolation(this.#hookPath, `ui.custom.done for "${key}", a ctx.ui.custom() call the module never made`);
+  }
+
+  /** The module named `key` in a call: answers for it may come from now on. */
+  #named(key: string): void {
+    this.#highest = Math.max(this.#highest, keyNumber(key));
   }
 
   /** `custom.ready` `[key, made]`: the hook's async factory settled. */

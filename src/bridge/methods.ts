@@ -87,6 +87,24 @@ const maybeLater = z.union([z.strictObject({ v: z.unknown() }), z.strictObject({
 const heldId = z.tuple([z.number().int().nonnegative()]);
 /** The key of one `ctx.ui.custom()` call (worker/custom.mjs). */
 const customKey = z.string().regex(/^custom:\d+$/).max(LIMITS.maxName);
+/**
+ * `ctx.ui.custom()`'s options as the agent's terminal takes them (pi-tui's `OverlayOptions`, the
+ * same in oh-my-pi): closed, every size, position, offset and margin bounded. Why: the terminal
+ * places an overlay at its margin without clamping it to the screen and pads the screen with empty
+ * lines down to it, so a margin of 1e9 hangs the agent's UI thread and exhausts its memory.
+ */
+const OVERLAY_CELLS = 10_000;
+const cells = z.number().min(-OVERLAY_CELLS).max(OVERLAY_CELLS);
+const sizeValue = z.union([cells, z.string().regex(/^\d{1,3}(\.\d{1,4})?%$/)]);
+const edge = cells.optional();
+const overlayOptions = z.strictObject({
+  width: sizeValue.optional(), minWidth: edge, maxHeight: sizeValue.optional(),
+  anchor: z.enum(["center", "top-left", "top-right", "bottom-left", "bottom-right", "top-center", "bottom-center", "left-center", "right-center"]).optional(),
+  offsetX: edge, offsetY: edge, row: sizeValue.optional(), col: sizeValue.optional(),
+  margin: z.union([cells, z.strictObject({ top: edge, right: edge, bottom: edge, left: edge })]).optional(),
+  nonCapturing: z.boolean().optional(),
+});
+const customOptions = z.strictObject({ overlay: z.boolean().optional(), overlayOptions: overlayOptions.optional() });
 /** `[scope, method, args]`: a method of this table, run on the context a command's caller built (src/bridge/command-scope.ts). */
 const scopedArgs = z.tuple([z.number().int().nonnegative(), name, z.array(z.unknown()).max(LIMITS.maxArgs)]);
 
@@ -160,7 +178,7 @@ export const BRIDGE = {
   [METHOD.session]: sync(z.tuple([z.enum(SESSION_METHODS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)]), maybeLater),
   [METHOD.await]: call("any", heldId, z.unknown()),
   // ctx.ui.custom(): a UI wait like a prompt; its component renders through the renderer path.
-  [METHOD.custom]: prompt(z.tuple([customKey, z.record(z.string(), z.unknown())]), z.unknown()),
+  [METHOD.custom]: prompt(z.tuple([customKey, customOptions]), z.unknown()),
   [METHOD.customDone]: post(z.tuple([customKey, z.unknown()])),
   [METHOD.customTui]: post(z.tuple([customKey, z.literal("requestRender")])),
   [METHOD.customReady]: post(z.tuple([customKey, z.boolean()])),

@@ -599,8 +599,8 @@ class Mirror {
     if (type === "session_start" && this.#unloaded.length > 0 && !this.#reportedUnloaded) {
       this.#reportedUnloaded = true;
       for (const e of threw) this.#show(reportLine(e), "error", e.hookPath);
-      throw new Error(`hookbox: ${this.#unloaded.map((u) => `${u.path} did not load (${u.code}): ${u.error}${this.#isOptional(u.path) ? " (optional: it blocks no tool call)" : ""}`).join("; ")}`
-        + (this.#blocking.length > 0 ? "; every tool call is blocked (fail closed)" : ""));
+      throw new Error(terminalText(`hookbox: ${this.#unloaded.map((u) => `${u.path} did not load (${u.code}): ${u.error}${this.#isOptional(u.path) ? " (optional: it blocks no tool call)" : ""}`).join("; ")}`
+        + (this.#blocking.length > 0 ? "; every tool call is blocked (fail closed)" : ""), { colors: false, multiline: true }));
     }
     // A module's own throw where nothing answered: the agent's own error path, as if the module ran in
     // its process (pi reports it as the extension's error, with the module's message); others are shown.
@@ -741,12 +741,13 @@ class Mirror {
     this.#show(line, "error", e.hookPath);
   }
 
+  /** `line` on the agent's UI, else its stderr; gated (a module's path is named by whoever wrote the repository). */
   #show(line: string, level: "error" | "warning", hookPath?: string): void {
     const ctx = this.#live.current;
     try {
-      if (ctx?.hasUI) { ctx.ui.notify(line, level); return; }
+      if (ctx?.hasUI) { ctx.ui.notify(terminalText(line, { colors: false, multiline: true }), level); return; }
     } catch { /* the agent's UI is gone: fall back to stderr */ }
-    console.error(hookPath === undefined ? line : `Extension error (${hookPath}): ${line}`);
+    console.error(terminalText(hookPath === undefined ? line : `Extension error (${hookPath}): ${line}`, { colors: false, multiline: true }));
   }
 }
 

@@ -11,12 +11,23 @@
  * prefix: the person must know which isolated module wrote a line, and a module they did not write
  * must not be able to pass its lines off as the agent's or hookbox's own.
  *
+ * One line of the terminal has one writer: a line a module left open (text without a newline) is
+ * ended where another module writes, in this `isolate()` or another, so the first one's next text
+ * starts a line with its own prefix. Why: a continuation is written bare, and after another's
+ * newline it would start a line of the terminal without the module's name.
+ *
+ * Where the agent's stderr is a terminal, a `"text"` module's line is cut into rows of the
+ * terminal's width, each row after the first prefixed too (`wrapRows`). Why: the terminal would wrap
+ * a longer line itself, and the row it starts would begin with the module's text, unprefixed.
+ *
  * Bounded per module: `MAX_LINES` lines and `MAX_BYTES` bytes per `WINDOW_MS`; past either, the
  * rest of that window is dropped and one line says so. Nothing is queued, so a flood costs no memory.
  */
 import { relative, sep } from "node:path";
+import stringWidth from "string-width";
 import { resolvePolicy, type TerminalAccess } from "../policy/policy.js";
 import { hookOptions, type LoadOptions } from "../runner/loader.js";
+import { terminalText } from "../gates/terminal-text.js";
 
 /** Lines one module may write to the agent's stderr per window. */
 export const MAX_LINES = 200;
@@ -30,11 +41,50 @@ export function droppedNotice(name: string): string {
   return `[hookbox] output of ${name} is being dropped: over ${MAX_LINES} lines or ${MAX_BYTES / 1024} KiB in ${WINDOW_MS / 1000} s (it resumes when the ${WINDOW_MS / 1000} s are over)`;
 }
 
-/** How a module is named on the agent's stderr: its path from the agent's folder when inside it, else its absolute path. */
+/**
+ * How a module is named on the agent's stderr: its path from the agent's folder when inside it, else
+ * its absolute path, through the terminal-text gate (a cloned repository names its files: a name may
+ * hold an OSC or a carriage return).
+ */
 export function moduleName(hookPath: string, cwd: string): string {
   const rel = relative(cwd, hookPath);
-  return rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || rel.startsWith(sep) ? hookPath : rel;
+  return terminalText(rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || rel.startsWith(sep) ? hookPath : rel, { colors: false });
 }
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+const RESET = "\x1b[0m";
+
+/**
+ * `text` in rows of at most `columns` cells, where the terminal would wrap it a newline and `prefix`
+ * put in (after a reset, when the text is styled), so that no row of the screen starts with the
+ * module's own text. `column`: the cells the current row already holds; returned: the text and the
+ * column after it. A terminal that draws a character wider than `string-width` says wraps sooner.
+ */
+export function wrapRows(text: string, prefix: string, column: number, columns: number): { text: string; column: number } {
+  const indent = stringWidth(prefix);
+  if (columns <= indent) return { text, column };
+  let out = "";
+  let styled = false;
+  for (const part of text.split(/(\x1b\[[0-9;:]*m)/)) {
+    if (part.startsWith("\x1b[")) { out += part; styled = true; continue; }
+    for (const { segment } of graphemes.segment(part)) {
+      if (segment === "\n") { out += segment; column = 0; continue; }
+      const width = segment === "\t" ? 8 - (column % 8) : stringWidth(segment);
+      if (column + width > columns) {
+        out += `${styled ? RESET : ""}\n${prefix}`;
+        column = indent;
+      }
+      out += segment;
+      column += width;
+    }
+  }
+  return { text: out, column };
+}
+
+/** The agent's stderr as it is at the time of each write (the agent may replace it). */
+const toStderr = (text: string): void => { process.stderr.write(text); };
+/** Per destination (each `write`), the module whose line is open on it, shared by every AgentOutput. */
+const openLines = new WeakMap<(text: string) => void, { by?: ModuleState }>();
 
 interface ModuleState {
   windowStart: number;
@@ -43,6 +93,8 @@ interface ModuleState {
   dropping: boolean;
   /** The last text written left its line open: the next one continues it (no prefix). */
   open: boolean;
+  /** The cells the open line's current row holds on the terminal. */
+  column: number;
 }
 
 export class AgentOutput {
@@ -50,25 +102,42 @@ export class AgentOutput {
   readonly #terminalOf: (hookPath: string) => TerminalAccess;
   readonly #cwd: string;
   readonly #write: (text: string) => void;
+  readonly #line: { by?: ModuleState };
+  readonly #columns: () => number | undefined;
 
   /**
    * `terminalOf(hookPath)`: the module's `policy.terminal`. `write` is where the text goes: the
    * agent's `process.stderr` as it is at the time of the write (the agent may have replaced it).
    */
-  constructor(terminalOf: (hookPath: string) => TerminalAccess, cwd: string, write: (text: string) => void = (text) => { process.stderr.write(text); }) {
+  constructor(terminalOf: (hookPath: string) => TerminalAccess, cwd: string, write: (text: string) => void = toStderr,
+    /** The terminal's width where `write` draws on one (the agent's stderr: when it is a TTY), else undefined. */
+    columns: () => number | undefined = () => (write === toStderr && process.stderr.isTTY ? process.stderr.columns : undefined)) {
+    this.#columns = columns;
     this.#terminalOf = terminalOf;
     this.#cwd = cwd;
     this.#write = write;
+    let line = openLines.get(write);
+    if (!line) openLines.set(write, line = {});
+    this.#line = line;
   }
 
   /** The `onLog` of `isolate()` when the caller gave none. */
   readonly onLog = (hookPath: string, _level: string, line: string, unterminated?: boolean): void => {
     const state = this.#state(hookPath);
+    const shared = this.#line;
+    if (shared.by !== undefined && shared.by !== state) {
+      shared.by.open = false;
+      shared.by = undefined;
+      this.#emit("\n");
+    }
     const raw = this.#terminalOf(hookPath) === "raw";
     const prefix = raw ? "" : `[${moduleName(hookPath, this.#cwd)}] `;
     // A logger line may hold newlines: each line it makes is one line on the screen, each prefixed.
     const text = (raw || !line.includes("\n") ? line : line.split("\n").join(`\n${prefix}`)) + (unterminated ? "" : "\n");
-    const out = state.open ? text : prefix + text;
+    let out = state.open ? text : prefix + text;
+    const columns = raw ? undefined : this.#columns();
+    let column = 0;
+    if (columns) ({ text: out, column } = wrapRows(out, prefix, state.open ? state.column : 0, columns));
     const now = Date.now();
     if (now - state.windowStart >= WINDOW_MS) Object.assign(state, { windowStart: now, lines: 0, bytes: 0, dropping: false });
     const bytes = Buffer.byteLength(out);
@@ -77,18 +146,21 @@ export class AgentOutput {
         state.dropping = true;
         this.#emit(`${state.open ? "\n" : ""}${droppedNotice(moduleName(hookPath, this.#cwd))}\n`);
         state.open = false;
+        shared.by = undefined;
       }
       return;
     }
     state.lines++;
     state.bytes += bytes;
     state.open = unterminated === true;
+    state.column = column;
+    shared.by = state.open ? state : undefined;
     this.#emit(out);
   };
 
   #state(hookPath: string): ModuleState {
     let state = this.#modules.get(hookPath);
-    if (!state) this.#modules.set(hookPath, state = { windowStart: -Infinity, lines: 0, bytes: 0, dropping: false, open: false });
+    if (!state) this.#modules.set(hookPath, state = { windowStart: -Infinity, lines: 0, bytes: 0, dropping: false, open: false, column: 0 });
     return state;
   }
 

@@ -12,6 +12,10 @@
  * or message, a notification, an editor's text) both are kept as the hook wrote them, as the agent
  * shows them in-process; on one line (a status, an option, a renderer line) a tab becomes spaces and
  * a newline a space.
+ *
+ * A kept SGR sequence styles what follows it on the terminal, past the hook's text: a line that
+ * leaves an attribute set (conceal, black on black, a colour) ends with a reset (`ESC[0m`), so the
+ * text written after it (the agent's, hookbox's, the next line's `[module]` prefix) shows as written.
  */
 import ansiRegex from "ansi-regex";
 
@@ -36,7 +40,54 @@ const CONTROL_KEEP_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
 const TAB = /\t/g;
 
-/** `text` with every terminal control removed but SGR styling (kept unless `colors: false`). */
+/** SGR `ESC[0m`: every attribute back to the terminal's default. */
+const RESET = "\x1b[0m";
+/**
+ * Each SGR attribute's group: the parameters that set it (a range), the one that clears it.
+ * A parameter in no group but 0 is counted as set until a full reset (kept, conservatively).
+ */
+const GROUPS: Array<{ sets: (p: number) => boolean; clear: number }> = [
+  { sets: (p) => p === 1 || p === 2, clear: 22 },
+  { sets: (p) => p === 3, clear: 23 },
+  { sets: (p) => p === 4 || p === 21, clear: 24 },
+  { sets: (p) => p === 5 || p === 6, clear: 25 },
+  { sets: (p) => p === 7, clear: 27 },
+  { sets: (p) => p === 8, clear: 28 },
+  { sets: (p) => p === 9, clear: 29 },
+  { sets: (p) => (p >= 30 && p <= 38) || (p >= 90 && p <= 97), clear: 39 },
+  { sets: (p) => (p >= 40 && p <= 48) || (p >= 100 && p <= 107), clear: 49 },
+  { sets: (p) => p === 51 || p === 52, clear: 54 },
+  { sets: (p) => p === 53, clear: 55 },
+  { sets: (p) => p === 58, clear: 59 },
+];
+
+/** Whether the SGR sequences of `line`, in order, leave an attribute set at its end. */
+function leavesStyle(line: string): boolean {
+  const set = new Set<number>();
+  for (const [sequence] of line.matchAll(/\x1b\[([0-9;:]*)m/g)) {
+    const params = sequence.slice(2, -1).split(";");
+    for (let i = 0; i < params.length; i++) {
+      // A colon sub-parameter list (`38:2::1:2:3`) is one attribute: its first number says which.
+      const p = params[i] === "" ? 0 : Number.parseInt(params[i]!, 10);
+      if (p === 0) { set.clear(); continue; }
+      const cleared = GROUPS.findIndex((g) => g.clear === p);
+      if (cleared >= 0) { set.delete(cleared); continue; }
+      const group = GROUPS.findIndex((g) => g.sets(p));
+      set.add(group >= 0 ? group : -1);
+      // `38;5;n` and `38;2;r;g;b` (also 48, 58): the colour's own parameters follow.
+      if ((p === 38 || p === 48 || p === 58) && !params[i]!.includes(":")) i += params[i + 1] === "5" ? 2 : params[i + 1] === "2" ? 4 : 0;
+    }
+  }
+  return set.size > 0;
+}
+
+/** `text` with every line that leaves an SGR attribute set ended by a reset. */
+function closeStyles(text: string): string {
+  if (!text.includes("\x1b")) return text;
+  return text.split("\n").map((line) => (leavesStyle(line) ? line + RESET : line)).join("\n");
+}
+
+/** `text` with every terminal control removed but SGR styling (kept unless `colors: false`), each line's styling closed. */
 export function terminalText(text: string, options: GateOptions = {}): string {
   if (options.multiline ? !SUSPECT_MULTILINE.test(text) : !SUSPECT.test(text) && !text.includes("\n")) return text;
   const colors = options.colors ?? true;
@@ -49,7 +100,7 @@ export function terminalText(text: string, options: GateOptions = {}): string {
     if (colors && SGR.test(m[0])) out += m[0];
     last = m.index + m[0].length;
   }
-  return out + plain(text.slice(last));
+  return closeStyles(out + plain(text.slice(last)));
 }
 
 /** Each string of `lines` through the gate (one line each: a newline becomes a space). */
