@@ -389,6 +389,7 @@ class Mirror {
     this.#blocking = unloaded.filter((u) => !isOptional(u.path));
     this.#runner = new HookRunner(hooks, cwd, this.#live.sessionManager, this.#live.modelRegistry);
     this.#runner.onError((e) => this.#report(e));
+    this.#runner.insideAgent(carried.line, (path, kind, line) => this.#notices.show(path, kind, line));
   }
 
   install(): void {
