@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { prepareExtensionModules, settleModules } from "../../src/runner/loader.js";
 import { ompAgentModules } from "../../src/discovery/agent-packages.js";
+import type { IsolatedHook } from "../../src/runner/isolated-hook.js";
 import { toolCall } from "../helpers/events.js";
 import { fixture, host, ROOT } from "../helpers/host.js";
 import { installOmp } from "../support/pi-run.js";
@@ -23,8 +24,12 @@ describe("an isolated module importing oh-my-pi's packages, in a trusted Bun wor
     expect(table?.alias["@oh-my-pi/pi-coding-agent"]).toBe(join(OMP_ROOT, "src", "extensibility", "legacy-pi-coding-agent-shim.ts"));
     const { hooks, errors } = await settleModules(prepareExtensionModules([MODULE], ROOT, { isolation: "worker", policy: "trusted" }, table));
     expect(errors).toEqual([]);
-    const { runner } = host(hooks);
-    expect(await runner.emitToolCall(toolCall("ls"))).toEqual({ block: true, reason: JSON.stringify({ text: "[User]: hi", getModel: "getBundledModel", type: "function", message: "function" }) });
+    const expected = { block: true, reason: JSON.stringify({ text: "[User]: hi", getModel: "getBundledModel", type: "function", message: "function" }) };
+    expect(await host(hooks).runner.emitToolCall(toolCall("ls"))).toEqual(expected);
+    // A reload (the watcher's) starts the same module afresh, with the same table.
+    const again = (hooks[0] as IsolatedHook).fresh();
+    expect(await again.start()).toBeUndefined();
+    expect(await host([again]).runner.emitToolCall(toolCall("ls"))).toEqual(expected);
   });
 
   it("control: without the agent's table the module does not load (load_failed)", async () => {
