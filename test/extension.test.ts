@@ -293,6 +293,25 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect(runner.getMessageRenderer("other")).toBeUndefined();
   });
 
+  it("a result key pi ignores in its process (oh-my-pi's pirate.ts's systemPromptAppend) is dropped, as pi drops it, with one warning naming the key and the module; the rest of the result is used", async () => {
+    const module = ext("returns-keys-the-agent-ignores.ts");
+    const reported: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => { reported.push(line); };
+    try {
+      const { runner, errors } = await inPi([module]);
+      for (let i = 0; i < 2; i++) expect(await runner.emitBeforeAgentStart("hello", undefined, "base", {})).toEqual({ messages: undefined, systemPrompt: "base +kept" });
+      expect(await runner.emitToolCall({ ...rmRf, input: { command: "rm -rf /" } })).toEqual({ block: true, reason: "no" });
+      expect(errors).toEqual([]);
+      expect(reported).toEqual([
+        `hookbox: ${module}: the result of its before_agent_start handler has the key "systemPromptAppend", which pi ignores in its process: dropped, as pi drops it (the rest of the result is used)`,
+        `hookbox: ${module}: the result of its tool_call handler has the key "input", which pi ignores in its process: dropped, as pi drops it (the rest of the result is used)`,
+      ]);
+    } finally {
+      console.error = original;
+    }
+  });
+
   it("what pi must not take from an isolated module is refused by code or gated: resource paths outside its folder, terminal controls, a message of another role, user_bash operations", async () => {
     const hostile = join(ROOT, "fixtures", "hostile", "answers-agent-events-with-what-pi-must-not-take.ts");
     const reported: string[] = [];

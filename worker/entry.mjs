@@ -35,8 +35,11 @@ const cancelled = new Set();
 /** Live AbortControllers for AbortSignal fields of in-flight events. @type {Map<number, Map<string, AbortController>>} */
 const signals = new Map();
 
-/** @param {string} specifier @param {Record<string, object>} [virtualModules] host modules (worker/host-modules.mjs) */
-async function importHook(specifier, virtualModules = {}) {
+/**
+ * @param {string} specifier @param {Record<string, object>} [virtualModules] host modules (worker/host-modules.mjs)
+ * @param {import("../src/contract/protocol.js").AgentModules} [agentModules] the agent's own package names as the agent resolves them
+ */
+async function importHook(specifier, virtualModules = {}, agentModules) {
   const hasHostModules = Object.keys(virtualModules).length > 0;
   if (/\.(mjs|cjs|js)$/.test(specifier)) {
     try {
@@ -48,7 +51,10 @@ async function importHook(specifier, virtualModules = {}) {
       if (!(err instanceof SyntaxError) && !hostModuleMissing) throw err;
     }
   }
-  return importWithJiti(specifier, { fsCache: false, moduleCache: false, interopDefault: true, transform: hostTransform, virtualModules });
+  // The agent's names go to the agent's files, which this runtime loads itself; the module's own
+  // files are evaluated by jiti (never by Bun's own import, which resolves those names elsewhere).
+  const agent = agentModules ? { alias: agentModules.alias, nativeModules: agentModules.native, tryNative: false } : {};
+  return importWithJiti(specifier, { fsCache: false, moduleCache: false, interopDefault: true, transform: hostTransform, virtualModules, ...agent });
 }
 
 /**
@@ -71,7 +77,7 @@ const controlApi = {
   async load(/** @type {LoadSpec} */ spec) {
     registry.initialized = spec.initialized;
     try {
-      const mod = /** @type {any} */ (await importHook(spec.resolvedPath, hostModuleObjects(spec.hostModules ?? {})));
+      const mod = /** @type {any} */ (await importHook(spec.resolvedPath, hostModuleObjects(spec.hostModules ?? {}), spec.agentModules));
       const factory = factoryOf(mod);
       if (typeof factory !== "function") return { ok: false, e: { message: "Hook must export a default function" } };
       await factory(createHookAPI(registry, spec.cwd, spec.agent));

@@ -86,6 +86,15 @@ interface RowBase<T extends HookEventType> {
   addable?: ReadonlyArray<Fields<HookEventOf<T>>>;
   sample(): HookEventOf<T>;
   rule: Rule<T>;
+  /**
+   * Every key of the result each agent reads (its result type and runner: pi 0.73.1, oh-my-pi
+   * 18.2.3). Inside that agent (hookbox/extension), a key of a module's result that is neither here
+   * nor in `result` is one the agent ignores in its process: it is dropped, with one warning naming
+   * it and the module (src/runner/runner.ts), and never reaches the agent. A key the agent reads
+   * that `result` lacks (oh-my-pi's `tool_call` `input`) stays refused (`invalid_result`), as does
+   * every unknown key where the agent is not listed.
+   */
+  agentReads?: Partial<Record<"pi" | "omp", readonly string[]>>;
 }
 export type EventRow<T extends HookEventType> = T extends ResultEvent
   ? RowBase<T> & { result: z.ZodType; effects: ResultEffects<T> }
@@ -217,6 +226,7 @@ export const EVENTS = {
     result: z.strictObject({ messages: messages.optional() }),
     effects: { messages: "subset" },
     rule: { kind: "waterfall", key: "messages" },
+    agentReads: { pi: ["messages"], omp: ["messages"] },
     sample: () => ({ type: "context", messages: sampleMessages() }),
   },
   before_agent_start: {
@@ -226,6 +236,8 @@ export const EVENTS = {
     effects: { message: substitute, systemPrompt: substitute },
     // pi chains the system prompt across handlers ("if multiple extensions return this, they are chained").
     rule: { kind: "first-message", key: "message", chain: "systemPrompt" },
+    // oh-my-pi's systemPrompt is string[] (a string is taken as one): hookbox carries the string.
+    agentReads: { pi: ["message", "systemPrompt"], omp: ["message", "systemPrompt"] },
     addable: ["images", "systemPrompt"],
     sample: () => ({ type: "before_agent_start", prompt: "do it" }),
   },
@@ -287,6 +299,7 @@ export const EVENTS = {
     // The reason goes with a block (the model reads it, cut and gated: src/runner/runner.ts).
     effects: { block: restrict, reason: restrict },
     rule: { kind: "bail", key: "block" },
+    agentReads: { pi: ["block", "reason"], omp: ["block", "reason", "input"] },
     sample: () => ({ type: "tool_call", toolName: "bash", toolCallId: "call-1", input: { command: "ls" } }),
   },
   tool_result: {
@@ -303,6 +316,7 @@ export const EVENTS = {
     }),
     effects: { content: substitute, details: substitute, isError: substitute, isWarning: substitute },
     rule: { kind: "last-wins" },
+    agentReads: { pi: ["content", "details", "isError"], omp: ["content", "details", "isError"] },
     addable: ["details", "isWarning"],
     sample: () => ({
       type: "tool_result", toolName: "read", toolCallId: "call-1", input: { path: "a" },

@@ -268,7 +268,15 @@ export interface LoadSpec {
   /** The module is an agent's extension (hookbox/extension): pi's agent-only registrations work. */
   agent: boolean;
   hostModules?: HostModuleManifest;
+  /** The agent's own package names as the agent resolves them for its in-process extensions (src/discovery/agent-packages.ts). */
+  agentModules?: AgentModules;
 }
+
+/**
+ * jiti aliases (a name, or a prefix ending in `/`, to an absolute file or folder) and the package
+ * folders (`@scope/name/src`, under `node_modules`) the hook's runtime loads natively, not through jiti.
+ */
+export interface AgentModules { alias: Record<string, string>; native: string[] }
 
 /** The object the worker exposes with comlink on the control port. */
 export interface WorkerControl {

@@ -21,6 +21,7 @@ import { Notices } from "./notices.js";
 import { withAgentOutput } from "./output.js";
 import { alsoLoadedByAgent } from "./also-loaded.js";
 import type { OmpModule } from "../discovery/agents.js";
+import { runningOmpModules } from "../discovery/agent-packages.js";
 import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
@@ -133,7 +134,7 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const paths = resolved.filter((p) => !twice.some((t) => t.path === p));
     let modules: StartingModule[];
     try {
-      modules = prepareExtensionModules(paths, cwd, loadOptions);
+      modules = prepareExtensionModules(paths, cwd, loadOptions, line === "omp" ? runningOmpModules() : undefined);
     } catch (err) {
       return failClosed("isolate", (err as Error).message)(pi);
     }
@@ -388,6 +389,7 @@ class Mirror {
     this.#blocking = unloaded.filter((u) => !isOptional(u.path));
     this.#runner = new HookRunner(hooks, cwd, this.#live.sessionManager, this.#live.modelRegistry);
     this.#runner.onError((e) => this.#report(e));
+    this.#runner.insideAgent(carried.line, (path, kind, line) => this.#notices.show(path, kind, line));
   }
 
   install(): void {

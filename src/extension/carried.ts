@@ -12,10 +12,11 @@ import {
  * those it only notifies; and the agent's events it refuses by name, with why. The oh-my-pi line
  * has the seed's events pi lacks, lacks a few of pi's, and has events of its own hookbox refuses.
  */
-export function carriedEvents(line: "omp" | "pi"): { results: readonly string[]; notified: readonly string[]; refused: Readonly<Record<string, string>> } {
-  if (line === "pi") return { results: RESULT_EVENTS, notified: NOTIFY_EVENTS, refused: REFUSED_EVENTS };
+export function carriedEvents(line: "omp" | "pi"): { line: "omp" | "pi"; results: readonly string[]; notified: readonly string[]; refused: Readonly<Record<string, string>> } {
+  if (line === "pi") return { line, results: RESULT_EVENTS, notified: NOTIFY_EVENTS, refused: REFUSED_EVENTS };
   const has = (event: string) => !(PI_ONLY_EVENTS as readonly string[]).includes(event);
   return {
+    line,
     results: [...RESULT_EVENTS, ...OMP_RESULT_EVENTS].filter(has),
     notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS].filter(has),
     refused: { ...REFUSED_EVENTS, ...OMP_REFUSED_EVENTS },

@@ -8,7 +8,7 @@ import { dirname } from "node:path";
 import { Errors, HookFailure, describeThrown } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
 import type { HookMessageRenderer } from "../contract/types.js";
-import type { HostRequest, Manifest } from "../contract/protocol.js";
+import type { AgentModules, HostRequest, Manifest } from "../contract/protocol.js";
 import { loadWorker } from "./load.js";
 import { HookChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
@@ -100,9 +100,12 @@ export class HookSupervisor implements SandboxView {
 
   /** Whether the module is an agent's extension (hookbox/extension): the agent-only registrations work in it. */
   readonly agent: boolean;
+  /** The agent's own package names, resolved as the agent resolves them for its extensions (src/discovery/agent-packages.ts). */
+  readonly agentModules: AgentModules | undefined;
 
-  constructor(hookPath: string, resolvedPath: string, cwd: string, options: ResolvedSandboxOptions, agent = false) {
+  constructor(hookPath: string, resolvedPath: string, cwd: string, options: ResolvedSandboxOptions, agent = false, agentModules?: AgentModules) {
     this.agent = agent;
+    this.agentModules = agentModules;
     this.hookPath = hookPath;
     this.resolvedPath = resolvedPath;
     this.cwd = cwd;
@@ -394,7 +397,7 @@ export class HookSupervisor implements SandboxView {
 
     const outcome = await loadWorker(endpoint, channel, this.hookPath, options, death,
       { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI, agent: this.agent,
-        hostModules: hostModuleManifest(options.hostModules, options.policy) });
+        hostModules: hostModuleManifest(options.hostModules, options.policy), ...(this.agentModules ? { agentModules: this.agentModules } : {}) });
     // The control plane is done after load: closing it leaves no handle that keeps the host alive.
     endpoint.closeControl();
     // A failure during load keeps its code (a factory that loops is `unresponsive`); the caller

@@ -50,6 +50,12 @@ export interface ConflictRule {
   /** Whether a valid result passes pi's own gates before it is applied (src/runner/agent-results.ts). */
   gated: boolean;
   /**
+   * Inside an agent (hookbox/extension): the keys of a result `agent` ignores in its process (neither
+   * read by it nor in the schema, src/contract/events.ts `agentReads`), or none where the row does not
+   * list that agent (every unknown key is refused then).
+   */
+  ignoredKeys(agent: "pi" | "omp", result: unknown): string[];
+  /**
    * Apply one validated, truthy result to the accumulated value; `event` is what that handler
    * received. `refused` says why a valid result was not applied (reported as `invalid_result`).
    */
@@ -59,7 +65,18 @@ export interface StepOutcome { acc: unknown; done: boolean; refused?: string }
 
 type Step = ConflictRule["step"];
 interface RowRule { kind: RuleKind; key?: string; chain?: string; keys?: readonly string[]; sameRole?: true }
-type Row = { rule: RowRule; result?: z.ZodType };
+type Row = { rule: RowRule; result?: z.ZodType; agentReads?: Partial<Record<"pi" | "omp", readonly string[]>> };
+
+/** The keys of `result` the agent does not read and the row's result schema does not have. */
+function ignoredBy(row: Row): ConflictRule["ignoredKeys"] {
+  const shape = (row.result as { shape?: Record<string, unknown> } | undefined)?.shape;
+  const known = new Set(shape ? Object.keys(shape) : []);
+  return (agent, result) => {
+    const reads = row.agentReads?.[agent];
+    if (!reads || typeof result !== "object" || result === null || Array.isArray(result)) return [];
+    return Object.keys(result).filter((k) => !known.has(k) && !reads.includes(k));
+  };
+}
 const roleOf = (value: unknown) => (typeof value === "object" && value !== null ? (value as { role?: unknown }).role : undefined);
 
 const STEPS: Record<RuleKind, (rule: RowRule) => Step> = {
@@ -129,6 +146,7 @@ function build(row: Row, type?: string): ConflictRule {
     schema: row.result && keySafe(row.result),
     perHandler: PER_HANDLER.has(kind) || row.rule.chain !== undefined,
     gated: type !== undefined && GATED_EVENTS.has(type),
+    ignoredKeys: ignoredBy(row),
     step: STEPS[kind](row.rule),
     chain: row.rule.chain,
     keys: row.rule.keys,

@@ -48,7 +48,7 @@ export class IsolatedHook implements LoadedHook, HookUnit {
   /** A hook of the same file and options in a new, not yet started sandbox (a reload). */
   fresh(): IsolatedHook {
     const old = this.#sandbox;
-    return new IsolatedHook(new HookSupervisor(old.hookPath, old.resolvedPath, old.cwd, old.options, old.agent));
+    return new IsolatedHook(new HookSupervisor(old.hookPath, old.resolvedPath, old.cwd, old.options, old.agent, old.agentModules));
   }
 
   get hook(): LoadedHook { return this; }

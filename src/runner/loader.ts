@@ -6,6 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { Errors, type HookErrorCode, type HookFailure } from "../contract/errors.js";
+import type { AgentModules } from "../contract/protocol.js";
 import type { LoadedHook } from "./hook.js";
 import { checkOptions } from "../options/schemas.js";
 import { resolveSandboxOptions, type ResolvedSandboxOptions, type SandboxOptions } from "../options/options.js";
@@ -58,11 +59,11 @@ export interface StartingModule { path: string; hook: IsolatedHook | undefined; 
  * others and go on as each one arrives (src/extension/adapter.ts). `settleModules` begins them all
  * (in parallel) and turns them into `loadHooks`' result.
  */
-export function prepareExtensionModules(paths: string[], cwd: string, options: LoadOptions = {}): StartingModule[] {
-  return startModules(paths, cwd, options, true);
+export function prepareExtensionModules(paths: string[], cwd: string, options: LoadOptions = {}, agentModules?: AgentModules): StartingModule[] {
+  return startModules(paths, cwd, options, true, agentModules);
 }
 
-function startModules(paths: string[], cwd: string, options: LoadOptions, agent: boolean): StartingModule[] {
+function startModules(paths: string[], cwd: string, options: LoadOptions, agent: boolean, agentModules?: AgentModules): StartingModule[] {
   if ((options as { watch?: unknown }).watch !== undefined) throw new TypeError("loadHooks: `watch` is an option of the runner now: new HookRunner(hooks, cwd, sessionManager, modelRegistry, { watch: true })");
   checkOptions("loadHooks", options);
   return paths.map((hookPath): StartingModule => {
@@ -76,7 +77,7 @@ function startModules(paths: string[], cwd: string, options: LoadOptions, agent:
       if (err instanceof PolicyError) return refused(Errors.loadFailed(hookPath, err.message));
       throw err;
     }
-    const hook = new IsolatedHook(new HookSupervisor(hookPath, resolvedPath, cwd, resolved, agent));
+    const hook = new IsolatedHook(new HookSupervisor(hookPath, resolvedPath, cwd, resolved, agent, agentModules));
     let started: Promise<HookFailure | undefined> | undefined;
     return { path: hookPath, hook, begin: () => (started ??= hook.start()) };
   });

@@ -55,6 +55,8 @@ export class HookRunner {
   readonly #watcher: HookWatcher | undefined;
   #disposed: Promise<void> | undefined;
   readonly #stats = new StatsRecorder();
+  /** The agent the modules run inside (hookbox/extension), and where a dropped result key is said. */
+  #agent: { line: "pi" | "omp"; warn(hookPath: string, kind: string, line: string): void } | undefined;
 
   constructor(hooks: LoadedHook[], cwd: string, sessionManager: ReadonlySessionManager, modelRegistry: ModelRegistry, options: RunnerOptions = {}) {
     const lacking = checkRunnerArguments(cwd, sessionManager, modelRegistry);
@@ -68,6 +70,15 @@ export class HookRunner {
       for (const hook of this.#hooks) if (hook.path !== from && hook instanceof IsolatedHook) hook.deliverEvent(channel, data);
     });
     this.#watcher = options.watch ? watchHooks(this, options.watch === true ? {} : options.watch) : undefined;
+  }
+
+  /**
+   * @internal hookbox/extension: the modules run inside agent `line`. A result key that agent
+   * ignores in its process (src/contract/events.ts `agentReads`) is then dropped, as the agent drops
+   * it, and said once per module, event and key through `warn`, instead of refusing the result.
+   */
+  insideAgent(line: "pi" | "omp", warn: (hookPath: string, kind: string, line: string) => void): void {
+    this.#agent = { line, warn };
   }
 
   /** The unit that runs `hook`; a worker hook gets the runner's side of its bridge and its fault listener. */
@@ -334,10 +345,24 @@ export class HookRunner {
   }
 
   #validate(rule: ConflictRule, unit: HookUnit, type: string, value: unknown): Record<string, unknown> | undefined {
+    const ignored = this.#agent ? rule.ignoredKeys(this.#agent.line, value) : [];
+    if (ignored.length > 0) value = this.#dropIgnored(unit, type, value as Record<string, unknown>, ignored);
     const parsed = rule.schema!.safeParse(value);
     if (parsed.success) return parsed.data as Record<string, unknown>;
     this.#report(Errors.invalidResult(unit.hook.path, type, describeIssues(parsed.error)));
     return undefined;
+  }
+
+  /** `result` without the keys the agent ignores; each said once (the rest is validated as before). */
+  #dropIgnored(unit: HookUnit, type: string, result: Record<string, unknown>, ignored: string[]): Record<string, unknown> {
+    const { line, warn } = this.#agent!;
+    const agent = line === "omp" ? "oh-my-pi" : "pi";
+    for (const key of ignored) {
+      const name = JSON.stringify(key.slice(0, 64));
+      warn(unit.hook.path, `ignored:${type}:${key.slice(0, 64)}`,
+        `hookbox: ${unit.hook.path}: the result of its ${type} handler has the key ${name}, which ${agent} ignores in its process: dropped, as ${agent} drops it (the rest of the result is used)`);
+    }
+    return Object.fromEntries(Object.entries(result).filter(([k]) => !ignored.includes(k)));
   }
 
   #failureOf(err: unknown, unit: HookUnit, type: string): HookFailure {

@@ -1,7 +1,8 @@
 // One scripted session of pi in `--mode rpc` (pi's docs/rpc.md), driven over its stdin/stdout from
 // inside the network namespace of pi-netns-run.mjs, the same for every run so two runs compare:
 //   get_commands (the extension commands it lists are the session's commands), the prompt (the fake
-//   model answers it with tool calls), each command as `/name differential`, a compaction, a model cycle,
+//   model answers it with tool calls), each command as `/name differential`, where the agent takes
+//   one (`turnAfterCommands`: oh-my-pi's) one more turn, a compaction, a model cycle,
 //   get_state and get_messages, then stdin closes (pi shuts down).
 // Every dialog (`extension_ui_request` select / confirm / input / editor) is answered at once with
 // a fixed answer (the first option, true, a fixed text, the prefill), except one with a timeout,
@@ -34,7 +35,7 @@ export const ARGUMENT = "differential";
 export const MODEL_PORT = 41789;
 
 /**
- * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; protocol?: keyof typeof PROTOCOLS; skipCommands?: string[] }; timeoutMs: number }} config
+ * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; protocol?: keyof typeof PROTOCOLS; skipCommands?: string[]; turnAfterCommands?: string }; timeoutMs: number }} config
  * @returns {Promise<{ code: number | null; signal: string | null; transcript: unknown[]; stderr: string; commands: string[]; timings: Array<[string, number]> }>}
  */
 export function runRpcSession(config) {
@@ -148,6 +149,8 @@ export function runRpcSession(config) {
       await run({ type: "prompt", message: prompt });
       // With an argument, as a person types one: most commands stop at a usage line without it.
       for (const name of commands) await run({ type: "prompt", message: `/${name} ${ARGUMENT}` });
+      // One more turn (a prompt the model answers without tools), where the agent takes it: what a command changed reaches it.
+      if (config.rpc.turnAfterCommands) await run({ type: "prompt", message: config.rpc.turnAfterCommands });
       await run({ type: "compact" });
       await run({ type: "cycle_model" });
       await run({ type: "get_state" }, stepTimeoutMs, 0);
