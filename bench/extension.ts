@@ -23,7 +23,7 @@
  *   npx tsx bench/extension.ts --quick --json   one iteration of each (CI smoke: the shape, not the numbers)
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -51,11 +51,6 @@ const GUARD = join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts");
 /** Of the 10 extensions, seven of pi's examples that load isolated without a refusal (docs/pi-examples.md); the rest are hookbox's. */
 const EXAMPLES = ["custom-compaction.ts", "model-status.ts", "notify.ts", "permission-gate.ts", "protected-paths.ts", "status-line.ts", "widget-placement.ts"];
 const OURS = [GUARD, join(ROOT, "bench", "fixtures", "allows-every-tool-call.ts"), join(ROOT, "bench", "fixtures", "reads-context-unchanged.ts")];
-/**
- * Where isolate() inside pi keeps its records of previous starts: the default transform cache
- * folder's (src/extension/starts.ts), under /tmp (pi runs without TMPDIR: test/support/pi-run.ts).
- */
-const START_RECORDS = join("/tmp", `hookbox-transforms-${process.getuid?.() ?? "user"}`, "starts");
 const TOOL_CALL = { type: "tool_call", toolName: "bash", toolCallId: "call_1", input: { command: "ls -la src" } };
 const progress = (what: string) => process.stderr.write(`bench:extension: ${what}\n`);
 
@@ -102,24 +97,19 @@ function runStarts(plan: Plan, cli: string, ten: string[], world: PiWorld): Star
   const isolatedFile = join(world.project, "isolated.ts");
   const sandboxedFile = join(world.project, "sandboxed.ts");
   const built = JSON.stringify(builtExtension());
-  writeFileSync(isolatedFile, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(ten)});\n`);
-  writeFileSync(sandboxedFile, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(ten)}, { isolation: "sandbox" });\n`);
+  // Each set keeps its transform cache and start records (src/extension/starts.ts) in a folder of
+  // this run: "first" removes the isolated set's records, and no other process's records (tests
+  // running beside the bench write theirs into the default folder) can be taken for them.
+  const caches = join(world.home, "..", "caches");
+  const startRecords = join(caches, "worker", "starts");
+  writeFileSync(isolatedFile, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(ten)}, { transformCacheDir: ${JSON.stringify(join(caches, "worker"))} });\n`);
+  writeFileSync(sandboxedFile, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(ten)}, { isolation: "sandbox", transformCacheDir: ${JSON.stringify(join(caches, "sandbox"))} });\n`);
   const command = "ls";
-  // No record of an earlier run: the first isolated start records its own, which "first" removes before each of its starts.
-  rmSync(START_RECORDS, { recursive: true, force: true });
-  const records = () => (existsSync(START_RECORDS) ? readdirSync(START_RECORDS).filter((f) => f.endsWith(".json")) : []);
-  let isolatedRecord: string | undefined;
   const runs = {
-    isolated: () => {
-      const before = new Set(records());
-      const run = checked(runPi(cli, world, { command, extensions: [isolatedFile] }), "10 isolated extensions");
-      isolatedRecord ??= records().find((f) => !before.has(f));
-      return run;
-    },
-    // What a start costs with no record of the previous one (src/extension/starts.ts): the isolated set's record is removed first.
+    isolated: () => checked(runPi(cli, world, { command, extensions: [isolatedFile] }), "10 isolated extensions"),
+    // What a start costs with no record of the previous one (src/extension/starts.ts): the isolated set's records are removed first.
     first: () => {
-      if (isolatedRecord) rmSync(join(START_RECORDS, isolatedRecord), { force: true });
-      else rmSync(START_RECORDS, { recursive: true, force: true });
+      rmSync(startRecords, { recursive: true, force: true });
       return checked(runPi(cli, world, { command, extensions: [isolatedFile] }), "10 isolated extensions, first start");
     },
     native: () => checked(runPi(cli, world, { command, extensions: ten }), "10 in-process extensions"),

@@ -440,9 +440,10 @@ class Mirror {
   #waitFor(type: string): Promise<unknown> {
     const early = this.#early!;
     if (WAIT_FOR_ALL.has(type)) return this.#all();
-    // The agent is about to call the model: the modules its answer may need (tool calls) start now,
-    // after this turn of the loop (starting workers takes the agent's thread; the request goes first).
-    if (type === "context" && this.#arrived === undefined) setTimeout(() => void this.#all(), 0).unref();
+    // The agent is sending its request to the model: the modules its answer may need (tool calls)
+    // start behind it, one per turn of the loop (starting a worker takes the agent's thread; measured,
+    // starting them all at `context` delayed the request by the 7 workers' start: docs/performance.md).
+    if (type === "before_provider_request" && this.#arrived === undefined) setTimeout(() => void this.#all(), 0).unref();
     return Promise.all(early.previous.flatMap((m, i) => ((m.events[type] ?? 0) > 0 ? [this.#arrival(i)] : [])));
   }
 
@@ -451,9 +452,16 @@ class Mirror {
     return (this.#arrivals[i] ??= this.#early!.modules[i]!.begin().then((failure) => this.#arrive(i, failure)));
   }
 
-  /** Early: every module arrived and the set was checked. */
+  /** Early: every module arrived and the set was checked. Those not started yet start one per turn of the agent's loop, so its I/O goes between. */
   #all(): Promise<void> {
-    return (this.#arrived ??= Promise.all(this.#early!.modules.map((_, i) => this.#arrival(i))).then(() => this.#allArrived()));
+    return (this.#arrived ??= (async () => {
+      const arrivals: Array<Promise<void>> = [];
+      for (let i = 0; i < this.#early!.modules.length; i++) {
+        if (this.#arrivals[i] === undefined) await new Promise((resolve) => setImmediate(resolve));
+        arrivals.push(this.#arrival(i));
+      }
+      await Promise.all(arrivals);
+    })().then(() => this.#allArrived()));
   }
 
   /**

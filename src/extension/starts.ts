@@ -10,21 +10,29 @@
  *
  * Records live in a folder of the host's transform cache (`transformCacheDir`, the same private
  * folder: hooks never see it), one small JSON file per set of modules, written atomically, checked
- * with the manifest schema when read. `transformCacheDir: false` keeps none.
+ * with the manifest schema when read, bounded as the transform cache is (`boundFolder`: the least
+ * recently read or written first out, past `START_RECORD_BYTES` in total). `transformCacheDir: false` keeps none.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { readFile, rename, unlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { tmpdir } from "node:os";
 import { z } from "zod";
 import { manifestSchema, type Manifest } from "../contract/protocol.js";
-import { privateDir } from "../gates/private-dir.js";
+import { boundFolder, markUsed, privateDir } from "../gates/private-dir.js";
 import type { LoadOptions } from "../runner/loader.js";
 
 /** Bumped when the record's format or what it means changes: old records then miss. */
 const FORMAT = "hookbox-start-1";
 const recordSchema = z.strictObject({ format: z.literal(FORMAT), manifests: z.array(manifestSchema).max(1000) });
+/**
+ * The bound of the records' folder, in bytes. A record is about 0.1-3 KB for ten modules, so this
+ * keeps a few hundred sets of modules (every project and option set a user starts the agent with)
+ * and still scans in a few milliseconds when a record is written.
+ */
+export const START_RECORD_BYTES = 512 * 1024;
+const RECORD = /^[0-9a-f]{64}\.json$/;
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
 /** Where a set of modules' start record is, or undefined when the options keep no cache. */
@@ -46,13 +54,15 @@ export async function startRecordFile(paths: readonly string[], cwd: string, lin
 export async function readStart(file: string, count: number): Promise<Manifest[] | undefined> {
   try {
     const parsed = recordSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
-    return parsed.success && parsed.data.manifests.length === count ? parsed.data.manifests : undefined;
+    if (!parsed.success || parsed.data.manifests.length !== count) return undefined;
+    await markUsed(file);
+    return parsed.data.manifests;
   } catch {
     return undefined;
   }
 }
 
-/** Record the modules' manifests (a start where every module loaded and crossed); undefined removes the record. */
+/** Record the modules' manifests (a start where every module loaded and crossed), then bound the folder; undefined removes the record. */
 export async function writeStart(file: string, manifests: Manifest[] | undefined): Promise<void> {
   if (manifests === undefined) {
     await unlink(file).catch(() => {});
@@ -64,7 +74,9 @@ export async function writeStart(file: string, manifests: Manifest[] | undefined
     await rename(temp, file);
   } catch {
     await unlink(temp).catch(() => {});
+    return;
   }
+  await boundFolder(dirname(file), RECORD, START_RECORD_BYTES);
 }
 
 /** Whether a module registered what its record says (the same events, counts, tools, commands, flags, shortcuts, renderers). */

@@ -1,9 +1,11 @@
 /**
  * Why these checks: hookbox's default cache folders sit in the shared temporary folder, where
  * another user could have made one first and filled it. Only a folder this user owns, closed to
- * others, is used (made with mode 0700 when missing).
+ * others, is used (made with mode 0700 when missing). Such a folder is bounded in size by `boundFolder`.
  */
 import { mkdirSync, statSync } from "node:fs";
+import { readdir, stat, unlink, utimes } from "node:fs/promises";
+import { join } from "node:path";
 
 export function privateDir(dir: string): boolean {
   try {
@@ -14,4 +16,32 @@ export function privateDir(dir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Keep a cache folder's entries (the names `entry` accepts) within `maxBytes` in total: the least
+ * recently used first out, by modification time (a reader marks an entry used with `markUsed`).
+ * Shared by the transform cache (src/transform/cache.ts) and isolate()'s start records
+ * (src/extension/starts.ts). Resolves with the bytes left.
+ */
+export async function boundFolder(dir: string, entry: RegExp, maxBytes: number): Promise<number> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const entries = (await Promise.all(names.filter((n) => entry.test(n)).map(async (name) => {
+    const s = await stat(join(dir, name)).catch(() => undefined);
+    return s ? { name, size: s.size, used: s.mtimeMs } : undefined;
+  }))).filter((e) => e !== undefined);
+  let total = entries.reduce((sum, e) => sum + e.size, 0);
+  entries.sort((a, b) => a.used - b.used);
+  for (const e of entries) {
+    if (total <= maxBytes) break;
+    await unlink(join(dir, e.name)).catch(() => {});
+    total -= e.size;
+  }
+  return total;
+}
+
+/** Mark a cache entry used now (`boundFolder` removes the least recently used first); never rejects. */
+export function markUsed(file: string): Promise<void> {
+  const now = new Date();
+  return utimes(file, now, now).catch(() => {});
 }

@@ -7,11 +7,11 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { readFile, readdir, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
+import { readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
 import { jitiDir, transformInThread } from "./transformer.js";
-import { privateDir } from "../gates/private-dir.js";
+import { boundFolder, markUsed, privateDir } from "../gates/private-dir.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 import type { transformArgsSchema } from "../bridge/methods.js";
 
@@ -82,8 +82,7 @@ export class TransformCache {
       await unlink(file).catch(() => {});
       return undefined;
     }
-    const now = new Date();
-    void utimes(file, now, now).catch(() => {});
+    void markUsed(file);
     return code;
   }
 
@@ -114,20 +113,7 @@ export class TransformCache {
 
   async #evict(): Promise<void> {
     if (!this.dir) return;
-    const dir = this.dir;
-    const names = await readdir(dir).catch(() => [] as string[]);
-    const entries = (await Promise.all(names.filter((n) => ENTRY.test(n)).map(async (name) => {
-      const s = await stat(join(dir, name)).catch(() => undefined);
-      return s ? { name, size: s.size, used: s.mtimeMs } : undefined;
-    }))).filter((e) => e !== undefined);
-    let total = entries.reduce((sum, e) => sum + e.size, 0);
-    entries.sort((a, b) => a.used - b.used);
-    for (const e of entries) {
-      if (total <= this.maxBytes) break;
-      await unlink(join(dir, e.name)).catch(() => {});
-      total -= e.size;
-    }
-    this.#bytes = total;
+    this.#bytes = await boundFolder(this.dir, ENTRY, this.maxBytes);
   }
 }
 

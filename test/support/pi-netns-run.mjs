@@ -157,7 +157,7 @@ server.listen(MODEL_PORT, "127.0.0.1", () => {
   const timer = setTimeout(() => child.kill("SIGKILL"), config.timeoutMs);
   child.on("close", (code, signal) => {
     clearTimeout(timer);
-    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests, outside, firstRequestMs, elapsedMs: performance.now() - spawned }));
+    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests, outside, firstRequestMs, elapsedMs: performance.now() - spawned, spawnedAt: performance.timeOrigin + spawned }));
     server.close();
     process.exit(0);
   });

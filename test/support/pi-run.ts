@@ -106,7 +106,7 @@ export function installBun(): string {
 export function builtHookbox(folder: string, progress: (line: string) => void = () => {}): string {
   const newest = (dir: string): number => Math.max(0, ...readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile()).map((e) => statSync(join(e.parentPath, e.name)).mtimeMs));
-  const key = String(Math.floor(Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "worker")), statSync(join(ROOT, "package.json")).mtimeMs)));
+  const key = String(Math.floor(Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "worker")), statSync(join(ROOT, "package.json")).mtimeMs, statSync(join(ROOT, "scripts", "bundle-runtime.mjs")).mtimeMs)));
   const out = join(ROOT, ".cache", folder, key);
   if (existsSync(join(out, "dist", "src", "extension.js"))) return out;
   progress(`building hookbox (tsc -p tsconfig.build.json) into .cache/${folder}/${key}`);
@@ -115,6 +115,7 @@ export function builtHookbox(folder: string, progress: (line: string) => void = 
   execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", join(building, "dist")], { stdio: "inherit" });
   // As `npm run build` does: the sandbox refuses to start without its seccomp filter.
   cpSync(join(ROOT, "src", "isolation", "bubblewrap", "seccomp"), join(building, "dist", "src", "isolation", "bubblewrap", "seccomp"), { recursive: true });
+  execFileSync(process.execPath, [join(ROOT, "scripts", "bundle-runtime.mjs"), join(building, "dist", "worker")], { stdio: "inherit" });
   cpSync(join(ROOT, "package.json"), join(building, "package.json"));
   try {
     renameSync(building, out);
