@@ -50,6 +50,8 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const GUARD = join(ROOT, "fixtures", "extensions", "blocks-rm-rf.ts");
 /** Of the 10 extensions, seven of pi's examples that load isolated without a refusal (docs/pi-examples.md); the rest are hookbox's. */
 const EXAMPLES = ["custom-compaction.ts", "model-status.ts", "notify.ts", "permission-gate.ts", "protected-paths.ts", "status-line.ts", "widget-placement.ts"];
+/** Ten more of pi's examples (identical in docs/pi-examples.md), for the start of 20. */
+const MORE = ["bookmark.ts", "commands.ts", "confirm-destructive.ts", "hidden-thinking-label.ts", "pirate.ts", "question.ts", "session-name.ts", "todo.ts", "truncated-tool.ts", "working-indicator.ts"];
 const OURS = [GUARD, join(ROOT, "bench", "fixtures", "allows-every-tool-call.ts"), join(ROOT, "bench", "fixtures", "reads-context-unchanged.ts")];
 const TOOL_CALL = { type: "tool_call", toolName: "bash", toolCallId: "call_1", input: { command: "ls -la src" } };
 const progress = (what: string) => process.stderr.write(`bench:extension: ${what}\n`);
@@ -70,6 +72,8 @@ interface StartFigures {
   ratio: number; rounds: number[]; isolated: Summary; native: Summary; bare: Summary; isolatedTotal: Summary; nativeTotal: Summary;
   /** The same 10 sandboxed, where bubblewrap runs. */
   sandbox?: { ratio: number; rounds: number[]; start: Summary };
+  /** 20 extensions (the 10 and ten more of pi's examples), isolated against the same 20 in pi's process. */
+  twenty: { ratio: number; rounds: number[]; isolated: Summary; native: Summary };
   /** The same 10 isolated at a first start (no record of a previous one: isolate() waits for every module). */
   first: { ratio: number; rounds: number[]; start: Summary };
 }
@@ -85,16 +89,18 @@ function checked(run: PiRun, what: string): PiRun {
 function agentStart(plan: Plan): StartFigures {
   const cli = installPi();
   const ten = [...EXAMPLES.map((e) => join(examplesDir(installPiDir()), e)), ...OURS];
+  const twenty = [...ten, ...MORE.map((e) => join(examplesDir(installPiDir()), e))];
   const scratch = mkdtempSync(join(tmpdir(), "hookbox-bench-pi-"));
   try {
-    return runStarts(plan, cli, ten, piWorldIn(scratch));
+    return runStarts(plan, cli, ten, twenty, piWorldIn(scratch));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-function runStarts(plan: Plan, cli: string, ten: string[], world: PiWorld): StartFigures {
+function runStarts(plan: Plan, cli: string, ten: string[], twenty: string[], world: PiWorld): StartFigures {
   const isolatedFile = join(world.project, "isolated.ts");
+  const isolated20File = join(world.project, "isolated20.ts");
   const sandboxedFile = join(world.project, "sandboxed.ts");
   const built = JSON.stringify(builtExtension());
   // Each set keeps its transform cache and start records (src/extension/starts.ts) in a folder of
@@ -103,6 +109,7 @@ function runStarts(plan: Plan, cli: string, ten: string[], world: PiWorld): Star
   const caches = join(world.home, "..", "caches");
   const startRecords = join(caches, "worker", "starts");
   writeFileSync(isolatedFile, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(ten)}, { transformCacheDir: ${JSON.stringify(join(caches, "worker"))} });\n`);
+  writeFileSync(isolated20File, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(twenty)}, { transformCacheDir: ${JSON.stringify(join(caches, "worker20"))} });\n`);
   writeFileSync(sandboxedFile, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(ten)}, { isolation: "sandbox", transformCacheDir: ${JSON.stringify(join(caches, "sandbox"))} });\n`);
   const command = "ls";
   const runs = {
@@ -114,11 +121,15 @@ function runStarts(plan: Plan, cli: string, ten: string[], world: PiWorld): Star
     },
     native: () => checked(runPi(cli, world, { command, extensions: ten }), "10 in-process extensions"),
     bare: () => checked(runPi(cli, world, { command }), "no extension"),
+    isolated20: () => checked(runPi(cli, world, { command, extensions: [isolated20File] }), "20 isolated extensions"),
+    native20: () => checked(runPi(cli, world, { command, extensions: twenty }), "20 in-process extensions"),
     sandboxed: () => checked(runPi(cli, world, { command, extensions: [sandboxedFile] }), "10 sandboxed extensions"),
   };
-  const keys = sandboxAvailability().ok ? (["native", "isolated", "first", "sandboxed", "bare"] as const) : (["native", "isolated", "first", "bare"] as const);
+  const keys = sandboxAvailability().ok
+    ? (["native", "isolated", "first", "sandboxed", "bare", "native20", "isolated20"] as const)
+    : (["native", "isolated", "first", "bare", "native20", "isolated20"] as const);
   for (let i = 0; i < plan.warmup; i++) for (const key of keys) runs[key]();
-  const out = { isolated: [] as PiRun[], native: [] as PiRun[], bare: [] as PiRun[], sandboxed: [] as PiRun[], first: [] as PiRun[] };
+  const out = { isolated: [] as PiRun[], native: [] as PiRun[], bare: [] as PiRun[], sandboxed: [] as PiRun[], first: [] as PiRun[], native20: [] as PiRun[], isolated20: [] as PiRun[] };
   for (let i = 0; i < plan.iterations; i++) {
     // Alternate the order so a slow stretch of the shared machine does not land on one side only.
     const order = i % 2 === 0 ? keys : [...keys].reverse();
@@ -129,12 +140,14 @@ function runStarts(plan: Plan, cli: string, ten: string[], world: PiWorld): Star
   const rounds = against(out.isolated);
   const sandboxRounds = against(out.sandboxed);
   const firstRounds = against(out.first);
+  const twentyRounds = out.isolated20.map((x, i) => x.firstRequestMs / out.native20[i]!.firstRequestMs);
   return {
     ratio: summarize(rounds).median, rounds,
     isolated: summarize(start(out.isolated)), native: summarize(start(out.native)), bare: summarize(start(out.bare)),
     isolatedTotal: summarize(out.isolated.map((r) => r.elapsedMs)), nativeTotal: summarize(out.native.map((r) => r.elapsedMs)),
     sandbox: out.sandboxed.length ? { ratio: summarize(sandboxRounds).median, rounds: sandboxRounds, start: summarize(start(out.sandboxed)) } : undefined,
     first: { ratio: summarize(firstRounds).median, rounds: firstRounds, start: summarize(start(out.first)) },
+    twenty: { ratio: summarize(twentyRounds).median, rounds: twentyRounds, isolated: summarize(start(out.isolated20)), native: summarize(start(out.native20)) },
   };
 }
 
@@ -257,6 +270,8 @@ async function main(): Promise<void> {
         detail: `pi -p to the first model request, 10 isolated (worker) ${spread(st.isolated, ms)} / 10 in pi's process ${spread(st.native, ms)}; no extension ${spread(st.bare, ms)}` },
       { key: "agent_start_first_ratio", value: st.first.ratio, rounds: st.first.rounds, unit: "x",
         detail: `the same 10 isolated at a first start (no record of the previous one: isolate() waits for every module) ${spread(st.first.start, ms)} / 10 in pi's process` },
+      { key: "agent_start_20_ratio", value: st.twenty.ratio, rounds: st.twenty.rounds, unit: "x",
+        detail: `the same with 20 extensions (ten more of pi's examples), 20 isolated (worker) ${spread(st.twenty.isolated, ms)} / 20 in pi's process ${spread(st.twenty.native, ms)}` },
       ...(st.sandbox ? [{ key: "agent_start_sandbox_ratio", value: st.sandbox.ratio, rounds: st.sandbox.rounds, unit: "x",
         detail: `the same, 10 sandboxed ${spread(st.sandbox.start, ms)} / 10 in pi's process` }] : []),
       { key: "agent_run_isolated_ms", value: st.isolatedTotal.median, unit: "ms",
