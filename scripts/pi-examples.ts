@@ -553,13 +553,29 @@ export function policyRefusalIn(observed: Observed, difference: string): string 
   return exec ? `policy.exec (pi.exec("${exec[1]}"))` : undefined;
 }
 
+/**
+ * Run A (the example in the agent's process) does not depend on B (its isolation, grant or changed
+ * module): one per agent and example in this process, shared by the tables it builds (a test's
+ * worker and sandbox tables, their controls). An example run once more (`retried`) runs A afresh.
+ */
+const inProcessRuns = new Map<string, Promise<Side>>();
+function inProcessRun(agent: AgentName, file: string, fresh: boolean, run: () => Promise<Side>): Promise<Side> {
+  const key = `${agent}\u0000${file}`;
+  if (fresh || !inProcessRuns.has(key)) {
+    const started = run();
+    inProcessRuns.set(key, started);
+    started.catch(() => inProcessRuns.delete(key));
+  }
+  return inProcessRuns.get(key)!;
+}
+
 /** Runs `file` (relative to pi's examples) in process and isolated, and classifies it. */
 export async function classifyExample(file: string, options: RunOptions = {}): Promise<ExampleRow & { ms: number }> {
   const started = performance.now();
   const { agent, pkg: piDir, examples } = AGENTS[options.agent ?? "pi"].install();
   const example = join(examples, file);
   const sides = { ...options, hookbox: options.hookbox ?? buildHookbox() };
-  const a = await runSide(agent, example, false, sides, file);
+  const a = await inProcessRun(options.agent ?? "pi", file, options.retried === true, () => runSide(agent, example, false, sides, file));
   const b = await runSide(agent, example, true, sides, file);
   const which = AGENTS[options.agent ?? "pi"];
   const [oa, ob] = [observe(a, file, example, examples, piDir, sides.hookbox, which, false), observe(b, file, example, examples, piDir, sides.hookbox, which, true)];
