@@ -115,6 +115,12 @@ interface ExampleAgent {
   ignoredFiles?: RegExp;
   /** Keys whose value here the agent reads as the key's absence (left out where they have it, in both runs). */
   absent?: Readonly<Record<string, unknown>>;
+  /**
+   * The agent writes an in-process extension's own output to its stdout (the protocol stream), where
+   * hookbox writes an isolated module's to the agent's stderr, never its stdout (src/extension/output.ts):
+   * a module's lines are compared as stderr lines wherever each run wrote them (after the agent's own).
+   */
+  moduleOutputOnStdout?: boolean;
 }
 export const AGENTS: Readonly<Record<AgentName, ExampleAgent>> = {
   pi: {
@@ -149,6 +155,8 @@ export const AGENTS: Readonly<Record<AgentName, ExampleAgent>> = {
     // recovery sets it on a finished message or not, as timing has it (seen on either run).
     absent: { errorId: 0 },
     ignoredFiles: /^home\/(?:\.omp\/(?:logs|run)\/|\.omp\/.*\.db(?:-wal|-shm)?$|\.bun\/install\/cache\/)/,
+
+    moduleOutputOnStdout: true,
   },
 };
 
@@ -228,6 +236,11 @@ export const SANDBOX_NEEDS: Readonly<Record<string, SandboxGrant>> = {
   // Its read tool, and its log in pi's agent folder.
   "tool-override.ts": (w) => ({ ...substitute, env: ["PI_CODING_AGENT_DIR"], fsRead: [w.project, w.agentDir], fsWrite: [w.agentDir] }),
   "trigger-compact.ts": () => setters,
+  // oh-my-pi's examples (named relative to its examples/): the same grants as pi's namesakes ("[omp] " is its commit prefix).
+  "extensions/chalk-logger.ts": () => ({ terminal: "raw" }),
+  "hooks/auto-commit-on-exit.ts": (w) => ({ exec: { allow: [{ command: "git", args: ["status", "--porcelain", "add", "-A", "commit", "-m", /\[omp\] .*/] }] }, fsWrite: [w.project] }),
+  "hooks/file-trigger.ts": () => ({ fsRead: ["/tmp/agent-trigger.txt"] }),
+  "hooks/git-checkpoint.ts": (w) => ({ exec: { allow: [{ command: "git", args: ["stash", "create", "apply", /[0-9a-f]{40}/] }] }, fsWrite: [w.project] }),
 };
 
 /** What run B isolates: the options `isolate` gets for `file` in `isolation`, in `world` (written into isolated.ts by `optionsSource`). */
@@ -431,15 +444,17 @@ function observe(side: Side, file: string, example: string, examples: string, pi
     return !(notice && r.type === "extension_ui_request" && r.method === "notify" && notice.test(r.message ?? ""));
   });
   if (agent.unorderedSteps) records = unorderedSteps(records, (r) => agent.apart?.(r as never) ?? false, paths);
+  const output: string[] = [];
   for (const record of records) {
-    const r = record as { type?: string; command?: string; method?: string };
+    const r = record as { type?: string; command?: string; method?: string; stdout?: string };
+    if (agent.moduleOutputOnStdout && typeof r.stdout === "string") { output.push(text(r.stdout)); continue; }
     (r.type === "response" && STATE_COMMANDS.has(r.command ?? "") ? state : agent.apart?.(r) ? apart : events).push(value(withoutSnapshots(record)));
   }
 
   return {
     events, state, apart,
     requests: side.run.requests.map((r) => value(r)),
-    stderr: text(side.run.stderr).split("\n").filter((l) => l.trim() !== "" && !agent.timingLines?.test(l)),
+    stderr: [...text(side.run.stderr).split("\n").filter((l) => l.trim() !== "" && !agent.timingLines?.test(l)), ...output],
     exit: { code: side.run.code, signal: side.run.signal },
     files: value(Object.fromEntries(Object.entries(side.files).map(([k, v]) => [text(k), v]).filter(([k]) => !agent.ignoredFiles?.test(k!)))) as Record<string, string>,
   };
@@ -510,6 +525,9 @@ export function refusalIn(observed: Observed): string | undefined {
   const all = [JSON.stringify(observed.events), JSON.stringify(observed.stderr)].join("\n").replace(/\\"/g, "\"");
   const member = /(pi\.on\("[^"]*"\)|pi\.\w+\("[^"]*"\)(?: with a \w+| replacing [^,]*,?)?|pi\.\w+'s \w+|pi\.\w+|ctx(?:\.ui)?\.\w+(?:'s [\w.]+| with a component factory)?) is refused by hookbox\/extension/.exec(all);
   if (member) return member[1]!.replace(/,$/, "");
+  // A module that cannot load where it runs, the reason named (src/isolation/load.ts): a package for Bun only, on Node.
+  const bunOnly = /the hook imports ("[^"]+"), a package for Bun only: [^"]*?in (\w+) isolation the hook runs on Node/.exec(all);
+  if (bunOnly) return `${bunOnly[1]} (a package for Bun only) on Node in ${bunOnly[2]} isolation`;
   const late = /a (tool|command|flag|shortcut) registered after load \("([^"]*)"\) is refused by hookbox\/extension/.exec(all);
   if (late) return `a ${late[1]} registered after load ("${late[2]}")`;
   const other = /([^"\\:;]{0,80}) is refused by hookbox\/extension/.exec(all);
@@ -535,13 +553,29 @@ export function policyRefusalIn(observed: Observed, difference: string): string 
   return exec ? `policy.exec (pi.exec("${exec[1]}"))` : undefined;
 }
 
+/**
+ * Run A (the example in the agent's process) does not depend on B (its isolation, grant or changed
+ * module): one per agent and example in this process, shared by the tables it builds (a test's
+ * worker and sandbox tables, their controls). An example run once more (`retried`) runs A afresh.
+ */
+const inProcessRuns = new Map<string, Promise<Side>>();
+function inProcessRun(agent: AgentName, file: string, fresh: boolean, run: () => Promise<Side>): Promise<Side> {
+  const key = `${agent}\u0000${file}`;
+  if (fresh || !inProcessRuns.has(key)) {
+    const started = run();
+    inProcessRuns.set(key, started);
+    started.catch(() => inProcessRuns.delete(key));
+  }
+  return inProcessRuns.get(key)!;
+}
+
 /** Runs `file` (relative to pi's examples) in process and isolated, and classifies it. */
 export async function classifyExample(file: string, options: RunOptions = {}): Promise<ExampleRow & { ms: number }> {
   const started = performance.now();
   const { agent, pkg: piDir, examples } = AGENTS[options.agent ?? "pi"].install();
   const example = join(examples, file);
   const sides = { ...options, hookbox: options.hookbox ?? buildHookbox() };
-  const a = await runSide(agent, example, false, sides, file);
+  const a = await inProcessRun(options.agent ?? "pi", file, options.retried === true, () => runSide(agent, example, false, sides, file));
   const b = await runSide(agent, example, true, sides, file);
   const which = AGENTS[options.agent ?? "pi"];
   const [oa, ob] = [observe(a, file, example, examples, piDir, sides.hookbox, which, false), observe(b, file, example, examples, piDir, sides.hookbox, which, true)];

@@ -102,3 +102,19 @@ describe("denied access", () => {
     expect(errors[0]!.error).toContain("ERR_ACCESS_DENIED");
   });
 });
+
+describe("a package for Bun only", () => {
+  it("a hook that imports one by value does not load on Node, and the failure names the package and that the hook runs on Node", async () => {
+    const dir = tempDir("hookbox-bun-only-");
+    const pkg = join(dir, "node_modules", "@hookbox-fixtures", "bun-only");
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@hookbox-fixtures/bun-only", type: "module", main: "./index.js", engines: { bun: ">=1.3.7" } }));
+    writeFileSync(join(pkg, "index.js"), "export const runtime = `Bun ${Bun.version}`;\n");
+    writeFileSync(join(dir, "hook.ts"), `import { runtime } from "@hookbox-fixtures/bun-only";\nexport default function (pi: any) { pi.on("tool_call", () => ({ block: true, reason: runtime })); }\n`);
+    const { errors } = await load(join(dir, "hook.ts"));
+    expect(errors.map((e) => e.code)).toEqual(["load_failed"]);
+    expect(errors[0]!.error).toContain("Bun is not defined");
+    const where = ISOLATION === "worker" ? "a worker on a Node host" : `${ISOLATION} isolation`;
+    expect(errors[0]!.error).toContain(`the hook imports "@hookbox-fixtures/bun-only", a package for Bun only: its package.json's engines name bun, not node, and in ${where} the hook runs on Node.`);
+  });
+});

@@ -51,9 +51,12 @@ async function importHook(specifier, virtualModules = {}, agentModules) {
       if (!(err instanceof SyntaxError) && !hostModuleMissing) throw err;
     }
   }
-  // The agent's names go to the agent's files, which this runtime loads itself; the module's own
-  // files are evaluated by jiti (never by Bun's own import, which resolves those names elsewhere).
-  const agent = agentModules ? { alias: agentModules.alias, nativeModules: agentModules.native, tryNative: false } : {};
+  // The agent's names go to the agent's files, which Bun loads itself; the module's own files are
+  // evaluated by jiti (never by Bun's own import, which resolves those names elsewhere). On Node
+  // (process and sandbox isolation) jiti evaluates the agent's files too: Node cannot import them
+  // natively ("Unknown file extension .ts"), and those written for Node load as before the table.
+  const onBun = "Bun" in globalThis;
+  const agent = agentModules ? { alias: agentModules.alias, ...(onBun ? { nativeModules: agentModules.native, tryNative: false } : {}) } : {};
   return importWithJiti(specifier, { fsCache: false, moduleCache: false, interopDefault: true, transform: hostTransform, virtualModules, ...agent });
 }
 

@@ -11,6 +11,23 @@ import type { HookChannel } from "./channel.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { explainRefusedImport } from "../bridge/host-modules.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
+import { bunOnlyImports } from "../policy/import-graph.js";
+import { HOST_BUN } from "../policy/runtime.js";
+
+/**
+ * A load failure's message, with the reason when the hook runs on Node (process and sandbox
+ * isolation, or a Node host) and imports a package written for Bun only (oh-my-pi's own packages):
+ * Node fails inside that package ("Bun is not defined", a `path` that is undefined), which names
+ * neither the package nor what to do.
+ */
+export function explainBunOnlyImport(message: string, resolvedPath: string, isolation: ResolvedSandboxOptions["isolation"]): string {
+  if (isolation === "worker" && HOST_BUN !== undefined) return message;
+  const [first] = bunOnlyImports(resolvedPath);
+  if (first === undefined) return message;
+  const where = isolation === "worker" ? "a worker on a Node host" : `${isolation} isolation`;
+  return `${message} (the hook imports "${first}", a package for Bun only: its package.json's engines name bun, not node, and in ${where} the hook runs on Node. `
+    + `Run it where Bun runs it: inside a Bun agent, isolation "worker" with policy "trusted")`;
+}
 
 /** The hook's manifest, or the failure (with its code) that ended the load: a bad reply, a throw, a timeout, or `death`. */
 export async function loadWorker(endpoint: HookEndpoint, channel: HookChannel, hookPath: string, options: ResolvedSandboxOptions,
@@ -28,7 +45,11 @@ export async function loadWorker(endpoint: HookEndpoint, channel: HookChannel, h
       const parsed = loadReplySchema.safeParse(reply);
       if (!parsed.success) return Errors.protocolViolation(hookPath, `bad load reply: ${describeIssues(parsed.error)}`);
       // An import of an offered host module the policy refused fails as "not found": say which policy field grants it.
-      if (!parsed.data.ok) return Errors.loadFailed(hookPath, explainRefusedImport(parsed.data.e.message, options.hostModules, options.policy), parsed.data.e.stack);
+      // A package for Bun only, loaded on Node, fails inside itself: say which and why.
+      if (!parsed.data.ok) {
+        const message = explainRefusedImport(parsed.data.e.message, options.hostModules, options.policy);
+        return Errors.loadFailed(hookPath, explainBunOnlyImport(message, spec.resolvedPath, options.isolation), parsed.data.e.stack);
+      }
       return parsed.data.manifest;
     }, (err) => Errors.loadFailed(hookPath, describeThrown(err))),
     options.loadUnresponsiveMs,

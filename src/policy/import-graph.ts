@@ -119,3 +119,39 @@ function realOrUndefined(path: string): string | undefined {
     return undefined;
   }
 }
+
+/** An `import type …` / `export type …` statement, or an import whose every name is a type: erased, never loaded. */
+const TYPE_ONLY = /\b(?:import|export)\s+type\s[^;"']*?\bfrom\s*["'][^"'\n]+["']|\bimport\s*\{([^}]*)\}\s*from\s*["'][^"'\n]+["']/g;
+
+/**
+ * The packages `entry` (and the module files it reaches) imports by value whose `package.json`
+ * `engines` names Bun and not Node: code written for Bun only (oh-my-pi's own packages are its
+ * TypeScript sources, which use `Bun`, `import.meta.dir` and native addons). A hook that runs on
+ * Node (process and sandbox isolation, or any isolation on a Node host) cannot load them; the load
+ * failure says so (src/isolation/load.ts). Type-only imports are left out (the transform erases
+ * them), and so are packages a package imports in turn.
+ */
+export function bunOnlyImports(entry: string): string[] {
+  const out = new Set<string>();
+  for (const file of [entry, ...importGraph(entry).files.map((f) => f.real)]) {
+    let source: string;
+    try {
+      if (statSync(file).size > MAX_SOURCE_BYTES) continue;
+      source = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    const values = source.replace(TYPE_ONLY, (statement, names: string | undefined) =>
+      names === undefined || names.split(",").every((n) => n.trim() === "" || /^type\s/.test(n.trim())) ? "" : statement);
+    for (const [, specifier] of values.matchAll(SPECIFIER)) {
+      if (!specifier || specifier.startsWith("node:") || specifier.startsWith(".") || specifier.startsWith("/")) continue;
+      const pkg = packageDir(dirname(file), specifier);
+      if (!pkg) continue;
+      try {
+        const engines = (JSON.parse(readFileSync(join(pkg.real, "package.json"), "utf8")) as { engines?: Record<string, unknown> }).engines;
+        if (engines && "bun" in engines && !("node" in engines)) out.add(specifier);
+      } catch { /* no readable manifest: not known to be for Bun only */ }
+    }
+  }
+  return [...out];
+}

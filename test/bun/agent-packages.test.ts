@@ -14,6 +14,8 @@ import type { IsolatedHook } from "../../src/runner/isolated-hook.js";
 import { toolCall } from "../helpers/events.js";
 import { fixture, host, ROOT } from "../helpers/host.js";
 import { installOmp } from "../support/pi-run.js";
+import { presets } from "../../src/policy/policy.js";
+import { sandboxAvailability } from "../../src/isolation/bubblewrap/bwrap.js";
 
 const MODULE = fixture("extensions/imports-omp-packages.ts");
 const OMP_ROOT = join(installOmp(), "..", "..");
@@ -36,5 +38,15 @@ describe("an isolated module importing oh-my-pi's packages, in a trusted Bun wor
     const { hooks, errors } = await settleModules(prepareExtensionModules([MODULE], ROOT, { isolation: "worker", policy: "trusted" }));
     expect(hooks).toEqual([]);
     expect(errors.map((e) => e.code)).toEqual(["load_failed"]);
+  });
+});
+
+describe.skipIf(!sandboxAvailability().ok)("an isolated module importing oh-my-pi's packages, in sandbox isolation (on Node)", () => {
+  it("a subpath written for Node too (@oh-my-pi/pi-utils/chalk, as extensions/chalk-logger.ts) loads with the agent's table: Node does not import the agent's files natively", async () => {
+    const table = ompAgentModules(OMP_ROOT);
+    const policy = { ...presets.untrusted, fsRead: [join(OMP_ROOT, "..")] };
+    const { hooks, errors } = await settleModules(prepareExtensionModules([fixture("extensions/imports-omp-chalk.ts")], ROOT, { isolation: "sandbox", policy }, table));
+    expect(errors).toEqual([]);
+    expect(await host(hooks).runner.emitToolCall(toolCall("ls"))).toEqual({ block: true, reason: "chalk function" });
   });
 });
