@@ -72,8 +72,41 @@ describe("an isolated module's effects, in order, before its answer", { timeout:
     expect(log).toEqual(["sendMessage:one", "notify:two", "appendEntry:three", "sendUserMessage:four", "setStatus:five=5", "answer", "macrotask"]);
   });
 
+  /** The control's log of a command that awaits the agent's async setters (oh-my-pi's setActiveTools, setSessionName). */
+  const awaitsTheAgent = ["setActiveTools:read", "setSessionName:named", "answer"];
+  /**
+   * `factory` given pi's API with oh-my-pi 18's setActiveTools and setSessionName: each answers a
+   * promise of the change, settled later (pi's own answer nothing). What they change goes to `log`.
+   */
+  const asOmp = (factory: (api: Any) => unknown, log: () => string[]) => (api: Any) => {
+    const later = (what: string) => new Promise<void>((resolve) => setTimeout(() => { log().push(what); resolve(); }, 150));
+    api.setActiveTools = (names: string[]) => later(`setActiveTools:${names}`);
+    api.setSessionName = (name: string) => later(`setSessionName:${name}`);
+    return factory(api);
+  };
+
+  it("the control: in the agent's process a command that awaits the agent's async setters returns after they settled", async () => {
+    let logOf: string[] = [];
+    const { log, errors, run } = await inPi(asOmp((await import(FIXTURE)).default, () => logOf));
+    logOf = log;
+    await run("awaits-the-agent");
+    log.push("answer");
+    expect(errors).toEqual([]);
+    expect(log).toEqual(awaitsTheAgent);
+  });
+
   for (const isolation of ["worker", "process", "sandbox"] as const) {
     const options: IsolateOptions = { isolation, policy: "trusted" };
+
+    it(`${isolation} isolation: a command that awaits the agent's async setters (oh-my-pi's) returns to the agent after they settled`, async () => {
+      let logOf: string[] = [];
+      const { log, errors, run } = await inPi(asOmp(isolate([FIXTURE], options) as (api: Any) => unknown, () => logOf));
+      logOf = log;
+      await run("awaits-the-agent");
+      log.push("answer");
+      expect(errors).toEqual([]);
+      expect(log).toEqual(awaitsTheAgent);
+    });
 
     it(`${isolation} isolation: a command's effects are applied in order, with its answer, in one turn of the host`, async () => {
       const { log, errors, run } = await inPi(isolate([FIXTURE], options));
