@@ -32,7 +32,8 @@ import type { HookMessage } from "../contract/types.js";
 /** What the agent offers (src/extension/adapter.ts): each member by name, run on the agent's own `pi` and `ctx`. */
 export interface AgentAccess {
   get(member: string): unknown;
-  set(member: string, args: unknown[]): void;
+  /** A promise where the agent answers one of the change (oh-my-pi's `SETTLED_SETTERS`), else nothing. */
+  set(member: string, args: unknown[]): Promise<void> | undefined;
   setModel(provider: string, id: string): Promise<boolean>;
   /** `ctx.compact(options)`, settled when the agent's compaction completes (its result) or fails. */
   compact(options: { customInstructions?: string } | undefined): Promise<unknown>;
@@ -43,6 +44,16 @@ export type Defer = (apply: () => void) => void;
 
 /** What `policy.agent` lets a module do with the agent: read it, or also change it. */
 export type AgentPolicyAccess = "read" | "write";
+
+/**
+ * Setters an agent may answer with a promise of the change (oh-my-pi 18's `setActiveTools` and
+ * `setSessionName`: `Promise<void>`), which a module awaits before going on (oh-my-pi's plan-mode.ts
+ * awaits setActiveTools, then sends the message that starts the next turn). Such a call is applied at
+ * once, after the effects held before it, and answered when the change settled: the module's next
+ * effect reaches the agent after it, as in the agent's process (src/isolation/host-calls.ts). Not
+ * `sendUserMessage`: its promise is of the turn it starts.
+ */
+export const SETTLED_SETTERS: ReadonlySet<string> = new Set(["setActiveTools", "setSessionName"]);
 
 /** Setters that only draw on the agent's screen: allowed under any policy. */
 const DRAWS: ReadonlySet<string> = new Set(["ui.setWidget", "ui.setTitle", "ui.setWorkingMessage", "ui.setWorkingIndicator", "ui.setWorkingVisible", "ui.setHiddenThinkingLabel"]);
@@ -83,7 +94,7 @@ export class AgentGate {
     return value === undefined ? undefined : JSON.parse(JSON.stringify(value)) as unknown;
   }
 
-  set(member: string, args: unknown[]): void {
+  set(member: string, args: unknown[]): Promise<void> | undefined {
     const shown = memberName(member);
     const refused = memberRefusal(this.#policy, this.#hookPath, shown.startsWith("pi.") ? member : shown, shown);
     if (refused) throw refused;
@@ -91,7 +102,9 @@ export class AgentGate {
     const agent = this.#require(member);
     if (member === "sendUserMessage") this.#take();
     const gated = this.#gated(member, args);
-    this.#defer(() => agent.set(member, gated));
+    if (SETTLED_SETTERS.has(member)) return agent.set(member, gated);
+    this.#defer(() => void agent.set(member, gated));
+    return undefined;
   }
 
   setModel(provider: string, id: string): Promise<boolean> {

@@ -398,7 +398,6 @@ class Mirror {
     }
     const deps: MirrorDeps = {
       after: () => this.#afterRegistrationsChanged(),
-      settled: () => this.#live.settled(),
       enter: (ctx: AgentContext) => { this.#live.set(ctx); this.#initialize(ctx); },
       report: (e: HookError) => this.#report(e),
       closed: () => this.#disposed,
@@ -597,7 +596,6 @@ class Mirror {
     let result: unknown;
     try {
       result = this.#runner.hasHandlers(type) ? await this.#emit(type, event) : undefined;
-      await this.#live.settled();
     } finally {
       this.#threw.set(type, (this.#threw.get(type) ?? []).filter((t) => t !== threw));
     }

@@ -40,13 +40,6 @@ const ON_PI = new Set(["getSessionName", "getActiveTools", "getAllTools", "getCo
 const ON_CTX = new Set(["getContextUsage", "getSystemPrompt", "hasPendingMessages", "compact", "shutdown"]);
 const ON_UI: Record<string, string> = Object.fromEntries(["setWidget", "setTitle", "setWorkingMessage", "setWorkingIndicator", "setWorkingVisible", "setHiddenThinkingLabel"].map((m) => [`ui.${m}`, m]));
 
-/**
- * The setters an agent may answer with a promise of the change itself (oh-my-pi 18's
- * `setActiveTools` and `setSessionName`: `Promise<void>`), which a handler or command of the module
- * awaits before returning. Not `sendUserMessage`: a promise of the turn it starts.
- */
-const SETTLED_SETTERS = new Set(["setActiveTools", "setSessionName"]);
-
 /** The agent's members, by a closed list of names, on its `pi` and on the context of its latest call. */
 export function agentAccess(pi: Record<string, any>, live: LiveAgentContext): AgentAccess {
   const run = (member: string, args: unknown[]): unknown => {
@@ -62,7 +55,8 @@ export function agentAccess(pi: Record<string, any>, live: LiveAgentContext): Ag
     get: (member) => run(member, []),
     set: (member, args) => {
       const value = run(member, args);
-      if (SETTLED_SETTERS.has(member)) live.track(value);
+      // oh-my-pi 18's setActiveTools and setSessionName answer a promise of the change (SETTLED_SETTERS).
+      return typeof (value as PromiseLike<unknown> | undefined)?.then === "function" ? Promise.resolve(value).then(() => undefined) : undefined;
     },
     setModel: async (provider, id) => {
       const model = live.require().modelRegistry.find?.(provider, id);
@@ -100,25 +94,6 @@ export class LiveAgentContext {
 
   set(ctx: AgentContext): void {
     this.current = ctx;
-  }
-
-  /** What the agent's setters returned that is still settling (oh-my-pi's are async: `await pi.setActiveTools(…)`). */
-  readonly #settling = new Set<Promise<unknown>>();
-
-  /** Keep `value` if it is a promise, until it settles (its failure is the agent's, as when a module does not await it). */
-  track(value: unknown): void {
-    if (typeof (value as PromiseLike<unknown> | undefined)?.then !== "function") return;
-    const settling: Promise<unknown> = Promise.resolve(value as PromiseLike<unknown>).catch(() => {}).finally(() => this.#settling.delete(settling));
-    this.#settling.add(settling);
-  }
-
-  /**
-   * Resolves when every setter the modules called settled: a handler or command of the module
-   * returns to the agent only then, as in the agent's process, where it awaited the setter (held
-   * effects are applied before the module's answer is read: src/isolation/channel.ts).
-   */
-  async settled(): Promise<void> {
-    while (this.#settling.size > 0) await Promise.all(this.#settling);
   }
 
   require(): AgentContext {

@@ -64,8 +64,6 @@ export interface MirrorDeps {
   commandContext(ctx: AgentContext & Record<string, any>): HookCommandContext;
   /** A tool, command or shortcut of the module returned: what it registered meanwhile is mirrored (or refused). */
   after?(): void;
-  /** Resolves when the agent's setters the module called (applied in order) settled: oh-my-pi's `setActiveTools` is async. */
-  settled?(): Promise<void>;
   /**
    * Resolves when the module may be called: at a start that mirrors the agent's previous one
    * (src/extension/starts.ts) its registrations are mirrored before it loads. Throws when it did not
@@ -142,8 +140,6 @@ export function mirrorRegistrations(pi: AgentRegistrationAPI, hook: IsolatedHook
         try {
           await deps.ready?.(hook, `command:${command.name}`);
           await hook.commands.get(command.name)?.handler(String(args), deps.commandContext(ctx));
-          // In the agent's process the module awaited what the agent's setter returned before its command returned.
-          await deps.settled?.();
         } catch (err) {
           // The agent shut down while the command ran (its own ctx.shutdown(): pi's session_shutdown ended the module's runner): nothing failed.
           if (err instanceof HookFailure && err.code === "disabled" && deps.closed?.()) return;
