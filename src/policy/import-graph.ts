@@ -43,13 +43,8 @@ export function importGraph(entry: string): ImportGraph {
     const file = queue.shift()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    let source: string;
-    try {
-      if (statSync(file).size > MAX_SOURCE_BYTES) continue;
-      source = readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
+    const source = readSource(file);
+    if (source === undefined) continue;
     for (const [, specifier] of source.matchAll(SPECIFIER)) {
       if (!specifier || specifier.startsWith("node:")) continue;
       if (specifier.startsWith(".") || specifier.startsWith("/")) {
@@ -134,13 +129,8 @@ const TYPE_ONLY = /\b(?:import|export)\s+type\s[^;"']*?\bfrom\s*["'][^"'\n]+["']
 export function bunOnlyImports(entry: string): string[] {
   const out = new Set<string>();
   for (const file of [entry, ...importGraph(entry).files.map((f) => f.real)]) {
-    let source: string;
-    try {
-      if (statSync(file).size > MAX_SOURCE_BYTES) continue;
-      source = readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
+    const source = readSource(file);
+    if (source === undefined) continue;
     const values = source.replace(TYPE_ONLY, (statement, names: string | undefined) =>
       names === undefined || names.split(",").every((n) => n.trim() === "" || /^type\s/.test(n.trim())) ? "" : statement);
     for (const [, specifier] of values.matchAll(SPECIFIER)) {
@@ -154,4 +144,13 @@ export function bunOnlyImports(entry: string): string[] {
     }
   }
   return [...out];
+}
+
+/** A module file's source, or undefined when it cannot be read or is over MAX_SOURCE_BYTES (not followed). */
+function readSource(file: string): string | undefined {
+  try {
+    return statSync(file).size > MAX_SOURCE_BYTES ? undefined : readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
 }
