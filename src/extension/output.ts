@@ -27,7 +27,7 @@ import { relative, sep } from "node:path";
 import stringWidth from "string-width";
 import { resolvePolicy, type TerminalAccess } from "../policy/policy.js";
 import { hookOptions, type LoadOptions } from "../runner/loader.js";
-import { terminalText } from "../gates/terminal-text.js";
+import { RESET, terminalText } from "../gates/terminal-text.js";
 
 /** Lines one module may write to the agent's stderr per window. */
 export const MAX_LINES = 200;
@@ -52,7 +52,6 @@ export function moduleName(hookPath: string, cwd: string): string {
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-const RESET = "\x1b[0m";
 
 /**
  * `text` in rows of at most `columns` cells, where the terminal would wrap it a newline and `prefix`

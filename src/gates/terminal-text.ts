@@ -41,7 +41,7 @@ const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
 const TAB = /\t/g;
 
 /** SGR `ESC[0m`: every attribute back to the terminal's default. */
-const RESET = "\x1b[0m";
+export const RESET = "\x1b[0m";
 /**
  * Each SGR attribute's group: the parameters that set it (a range), the one that clears it.
  * A parameter in no group but 0 is counted as set until a full reset (kept, conservatively).
