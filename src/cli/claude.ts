@@ -1,21 +1,23 @@
 /**
- * `hookbox claude [claude's arguments]`: starts the `claude` on PATH so that it loads no settings
- * file itself (`--setting-sources ""`: Claude Code 2.1.328 then reads neither the user's, the
- * project's nor the local settings) and gets one generated settings file instead (`--settings`):
- * the user's settings without their hooks, the project's permission deny and ask rules, and for
- * every event that any hook of the user's or the project's settings handles, one hook: `hookbox
- * claude-hook <plan>`, which runs those hooks by Claude Code's matching (src/claude/router.ts).
- * The project's other settings (its env, statusLine, apiKeyHelper, allow rules, ...) are not loaded,
- * and the launcher says so.
+ * `hookbox claude [claude's arguments]`: starts the `claude` on PATH with Claude Code's hooks routed
+ * through hookbox (src/claude/launch.ts): on Linux in a private mount namespace where Claude Code
+ * loads everything it usually loads but runs only hookbox's managed routing hooks; where no
+ * namespace can be made, with no settings file of its own (announced). `hookbox claude-hook`
+ * runs the hooks of the user's and the project's settings by Claude Code's matching
+ * (src/claude/router.ts).
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
-import { readClaudeSettings, CLAUDE_HOOK_EVENTS, type ParsedSettings } from "../claude/settings.js";
+import { readClaudeSettings } from "../claude/settings.js";
 import { routeEvent, type ClaudePlan } from "../claude/router.js";
 import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
+import { CLAUDE_CODE } from "../claude/dialect.js";
+import { fallbackLaunch, managedLaunch, powerKeysIn, type Launch } from "../claude/launch.js";
+import { loadPlan } from "../claude/plan.js";
+import { agentViewAvailability } from "../isolation/bubblewrap/agent-view.js";
 import { ApprovalStore, approvalCommand } from "../approval/store.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
@@ -23,57 +25,47 @@ import { DEFAULTS } from "../../worker/wire.mjs";
 
 export const CLAUDE_HELP = `Usage: hookbox claude [claude's arguments…]
 
-Start Claude Code (the \`claude\` on PATH) with its hooks behind hookbox's wall: Claude Code loads
-no settings file itself (--setting-sources "") and gets a generated one (--settings): your
-~/.claude/settings.json without its hooks, plus one hook per event that runs \`hookbox claude-hook\`.
-That runs the hooks of your settings and of the project's (.claude/settings.json and
-.claude/settings.local.json) with Claude Code's matching: yours as you, without secret-looking
+Start Claude Code (the \`claude\` on PATH) with its hooks behind hookbox's wall. On Linux it runs in
+a private mount namespace (bubblewrap; no root needed) where Claude Code loads its usual settings,
+memory (CLAUDE.md), rules, skills, agents and commands, but runs only hookbox's managed routing
+hooks (/etc/claude-code, read-only, allowManagedHooksOnly); the project's settings files read
+without their hooks and without the keys that run code or widen permissions (env, apiKeyHelper,
+statusLine, permissions.allow, ...). Where no namespace can be made, Claude Code loads no settings
+file (--setting-sources "", so no memory, skills or agents either; said on stderr).
+
+\`hookbox claude-hook\` runs the hooks of your settings and of the project's (.claude/settings.json
+and .claude/settings.local.json) with Claude Code's matching: yours as you, without secret-looking
 variables; the project's only as approved by \`hookbox trust <project>\`, in the bubblewrap sandbox
 (no network, the project read-only, none of your files or variables), and they may block or ask,
 never rewrite a tool call or add context (effect_refused). On PreToolUse a hook that fails, times
 out, prints malformed output or is refused blocks the call (fail closed).
 
 Every other argument goes to claude unchanged; --settings and --setting-sources are hookbox's.
+HOOKBOX_NO_NAMESPACE=1 takes the route without a namespace.
 Alias: alias claude='npx hookbox claude'
 `;
-
-/** Settings of the project that run code or widen what Claude Code may do, which the launcher does not load. */
-const NOT_LOADED = ["env", "statusLine", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper", "enableAllProjectMcpServers", "enabledMcpjsonServers", "enabledPlugins", "permissions.allow", "permissions.additionalDirectories", "permissions.defaultMode", "forceLoginMethod", "outputStyle", "model"];
-
-/** Margin over the slowest hook's timeout for the routing hook's own, so Claude Code never times it out first (that would fail open). */
-const ROUTER_MARGIN_S = 30;
 
 function claudeConfigDir(): string {
   return process.env.CLAUDE_CONFIG_DIR || join(process.env.HOME || homedir(), ".claude");
 }
 
-const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
-
 /** Run `hookbox claude`; resolves with claude's exit code. */
 export async function claude(args: string[], _out: Output, _signal?: AbortSignal, err?: Output): Promise<number> {
+  const dialect = CLAUDE_CODE;
   if (args[0] === "--help" && args.length === 1) { _out.write(CLAUDE_HELP); return EXIT.ok; }
   for (const a of args) {
-    if (a === "--settings" || a.startsWith("--settings=") || a === "--setting-sources" || a.startsWith("--setting-sources=")) {
+    if (dialect.reservedArgs.some((r) => a === r || a.startsWith(`${r}=`))) {
       throw new UsageError(`${a.split("=")[0]} is set by hookbox claude (it is how Claude Code is kept from running the project's hooks itself); put your settings in ~/.claude/settings.json`);
     }
   }
-  const program = findOnPath("claude");
+  const program = findOnPath(dialect.program);
   if (!program) throw new UsageError("no `claude` on PATH: install Claude Code (npm install -g @anthropic-ai/claude-code)");
   const project = process.cwd();
   const user = readClaudeSettings(join(claudeConfigDir(), "settings.json"), "user");
-  const shared = readClaudeSettings(join(project, ".claude", "settings.json"), "project");
-  const local = readClaudeSettings(join(project, ".claude", "settings.local.json"), "local");
+  const projectFiles = dialect.projectSettings.map((rel) => ({ rel, path: join(project, rel), parsed: readClaudeSettings(join(project, rel), rel.endsWith(".local.json") ? "local" : "project") }));
   const say = (line: string) => err?.write(`hookbox claude: ${line}\n`);
-  for (const p of [user, shared, local]) for (const problem of p.problems) say(problem);
-  for (const p of [shared, local]) {
-    const skipped = NOT_LOADED.filter((key) => has(p.settings, key));
-    const file = p === shared ? ".claude/settings.json" : ".claude/settings.local.json";
-    if (skipped.length > 0) say(`the project's ${file} sets ${skipped.join(", ")}: not loaded (hookbox claude loads only its hooks, and its permission deny and ask rules)`);
-  }
-  if (existsSync(join(project, ".mcp.json")) && !args.includes("--strict-mcp-config")) {
-    say("the project's .mcp.json names MCP servers: Claude Code starts those you approved in Claude Code itself, outside hookbox's sandbox; pass --strict-mcp-config to start none of them");
-  }
-  const all = [user, shared, local];
+  for (const p of [user, ...projectFiles.map((f) => f.parsed)]) for (const problem of p.problems) say(problem);
+  const all = [user, ...projectFiles.map((f) => f.parsed)];
   const plan: ClaudePlan = {
     project,
     hooks: all.flatMap((p) => p.hooks),
@@ -83,19 +75,39 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
   const pending = pendingApprovals(plan);
   if (pending > 0) say(`${pending} of the project's Claude Code hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
-  const dir = mkdtempSync(join(tmpdir(), "hookbox-claude-"));
+  const router = { node: process.execPath, script: hookboxScript() };
+  const available = agentViewAvailability();
+  let launch: Launch;
+  if (available.ok) {
+    for (const f of projectFiles) {
+      const skipped = powerKeysIn(dialect, f.parsed.settings);
+      if (skipped.length > 0) say(`the project's ${f.rel} sets ${skipped.join(", ")}: not loaded (they run code or widen what Claude Code may do)`);
+    }
+    launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, projectFiles.filter((f) => existsSync(f.path)));
+  } else {
+    say(`no private mount namespace (${available.reason}), so Claude Code runs with --setting-sources "": it loads ${dialect.fallbackLoses}, and of the project's settings only the permission deny and ask rules`);
+    for (const f of projectFiles) {
+      const skipped = powerKeysIn(dialect, f.parsed.settings);
+      if (skipped.length > 0) say(`the project's ${f.rel} sets ${skipped.join(", ")}: not loaded`);
+    }
+    launch = fallbackLaunch(dialect, program, args, plan, router, user, projectFiles.map((f) => f.parsed));
+  }
+  if (existsSync(join(project, ".mcp.json")) && !args.includes("--strict-mcp-config")) {
+    say("the project's .mcp.json names MCP servers: Claude Code starts those you approved in Claude Code itself, outside hookbox's sandbox; pass --strict-mcp-config to start none of them");
+  }
   try {
-    const planFile = join(dir, "plan.json");
-    writeFileSync(planFile, JSON.stringify(plan), { mode: 0o600 });
-    const settingsFile = join(dir, "settings.json");
-    writeFileSync(settingsFile, JSON.stringify(generatedSettings(user, [shared, local], plan, planFile)), { mode: 0o600 });
     return await new Promise<number>((resolve) => {
-      const child = spawn(program, ["--setting-sources", "", "--settings", settingsFile, ...args], { stdio: "inherit", env: process.env });
+      let child;
+      try {
+        child = spawn(launch.command, launch.args, { stdio: launch.stdio, env: process.env });
+      } finally {
+        launch.afterSpawn();
+      }
       child.on("error", (e) => { say(`claude could not be started: ${e.message}`); resolve(EXIT.hookErrors); });
       child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
     });
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    launch.afterExit();
   }
 }
 
@@ -105,47 +117,20 @@ function pendingApprovals(plan: ClaudePlan): number {
   return plan.hooks.filter((h) => h.source !== "user" && store.check(plan.project, { path: claudeHookKey(h), policy: CLAUDE_PROJECT_POLICY, pinned: () => claudeHookFingerprint(plan.project, h), noun: "a Claude Code hook" }) !== undefined).length;
 }
 
-function has(settings: Record<string, unknown>, key: string): boolean {
-  const [a, b] = key.split(".");
-  const v = settings[a!];
-  return b === undefined ? v !== undefined : typeof v === "object" && v !== null && (v as Record<string, unknown>)[b] !== undefined;
-}
-
-/** The one settings file Claude Code reads: the user's without hooks, the project's deny and ask rules, and the routing hooks. */
-export function generatedSettings(user: ParsedSettings, project: ParsedSettings[], plan: ClaudePlan, planFile: string): Record<string, unknown> {
-  const { hooks: _hooks, ...rest } = user.settings;
-  const permissions = { ...(rest.permissions as Record<string, unknown> | undefined) };
-  for (const rule of ["deny", "ask"] as const) {
-    const rules = [...(Array.isArray(permissions[rule]) ? (permissions[rule] as unknown[]) : []), ...project.flatMap((p) => {
-      const v = (p.settings.permissions as Record<string, unknown> | undefined)?.[rule];
-      return Array.isArray(v) ? v : [];
-    })];
-    if (rules.length > 0) permissions[rule] = rules;
-  }
-  const events = CLAUDE_HOOK_EVENTS.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
-  const slowest = Math.max(0, ...plan.hooks.map((h) => h.timeoutS));
-  const command = `${quote(process.execPath)} ${quote(hookboxScript())} claude-hook ${quote(planFile)}`;
-  return {
-    ...rest,
-    ...(Object.keys(permissions).length > 0 ? { permissions } : {}),
-    hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [{ type: "command", command, timeout: slowest + ROUTER_MARGIN_S }] }]])),
-  };
-}
-
 /** The script that started this hookbox (bin/hookbox.mjs), which the routing hook runs again. */
 function hookboxScript(): string {
   return process.env.HOOKBOX_SCRIPT || process.argv[1]!;
 }
 
 /**
- * `hookbox claude-hook <plan>`: one event from Claude Code on stdin; answers as a command hook
+ * `hookbox claude-hook <plan> <sha256>`: one event from Claude Code on stdin; answers as a command hook
  * does. Any failure of its own blocks on PreToolUse (exit 2), elsewhere is a non-blocking error.
  */
 export async function claudeHook(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
   let event = "PreToolUse";
   try {
-    if (args.length !== 1) throw new Error("usage: hookbox claude-hook <plan file> (Claude Code runs it; see hookbox claude)");
-    const plan = JSON.parse(readFileSync(args[0]!, "utf8")) as ClaudePlan;
+    if (args.length !== 2) throw new Error("usage: hookbox claude-hook <plan file> <sha256> (Claude Code runs it; see hookbox claude)");
+    const plan = loadPlan(args[0]!, args[1]!);
     const raw = readFileSync(0, "utf8");
     const input = JSON.parse(raw) as Record<string, unknown>;
     event = String(input.hook_event_name);

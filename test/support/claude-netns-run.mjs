@@ -21,13 +21,32 @@ function text(content) {
   return (content ?? []).map((/** @type {any} */ part) => part.text ?? "").join("");
 }
 
-/** The reply's content blocks for one request. @returns {{ blocks: any[]; stop: string }} */
+/** The system prompt's text of a request. */
+const systemText = (/** @type {any} */ body) => (typeof body.system === "string" ? body.system : text(body.system));
+
+/**
+ * The reply's content blocks for one request. With `config.calls` (a list of tool calls, each
+ * `{ name, input, agent? }`), the conversation's n-th tool call is the n-th call of its thread: the
+ * main thread's, or a subagent's (a call with `agent: "<marker>"` belongs to the thread whose system
+ * prompt contains the marker). Without it, a request offering Bash gets one Bash call of `config.command`.
+ * @returns {{ blocks: any[]; stop: string }}
+ */
 function reply(/** @type {any} */ body) {
-  const last = (body.messages ?? []).at(-1);
+  const messages = body.messages ?? [];
+  const last = messages.at(-1);
   const result = Array.isArray(last?.content) ? last.content.find((/** @type {any} */ p) => p.type === "tool_result") : undefined;
+  const offered = new Set((body.tools ?? []).map((/** @type {any} */ t) => t.name));
+  if (config.calls) {
+    const system = systemText(body);
+    const thread = config.calls.filter((/** @type {any} */ c) => (c.agent ? system.includes(c.agent) : !config.calls.some((/** @type {any} */ o) => o.agent && system.includes(o.agent))));
+    const done = messages.filter((/** @type {any} */ m) => Array.isArray(m.content) && m.content.some((/** @type {any} */ p) => p.type === "tool_result")).length;
+    const next = thread[done];
+    if (next && offered.has(next.name)) return { blocks: [{ type: "tool_use", id: `toolu_fake_${requests.length}`, name: next.name, input: next.input }], stop: "tool_use" };
+    if (result) return { blocks: [{ type: "text", text: `TOOL RESULT: ${text(result.content)}` }], stop: "end_turn" };
+    return { blocks: [{ type: "text", text: "ok" }], stop: "end_turn" };
+  }
   if (result) return { blocks: [{ type: "text", text: `TOOL RESULT: ${text(result.content)}` }], stop: "end_turn" };
-  const offersBash = (body.tools ?? []).some((/** @type {any} */ t) => t.name === "Bash");
-  if (offersBash) return { blocks: [{ type: "tool_use", id: "toolu_fake_1", name: "Bash", input: { command: config.command, description: "run it" } }], stop: "tool_use" };
+  if (offered.has("Bash")) return { blocks: [{ type: "tool_use", id: "toolu_fake_1", name: "Bash", input: { command: config.command, description: "run it" } }], stop: "tool_use" };
   return { blocks: [{ type: "text", text: "ok" }], stop: "end_turn" };
 }
 

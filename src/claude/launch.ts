@@ -1,0 +1,106 @@
+/**
+ * How `hookbox claude` starts the agent, on one of two routes (docs/claude-code.md):
+ *
+ * - managed (Linux, the default): the agent with its usual settings sources, in a private mount
+ *   namespace where its managed folder holds hookbox's read-only document (every non-managed hook
+ *   off, one routing hook per event), the plan beside it, and the project's settings files read
+ *   as read-only views without their hooks and their power keys.
+ * - fallback (no namespace can be made): the agent loads no settings file (so no memory, skills or
+ *   agents either) and gets one generated on its command line: the user's settings without hooks,
+ *   the project's deny and ask rules, and the routing hooks; the plan sits in a private temp folder.
+ *
+ * On both, the routing hook's command carries the plan's sha256 (plan.ts).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { agentViewLaunch, type FileView } from "../isolation/bubblewrap/agent-view.js";
+import type { AgentDialect } from "./dialect.js";
+import { planText } from "./plan.js";
+import type { ClaudePlan } from "./router.js";
+import type { ParsedSettings } from "./settings.js";
+
+/** Margin over the slowest hook's timeout for the routing hook's own, so the agent never times it out first (that would fail open). */
+const ROUTER_MARGIN_S = 30;
+
+/** A started route: `afterSpawn` once the agent was spawned (or failed to), `afterExit` once it ended. */
+export interface Launch { route: "managed" | "fallback"; command: string; args: string[]; stdio: Array<"inherit" | number>; afterSpawn(): void; afterExit(): void }
+
+/** The routing hook's command: this hookbox's `claude-hook` with the plan's path and sha256. */
+export interface RouterCommand { node: string; script: string }
+
+const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+
+/** The settings fragment with one routing hook for every event the plan has a hook (or a refused hook) for. */
+export function routingHooks(dialect: AgentDialect, plan: ClaudePlan, router: RouterCommand, planFile: string, sha256: string): Record<string, unknown> {
+  const events = dialect.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
+  const slowest = Math.max(0, ...plan.hooks.map((h) => h.timeoutS));
+  const command = `${quote(router.node)} ${quote(router.script)} claude-hook ${quote(planFile)} ${sha256}`;
+  return Object.fromEntries(events.map((e) => [e, [{ hooks: [{ type: "command", command, timeout: slowest + ROUTER_MARGIN_S }] }]]));
+}
+
+/** A project settings file as the agent reads it on the managed route: no hooks (hookbox runs them), no power keys. */
+export function projectView(dialect: AgentDialect, parsed: ParsedSettings): Record<string, unknown> {
+  if (parsed.problems.length > 0) return {};
+  return withoutKeys(parsed.settings, ["hooks", ...dialect.powerKeys]);
+}
+
+/** The power keys `settings` sets, dotted. */
+export function powerKeysIn(dialect: AgentDialect, settings: Record<string, unknown>): string[] {
+  return dialect.powerKeys.filter((key) => {
+    const [a, b] = key.split(".");
+    const v = settings[a!];
+    return b === undefined ? v !== undefined : typeof v === "object" && v !== null && (v as Record<string, unknown>)[b] !== undefined;
+  });
+}
+
+function withoutKeys(settings: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...settings };
+  for (const key of keys) {
+    const [a, b] = key.split(".");
+    if (b === undefined) { delete out[a!]; continue; }
+    const inner = out[a!];
+    if (typeof inner !== "object" || inner === null) continue;
+    const { [b]: _dropped, ...rest } = inner as Record<string, unknown>;
+    out[a!] = rest;
+  }
+  return out;
+}
+
+/** The managed route. `projectFiles`: each existing project settings file with its parse. */
+export function managedLaunch(dialect: AgentDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: RouterCommand, projectFiles: Array<{ path: string; parsed: ParsedSettings }>): Launch {
+  const { text, sha256 } = planText(plan);
+  const planFile = `${dialect.managedDir}/${dialect.planFile}`;
+  const managed = { ...dialect.managedOnly, hooks: routingHooks(dialect, plan, router, planFile, sha256) };
+  const files: FileView[] = [
+    { path: `${dialect.managedDir}/${dialect.managedFile}`, content: JSON.stringify(managed, null, 2) },
+    { path: planFile, content: text },
+    ...projectFiles.map((f) => ({ path: f.path, content: JSON.stringify(projectView(dialect, f.parsed), null, 2) })),
+  ];
+  const view = agentViewLaunch(bwrap, files, program, args);
+  return { route: "managed", command: view.command, args: view.args, stdio: view.stdio, afterSpawn: view.close, afterExit: () => {} };
+}
+
+/** The fallback route: `user` without hooks, the project's deny and ask rules, the routing hooks; the plan in a private temp folder. */
+export function fallbackLaunch(dialect: AgentDialect, program: string, args: string[], plan: ClaudePlan, router: RouterCommand, user: ParsedSettings, project: ParsedSettings[]): Launch {
+  const dir = mkdtempSync(join(tmpdir(), "hookbox-claude-"));
+  const { text, sha256 } = planText(plan);
+  const planFile = join(dir, "plan.json");
+  writeFileSync(planFile, text, { mode: 0o600 });
+  const settings = fallbackSettings(user, project, routingHooks(dialect, plan, router, planFile, sha256));
+  return { route: "fallback", command: program, args: [...dialect.fallbackArgs(JSON.stringify(settings)), ...args], stdio: ["inherit", "inherit", "inherit"], afterSpawn: () => {}, afterExit: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The one settings document of the fallback route. */
+export function fallbackSettings(user: ParsedSettings, project: ParsedSettings[], hooks: Record<string, unknown>): Record<string, unknown> {
+  const { hooks: _hooks, ...rest } = user.settings;
+  const permissions = { ...(rest.permissions as Record<string, unknown> | undefined) };
+  for (const rule of ["deny", "ask"] as const) {
+    const rules = [...(Array.isArray(permissions[rule]) ? (permissions[rule] as unknown[]) : []), ...project.flatMap((p) => {
+      const v = (p.settings.permissions as Record<string, unknown> | undefined)?.[rule];
+      return Array.isArray(v) ? v : [];
+    })];
+    if (rules.length > 0) permissions[rule] = rules;
+  }
+  return { ...rest, ...(Object.keys(permissions).length > 0 ? { permissions } : {}), hooks };
+}

@@ -1,0 +1,25 @@
+/**
+ * The plan `hookbox claude-hook` follows: written once by the launcher, read by every routing hook.
+ * Its sha256 is part of the routing hook's command, which lives where the model cannot write
+ * (the read-only managed settings file, or Claude Code's own arguments on the fallback route), so a
+ * plan rewritten on disk is refused (the call blocked), never followed.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { ClaudePlan } from "./router.js";
+
+/** The plan's text and its sha256 (hex). */
+export function planText(plan: ClaudePlan): { text: string; sha256: string } {
+  const text = JSON.stringify(plan);
+  return { text, sha256: sha256(text) };
+}
+
+const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
+
+/** Read the plan at `file`; throws, naming the file, if its sha256 is not `expected`. */
+export function loadPlan(file: string, expected: string): ClaudePlan {
+  const bytes = readFileSync(file);
+  const actual = sha256(bytes);
+  if (actual !== expected) throw new Error(`the plan ${file} is not the one hookbox claude wrote (sha256 ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}…): it was changed after the start; restart hookbox claude`);
+  return JSON.parse(bytes.toString("utf8")) as ClaudePlan;
+}
