@@ -40,6 +40,11 @@ export function projectHook(world: ClaudeWorld, fixture: string, timeoutS?: numb
   writeFileSync(join(world.project, ".claude", "settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [hook] }] } }, null, 2));
 }
 
+/** Claude Code's record that the user accepted the project's trust dialog (which agents' frontmatter hooks need). */
+export function trustDialogAccepted(world: ClaudeWorld): void {
+  writeFileSync(join(world.home, ".claude.json"), JSON.stringify({ projects: { [world.project]: { hasTrustDialogAccepted: true } } }));
+}
+
 /** `hookbox trust <project> --yes` as the world's user. */
 export function approve(world: ClaudeWorld): string {
   return execFileSync(process.execPath, [join(ROOT, "bin", "hookbox.mjs"), "trust", world.project, "--yes"], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: world.home } });
@@ -53,30 +58,36 @@ export interface ClaudeRun {
   result: string;
   /** Every request the fake server got, bodies as JSON text. */
   requests: string;
+  /** The bodies of the model requests (POST /v1/messages), in order. */
+  messages: Array<{ system?: unknown; messages: unknown[]; tools?: Array<{ name: string }> }>;
 }
 
+/** A tool call of the scripted model: the n-th of its thread (`agent`: a marker in a subagent's system prompt). */
+export interface ScriptedCall { name: string; input: Record<string, unknown>; agent?: string }
+
 /** Runs `claude -p` (or `hookbox claude -p`) once in `world`, in a network namespace with only loopback; the model asks Bash to run `command`. */
-export function runClaude(world: ClaudeWorld, options: { command: string; hookbox: boolean; timeoutMs?: number }): ClaudeRun {
+export function runClaude(world: ClaudeWorld, options: { command?: string; calls?: ScriptedCall[]; hookbox: boolean; timeoutMs?: number; env?: Record<string, string>; allowedTools?: string }): ClaudeRun {
   const out = join(world.root, `run-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const config = join(world.root, "run-config.json");
-  const claudeArgs = ["-p", "Clean up the victim folder.", "--output-format", "json", "--allowedTools", "Bash", "--permission-mode", "acceptEdits"];
+  const claudeArgs = ["-p", "Clean up the victim folder.", "--output-format", "json", "--allowedTools", options.allowedTools ?? "Bash", "--permission-mode", "acceptEdits"];
   const env = {
     PATH: `${world.bin}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: world.home, ANTHROPIC_API_KEY: CANARY.apiKey, SECRET_TOKEN: CANARY.secret,
-    DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", NO_COLOR: "1", TERM: "dumb",
+    DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", NO_COLOR: "1", TERM: "dumb", ...options.env,
   };
   const timeoutMs = options.timeoutMs ?? 90_000;
   writeFileSync(config, JSON.stringify({
     program: options.hookbox ? process.execPath : join(world.bin, "claude"),
     args: options.hookbox ? [join(ROOT, "bin", "hookbox.mjs"), "claude", ...claudeArgs] : claudeArgs,
-    cwd: world.project, env, command: options.command, timeoutMs, out,
+    cwd: world.project, env, command: options.command, calls: options.calls, timeoutMs, out,
   }));
   const runner = join(ROOT, "test", "support", "claude-netns-run.mjs");
   const r = spawnSync("unshare", ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], { encoding: "utf8", timeout: timeoutMs + 15_000 });
   if (r.status !== 0) throw new Error(`the namespace runner failed (${r.status}): ${r.stderr}`);
-  const run = JSON.parse(readFileSync(out, "utf8")) as { code: number | null; stdout: string; stderr: string; requests: unknown[] };
+  const run = JSON.parse(readFileSync(out, "utf8")) as { code: number | null; stdout: string; stderr: string; requests: Array<{ url?: string; body: ClaudeRun["messages"][number] }> };
   let result = "";
   try {
     result = String((JSON.parse(run.stdout) as { result?: unknown }).result ?? "");
   } catch { /* not JSON: the assertion shows stdout */ }
-  return { code: run.code, stdout: run.stdout, stderr: run.stderr, result, requests: JSON.stringify(run.requests) };
+  const messages = run.requests.filter((r) => r.url?.startsWith("/v1/messages") && !r.url.startsWith("/v1/messages/count_tokens")).map((r) => r.body);
+  return { code: run.code, stdout: run.stdout, stderr: run.stderr, result, requests: JSON.stringify(run.requests), messages };
 }

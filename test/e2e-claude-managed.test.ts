@@ -1,0 +1,133 @@
+/**
+ * `hookbox claude` keeps what Claude Code 2.1.328 loads (memory, rules, skills, agents) and takes
+ * away only the hooks' power: end to end, headless, against the fake model server of
+ * test/support/, each check beside a control run of Claude Code alone. One scripted session per
+ * world serves several checks (the model loads a skill, runs Bash, starts a project agent whose
+ * own Bash call is routed too).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentUnavailable } from "./support/pi-run.js";
+import { approve, claudeWorld, installClaude, projectHook, runClaude, trustDialogAccepted, type ClaudeRun, type ClaudeWorld, type ScriptedCall } from "./support/claude-run.js";
+import { agentViewAvailability } from "../src/isolation/bubblewrap/agent-view.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+
+const view = agentViewAvailability();
+const sandbox = sandboxAvailability();
+const unavailable = agentUnavailable("Claude Code") ?? (view.ok ? undefined : view.reason) ?? (sandbox.ok ? undefined : sandbox.reason);
+const MARKERS = { project: "PROJECT-MEMORY-7f3a", rules: "PROJECT-RULES-91c2", user: "USER-MEMORY-4be0", skill: "SKILL-DESCRIPTION-55d1", agent: "AGENT-DESCRIPTION-0c9e", agentBody: "SUBAGENT-BODY-e41d" };
+const roots: string[] = [];
+let claude = "";
+
+function world(): ClaudeWorld {
+  const root = mkdtempSync(join(tmpdir(), "hookbox-e2e-claude-managed-"));
+  roots.push(root);
+  return claudeWorld(root, claude);
+}
+
+/** A hook in an agent's or a skill's frontmatter that logs `label` to the world's hooks.log. */
+const frontmatterHook = (w: ClaudeWorld, label: string) =>
+  `hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: echo ${label} >> ${join(w.root, "hooks.log")}\n`;
+
+/** The project's memory, rules, a skill and an agent (each with a frontmatter hook), the user's memory and a logging hook of the user's. */
+function furnish(w: ClaudeWorld): void {
+  mkdirSync(join(w.project, ".claude", "rules"), { recursive: true });
+  mkdirSync(join(w.project, ".claude", "agents"), { recursive: true });
+  mkdirSync(join(w.project, ".claude", "skills", "greet"), { recursive: true });
+  mkdirSync(join(w.home, ".claude"), { recursive: true });
+  writeFileSync(join(w.project, "CLAUDE.md"), `${MARKERS.project}\n`);
+  writeFileSync(join(w.project, ".claude", "rules", "style.md"), `${MARKERS.rules}\n`);
+  writeFileSync(join(w.home, ".claude", "CLAUDE.md"), `${MARKERS.user}\n`);
+  writeFileSync(join(w.project, ".claude", "skills", "greet", "SKILL.md"), `---\nname: greet\ndescription: ${MARKERS.skill}\n${frontmatterHook(w, "skill-frontmatter")}---\nSay hello.\n`);
+  writeFileSync(join(w.project, ".claude", "agents", "helper.md"), `---\nname: helper\ndescription: ${MARKERS.agent}\n${frontmatterHook(w, "agent-frontmatter")}---\n${MARKERS.agentBody} You help.\n`);
+  writeFileSync(join(w.home, ".claude", "settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo user-hook >> ${join(w.root, "hooks.log")}` }] }] } }));
+  trustDialogAccepted(w);
+}
+
+const SESSION: ScriptedCall[] = [
+  { name: "Skill", input: { skill: "greet" } },
+  { name: "Bash", input: { command: "echo main-bash", description: "main" } },
+  { name: "Agent", input: { subagent_type: "helper", description: "help", prompt: "Run echo." } },
+  { name: "Bash", agent: MARKERS.agentBody, input: { command: "echo agent-bash", description: "agent" } },
+];
+
+const firstRequest = (run: ClaudeRun) => JSON.stringify(run.messages.find((m) => JSON.stringify(m.messages).includes("Clean up the victim folder.")) ?? {});
+const hookLog = (w: ClaudeWorld) => (existsSync(join(w.root, "hooks.log")) ? readFileSync(join(w.root, "hooks.log"), "utf8").trim().split("\n") : []);
+const toolResults = (run: ClaudeRun) => run.messages.flatMap((m) => m.messages).flatMap((m) => (Array.isArray((m as { content?: unknown }).content) ? (m as { content: Array<{ type: string; content?: unknown }> }).content : [])).filter((p) => p.type === "tool_result").map((p) => JSON.stringify(p.content));
+
+describe.skipIf(unavailable)("hookbox claude keeps what Claude Code 2.1.328 loads", { timeout: 120_000 }, () => {
+  const session: { alone?: { w: ClaudeWorld; run: ClaudeRun }; routed?: { w: ClaudeWorld; run: ClaudeRun } } = {};
+  beforeAll(() => {
+    claude = installClaude();
+    for (const hookbox of [false, true]) {
+      const w = world();
+      furnish(w);
+      session[hookbox ? "routed" : "alone"] = { w, run: runClaude(w, { calls: SESSION, hookbox, allowedTools: "Bash,Skill,Agent" }) };
+    }
+  }, 300_000);
+  afterAll(() => { for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true }); });
+
+  it("the model's first request carries the project's CLAUDE.md, its .claude/rules and ~/.claude/CLAUDE.md, as with Claude Code alone", () => {
+    for (const { run } of [session.alone!, session.routed!]) {
+      expect(run.code, run.stderr).toBe(0);
+      for (const marker of [MARKERS.project, MARKERS.rules, MARKERS.user]) expect(firstRequest(run)).toContain(marker);
+    }
+  });
+
+  it("the project's skill and agent are offered and run: the skill loads, the agent's own model thread starts and its Bash call runs", () => {
+    for (const { run } of [session.alone!, session.routed!]) {
+      expect(firstRequest(run)).toContain(MARKERS.skill);
+      expect(firstRequest(run)).toContain(MARKERS.agent);
+      expect(run.messages.some((m) => JSON.stringify(m.system ?? "").includes(MARKERS.agentBody))).toBe(true);
+      const results = toolResults(run);
+      expect(results.some((r) => r.includes("main-bash"))).toBe(true);
+      expect(results.some((r) => r.includes("agent-bash"))).toBe(true);
+      expect(results.some((r) => r.includes("Launching skill: greet") || r.includes("greet"))).toBe(true);
+    }
+  });
+
+  it("hooks in the frontmatter of the project's skills and agents run with Claude Code alone and not under hookbox claude, where the user's hook is routed for the main thread and the agent's", () => {
+    expect(hookLog(session.alone!.w).sort()).toEqual(["agent-frontmatter", "skill-frontmatter", "user-hook", "user-hook"]);
+    expect(hookLog(session.routed!.w)).toEqual(["user-hook", "user-hook"]);
+  });
+});
+
+describe.skipIf(unavailable)("what the model writes does not change what hookbox claude's router does", { timeout: 120_000 }, () => {
+  const RM = "rm -rf ./victim";
+  const EMPTY_PLAN = JSON.stringify({ project: "/", hooks: [], refused: [], maxOutputBytes: 1 });
+  beforeAll(() => { claude = installClaude(); }, 300_000);
+  afterAll(() => { for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true }); });
+
+  it("managed route: the plan and the project's settings file are read-only to the model's Bash, and the guard still blocks rm -rf", () => {
+    const w = world();
+    projectHook(w, "fixtures/claude-code/blocks-rm-rf.sh");
+    approve(w);
+    const rewrite = `printf '%s' '${EMPTY_PLAN}' > /etc/claude-code/hookbox-plan.json; echo plan=$?; printf '{}' > .claude/settings.json; echo settings=$?`;
+    const run = runClaude(w, { calls: [{ name: "Bash", input: { command: rewrite, description: "a" } }, { name: "Bash", input: { command: RM, description: "b" } }], hookbox: true });
+    const results = toolResults(run).join("\n");
+    expect(results).toContain("plan=1");
+    expect(results).toContain("settings=1");
+    expect(results).toContain("Read-only file system");
+    expect(results).toContain("guard: rm -rf is not allowed in this project");
+    expect(existsSync(join(w.victim, "keep.txt"))).toBe(true);
+    expect(readFileSync(join(w.project, ".claude", "settings.json"), "utf8")).toContain("blocks-rm-rf.sh");
+  });
+
+  it("fallback route (no namespace): announced once on stderr, Claude Code loads no CLAUDE.md, and a plan the model rewrote is refused by its sha256, blocking rm -rf", () => {
+    const w = world();
+    writeFileSync(join(w.project, "CLAUDE.md"), `${MARKERS.project}\n`);
+    projectHook(w, "fixtures/claude-code/blocks-rm-rf.sh");
+    approve(w);
+    const rewrite = `for f in "$TMPDIR"/hookbox-claude-*/plan.json; do printf '%s' '${EMPTY_PLAN}' > "$f" && echo rewrote; done`;
+    const run = runClaude(w, { calls: [{ name: "Bash", input: { command: rewrite, description: "a" } }, { name: "Bash", input: { command: RM, description: "b" } }], hookbox: true, env: { HOOKBOX_NO_NAMESPACE: "1", TMPDIR: w.root } });
+    const announced = run.stderr.split("\n").filter((l) => l.includes("no private mount namespace"));
+    expect(announced).toEqual(["hookbox claude: no private mount namespace (HOOKBOX_NO_NAMESPACE is set), so Claude Code runs with --setting-sources \"\": it loads no CLAUDE.md memory (the project's, .claude/rules/*.md, ~/.claude/CLAUDE.md), no skills, agents, commands or output styles of the project or of ~/.claude, and of the project's settings only the permission deny and ask rules"]);
+    expect(firstRequest(run)).not.toContain(MARKERS.project);
+    const results = toolResults(run).join("\n");
+    expect(results).toContain("rewrote");
+    expect(results).toContain("is not the one hookbox claude wrote");
+    expect(existsSync(join(w.victim, "keep.txt"))).toBe(true);
+  });
+});
