@@ -131,3 +131,35 @@ describe.skipIf(unavailable)("what the model writes does not change what hookbox
     expect(existsSync(join(w.victim, "keep.txt"))).toBe(true);
   });
 });
+
+describe.skipIf(unavailable)("a project's settings keys that run code reach Claude Code only once approved", { timeout: 120_000 }, () => {
+  beforeAll(() => { claude = installClaude(); }, 300_000);
+  afterAll(() => { for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true }); });
+
+  it("a project's env (BASH_ENV) reaches the model's Bash commands with Claude Code alone; through hookbox claude it does not until hookbox trust approved it, and not after it changed", () => {
+    const furnishEnv = (w: ClaudeWorld) => {
+      writeFileSync(join(w.project, "bash-env.sh"), "echo BASH-ENV-RAN\n");
+      writeFileSync(join(w.project, ".claude", "settings.json"), JSON.stringify({ env: { BASH_ENV: join(w.project, "bash-env.sh") }, permissions: { deny: ["Read(./secrets/**)"] } }));
+    };
+    const command = "echo probe=$BASH_ENV";
+    const control = world();
+    furnishEnv(control);
+    expect(runClaude(control, { command, hookbox: false }).result).toContain(`probe=${join(control.project, "bash-env.sh")}`);
+
+    const w = world();
+    furnishEnv(w);
+    const unapproved = runClaude(w, { command, hookbox: true });
+    expect(unapproved.stderr).toContain("the project's .claude/settings.json sets env: not loaded (they run code or widen what Claude Code may do) until you review and approve them with npx hookbox trust");
+    expect(unapproved.result).toContain("TOOL RESULT: probe=");
+    expect(unapproved.result).not.toContain("bash-env.sh");
+    expect(approve(w)).toContain("Claude Code (.claude/settings.json, settings: env)");
+    const approved = runClaude(w, { command, hookbox: true });
+    expect(approved.stderr).not.toContain("not loaded");
+    expect(approved.result).toContain(`probe=${join(w.project, "bash-env.sh")}`);
+    // A change after approval asks again.
+    writeFileSync(join(w.project, "bash-env.sh"), "echo BASH-ENV-CHANGED\n");
+    const changed = runClaude(w, { command, hookbox: true });
+    expect(changed.stderr).toContain("sets env: not loaded");
+    expect(changed.result).not.toContain("bash-env.sh");
+  });
+});

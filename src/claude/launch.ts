@@ -39,19 +39,10 @@ export function routingHooks(dialect: AgentDialect, plan: ClaudePlan, router: Ro
   return Object.fromEntries(events.map((e) => [e, [{ hooks: [{ type: "command", command, timeout: slowest + ROUTER_MARGIN_S }] }]]));
 }
 
-/** A project settings file as the agent reads it on the managed route: no hooks (hookbox runs them), no power keys. */
-export function projectView(dialect: AgentDialect, parsed: ParsedSettings): Record<string, unknown> {
+/** A project settings file as the agent reads it on the managed route: no hooks (hookbox runs them), its power keys only if approved. */
+export function projectView(dialect: AgentDialect, parsed: ParsedSettings, powerApproved: boolean): Record<string, unknown> {
   if (parsed.problems.length > 0) return {};
-  return withoutKeys(parsed.settings, ["hooks", ...dialect.powerKeys]);
-}
-
-/** The power keys `settings` sets, dotted. */
-export function powerKeysIn(dialect: AgentDialect, settings: Record<string, unknown>): string[] {
-  return dialect.powerKeys.filter((key) => {
-    const [a, b] = key.split(".");
-    const v = settings[a!];
-    return b === undefined ? v !== undefined : typeof v === "object" && v !== null && (v as Record<string, unknown>)[b] !== undefined;
-  });
+  return withoutKeys(parsed.settings, ["hooks", ...(powerApproved ? [] : dialect.powerKeys)]);
 }
 
 function withoutKeys(settings: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
@@ -67,15 +58,15 @@ function withoutKeys(settings: Record<string, unknown>, keys: readonly string[])
   return out;
 }
 
-/** The managed route. `projectFiles`: each existing project settings file with its parse. */
-export function managedLaunch(dialect: AgentDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: RouterCommand, projectFiles: Array<{ path: string; parsed: ParsedSettings }>): Launch {
+/** The managed route. `projectFiles`: each existing project settings file with its parse, and whether its power keys are approved. */
+export function managedLaunch(dialect: AgentDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: RouterCommand, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>): Launch {
   const { text, sha256 } = planText(plan);
   const planFile = `${dialect.managedDir}/${dialect.planFile}`;
   const managed = { ...dialect.managedOnly, hooks: routingHooks(dialect, plan, router, planFile, sha256) };
   const files: FileView[] = [
     { path: `${dialect.managedDir}/${dialect.managedFile}`, content: JSON.stringify(managed, null, 2) },
     { path: planFile, content: text },
-    ...projectFiles.map((f) => ({ path: f.path, content: JSON.stringify(projectView(dialect, f.parsed), null, 2) })),
+    ...projectFiles.map((f) => ({ path: f.path, content: JSON.stringify(projectView(dialect, f.parsed, f.powerApproved), null, 2) })),
   ];
   const view = agentViewLaunch(bwrap, files, program, args);
   return { route: "managed", command: view.command, args: view.args, stdio: view.stdio, afterSpawn: view.close, afterExit: () => {} };

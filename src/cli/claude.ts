@@ -15,7 +15,8 @@ import { readClaudeSettings } from "../claude/settings.js";
 import { routeEvent, type ClaudePlan } from "../claude/router.js";
 import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
-import { fallbackLaunch, managedLaunch, powerKeysIn, type Launch } from "../claude/launch.js";
+import { fallbackLaunch, managedLaunch, type Launch } from "../claude/launch.js";
+import { powerApproved, powerValues } from "../claude/power.js";
 import { loadPlan } from "../claude/plan.js";
 import { agentViewAvailability } from "../isolation/bubblewrap/agent-view.js";
 import { ApprovalStore, approvalCommand } from "../approval/store.js";
@@ -79,15 +80,19 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
   const available = agentViewAvailability();
   let launch: Launch;
   if (available.ok) {
-    for (const f of projectFiles) {
-      const skipped = powerKeysIn(dialect, f.parsed.settings);
-      if (skipped.length > 0) say(`the project's ${f.rel} sets ${skipped.join(", ")}: not loaded (they run code or widen what Claude Code may do)`);
-    }
-    launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, projectFiles.filter((f) => existsSync(f.path)));
+    const store = new ApprovalStore();
+    const views = projectFiles.filter((f) => existsSync(f.path)).map((f) => {
+      const values = powerValues(dialect, f.parsed.settings);
+      const keys = Object.keys(values);
+      const approved = keys.length > 0 && powerApproved(store, project, f.path, values);
+      if (keys.length > 0 && !approved) say(`the project's ${f.rel} sets ${keys.join(", ")}: not loaded (they run code or widen what Claude Code may do) until you review and approve them with ${approvalCommand(project)}`);
+      return { ...f, powerApproved: approved };
+    });
+    launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views);
   } else {
     say(`no private mount namespace (${available.reason}), so Claude Code runs with --setting-sources "": it loads ${dialect.fallbackLoses}, and of the project's settings only the permission deny and ask rules`);
     for (const f of projectFiles) {
-      const skipped = powerKeysIn(dialect, f.parsed.settings);
+      const skipped = Object.keys(powerValues(dialect, f.parsed.settings));
       if (skipped.length > 0) say(`the project's ${f.rel} sets ${skipped.join(", ")}: not loaded`);
     }
     launch = fallbackLaunch(dialect, program, args, plan, router, user, projectFiles.map((f) => f.parsed));

@@ -13,6 +13,8 @@ import { discoverHooks, isModulePath } from "../discovery/index.js";
 import { extensionsIn, piModules } from "../discovery/agents.js";
 import { presets, type PolicyName } from "../policy/policy.js";
 import { claudeHookFingerprint } from "../claude/approval.js";
+import { CLAUDE_CODE } from "../claude/dialect.js";
+import { powerFingerprint, powerValues } from "../claude/power.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError, command, parseFlags, type Flags } from "./usage.js";
@@ -109,6 +111,12 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
     for (const hook of settings.hooks) {
       const pinned = () => claudeHookFingerprint(project, hook);
       modules.push({ origin: `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: pinned(), pinned });
+    }
+    // Its keys that run code or widen permissions (env, apiKeyHelper, permissions.allow, ...): one approval per file.
+    const values = powerValues(CLAUDE_CODE, settings.settings);
+    if (Object.keys(values).length > 0) {
+      const pinned = () => powerFingerprint(project, join(project, ".claude", name), values);
+      modules.push({ origin: `Claude Code (.claude/${name}, settings: ${Object.keys(values).join(", ")})`, fingerprint: pinned(), pinned });
     }
   }
   return modules;

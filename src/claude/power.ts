@@ -1,0 +1,37 @@
+/**
+ * The settings of a project's file that run code or widen what the agent may do (the dialect's
+ * `powerKeys`: `env`, `apiKeyHelper`, `statusLine`, `permissions.allow`, …): approved together, per
+ * file, like a hook (`hookbox trust`), and read by the agent only as approved. The fingerprint pins
+ * their values and every project file a string among them names (a helper script).
+ */
+import { pinnedFingerprint, type ApprovalStore, type Fingerprint } from "../approval/store.js";
+import { filesNamed, CLAUDE_PROJECT_POLICY } from "./approval.js";
+import type { AgentDialect } from "./dialect.js";
+
+/** The power keys `settings` sets (dotted), with their values. */
+export function powerValues(dialect: AgentDialect, settings: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of dialect.powerKeys) {
+    const [a, b] = key.split(".");
+    const outer = settings[a!];
+    const v = b === undefined ? outer : typeof outer === "object" && outer !== null ? (outer as Record<string, unknown>)[b] : undefined;
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
+}
+
+/** The key of a settings file's power keys in the approvals store. */
+export const powerKey = (file: string): string => `${file}#power`;
+
+const strings = (v: unknown): string[] => (typeof v === "string" ? [v] : typeof v === "object" && v !== null ? Object.values(v).flatMap(strings) : []);
+
+/** The fingerprint of a settings file's power keys as they are now. */
+export function powerFingerprint(project: string, file: string, values: Record<string, unknown>): Fingerprint {
+  const files = filesNamed(project, strings(values).join(" "));
+  return pinnedFingerprint(powerKey(file), { settings: values }, { files, folders: [] }, CLAUDE_PROJECT_POLICY);
+}
+
+/** Whether the store approves `values` of `file` as they are. */
+export function powerApproved(store: ApprovalStore, project: string, file: string, values: Record<string, unknown>): boolean {
+  return store.check(project, { path: powerKey(file), policy: CLAUDE_PROJECT_POLICY, pinned: () => powerFingerprint(project, file, values), noun: "a Claude Code settings file's keys" }) === undefined;
+}
