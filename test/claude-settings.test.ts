@@ -38,8 +38,8 @@ describe("Claude Code's hooks settings", () => {
     expect(p.refused).toEqual([expect.objectContaining({ event: "PreToolUze", reason: expect.stringContaining("not an event of Claude Code") })]);
   });
 
-  it("refuses, named, what hookbox does not run as Claude Code would: other hook types, async, an if rule, a malformed hook", () => {
-    const p = parse({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "prompt", prompt: "ok?" }, cmd("x", { async: true }), cmd("x", { if: "Bash(rm *)" }), { type: "command" }, cmd("x", { timeout: -1 })] }] } });
+  it("refuses, named, what hookbox does not run as Claude Code would: other hook types, async, an if rule of a form it does not evaluate, a malformed hook", () => {
+    const p = parse({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "prompt", prompt: "ok?" }, cmd("x", { async: true }), cmd("x", { if: "Skill(deploy)" }), { type: "command" }, cmd("x", { timeout: -1 })] }] } });
     expect(p.hooks).toEqual([]);
     expect(p.refused.map((r) => r.reason)).toEqual([
       expect.stringContaining('a "prompt" hook is run by Claude Code itself'),

@@ -1,7 +1,7 @@
 /**
  * A project's Claude Code hook as the user approves it (`hookbox trust`): its key in the approvals
  * store is where it is defined (`<settings file>#hooks.<event>[i].hooks[j]`), and its fingerprint
- * pins what it runs: the event, matcher, command and timeout, every project file the command names
+ * pins what it runs: the event, matcher, `if` rule, command and timeout, every project file the command names
  * (after `$CLAUDE_PROJECT_DIR` is expanded) and, for a file in a folder of its own below the
  * project root (`.claude/hooks/`), that folder whole (a script sources its siblings). What the
  * command reads by other means from the (read-only) project is not pinned: docs/claude-code.md.
@@ -38,5 +38,5 @@ export function claudeHookFingerprint(project: string, hook: ClaudeHook): Finger
   const root = projectKey(project);
   const files = filesNamed(root, hook.command);
   const folders = [...new Set(files.map(dirname).filter((d) => d !== root))];
-  return pinnedFingerprint(claudeHookKey(hook), { event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutS: hook.timeoutS }, { files, folders }, CLAUDE_PROJECT_POLICY);
+  return pinnedFingerprint(claudeHookKey(hook), { event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutS: hook.timeoutS, ...(hook.if !== undefined ? { if: hook.if } : {}) }, { files, folders }, CLAUDE_PROJECT_POLICY);
 }

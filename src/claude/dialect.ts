@@ -24,6 +24,10 @@ export interface AgentDialect {
   projectSettings: readonly string[];
   /** Settings keys (dotted) of a project's file that run code or widen what the agent may do: kept only once approved. */
   powerKeys: readonly string[];
+  /** Events on which the agent hands hooks a file whose `export` lines it sources before every shell command. */
+  envFileEvents: readonly string[];
+  /** That file's variable. */
+  envFileVariable: string;
   /** Hook events, in the agent's order. */
   events: readonly string[];
   /** Arguments hookbox sets itself (refused on the command line). */
@@ -50,6 +54,8 @@ export const CLAUDE_CODE: AgentDialect = {
     "permissions.allow", "permissions.additionalDirectories", "permissions.defaultMode",
     "forceLoginMethod", "forceLoginOrgUUID", "fileSuggestion", "sandbox", "skipDangerousModePermissionPrompt",
   ],
+  envFileEvents: ["SessionStart", "Setup", "CwdChanged", "FileChanged"],
+  envFileVariable: "CLAUDE_ENV_FILE",
   events: CLAUDE_HOOK_EVENTS,
   reservedArgs: ["--settings", "--setting-sources"],
   fallbackArgs: (settings) => ["--setting-sources", "", "--settings", settings],

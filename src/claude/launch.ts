@@ -36,7 +36,11 @@ export function routingHooks(dialect: AgentDialect, plan: ClaudePlan, router: Ro
   const events = dialect.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
   const slowest = Math.max(0, ...plan.hooks.map((h) => h.timeoutS));
   const command = `${quote(router.node)} ${quote(router.script)} claude-hook ${quote(planFile)} ${sha256}`;
-  return Object.fromEntries(events.map((e) => [e, [{ hooks: [{ type: "command", command, timeout: slowest + ROUTER_MARGIN_S }] }]]));
+  return Object.fromEntries(events.map((e) => {
+    // Claude Code shows one routing hook's statusMessage while it runs: the event's hooks' own, joined.
+    const status = [...new Set(plan.hooks.filter((h) => h.event === e && h.statusMessage).map((h) => h.statusMessage!))].join("; ");
+    return [e, [{ hooks: [{ type: "command", command, timeout: slowest + ROUTER_MARGIN_S, ...(status ? { statusMessage: status } : {}) }] }]];
+  }));
 }
 
 /** A project settings file as the agent reads it on the managed route: no hooks (hookbox runs them), its power keys only if approved. */

@@ -71,8 +71,8 @@ export type HookAnswer =
 
 const tail = (s: string, max = 2_000) => (s.length > max ? `…${s.slice(-max)}` : s).trim();
 
-/** A label for a hook in messages: where it is defined. */
-export interface HookLabel { name: string; untrusted: boolean }
+/** A label for a hook in messages (its command and where it is defined), and its command. */
+export interface HookLabel { name: string; untrusted: boolean; command?: string }
 
 /** Read a finished run as Claude Code would, then apply the effects rule for an untrusted hook. */
 export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: ShellOutcome): HookAnswer {
@@ -88,7 +88,8 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
       return fail(Errors.crashed(hook.name, event, `could not be started (${outcome.message})`));
   }
   if (outcome.code === 2) {
-    const reason = tail(outcome.stderr) || `${hook.name} blocked (exit 2)`;
+    // Claude Code's reading: stderr; without it, the reason of a JSON answer on stdout; else it names the command.
+    const reason = tail(outcome.stderr) || jsonReason(outcome.stdout) || `[${hook.command ?? hook.name}]: No stderr output`;
     if (hook.untrusted && !BLOCK_STOPS.has(event)) return fail(refused(hook, event, "exit 2", `on ${event} it would make the agent go on or feed the model the hook's text`));
     return { kind: "block", reason };
   }
@@ -119,6 +120,19 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
     if (field) return fail(refused(hook, event, field.name, field.why));
   }
   return { kind: "ok", output };
+}
+
+/** The reason a JSON answer on stdout gives (`reason`, `permissionDecisionReason`, `stopReason`), if any. */
+function jsonReason(stdout: string): string | undefined {
+  const text = stdout.trim();
+  if (!text.startsWith("{")) return undefined;
+  let value: unknown;
+  try { value = JSON.parse(text); } catch { return undefined; }
+  if (typeof value !== "object" || value === null) return undefined;
+  const o = value as Record<string, unknown>;
+  const specific = (typeof o.hookSpecificOutput === "object" && o.hookSpecificOutput !== null ? o.hookSpecificOutput : {}) as Record<string, unknown>;
+  const found = [o.reason, specific.permissionDecisionReason, o.stopReason].find((v) => typeof v === "string" && v.trim() !== "");
+  return found === undefined ? undefined : tail(found as string);
 }
 
 /** The first field of an untrusted hook's output above "restrict", or undefined. */

@@ -18,6 +18,7 @@ import { runShellHook } from "../shell/run.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
 import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "./approval.js";
+import { claimOnce } from "./once.js";
 import { interpretRun, type ClaudeHookOutput, type HookAnswer } from "./output.js";
 import { isClaudeHookEvent, selectHooks, type ClaudeHook, type ClaudeHookEvent, type RefusedHook } from "./settings.js";
 
@@ -44,13 +45,13 @@ const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
 const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
 const isProject = (hook: { source: string }) => hook.source !== "user";
-const label = (hook: ClaudeHook | RefusedHook) => `${isProject(hook) ? "the project's" : "your"} Claude Code hook ${hook.file}#${hook.at}`;
+const label = (hook: ClaudeHook | RefusedHook) => `${isProject(hook) ? "the project's" : "your"} Claude Code hook ${"command" in hook ? `\`${hook.command}\` (${hook.file}#${hook.at})` : `${hook.file}#${hook.at}`}`;
 
 /** Answer one event (`input`: the JSON Claude Code wrote on stdin). */
 export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown>, raw: string): Promise<RouterAnswer> {
   const event = String(input.hook_event_name);
   if (!isClaudeHookEvent(event)) return { code: 0, stdout: "", stderr: "" };
-  const hooks = selectHooks(plan.hooks, event, input);
+  const hooks = selectHooks(plan.hooks, event, input).filter((h) => claimOnce(h, input));
   const refused = selectHooks(plan.refused.filter((r) => isClaudeHookEvent(r.event)), event, input);
   const answers = await Promise.all(hooks.map((hook) => runOne(plan, hook, event, raw)));
   return combine(event, answers, refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
@@ -63,7 +64,7 @@ async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent
   if (!untrusted) {
     const env = childEnv([...Object.entries(process.env).filter(([k]) => !SECRET_NAME.test(k)), ["CLAUDE_PROJECT_DIR", plan.project]]);
     const outcome = await runShellHook(SHELL, raw, { cwd: plan.project, env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: ["-c", hook.command] });
-    return interpretRun({ name, untrusted }, event, outcome);
+    return interpretRun({ name, untrusted, command: hook.command }, event, outcome);
   }
   const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
   const notApproved = store.check(plan.project, { path: claudeHookKey(hook), policy: CLAUDE_PROJECT_POLICY, pinned: () => claudeHookFingerprint(plan.project, hook), noun: "a Claude Code hook" });
@@ -81,7 +82,7 @@ async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent
   try {
     const line = launcher.wrap([SHELL, "-c", hook.command]);
     const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: line.args });
-    return interpretRun({ name, untrusted }, event, outcome);
+    return interpretRun({ name, untrusted, command: hook.command }, event, outcome);
   } finally {
     launcher.afterDeath?.();
   }

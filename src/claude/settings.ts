@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { z } from "zod";
+import { ifRuleSelects, parseIfRule } from "./if-rule.js";
 
 /** Every hook event of Claude Code 2.1.328, in its own order. */
 export const CLAUDE_HOOK_EVENTS = [
@@ -73,6 +74,12 @@ export interface ClaudeHook {
   command: string;
   /** Deadline in seconds (Claude Code's default when the file gives none). */
   timeoutS: number;
+  /** A permission rule the tool call must match for the hook to run (if-rule.ts). */
+  if?: string;
+  /** Runs once per session. */
+  once?: true;
+  /** What Claude Code's spinner says while the hook runs. */
+  statusMessage?: string;
 }
 
 /** A hook hookbox will not run, and why (reported; on PreToolUse a matching one blocks). */
@@ -83,6 +90,8 @@ export interface RefusedHook {
   matcher?: string;
   at: string;
   reason: string;
+  /** `hookbox claude` does not start while the hook is there (an `if` rule it cannot evaluate). */
+  fatal?: true;
 }
 
 export interface ParsedSettings {
@@ -114,15 +123,22 @@ export function parseClaudeSettings(text: string, file: string, source: ClaudeSe
     groups.forEach((group, g) => {
       group.hooks.forEach((raw, h) => {
         const at = `hooks.${event}[${g}].hooks[${h}]`;
-        const refuse = (reason: string) => out.refused.push({ source, file, event, ...(group.matcher !== undefined ? { matcher: group.matcher } : {}), at, reason });
+        const refuse = (reason: string, fatal?: true) => out.refused.push({ source, file, event, ...(group.matcher !== undefined ? { matcher: group.matcher } : {}), at, reason, ...(fatal ? { fatal } : {}) });
         if (!isClaudeHookEvent(event)) return refuse(`"${event}" is not an event of Claude Code 2.1.328`);
         const command = commandHookSchema.safeParse(raw);
         if (command.success) {
           const c = command.data;
           if (c.async || c.asyncRewake) return refuse("an async hook runs after Claude Code moved on; hookbox runs a hook only while the event waits for it");
           if (c.shell === "powershell") return refuse('"shell": "powershell" is not supported by hookbox');
-          if (c.if !== undefined) return refuse('the "if" condition (a permission rule) is not evaluated by hookbox');
-          out.hooks.push({ source, file, event, ...(group.matcher !== undefined ? { matcher: group.matcher } : {}), at, command: c.command, timeoutS: c.timeout ?? DEFAULT_TIMEOUT_S });
+          if (c.if !== undefined) {
+            if (MATCHER_FIELD[event] !== "tool_name") return refuse(`its "if" rule "${c.if}" is on ${event}, which has no tool call to match`, true);
+            const rule = parseIfRule(c.if);
+            if ("error" in rule) return refuse(rule.error, true);
+          }
+          out.hooks.push({
+            source, file, event, ...(group.matcher !== undefined ? { matcher: group.matcher } : {}), at, command: c.command, timeoutS: c.timeout ?? DEFAULT_TIMEOUT_S,
+            ...(c.if !== undefined ? { if: c.if } : {}), ...(c.once ? { once: true as const } : {}), ...(c.statusMessage !== undefined ? { statusMessage: c.statusMessage } : {}),
+          });
           return;
         }
         const other = otherHookSchema.safeParse(raw);
@@ -175,8 +191,15 @@ export function matcherSelects(event: ClaudeHookEvent, matcher: string | undefin
   }
 }
 
-/** The hooks (and refused hooks) that an event's input selects. */
-export function selectHooks<T extends { event: string; matcher?: string }>(hooks: readonly T[], event: ClaudeHookEvent, input: Record<string, unknown>): T[] {
+/** The hooks (and refused hooks) that an event's input selects: by matcher, then by `if` rule. */
+export function selectHooks<T extends { event: string; matcher?: string; if?: string }>(hooks: readonly T[], event: ClaudeHookEvent, input: Record<string, unknown>): T[] {
   const value = matchValue(event, input);
-  return hooks.filter((h) => h.event === event && matcherSelects(event, h.matcher, value));
+  return hooks.filter((h) => h.event === event && matcherSelects(event, h.matcher, value) && ifSelects(h.if, input));
+}
+
+function ifSelects(text: string | undefined, input: Record<string, unknown>): boolean {
+  if (text === undefined) return true;
+  const rule = parseIfRule(text);
+  // A rule that cannot be evaluated never reaches a plan (the launcher refuses to start); if one does, the hook runs.
+  return "error" in rule ? true : ifRuleSelects(rule, input);
 }

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import { routeEvent, type ClaudePlan } from "../claude/router.js";
-import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
+import { claudeHookFingerprint, claudeHookKey, filesNamed, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { fallbackLaunch, managedLaunch, type Launch } from "../claude/launch.js";
 import { powerApproved, powerValues } from "../claude/power.js";
@@ -73,7 +73,13 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     refused: all.flatMap((p) => p.refused),
     maxOutputBytes: DEFAULTS.shellOutputBytes,
   };
+  const fatal = plan.refused.filter((r) => r.fatal);
+  if (fatal.length > 0) throw new UsageError(fatal.map((r) => `${r.file}#${r.at}: ${r.reason}; hookbox claude does not start while it is there (a guard it cannot select as Claude Code would): fix or remove the rule`).join("\n"));
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
+  for (const h of plan.hooks) {
+    if (h.source === "user" || !dialect.envFileEvents.includes(h.event) || !mentions(project, h.command, dialect.envFileVariable)) continue;
+    say(`${h.file}#${h.at} (\`${h.command}\`) writes to $${dialect.envFileVariable}, which hookbox does not give a project's hook (its exports would reach every command the model runs): it runs without it`);
+  }
   const pending = pendingApprovals(plan);
   if (pending > 0) say(`${pending} of the project's Claude Code hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
   const router = { node: process.execPath, script: hookboxScript() };
@@ -114,6 +120,14 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
   } finally {
     launch.afterExit();
   }
+}
+
+/** Whether `command`, or a project file it names, mentions `word`. */
+function mentions(project: string, command: string, word: string): boolean {
+  if (command.includes(word)) return true;
+  return filesNamed(project, command).some((file) => {
+    try { return readFileSync(file, "utf8").includes(word); } catch { return false; }
+  });
 }
 
 /** How many of the project's hooks the approvals store does not approve as they are now. */

@@ -1,0 +1,102 @@
+/**
+ * `hookbox claude`'s launcher (src/cli/claude.ts, src/claude/launch.ts) with a stand-in `claude`
+ * on PATH that reports what it was given and sees: its arguments, the managed document, the
+ * project's settings file, whether it can rewrite the plan; then it runs the routing hook it found
+ * for one PreToolUse event, as Claude Code would, from inside the same namespace. Real bubblewrap,
+ * real router; only Claude Code is replaced (the e2e tests run the real one).
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { hookbox } from "./cli-run.js";
+import { agentViewAvailability } from "../src/isolation/bubblewrap/agent-view.js";
+
+const roots: string[] = [];
+afterAll(() => { for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true }); });
+
+const STAND_IN = `#!${process.execPath}
+const fs = require("node:fs");
+const { spawnSync } = require("node:child_process");
+const args = process.argv.slice(2);
+const out = { args };
+const read = (f) => { try { return fs.readFileSync(f, "utf8"); } catch (e) { return e.code; } };
+out.managed = read("/etc/claude-code/managed-settings.d/~hookbox.json");
+out.settings = read(".claude/settings.json");
+const i = args.indexOf("--settings");
+const doc = i >= 0 ? JSON.parse(args[i + 1]) : JSON.parse(out.managed);
+const command = doc.hooks.PreToolUse[0].hooks[0].command;
+const plan = command.match(/claude-hook '([^']+)'/)[1];
+try { fs.writeFileSync(plan, process.env.TAMPER ?? "{}"); out.planWrite = "written"; } catch (e) { out.planWrite = e.code; }
+const event = { hook_event_name: "PreToolUse", session_id: "s", cwd: process.cwd(), tool_name: "Bash", tool_input: { command: "rm -rf ./victim" } };
+const r = spawnSync("/bin/sh", ["-c", command], { input: JSON.stringify(event), encoding: "utf8" });
+out.route = { code: r.status, stdout: r.stdout, stderr: r.stderr };
+console.log(JSON.stringify(out));
+`;
+
+function world(settings: Record<string, unknown>) {
+  const root = mkdtempSync(join(tmpdir(), "hookbox-claude-launch-"));
+  roots.push(root);
+  const project = join(root, "project");
+  const home = join(root, "home");
+  const bin = join(root, "bin");
+  for (const d of [join(project, ".claude"), join(home, ".claude"), bin]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(bin, "claude"), STAND_IN);
+  chmodSync(join(bin, "claude"), 0o755);
+  writeFileSync(join(project, ".claude", "settings.json"), JSON.stringify(settings));
+  writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; echo user-guard: no rm -rf >&2; exit 2", statusMessage: "Checking the command" }] }] } }));
+  const env = { PATH: `${bin}:${process.env.PATH}`, HOME: home, TMPDIR: root, XDG_CONFIG_HOME: "" };
+  return { project, env, run: (extra: Record<string, string> = {}) => hookbox(["claude", "-p", "hi"], { cwd: project, env: { ...env, ...extra } }) };
+}
+const PROJECT = { env: { BASH_ENV: "/x" }, permissions: { deny: ["Read(./.env)"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } };
+const reported = (stdout: string) => JSON.parse(stdout.trim().split("\n").pop()!) as { args: string[]; managed: string; settings: string; planWrite: string; route: { code: number; stdout: string; stderr: string } };
+
+describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route", () => {
+  it("starts claude with its own arguments only, in a namespace where the managed document allows managed hooks only and routes each event, the project's settings read without hooks and env, and the plan cannot be rewritten", async () => {
+    const w = world(PROJECT);
+    const ran = await w.run();
+    expect(ran.code, ran.stderr).toBe(0);
+    const seen = reported(ran.stdout);
+    expect(seen.args).toEqual(["-p", "hi"]);
+    const managed = JSON.parse(seen.managed) as { allowManagedHooksOnly: boolean; hooks: Record<string, Array<{ hooks: Array<{ command: string; statusMessage?: string }> }>> };
+    expect(managed.allowManagedHooksOnly).toBe(true);
+    expect(Object.keys(managed.hooks)).toEqual(["PreToolUse", "Stop"]);
+    expect(managed.hooks.PreToolUse![0]!.hooks[0]!.command).toMatch(/ claude-hook '\/etc\/claude-code\/hookbox-plan\.json' [0-9a-f]{64}$/);
+    expect(managed.hooks.PreToolUse![0]!.hooks[0]!.statusMessage).toBe("Checking the command");
+    expect(JSON.parse(seen.settings)).toEqual({ permissions: { deny: ["Read(./.env)"] } });
+    expect(seen.planWrite).toBe("EROFS");
+    expect(seen.route).toEqual({ code: 2, stdout: "", stderr: "user-guard: no rm -rf\n" });
+    expect(ran.stderr).toContain("the project's .claude/settings.json sets env: not loaded");
+  });
+});
+
+describe("hookbox claude's fallback route", () => {
+  it("is announced once, passes --setting-sources \"\" and the generated settings, and the router refuses a plan rewritten after the start (the call blocked)", async () => {
+    const w = world(PROJECT);
+    const ran = await w.run({ HOOKBOX_NO_NAMESPACE: "1", TAMPER: JSON.stringify({ project: "/", hooks: [], refused: [], maxOutputBytes: 1 }) });
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr.split("\n").filter((l) => l.includes("no private mount namespace"))).toHaveLength(1);
+    const seen = reported(ran.stdout);
+    expect(seen.args.slice(0, 3)).toEqual(["--setting-sources", "", "--settings"]);
+    expect(seen.args.slice(4)).toEqual(["-p", "hi"]);
+    expect(seen.planWrite).toBe("written");
+    expect(seen.route.code).toBe(2);
+    expect(seen.route.stderr).toContain("is not the one hookbox claude wrote");
+  });
+});
+
+describe("hookbox claude at start", () => {
+  it("does not start while a hook has an \"if\" rule of a form it does not evaluate, naming the hook and the rule", async () => {
+    const w = world({ hooks: { PreToolUse: [{ matcher: "Skill", hooks: [{ type: "command", command: "x", if: "Skill(deploy)" }] }] } });
+    const ran = await w.run({ HOOKBOX_NO_NAMESPACE: "1" });
+    expect(ran.code).toBe(2);
+    expect(ran.stdout).toBe("");
+    expect(ran.stderr).toContain(`${join(w.project, ".claude", "settings.json")}#hooks.PreToolUse[0].hooks[0]: the "if" rule "Skill(deploy)" is not a form hookbox evaluates`);
+  });
+
+  it("names a project's SessionStart hook that writes to $CLAUDE_ENV_FILE, which it runs without", async () => {
+    const w = world({ hooks: { SessionStart: [{ hooks: [{ type: "command", command: "echo 'export A=1' >> \"$CLAUDE_ENV_FILE\"" }] }], PreToolUse: [{ hooks: [{ type: "command", command: "true" }] }] } });
+    const ran = await w.run({ HOOKBOX_NO_NAMESPACE: "1" });
+    expect(ran.stderr).toContain("(`echo 'export A=1' >> \"$CLAUDE_ENV_FILE\"`) writes to $CLAUDE_ENV_FILE, which hookbox does not give a project's hook (its exports would reach every command the model runs): it runs without it");
+  });
+});
