@@ -163,3 +163,27 @@ describe.skipIf(unavailable)("a project's settings keys that run code reach Clau
     expect(changed.result).not.toContain("bash-env.sh");
   });
 });
+
+describe.skipIf(unavailable)("a project's MCP servers (programs from the repository)", { timeout: 120_000 }, () => {
+  beforeAll(() => { claude = installClaude(); }, 300_000);
+  afterAll(() => { for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true }); });
+
+  it("Claude Code alone starts a project's .mcp.json server in -p with the API key in its environment; hookbox claude starts none, on either route, and says so", () => {
+    const furnishMcp = (w: ClaudeWorld) => writeFileSync(join(w.project, ".mcp.json"), JSON.stringify({ mcpServers: { probe: { command: "/bin/sh", args: ["-c", `echo "started key=$ANTHROPIC_API_KEY" >> ${join(w.root, "mcp.log")}`] } } }));
+    const started = (w: ClaudeWorld) => (existsSync(join(w.root, "mcp.log")) ? readFileSync(join(w.root, "mcp.log"), "utf8") : "");
+    const control = world();
+    furnishMcp(control);
+    runClaude(control, { command: "echo hi", hookbox: false });
+    expect(started(control)).toContain("started key=sk-ant-CANARY-API-KEY");
+
+    const w = world();
+    furnishMcp(w);
+    const managed = runClaude(w, { command: "echo hi", hookbox: true });
+    expect(managed.result).toContain("TOOL RESULT: hi");
+    expect(managed.stderr).toContain("the project's .mcp.json names MCP servers (probe): not started");
+    const fallback = runClaude(w, { command: "echo hi", hookbox: true, env: { HOOKBOX_NO_NAMESPACE: "1" } });
+    expect(fallback.result).toContain("TOOL RESULT: hi");
+    expect(fallback.stderr).toContain("the project's .mcp.json names MCP servers: not started");
+    expect(started(w)).toBe("");
+  });
+});

@@ -28,6 +28,8 @@ export interface AgentDialect {
   envFileEvents: readonly string[];
   /** That file's variable. */
   envFileVariable: string;
+  /** The project's file of MCP servers (each one a program from the repository), and how the managed document denies them by name. */
+  projectMcp: { file: string; deny: (names: string[]) => Record<string, unknown> };
   /** Hook events, in the agent's order. */
   events: readonly string[];
   /** Arguments hookbox sets itself (refused on the command line). */
@@ -56,6 +58,7 @@ export const CLAUDE_CODE: AgentDialect = {
   ],
   envFileEvents: ["SessionStart", "Setup", "CwdChanged", "FileChanged"],
   envFileVariable: "CLAUDE_ENV_FILE",
+  projectMcp: { file: ".mcp.json", deny: (names) => ({ deniedMcpServers: names.map((serverName) => ({ serverName })) }) },
   events: CLAUDE_HOOK_EVENTS,
   reservedArgs: ["--settings", "--setting-sources"],
   fallbackArgs: (settings) => ["--setting-sources", "", "--settings", settings],

@@ -11,7 +11,7 @@
  *
  * On both, the routing hook's command carries the plan's sha256 (plan.ts).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentViewLaunch, type FileView } from "../isolation/bubblewrap/agent-view.js";
@@ -63,10 +63,10 @@ function withoutKeys(settings: Record<string, unknown>, keys: readonly string[])
 }
 
 /** The managed route. `projectFiles`: each existing project settings file with its parse, and whether its power keys are approved. */
-export function managedLaunch(dialect: AgentDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: RouterCommand, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>): Launch {
+export function managedLaunch(dialect: AgentDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: RouterCommand, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>, mcpServers: string[]): Launch {
   const { text, sha256 } = planText(plan);
   const planFile = `${dialect.managedDir}/${dialect.planFile}`;
-  const managed = { ...dialect.managedOnly, hooks: routingHooks(dialect, plan, router, planFile, sha256) };
+  const managed = { ...dialect.managedOnly, ...(mcpServers.length > 0 ? dialect.projectMcp.deny(mcpServers) : {}), hooks: routingHooks(dialect, plan, router, planFile, sha256) };
   const files: FileView[] = [
     { path: `${dialect.managedDir}/${dialect.managedFile}`, content: JSON.stringify(managed, null, 2) },
     { path: planFile, content: text },
@@ -74,6 +74,16 @@ export function managedLaunch(dialect: AgentDialect, bwrap: string, program: str
   ];
   const view = agentViewLaunch(bwrap, files, program, args);
   return { route: "managed", command: view.command, args: view.args, stdio: view.stdio, afterSpawn: view.close, afterExit: () => {} };
+}
+
+/** The names of the MCP servers the project's file names (none when it is missing or not JSON: then the agent starts none either). */
+export function projectMcpServers(dialect: AgentDialect, project: string): string[] {
+  try {
+    const data = JSON.parse(readFileSync(join(project, dialect.projectMcp.file), "utf8")) as { mcpServers?: unknown };
+    return typeof data.mcpServers === "object" && data.mcpServers !== null ? Object.keys(data.mcpServers) : [];
+  } catch {
+    return [];
+  }
 }
 
 /** The fallback route: `user` without hooks, the project's deny and ask rules, the routing hooks; the plan in a private temp folder. */

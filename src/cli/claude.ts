@@ -15,7 +15,7 @@ import { readClaudeSettings } from "../claude/settings.js";
 import { routeEvent, type ClaudePlan } from "../claude/router.js";
 import { claudeHookFingerprint, claudeHookKey, filesNamed, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
-import { fallbackLaunch, managedLaunch, type Launch } from "../claude/launch.js";
+import { fallbackLaunch, managedLaunch, projectMcpServers, type Launch } from "../claude/launch.js";
 import { powerApproved, powerValues } from "../claude/power.js";
 import { loadPlan } from "../claude/plan.js";
 import { agentViewAvailability } from "../isolation/bubblewrap/agent-view.js";
@@ -94,17 +94,17 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
       if (keys.length > 0 && !approved) say(`the project's ${f.rel} sets ${keys.join(", ")}: not loaded (they run code or widen what Claude Code may do) until you review and approve them with ${approvalCommand(project)}`);
       return { ...f, powerApproved: approved };
     });
-    launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views);
+    const servers = projectMcpServers(dialect, project);
+    if (servers.length > 0) say(`the project's ${dialect.projectMcp.file} names MCP servers (${servers.join(", ")}): not started (each is a program from the repository, which Claude Code would start with your whole environment; hookbox does not run one yet, so its managed document denies them by name)`);
+    launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, servers);
   } else {
     say(`no private mount namespace (${available.reason}), so Claude Code runs with --setting-sources "": it loads ${dialect.fallbackLoses}, and of the project's settings only the permission deny and ask rules`);
     for (const f of projectFiles) {
       const skipped = Object.keys(powerValues(dialect, f.parsed.settings));
       if (skipped.length > 0) say(`the project's ${f.rel} sets ${skipped.join(", ")}: not loaded`);
     }
+    if (existsSync(join(project, dialect.projectMcp.file))) say(`the project's ${dialect.projectMcp.file} names MCP servers: not started (Claude Code reads no project settings on this route)`);
     launch = fallbackLaunch(dialect, program, args, plan, router, user, projectFiles.map((f) => f.parsed));
-  }
-  if (existsSync(join(project, ".mcp.json")) && !args.includes("--strict-mcp-config")) {
-    say("the project's .mcp.json names MCP servers: Claude Code starts those you approved in Claude Code itself, outside hookbox's sandbox; pass --strict-mcp-config to start none of them");
   }
   try {
     return await new Promise<number>((resolve) => {
