@@ -15,6 +15,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentViewLaunch, type FileView } from "../isolation/bubblewrap/agent-view.js";
+
+export { agentViewAvailability } from "../isolation/bubblewrap/agent-view.js";
 import type { AgentDialect } from "./dialect.js";
 import { planText } from "./plan.js";
 import type { ClaudePlan } from "./router.js";
