@@ -5,7 +5,7 @@
  * for one PreToolUse event, as Claude Code would, from inside the same namespace. Real bubblewrap,
  * real router; only Claude Code is replaced (the e2e tests run the real one).
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -67,6 +67,18 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route", (
     expect(seen.planWrite).toBe("EROFS");
     expect(seen.route).toEqual({ code: 2, stdout: "", stderr: "user-guard: no rm -rf\n" });
     expect(ran.stderr).toContain("the project's .claude/settings.json sets env: not loaded");
+  });
+});
+
+describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route, refused", () => {
+  it("does not start when the project's settings file is a link into /etc, where its view could cover the managed document", async () => {
+    const w = world({});
+    rmSync(join(w.project, ".claude", "settings.json"));
+    symlinkSync("/etc/hostname", join(w.project, ".claude", "settings.json"));
+    const ran = await w.run();
+    expect(ran.code).toBe(2);
+    expect(ran.stdout).toBe("");
+    expect(ran.stderr).toContain("is a link to /etc/hostname: hookbox claude does not start with a project settings file under /etc");
   });
 });
 

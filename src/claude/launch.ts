@@ -11,7 +11,7 @@
  *
  * On both, the routing hook's command carries the plan's sha256 (plan.ts).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentViewLaunch, type FileView } from "../isolation/bubblewrap/agent-view.js";
@@ -72,10 +72,25 @@ export function managedLaunch(dialect: AgentDialect, bwrap: string, program: str
   const files: FileView[] = [
     { path: `${dialect.managedDir}/${dialect.managedFile}`, content: JSON.stringify(managed, null, 2) },
     { path: planFile, content: text },
-    ...projectFiles.map((f) => ({ path: f.path, content: JSON.stringify(projectView(dialect, f.parsed, f.powerApproved), null, 2) })),
+    ...projectFiles.map((f) => ({ path: viewTarget(f.path), content: JSON.stringify(projectView(dialect, f.parsed, f.powerApproved), null, 2) })),
   ];
   const view = agentViewLaunch(bwrap, files, program, args);
   return { route: "managed", command: view.command, args: view.args, stdio: view.stdio, afterSpawn: view.close, afterExit: () => {} };
+}
+
+/** A reason not to start the agent at all (the CLI reports it as a usage error). */
+export class LaunchRefused extends Error {
+  override readonly name = "LaunchRefused";
+}
+
+/**
+ * Where a project settings file's view is bound: the file it resolves to (a link is followed, as
+ * Claude Code follows it), never under /etc, where a view could cover hookbox's own documents.
+ */
+function viewTarget(path: string): string {
+  const real = realpathSync(path);
+  if (real === "/etc" || real.startsWith("/etc/")) throw new LaunchRefused(`${path} is a link to ${real}: hookbox claude does not start with a project settings file under /etc (its view could cover the managed settings); remove the link`);
+  return real;
 }
 
 /** The names of the MCP servers the project's file names (none when it is missing or not JSON: then the agent starts none either). */

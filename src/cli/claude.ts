@@ -15,7 +15,7 @@ import { readClaudeSettings } from "../claude/settings.js";
 import { routeEvent, type ClaudePlan } from "../claude/router.js";
 import { claudeHookFingerprint, claudeHookKey, filesNamed, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
-import { agentViewAvailability, fallbackLaunch, managedLaunch, projectMcpServers, type Launch } from "../claude/launch.js";
+import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, projectMcpServers, type Launch } from "../claude/launch.js";
 import { powerApproved, powerValues } from "../claude/power.js";
 import { loadPlan } from "../claude/plan.js";
 import { ApprovalStore, approvalCommand } from "../approval/store.js";
@@ -95,7 +95,12 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     });
     const servers = projectMcpServers(dialect, project);
     if (servers.length > 0) say(`the project's ${dialect.projectMcp.file} names MCP servers (${servers.join(", ")}): not started (each is a program from the repository, which Claude Code would start with your whole environment; hookbox does not run one yet, so its managed document denies them by name)`);
-    launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, servers);
+    try {
+      launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, servers);
+    } catch (e) {
+      if (e instanceof LaunchRefused) throw new UsageError(e.message);
+      throw e;
+    }
   } else {
     say(`no private mount namespace (${available.reason}), so Claude Code runs with --setting-sources "": it loads ${dialect.fallbackLoses}, and of the project's settings only the permission deny and ask rules`);
     for (const f of projectFiles) {

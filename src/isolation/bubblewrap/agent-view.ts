@@ -91,6 +91,8 @@ export function agentViewLaunch(bwrap: string, files: FileView[], program: strin
   }
   out.push("--remount-ro", ETC);
   if (process.geteuid?.() === 0) out.push("--cap-drop", "CAP_SYS_ADMIN");
+  // The agent does not outlive hookbox: if the launcher is killed, so is the agent.
+  out.push("--die-with-parent");
   return {
     command: bwrap,
     args: [...out, "--", program, ...args],
