@@ -48,19 +48,19 @@ describe("hookbox claude-hook answers as Claude Code reads a command hook", () =
 
   it("an \"if\" rule selects the tool calls it matches: Bash(git *) runs for git status, not for ls; Bash(rm *) also for a part of a compound command", async () => {
     const git = plan("PreToolUse", [{ command: "cat >/dev/null; echo git-guard >&2; exit 2", if: "Bash(git *)" }]);
-    expect((await route(git, bash("git status"))).stderr).toBe("git-guard");
-    expect((await route(git, bash("git"))).stderr).toBe("git-guard");
+    expect((await route(git, bash("git status"))).stderr).toBe(`[cat >/dev/null; echo git-guard >&2; exit 2]: git-guard`);
+    expect((await route(git, bash("git"))).stderr).toBe(`[cat >/dev/null; echo git-guard >&2; exit 2]: git-guard`);
     expect(await route(git, bash("ls"))).toEqual({ code: 0, stdout: "", stderr: "" });
     expect(await route(git, bash("gitk"))).toEqual({ code: 0, stdout: "", stderr: "" });
     const rm = plan("PreToolUse", [{ command: "cat >/dev/null; echo rm-guard >&2; exit 2", if: "Bash(rm *)" }]);
-    expect((await route(rm, bash("cd x && rm -rf y"))).stderr).toBe("rm-guard");
+    expect((await route(rm, bash("cd x && rm -rf y"))).stderr).toBe(`[cat >/dev/null; echo rm-guard >&2; exit 2]: rm-guard`);
   });
 
   it("an \"if\" rule on paths selects Edit and Write calls below the glob, relative to the session's folder", async () => {
     const edits = plan("PreToolUse", [{ command: "cat >/dev/null; echo src-guard >&2; exit 2", if: "Edit(src/**)" }], "Edit|Write");
     const edit = (tool: string, file: string) => ({ hook_event_name: "PreToolUse", cwd: dir, tool_name: tool, tool_input: { file_path: file } });
-    expect((await route(edits, edit("Edit", join(dir, "src", "a", "b.ts")))).stderr).toBe("src-guard");
-    expect((await route(edits, edit("Write", join(dir, "src", "c.ts")))).stderr).toBe("src-guard");
+    expect((await route(edits, edit("Edit", join(dir, "src", "a", "b.ts")))).stderr).toBe(`[cat >/dev/null; echo src-guard >&2; exit 2]: src-guard`);
+    expect((await route(edits, edit("Write", join(dir, "src", "c.ts")))).stderr).toBe(`[cat >/dev/null; echo src-guard >&2; exit 2]: src-guard`);
     expect(await route(edits, edit("Edit", join(dir, "lib", "c.ts")))).toEqual({ code: 0, stdout: "", stderr: "" });
   });
 

@@ -65,7 +65,8 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route", (
     expect(managed.hooks.PreToolUse![0]!.hooks[0]!.statusMessage).toBe("Checking the command");
     expect(JSON.parse(seen.settings)).toEqual({ permissions: { deny: ["Read(./.env)"] } });
     expect(seen.planWrite).toBe("EROFS");
-    expect(seen.route).toEqual({ code: 2, stdout: "", stderr: "user-guard: no rm -rf\n" });
+    // A block reaches Claude Code as JSON on stdout, so that it names the hook's command, not the router's.
+    expect(seen.route).toEqual({ code: 2, stdout: JSON.stringify({ decision: "block", reason: "[cat >/dev/null; echo user-guard: no rm -rf >&2; exit 2]: user-guard: no rm -rf" }), stderr: "" });
     expect(ran.stderr).toContain("the project's .claude/settings.json sets env: not loaded");
   });
 });
@@ -93,7 +94,7 @@ describe("hookbox claude's fallback route", () => {
     expect(seen.args.slice(4)).toEqual(["-p", "hi"]);
     expect(seen.planWrite).toBe("written");
     expect(seen.route.code).toBe(2);
-    expect(seen.route.stderr).toContain("is not the one hookbox claude wrote");
+    expect(seen.route.stdout).toContain("is not the one hookbox claude wrote");
   });
 });
 

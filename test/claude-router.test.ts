@@ -42,7 +42,8 @@ describe("hookbox claude-hook's runner", () => {
       const file = "/home/u/.claude/settings.json";
       const hooks = parseClaudeSettings(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; echo \"token=$HOOKBOX_TEST_SECRET_TOKEN dir=$CLAUDE_PROJECT_DIR\" >&2; exit 2" }] }] } }), file, "user").hooks;
       const answer = await routeEvent({ project: tmpdir(), hooks, refused: [], maxOutputBytes: 1 << 20 }, event, JSON.stringify(event));
-      expect(answer).toEqual({ code: 2, stdout: "", stderr: `token= dir=${tmpdir()}` });
+      // Claude Code's wording of an exit 2: the hook's command, then its stderr.
+      expect(answer).toEqual({ code: 2, stdout: "", stderr: `[${hooks[0]!.command}]: token= dir=${tmpdir()}` });
     } finally {
       delete process.env.HOOKBOX_TEST_SECRET_TOKEN;
     }
@@ -56,7 +57,7 @@ describe("hookbox claude-hook's runner", () => {
     expect(unapproved.stderr).toContain("(not_approved)");
     store.approve(dir, [claudeHookFingerprint(dir, plan.hooks[0]!)]);
     // In the sandbox: its own empty home, at the host's HOME path, as uid 65534.
-    expect(await route(plan)).toEqual({ code: 2, stdout: "", stderr: `home=${homedir()} uid=65534 home-files=0` });
+    expect(await route(plan)).toEqual({ code: 2, stdout: "", stderr: `[${plan.hooks[0]!.command}]: home=${homedir()} uid=65534 home-files=0` });
     writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), "#!/bin/sh\nexit 0\n");
     const changed = await route(plan);
     expect(changed.code).toBe(2);

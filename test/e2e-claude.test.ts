@@ -66,7 +66,7 @@ describe.skipIf(unavailable)("Claude Code 2.1.328 end to end", { timeout: 240_00
     expect(victimKept(w)).toBe(true);
   });
 
-  it("a project's guard blocking rm -rf with exit 2 keeps working through hookbox, and the model reads its reason", () => {
+  it("a project's guard blocking rm -rf with exit 2 keeps working through hookbox, and the model reads its reason as Claude Code alone words it", () => {
     const control = world();
     projectHook(control, "fixtures/claude-code/blocks-rm-rf.sh");
     const alone = runClaude(control, { command: RM, hookbox: false });
@@ -78,6 +78,11 @@ describe.skipIf(unavailable)("Claude Code 2.1.328 end to end", { timeout: 240_00
     approve(w);
     const run = runClaude(w, { command: RM, hookbox: true });
     expect(run.result).toContain("guard: rm -rf is not allowed in this project");
+    // What Claude Code alone says, naming the hook's own command, not hookbox's router (through
+    // hookbox, Claude Code wraps it in <tool_use_error> tags).
+    const words = (result: string) => result.replace(/<\/?tool_use_error>/g, "").trim();
+    expect(words(run.result)).toBe(words(alone.result));
+    expect(words(run.result)).toBe("TOOL RESULT: PreToolUse:Bash hook error: [\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/blocks-rm-rf.sh]: guard: rm -rf is not allowed in this project");
     expect(victimKept(w)).toBe(true);
   });
 

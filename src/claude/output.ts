@@ -88,8 +88,9 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
       return fail(Errors.crashed(hook.name, event, `could not be started (${outcome.message})`));
   }
   if (outcome.code === 2) {
-    // Claude Code's reading: stderr; without it, the reason of a JSON answer on stdout; else it names the command.
-    const reason = tail(outcome.stderr) || jsonReason(outcome.stdout) || `[${hook.command ?? hook.name}]: No stderr output`;
+    // Claude Code's reading: `[command]: stderr`; without stderr, the reason of a JSON answer on stdout; else it names the command.
+    const stderr = tail(outcome.stderr);
+    const reason = stderr ? (hook.command ? `[${hook.command}]: ${stderr}` : stderr) : jsonReason(outcome.stdout) || `[${hook.command ?? hook.name}]: No stderr output`;
     if (hook.untrusted && !BLOCK_STOPS.has(event)) return fail(refused(hook, event, "exit 2", `on ${event} it would make the agent go on or feed the model the hook's text`));
     return { kind: "block", reason };
   }

@@ -158,11 +158,24 @@ export async function claudeHook(args: string[], out: Output, _signal?: AbortSig
     const input = JSON.parse(raw) as Record<string, unknown>;
     event = String(input.hook_event_name);
     const answer = await routeEvent(plan, input, raw);
+    if (answer.code === 2 && event === "PreToolUse") return block(out, answer.stderr);
     if (answer.stdout) out.write(answer.stdout);
     if (answer.stderr) err.write(`${answer.stderr}\n`);
     return answer.code;
   } catch (e) {
-    err.write(`hookbox claude-hook failed, so ${event === "PreToolUse" ? "this tool call is blocked" : "no hook ran"}: ${(e as Error).message}\n`);
-    return event === "PreToolUse" || event === "PermissionRequest" ? 2 : 1;
+    const message = `hookbox claude-hook failed, so ${event === "PreToolUse" ? "this tool call is blocked" : "no hook ran"}: ${(e as Error).message}`;
+    if (event === "PreToolUse") return block(out, message);
+    err.write(`${message}\n`);
+    return event === "PermissionRequest" ? 2 : 1;
   }
+}
+
+/**
+ * Exit 2 with the reason as a JSON block on stdout and nothing on stderr: Claude Code 2.1.328 then
+ * passes the reason as it is (checked on PreToolUse, the one event it is used on), where a stderr would be shown after this router's own command line
+ * (`[node hookbox.mjs claude-hook <plan> <sha256>]: …`); the reason names the hook's own command.
+ */
+function block(out: Output, reason: string): 2 {
+  out.write(JSON.stringify({ decision: "block", reason }));
+  return 2;
 }
