@@ -53,6 +53,9 @@ const SESSION: ScriptedCall[] = [
   { name: "Bash", agent: MARKERS.agentBody, input: { command: "echo agent-bash", description: "agent" } },
 ];
 
+/** A project's .mcp.json naming one stdio server, a program from the repository that logs whether it started and with which API key. */
+const furnishMcp = (w: ClaudeWorld) => writeFileSync(join(w.project, ".mcp.json"), JSON.stringify({ mcpServers: { probe: { command: "/bin/sh", args: ["-c", `echo "started key=$ANTHROPIC_API_KEY" >> ${join(w.root, "mcp.log")}`] } } }));
+const mcpStarted = (w: ClaudeWorld) => (existsSync(join(w.root, "mcp.log")) ? readFileSync(join(w.root, "mcp.log"), "utf8") : "");
 const firstRequest = (run: ClaudeRun) => JSON.stringify(run.messages.find((m) => JSON.stringify(m.messages).includes("Clean up the victim folder.")) ?? {});
 const hookLog = (w: ClaudeWorld) => (existsSync(join(w.root, "hooks.log")) ? readFileSync(join(w.root, "hooks.log"), "utf8").trim().split("\n") : []);
 const toolResults = (run: ClaudeRun) => run.messages.flatMap((m) => m.messages).flatMap((m) => (Array.isArray((m as { content?: unknown }).content) ? (m as { content: Array<{ type: string; content?: unknown }> }).content : [])).filter((p) => p.type === "tool_result").map((p) => JSON.stringify(p.content));
@@ -115,9 +118,10 @@ describe.skipIf(unavailable)("what the model writes does not change what hookbox
     expect(readFileSync(join(w.project, ".claude", "settings.json"), "utf8")).toContain("blocks-rm-rf.sh");
   });
 
-  it("fallback route (no namespace): announced once on stderr, Claude Code loads no CLAUDE.md, and a plan the model rewrote is refused by its sha256, blocking rm -rf", () => {
+  it("fallback route (no namespace): announced once on stderr, Claude Code loads no CLAUDE.md and starts no project MCP server, and a plan the model rewrote is refused by its sha256, blocking rm -rf", () => {
     const w = world();
     writeFileSync(join(w.project, "CLAUDE.md"), `${MARKERS.project}\n`);
+    furnishMcp(w);
     projectHook(w, "fixtures/claude-code/blocks-rm-rf.sh");
     approve(w);
     const rewrite = `for f in "$TMPDIR"/hookbox-claude-*/plan.json; do printf '%s' '${EMPTY_PLAN}' > "$f" && echo rewrote; done`;
@@ -129,15 +133,18 @@ describe.skipIf(unavailable)("what the model writes does not change what hookbox
     expect(results).toContain("rewrote");
     expect(results).toContain("is not the one hookbox claude wrote");
     expect(existsSync(join(w.victim, "keep.txt"))).toBe(true);
+    expect(run.stderr).toContain("the project's .mcp.json names MCP servers: not started");
+    expect(mcpStarted(w)).toBe("");
   });
 });
 
-describe.skipIf(unavailable)("a project's settings keys that run code reach Claude Code only once approved", { timeout: 120_000 }, () => {
+describe.skipIf(unavailable)("a project's settings keys that run code reach Claude Code only once approved, and its MCP servers not at all", { timeout: 120_000 }, () => {
   beforeAll(() => { claude = installClaude(); }, 300_000);
   afterAll(() => { for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true }); });
 
-  it("a project's env (BASH_ENV) reaches the model's Bash commands with Claude Code alone; through hookbox claude it does not until hookbox trust approved it, and not after it changed", () => {
+  it("a project's env (BASH_ENV) reaches the model's Bash commands with Claude Code alone, as its .mcp.json server starts with the API key; through hookbox claude the env does not until hookbox trust approved it, nor after it changed, and the server never starts", () => {
     const furnishEnv = (w: ClaudeWorld) => {
+      furnishMcp(w);
       writeFileSync(join(w.project, "bash-env.sh"), "echo BASH-ENV-RAN\n");
       writeFileSync(join(w.project, ".claude", "settings.json"), JSON.stringify({ env: { BASH_ENV: join(w.project, "bash-env.sh") }, permissions: { deny: ["Read(./secrets/**)"] } }));
     };
@@ -145,6 +152,7 @@ describe.skipIf(unavailable)("a project's settings keys that run code reach Clau
     const control = world();
     furnishEnv(control);
     expect(runClaude(control, { command, hookbox: false }).result).toContain(`probe=${join(control.project, "bash-env.sh")}`);
+    expect(mcpStarted(control)).toContain("started key=sk-ant-CANARY-API-KEY");
 
     const w = world();
     furnishEnv(w);
@@ -152,6 +160,7 @@ describe.skipIf(unavailable)("a project's settings keys that run code reach Clau
     expect(unapproved.stderr).toContain("the project's .claude/settings.json sets env: not loaded (they run code or widen what Claude Code may do) until you review and approve them with npx hookbox trust");
     expect(unapproved.result).toContain("TOOL RESULT: probe=");
     expect(unapproved.result).not.toContain("bash-env.sh");
+    expect(unapproved.stderr).toContain("the project's .mcp.json names MCP servers (probe): not started");
     expect(approve(w)).toContain("Claude Code (.claude/settings.json, settings: env)");
     const approved = runClaude(w, { command, hookbox: true });
     expect(approved.stderr).not.toContain("not loaded");
@@ -161,29 +170,7 @@ describe.skipIf(unavailable)("a project's settings keys that run code reach Clau
     const changed = runClaude(w, { command, hookbox: true });
     expect(changed.stderr).toContain("sets env: not loaded");
     expect(changed.result).not.toContain("bash-env.sh");
+    expect(mcpStarted(w)).toBe("");
   });
 });
 
-describe.skipIf(unavailable)("a project's MCP servers (programs from the repository)", { timeout: 120_000 }, () => {
-  beforeAll(() => { claude = installClaude(); }, 300_000);
-  afterAll(() => { for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true }); });
-
-  it("Claude Code alone starts a project's .mcp.json server in -p with the API key in its environment; hookbox claude starts none, on either route, and says so", () => {
-    const furnishMcp = (w: ClaudeWorld) => writeFileSync(join(w.project, ".mcp.json"), JSON.stringify({ mcpServers: { probe: { command: "/bin/sh", args: ["-c", `echo "started key=$ANTHROPIC_API_KEY" >> ${join(w.root, "mcp.log")}`] } } }));
-    const started = (w: ClaudeWorld) => (existsSync(join(w.root, "mcp.log")) ? readFileSync(join(w.root, "mcp.log"), "utf8") : "");
-    const control = world();
-    furnishMcp(control);
-    runClaude(control, { command: "echo hi", hookbox: false });
-    expect(started(control)).toContain("started key=sk-ant-CANARY-API-KEY");
-
-    const w = world();
-    furnishMcp(w);
-    const managed = runClaude(w, { command: "echo hi", hookbox: true });
-    expect(managed.result).toContain("TOOL RESULT: hi");
-    expect(managed.stderr).toContain("the project's .mcp.json names MCP servers (probe): not started");
-    const fallback = runClaude(w, { command: "echo hi", hookbox: true, env: { HOOKBOX_NO_NAMESPACE: "1" } });
-    expect(fallback.result).toContain("TOOL RESULT: hi");
-    expect(fallback.stderr).toContain("the project's .mcp.json names MCP servers: not started");
-    expect(started(w)).toBe("");
-  });
-});
