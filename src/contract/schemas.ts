@@ -27,13 +27,19 @@ export const hookMessage = z.strictObject({
 });
 
 /**
- * What a pi tool's `execute` returns and its `onUpdate` streams (pi-agent-core's `AgentToolResult`):
- * content blocks for the model, details as data. The key gate is applied where it is parsed.
+ * What a pi tool's `execute` returns and its `onUpdate` streams: what the agents take. pi 0.73.1
+ * (pi-agent-core's `AgentToolResult`: `content`, `details`, `terminate`) passes the tool's object on
+ * as it is (to `tool_execution_end`, to the tool's renderers); oh-my-pi 18 (its `coerceToolResult`)
+ * also reads `isError`, `useless` and `providerMetadata`, and a block's own fields (an image's
+ * `detail`). So the known keys are typed and any other key is kept as data, as both agents keep it;
+ * a block is text or an image as both agents require. The key gate is applied where it is parsed.
  */
-export const toolResult = z.strictObject({
-  content: z.array(toolContent).max(LIMITS.maxHandlers),
+export const toolResult = z.looseObject({
+  content: z.array(z.discriminatedUnion("type", [textContent.loose(), imageContent.loose()])).max(LIMITS.maxHandlers),
   details: z.unknown().optional(),
   terminate: z.boolean().optional(),
+  isError: z.boolean().optional(),
+  useless: z.boolean().optional(),
 });
 
 export const compactionResult = z.strictObject({

@@ -77,7 +77,9 @@ export class HostCalls {
     let prompting = false;
     try {
       const spec = this.#check("call", method, args);
-      if (spec.scope === "command" && owner?.kind !== "command") {
+      // A command's own context (a scoped call) stays one after the command returned, as in the agent.
+      const commandScope = method === METHOD.scopedCall && this.bridge.hasScope?.(args[0] as number) === true;
+      if (spec.scope === "command" && owner?.kind !== "command" && !commandScope) {
         throw this.#refuse(`${method} exists only in a command's context (ctx of registerCommand's handler), called outside one`);
       }
       if (this.#inFlight >= LIMITS.maxConcurrentCalls) {
