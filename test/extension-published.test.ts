@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isolate } from "../src/extension/adapter.js";
+import { refusedUiMessage } from "../worker/extension-members.mjs";
 import { ROOT } from "./helpers/host.js";
 import { ISOLATION } from "./support/isolation.js";
 import { importPi, installPiDir } from "./support/pi-agent.js";
@@ -50,6 +51,8 @@ async function inPi(paths: string[], inProcess: boolean) {
     setStatus: (key: string, text: string | undefined) => log.push(`setStatus:${key}=${text}`),
     confirm: async (title: string, message: string) => { log.push(`confirm:${title}:${message}`); return true; },
     theme: { fg: (_color: string, text: string) => text },
+    getAllThemes: () => [{ name: "dark", path: undefined }, { name: "solarized", path: "/themes/solarized.json" }],
+    onTerminalInput: () => () => {},
   });
   runner.bindCommandContext({
     waitForIdle: async () => { log.push("waitForIdle"); }, newSession: async () => ({ cancelled: false }), fork: async () => ({ cancelled: false }),
@@ -144,5 +147,12 @@ describe(`published-style extensions, isolated as in pi's process (${ISOLATION} 
       `notify:hookbox: ${module}: pi.on("session_switch"): pi has no such event, so this handler is never called (the module is loaded, as pi loads it)`,
       `notify:hookbox: ${module}: pi.on("agent_settled"): pi has no such event, so this handler is never called (the module is loaded, as pi loads it)`,
     ]);
+  });
+
+  it("a theme picker lists pi's themes (getAllThemes, as data); onTerminalInput is refused by name, saying why", async () => {
+    const { control, isolated } = await sameAsInProcess([ext("picks-a-theme.ts")], (w) => w.command("themes"));
+    expect(control.log).toEqual(["notify:themes: dark=built-in, solarized=/themes/solarized.json", "notify:keys: listening"]);
+    expect(isolated.errors).toEqual([]);
+    expect(isolated.log).toEqual([control.log[0], `notify:keys: ${refusedUiMessage("onTerminalInput")}`]);
   });
 });

@@ -82,6 +82,8 @@ export function agentUi(ch) {
     setWorkingMessage(message) { ch.callSync(METHOD.agentSet, ["ui.setWorkingMessage", trimmed([message])]); },
     /** @param {{ frames?: string[]; intervalMs?: number }} [options] */
     setWorkingIndicator(options) { ch.callSync(METHOD.agentSet, ["ui.setWorkingIndicator", trimmed([options])]); },
+    /** pi's themes as data: `{ name, path }` each (what a theme picker lists). */
+    getAllThemes() { return ch.callSync(METHOD.agentGet, ["ui.getAllThemes", []]); },
     /** @param {boolean} visible */
     setWorkingVisible(visible) { ch.callSync(METHOD.agentSet, ["ui.setWorkingVisible", [visible]]); },
     /** @param {string} [label] */

@@ -128,6 +128,7 @@ export const KIND = Object.freeze({
  */
 export const AGENT_GETTERS = Object.freeze([
   "getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel", "getContextUsage", "getSystemPrompt", "hasPendingMessages",
+  "ui.getAllThemes",
 ]);
 /**
  * pi's members that change the agent or its screen; which ones a policy allows is
