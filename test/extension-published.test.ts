@@ -156,3 +156,45 @@ describe(`published-style extensions, isolated as in pi's process (${ISOLATION} 
     expect(isolated.log).toEqual([control.log[0], `notify:keys: ${refusedUiMessage("onTerminalInput")}`]);
   });
 });
+
+/**
+ * Under the default policy (`confined`) with Node's permission model (worker and process isolation;
+ * in the sandbox a file outside the binds is absent, ENOENT, not denied): what the module was
+ * denied is named with the grant, at load all together, in a handler once.
+ */
+describe.runIf(ISOLATION !== "sandbox")(`a confined module's denied reads (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
+  /** pi's loader and runner over `isolate([module])` under confined, with its log lines (onLog) kept. */
+  async function confined(module: string) {
+    const lines: string[] = [];
+    const runtime = pi.loader.createExtensionRuntime();
+    const factory = isolate([module], { isolation: ISOLATION, onLog: (_path, _level, line) => { lines.push(line); } });
+    const extension = await pi.loader.loadExtensionFromFactory(factory, ROOT, createEventBus(), runtime, "<isolated>");
+    const runner = new pi.Runner([extension], runtime, ROOT, pi.SessionManager.inMemory(ROOT), {});
+    runners.push(runner);
+    const errors: Any[] = [];
+    const notified: string[] = [];
+    runner.onError((e: Any) => errors.push(e));
+    runner.setUIContext({ notify: (message: string) => notified.push(message) });
+    await runner.emit({ type: "session_start", reason: "startup" });
+    return { runner, lines, errors, notified };
+  }
+  const denied = (path: string) => `hookbox: FileSystemRead of ${path} was denied by the module's policy (ERR_ACCESS_DENIED). The field that grants it: policy.fsRead (policy: { fsRead: ["${path}"] })`;
+
+  it("a module that reads several files at load and fails on one names every file it was denied, each once with its grant", async () => {
+    const { errors, lines } = await confined(ext("needs-its-config-files.ts"));
+    expect(errors).toHaveLength(1);
+    expect(errors[0].error).toContain("load_failed");
+    expect(errors[0].error).toContain("every access denied while loading: FileSystemRead of /etc/hookbox-fixture-user.json, FileSystemRead of /etc/hostname, FileSystemRead of /etc/os-release");
+    expect(lines).toEqual([denied("/etc/hookbox-fixture-user.json"), denied("/etc/hostname"), denied("/etc/os-release")]);
+  });
+
+  it("a read denied inside a handler, which the module catches, is reported once with its grant however often it happens", async () => {
+    const { runner, errors, lines, notified } = await confined(ext("reads-its-config-files.ts"));
+    expect(errors).toEqual([]);
+    const call = { type: "tool_call", toolName: "read", toolCallId: "c1", input: { path: "x" } };
+    expect(await runner.emitToolCall(call)).toBeUndefined();
+    expect(await runner.emitToolCall({ ...call, toolCallId: "c2" })).toBeUndefined();
+    expect(notified).toEqual(["config: Access to this API has been restricted", "config: Access to this API has been restricted"]);
+    expect(lines).toEqual([denied("/etc/hookbox-fixture-user.json"), denied("/etc/hostname"), denied("/etc/passwd")]);
+  });
+});
