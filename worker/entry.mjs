@@ -50,8 +50,9 @@ async function importHook(specifier, virtualModules = {}, agentModules) {
     } catch (err) {
       // A `.js` file in a CommonJS or TS-flavoured project: let jiti try before giving up.
       // A host module is only known to jiti: a native import of one is not found.
-      const hostModuleMissing = hasHostModules && /** @type {{ code?: unknown }} */ (err)?.code === "ERR_MODULE_NOT_FOUND";
-      if (!(err instanceof SyntaxError) && !hostModuleMissing) throw err;
+      // So is a name the agent resolves to its own copy (agentModules: pi's peer packages).
+      const aliasMissing = (hasHostModules || agentModules !== undefined) && /** @type {{ code?: unknown }} */ (err)?.code === "ERR_MODULE_NOT_FOUND";
+      if (!(err instanceof SyntaxError) && !aliasMissing) throw err;
     }
   }
   // The agent's names go to the agent's files, which Bun loads itself; the module's own files are

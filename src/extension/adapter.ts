@@ -21,7 +21,7 @@ import { Notices } from "./notices.js";
 import { withAgentOutput } from "./output.js";
 import { alsoLoadedByAgent } from "./also-loaded.js";
 import type { OmpModule } from "../discovery/agents.js";
-import { runningOmpModules } from "../discovery/agent-packages.js";
+import { runningOmpModules, runningPiModules } from "../discovery/agent-packages.js";
 import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
@@ -134,7 +134,7 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const paths = resolved.filter((p) => !twice.some((t) => t.path === p));
     let modules: StartingModule[];
     try {
-      modules = prepareExtensionModules(paths, cwd, loadOptions, line === "omp" ? runningOmpModules() : undefined);
+      modules = prepareExtensionModules(paths, cwd, loadOptions, line === "omp" ? runningOmpModules() : runningPiModules());
     } catch (err) {
       return failClosed("isolate", (err as Error).message)(pi);
     }
