@@ -53,6 +53,7 @@ async function inPi(paths: string[], inProcess: boolean) {
     theme: { fg: (_color: string, text: string) => text },
     getAllThemes: () => [{ name: "dark", path: undefined }, { name: "solarized", path: "/themes/solarized.json" }],
     onTerminalInput: () => () => {},
+    setTheme: (name: string) => (name === "solarized" ? { success: true } : { success: false, error: `Theme not found: ${name}` }),
   });
   runner.bindCommandContext({
     waitForIdle: async () => { log.push("waitForIdle"); }, newSession: async () => ({ cancelled: false }), fork: async () => ({ cancelled: false }),
@@ -149,12 +150,16 @@ describe(`published-style extensions, isolated as in pi's process (${ISOLATION} 
     ]);
   });
 
-  it("a theme picker lists pi's themes (getAllThemes, as data); onTerminalInput is refused by name, saying why", async () => {
-    const { control, isolated } = await sameAsInProcess([ext("picks-a-theme.ts")], (w) => w.command("themes"));
-    expect(control.log).toEqual(["notify:themes: dark=built-in, solarized=/themes/solarized.json", "notify:keys: listening"]);
+  it("a theme picker lists pi's themes (getAllThemes, as data) and switches by name with pi's answer (setTheme); onTerminalInput is refused by name, saying why", async () => {
+    const { control, isolated } = await sameAsInProcess([ext("picks-a-theme.ts")], (w) => w.command("themes", "solarized missing"));
+    expect(control.log).toEqual([
+      "notify:themes: dark=built-in, solarized=/themes/solarized.json", 'notify:switch solarized: {"success":true}',
+      'notify:switch missing: {"success":false,"error":"Theme not found: missing"}', "notify:keys: listening",
+    ]);
     expect(isolated.errors).toEqual([]);
-    expect(isolated.log).toEqual([control.log[0], `notify:keys: ${refusedUiMessage("onTerminalInput")}`]);
+    expect(isolated.log).toEqual([...control.log.slice(0, 3), `notify:keys: ${refusedUiMessage("onTerminalInput")}`]);
   });
+
 });
 
 /**

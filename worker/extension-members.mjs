@@ -47,7 +47,7 @@ export const MEMBER_EFFECTS = Object.freeze({
   "ctx.ui.setWidget": "observe", "ctx.ui.setTitle": "observe",
   // The working row and the hidden-thinking label: texts drawn on the agent's screen, as setStatus.
   "ctx.ui.setWorkingMessage": "observe", "ctx.ui.setWorkingIndicator": "observe", "ctx.ui.setWorkingVisible": "observe", "ctx.ui.setHiddenThinkingLabel": "observe",
-  "ctx.ui.setHeader": "observe", "ctx.ui.setFooter": "observe", "ctx.ui.getAllThemes": "observe",
+  "ctx.ui.setHeader": "observe", "ctx.ui.setFooter": "observe", "ctx.ui.getAllThemes": "observe", "ctx.ui.setTheme": "observe",
   // A custom entry in the session: the module's own state, which the model never reads (pi keeps it
   // out of the context; `sendMessage` is the member whose message the model reads).
   appendEntry: "observe",
@@ -175,7 +175,7 @@ export const CARRIED_CONTEXT = Object.freeze([
 /** pi's `ExtensionUIContext` (`ctx.ui`): what crosses, as data (prompts, texts, lines). */
 export const CARRIED_UI = Object.freeze([
   "select", "confirm", "input", "notify", "setStatus", "setWidget", "setTitle", "custom", "setEditorText", "getEditorText", "editor", "theme",
-  "setWorkingMessage", "setWorkingIndicator", "setWorkingVisible", "setHiddenThinkingLabel", "getAllThemes",
+  "setWorkingMessage", "setWorkingIndicator", "setWorkingVisible", "setHiddenThinkingLabel", "getAllThemes", "setTheme",
   // A component the module's worker renders, through the component path (worker isolation only; elsewhere it throws, saying why).
   "setHeader", "setFooter",
 ]);
@@ -190,7 +190,6 @@ export const REFUSED_UI = Object.freeze({
   addAutocompleteProvider: COMPONENT,
   pasteToEditor: NOT_YET_UI,
   getTheme: "it answers a Theme object, whose style methods the agent's terminal runs in its process; getAllThemes lists the themes as data, ctx.ui.theme styles with the agent's",
-  setTheme: `${NOT_YET}: pi answers it synchronously with the outcome of the switch ({ success, error }), which the agent gate does not answer yet (its setters answer nothing)`,
   getToolsExpanded: NOT_YET_UI,
   setToolsExpanded: NOT_YET_UI,
 });
