@@ -131,8 +131,8 @@ export const REFUSED_EVENTS = Object.freeze({});
  * The events of the oh-my-pi line (oh-my-pi, xcsh: the seed's agents) that pi 0.73.1 does not have:
  * the seed's hook events a legacy `HookAPI` module (an oh-my-pi or xcsh `--hook` file) subscribes
  * to, each with a rule in hookbox's runner. Carried only inside an agent of that line; in pi a
- * module that subscribes to one does not load ("the agent has no such event"), never silently
- * left uncalled. Which line an agent is: `agentLine` in src/extension/adapter.ts.
+ * module that subscribes to one loads and that handler is never called, as pi never fires it (said
+ * once, src/extension/adapter.ts `showUnfired`). Which line an agent is: `agentLine` there.
  */
 export const OMP_RESULT_EVENTS = Object.freeze(["session_before_branch", "session.compacting"]);
 export const OMP_NOTIFY_EVENTS = Object.freeze([
@@ -159,7 +159,7 @@ export const OMP_REFUSED_EVENTS = Object.freeze({
   mcp_notification: NO_RULE,
 });
 
-/** pi's events the oh-my-pi line does not have: not mirrored there, so a module subscribing to one is refused, not left uncalled. */
+/** pi's events the oh-my-pi line does not have: not mirrored there (a handler of one is never called, as in oh-my-pi; said once). */
 export const PI_ONLY_EVENTS = Object.freeze(["session_before_fork", "model_select", "thinking_level_select"]);
 
 /**
