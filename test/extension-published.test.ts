@@ -38,9 +38,10 @@ afterEach(async () => {
 async function inPi(paths: string[], inProcess: boolean) {
   const runtime = pi.loader.createExtensionRuntime();
   const bus = createEventBus();
-  const extensions = inProcess
-    ? await Promise.all(paths.map(async (p) => pi.loader.loadExtensionFromFactory((await import(p)).default, ROOT, bus, runtime, p)))
-    : [await pi.loader.loadExtensionFromFactory(isolate(paths, { isolation: ISOLATION, policy: "trusted" }), ROOT, bus, runtime, "<isolated>")];
+  const extensions: Any[] = [];
+  // One after the other, as pi loads its extensions: their bus listeners subscribe in that order.
+  if (inProcess) for (const p of paths) extensions.push(await pi.loader.loadExtensionFromFactory((await import(p)).default, ROOT, bus, runtime, p));
+  else extensions.push(await pi.loader.loadExtensionFromFactory(isolate(paths, { isolation: ISOLATION, policy: "trusted" }), ROOT, bus, runtime, "<isolated>"));
   const runner = new pi.Runner(extensions, runtime, ROOT, pi.SessionManager.inMemory(ROOT), {});
   runners.push(runner);
   const log: string[] = [];
