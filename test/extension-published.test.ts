@@ -91,17 +91,19 @@ describe(`published-style extensions, isolated as in pi's process (${ISOLATION} 
     expect(isolated.log).toEqual(control.log);
   });
 
-  it("a tool's result with isError, a block's own fields and keys of its own reaches pi as the tool returned it, as in pi's process", async () => {
+  it("a tool's result with isError, a block's own fields and keys of its own reaches pi as the tool returned it, and a tool_result handler's block with its own fields, as in pi's process", async () => {
     const run = async (w: Awaited<ReturnType<typeof inPi>>) => {
       const registered = w.runner.getAllRegisteredTools().find((t: Any) => t.definition.name === "delegate");
       const tool = pi.wrapRegisteredTool(registered, w.runner);
       const updates: unknown[] = [];
       const failed = await tool.execute("call-1", { task: "fail" }, undefined, (u: unknown) => updates.push(u));
       const done = await tool.execute("call-2", { task: "scan" }, undefined, () => {});
-      return { failed, done, updates };
+      const read = await w.runner.emitToolResult({ type: "tool_result", toolName: "read", toolCallId: "call-3", input: { path: "a" }, content: [{ type: "text", text: "a" }], details: undefined, isError: false });
+      return { failed, done, updates, read };
     };
     const { controlAnswer, isolated, isolatedAnswer } = await sameAsInProcess([ext("returns-an-error-result.ts")], run);
     expect((controlAnswer as Any).failed).toEqual({ content: [{ type: "text", text: "sub-agent exited with code 1" }], details: { status: "failed", exitCode: 1 }, isError: true });
+    expect((controlAnswer as Any).read.content[1]).toEqual({ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png", detail: "low" });
     expect(isolated.errors).toEqual([]);
     expect(isolatedAnswer).toEqual(controlAnswer);
   });

@@ -8,7 +8,12 @@ import { isAgentMessage, LIMITS } from "../../worker/wire.mjs";
 
 const textContent = z.strictObject({ type: z.literal("text"), text: z.string(), textSignature: z.string().optional() });
 export const imageContent = z.strictObject({ type: z.literal("image"), data: z.string(), mimeType: z.string() });
-export const toolContent = z.discriminatedUnion("type", [textContent, imageContent]);
+/**
+ * A content block as pi and oh-my-pi take it: text or an image with its required fields, and the
+ * block's own other fields kept as data (oh-my-pi's image `detail`, `providerFile`, `url`), as both
+ * agents pass a block on.
+ */
+export const toolContent = z.discriminatedUnion("type", [textContent.loose(), imageContent.loose()]);
 
 /**
  * An agent message: an object with a string `role`, anything else kept as is (messages are the
@@ -35,7 +40,7 @@ export const hookMessage = z.strictObject({
  * a block is text or an image as both agents require. The key gate is applied where it is parsed.
  */
 export const toolResult = z.looseObject({
-  content: z.array(z.discriminatedUnion("type", [textContent.loose(), imageContent.loose()])).max(LIMITS.maxHandlers),
+  content: z.array(toolContent).max(LIMITS.maxHandlers),
   details: z.unknown().optional(),
   terminate: z.boolean().optional(),
   isError: z.boolean().optional(),
