@@ -4,36 +4,12 @@
  * own; the grants are kept in the approval; widening asks again, narrowing does not; `--policy`
  * is refused by name for Claude Code hooks. The hooks are the corpus of fixtures/grants/.
  */
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hookbox, ROOT } from "./cli-run.js";
+import { hookbox } from "./cli-run.js";
+import { writeCorpus } from "./support/grants-corpus.js";
 import { tempDir } from "./helpers/files.js";
-
-export const CORPUS = {
-  PreToolUse: [{ matcher: "Bash", script: "fixtures/claude-code/blocks-rm-rf.sh" }, { matcher: "*", script: "fixtures/grants/logs-tool-calls.sh" }],
-  PostToolUse: [{ matcher: "Write|Edit", script: "fixtures/grants/formats-written-file.sh" }],
-  UserPromptSubmit: [{ script: "fixtures/grants/adds-project-context.sh" }],
-  Stop: [{ script: "fixtures/grants/stop-until-tests-ran.sh" }],
-};
-
-/** Writes the corpus into `project`'s .claude/ (hooks copied, settings naming them) and `prettier` into `bin`. */
-export function writeCorpus(project: string, bin: string): void {
-  mkdirSync(join(project, ".claude", "hooks"), { recursive: true });
-  mkdirSync(bin, { recursive: true });
-  const hooks: Record<string, unknown[]> = {};
-  for (const [event, list] of Object.entries(CORPUS)) {
-    hooks[event] = list.map(({ script, ...rest }) => {
-      const name = script.split("/").pop()!;
-      copyFileSync(join(ROOT, script), join(project, ".claude", "hooks", name));
-      chmodSync(join(project, ".claude", "hooks", name), 0o755);
-      return { ...rest, hooks: [{ type: "command", command: `"$CLAUDE_PROJECT_DIR"/.claude/hooks/${name}`, timeout: 20 }] };
-    });
-  }
-  writeFileSync(join(project, ".claude", "settings.json"), JSON.stringify({ hooks }, null, 2));
-  copyFileSync(join(ROOT, "fixtures/grants/fake-prettier.sh"), join(bin, "prettier"));
-  chmodSync(join(bin, "prettier"), 0o755);
-}
 
 function world() {
   const root = tempDir("hookbox-trust-grants-");

@@ -8,6 +8,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseGrant } from "../policy/grants.js";
+import { SECRET_NAME } from "../policy/policy.js";
 import { findOnPath } from "../policy/runtime.js";
 import { filesNamed } from "./approval.js";
 import type { ClaudeHook } from "./settings.js";
@@ -57,10 +58,11 @@ export function proposeGrants(project: string, hook: ClaudeHook, env: NodeJS.Pro
   if (blocks && (hook.event === "Stop" || hook.event === "SubagentStop")) add("effects:continue");
   if (blocks && (hook.event === "PostToolUse" || hook.event === "PostToolUseFailure")) add("effects:annotate");
   for (const m of text.matchAll(/\bhttps?:\/\/([A-Za-z0-9.-]+)(?::(\d+))?/g)) add(`network:${m[1]}${m[2] ? `:${m[2]}` : m[0].startsWith("http:") ? ":80" : ""}`);
-  // A variable of the user's environment the script reads, other than the ones the sandbox sets.
+  // A variable of the user's environment the script reads, other than the ones the sandbox sets. A
+  // secret-looking one is never proposed (so never in --grant proposed): only `--grant env:<NAME>` gives it.
   for (const m of text.matchAll(/\$\{?([A-Z][A-Z0-9_]*)\}?/g)) {
     const name = m[1]!;
-    if (env[name] !== undefined && !["PATH", "HOME", "CLAUDE_PROJECT_DIR", "LANG", "PWD", "USER", "SHELL", "TERM"].includes(name)) add(`env:${name}`);
+    if (env[name] !== undefined && !SECRET_NAME.test(name) && !["PATH", "HOME", "CLAUDE_PROJECT_DIR", "LANG", "PWD", "USER", "SHELL", "TERM"].includes(name)) add(`env:${name}`);
   }
   return [...out].sort();
 }
