@@ -5,7 +5,7 @@
  * (or its write discarded) with the exact `hookbox trust … --grant …` line, reported once per hook
  * and grant, even when the hook's script hides its own error.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -74,6 +74,17 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
     expect((await p.route(bash)).code).toBe(0);
     expect(readFileSync(join(p.dir, "logs", "hook.log"), "utf8")).toBe("call\n");
     expect(existsSync(join(p.dir, "elsewhere.txt"))).toBe(false);
+  });
+
+  it("write:<folder> is never a link out of the project: a logs link to the home folder is not bound, and said", async () => {
+    const p = project("PreToolUse", "#!/bin/bash\necho call >> logs/hook.log 2>/dev/null\nexit 0\n", "Bash");
+    const outside = join(p.root, "outside");
+    mkdirSync(outside);
+    symlinkSync(outside, join(p.dir, "logs"));
+    p.approve("write:logs");
+    const run = await p.route(bash);
+    expect(JSON.parse(run.stdout).systemMessage).toContain("the grant write:logs (logs is not a folder of the project (a link or a file)) was not given on this call");
+    expect(existsSync(join(outside, "hook.log"))).toBe(false);
   });
 
   it("write:tool-target: a formatter changes the file the tool call just wrote, and no other file", async () => {
