@@ -9,9 +9,9 @@ import { Errors, HookFailure } from "../contract/errors.js";
 import { ApprovalStore, projectKey } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher } from "../isolation/bubblewrap/bwrap.js";
 import { CONTINUE_LIMIT, grantCommand, parseGrants, type Grant } from "../policy/grants.js";
-import { runShellHook } from "../shell/run.js";
+import { runShellHook, type ShellOutcome } from "../shell/run.js";
 import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY, filesNamed } from "./approval.js";
-import { grantedSandbox, type SandboxRefusal } from "./granted.js";
+import { grantedSandbox, type GrantedSandbox, type SandboxRefusal } from "./granted.js";
 import { NeedsStore } from "./needs.js";
 import { interpretRun, type HookAnswer } from "./output.js";
 import type { ClaudeHook, ClaudeHookEvent } from "./settings.js";
@@ -52,41 +52,46 @@ export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: 
     return { kind: "failed", failure: Errors.notApproved(name, `its approval carries a grant hookbox does not give (${(err as Error).message}); run hookbox trust again`) };
   }
   const allow = (grant: string) => grantCommand(projectKey(plan.project), [...projectGrants(store, plan.project), grant]);
-  const box = await grantedSandbox({
+  const base = {
     project: plan.project, systemReads: SYSTEM_READS, path: SANDBOX_PATH, memoryMb: SANDBOX_MEMORY_MB,
     // HOME names the user's HOME path, where the sandbox mounts its own empty home (sandboxHome).
     env: { LANG: "C.UTF-8", HOME: process.env.HOME, CLAUDE_PROJECT_DIR: plan.project },
-  }, grants, event, input);
-  const launcher = sandboxLauncher(box.spec);
-  let answer: HookAnswer;
-  let refusals: SandboxRefusal[];
-  try {
-    const line = launcher.wrap(box.argv([SHELL, "-c", hook.command]));
-    const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs: hook.timeoutS * 1000, maxOutputBytes: plan.maxOutputBytes, args: line.args });
-    if (outcome.kind === "exited" && outcome.code === 95 && box.spec.outer) {
-      return { kind: "failed", failure: Errors.crashed(name, event, "the sandbox's write-recording layer could not be made (mount in its own namespace failed); the hook did not run") };
-    }
-    answer = interpretRun({ name, untrusted: true, granted: new Set(approved), allow, short: shortName(plan.project, hook) }, event, outcome);
-    refusals = box.refusals("stderr" in outcome ? outcome.stderr : "");
-  } finally {
-    launcher.afterDeath?.();
-    await box.close();
-  }
+  };
+  const label = { name, untrusted: true, granted: new Set(approved), allow, short: shortName(plan.project, hook) };
+  let ran = await runIn(await grantedSandbox(base, grants, event, input), plan, hook, raw);
+  // Why try first: a probe would cost every event a namespace; where the layer cannot be made, the hook runs on a read-only project.
+  if (ran.layerFailed) ran = await runIn(await grantedSandbox(base, grants, event, input, false), plan, hook, raw);
+  const { outcome, refusals, notGiven } = ran;
+  let answer = interpretRun(label, event, outcome);
   const needs = new NeedsStore(plan.approvals ? { dir: plan.approvals } : {});
   answer = boundContinue(answer, needs, event, input, key, name);
   const fresh = new Set(needs.record(plan.project, key, refusals.map((r) => r.grant ?? `refused:${r.kind}:${r.what}`)));
   const notices = [
-    ...box.notGiven.map((g) => `${name}: the grant ${g} was not given on this call.`),
+    ...notGiven.map((g) => `${name}: the grant ${g} was not given on this call.`),
     ...refusals.filter((r) => fresh.has(r.grant ?? `refused:${r.kind}:${r.what}`)).map((r) => describeRefusal(name, r, allow)),
   ];
   return notices.length > 0 ? { ...answer, notices } : answer;
+}
+
+/** One run in `box`, and what its sandbox refused (read before the box is removed). */
+async function runIn(box: GrantedSandbox, plan: ClaudePlan, hook: ClaudeHook, raw: string): Promise<{ outcome: ShellOutcome; refusals: SandboxRefusal[]; notGiven: string[]; layerFailed: boolean }> {
+  const launcher = sandboxLauncher(box.spec);
+  try {
+    const line = launcher.wrap(box.argv([SHELL, "-c", hook.command]));
+    const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs: hook.timeoutS * 1000, maxOutputBytes: plan.maxOutputBytes, args: line.args });
+    const layerFailed = outcome.kind === "exited" && outcome.code === 95 && box.layerFailed();
+    return { outcome, refusals: layerFailed ? [] : box.refusals("stderr" in outcome ? outcome.stderr : ""), notGiven: box.notGiven, layerFailed };
+  } finally {
+    launcher.afterDeath?.();
+    await box.close();
+  }
 }
 
 const VERB = { write: "wrote", exec: "ran", network: "reached for" } as const;
 const DONE = { write: "the sandbox discarded the write", exec: "it is not on the sandbox's PATH", network: "the sandbox refused the connection" } as const;
 
 function describeRefusal(name: string, r: SandboxRefusal, allow: (grant: string) => string): string {
-  const what = `${name} ${VERB[r.kind]} ${r.what}: ${DONE[r.kind]}`;
+  const what = r.what === "into the read-only project" ? `${name} wrote into the read-only project: the write was refused` : `${name} ${VERB[r.kind]} ${r.what}: ${DONE[r.kind]}`;
   return r.grant ? `${what} (reported once). To allow it: ${allow(r.grant)}` : `${what}; ${r.why} (reported once).`;
 }
 
