@@ -24,7 +24,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { fileURLToPath } from "node:url";
 import { runtimeFiles, type Bind, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { startNetProxy, sandboxNetSpec, netExecArgv, type NetProxy } from "../net/proxy.js";
-import { NEVER_WRITABLE, type Grant } from "../policy/grants.js";
+import { grantedFolder, NEVER_WRITABLE, type Grant } from "../policy/grants.js";
 import { findOnPath } from "../policy/runtime.js";
 import { launcherEnv } from "../../worker/child-env.mjs";
 
@@ -99,18 +99,6 @@ export function recordingLayerAvailable(): boolean {
 
 const inside = (root: string, path: string) => { const rel = relative(root, path); return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel); };
 const neverWritable = (rel: string) => NEVER_WRITABLE.includes(rel.split(sep)[0]!);
-
-/** The project folder a `write:` grant names, made when missing; throws when a link in it leads elsewhere. */
-function grantedFolder(project: string, folder: string): string {
-  let at = project;
-  for (const part of folder.split(sep)) {
-    at = join(at, part);
-    const st = lstatSync(at, { throwIfNoEntry: false });
-    if (!st) { mkdirSync(at); continue; }
-    if (st.isSymbolicLink() || !st.isDirectory()) throw new Error(`${relative(project, at)} is not a folder of the project (a link or a file)`);
-  }
-  return at;
-}
 
 /** The file a PostToolUse's tool just wrote, when it is a file of the project a hook may write; else why not. */
 function toolTarget(project: string, event: string, input: Record<string, unknown>): { file: string } | { why: string } {

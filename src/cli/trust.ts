@@ -15,7 +15,7 @@ import { presets, type PolicyName } from "../policy/policy.js";
 import { claudeHookFingerprint } from "../claude/approval.js";
 import { NeedsStore } from "../claude/needs.js";
 import { proposeGrants } from "../claude/propose.js";
-import { covers, grantCommand, GrantError, parseGrant } from "../policy/grants.js";
+import { covers, grantCommand, GrantError, MODULE_GRANTS, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError, command, parseFlags, type Flags } from "./usage.js";
@@ -24,7 +24,7 @@ const TRUST_FLAGS = {
   yes: { type: "boolean", help: "approve without asking (for scripts)" },
   revoke: { type: "boolean", help: "remove every approval of the project" },
   policy: { type: "string", arg: "<preset>", help: "the policy pi's and the hook folders' modules are approved to run under (default \"untrusted\"); refused for Claude Code hooks, which take --grant" },
-  grant: { type: "string", multiple: true, arg: "<grant>", help: "give the project's Claude Code hooks a grant (write:<folder>, write:tool-target, exec:<program>, network:<host>[:<port>], env:<NAME>, effects:annotate, effects:continue), each hook that was proposed it, or every hook when none was; \"proposed\": each hook the grants proposed for it; repeatable" },
+  grant: { type: "string", multiple: true, arg: "<grant>", help: "give a grant (write:<folder>, write:tool-target, exec:<program>, network:<host>[:<port>], env:<NAME>, effects:annotate, effects:continue) to each Claude Code hook it was proposed for, or when none was to every hook and pi module that can take it; \"proposed\": each hook the grants proposed for it; repeatable" },
   "agent-dir": { type: "string", arg: "<dir>", help: "pi's agent folder (default: PI_CODING_AGENT_DIR, else ~/.pi/agent)" },
   approvals: { type: "string", arg: "<dir>", help: "the approvals folder (default: as above)" },
   json: { type: "boolean", help: "print one JSON document instead of text" },
@@ -49,7 +49,7 @@ approve, or revoked), 1 not approved, 2 a usage error.
 export const TRUST_HELP = TRUST.help;
 
 /** One module of the project as the user reviews it; a Claude Code hook also with its grants (proposed, given now, approved before). */
-interface Reviewed { origin: string; fingerprint: Fingerprint; pinned?: () => Fingerprint; claude?: { proposed: string[]; given: string[]; approved: string[] } }
+interface Reviewed { origin: string; fingerprint: Fingerprint; pinned?: () => Fingerprint; claude?: boolean; grants?: { proposed: string[]; given: string[]; approved: string[]; module: boolean } }
 
 /** Run `trust`; returns the exit code. */
 export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
@@ -80,11 +80,11 @@ export async function trust(args: string[], out: Output, _signal?: AbortSignal, 
     const claudePolicy = reviewed.some((r) => r.claude) && policy !== "untrusted";
     if (claudePolicy) err.write(`hookbox trust: --policy "${policy}" is refused for Claude Code hooks: they run in the sandbox under "untrusted", with the grants listed (give more with --grant)\n`);
     // Why apart: a hook whose grants only narrowed needs no new approval; one whose grants widened does.
-    const pending = reviewed.filter((r) => store.check(project, { path: r.fingerprint.module, policy: r.claude ? "untrusted" : policy, ...(r.pinned ? { pinned: r.pinned } : {}) }) !== undefined || (r.claude && !covers(r.claude.approved, r.claude.given)));
-    const narrowed = reviewed.filter((r) => r.claude && !pending.includes(r) && r.claude.given.length !== r.claude.approved.length);
+    const pending = reviewed.filter((r) => store.check(project, { path: r.fingerprint.module, policy: r.claude ? "untrusted" : policy, ...(r.pinned ? { pinned: r.pinned } : {}) }) !== undefined || (r.grants && !covers(r.grants.approved, r.grants.given)));
+    const narrowed = reviewed.filter((r) => r.grants && !pending.includes(r) && r.grants.given.length !== r.grants.approved.length);
     if (values.json) out.write(`${JSON.stringify({ project: projectKey(project), policy, modules: reviewed.map(asJson), pending: pending.length }, null, 2)}\n`);
     else out.write(describe(project, policy, reviewed, pending));
-    const grantsOf = () => Object.fromEntries(reviewed.flatMap((r) => (r.claude ? [[r.fingerprint.module, r.claude.given]] : [])));
+    const grantsOf = () => Object.fromEntries(reviewed.flatMap((r) => (r.grants ? [[r.fingerprint.module, r.grants.given]] : [])));
     if (reviewed.length > 0 && pending.length === 0 && narrowed.length > 0) {
       store.approve(project, reviewed.map((r) => r.fingerprint), grantsOf());
       if (!values.json) out.write(`narrowed the grants of ${narrowed.length} hook${narrowed.length === 1 ? "" : "s"} (no new approval needed)\n`);
@@ -116,7 +116,10 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
   const hooks = await discoverHooks(project);
   for (const item of hooks.items) if (item.level === "project") found.push({ path: item.path, origin: `hooks (${item.providerName}${isModulePath(item.path) ? "" : ", shell"})` });
   const seen = new Set<string>();
-  const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({ origin: f.origin, fingerprint: fingerprint(f.path, policy) }));
+  // pi's and oh-my-pi's modules (isolateDiscovered) take grants through their policy; the hook folders' do not.
+  const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({
+    origin: f.origin, fingerprint: fingerprint(f.path, policy), ...(f.origin.startsWith("hooks (") ? {} : { grants: { proposed: [], given: [], approved: [], module: true } }),
+  }));
   // Claude Code's hooks of the project: they run under "untrusted" whatever --policy says (hookbox claude).
   for (const name of ["settings.json", "settings.local.json"]) {
     const settings = readClaudeSettings(join(project, ".claude", name), name === "settings.json" ? "project" : "local");
@@ -125,7 +128,7 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
       const pinned = () => claudeHookFingerprint(project, hook);
       const fp = pinned();
       const proposed = [...new Set([...proposeGrants(project, hook), ...needs.seen(project, fp.module).filter((g) => !g.startsWith("refused:"))])].sort();
-      modules.push({ origin: `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: fp, pinned, claude: { proposed, given: [], approved: [] } });
+      modules.push({ origin: `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: fp, pinned, claude: true, grants: { proposed, given: [], approved: [], module: false } });
     }
   }
   return modules;
@@ -144,11 +147,11 @@ function giveGrants(project: string, reviewed: Reviewed[], asked: readonly strin
     if (e instanceof GrantError) throw new UsageError(e.message);
     throw e;
   }
-  const hooks = reviewed.filter((r) => r.claude);
-  if (texts.length > 0 && hooks.length === 0) throw new UsageError("--grant gives grants to the project's Claude Code hooks, and it has none");
+  const hooks = reviewed.filter((r) => r.grants);
+  if (texts.length > 0 && hooks.length === 0) throw new UsageError("--grant gives grants to the project's Claude Code hooks and pi's and oh-my-pi's modules, and it has none");
   for (const r of hooks) {
-    const c = r.claude!;
-    const mine = texts.filter((g) => c.proposed.includes(g) || !hooks.some((h) => h.claude!.proposed.includes(g)));
+    const c = r.grants!;
+    const mine = texts.filter((g) => (c.proposed.includes(g) || !hooks.some((h) => h.grants!.proposed.includes(g))) && (!c.module || MODULE_GRANTS.has(parseGrant(g).grant.kind)));
     c.given = [...new Set([...(asked.includes("proposed") ? c.proposed : []), ...mine])].sort();
     c.approved = store.grants(project, r.fingerprint.module);
   }
@@ -157,7 +160,7 @@ function giveGrants(project: string, reviewed: Reviewed[], asked: readonly strin
 function asJson(r: Reviewed) {
   return {
     path: r.fingerprint.module, origin: r.origin, policy: r.claude ? "untrusted" : r.fingerprint.policyName, sha256: r.fingerprint.digest, files: r.fingerprint.files,
-    ...(r.claude ? { grants: r.claude.given, proposed: r.claude.proposed } : {}),
+    ...(r.grants ? { grants: r.grants.given, proposed: r.grants.proposed } : {}),
   };
 }
 
@@ -169,11 +172,10 @@ function describe(project: string, policy: string, reviewed: Reviewed[], pending
   for (const r of reviewed) {
     const state = pending.includes(r) ? "not approved" : "approved";
     lines.push("", `  ${short(r.fingerprint.module)}  [${state}]`, `    origin: ${r.origin}`);
-    if (r.claude) {
-      lines.push(`    runs: in the sandbox under "untrusted"${r.claude.given.length ? `, with ${r.claude.given.join(", ")}` : ", with no grant"}`);
-      const more = r.claude.proposed.filter((g) => !r.claude!.given.includes(g));
-      if (more.length) lines.push(`    proposed: ${more.join(", ")} (${grantCommand(key, [...r.claude.given, ...more])}, or --grant proposed)`);
-    }
+    if (r.claude) lines.push(`    runs: in the sandbox under "untrusted"${r.grants!.given.length ? `, with ${r.grants!.given.join(", ")}` : ", with no grant"}`);
+    else if (r.grants?.given.length) lines.push(`    grants: ${r.grants.given.join(", ")}`);
+    const more = r.grants?.proposed.filter((g) => !r.grants!.given.includes(g)) ?? [];
+    if (more.length) lines.push(`    proposed: ${more.join(", ")} (${grantCommand(key, [...r.grants!.given, ...more])}, or --grant proposed)`);
     lines.push(`    sha256: ${r.fingerprint.digest}`, "    files:");
     for (const [file, hash] of Object.entries(r.fingerprint.files)) lines.push(`      ${hash.length === 64 ? hash.slice(0, 12) : hash}  ${short(file)}`);
   }

@@ -14,7 +14,9 @@
  * - `effects:annotate`: the hook may add text the model reads, labelled with its name, bounded.
  * - `effects:continue`: a Stop hook may keep the agent going, a bounded number of times a session.
  */
-import { isAbsolute, normalize, relative, sep } from "node:path";
+import { lstatSync, mkdirSync } from "node:fs";
+import { isAbsolute, join, normalize, relative, sep } from "node:path";
+import { resolvePolicy, type Policy, type PolicyOption } from "./policy.js";
 
 export type Grant =
   | { kind: "write"; folder: string }
@@ -97,4 +99,38 @@ const quote = (s: string) => (/^[\w./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, 
 /** The command that approves the project's hooks with `grants`, as a user types it. */
 export function grantCommand(project: string, grants: readonly string[]): string {
   return ["npx hookbox trust", quote(project), ...[...new Set(grants)].map((g) => `--grant ${quote(g)}`)].join(" ");
+}
+
+/** The project folder a `write:` grant names, made when missing; throws when a part of it is a link or a file. */
+export function grantedFolder(project: string, folder: string): string {
+  let at = project;
+  for (const part of folder.split(sep)) {
+    at = join(at, part);
+    const st = lstatSync(at, { throwIfNoEntry: false });
+    if (!st) { mkdirSync(at); continue; }
+    if (st.isSymbolicLink() || !st.isDirectory()) throw new GrantError(`${relative(project, at)} is not a folder of the project (a link or a file)`);
+  }
+  return at;
+}
+
+/** The grants a pi or oh-my-pi module can be given through its policy (the rest are Claude Code's: a tool's file, effects). */
+export const MODULE_GRANTS: ReadonlySet<Grant["kind"]> = new Set(["write", "exec", "network", "env"]);
+
+/**
+ * A project module's `policy` widened by its approval's grants (pi, oh-my-pi: src/extension/discovered.ts):
+ * `write:<folder>` to `fsWrite`, `exec:<program>` to `exec.allow` (`pi.exec`), `network:` to
+ * `network.allow`, `env:` to `env`. Throws `GrantError` naming a grant a module cannot be given.
+ */
+export function withGrants(policy: PolicyOption, grants: readonly string[], project: string): PolicyOption {
+  if (grants.length === 0) return policy;
+  const base: Policy = resolvePolicy(policy);
+  const out: Policy = { ...base, fsWrite: [...base.fsWrite], env: [...base.env], exec: { ...base.exec, allow: base.exec.allow === "*" ? "*" : [...base.exec.allow] }, network: { allow: [...base.network.allow] } };
+  for (const grant of parseGrants(grants, project)) {
+    if (!MODULE_GRANTS.has(grant.kind)) throw new GrantError(`${grants.find((g) => g.startsWith(grant.kind === "write-target" ? "write:tool" : grant.kind))} is given to Claude Code hooks only, not to a pi module`);
+    if (grant.kind === "write") out.fsWrite.push(grantedFolder(project, grant.folder));
+    else if (grant.kind === "exec" && out.exec.allow !== "*") out.exec.allow.push(grant.program);
+    else if (grant.kind === "network") out.network.allow.push(`${grant.host}:${grant.port}`);
+    else if (grant.kind === "env") out.env.push(grant.name);
+  }
+  return out;
 }
