@@ -12,9 +12,10 @@ import { approvalsDir, projectKey, type ApprovalsOptions } from "../approval/sto
 
 const FILE = "needs.json";
 const MAX_SESSIONS = 200;
+const MAX_PER_HOOK = 100;
 const schema = z.strictObject({
   version: z.literal(1),
-  projects: z.record(z.string(), z.record(z.string(), z.array(z.string().max(1000)).max(100))),
+  projects: z.record(z.string(), z.record(z.string(), z.array(z.string().max(1000)).max(MAX_PER_HOOK))),
   continues: z.record(z.string(), z.number().int().min(0)),
 });
 type Needs = z.infer<typeof schema>;
@@ -51,7 +52,8 @@ export class NeedsStore {
     const data = this.#read();
     const key = projectKey(project);
     const known = (data.projects[key] ??= {})[hook] ??= [];
-    const fresh = [...new Set(grants)].filter((g) => !known.includes(g));
+    // Bounded as the schema bounds it: past it, nothing more is recorded or reported for this hook.
+    const fresh = [...new Set(grants)].filter((g) => !known.includes(g)).slice(0, Math.max(0, MAX_PER_HOOK - known.length));
     if (fresh.length === 0) return [];
     known.push(...fresh);
     this.#write(data);

@@ -18,6 +18,8 @@ import type { ClaudeHook, ClaudeHookEvent } from "./settings.js";
 import type { ClaudePlan } from "./router.js";
 
 const SANDBOX_MEMORY_MB = 512;
+/** The most refusals one run reports (each once per hook and kind). */
+const MAX_NOTICES = 20;
 const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
 /** What a project's hook sees of the system: programs and their libraries, never /etc, /home, /root or /tmp of the host. */
 const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
@@ -65,11 +67,14 @@ export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: 
   let answer = interpretRun(label, event, outcome);
   const needs = new NeedsStore(plan.approvals ? { dir: plan.approvals } : {});
   answer = boundContinue(answer, needs, event, input, key, name);
-  const fresh = new Set(needs.record(plan.project, key, refusals.map((r) => r.grant ?? `refused:${r.kind}:${r.what}`)));
+  // A refusal no grant allows is kept by its kind and top folder, so a hook writing many files is told once per folder.
+  const kindOf = (r: SandboxRefusal) => r.grant ?? `refused:${r.kind}:${r.what.split("/")[0]}`;
+  const fresh = new Set(needs.record(plan.project, key, refusals.map(kindOf)));
+  const told = new Set<string>();
   const notices = [
     ...notGiven.map((g) => `${name}: the grant ${g} was not given on this call.`),
-    ...refusals.filter((r) => fresh.has(r.grant ?? `refused:${r.kind}:${r.what}`)).map((r) => describeRefusal(name, r, allow)),
-  ];
+    ...refusals.filter((r) => fresh.has(kindOf(r)) && !told.has(kindOf(r)) && told.add(kindOf(r))).map((r) => describeRefusal(name, r, allow)),
+  ].slice(0, MAX_NOTICES);
   return notices.length > 0 ? { ...answer, notices } : answer;
 }
 
