@@ -145,6 +145,8 @@ export async function grantedSandbox(base: SandboxBase, grants: readonly Grant[]
   if (layer) for (const sub of ["real", "layer"]) mkdirSync(join(dir, sub));
   // Granted writes come from the real project (in the layer's namespace, `<dir>/real`), over the overlay.
   const realOf = (path: string) => (layer ? join(dir, "real", relative(project, path)) : path);
+  // Where the hook sees it: below the project as the sandbox names it (its path as given, maybe through a link).
+  const seen = (path: string) => join(base.project, relative(project, path));
   const notGiven: string[] = [];
   const writable: Bind[] = [];
   const reads: string[] = [];
@@ -156,14 +158,14 @@ export async function grantedSandbox(base: SandboxBase, grants: readonly Grant[]
       case "write":
         try {
           const folder = grantedFolder(project, grant.folder);
-          writable.push({ src: realOf(folder), dest: folder, writable: true });
+          writable.push({ src: realOf(folder), dest: seen(folder), writable: true });
         } catch (err) {
           notGiven.push(`write:${grant.folder} (${(err as Error).message})`);
         }
         break;
       case "write-target": {
         const target = toolTarget(project, event, input);
-        if ("file" in target) writable.push({ src: realOf(target.file), dest: target.file, writable: true });
+        if ("file" in target) writable.push({ src: realOf(target.file), dest: seen(target.file), writable: true });
         else if (event === "PostToolUse") notGiven.push(`write:tool-target (${target.why})`);
         break;
       }
