@@ -7,8 +7,8 @@
  * (src/claude/router.ts).
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings } from "../claude/settings.js";
@@ -81,6 +81,9 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
   }
   const pending = pendingApprovals(plan);
   if (pending > 0) say(`${pending} of the project's Claude Code hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
+  // Every failure and refusal of a hook, with the command that allows it, said again here when Claude Code ends.
+  const noticesDir = mkdtempSync(join(tmpdir(), "hookbox-claude-notices-"));
+  plan.notices = join(noticesDir, "notices.log");
   const router = { node: process.execPath, script: hookboxScript() };
   const available = agentViewAvailability();
   let launch: Launch;
@@ -119,10 +122,14 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
         launch.afterSpawn();
       }
       child.on("error", (e) => { say(`claude could not be started: ${e.message}`); resolve(EXIT.hookErrors); });
-      child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+      child.on("close", (code, signal) => {
+        if (existsSync(plan.notices!)) for (const line of new Set(readFileSync(plan.notices!, "utf8").split("\n").filter(Boolean))) say(line);
+        resolve(code ?? (signal ? 128 : 1));
+      });
     });
   } finally {
     launch.afterExit();
+    rmSync(noticesDir, { recursive: true, force: true });
   }
 }
 

@@ -21,33 +21,37 @@ function text(content) {
   return (content ?? []).map((/** @type {any} */ part) => part.text ?? "").join("");
 }
 
+/** The reply's content blocks for one request. @returns {{ blocks: any[]; stop: string }} */
+function reply(/** @type {any} */ body) {
+  if (config.calls) return scripted(body);
+  const last = (body.messages ?? []).at(-1);
+  const result = Array.isArray(last?.content) ? last.content.find((/** @type {any} */ p) => p.type === "tool_result") : undefined;
+  if (result) return { blocks: [{ type: "text", text: `TOOL RESULT: ${text(result.content)}` }], stop: "end_turn" };
+  const offersBash = (body.tools ?? []).some((/** @type {any} */ t) => t.name === "Bash");
+  if (offersBash) return { blocks: [{ type: "tool_use", id: "toolu_fake_1", name: "Bash", input: { command: config.command, description: "run it" } }], stop: "tool_use" };
+  return { blocks: [{ type: "text", text: "ok" }], stop: "end_turn" };
+}
+
 /** The system prompt's text of a request. */
 const systemText = (/** @type {any} */ body) => (typeof body.system === "string" ? body.system : text(body.system));
 
 /**
- * The reply's content blocks for one request. With `config.calls` (a list of tool calls, each
- * `{ name, input, agent? }`), the conversation's n-th tool call is the n-th call of its thread: the
- * main thread's, or a subagent's (a call with `agent: "<marker>"` belongs to the thread whose system
- * prompt contains the marker). Without it, a request offering Bash gets one Bash call of `config.command`.
+ * With `config.calls` ([{ name, input, agent? }]): the k-th tool call of the request's thread once
+ * k tool results are in the conversation (when the request offers that tool), then "DONE"; a request
+ * offering no tools gets "ok". A call with `agent: "<marker>"` belongs to the subagent whose system
+ * prompt holds the marker; the others to the main thread.
  * @returns {{ blocks: any[]; stop: string }}
  */
-function reply(/** @type {any} */ body) {
-  const messages = body.messages ?? [];
-  const last = messages.at(-1);
-  const result = Array.isArray(last?.content) ? last.content.find((/** @type {any} */ p) => p.type === "tool_result") : undefined;
-  const offered = new Set((body.tools ?? []).map((/** @type {any} */ t) => t.name));
-  if (config.calls) {
-    const system = systemText(body);
-    const thread = config.calls.filter((/** @type {any} */ c) => (c.agent ? system.includes(c.agent) : !config.calls.some((/** @type {any} */ o) => o.agent && system.includes(o.agent))));
-    const done = messages.filter((/** @type {any} */ m) => Array.isArray(m.content) && m.content.some((/** @type {any} */ p) => p.type === "tool_result")).length;
-    const next = thread[done];
-    if (next && offered.has(next.name)) return { blocks: [{ type: "tool_use", id: `toolu_fake_${requests.length}`, name: next.name, input: next.input }], stop: "tool_use" };
-    if (result) return { blocks: [{ type: "text", text: `TOOL RESULT: ${text(result.content)}` }], stop: "end_turn" };
-    return { blocks: [{ type: "text", text: "ok" }], stop: "end_turn" };
+function scripted(/** @type {any} */ body) {
+  const system = systemText(body);
+  const inAgent = config.calls.some((/** @type {any} */ c) => c.agent && system.includes(c.agent));
+  const thread = config.calls.filter((/** @type {any} */ c) => (c.agent ? system.includes(c.agent) : !inAgent));
+  const results = (body.messages ?? []).flatMap((/** @type {any} */ m) => (Array.isArray(m.content) ? m.content : [])).filter((/** @type {any} */ p) => p.type === "tool_result");
+  const next = thread[results.length];
+  if (next && (body.tools ?? []).some((/** @type {any} */ t) => t.name === next.name)) {
+    return { blocks: [{ type: "tool_use", id: `toolu_fake_${results.length + 1}`, name: next.name, input: next.input }], stop: "tool_use" };
   }
-  if (result) return { blocks: [{ type: "text", text: `TOOL RESULT: ${text(result.content)}` }], stop: "end_turn" };
-  if (offered.has("Bash")) return { blocks: [{ type: "tool_use", id: "toolu_fake_1", name: "Bash", input: { command: config.command, description: "run it" } }], stop: "tool_use" };
-  return { blocks: [{ type: "text", text: "ok" }], stop: "end_turn" };
+  return { blocks: [{ type: "text", text: (body.tools ?? []).length > 0 ? "DONE" : "ok" }], stop: "end_turn" };
 }
 
 const usage = { input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };

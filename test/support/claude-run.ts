@@ -45,9 +45,9 @@ export function trustDialogAccepted(world: ClaudeWorld): void {
   writeFileSync(join(world.home, ".claude.json"), JSON.stringify({ projects: { [world.project]: { hasTrustDialogAccepted: true } } }));
 }
 
-/** `hookbox trust <project> --yes` as the world's user. */
-export function approve(world: ClaudeWorld): string {
-  return execFileSync(process.execPath, [join(ROOT, "bin", "hookbox.mjs"), "trust", world.project, "--yes"], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: world.home } });
+/** `hookbox trust <project> --yes` as the world's user (its bin/ first on PATH), with `args` (e.g. `--grant proposed`). */
+export function approve(world: ClaudeWorld, ...args: string[]): string {
+  return execFileSync(process.execPath, [join(ROOT, "bin", "hookbox.mjs"), "trust", world.project, "--yes", ...args], { encoding: "utf8", env: { PATH: `${world.bin}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: world.home } });
 }
 
 export interface ClaudeRun {
@@ -78,7 +78,7 @@ export function runClaude(world: ClaudeWorld, options: { command?: string; calls
   writeFileSync(config, JSON.stringify({
     program: options.hookbox ? process.execPath : join(world.bin, "claude"),
     args: options.hookbox ? [join(ROOT, "bin", "hookbox.mjs"), "claude", ...claudeArgs] : claudeArgs,
-    cwd: world.project, env, command: options.command, calls: options.calls, timeoutMs, out,
+    cwd: world.project, env, command: options.command, timeoutMs, out, ...(options.calls ? { calls: options.calls } : {}),
   }));
   const runner = join(ROOT, "test", "support", "claude-netns-run.mjs");
   const r = spawnSync("unshare", ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], { encoding: "utf8", timeout: timeoutMs + 15_000 });
