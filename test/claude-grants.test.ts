@@ -42,6 +42,8 @@ function project(event: string, script: string, matcher?: string) {
 
 const bash = { tool_name: "Bash", tool_input: { command: "ls" } };
 
+const HOOK = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/hook.sh';
+
 describe("grants are one closed form each", () => {
   it("parses each grant to its one spelling and refuses what no grant can give, by name", () => {
     expect(parseGrant("write:logs/").text).toBe("write:logs");
@@ -121,7 +123,7 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
       expect(missing.stderr).toContain("out=\n");
       expect(missing.stderr).toContain(`ran fmtr: it is not on the sandbox's PATH (reported once). To allow it: npx hookbox trust ${p.dir} --grant exec:fmtr`);
       p.approve("exec:fmtr");
-      expect((await p.route(bash)).stderr).toBe("out=fmtr-ran");
+      expect((await p.route(bash)).stderr).toBe(`[${HOOK}]: out=fmtr-ran`);
     } finally {
       process.env.PATH = saved;
     }
@@ -131,9 +133,9 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
     process.env.GRANTS_TEST_VALUE = "granted-value";
     const p = project("PreToolUse", "#!/bin/sh\necho \"v=$GRANTS_TEST_VALUE\" >&2\nexit 2\n", "Bash");
     p.approve();
-    expect((await p.route(bash)).stderr).toBe("v=");
+    expect((await p.route(bash)).stderr).toBe(`[${HOOK}]: v=`);
     p.approve("env:GRANTS_TEST_VALUE");
-    expect((await p.route(bash)).stderr).toBe("v=granted-value");
+    expect((await p.route(bash)).stderr).toBe(`[${HOOK}]: v=granted-value`);
   });
 
   it("effects:annotate: added context is refused naming the grant; granted, it reaches the model labelled with the hook's name and bounded", async () => {
@@ -169,7 +171,7 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
     try {
       const p = project("PreToolUse", `#!/bin/sh\nout=$(curl -s --max-time 5 http://127.0.0.1:${port}/ 2>/dev/null)\nother=$(curl -s --max-time 5 http://localhost:${port}/ 2>/dev/null)\necho "out=$out other=$other" >&2\nexit 2\n`, "Bash");
       p.approve();
-      expect((await p.route(bash)).stderr).toBe("out= other=");
+      expect((await p.route(bash)).stderr).toBe(`[${HOOK}]: out= other=`);
       p.approve(`network:127.0.0.1:${port}`);
       const reached = await p.route(bash);
       expect(reached.stderr).toContain("out=hello-from-host other=hookbox: localhost");

@@ -110,7 +110,8 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
     if (hook.untrusted && !BLOCK_STOPS.has(event)) {
       const grant = grantFor(event, "exit 2");
       if (!grant || !hook.granted?.has(grant)) return fail(refused(hook, event, "exit 2", `on ${event} it would make the agent go on or feed the model the hook's text`));
-      return { kind: "block", reason: labelled(hook, reason) };
+      // Labelled with the hook's name already: its stderr as it is.
+      return { kind: "block", reason: labelled(hook, stderr || reason) };
     }
     return { kind: "block", reason };
   }

@@ -6,7 +6,20 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { ClaudePlan } from "./router.js";
+import type { ClaudeHook, RefusedHook } from "./settings.js";
+
+/** What the launcher hands every `claude-hook` run (a file only the user can read). */
+export interface ClaudePlan {
+  project: string;
+  hooks: ClaudeHook[];
+  refused: RefusedHook[];
+  /** The approvals folder (default: the user's config folder). */
+  approvals?: string;
+  /** Largest stdout, and largest stderr, of one hook, in bytes. */
+  maxOutputBytes: number;
+  /** A file the launcher prints on its stderr when Claude Code ends: every failure and refusal, with what to do. */
+  notices?: string;
+}
 
 /** The plan's text and its sha256 (hex). */
 export function planText(plan: ClaudePlan): { text: string; sha256: string } {
