@@ -53,6 +53,8 @@ export interface GrantedSandbox {
 
 export interface SandboxBase {
   project: string;
+  /** The project without hookbox claude's read-only views on it, when it has any (the recording layer's lower layer). */
+  projectSource?: string;
   systemReads: string[];
   path: string;
   memoryMb: number;
@@ -68,9 +70,10 @@ const TOOL_TARGET_FIELDS = ["file_path", "notebook_path"];
 
 /** Why a marker file: the hook's own exit 95 must not be taken for a layer that could not be made. */
 const LAYER_SCRIPT = [
-  'P=$1 D=$2; shift 2',
+  'P=$1 D=$2 S=$3; shift 3',
   'fail() { : > "$D/no-layer"; exit 95; }',
-  'mount --bind "$P" "$D/real" 2>/dev/null || fail',
+  // S: the project as read below its read-only views, if hookbox claude's namespace put any on it (an overlay's lower layer may not hold mounts).
+  'mount --rbind "$S" "$D/real" 2>/dev/null || fail',
   `mount -t tmpfs -o size=${LAYER_MB}m,mode=700 hookbox "$D/layer" 2>/dev/null || fail`,
   'mkdir "$D/layer/up" "$D/layer/work" "$D/layer/report" || fail',
   'mount -t overlay hookbox -o "lowerdir=$D/real,upperdir=$D/layer/up,workdir=$D/layer/work" "$P" 2>/dev/null || fail',
@@ -87,7 +90,7 @@ export function recordingLayerAvailable(): boolean {
   const d = mkdtempSync(join(tmpdir(), "hookbox-layer-probe-"));
   try {
     for (const sub of ["p", "real", "layer"]) mkdirSync(join(d, sub));
-    execFileSync("unshare", ["-Urm", "/bin/sh", "-c", LAYER_SCRIPT, "sh", join(d, "p"), d, "/bin/sh", "-c", `echo x > "${join(d, "p")}/w"`], { stdio: "ignore", timeout: 10_000, env: launcherEnv() });
+    execFileSync("unshare", ["-Urm", "/bin/sh", "-c", LAYER_SCRIPT, "sh", join(d, "p"), d, join(d, "p"), "/bin/sh", "-c", `echo x > "${join(d, "p")}/w"`], { stdio: "ignore", timeout: 10_000, env: launcherEnv() });
     layerWorks = readFileSync(join(d, "written"), "utf8").includes("f w") && !existsSync(join(d, "p", "w"));
   } catch {
     layerWorks = false;
@@ -202,7 +205,7 @@ export async function grantedSandbox(base: SandboxBase, grants: readonly Grant[]
     ...(net ? { extraEnv: net.extraEnv } : {}),
     chdir: base.project,
     memoryMb: base.memoryMb,
-    ...(layer ? { outer: ["unshare", "-Urm", "/bin/sh", "-c", LAYER_SCRIPT, "sh", base.project, dir] } : {}),
+    ...(layer ? { outer: ["unshare", "-Urm", "/bin/sh", "-c", LAYER_SCRIPT, "sh", base.project, dir, base.projectSource ?? base.project] } : {}),
   };
   const granted = new Set(grants.map((g) => (g.kind === "write" ? `write:${g.folder}` : "")));
   return {

@@ -25,6 +25,9 @@ import type { ParsedSettings } from "./settings.js";
 /** Margin over the slowest hook's timeout for the routing hook's own, so the agent never times it out first (that would fail open). */
 const ROUTER_MARGIN_S = 30;
 
+/** Where the managed route also shows the project, without its views. */
+const PROJECT_COPY = "/etc/.hookbox-project";
+
 /** A started route: `afterSpawn` once the agent was spawned (or failed to), `afterExit` once it ended. */
 export interface Launch { route: "managed" | "fallback"; command: string; args: string[]; stdio: Array<"inherit" | number>; afterSpawn(): void; afterExit(): void }
 
@@ -66,6 +69,9 @@ function withoutKeys(settings: Record<string, unknown>, keys: readonly string[])
 
 /** The managed route. `projectFiles`: each existing project settings file with its parse, and whether its power keys are approved. */
 export function managedLaunch(dialect: AgentDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: RouterCommand, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>, mcpServers: string[]): Launch {
+  // A project hook's recording layer cannot be made from a folder holding the views: it reads this copy.
+  const source = projectFiles.length > 0 ? { source: plan.project, path: PROJECT_COPY } : undefined;
+  if (source) plan = { ...plan, projectSource: source.path };
   const { text, sha256 } = planText(plan);
   const planFile = `${dialect.managedDir}/${dialect.planFile}`;
   const managed = { ...dialect.managedOnly, ...(mcpServers.length > 0 ? dialect.projectMcp.deny(mcpServers) : {}), hooks: routingHooks(dialect, plan, router, planFile, sha256) };
@@ -74,7 +80,7 @@ export function managedLaunch(dialect: AgentDialect, bwrap: string, program: str
     { path: planFile, content: text },
     ...projectFiles.map((f) => ({ path: viewTarget(f.path), content: JSON.stringify(projectView(dialect, f.parsed, f.powerApproved), null, 2) })),
   ];
-  const view = agentViewLaunch(bwrap, files, program, args);
+  const view = agentViewLaunch(bwrap, files, program, args, source ? [source] : []);
   return { route: "managed", command: view.command, args: view.args, stdio: view.stdio, afterSpawn: view.close, afterExit: () => {} };
 }
 

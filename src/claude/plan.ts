@@ -19,6 +19,8 @@ export interface ClaudePlan {
   maxOutputBytes: number;
   /** A file the launcher prints on its stderr when Claude Code ends: every failure and refusal, with what to do. */
   notices?: string;
+  /** Where the project reads without the read-only views of the managed route (a hook's recording layer is made from it). */
+  projectSource?: string;
 }
 
 /** The plan's text and its sha256 (hex). */

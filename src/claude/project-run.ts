@@ -55,7 +55,7 @@ export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: 
   }
   const allow = (grant: string) => grantCommand(projectKey(plan.project), [...projectGrants(store, plan.project), grant]);
   const base = {
-    project: plan.project, systemReads: SYSTEM_READS, path: SANDBOX_PATH, memoryMb: SANDBOX_MEMORY_MB,
+    project: plan.project, ...(plan.projectSource ? { projectSource: plan.projectSource } : {}), systemReads: SYSTEM_READS, path: SANDBOX_PATH, memoryMb: SANDBOX_MEMORY_MB,
     // HOME names the user's HOME path, where the sandbox mounts its own empty home (sandboxHome).
     env: { LANG: "C.UTF-8", HOME: process.env.HOME, CLAUDE_PROJECT_DIR: plan.project },
   };

@@ -53,7 +53,7 @@ function probe(): ViewAvailability {
  * The launch of `program args` in a namespace where each of `files` reads as given. A file under
  * /etc may be new; any other must exist on the host (its view is bound over it).
  */
-export function agentViewLaunch(bwrap: string, files: FileView[], program: string, args: string[]): ViewLaunch {
+export function agentViewLaunch(bwrap: string, files: FileView[], program: string, args: string[], copies: Array<{ source: string; path: string }> = []): ViewLaunch {
   const etcFiles = files.filter((f) => f.path.startsWith(`${ETC}/`));
   for (const f of files) if (!etcFiles.includes(f) && !existsSync(f.path)) throw new Error(`a view at ${f.path} needs the file to exist`);
   const rebuilt = new Set(etcFiles.flatMap((f) => ancestors(f.path)));
@@ -71,6 +71,12 @@ export function agentViewLaunch(bwrap: string, files: FileView[], program: strin
       const path = join(dir, name);
       if (!rebuilt.has(path) && !etcFiles.some((f) => f.path === path)) out.push("--ro-bind", path, path);
     }
+  }
+  // A folder as it is before the views cover parts of it, under /etc (bound first, so the views are not in it); writable as
+  // the folder itself is (a hook's granted folder is written through it), which changes nothing the views show.
+  for (const c of copies) {
+    if (!c.path.startsWith(`${ETC}/`) || rebuilt.has(c.path)) throw new Error(`a copy at ${c.path} must be a new path under ${ETC}`);
+    out.push("--bind", c.source, c.path);
   }
   const scratch = mkdtempSync(join(tmpdir(), "hookbox-view-"));
   const fds: number[] = [];
