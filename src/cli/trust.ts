@@ -14,6 +14,8 @@ import { extensionsIn, piModules } from "../discovery/agents.js";
 import { presets, type PolicyName } from "../policy/policy.js";
 import { claudeHookFingerprint } from "../claude/approval.js";
 import { readClaudeSettings } from "../claude/settings.js";
+import { opencodeProjectPlugins } from "../opencode/discovery.js";
+import { OPENCODE_PROJECT_POLICY } from "../opencode/plan.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError, command, parseFlags, type Flags } from "./usage.js";
 
@@ -110,6 +112,11 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
       const pinned = () => claudeHookFingerprint(project, hook);
       modules.push({ origin: `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: pinned(), pinned });
     }
+  }
+  // opencode's plugins of the project: they run under "untrusted" whatever --policy says (hookbox opencode).
+  for (const p of opencodeProjectPlugins(project)) {
+    const pinned = () => fingerprint(p.path, OPENCODE_PROJECT_POLICY);
+    modules.push({ origin: `opencode (${p.from})`, fingerprint: pinned(), pinned });
   }
   return modules;
 }
