@@ -113,8 +113,10 @@ const server = async (input: { project?: unknown; directory?: string; worktree?:
   const plan = JSON.parse(readFileSync(planFile, "utf8")) as OpencodePlan;
   const data = { project: input.project, directory: input.directory, worktree: input.worktree, serverUrl: String(input.serverUrl ?? "http://localhost:4096") };
   const all = await Promise.all(plan.plugins.map((unit) => start(plan, unit, data)));
-  process.on("exit", () => { for (const r of all) r.process?.kill(); });
-  const hooks: Hooks = {};
+  const end = () => { for (const r of all) r.process?.kill(); };
+  process.on("exit", end);
+  // opencode's instance finalizer: the plugins' processes end with it (a hanging one would keep opencode's event loop alive).
+  const hooks: Hooks = { dispose: async () => end() };
   const failedAny = all.some((r) => r.failed);
   for (const hook of Object.keys(OPENCODE_HOOKS) as OpencodeHook[]) {
     if (all.some((r) => r.hooks.has(hook)) || (hook === "tool.execute.before" && failedAny)) hooks[hook] = trigger(plan, all, hook);

@@ -68,6 +68,9 @@ export class OpencodeUnit {
     this.child.on("error", (e) => this.die(Errors.crashed(spec.path, "load", e.message)));
     this.child.on("exit", (code, signal) => this.die(Errors.crashed(spec.path, this.current(), `its process ended (${signal ?? `exit code ${code}`})`)));
     this.child.stdin!.on("error", () => {});
+    // Why: opencode exits when its work is done; a plugin's process (one that hangs, too) must not keep it alive.
+    this.child.unref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
   }
 
   private current(): string {
