@@ -58,16 +58,16 @@ describe.skipIf(unavailable)("opencode 1.18.33 end to end", { timeout: 60_000 },
       () => approved("guard", ["fixtures/opencode/blocks-rm-rf.ts"]),
       () => alone("rewriteAlone", [`${H}/rewrites-bash-command.ts`], { command: "echo the model's own command" }),
       () => approved("rewrite", [`${H}/rewrites-bash-command.ts`], { command: "echo the model's own command" }),
-      () => alone("hangAlone", [`${H}/hangs-in-tool-execute.ts`], { timeoutMs: 12_000 }),
+      () => alone("hangAlone", [`${H}/hangs-in-tool-execute.ts`], { timeoutMs: 20_000 }),
       () => approved("hang", [`${H}/hangs-in-tool-execute.ts`], { env: { HOOKBOX_OPENCODE_DEADLINE_MS: "1500" } }),
       () => alone("exitAlone", [`${H}/exits-in-tool-execute.ts`]),
       () => approved("exit", [`${H}/exits-in-tool-execute.ts`]),
       () => approved("timer", [`${H}/throws-from-a-timer.ts`]),
     ];
-    // Three sessions at a time: the machine is shared.
+    // Two sessions at a time: the machine is shared.
     const queue = [...chains];
-    await Promise.all([0, 1, 2].map(async () => { for (let c = queue.shift(); c; c = queue.shift()) await c(); }));
-  }, 240_000);
+    await Promise.all([0, 1].map(async () => { for (let c = queue.shift(); c; c = queue.shift()) await c(); }));
+  }, 600_000);
   afterAll(() => { for (const root of roots) rmSync(root, { recursive: true, force: true }); });
 
   it("control: hookbox opencode with no plugin blocks nothing: the model's rm -rf runs, and its first request carries the project's AGENTS.md", () => {

@@ -111,7 +111,7 @@ export async function opencode(args: string[], out: Output, _signal?: AbortSigna
     });
     const env = { ...process.env, OPENCODE_CONFIG_DIR: config, HOOKBOX_OPENCODE_PLAN: planFile };
     return await new Promise<number>((resolve) => {
-      const child = spawn(bwrap, ["--dev-bind", "/", "/", ...binds, "--", program, ...args], { stdio: "inherit", env });
+      const child = spawn(bwrap, ["--die-with-parent", "--dev-bind", "/", "/", ...binds, "--", program, ...args], { stdio: "inherit", env });
       child.on("error", (e) => { say(`opencode could not be started: ${e.message}`); resolve(EXIT.hookErrors); });
       child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
     });

@@ -47,12 +47,13 @@ const server = createServer((req, res) => {
 
 server.listen(config.port, "127.0.0.1", () => {
   started = Date.now();
-  const child = spawn(config.program, config.args, { cwd: config.cwd, env: config.env, stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group, so the timeout ends opencode and everything it started (bwrap, plugins' processes).
+  const child = spawn(config.program, config.args, { cwd: config.cwd, env: config.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => { stdout += d; });
   child.stderr.on("data", (d) => { stderr += d; });
-  const timer = setTimeout(() => child.kill("SIGKILL"), config.timeoutMs);
+  const timer = setTimeout(() => { try { process.kill(-(/** @type {number} */ (child.pid)), "SIGKILL"); } catch { child.kill("SIGKILL"); } }, config.timeoutMs);
   child.on("close", (code, signal) => {
     clearTimeout(timer);
     writeFileSync(config.out, JSON.stringify({ code, signal, ms: Date.now() - started, stdout, stderr, requests }));

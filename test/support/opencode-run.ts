@@ -78,14 +78,19 @@ export async function runOpencode(w: OpencodeWorld, options: { command: string; 
     OPENCODE_DISABLE_DEFAULT_PLUGINS: "1", OPENCODE_DISABLE_CLAUDE_CODE: "1",
     ...options.env,
   };
-  const timeoutMs = options.timeoutMs ?? 40_000;
+  const timeoutMs = options.timeoutMs ?? 90_000;
   writeFileSync(config, JSON.stringify({
     program: options.hookbox ? process.execPath : join(w.bin, "opencode"),
     args: options.hookbox ? [join(ROOT, "bin", "hookbox.mjs"), "opencode", ...args] : args,
     cwd: w.project, env, command: options.command, port: MODEL_PORT, timeoutMs, out,
   }));
   const runner = join(ROOT, "test", "support", "opencode-netns-run.mjs");
-  await promisify(execFile)("unshare", ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], { timeout: timeoutMs + 15_000 });
+  try {
+    await promisify(execFile)("unshare", ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], { timeout: timeoutMs + 15_000 });
+  } catch (e) {
+    const { stderr, signal, code } = e as { stderr?: string; signal?: string; code?: number };
+    throw new Error(`the namespace runner failed (${signal ?? code}): ${stderr ?? ""}`);
+  }
   const run = JSON.parse(readFileSync(out, "utf8")) as Omit<OpencodeRun, "tools" | "texts">;
   const events = run.stdout.split("\n").flatMap((line) => {
     try { return [JSON.parse(line) as { type: string; part: Record<string, unknown> }]; } catch { return []; }
