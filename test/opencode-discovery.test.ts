@@ -51,7 +51,6 @@ describe("opencode discovery", () => {
     ]);
     expect(found.plugins[1]!.options).toEqual({ sound: true });
     const copy = found.filtered.find((f) => f.path === join(w.project, "opencode.jsonc"))!;
-    expect(copy.content).toContain("// the project's");
     expect(copy.content).toContain('"model": "x/y"');
     expect(copy.content).not.toContain("plugin");
   });
