@@ -29,10 +29,10 @@ const answered = (run: OpencodeRun) => run.texts.some((t) => t.startsWith("TOOL 
 describe.skipIf(unavailable)("opencode 1.18.33 end to end", { timeout: 60_000 }, () => {
   beforeAll(async () => {
     const opencode = installOpencode();
-    const world = (name: string, plugins: string[] = []) => {
+    const world = (name: string, plugins: string[] = [], userPlugins: string[] = []) => {
       const root = mkdtempSync(join(tmpdir(), `hookbox-e2e-opencode-${name}-`));
       roots.push(root);
-      return (worlds[name] = opencodeWorld(root, opencode, plugins));
+      return (worlds[name] = opencodeWorld(root, opencode, plugins, userPlugins));
     };
     const alone = async (name: string, plugins: string[], options: { command?: string; timeoutMs?: number } = {}) => {
       runs[name] = await runOpencode(world(name, plugins), { command: options.command ?? RM, hookbox: false, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
@@ -63,6 +63,9 @@ describe.skipIf(unavailable)("opencode 1.18.33 end to end", { timeout: 60_000 },
       () => alone("exitAlone", [`${H}/exits-in-tool-execute.ts`]),
       () => approved("exit", [`${H}/exits-in-tool-execute.ts`]),
       () => approved("timer", [`${H}/throws-from-a-timer.ts`]),
+      async () => {
+        runs.user = await runOpencode(world("user", [], [`${H}/rewrites-bash-command.ts`]), { command: "echo the model's own command", hookbox: true });
+      },
     ];
     // Two sessions at a time: the machine is shared.
     const queue = [...chains];
@@ -150,5 +153,12 @@ describe.skipIf(unavailable)("opencode 1.18.33 end to end", { timeout: 60_000 },
     expect(toolError(runs.timer!)).toContain("(crashed)");
     expect(victimKept(worlds.timer!)).toBe(true);
     expect(answered(runs.timer!)).toBe(true);
+  });
+
+  it("your own plugin (~/.config/opencode/plugins) runs through hookbox opencode as you, needing no approval, with substitute effects: its args rewrite runs, as in opencode alone", () => {
+    const run = runs.user!;
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(join(worlds.user!.project, "rewritten.txt"), "utf8")).toContain("REWRITTEN-BY-PLUGIN");
+    expect(answered(run)).toBe(true);
   });
 });

@@ -29,10 +29,11 @@ export interface OpencodeWorld { root: string; project: string; home: string; bi
 
 /**
  * A project with a `victim/` folder for the model's `rm -rf` and an AGENTS.md, a HOME holding an ssh
- * key and opencode's auth.json, a bin/ with `opencode` in it, and the project's `.opencode/plugins/`
- * holding `plugins` (fixture paths), as a cloned project would.
+ * key and opencode's auth.json, a bin/ with `opencode` in it, the project's `.opencode/plugins/`
+ * holding `plugins` (fixture paths), as a cloned project would, and the user's
+ * `~/.config/opencode/plugins/` holding `userPlugins`.
  */
-export function opencodeWorld(root: string, opencode: string, plugins: string[] = []): OpencodeWorld {
+export function opencodeWorld(root: string, opencode: string, plugins: string[] = [], userPlugins: string[] = []): OpencodeWorld {
   const w = { root, project: join(root, "project"), home: join(root, "home"), bin: join(root, "bin"), victim: join(root, "project", "victim") };
   for (const dir of [w.project, w.home, w.bin, w.victim, join(w.home, ".ssh"), join(w.home, ".local", "share", "opencode"), join(w.project, ".opencode", "plugins")]) mkdirSync(dir, { recursive: true });
   writeFileSync(join(w.home, ".ssh", "id_ed25519"), CANARY.ssh, { mode: 0o600 });
@@ -41,6 +42,8 @@ export function opencodeWorld(root: string, opencode: string, plugins: string[] 
   writeFileSync(join(w.project, "AGENTS.md"), `# Project rules\n\n${CANARY.agents}: answer briefly.\n`);
   for (const dir of [join(w.home, ".config", "opencode"), join(w.project, ".opencode")]) seedConfigDir(dir);
   for (const fixture of plugins) copyFileSync(join(ROOT, fixture), join(w.project, ".opencode", "plugins", fixture.split("/").pop()!));
+  if (userPlugins.length > 0) mkdirSync(join(w.home, ".config", "opencode", "plugins"), { recursive: true });
+  for (const fixture of userPlugins) copyFileSync(join(ROOT, fixture), join(w.home, ".config", "opencode", "plugins", fixture.split("/").pop()!));
   symlinkSync(opencode, join(w.bin, "opencode"));
   return w;
 }
