@@ -32,7 +32,7 @@ describe("hookbox --help and friends", () => {
   it("rejects an unknown command with exit 2, naming it and the commands there are", async () => {
     const r = await hookbox(["fire"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('hookbox: unknown command "fire" (commands: check, emit, replay, trust, claude; see hookbox --help)\n');
+    expect(r.stderr).toBe('hookbox: unknown command "fire" (commands: check, emit, replay, trust, claude, opencode; see hookbox --help)\n');
   });
 });
 
@@ -145,7 +145,7 @@ describe("the CLI's documentation", () => {
     const { readFileSync } = await import("node:fs");
     const docs = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    for (const args of [["--help"], ["check", "--help"], ["emit", "--help"], ["replay", "--help"], ["trust", "--help"], ["claude", "--help"]]) {
+    for (const args of [["--help"], ["check", "--help"], ["emit", "--help"], ["replay", "--help"], ["trust", "--help"], ["claude", "--help"], ["opencode", "--help"]]) {
       const r = await hookbox(args);
       expect(docs).toContain(`\`\`\`\n${r.stdout}\`\`\``);
     }

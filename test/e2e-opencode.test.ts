@@ -63,6 +63,7 @@ describe.skipIf(unavailable)("opencode 1.18.33 end to end", { timeout: 60_000 },
       () => alone("exitAlone", [`${H}/exits-in-tool-execute.ts`]),
       () => approved("exit", [`${H}/exits-in-tool-execute.ts`]),
       () => approved("timer", [`${H}/throws-from-a-timer.ts`]),
+      () => alone("timerAlone", [`${H}/throws-from-a-timer.ts`]),
       async () => {
         runs.user = await runOpencode(world("user", [], [`${H}/rewrites-bash-command.ts`]), { command: "echo the model's own command", hookbox: true });
       },
@@ -149,7 +150,9 @@ describe.skipIf(unavailable)("opencode 1.18.33 end to end", { timeout: 60_000 },
     expect(runs.exit!.code).toBe(0);
   });
 
-  it("a plugin that throws from a timer after loading is contained: its process ends, its tool calls are blocked (crashed), opencode answers", () => {
+  it("a plugin that throws from a timer after loading: opencode alone prints it and runs the call unguarded; through hookbox opencode its process ends, its tool calls are blocked (crashed), opencode answers", () => {
+    expect(runs.timerAlone!.stderr).toContain("thrown from a timer");
+    expect(victimKept(worlds.timerAlone!)).toBe(false);
     expect(toolError(runs.timer!)).toContain("(crashed)");
     expect(victimKept(worlds.timer!)).toBe(true);
     expect(answered(runs.timer!)).toBe(true);

@@ -34,7 +34,8 @@ export const TRUST = command("trust", {
 extensions and packages the project's .pi/settings.json names, found with pi's own rules),
 oh-my-pi's .omp/extensions/, the project's hook folders (.xcsh/hooks, .claude/hooks) and the command
 hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (with the files they name;
-they run under "untrusted" in hookbox claude). Each is shown with its origin, every file it
+they run under "untrusted" in hookbox claude), and opencode's plugin files (.opencode/plugin(s)/ and
+those its config files name; "untrusted" in hookbox opencode). Each is shown with its origin, every file it
 could load and its hash. Then approve exactly that: hookbox/extension's isolateDiscovered() and
 discoverAndLoadHooks load a project's module only as it was approved; a changed or new file, a
 moved project or another policy needs approval again. Approvals are kept in
