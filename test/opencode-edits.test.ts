@@ -45,8 +45,8 @@ describe("opencode edits", () => {
     expect(applyEdits("p.ts", "tool.execute.after", "restrict", output, { title: "t", output: "o", metadata: { a: 1 } }).refused).toEqual([]);
   });
 
-  it("every hook a project's plugin may never have (shell.env) is marked offered only to trusted code, and every row names a failure rule", () => {
-    expect(OPENCODE_HOOKS["shell.env"].offered).toBe("trusted");
+  it("the hooks a project's plugin may never have (shell.env; chat.params and chat.headers, whose input carries the provider's key) are offered only to trusted code, and every row names a failure rule", () => {
+    for (const hook of ["shell.env", "chat.params", "chat.headers"] as const) expect(OPENCODE_HOOKS[hook].offered).toBe("trusted");
     expect(OPENCODE_HOOKS["tool.execute.before"].failure).toBe("block");
     for (const row of Object.values(OPENCODE_HOOKS)) expect(["block", "report"]).toContain(row.failure);
   });

@@ -5,8 +5,8 @@
  * opencode's own value stands and the fault is reported), the schema of the `output` a plugin hands
  * back, and the effect class of an edit of each of its fields (worker/effects.mjs: observe, restrict,
  * substitute). `offered: "trusted"` marks the hooks never offered to code under `untrusted` at all
- * (credentials, the environment of every command, the whole config): a project's plugin that returns
- * one is told so and the hook is not registered. A hook not in this table is not registered either.
+ * (the provider's options with its credential, the environment of every command): a project's plugin
+ * that returns one is told so and the hook is not registered. A hook not in this table is not registered either.
  */
 import { z } from "zod";
 import type { EVENTS } from "../contract/events.js";
@@ -39,12 +39,13 @@ export const OPENCODE_HOOKS = {
   event: { row: "opencode:event", failure: "report", awaited: false, offered: "untrusted", edits: {}, output: none },
   "chat.message": { row: "input", failure: "report", awaited: true, offered: "untrusted", edits: { message: "substitute", parts: "substitute" }, output: z.object({ message: record, parts: z.array(record) }) },
   "command.execute.before": { row: "input", failure: "report", awaited: true, offered: "untrusted", edits: { parts: "substitute" }, output: z.object({ parts: z.array(record) }) },
+  // Offered to your plugins only: their input carries the provider's options (its API key among them).
   "chat.params": {
-    row: "before_provider_request", failure: "report", awaited: true, offered: "untrusted",
+    row: "before_provider_request", failure: "report", awaited: true, offered: "trusted",
     edits: { temperature: "substitute", topP: "substitute", topK: "substitute", maxOutputTokens: "substitute", options: "substitute" },
     output: z.object({ temperature: z.number().optional(), topP: z.number().optional(), topK: z.number().optional(), maxOutputTokens: z.number().optional(), options: record }),
   },
-  "chat.headers": { row: "before_provider_request", failure: "report", awaited: true, offered: "untrusted", edits: { headers: "substitute" }, output: z.object({ headers: z.record(z.string(), z.string()) }) },
+  "chat.headers": { row: "before_provider_request", failure: "report", awaited: true, offered: "trusted", edits: { headers: "substitute" }, output: z.object({ headers: z.record(z.string(), z.string()) }) },
   "experimental.chat.system.transform": { row: "before_agent_start", failure: "report", awaited: true, offered: "untrusted", edits: { system: "substitute" }, output: z.object({ system: z.array(z.string()) }) },
   "experimental.chat.messages.transform": { row: "context", failure: "report", awaited: true, offered: "untrusted", edits: { messages: "substitute" }, output: z.object({ messages: z.array(record) }) },
   "experimental.session.compacting": { row: "session.compacting", failure: "report", awaited: true, offered: "untrusted", edits: { context: "substitute", prompt: "substitute" }, output: z.object({ context: z.array(z.string()), prompt: z.string().optional() }) },

@@ -31,6 +31,14 @@ interface Running {
 
 const say = (line: string) => process.stderr.write(`hookbox opencode: ${line}\n`);
 const describe = (f: HookFailure) => `${f.message} (${f.code})`;
+/** Faults outside tool calls, reported once per plugin, hook and code (a dead plugin would otherwise be named on every bus event). */
+const reported = new Set<string>();
+const reportOnce = (f: HookFailure) => {
+  const key = `${f.hookPath}\0${f.event}\0${f.code}`;
+  if (reported.has(key)) return;
+  reported.add(key);
+  say(describe(f));
+};
 const shortName = (plan: OpencodePlan, path: string) => (path.startsWith(`${plan.project}/`) ? path.slice(plan.project.length + 1) : path);
 
 async function start(plan: OpencodePlan, unit: PluginUnit, input: Record<string, unknown>): Promise<Running> {
@@ -79,7 +87,7 @@ function trigger(plan: OpencodePlan, all: Running[], hook: OpencodeHook) {
       if (!r.hooks.has(hook)) continue;
       const call = r.process.request("call", hook, { input, output: output ?? {} }, plan.deadlineMs);
       if (!row.awaited) {
-        call.catch((e: unknown) => say(e instanceof HookFailure ? describe(e) : String(e)));
+        call.catch((e: unknown) => (e instanceof HookFailure ? reportOnce(e) : say(String(e))));
         continue;
       }
       let edited: unknown;
@@ -90,18 +98,18 @@ function trigger(plan: OpencodePlan, all: Running[], hook: OpencodeHook) {
         // A plugin's own throw is its answer: in a tool call it is the block, with its message, as in opencode.
         if (f.code === "handler_threw" && blocks) throw new Error(f.message);
         if (blocks) throw new Error(`hookbox blocked this tool call: ${describe(f)}`);
-        say(describe(f));
+        reportOnce(f);
         continue;
       }
       if (!output) continue;
       try {
         const { refused } = applyEdits(r.unit.path, hook, r.grant, output, edited);
         if (refused.length > 0 && blocks) throw new Error(`hookbox blocked this tool call: ${refused.map(describe).join(" ")}`);
-        for (const f of refused) say(describe(f));
+        for (const f of refused) reportOnce(f);
       } catch (e) {
         if (!(e instanceof HookFailure)) throw e;
         if (blocks) throw new Error(`hookbox blocked this tool call: ${describe(e)}`);
-        say(describe(e));
+        reportOnce(e);
       }
     }
   };
