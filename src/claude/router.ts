@@ -37,11 +37,11 @@ export interface RouterAnswer { code: 0 | 1 | 2; stdout: string; stderr: string 
 
 /** Events where a failed hook blocks (fail closed): the call it guards does not run. */
 const FAIL_CLOSED = new Set<string>(["PreToolUse", "PermissionRequest"]);
-const SANDBOX_MEMORY_MB = 512;
-const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
+export const SANDBOX_MEMORY_MB = 512;
+export const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
 /** What a project's hook sees of the system: programs and their libraries, never /etc, /home, /root or /tmp of the host. */
-const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
-const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
+export const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
+export const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
 const isProject = (hook: { source: string }) => hook.source !== "user";
 const label = (hook: ClaudeHook | RefusedHook) => `${isProject(hook) ? "the project's" : "your"} Claude Code hook ${hook.file}#${hook.at}`;

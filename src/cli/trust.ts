@@ -14,6 +14,8 @@ import { extensionsIn, piModules } from "../discovery/agents.js";
 import { presets, type PolicyName } from "../policy/policy.js";
 import { claudeHookFingerprint } from "../claude/approval.js";
 import { readClaudeSettings } from "../claude/settings.js";
+import { GEMINI, readGeminiSettings } from "../agents/gemini.js";
+import { agentHookFingerprint } from "../agents/router.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError, command, parseFlags, type Flags } from "./usage.js";
 
@@ -31,8 +33,9 @@ export const TRUST = command("trust", {
   about: `List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
 extensions and packages the project's .pi/settings.json names, found with pi's own rules),
 oh-my-pi's .omp/extensions/, the project's hook folders (.xcsh/hooks, .claude/hooks) and the command
-hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (with the files they name;
-they run under "untrusted" in hookbox claude). Each is shown with its origin, every file it
+hooks of Claude Code's .claude/settings.json and .claude/settings.local.json and of Gemini CLI's
+.gemini/settings.json (with the files they name; they run under "untrusted" in hookbox claude and
+hookbox gemini). Each is shown with its origin, every file it
 could load and its hash. Then approve exactly that: hookbox/extension's isolateDiscovered() and
 discoverAndLoadHooks load a project's module only as it was approved; a changed or new file, a
 moved project or another policy needs approval again. Approvals are kept in
@@ -110,6 +113,13 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
       const pinned = () => claudeHookFingerprint(project, hook);
       modules.push({ origin: `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: pinned(), pinned });
     }
+  }
+  // Gemini CLI's hooks of the project (.gemini/settings.json): they run under "untrusted" in hookbox gemini.
+  const geminiSettings = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
+  for (const problem of geminiSettings.problems) warn(problem);
+  for (const hook of geminiSettings.hooks) {
+    const pinned = () => agentHookFingerprint(GEMINI as never, project, hook);
+    modules.push({ origin: `Gemini CLI (.gemini/settings.json, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: pinned(), pinned });
   }
   return modules;
 }
