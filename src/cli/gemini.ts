@@ -79,7 +79,8 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
   const workspace = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
   for (const p of [user, workspace]) for (const problem of p.problems) say(problem);
   const userConfig = hooksConfig(user);
-  const disabled = new Set(userConfig.disabled ?? []);
+  // The project's own list may only take hooks out (its `enabled` is not read: it could switch off yours).
+  const disabled = new Set([...(userConfig.disabled ?? []), ...(hooksConfig(workspace).disabled ?? [])]);
   const ours = [user, workspace];
   const plan: AgentPlan = {
     project,
