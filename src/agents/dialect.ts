@@ -41,6 +41,9 @@ export interface Dialect<Output = Record<string, unknown>> {
   packageName: string;
   /** The versions whose hook contract this row was read from; any other is refused at start. */
   versions: readonly string[];
+  /** A hook's `timeout` in milliseconds per unit (1 for ms, 1000 for seconds), and the deadline of one without. */
+  timeoutUnitMs: number;
+  defaultTimeoutMs: number;
   /** Every hook event the agent has. */
   events: readonly string[];
   /** Events whose matcher tests an input field, and how (a regular expression, or the exact string). */

@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import stripJsonComments from "strip-json-comments";
 import { z } from "zod";
 import type { AgentHook, Dialect, RefusedAgentHook } from "./dialect.js";
+import { readHookTable } from "./settings.js";
 
 export const GEMINI_EVENTS = [
   "BeforeTool", "AfterTool", "BeforeAgent", "Notification", "AfterAgent", "SessionStart", "SessionEnd", "PreCompress",
@@ -63,6 +64,8 @@ export const GEMINI: Dialect<GeminiOutput> = {
   packageName: "@google/gemini-cli",
   versions: ["0.61.0"],
   events: GEMINI_EVENTS,
+  timeoutUnitMs: 1,
+  defaultTimeoutMs: GEMINI_DEFAULT_TIMEOUT_MS,
   matchers: {
     BeforeTool: { field: "tool_name", regex: true },
     AfterTool: { field: "tool_name", regex: true },
@@ -118,15 +121,6 @@ export const GEMINI: Dialect<GeminiOutput> = {
   },
 };
 
-const handlerSchema = z.object({
-  type: z.string(),
-  command: z.string().optional(),
-  name: z.string().optional(),
-  timeout: z.number().positive().optional(),
-  description: z.string().optional(),
-  env: z.record(z.string(), z.string()).optional(),
-}).passthrough();
-const groupSchema = z.object({ matcher: z.string().optional(), sequential: z.boolean().optional(), hooks: z.array(z.unknown()) }).passthrough();
 /** The part of a Gemini CLI settings file hookbox reads; the rest passes through. */
 export const geminiSettingsSchema = z.object({
   hooks: z.record(z.string(), z.unknown()).optional(),
@@ -160,31 +154,8 @@ export function readGeminiSettings(file: string, source: AgentHook["source"]): G
   const parsed = geminiSettingsSchema.safeParse(value);
   if (!parsed.success) return { ...empty, problems: [`${file}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`] };
   const settings = parsed.data as Record<string, unknown> & z.infer<typeof geminiSettingsSchema>;
-  const out: GeminiSettings = { ...empty, settings };
-  for (const [event, groups] of Object.entries(settings.hooks ?? {})) {
-    // Gemini CLI skips, with a warning of its own, an event it does not have and a value that is not a list.
-    if (CONFIG_KEYS.has(event) || !(GEMINI_EVENTS as readonly string[]).includes(event) || !Array.isArray(groups)) continue;
-    groups.forEach((g, i) => {
-      const group = groupSchema.safeParse(g);
-      if (!group.success) return;
-      group.data.hooks.forEach((h, j) => {
-        const at = `hooks.${event}[${i}].hooks[${j}]`;
-        const handler = handlerSchema.safeParse(h);
-        const matcher = group.data.matcher;
-        if (!handler.success || !["command", "plugin", "runtime"].includes(handler.data.type)) return;
-        const { type, command, name } = handler.data;
-        if (type !== "command" || !command) {
-          out.refused.push({ source, file, at, event, name: name || command || "unknown-hook", ...(matcher !== undefined ? { matcher } : {}), reason: `a "${type}" hook, which hookbox does not run` });
-          return;
-        }
-        out.hooks.push({
-          source, file, at, event, command, name: name || command,
-          timeoutMs: handler.data.timeout ?? GEMINI_DEFAULT_TIMEOUT_MS,
-          ...(matcher !== undefined ? { matcher } : {}),
-          ...(handler.data.env ? { env: handler.data.env } : {}),
-        });
-      });
-    });
-  }
+  const { hooks: table = {}, ...rest } = settings;
+  const known = Object.fromEntries(Object.entries(table).filter(([k]) => !CONFIG_KEYS.has(k)));
+  const out: GeminiSettings = { ...empty, settings: { ...rest, ...(settings.hooks ? { hooks: table } : {}) }, ...readHookTable(GEMINI, known, file, source) };
   return out;
 }

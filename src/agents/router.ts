@@ -41,8 +41,8 @@ export const agentHookKey = (hook: Pick<AgentHook, "file" | "at">): string => `$
 /** What an approval pins: the definition, every project file its command names, and their folders below the root. */
 export function agentHookFingerprint(d: Dialect<never>, project: string, hook: AgentHook): Fingerprint {
   const root = projectKey(project);
-  const vars = new RegExp(`\\$\\{?(${d.projectDirVars.join("|")})\\}?`, "g");
-  const files = filesNamed(root, hook.command.replace(vars, root));
+  const vars = d.projectDirVars.length > 0 ? new RegExp(`\\$\\{?(${d.projectDirVars.join("|")})\\}?`, "g") : undefined;
+  const files = filesNamed(root, vars ? hook.command.replace(vars, root) : hook.command);
   const folders = [...new Set(files.map(dirname).filter((f) => f !== root))];
   const definition = { agent: d.agent, event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutMs: hook.timeoutMs, env: hook.env ?? null };
   return pinnedFingerprint(agentHookKey(hook), definition, { files, folders }, CLAUDE_PROJECT_POLICY);
