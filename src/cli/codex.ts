@@ -16,8 +16,9 @@ import { findOnPath } from "../policy/runtime.js";
 import { approvalCommand } from "../approval/store.js";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
-import { notApproved, routeAgentEvent, type AgentPlan } from "../agents/router.js";
-import { agentVersion } from "./gemini.js";
+import { notApproved, type AgentPlan } from "../agents/router.js";
+import { unknownVersion } from "../agents/version.js";
+import { agentHook } from "./agent-hook.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
@@ -47,10 +48,8 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
   if (args[0] === "--help" && args.length === 1) { out.write(CODEX_HELP); return EXIT.ok; }
   const program = findOnPath(CODEX.program);
   if (!program) throw new UsageError("no `codex` on PATH: install Codex CLI (npm install -g @openai/codex)");
-  const version = agentVersion(program, CODEX.packageName);
-  if (!version || !CODEX.versions.includes(version)) {
-    throw new UsageError(`${program} is ${CODEX.packageName} ${version ?? "of an unknown version"}; hookbox knows the hook contract of ${CODEX.versions.join(", ")} only, and would not know which of its hooks it keeps from running: install ${CODEX.packageName}@${CODEX.versions.at(-1)}`);
-  }
+  const unknown = unknownVersion(CODEX as never, program);
+  if (unknown) throw new UsageError(unknown);
   const sandbox = sandboxAvailability();
   if (!sandbox.ok) throw new UsageError(`hookbox codex gives Codex CLI its requirements in a private mount namespace, which cannot be built here: ${sandbox.reason}`);
   const project = process.cwd();
@@ -111,27 +110,5 @@ function etcWithRequirements(requirements: string): string[] {
   return args;
 }
 
-/**
- * `hookbox codex-hook <plan>`: one event from Codex CLI on stdin; answers as a command hook does.
- * Any failure of its own blocks on PreToolUse (exit 2 with the reason on stderr), elsewhere is a warning.
- */
-export async function codexHook(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
-  let event = "PreToolUse";
-  try {
-    if (args.length !== 1) throw new Error("usage: hookbox codex-hook <plan file> (Codex CLI runs it; see hookbox codex)");
-    const plan = JSON.parse(readFileSync(args[0]!, "utf8")) as AgentPlan;
-    const raw = readFileSync(0, "utf8");
-    const input = JSON.parse(raw) as Record<string, unknown>;
-    event = String(input.hook_event_name);
-    const answer = await routeAgentEvent(CODEX, plan, input, raw);
-    if (answer.stdout) out.write(answer.stdout);
-    if (answer.stderr) err.write(`${answer.stderr}\n`);
-    return answer.code;
-  } catch (e) {
-    const message = `hookbox codex-hook failed, so ${CODEX.failClosed.has(event) ? "this tool call is blocked" : "no hook ran"}: ${(e as Error).message}`;
-    const reply = CODEX.failClosed.has(event) ? CODEX.reply({ blocked: message }) : CODEX.reply({ warnings: [message] });
-    if (reply.stdout) out.write(reply.stdout);
-    if (reply.stderr) err.write(`${reply.stderr}\n`);
-    return reply.code;
-  }
-}
+/** `hookbox codex-hook <plan>`: the routing hook's entry (src/cli/agent-hook.ts). */
+export const codexHook = agentHook(CODEX, "codex");

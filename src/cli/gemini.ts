@@ -10,14 +10,16 @@
  * lists concatenate across layers, so a layer above cannot take the project's hooks out.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { approvalCommand } from "../approval/store.js";
 import { GEMINI, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
-import { notApproved, routeAgentEvent, type AgentPlan } from "../agents/router.js";
+import { notApproved, type AgentPlan } from "../agents/router.js";
+import { unknownVersion } from "../agents/version.js";
+import { agentHook } from "./agent-hook.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
@@ -41,29 +43,13 @@ Every argument goes to gemini unchanged. Alias: alias gemini='npx hookbox gemini
 const ROUTER_MARGIN_MS = 30_000;
 const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
-/** The installed version of the agent a program on PATH belongs to (its npm package.json), or undefined. */
-export function agentVersion(program: string, packageName: string): string | undefined {
-  let dir = dirname(realpathSync(program));
-  for (;;) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
-      if (pkg.name === packageName) return pkg.version;
-    } catch { /* no package.json here: look further up */ }
-    const up = dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
-  }
-}
-
 /** Run `hookbox gemini`; resolves with gemini's exit code. */
 export async function gemini(args: string[], out: Output, _signal?: AbortSignal, err?: Output): Promise<number> {
   if (args[0] === "--help" && args.length === 1) { out.write(GEMINI_HELP); return EXIT.ok; }
   const program = findOnPath(GEMINI.program);
   if (!program) throw new UsageError("no `gemini` on PATH: install Gemini CLI (npm install -g @google/gemini-cli)");
-  const version = agentVersion(program, GEMINI.packageName);
-  if (!version || !GEMINI.versions.includes(version)) {
-    throw new UsageError(`${program} is ${GEMINI.packageName} ${version ?? "of an unknown version"}; hookbox knows the hook contract of ${GEMINI.versions.join(", ")} only, and would not know which of its hooks it keeps from running: install ${GEMINI.packageName}@${GEMINI.versions.at(-1)}`);
-  }
+  const unknown = unknownVersion(GEMINI as never, program);
+  if (unknown) throw new UsageError(unknown);
   const project = process.cwd();
   const say = (line: string) => err?.write(`hookbox gemini: ${line}\n`);
   const sandbox = sandboxAvailability();
@@ -134,26 +120,5 @@ export function projectView(workspace: GeminiSettings): Record<string, unknown> 
   return rest;
 }
 
-/**
- * `hookbox gemini-hook <plan>`: one event from Gemini CLI on stdin; answers as a command hook does.
- * Any failure of its own blocks on BeforeTool (a deny), elsewhere is a warning.
- */
-export async function geminiHook(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
-  let event = "BeforeTool";
-  try {
-    if (args.length !== 1) throw new Error("usage: hookbox gemini-hook <plan file> (Gemini CLI runs it; see hookbox gemini)");
-    const plan = JSON.parse(readFileSync(args[0]!, "utf8")) as AgentPlan;
-    const raw = readFileSync(0, "utf8");
-    const input = JSON.parse(raw) as Record<string, unknown>;
-    event = String(input.hook_event_name);
-    const answer = await routeAgentEvent(GEMINI, plan, input, raw);
-    if (answer.stdout) out.write(answer.stdout);
-    if (answer.stderr) err.write(`${answer.stderr}\n`);
-    return answer.code;
-  } catch (e) {
-    const message = `hookbox gemini-hook failed, so ${GEMINI.failClosed.has(event) ? "this tool call is blocked" : "no hook ran"}: ${(e as Error).message}`;
-    const reply = GEMINI.failClosed.has(event) ? GEMINI.reply({ blocked: message }) : GEMINI.reply({ warnings: [message] });
-    out.write(reply.stdout);
-    return reply.code;
-  }
-}
+/** `hookbox gemini-hook <plan>`: the routing hook's entry (src/cli/agent-hook.ts). */
+export const geminiHook = agentHook(GEMINI, "gemini");
