@@ -95,9 +95,15 @@ describe.skipIf(unavailable)("Gemini CLI 0.61.0 end to end", { timeout: 120_000 
     expect(victimKept(w)).toBe(true);
   });
 
-  it("the user's own guard still blocks under hookbox, runs once (Gemini CLI does not run it itself) and without the API key", () => {
+  it("your own guard: Gemini CLI alone gives it the API key; under hookbox it still blocks, runs once (Gemini CLI does not run it itself) and without the API key", () => {
+    const guard = `echo "runs key=$GEMINI_API_KEY" >> "$HOME/guard-runs"; echo "your guard says no" >&2; exit 2`;
+    const control = world();
+    userHook(control, guard);
+    runGemini(control, { command: RM, hookbox: false });
+    expect(readFileSync(join(control.home, "guard-runs"), "utf8")).toBe(`runs key=${CANARY.apiKey}\n`);
+
     const w = world();
-    userHook(w, `echo "runs key=$GEMINI_API_KEY" >> "$HOME/guard-runs"; echo "your guard says no" >&2; exit 2`);
+    userHook(w, guard);
     const run = runGemini(w, { command: RM, hookbox: true });
     expect(run.result).toContain("your guard says no");
     expect(victimKept(w)).toBe(true);
