@@ -13,7 +13,7 @@ import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isola
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
 import { filesNamed, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
-import { SANDBOX_MEMORY_MB, SANDBOX_PATH, SHELL, SYSTEM_READS } from "../claude/router.js";
+import { SANDBOX_MEMORY_MB, SANDBOX_PATH, SHELL, SYSTEM_READS } from "../claude/project-run.js";
 import { cut } from "../../worker/describe.mjs";
 import type { AgentHook, AgentReply, Dialect, RefusedAgentHook } from "./dialect.js";
 import { dirname } from "node:path";
