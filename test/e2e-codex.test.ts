@@ -98,18 +98,21 @@ describe.skipIf(unavailable)("Codex CLI 0.169.0 end to end", { timeout: 120_000 
     expect(victimKept(w)).toBe(true);
   });
 
-  it("your own guard: Codex CLI alone gives it the API key; under hookbox it still blocks, runs once (Codex does not run it itself) and without the API key", () => {
+  it("your own guards (hooks.json and config.toml's [hooks]): Codex CLI alone gives them the API key; under hookbox they still block, each runs once (Codex does not run them itself) and without the API key", () => {
     const guard = `echo "runs key=$OPENAI_API_KEY" >> "$HOME/guard-runs"; echo "your guard says no" >&2; exit 2`;
+    const counter = `echo "toml key=$OPENAI_API_KEY" >> "$HOME/toml-runs"`;
     const control = world();
-    userHook(control, guard);
+    userHook(control, guard, counter);
     runCodex(control, { command: RM, hookbox: false });
     expect(readFileSync(join(control.home, "guard-runs"), "utf8")).toBe(`runs key=${CANARY.apiKey}\n`);
+    expect(readFileSync(join(control.home, "toml-runs"), "utf8")).toBe(`toml key=${CANARY.apiKey}\n`);
 
     const w = world();
-    userHook(w, guard);
+    userHook(w, guard, counter);
     const run = runCodex(w, { command: RM, hookbox: true });
     expect(run.result).toContain("your guard says no");
     expect(victimKept(w)).toBe(true);
     expect(readFileSync(join(w.home, "guard-runs"), "utf8")).toBe("runs key=\n");
+    expect(readFileSync(join(w.home, "toml-runs"), "utf8")).toBe("toml key=\n");
   });
 });

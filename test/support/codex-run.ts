@@ -5,7 +5,7 @@
  * CODEX_HOME), alone or as `hookbox codex`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -57,9 +57,10 @@ export function projectHooks(world: CodexWorld, defs: HookDef[]): void {
   writeFileSync(join(world.project, ".codex", "hooks.json"), JSON.stringify({ hooks: { PreToolUse: defs.map((d) => hookEntry(world, d)) } }, null, 2));
 }
 
-/** A PreToolUse hook of Bash in the user's $CODEX_HOME/hooks.json. */
-export function userHook(world: CodexWorld, command: string): void {
+/** A PreToolUse hook of Bash in the user's $CODEX_HOME/hooks.json, and optionally one in its config.toml's [hooks]. */
+export function userHook(world: CodexWorld, command: string, tomlCommand?: string): void {
   writeFileSync(join(world.codexHome, "hooks.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "^Bash$", hooks: [{ type: "command", command }] }] } }));
+  if (tomlCommand) appendFileSync(join(world.codexHome, "config.toml"), `[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = ${JSON.stringify(tomlCommand)}\n`);
 }
 
 /** `hookbox trust <project> --yes` as the world's user. */
