@@ -5,6 +5,8 @@
 import { readFileSync } from "node:fs";
 import { check, CHECK_HELP } from "./check.js";
 import { claude, CLAUDE_HELP, claudeHook } from "./claude.js";
+import { codex, CODEX_HELP, codexHook } from "./codex.js";
+import { gemini, GEMINI_HELP, geminiHook } from "./gemini.js";
 import { emit, EMIT_HELP } from "./emit.js";
 import { opencode, OPENCODE_HELP } from "./opencode.js";
 import { gatedOutput, type Output } from "./render.js";
@@ -20,6 +22,8 @@ Usage:
   hookbox replay <hook…> --events <file.jsonl>             run a recorded stream, print a stats table
   hookbox trust  <project> [--yes | --revoke]              review and approve the project's modules
   hookbox claude [claude's arguments…]                     Claude Code with its hooks behind the wall
+  hookbox codex  [codex's arguments…]                      Codex CLI with its hooks behind the wall
+  hookbox gemini [gemini's arguments…]                     Gemini CLI with its hooks behind the wall
   hookbox opencode [opencode's arguments…]                 opencode with its plugins behind the wall
   hookbox <command> --help                                 options and examples of a command
   hookbox --version
@@ -41,9 +45,15 @@ const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: Abo
   replay: { run: replay, help: REPLAY_HELP },
   trust: { run: trust, help: TRUST_HELP },
   claude: { run: claude, help: CLAUDE_HELP },
-  opencode: { run: opencode, help: OPENCODE_HELP },
   // What the settings `hookbox claude` generates run for every event; not for people.
   "claude-hook": { run: claudeHook, help: CLAUDE_HELP },
+  codex: { run: codex, help: CODEX_HELP },
+  // What the requirements `hookbox codex` generates run for every event; not for people.
+  "codex-hook": { run: codexHook, help: CODEX_HELP },
+  gemini: { run: gemini, help: GEMINI_HELP },
+  // What the system settings `hookbox gemini` generates run for every event; not for people.
+  "gemini-hook": { run: geminiHook, help: GEMINI_HELP },
+  opencode: { run: opencode, help: OPENCODE_HELP },
 };
 
 export interface MainIO {
@@ -87,7 +97,7 @@ export async function main(argv: string[], given: MainIO = processIO()): Promise
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).filter((c) => c !== "claude-hook").join(", ")}; see hookbox --help)\n`);
+    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).filter((c) => !c.endsWith("-hook")).join(", ")}; see hookbox --help)\n`);
     return EXIT.usage;
   }
   try {

@@ -17,6 +17,9 @@ import { NeedsStore } from "../claude/needs.js";
 import { proposeGrants } from "../claude/propose.js";
 import { covers, grantCommand, GrantError, MODULE_GRANTS, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
+import { GEMINI, readGeminiSettings } from "../agents/gemini.js";
+import { agentHookFingerprint } from "../agents/router.js";
+import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
 import { opencodeProjectPlugins } from "../opencode/discovery.js";
 import { OPENCODE_PROJECT_POLICY } from "../opencode/plan.js";
 import type { Output } from "./render.js";
@@ -37,9 +40,10 @@ export const TRUST = command("trust", {
   about: `List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
 extensions and packages the project's .pi/settings.json names, found with pi's own rules),
 oh-my-pi's .omp/extensions/, the project's hook folders (.xcsh/hooks, .claude/hooks) and the command
-hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (with the files they name;
-they run under "untrusted" in hookbox claude), and opencode's plugin files (.opencode/plugin(s)/ and
-those its config files name; "untrusted" in hookbox opencode). Each is shown with its origin, every file it
+hooks of Claude Code's .claude/settings.json and .claude/settings.local.json, of Codex CLI's .codex/ and of Gemini CLI's
+.gemini/settings.json (with the files they name; they run under "untrusted" in hookbox claude,
+hookbox codex and hookbox gemini), and opencode's plugin files (.opencode/plugin(s)/ and those its
+config files name; "untrusted" in hookbox opencode). Each is shown with its origin, every file it
 could load and its hash. Then approve exactly that: hookbox/extension's isolateDiscovered() and
 discoverAndLoadHooks load a project's module only as it was approved; a changed or new file, a
 moved project or another policy needs approval again. Approvals are kept in
@@ -132,6 +136,22 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
       const fp = pinned();
       const proposed = [...new Set([...proposeGrants(project, hook), ...needs.seen(project, fp.module).filter((g) => !g.startsWith("refused:"))])].sort();
       modules.push({ origin: `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: fp, pinned, claude: true, grants: { proposed, given: [], approved: [], module: false } });
+    }
+  }
+  // Gemini CLI's hooks of the project (.gemini/settings.json): they run under "untrusted" in hookbox gemini.
+  const geminiSettings = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
+  for (const problem of geminiSettings.problems) warn(problem);
+  for (const hook of geminiSettings.hooks) {
+    const pinned = () => agentHookFingerprint(GEMINI as never, project, hook);
+    modules.push({ origin: `Gemini CLI (.gemini/settings.json, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: pinned(), pinned });
+  }
+  // Codex CLI's hooks of the project (.codex/hooks.json, .codex/config.toml): they run under "untrusted" in hookbox codex.
+  for (const dir of codexProjectDirs(project)) {
+    const layer = readCodexLayer(dir, "project");
+    for (const problem of layer.problems) warn(problem);
+    for (const hook of layer.hooks) {
+      const pinned = () => agentHookFingerprint(CODEX as never, project, hook);
+      modules.push({ origin: `Codex CLI (${relative(project, hook.file)}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: pinned(), pinned });
     }
   }
   // opencode's plugins of the project: they run under "untrusted" whatever --policy says (hookbox opencode).
