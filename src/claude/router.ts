@@ -15,6 +15,7 @@ import { ApprovalStore } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook } from "../shell/run.js";
+import { claudeRecorder } from "../observe/launch.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
 import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "./approval.js";
@@ -52,7 +53,10 @@ export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown
   if (!isClaudeHookEvent(event)) return { code: 0, stdout: "", stderr: "" };
   const hooks = selectHooks(plan.hooks, event, input);
   const refused = selectHooks(plan.refused.filter((r) => isClaudeHookEvent(r.event)), event, input);
-  const answers = await Promise.all(hooks.map((hook) => runOne(plan, hook, event, raw)));
+  // Every hook's run and every refusal is a decision record (the audit log; spans with OpenTelemetry): src/observe/launch.ts.
+  const record = claudeRecorder(plan.project, event, input);
+  const answers = await Promise.all(hooks.map((hook) => record.run(hook, runOne(plan, hook, event, raw))));
+  record.refused(refused);
   return combine(event, answers, refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
 }
 

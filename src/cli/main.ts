@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { check, CHECK_HELP } from "./check.js";
 import { claude, CLAUDE_HELP, claudeHook } from "./claude.js";
 import { emit, EMIT_HELP } from "./emit.js";
+import { log, LOG_HELP } from "./log.js";
 import { gatedOutput, type Output } from "./render.js";
 import { replay, REPLAY_HELP } from "./replay.js";
 import { trust, TRUST_HELP } from "./trust.js";
@@ -19,6 +20,7 @@ Usage:
   hookbox replay <hook…> --events <file.jsonl>             run a recorded stream, print a stats table
   hookbox trust  <project> [--yes | --revoke]              review and approve the project's modules
   hookbox claude [claude's arguments…]                     Claude Code with its hooks behind the wall
+  hookbox log    [--why <call id>] [filters]               the wall's decisions, and why a call was blocked
   hookbox <command> --help                                 options and examples of a command
   hookbox --version
 
@@ -39,6 +41,7 @@ const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: Abo
   replay: { run: replay, help: REPLAY_HELP },
   trust: { run: trust, help: TRUST_HELP },
   claude: { run: claude, help: CLAUDE_HELP },
+  log: { run: log, help: LOG_HELP },
   // What the settings `hookbox claude` generates run for every event; not for people.
   "claude-hook": { run: claudeHook, help: CLAUDE_HELP },
 };
