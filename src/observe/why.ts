@@ -4,16 +4,16 @@
  */
 import type { DecisionRecord } from "./record.js";
 
-const hookName = (r: DecisionRecord) => (r.hook ? `the hook ${r.hook.path}` : "a hook");
+const hookName = (r: DecisionRecord) => (r.hook ? `The hook ${r.hook.path}` : "A hook");
 const what = (r: DecisionRecord) => (r.tool ? `the ${r.tool.name ?? "tool"} call${r.tool.callId ? ` ${r.tool.callId}` : ""}` : `the ${r.event} event`);
 const stopped = (r: DecisionRecord) => (r.blocked ? (r.tool ? "hookbox blocked it" : "it was stopped") : "hookbox went on without its answer");
 
 /** What happened, why, and what changes it, in a few sentences. */
 export function explain(r: DecisionRecord): string {
-  const lines: string[] = [`${r.time} ${r.agent}${r.project ? ` in ${r.project}` : ""}: ${what(r)} (${r.event}), ${hookName(r)}.`];
+  const lines: string[] = [`${r.time} (${r.agent}${r.project ? ` in ${r.project}` : ""}): ${what(r)} (${r.event}) ${r.blocked ? "was blocked" : "went on"}.`];
   switch (r.code) {
     case "not_approved":
-      lines.push(`${hookName(r)} comes from the project and is not approved as it is now (it is new, it changed since you approved it, or the approvals cannot be read), so it did not run and ${stopped(r)}: a hook that guards tool calls must not be skipped.`);
+      lines.push(`${hookName(r)} comes from the project and is not approved as it is now (it is new, it changed since you approved it, or the approvals cannot be read), so it did not run and ${stopped(r)}: a hook that guards tool calls is not skipped.`);
       break;
     case "effect_refused":
       lines.push(`${hookName(r)} answered with more than its policy lets it do to the agent (it tried to change the call or what the agent does, and may only observe or restrict), so its answer was not applied and ${stopped(r)}.`);
