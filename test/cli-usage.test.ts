@@ -145,7 +145,7 @@ describe("the CLI's documentation", () => {
     const { readFileSync } = await import("node:fs");
     const docs = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    for (const args of [["--help"], ["check", "--help"], ["emit", "--help"], ["replay", "--help"], ["trust", "--help"], ["claude", "--help"]]) {
+    for (const args of [["--help"], ["check", "--help"], ["emit", "--help"], ["replay", "--help"], ["trust", "--help"], ["claude", "--help"], ["log", "--help"]]) {
       const r = await hookbox(args);
       expect(docs).toContain(`\`\`\`\n${r.stdout}\`\`\``);
     }
