@@ -19,6 +19,7 @@ import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "../
 import { ApprovalStore, approvalCommand } from "../approval/store.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
+import { withOtlp } from "../observe/otlp.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
 export const CLAUDE_HELP = `Usage: hookbox claude [claude's arguments…]
@@ -149,7 +150,7 @@ export async function claudeHook(args: string[], out: Output, _signal?: AbortSig
     const raw = readFileSync(0, "utf8");
     const input = JSON.parse(raw) as Record<string, unknown>;
     event = String(input.hook_event_name);
-    const answer = await routeEvent(plan, input, raw);
+    const answer = await withOtlp((line) => err.write(`${line}\n`), () => routeEvent(plan, input, raw));
     if (answer.stdout) out.write(answer.stdout);
     if (answer.stderr) err.write(`${answer.stderr}\n`);
     return answer.code;

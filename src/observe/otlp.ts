@@ -1,0 +1,66 @@
+/**
+ * OTLP export from a launcher (`hookbox claude`'s router): when the standard
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set, hookbox registers
+ * a tracer provider that exports its spans over OTLP/HTTP with JSON, through the SDK packages the
+ * user installed beside hookbox or in the project (`@opentelemetry/api`,
+ * `@opentelemetry/sdk-trace-base`, `@opentelemetry/exporter-trace-otlp-http`); hookbox ships none.
+ * Missing packages or another protocol are said in one line, and nothing is exported.
+ */
+import { createRequire } from "node:module";
+import { join } from "node:path";
+
+export const OTLP_PACKAGES = ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/exporter-trace-otlp-http"] as const;
+
+/** Whether `env` asks for OTLP export of traces. */
+export const otlpAsked = (env: NodeJS.ProcessEnv): boolean => Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+
+/**
+ * Run `body` with an OTLP exporting tracer provider registered when `env` asks for one, and flush
+ * what it exported before returning. `say`: where a reason not to export is written (once).
+ */
+export async function withOtlp<T>(say: (line: string) => void, body: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  if (!otlpAsked(env)) return body();
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || "http/json";
+  if (protocol !== "http/json") {
+    say(`hookbox: OTEL_EXPORTER_OTLP_PROTOCOL is "${protocol}"; hookbox exports its spans over "http/json" only, so none are exported`);
+    return body();
+  }
+  const loaded = load(env);
+  if (typeof loaded === "string") {
+    say(`hookbox: OTEL_EXPORTER_OTLP_* is set but ${loaded} cannot be loaded, so no spans are exported: npm install ${OTLP_PACKAGES.join(" ")} (beside hookbox or in the project)`);
+    return body();
+  }
+  const [api, sdk, otlp] = loaded;
+  const provider = new sdk.BasicTracerProvider({ spanProcessors: [new sdk.BatchSpanProcessor(new otlp.OTLPTraceExporter())] });
+  api.trace.setGlobalTracerProvider(provider);
+  try {
+    return await body();
+  } finally {
+    try {
+      await provider.shutdown();
+    } catch (err) {
+      say(`hookbox: the OTLP export failed: ${(err as Error).message}`);
+    }
+    api.trace.disable();
+  }
+}
+
+/** The three packages, from hookbox's folder, else the project's; the name of the first that is missing. */
+function load(env: NodeJS.ProcessEnv): [any, any, any] | string {
+  const from = [createRequire(import.meta.url), createRequire(join(env.PWD || process.cwd(), "package.json"))];
+  const out: any[] = [];
+  for (const name of OTLP_PACKAGES) {
+    let found: unknown;
+    for (const req of from) {
+      try {
+        found = req(name);
+        break;
+      } catch {
+        // not there: the next place
+      }
+    }
+    if (found === undefined) return name;
+    out.push(found);
+  }
+  return out as [any, any, any];
+}
