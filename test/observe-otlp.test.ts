@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClaudePlan } from "../src/claude/router.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
+import { launchProblems } from "../src/observe/launch.js";
 import { hookbox } from "./cli-run.js";
 
 type Value = { stringValue?: string; boolValue?: boolean; intValue?: number; doubleValue?: number };
@@ -69,5 +70,18 @@ describe("OTLP export from hookbox claude's router", () => {
     ]);
     for (const s of spans) expect(attrs(s)).toMatchObject({ "gen_ai.tool.name": "Bash", "hookbox.agent": "claude", "hookbox.isolation": "as-user", "hookbox.event": "PreToolUse" });
     expect(spans.find((s) => attrs(s)["error.type"] === "crashed")!.status?.code).toBe(2);
+  });
+});
+
+describe("what hookbox claude says at its start about its records", () => {
+  it("names an audit log it cannot write and an OTLP protocol it does not export, and nothing when both work", () => {
+    const file = join(root, "a-file");
+    writeFileSync(file, "");
+    expect(launchProblems({ XDG_STATE_HOME: file, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:1", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toEqual([
+      expect.stringMatching(/^the audit log .*a-file\/hookbox\/decisions\.jsonl cannot be written \(.*\): decisions are not recorded there/),
+      'OTEL_EXPORTER_OTLP_PROTOCOL is "grpc"; hookbox exports its spans over "http/json" only, so none are exported',
+    ]);
+    expect(launchProblems({ XDG_STATE_HOME: join(root, "state"), OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:1" })).toEqual([]);
+    expect(launchProblems({ HOOKBOX_AUDIT: "off" })).toEqual([]);
   });
 });

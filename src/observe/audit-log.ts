@@ -138,15 +138,28 @@ function renameIfThere(from: string, to: string): void {
 /** Whether the audit log keeps `record` by default: every record about a tool call, and every other that is not `allowed`. */
 export const auditWorthy = (record: DecisionRecord): boolean => record.tool !== undefined || record.outcome !== "allowed";
 
+/** Why the default audit log cannot be written (said by a launcher at its start), or undefined. */
+export function auditProblem(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.HOOKBOX_AUDIT === "off") return undefined;
+  const dir = auditDir(env);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    closeSync(openSync(join(dir, AUDIT_FILE), "a", 0o600));
+    return undefined;
+  } catch (err) {
+    return `the audit log ${join(dir, AUDIT_FILE)} cannot be written (${(err as Error).message}): decisions are not recorded there (set XDG_STATE_HOME, or HOOKBOX_AUDIT=off)`;
+  }
+}
+
 const logs = new Map<string, AuditLog>();
 /**
  * The audit log the launchers and `isolate()` append to (one per process and folder), or undefined
  * when `HOOKBOX_AUDIT=off`. `HOOKBOX_AUDIT_CONTENT=1` adds content to its records.
  */
-export function defaultAuditLog(env: NodeJS.ProcessEnv = process.env): { log: AuditLog; content: boolean } | undefined {
+export function defaultAuditLog(env: NodeJS.ProcessEnv = process.env, onError?: (message: string) => void): { log: AuditLog; content: boolean } | undefined {
   if (env.HOOKBOX_AUDIT === "off") return undefined;
   const dir = auditDir(env);
   let log = logs.get(dir);
-  if (!log) logs.set(dir, (log = new AuditLog({ dir })));
+  if (!log) logs.set(dir, (log = new AuditLog({ dir, ...(onError ? { onError } : {}) })));
   return { log, content: env.HOOKBOX_AUDIT_CONTENT === "1" };
 }

@@ -5,7 +5,8 @@
  * command hooks itself. Each is one call from its launcher.
  */
 import type { HookErrorCode, HookFailure } from "../contract/errors.js";
-import { auditWorthy, defaultAuditLog } from "./audit-log.js";
+import { auditProblem, auditWorthy, defaultAuditLog } from "./audit-log.js";
+import { otlpProblem } from "./otlp.js";
 import { allowOf } from "./allow.js";
 import { Observer, toolOf } from "./observer.js";
 import { contentValue, cutText, isOwnWords, type DecisionRecord, type RecordListener } from "./record.js";
@@ -53,7 +54,8 @@ export function claudeRecorder(project: string, event: string, input: Record<str
 } {
   const observer = new Observer(project);
   observer.agent = "claude";
-  const audit = defaultAuditLog();
+  // The router's stderr is what Claude Code reads as the hooks' answer: a log that cannot be written is said by `hookbox claude` at its start (launchProblems), not here.
+  const audit = defaultAuditLog(process.env, () => {});
   if (audit) observer.listen((r) => audit.log.append(r), { content: audit.content });
   const started = performance.now();
   const tool = toolOf({ toolName: input.tool_name, toolCallId: input.tool_use_id });
@@ -103,4 +105,9 @@ function saysNo(answer: object | undefined): boolean {
   const output = answer as Record<string, unknown>;
   const specific = output.hookSpecificOutput as { permissionDecision?: unknown; decision?: { behavior?: unknown } } | undefined;
   return output.decision === "block" || output.continue === false || specific?.permissionDecision === "deny" || specific?.decision?.behavior === "deny";
+}
+
+/** What a launcher says once at its start about its records: an audit log it cannot write, OTLP export it cannot do. */
+export function launchProblems(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [auditProblem(env), otlpProblem(env)].filter((p): p is string => p !== undefined);
 }

@@ -4,7 +4,8 @@
  * a tracer provider that exports its spans over OTLP/HTTP with JSON, through the SDK packages the
  * user installed beside hookbox or in the project (`@opentelemetry/api`,
  * `@opentelemetry/sdk-trace-base`, `@opentelemetry/exporter-trace-otlp-http`); hookbox ships none.
- * Missing packages or another protocol are said in one line, and nothing is exported.
+ * Missing packages or another protocol: nothing is exported, and `hookbox claude` says why once at
+ * its start (the router's own stderr is what Claude Code reads as a hook's answer).
  */
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -14,23 +15,24 @@ export const OTLP_PACKAGES = ["@opentelemetry/api", "@opentelemetry/sdk-trace-ba
 /** Whether `env` asks for OTLP export of traces. */
 export const otlpAsked = (env: NodeJS.ProcessEnv): boolean => Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 
-/**
- * Run `body` with an OTLP exporting tracer provider registered when `env` asks for one, and flush
- * what it exported before returning. `say`: where a reason not to export is written (once).
- */
-export async function withOtlp<T>(say: (line: string) => void, body: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
-  if (!otlpAsked(env)) return body();
+/** Why OTLP export that `env` asks for cannot happen (another protocol, a package missing), or undefined. */
+export function otlpProblem(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!otlpAsked(env)) return undefined;
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || "http/json";
-  if (protocol !== "http/json") {
-    say(`hookbox: OTEL_EXPORTER_OTLP_PROTOCOL is "${protocol}"; hookbox exports its spans over "http/json" only, so none are exported`);
-    return body();
-  }
+  if (protocol !== "http/json") return `OTEL_EXPORTER_OTLP_PROTOCOL is "${protocol}"; hookbox exports its spans over "http/json" only, so none are exported`;
   const loaded = load(env);
-  if (typeof loaded === "string") {
-    say(`hookbox: OTEL_EXPORTER_OTLP_* is set but ${loaded} cannot be loaded, so no spans are exported: npm install ${OTLP_PACKAGES.join(" ")} (beside hookbox or in the project)`);
-    return body();
-  }
-  const [api, sdk, otlp] = loaded;
+  if (typeof loaded === "string") return `OTEL_EXPORTER_OTLP_* is set but ${loaded} cannot be loaded, so no spans are exported: npm install ${OTLP_PACKAGES.join(" ")} (beside hookbox or in the project)`;
+  return undefined;
+}
+
+/**
+ * Run `body` with an OTLP exporting tracer provider registered when `env` asks for one it can
+ * build (`otlpProblem` says why not; the launcher says it once, where the user reads it), and
+ * flush what it exported before returning.
+ */
+export async function withOtlp<T>(body: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  if (otlpProblem(env) !== undefined || !otlpAsked(env)) return body();
+  const [api, sdk, otlp] = load(env) as [any, any, any];
   const provider = new sdk.BasicTracerProvider({ spanProcessors: [new sdk.BatchSpanProcessor(new otlp.OTLPTraceExporter())] });
   api.trace.setGlobalTracerProvider(provider);
   try {
@@ -38,8 +40,8 @@ export async function withOtlp<T>(say: (line: string) => void, body: () => Promi
   } finally {
     try {
       await provider.shutdown();
-    } catch (err) {
-      say(`hookbox: the OTLP export failed: ${(err as Error).message}`);
+    } catch {
+      // A receiver that is down loses these spans; the hook's answer does not wait on it.
     }
     api.trace.disable();
   }
