@@ -31,6 +31,8 @@ export interface ClaudePlan {
   approvals?: string;
   /** Largest stdout, and largest stderr, of one hook, in bytes. */
   maxOutputBytes: number;
+  /** The launcher's OTEL_EXPORTER_OTLP_* variables, which Claude Code does not pass to hooks: the router exports its spans with them (src/observe/otlp.ts). */
+  otel?: Record<string, string>;
 }
 
 /** Claude Code's reading of a command hook's end: exit 2 blocks (stderr to the model), 0 reads stdout. */

@@ -19,7 +19,7 @@ import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "../
 import { ApprovalStore, approvalCommand } from "../approval/store.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
-import { withOtlp } from "../observe/otlp.js";
+import { otlpEnv, withOtlp } from "../observe/otlp.js";
 import { launchProblems } from "../observe/launch.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
@@ -81,6 +81,7 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     hooks: all.flatMap((p) => p.hooks),
     refused: all.flatMap((p) => p.refused),
     maxOutputBytes: DEFAULTS.shellOutputBytes,
+    otel: otlpEnv(),
   };
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
   for (const problem of launchProblems()) say(problem);
@@ -152,7 +153,7 @@ export async function claudeHook(args: string[], out: Output, _signal?: AbortSig
     const raw = readFileSync(0, "utf8");
     const input = JSON.parse(raw) as Record<string, unknown>;
     event = String(input.hook_event_name);
-    const answer = await withOtlp(() => routeEvent(plan, input, raw));
+    const answer = await withOtlp(() => routeEvent(plan, input, raw), { ...process.env, ...plan.otel });
     if (answer.stdout) out.write(answer.stdout);
     if (answer.stderr) err.write(`${answer.stderr}\n`);
     return answer.code;

@@ -12,6 +12,11 @@ import { join } from "node:path";
 
 export const OTLP_PACKAGES = ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/exporter-trace-otlp-http"] as const;
 
+/** The OTLP variables of `env` (and OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES), for a launcher to hand to its router: Claude Code passes no OTEL_* variable to a hook. */
+export function otlpEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && (e[0].startsWith("OTEL_EXPORTER_OTLP_") || e[0] === "OTEL_SERVICE_NAME" || e[0] === "OTEL_RESOURCE_ATTRIBUTES")));
+}
+
 /** Whether `env` asks for OTLP export of traces. */
 export const otlpAsked = (env: NodeJS.ProcessEnv): boolean => Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 
@@ -33,6 +38,8 @@ export function otlpProblem(env: NodeJS.ProcessEnv = process.env): string | unde
 export async function withOtlp<T>(body: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
   if (otlpProblem(env) !== undefined || !otlpAsked(env)) return body();
   const [api, sdk, otlp] = load(env) as [any, any, any];
+  // The exporter reads its endpoint and headers from process.env when built: a router handed them in its plan puts them there (its process is one event's).
+  for (const [name, value] of Object.entries(otlpEnv(env))) process.env[name] ??= value;
   const provider = new sdk.BasicTracerProvider({ spanProcessors: [new sdk.BatchSpanProcessor(new otlp.OTLPTraceExporter())] });
   api.trace.setGlobalTracerProvider(provider);
   try {
