@@ -51,6 +51,8 @@ export class AuditLog {
   readonly #burst: number;
   readonly #onError: (message: string) => void;
   #fd: number | undefined;
+  /** The file's size at the last look, plus what this log wrote since (other processes' lines are seen at the next look). */
+  #size = 0;
   #tokens: number;
   #refilled = performance.now();
   #dropped = 0;
@@ -101,15 +103,18 @@ export class AuditLog {
   #write(json: string): void {
     const line = Buffer.from(`${json}\n`);
     let fd = this.#open();
-    if (fstatSync(fd).size + line.length > this.#maxBytes) fd = this.#rotate(fd);
+    // The file is looked at again only when this log's count says it is full (one fstat, not one per record).
+    if (this.#size + line.length > this.#maxBytes && (this.#size = fstatSync(fd).size) + line.length > this.#maxBytes) fd = this.#rotate(fd);
     // One write of the whole line (O_APPEND): never interleaved with another process's, never half a record before it.
     writeSync(fd, line);
+    this.#size += line.length;
   }
 
   #open(): number {
     if (this.#fd !== undefined) return this.#fd;
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     this.#fd = openSync(this.file, "a", 0o600);
+    this.#size = fstatSync(this.#fd).size;
     return this.#fd;
   }
 
