@@ -24,6 +24,7 @@ import type { OmpModule } from "../discovery/agents.js";
 import { runningOmpModules, runningPiModules } from "../discovery/agent-packages.js";
 import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
+import { auditRunner, unloadedRecord } from "../observe/launch.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
 import {
   builtInTools, manifestKeys, mirrorRegistrations, mirrorTool, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI, type MirrorDeps,
@@ -405,6 +406,7 @@ class Mirror {
     this.#blocking = unloaded.filter((u) => !isOptional(u.path));
     this.#runner = new HookRunner(hooks, cwd, this.#live.sessionManager, this.#live.modelRegistry);
     this.#runner.onError((e) => this.#report(e));
+    auditRunner(this.#runner);
     this.#runner.insideAgent(carried.line, (path, kind, line) => this.#notices.show(path, kind, line));
   }
 
@@ -606,7 +608,10 @@ class Mirror {
       await this.#waitFor(type);
       this.#forwarded.add(type);
     }
-    if (type === "tool_call" && this.#blocking.length > 0) return { block: true, reason: this.#blockReason() };
+    if (type === "tool_call" && this.#blocking.length > 0) {
+      for (const u of this.#blocking) this.#runner.observer.emit(unloadedRecord(u, event, this.#carried.line, process.cwd()));
+      return { block: true, reason: this.#blockReason() };
+    }
     if (this.#disposed) return undefined;
     const threw: HookError[] = [];
     this.#threw.set(type, [...(this.#threw.get(type) ?? []), threw]);
