@@ -14,7 +14,10 @@
  *   sandboxed against it in process isolation, alternated;
  * - memory: the private memory, PSS and RSS (smaps_rollup, bench/lib/smaps.ts) this process and
  *   its children gain per isolated extension (worker, process, sandbox), measured in a fresh
- *   process of its own.
+ *   process of its own; in worker mode less what a bare worker thread gains it, measured the same
+ *   way in the same process (`extension_worker_overhead_mb`: hookbox's own cost per worker).
+ *
+ * Every figure measures hookbox built as the package ships (`builtHookbox`).
  *
  * Every ratio is the median of rounds alternated within this run, printed with their spread.
  *
@@ -27,10 +30,10 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
-import { isolate } from "../src/extension/adapter.js";
+import type { isolate as sourceIsolate } from "../src/extension/adapter.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { importPi, examplesDir, type Pi } from "../scripts/pi-examples.js";
 import { builtHookbox, installPi, installPiDir, piUnavailable, piWorldIn, runPi, type PiRun, type PiWorld } from "../test/support/pi-run.js";
@@ -76,10 +79,18 @@ const PLANS = args.quick
   ? { start: { warmup: 0, iterations: 1 }, rtt: { warmup: 0, iterations: 1 }, workers: 2, sandboxes: 1 }
   : { start: { warmup: 1, iterations: Number(args.rounds ?? 7) }, rtt: { warmup: 500, iterations: 3000 }, workers: 8, sandboxes: 4 };
 
+
 /** hookbox built as the package ships it (test/support/pi-run.ts `builtHookbox`): what `import { isolate } from "hookbox/extension"` loads. */
 function builtExtension(): string {
   return join(builtHookbox("bench-extension", progress), "dist", "src", "extension.js");
 }
+
+/**
+ * `isolate` as a user's agent imports it, from the same build (its hook runtimes are one file each:
+ * scripts/bundle-runtime.mjs): every figure here measures the package as it ships. The source tree's
+ * runtime loads about 25 modules per worker, which measured 1.5 MB more private memory per worker.
+ */
+const { isolate } = await import(pathToFileURL(builtExtension()).href) as { isolate: typeof sourceIsolate };
 
 // ---------------------------------------------------------------------------------------------
 // Agent start: pi -p with 10 extensions, isolated against in-process.
