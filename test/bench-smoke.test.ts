@@ -12,7 +12,7 @@ import { piUnavailable } from "./support/pi-agent.js";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const KEYS = [
   "tool_call_rtt_ratio", "unsubscribed_emit_us", "unsubscribed_emit_messages", "pipelined_throughput_ratio",
-  "context_1mb_ratio", "context_1mb_passthrough_ratio", "startup_ratio", "cold_startup_ms", "warm_startup_ms",
+  "context_1mb_ratio", "context_1mb_passthrough_ratio", "startup_ratio", "startup_source_ratio", "cold_startup_ms", "warm_startup_ms",
   "idle_worker_rss_mb", "idle_worker_private_mb", "idle_worker_pss_mb", "in_process_ratio",
   // Sandbox figures, where bubblewrap can run (the bench says why it skips them elsewhere).
   ...(sandboxAvailability().ok ? ["sandbox_startup_ratio", "sandbox_startup_ratio_js", "sandbox_rtt_ratio", "sandbox_idle_rss_mb",
