@@ -32,7 +32,7 @@ test("bench --quick --json prints one JSON object with every figure as a finite 
 // bench/extension.ts: pi's start needs the network namespace of the e2e tests (root);
 // the sandbox's memory needs bubblewrap. The bench says why it skips either.
 const EXTENSION_KEYS = [
-  ...(piUnavailable() === undefined ? ["agent_start_ratio", "agent_start_first_ratio", "agent_start_20_first_ratio", "agent_start_20_ratio", "agent_run_isolated_ms"] : []),
+  ...(piUnavailable() === undefined ? ["agent_start_ratio", "agent_start_first_ratio", "agent_start_20_first_ratio", "agent_start_changed_ratio", "agent_start_20_ratio", "agent_run_isolated_ms"] : []),
   ...(piUnavailable() === undefined && sandboxAvailability().ok ? ["agent_start_sandbox_ratio"] : []),
   "agent_tool_call_ratio", "extension_worker_overhead_mb", "extension_worker_private_mb", "extension_worker_pss_mb", "extension_worker_rss_mb",
   ...(sandboxAvailability().ok ? ["agent_tool_call_sandbox_process_ratio", "extension_process_private_mb",
