@@ -27,7 +27,7 @@
  *   npm run bench:extension -- --only first,memory [--rounds 5]   some groups only (GROUPS below), fewer start rounds
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -110,7 +110,7 @@ interface StartFigures {
   /** The 20 in pi's process (the floor of both starts of 20). */
   native20?: Summary;
   /** The same 10 and 20 isolated at a first start (no record of a previous one: isolate() waits for every module). */
-  first?: Ratio & { start: Summary; twenty: Ratio & { start: Summary } };
+  first?: Ratio & { start: Summary; twenty: Ratio & { start: Summary }; changed: Ratio & { start: Summary } };
 }
 
 function checked(run: PiRun, what: string): PiRun {
@@ -133,23 +133,30 @@ function agentStart(plan: Plan): StartFigures {
   }
 }
 
-type StartKey = "native" | "isolated" | "first" | "sandboxed" | "bare" | "native20" | "isolated20" | "first20";
+type StartKey = "native" | "isolated" | "first" | "changed" | "sandboxed" | "bare" | "native20" | "isolated20" | "first20";
 
 /** The runs the wanted groups need, each ratio's floor with it. */
 function startKeys(canSandbox: boolean): StartKey[] {
   const keys = new Set<StartKey>(["native"]);
   if (wanted("start")) { keys.add("isolated"); keys.add("bare"); }
-  if (wanted("first")) { keys.add("first"); keys.add("native20"); keys.add("first20"); }
+  if (wanted("first")) { keys.add("first"); keys.add("changed"); keys.add("native20"); keys.add("first20"); }
   if (wanted("sandbox") && canSandbox) keys.add("sandboxed");
   if (wanted("twenty")) { keys.add("native20"); keys.add("isolated20"); }
   // A fixed order, so alternated rounds put each isolated run next to its floor.
-  return (["native", "isolated", "first", "sandboxed", "bare", "native20", "isolated20", "first20"] as const).filter((k) => keys.has(k));
+  return (["native", "isolated", "first", "changed", "sandboxed", "bare", "native20", "isolated20", "first20"] as const).filter((k) => keys.has(k));
 }
 
 function runStarts(plan: Plan, cli: string, ten: string[], twenty: string[], world: PiWorld): StartFigures {
   const isolatedFile = join(world.project, "isolated.ts");
   const isolated20File = join(world.project, "isolated20.ts");
   const sandboxedFile = join(world.project, "sandboxed.ts");
+  const changedFile = join(world.project, "changed.ts");
+  // The start after the user edited one module (a copy of the guard, rewritten before each run): the other nine have records.
+  const editedGuard = join(world.project, "guard.ts");
+  const guardSource = readFileSync(GUARD, "utf8");
+  let edits = 0;
+  const editGuard = () => writeFileSync(editedGuard, `${guardSource}// edit ${++edits}\n`);
+  editGuard();
   const built = JSON.stringify(builtExtension());
   // Each set keeps its transform cache and start records (src/extension/starts.ts) in a folder of
   // this run: "first" removes the isolated set's records, and no other process's records (tests
@@ -157,6 +164,7 @@ function runStarts(plan: Plan, cli: string, ten: string[], twenty: string[], wor
   const caches = join(world.home, "..", "caches");
   writeFileSync(isolatedFile, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(ten)}, { transformCacheDir: ${JSON.stringify(join(caches, "worker"))} });\n`);
   writeFileSync(isolated20File, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(twenty)}, { transformCacheDir: ${JSON.stringify(join(caches, "worker20"))} });\n`);
+  writeFileSync(changedFile, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(ten.map((p) => (p === GUARD ? editedGuard : p)))}, { transformCacheDir: ${JSON.stringify(join(caches, "changed"))} });\n`);
   writeFileSync(sandboxedFile, `import { isolate } from ${built};\nexport default isolate(${JSON.stringify(ten)}, { isolation: "sandbox", transformCacheDir: ${JSON.stringify(join(caches, "sandbox"))} });\n`);
   const command = "ls";
   // What a start costs with no record of the previous one (src/extension/starts.ts): the set's records are removed first.
@@ -167,6 +175,10 @@ function runStarts(plan: Plan, cli: string, ten: string[], twenty: string[], wor
   const runs: Record<StartKey, () => PiRun> = {
     isolated: () => checked(runPi(cli, world, { command, extensions: [isolatedFile] }), "10 isolated extensions"),
     first: firstStart(isolatedFile, "worker", "10 isolated extensions, first start"),
+    changed: () => {
+      editGuard();
+      return checked(runPi(cli, world, { command, extensions: [changedFile] }), "10 isolated extensions, one changed since the previous start");
+    },
     native: () => checked(runPi(cli, world, { command, extensions: ten }), "10 in-process extensions"),
     bare: () => checked(runPi(cli, world, { command }), "no extension"),
     isolated20: () => checked(runPi(cli, world, { command, extensions: [isolated20File] }), "20 isolated extensions"),
@@ -188,7 +200,7 @@ function runStarts(plan: Plan, cli: string, ten: string[], twenty: string[], wor
     const rounds = runs.map((x, i) => x.firstRequestMs / floor[i]!.firstRequestMs);
     return { ratio: summarize(rounds).median, rounds };
   };
-  const { native, isolated, bare, sandboxed, first, first20, isolated20, native20 } = out;
+  const { native, isolated, bare, sandboxed, first, changed, first20, isolated20, native20 } = out;
   const firstTwenty = ratio(first20, native20);
   return {
     native: start(native!), nativeTotal: summarize(native!.map((r) => r.elapsedMs)),
@@ -196,7 +208,7 @@ function runStarts(plan: Plan, cli: string, ten: string[], twenty: string[], wor
     sandbox: sandboxed ? { ...ratio(sandboxed, native)!, start: start(sandboxed) } : undefined,
     twenty: isolated20 ? { ...ratio(isolated20, native20)!, isolated: start(isolated20) } : undefined,
     native20: native20 ? start(native20) : undefined,
-    first: first && firstTwenty ? { ...ratio(first, native)!, start: start(first), twenty: { ...firstTwenty, start: start(first20!) } } : undefined,
+    first: first && firstTwenty && changed ? { ...ratio(first, native)!, start: start(first), twenty: { ...firstTwenty, start: start(first20!) }, changed: { ...ratio(changed, native)!, start: start(changed) } } : undefined,
   };
 }
 
@@ -344,6 +356,8 @@ async function main(): Promise<void> {
         detail: `the same 10 isolated at a first start (no record of the previous one: isolate() waits for every module) ${spread(st.first.start, ms)} / ${floor}` },
       { key: "agent_start_20_first_ratio", value: st.first.twenty.ratio, rounds: st.first.twenty.rounds, unit: "x", target: { op: "<=", value: 1.5 },
         detail: `20 extensions (ten more of pi's examples) isolated at a first start ${spread(st.first.twenty.start, ms)} / 20 in pi's process ${spread(st.native20!, ms)}` },
+      { key: "agent_start_changed_ratio", value: st.first.changed.ratio, rounds: st.first.changed.rounds, unit: "x",
+        detail: `the 10 isolated after one of them (the guard) changed since the previous start: it loads before the factory returns, the nine are mirrored ${spread(st.first.changed.start, ms)} / ${floor}` },
     );
     if (st.twenty) rows.push(
       { key: "agent_start_20_ratio", value: st.twenty.ratio, rounds: st.twenty.rounds, unit: "x",
