@@ -23,6 +23,7 @@
  *
  *   npm run bench:extension               table
  *   npm run bench:extension -- --json     table, then one JSON object as the last line
+ *   npm run bench:extension -- --save     table, and the rows saved to bench/results/extension.json (npm run docs:performance)
  *   npx tsx bench/extension.ts --quick --json   one iteration of each (CI smoke: the shape, not the numbers)
  *   npm run bench:extension -- --only first,memory [--rounds 5]   some groups only (GROUPS below), fewer start rounds
  */
@@ -46,6 +47,7 @@ import { ms, report, spread, us, type Row } from "./lib/table.js";
 const { values: args } = parseArgs({
   options: {
     json: { type: "boolean", default: false },
+    save: { type: "boolean", default: false },
     quick: { type: "boolean", default: false },
     memory: { type: "string" },
     count: { type: "string" },
@@ -375,7 +377,8 @@ async function main(): Promise<void> {
   const canSandbox = sandboxAvailability();
   if (wanted("tool_call")) await toolCallRows(pi, rows, canSandbox.ok);
   if (wanted("memory")) await memoryRows(rows, canSandbox);
-  report(rows, args.json);
+  // A subset (--only) is for work on one figure: only a whole run is saved.
+  report(rows, args.json, args.save && !args.quick && only === undefined ? "extension" : undefined);
 }
 
 async function toolCallRows(pi: Pi, rows: Row[], canSandbox: boolean): Promise<void> {
