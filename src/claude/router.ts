@@ -8,17 +8,15 @@
  * none of the user's variables. On PreToolUse any failure blocks the call (fail closed), with the
  * reason the model reads on stderr (exit 2).
  */
-import { existsSync } from "node:fs";
-import { Errors, type HookFailure } from "../contract/errors.js";
+import { appendFileSync, existsSync } from "node:fs";
+import type { HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
-import { ApprovalStore } from "../approval/store.js";
-import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook } from "../shell/run.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
-import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "./approval.js";
 import { interpretRun, type ClaudeHookOutput, type HookAnswer } from "./output.js";
+import { runProjectHook } from "./project-run.js";
 import { isClaudeHookEvent, selectHooks, type ClaudeHook, type ClaudeHookEvent, type RefusedHook } from "./settings.js";
 
 /** What the launcher hands every `claude-hook` run (a file only the user can read). */
@@ -30,6 +28,8 @@ export interface ClaudePlan {
   approvals?: string;
   /** Largest stdout, and largest stderr, of one hook, in bytes. */
   maxOutputBytes: number;
+  /** A file the launcher prints on its stderr when Claude Code ends: every failure and refusal, with what to do. */
+  notices?: string;
 }
 
 /** Claude Code's reading of a command hook's end: exit 2 blocks (stderr to the model), 0 reads stdout. */
@@ -37,10 +37,6 @@ export interface RouterAnswer { code: 0 | 1 | 2; stdout: string; stderr: string 
 
 /** Events where a failed hook blocks (fail closed): the call it guards does not run. */
 const FAIL_CLOSED = new Set<string>(["PreToolUse", "PermissionRequest"]);
-const SANDBOX_MEMORY_MB = 512;
-const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
-/** What a project's hook sees of the system: programs and their libraries, never /etc, /home, /root or /tmp of the host. */
-const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
 const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
 const isProject = (hook: { source: string }) => hook.source !== "user";
@@ -52,11 +48,21 @@ export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown
   if (!isClaudeHookEvent(event)) return { code: 0, stdout: "", stderr: "" };
   const hooks = selectHooks(plan.hooks, event, input);
   const refused = selectHooks(plan.refused.filter((r) => isClaudeHookEvent(r.event)), event, input);
-  const answers = await Promise.all(hooks.map((hook) => runOne(plan, hook, event, raw)));
-  return combine(event, answers, refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
+  const answers = await Promise.all(hooks.map((hook) => runOne(plan, hook, event, input, raw)));
+  const answer = combine(event, answers, refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
+  tellLauncher(plan, answers);
+  return answer;
 }
 
-async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, raw: string): Promise<HookAnswer> {
+/** Failures and notices also reach the launcher's stderr (it prints `plan.notices` when Claude Code ends). */
+function tellLauncher(plan: ClaudePlan, answers: HookAnswer[]): void {
+  if (!plan.notices) return;
+  const lines = answers.flatMap((a) => [...(a.kind === "failed" ? [describe(a.failure)] : []), ...(a.notices ?? [])]);
+  if (lines.length === 0) return;
+  try { appendFileSync(plan.notices, lines.map((l) => `${terminalText(l, { colors: false })}\n`).join("")); } catch { /* the launcher is gone */ }
+}
+
+async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string): Promise<HookAnswer> {
   const name = label(hook);
   const untrusted = isProject(hook);
   const timeoutMs = hook.timeoutS * 1000;
@@ -65,26 +71,7 @@ async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent
     const outcome = await runShellHook(SHELL, raw, { cwd: plan.project, env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: ["-c", hook.command] });
     return interpretRun({ name, untrusted }, event, outcome);
   }
-  const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
-  const notApproved = store.check(plan.project, { path: claudeHookKey(hook), policy: CLAUDE_PROJECT_POLICY, pinned: () => claudeHookFingerprint(plan.project, hook), noun: "a Claude Code hook" });
-  if (notApproved) return { kind: "failed", failure: notApproved };
-  const avail = sandboxAvailability();
-  if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };
-  const spec: SandboxSpec = {
-    readOnly: [...SYSTEM_READS, plan.project],
-    // HOME names the user's HOME path, where the sandbox mounts its own empty home (sandboxHome).
-    env: { PATH: SANDBOX_PATH, LANG: "C.UTF-8", HOME: process.env.HOME, CLAUDE_PROJECT_DIR: plan.project },
-    chdir: plan.project,
-    memoryMb: SANDBOX_MEMORY_MB,
-  };
-  const launcher = sandboxLauncher(spec);
-  try {
-    const line = launcher.wrap([SHELL, "-c", hook.command]);
-    const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: line.args });
-    return interpretRun({ name, untrusted }, event, outcome);
-  } finally {
-    launcher.afterDeath?.();
-  }
+  return runProjectHook(plan, hook, event, input, raw, name);
 }
 
 const ORDER = ["allow", "ask", "defer", "deny"] as const;
@@ -92,19 +79,22 @@ const ORDER = ["allow", "ask", "defer", "deny"] as const;
 /** One answer for Claude Code from every hook's, by Claude Code's rules (deny over defer over ask over allow). */
 export function combine(event: string, answers: HookAnswer[], refused: string[]): RouterAnswer {
   const failures = [...answers.flatMap((a) => (a.kind === "failed" ? [describe(a.failure)] : [])), ...refused];
+  // What the sandbox refused a hook that still answered: said, never blocking.
+  const notices = answers.flatMap((a) => a.notices ?? []).map((n) => hookText(n));
   const blocks = answers.flatMap((a) => (a.kind === "block" ? [hookText(a.reason, MAX_REASON_CHARS)] : []));
   if (FAIL_CLOSED.has(event) && failures.length > 0) {
-    return { code: 2, stdout: "", stderr: [`hookbox blocked this ${event === "PreToolUse" ? "tool call" : "request"}: ${failures.join(" ")}`, ...blocks].join("\n") };
+    return { code: 2, stdout: "", stderr: [`hookbox blocked this ${event === "PreToolUse" ? "tool call" : "request"}: ${failures.join(" ")}`, ...blocks, ...notices].join("\n") };
   }
-  if (blocks.length > 0) return { code: 2, stdout: "", stderr: blocks.join("\n") };
+  if (blocks.length > 0) return { code: 2, stdout: "", stderr: [...blocks, ...notices].join("\n") };
   const outputs = answers.flatMap((a) => (a.kind === "ok" && a.output ? [a.output] : []));
   const texts = answers.flatMap((a) => (a.kind === "ok" && a.text ? [a.text] : []));
   if (outputs.length === 0) {
-    if (failures.length > 0) return { code: 1, stdout: "", stderr: `hookbox: ${failures.join(" ")}` };
-    return { code: 0, stdout: texts.join("\n"), stderr: "" };
+    if (failures.length > 0) return { code: 1, stdout: "", stderr: [`hookbox: ${failures.join(" ")}`, ...notices].join("\n") };
+    if (notices.length > 0 && texts.length === 0) return { code: 0, stdout: JSON.stringify({ systemMessage: `hookbox: ${notices.join("\n")}` }), stderr: "" };
+    return { code: 0, stdout: texts.join("\n"), stderr: notices.join("\n") };
   }
   const merged = merge(outputs);
-  if (failures.length > 0) merged.systemMessage = [merged.systemMessage, `hookbox: ${failures.join(" ")}`].filter(Boolean).join("\n");
+  if (failures.length > 0 || notices.length > 0) merged.systemMessage = [merged.systemMessage, failures.length > 0 ? `hookbox: ${failures.join(" ")}` : "", ...notices].filter(Boolean).join("\n");
   return { code: 0, stdout: JSON.stringify(merged), stderr: "" };
 }
 
