@@ -13,6 +13,7 @@ import type { HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook } from "../shell/run.js";
+import { claudeRecorder } from "../observe/launch.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
 import { interpretRun, type ClaudeHookOutput, type HookAnswer } from "./output.js";
@@ -30,6 +31,8 @@ export interface ClaudePlan {
   maxOutputBytes: number;
   /** A file the launcher prints on its stderr when Claude Code ends: every failure and refusal, with what to do. */
   notices?: string;
+  /** The launcher's OTEL_EXPORTER_OTLP_* variables, which Claude Code does not pass to hooks: the router exports its spans with them (src/observe/otlp.ts). */
+  otel?: Record<string, string>;
 }
 
 /** Claude Code's reading of a command hook's end: exit 2 blocks (stderr to the model), 0 reads stdout. */
@@ -48,7 +51,10 @@ export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown
   if (!isClaudeHookEvent(event)) return { code: 0, stdout: "", stderr: "" };
   const hooks = selectHooks(plan.hooks, event, input);
   const refused = selectHooks(plan.refused.filter((r) => isClaudeHookEvent(r.event)), event, input);
-  const answers = await Promise.all(hooks.map((hook) => runOne(plan, hook, event, input, raw)));
+  // Every hook's run and every refusal is a decision record (the audit log; spans with OpenTelemetry): src/observe/launch.ts.
+  const record = claudeRecorder(plan.project, event, input);
+  const answers = await Promise.all(hooks.map((hook) => record.run(hook, runOne(plan, hook, event, input, raw))));
+  record.refused(refused);
   const answer = combine(event, answers, refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
   tellLauncher(plan, answers);
   return answer;
