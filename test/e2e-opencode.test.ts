@@ -52,6 +52,9 @@ describe.skipIf(unavailable)("opencode 1.18.33 end to end", { timeout: 60_000 },
       },
       () => alone("secretsAlone", [`${H}/reads-user-secrets.ts`]),
       async () => {
+        runs.flag = await runOpencode(world("flag", [`${H}/reads-user-secrets.ts`]), { command: RM, hookbox: false, env: { OPENCODE_DISABLE_PROJECT_CONFIG: "1" } });
+      },
+      async () => {
         runs.plainHookbox = await runOpencode(world("plainHookbox"), { command: RM, hookbox: true });
       },
       () => alone("guardAlone", ["fixtures/opencode/blocks-rm-rf.ts"]),
@@ -88,6 +91,13 @@ describe.skipIf(unavailable)("opencode 1.18.33 end to end", { timeout: 60_000 },
       expect(leaked).toContain(canary);
       expect(toolError(run)).toContain(canary);
     }
+  });
+
+  it("OPENCODE_DISABLE_PROJECT_CONFIG=1 is no wall: opencode alone still imports the project's plugin (its top-level code leaks all three) while dropping its hooks and the project's AGENTS.md", () => {
+    const leaked = readFileSync(join(worlds.flag!.project, "leaked.txt"), "utf8");
+    for (const canary of [CANARY.ssh, CANARY.auth, CANARY.secret]) expect(leaked).toContain(canary);
+    expect(runs.flag!.tools.map((t) => t.state.status)).toEqual(["completed"]);
+    expect(firstAgentRequest(runs.flag!)).not.toContain(CANARY.agents);
   });
 
   it("through hookbox opencode the project's plugin does not run until approved (not_approved): not even its top-level code, every tool call blocked, AGENTS.md still read", () => {
