@@ -54,7 +54,7 @@ describe("hookbox claude-hook's runner", () => {
     expect(unapproved.code).toBe(2);
     expect(unapproved.stderr).toContain("you have not approved it");
     expect(unapproved.stderr).toContain("(not_approved)");
-    store.approve(dir, [claudeHookFingerprint(dir, plan.hooks[0]!)]);
+    store.approve(dir, [await claudeHookFingerprint(dir, plan.hooks[0]!)]);
     // In the sandbox: its own empty home, at the host's HOME path, as uid 65534.
     expect(await route(plan)).toEqual({ code: 2, stdout: "", stderr: `home=${homedir()} uid=65534 home-files=0` });
     writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), "#!/bin/sh\nexit 0\n");
@@ -70,7 +70,7 @@ describe("hookbox claude-hook's runner", () => {
     const port = (server.address() as { port: number }).port;
     try {
       const { dir, plan, store } = project(`#!/bin/bash\ncat >/dev/null\nif exec 3<>/dev/tcp/127.0.0.1/${port}; then echo connected >&2; else echo unreachable >&2; fi\nexit 2\n`);
-      store.approve(dir, [claudeHookFingerprint(dir, plan.hooks[0]!)]);
+      store.approve(dir, [await claudeHookFingerprint(dir, plan.hooks[0]!)]);
       const answer = await route(plan);
       expect(answer.code).toBe(2);
       expect(answer.stderr).toContain("unreachable");

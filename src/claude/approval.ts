@@ -8,7 +8,8 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
-import { pinnedFingerprint, projectKey, type Fingerprint } from "../approval/store.js";
+import type { HookFailure } from "../contract/errors.js";
+import { ApprovalStore, PinReader, pinnedFingerprint, projectKey, type Fingerprint, type StoreData } from "../approval/store.js";
 import type { ClaudeHook } from "./settings.js";
 
 /** The policy a project's Claude Code hook runs under. */
@@ -33,10 +34,25 @@ export function filesNamed(project: string, command: string): string[] {
   return [...files].sort();
 }
 
-/** The fingerprint of a project's hook as it would run now. */
-export function claudeHookFingerprint(project: string, hook: ClaudeHook): Fingerprint {
+/** The fingerprint of a project's hook as it would run now; `reader` shares hashes between the hooks of one check. */
+export function claudeHookFingerprint(project: string, hook: ClaudeHook, reader: PinReader = new PinReader()): Promise<Fingerprint> {
   const root = projectKey(project);
   const files = filesNamed(root, hook.command);
   const folders = [...new Set(files.map(dirname).filter((d) => d !== root))];
-  return pinnedFingerprint(claudeHookKey(hook), { event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutS: hook.timeoutS }, { files, folders }, CLAUDE_PROJECT_POLICY);
+  return pinnedFingerprint(claudeHookKey(hook), { event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutS: hook.timeoutS }, { root, files, folders }, CLAUDE_PROJECT_POLICY, reader);
+}
+
+/**
+ * The approval check of each of a project's hooks for one event (or one launch): the store read
+ * once, an unapproved hook refused before anything is pinned, every file hashed once whichever
+ * hooks name it, within one budget for the project (src/approval/pins.ts), stopped by `signal`.
+ */
+export function checkProjectHooks(project: string, hooks: readonly ClaudeHook[], options: { approvals?: string; signal?: AbortSignal } = {}): Array<Promise<HookFailure | undefined>> {
+  const store = new ApprovalStore(options.approvals ? { dir: options.approvals } : {});
+  let data: StoreData | undefined;
+  try {
+    data = store.read();
+  } catch { /* each check reports the corrupt store by name */ }
+  const reader = new PinReader(options.signal ? { signal: options.signal } : {});
+  return hooks.map((hook) => store.checkPinned(project, { path: claudeHookKey(hook), policy: CLAUDE_PROJECT_POLICY, noun: "a Claude Code hook", pinned: () => claudeHookFingerprint(project, hook, reader) }, data));
 }

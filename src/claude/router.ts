@@ -9,15 +9,14 @@
  * reason the model reads on stderr (exit 2).
  */
 import { existsSync } from "node:fs";
-import { Errors, type HookFailure } from "../contract/errors.js";
+import { Errors, HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
-import { ApprovalStore } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook } from "../shell/run.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
-import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "./approval.js";
+import { checkProjectHooks } from "./approval.js";
 import { interpretRun, type ClaudeHookOutput, type HookAnswer } from "./output.js";
 import { isClaudeHookEvent, selectHooks, type ClaudeHook, type ClaudeHookEvent, type RefusedHook } from "./settings.js";
 
@@ -30,6 +29,8 @@ export interface ClaudePlan {
   approvals?: string;
   /** Largest stdout, and largest stderr, of one hook, in bytes. */
   maxOutputBytes: number;
+  /** The routing hook's timeout Claude Code was given, in seconds (default: routerTimeoutS(hooks)). */
+  timeoutS?: number;
 }
 
 /** Claude Code's reading of a command hook's end: exit 2 blocks (stderr to the model), 0 reads stdout. */
@@ -46,28 +47,71 @@ const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 const isProject = (hook: { source: string }) => hook.source !== "user";
 const label = (hook: ClaudeHook | RefusedHook) => `${isProject(hook) ? "the project's" : "your"} Claude Code hook ${hook.file}#${hook.at}`;
 
-/** Answer one event (`input`: the JSON Claude Code wrote on stdin). */
-export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown>, raw: string): Promise<RouterAnswer> {
-  const event = String(input.hook_event_name);
-  if (!isClaudeHookEvent(event)) return { code: 0, stdout: "", stderr: "" };
-  const hooks = selectHooks(plan.hooks, event, input);
-  const refused = selectHooks(plan.refused.filter((r) => isClaudeHookEvent(r.event)), event, input);
-  const answers = await Promise.all(hooks.map((hook) => runOne(plan, hook, event, raw)));
-  return combine(event, answers, refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
+/** Margin over the slowest hook's timeout for the routing hook's own (what Claude Code is given), so a hook's own deadline passes first. */
+export const ROUTER_MARGIN_S = 30;
+/** The timeout Claude Code gives the routing hook for `hooks`: when it passes, Claude Code cancels the router, a non-blocking error (fail open). */
+export const routerTimeoutS = (hooks: readonly { timeoutS: number }[]): number => Math.max(0, ...hooks.map((h) => h.timeoutS)) + ROUTER_MARGIN_S;
+/** How long before Claude Code's deadline the watchdog answers (at most a quarter of the timeout): node's exit and Claude Code's read fit in it. */
+const WATCHDOG_LEAD_MS = 5_000;
+
+export interface RouteOptions {
+  /** Time already spent in this process before the call (the router's own start-up), in ms: the watchdog counts from Claude Code's start of it. */
+  spentMs?: number;
 }
 
-async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, raw: string): Promise<HookAnswer> {
+/**
+ * Answer one event (`input`: the JSON Claude Code wrote on stdin), always before Claude Code's
+ * deadline: a watchdog armed first answers with what the hooks answered so far and a `timeout`
+ * for each one still running (on PreToolUse and PermissionRequest: blocked), and stops them.
+ * The user's hooks start at once; the project's start as their approval checks pass, which run
+ * concurrently, each file read once (src/claude/approval.ts's checkProjectHooks).
+ */
+export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown>, raw: string, options: RouteOptions = {}): Promise<RouterAnswer> {
+  const event = String(input.hook_event_name);
+  if (!isClaudeHookEvent(event)) return { code: 0, stdout: "", stderr: "" };
+  const timeoutMs = (plan.timeoutS ?? routerTimeoutS(plan.hooks)) * 1000;
+  const stop = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), Math.max(0, timeoutMs - Math.min(WATCHDOG_LEAD_MS, timeoutMs / 4) - (options.spentMs ?? 0)));
+  });
+  try {
+    const hooks = selectHooks(plan.hooks, event, input);
+    const refused = selectHooks(plan.refused.filter((r) => isClaudeHookEvent(r.event)), event, input);
+    const project = hooks.filter(isProject);
+    const checks = checkProjectHooks(plan.project, project, { ...(plan.approvals ? { approvals: plan.approvals } : {}), signal: stop.signal });
+    const answers: Array<HookAnswer | undefined> = hooks.map(() => undefined);
+    const runs = hooks.map(async (hook, i) => {
+      const check = isProject(hook) ? checks[project.indexOf(hook)] : undefined;
+      answers[i] = await runOne(plan, hook, event, raw, check, stop.signal);
+    });
+    const outcome = await Promise.race([Promise.all(runs).then(() => "done" as const), late]);
+    if (outcome === "late") {
+      stop.abort();
+      const seconds = Math.round(timeoutMs / 1000);
+      answers.forEach((a, i) => {
+        if (a === undefined) answers[i] = { kind: "failed", failure: new HookFailure("timeout", label(hooks[i]!), event, `${label(hooks[i]!)} had not answered when hookbox's router had to answer Claude Code (its deadline for the router is ${seconds} s, after which it would let the call through); it was stopped.`) };
+      });
+    }
+    return combine(event, answers as HookAnswer[], refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+  }
+}
+
+async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, raw: string, check: Promise<HookFailure | undefined> | undefined, signal: AbortSignal): Promise<HookAnswer> {
   const name = label(hook);
   const untrusted = isProject(hook);
   const timeoutMs = hook.timeoutS * 1000;
   if (!untrusted) {
     const env = childEnv([...Object.entries(process.env).filter(([k]) => !SECRET_NAME.test(k)), ["CLAUDE_PROJECT_DIR", plan.project]]);
-    const outcome = await runShellHook(SHELL, raw, { cwd: plan.project, env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: ["-c", hook.command] });
+    const outcome = await runShellHook(SHELL, raw, { cwd: plan.project, env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: ["-c", hook.command], signal });
     return interpretRun({ name, untrusted }, event, outcome);
   }
-  const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
-  const notApproved = store.check(plan.project, { path: claudeHookKey(hook), policy: CLAUDE_PROJECT_POLICY, pinned: () => claudeHookFingerprint(plan.project, hook), noun: "a Claude Code hook" });
+  const notApproved = await check;
   if (notApproved) return { kind: "failed", failure: notApproved };
+  signal.throwIfAborted();
   const avail = sandboxAvailability();
   if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };
   const spec: SandboxSpec = {
@@ -80,7 +124,7 @@ async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent
   const launcher = sandboxLauncher(spec);
   try {
     const line = launcher.wrap([SHELL, "-c", hook.command]);
-    const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: line.args });
+    const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: line.args, signal });
     return interpretRun({ name, untrusted }, event, outcome);
   } finally {
     launcher.afterDeath?.();

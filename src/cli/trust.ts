@@ -8,7 +8,7 @@
 import { statSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { join, relative, resolve } from "node:path";
-import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, projectKey, type Fingerprint } from "../approval/store.js";
+import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, PinReader, projectKey, type Fingerprint } from "../approval/store.js";
 import { discoverHooks, isModulePath } from "../discovery/index.js";
 import { extensionsIn, piModules } from "../discovery/agents.js";
 import { presets, type PolicyName } from "../policy/policy.js";
@@ -45,7 +45,7 @@ approve, or revoked), 1 not approved, 2 a usage error.
 export const TRUST_HELP = TRUST.help;
 
 /** One module of the project as the user reviews it. */
-interface Reviewed { origin: string; fingerprint: Fingerprint; pinned?: () => Fingerprint }
+interface Reviewed { origin: string; fingerprint: Fingerprint; pinned?: () => Promise<Fingerprint> }
 
 /** Run `trust`; returns the exit code. */
 export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
@@ -72,7 +72,8 @@ export async function trust(args: string[], out: Output, _signal?: AbortSignal, 
       err.write(`hookbox trust: a module cannot be pinned, so it cannot be approved: ${e.message}\n`);
       return EXIT.hookErrors;
     }
-    const pending = reviewed.filter((r) => store.check(project, { path: r.fingerprint.module, policy, ...(r.pinned ? { pinned: r.pinned } : {}) }) !== undefined);
+    const verdicts = await Promise.all(reviewed.map((r) => (r.pinned ? store.checkPinned(project, { path: r.fingerprint.module, policy, pinned: r.pinned }) : store.check(project, { path: r.fingerprint.module, policy }))));
+    const pending = reviewed.filter((_, i) => verdicts[i] !== undefined);
     if (values.json) out.write(`${JSON.stringify({ project: projectKey(project), policy, modules: reviewed.map(asJson), pending: pending.length }, null, 2)}\n`);
     else out.write(describe(project, policy, reviewed, pending));
     if (reviewed.length === 0 || pending.length === 0) return EXIT.ok;
@@ -103,12 +104,13 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
   const seen = new Set<string>();
   const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({ origin: f.origin, fingerprint: fingerprint(f.path, policy) }));
   // Claude Code's hooks of the project: they run under "untrusted" whatever --policy says (hookbox claude).
+  const reader = new PinReader();
   for (const name of ["settings.json", "settings.local.json"]) {
     const settings = readClaudeSettings(join(project, ".claude", name), name === "settings.json" ? "project" : "local");
     for (const problem of settings.problems) warn(problem);
     for (const hook of settings.hooks) {
-      const pinned = () => claudeHookFingerprint(project, hook);
-      modules.push({ origin: `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: pinned(), pinned });
+      const pinned = () => claudeHookFingerprint(project, hook, reader);
+      modules.push({ origin: `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: await pinned(), pinned });
     }
   }
   return modules;
