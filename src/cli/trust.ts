@@ -12,7 +12,7 @@ import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, PinRe
 import { discoverHooks, isModulePath } from "../discovery/index.js";
 import { extensionsIn, piModules } from "../discovery/agents.js";
 import { presets, type PolicyName } from "../policy/policy.js";
-import { claudeHookFingerprint } from "../claude/approval.js";
+import { claudeHookFingerprint, claudeHookKey, claudeHookPins } from "../claude/approval.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError, command, parseFlags, type Flags } from "./usage.js";
@@ -44,8 +44,12 @@ approve, or revoked), 1 not approved, 2 a usage error.
 });
 export const TRUST_HELP = TRUST.help;
 
-/** One module of the project as the user reviews it. */
-interface Reviewed { origin: string; fingerprint: Fingerprint; pinned?: () => Promise<Fingerprint> }
+/**
+ * One module of the project as the user reviews it: its fingerprint, or why it cannot be approved
+ * as it stands (a Claude Code hook whose command names files known only when it runs); `scope`
+ * says what else its approval pins than the files listed.
+ */
+interface Reviewed { key: string; origin: string; fingerprint?: Fingerprint; refusal?: string; scope?: string; pinned?: () => Promise<Fingerprint> }
 
 /** Run `trust`; returns the exit code. */
 export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
@@ -72,18 +76,21 @@ export async function trust(args: string[], out: Output, _signal?: AbortSignal, 
       err.write(`hookbox trust: a module cannot be pinned, so it cannot be approved: ${e.message}\n`);
       return EXIT.hookErrors;
     }
-    const verdicts = await Promise.all(reviewed.map((r) => (r.pinned ? store.checkPinned(project, { path: r.fingerprint.module, policy, pinned: r.pinned }) : store.check(project, { path: r.fingerprint.module, policy }))));
+    const verdicts = await Promise.all(reviewed.map((r) => (r.pinned ? store.checkPinned(project, { path: r.key, policy, pinned: r.pinned }) : store.check(project, { path: r.key, policy }))));
     const pending = reviewed.filter((_, i) => verdicts[i] !== undefined);
+    const approvable = reviewed.flatMap((r) => (r.fingerprint ? [r.fingerprint] : []));
+    const refused = reviewed.length - approvable.length;
     if (values.json) out.write(`${JSON.stringify({ project: projectKey(project), policy, modules: reviewed.map(asJson), pending: pending.length }, null, 2)}\n`);
     else out.write(describe(project, policy, reviewed, pending));
-    if (reviewed.length === 0 || pending.length === 0) return EXIT.ok;
-    if (!values.yes && !(await confirm(`Approve ${reviewed.length === 1 ? "this module" : `these ${reviewed.length} modules`} to run under "${policy}" in ${projectKey(project)}? [y/N] `))) {
+    if (refused > 0) err.write(`hookbox trust: ${refused} of the project's modules cannot be approved as ${refused === 1 ? "it stands" : "they stand"} (said above): ${refused === 1 ? "it stays" : "they stay"} blocked\n`);
+    if (!pending.some((r) => r.fingerprint)) return refused > 0 ? EXIT.hookErrors : EXIT.ok;
+    if (!values.yes && !(await confirm(`Approve ${approvable.length === 1 ? "this module" : `these ${approvable.length} modules`} to run under "${policy}" in ${projectKey(project)}? [y/N] `))) {
       err.write(`hookbox trust: not approved${process.stdin.isTTY ? "" : " (not a terminal: pass --yes to approve)"}\n`);
       return EXIT.hookErrors;
     }
-    store.approve(project, reviewed.map((r) => r.fingerprint));
-    if (!values.json) out.write(`approved ${reviewed.length} module${reviewed.length === 1 ? "" : "s"} of ${projectKey(project)} (kept in ${store.file})\n`);
-    return EXIT.ok;
+    store.approve(project, approvable);
+    if (!values.json) out.write(`approved ${approvable.length} module${approvable.length === 1 ? "" : "s"} of ${projectKey(project)} (kept in ${store.file})\n`);
+    return refused > 0 ? EXIT.hookErrors : EXIT.ok;
   } catch (e) {
     if (!(e instanceof ApprovalStoreError)) throw e;
     err.write(`hookbox trust: ${e.message}; fix or remove that file\n`);
@@ -102,7 +109,7 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
   const hooks = await discoverHooks(project);
   for (const item of hooks.items) if (item.level === "project") found.push({ path: item.path, origin: `hooks (${item.providerName}${isModulePath(item.path) ? "" : ", shell"})` });
   const seen = new Set<string>();
-  const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({ origin: f.origin, fingerprint: fingerprint(f.path, policy) }));
+  const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({ key: f.path, origin: f.origin, fingerprint: fingerprint(f.path, policy) }));
   // Claude Code's hooks of the project: they run under "untrusted" whatever --policy says (hookbox claude).
   const reader = new PinReader();
   for (const name of ["settings.json", "settings.local.json"]) {
@@ -110,14 +117,23 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
     for (const problem of settings.problems) warn(problem);
     for (const hook of settings.hooks) {
       const pinned = () => claudeHookFingerprint(project, hook, reader);
-      modules.push({ origin: `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: await pinned(), pinned });
+      const origin = `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`;
+      const { folders } = claudeHookPins(project, hook);
+      const scope = `its command, event, matcher and timeout; the files below${folders.length > 0 ? `, with ${folders.map((f) => relative(projectKey(project), f)).join(", ")} whole` : ""}; a link by its text and by the content it leads to`;
+      try {
+        modules.push({ key: claudeHookKey(hook), origin, fingerprint: await pinned(), scope, pinned });
+      } catch (e) {
+        if (!(e instanceof FingerprintError)) throw e;
+        modules.push({ key: claudeHookKey(hook), origin, refusal: e.message, pinned });
+      }
     }
   }
   return modules;
 }
 
 function asJson(r: Reviewed) {
-  return { path: r.fingerprint.module, origin: r.origin, policy: r.fingerprint.policyName, sha256: r.fingerprint.digest, files: r.fingerprint.files };
+  if (!r.fingerprint) return { path: r.key, origin: r.origin, cannotApprove: r.refusal };
+  return { path: r.key, origin: r.origin, policy: r.fingerprint.policyName, sha256: r.fingerprint.digest, ...(r.scope ? { pins: r.scope } : {}), files: r.fingerprint.files };
 }
 
 function describe(project: string, policy: string, reviewed: Reviewed[], pending: Reviewed[]): string {
@@ -126,9 +142,16 @@ function describe(project: string, policy: string, reviewed: Reviewed[], pending
   const lines = [`${key}: ${reviewed.length} module${reviewed.length === 1 ? "" : "s"} of the project would run, under "${policy}":`];
   const short = (p: string) => (p.startsWith(`${key}/`) ? relative(key, p) : p);
   for (const r of reviewed) {
+    if (!r.fingerprint) {
+      lines.push("", `  ${short(r.key)}  [cannot be approved]`, `    origin: ${r.origin}`, `    why: ${r.refusal}`);
+      continue;
+    }
     const state = pending.includes(r) ? "not approved" : "approved";
-    lines.push("", `  ${short(r.fingerprint.module)}  [${state}]`, `    origin: ${r.origin}`, `    sha256: ${r.fingerprint.digest}`, "    files:");
-    for (const [file, hash] of Object.entries(r.fingerprint.files)) lines.push(`      ${hash.length === 64 ? hash.slice(0, 12) : hash}  ${short(file)}`);
+    lines.push("", `  ${short(r.key)}  [${state}]`, `    origin: ${r.origin}`, ...(r.scope ? [`    pins: ${r.scope}`] : []), `    sha256: ${r.fingerprint.digest}`, "    files:");
+    for (const [file, hash] of Object.entries(r.fingerprint.files)) {
+      const [named, real] = file.split(" -> ");
+      lines.push(`      ${hash.length === 64 ? hash.slice(0, 12) : hash}  ${short(named!)}${real ? ` -> ${short(real)}` : ""}`);
+    }
   }
   lines.push("", pending.length === 0 ? "every module is approved as it is" : `${pending.length} not approved as they are now`);
   return `${lines.join("\n")}\n`;
