@@ -94,7 +94,8 @@ function sortModules(modules: AgentModule[], cwd: string, options: IsolateOption
       refused.push({ path: module.path, code: failure.code, error: failure.message });
       continue;
     }
-    perHook[module.path] = { ...own, policy };
+    // Every load and restart checks again, on the files as they are then.
+    perHook[module.path] = { ...own, policy, approval: () => store.check(cwd, { path: module.path, policy }) };
     paths.push(module.path);
   }
   return { paths, perHook, refused };
