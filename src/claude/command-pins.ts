@@ -8,12 +8,14 @@
  * yet is pinned as absent: one appearing there asks again). A command whose files are known only
  * when it runs (a command substitution, a glob, an unknown variable, `eval`, `python -m`,
  * `npm run`, `npx`, `make`) is not approvable as it stands: `refusals` says why, and the fix is to
- * name a script of the project (`bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh`).
+ * name a script of the project (`bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh`). The shell
+ * scripts it runs are read for what they `source`: a file named before it runs is pinned too, and
+ * the user is told of each, and of one named only when it runs (`notes`). Words: ./shell-words.ts.
  */
-import { lstatSync } from "node:fs";
-import { createRequire } from "node:module";
-import { isAbsolute, relative, resolve } from "node:path";
+import { lstatSync, readFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
 import type { ShNode } from "mvdan-sh";
+import { Done, inside, Refusal, sh, text, values, type WordScope } from "./shell-words.js";
 
 /** What a command's approval pins, or why it cannot be approved as it stands. */
 export interface CommandPins {
@@ -23,14 +25,12 @@ export interface CommandPins {
   folders: string[];
   /** Why the command cannot be pinned as it stands; empty when it can. */
   refusals: string[];
+  /** What the user should know before approving: a file a pinned script sources that is pinned only as named, or not at all. */
+  notes: string[];
 }
 
 /** The form a command that cannot be pinned should take. */
 export const APPROVABLE_FORM = 'put what it runs in a script of the project and name it: bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/<name>.sh';
-
-// Why loaded on first use: the parser is a 1.5 MB script (~60 ms), needed only to pin an approved project's hooks.
-let parser: typeof import("mvdan-sh").syntax | undefined;
-const sh = () => (parser ??= (createRequire(import.meta.url)("mvdan-sh") as typeof import("mvdan-sh")).syntax);
 
 const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh"]);
 const INTERPRETERS = new Set([...SHELLS, "node", "nodejs", "tsx", "bun", "deno", "python", "python3", "ruby", "perl", "php"]);
@@ -50,34 +50,72 @@ function findsWhatItRuns(program: string, args: string[]): string | undefined {
   return undefined;
 }
 
-class Refusal extends Error {}
-
-/** Nodes already read through their parent. By position: the parser's JavaScript objects are new wrappers at each access. */
-class Done {
-  readonly #seen = new Set<string>();
-  #key = (node: ShNode) => `${sh().NodeType(node)}:${node.Pos().Offset()}:${node.End().Offset()}`;
-  add(node: ShNode): void { this.#seen.add(this.#key(node)); }
-  has(node: ShNode): boolean { return this.#seen.has(this.#key(node)); }
-}
-
-interface State {
-  root: string;
-  /** Every folder the command may be in (cd followed in source order, the folders before kept: a cd may fail or be in a subshell). */
-  cwds: Set<string>;
-  vars: Map<string, string[]>;
+interface State extends WordScope {
   pins: CommandPins;
   depth: number;
 }
 
 /** Parse `command` (run from `root`, the project's real path) and pin what it can run. */
 export function commandPins(root: string, command: string, home: string | undefined): CommandPins {
-  const pins: CommandPins = { files: [], folders: [], refusals: [] };
-  const vars = new Map<string, string[]>([["CLAUDE_PROJECT_DIR", [root]], ...(home ? [["HOME", [home]] as [string, string[]]] : [])]);
-  analyse(command, { root, cwds: new Set([root]), vars, pins, depth: 0 });
+  const pins: CommandPins = { files: [], folders: [], refusals: [], notes: [] };
+  const vars = () => new Map<string, string[]>([["CLAUDE_PROJECT_DIR", [root]], ...(home ? [["HOME", [home]] as [string, string[]]] : [])]);
+  const state: State = { root, cwds: new Set([root]), vars: vars(), pins, depth: 0 };
+  analyse(command, state);
+  // The scripts it runs, for what they source: pinned too when the name is known, else the user is told.
+  const read = new Set<string>();
+  for (let i = 0; i < pins.files.length; i += 1) {
+    const script = pins.files[i]!;
+    if (read.has(script) || read.size >= 32) continue;
+    read.add(script);
+    sourced(script, { root, cwds: state.cwds, vars: vars(), pins, depth: 0 });
+  }
   pins.files = [...new Set(pins.files)].sort();
   pins.folders = [...new Set(pins.folders)].sort();
   pins.refusals = [...new Set(pins.refusals)];
+  pins.notes = [...new Set(pins.notes)];
   return pins;
+}
+
+/** A shell script's `source` and `.` lines: a file named statically is pinned; one known only when it runs is a note. */
+function sourced(script: string, state: State): void {
+  let text: string;
+  try {
+    const s = lstatSync(script, { throwIfNoEntry: false });
+    if (!s?.isFile() || s.size > 1 << 20) return;
+    text = readFileSync(script, "utf8");
+  } catch {
+    return;
+  }
+  if (!/\.(sh|bash)$/.test(script) && !/^#!.*\b(ba|da|z|k)?sh\b/.test(text)) return;
+  const syntax = sh();
+  let file: ShNode;
+  try {
+    file = syntax.NewParser().Parse(text, script);
+  } catch {
+    return;
+  }
+  const rel = (p: string) => relative(state.root, p);
+  syntax.Walk(file, (node) => {
+    if (!node || syntax.NodeType(node) !== "CallExpr" || node.Args.length < 2) return true;
+    const program = node.Args[0].Lit();
+    if (program !== "source" && program !== ".") return true;
+    try {
+      for (const value of values(node.Args[1], text, state)) {
+        for (const cwd of state.cwds) {
+          const path = resolve(cwd, value);
+          if (!inside(state.root, path)) state.pins.notes.push(`${rel(script)} sources ${path}, outside the project: not pinned (the sandbox does not show it)`);
+          else if (!state.pins.files.includes(path)) {
+            state.pins.files.push(path);
+            state.pins.notes.push(`${rel(script)} sources ${rel(path)}: pinned too`);
+          }
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof Refusal)) throw err;
+      state.pins.notes.push(`${rel(script)} sources ${text.slice(node.Args[1].Pos().Offset(), node.Args[1].End().Offset())}, a file known only when it runs: not pinned unless it is in a folder pinned whole (a file it names elsewhere can change without asking again; keep what a hook sources beside it)`);
+    }
+    return true;
+  });
 }
 
 function analyse(source: string, state: State): void {
@@ -192,54 +230,4 @@ function pinPath(value: string, state: State, script: boolean): void {
   }
 }
 
-/** A word's possible values, known before it runs; a Refusal naming the part that is not. */
-function values(word: ShNode, source: string, state: State, quoted = false): string[] {
-  let out = [""];
-  const add = (alternatives: string[]) => { out = out.flatMap((a) => alternatives.map((b) => a + b)); };
-  const parts = word.Parts as ShNode[];
-  parts.forEach((part, index) => {
-    const kind = sh().NodeType(part);
-    if (kind === "Lit" && quoted) add([(part.Value as string).replace(/\\\n/g, "").replace(/\\([$`"\\])/g, "$1")]);
-    else if (kind === "Lit") {
-      let raw = part.Value as string;
-      if (/[*?]|\[.*\]/.test(raw.replace(/\\./g, ""))) throw new Refusal(`${text(word, source)} is a glob: the files it names are known only when it runs`);
-      if (/\{[^}]*(,|\.\.)[^}]*\}/.test(raw.replace(/\\./g, ""))) throw new Refusal(`${text(word, source)} is a brace expansion`);
-      if (index === 0 && raw.startsWith("~")) {
-        const [tilde, ...tail] = raw.split("/");
-        if (tilde === "~+") add([...state.cwds]);
-        else if (tilde === "~" && state.vars.has("HOME")) add(state.vars.get("HOME")!);
-        else throw new Refusal(`${tilde} names a folder known only when it runs`);
-        raw = tail.length > 0 ? `/${tail.join("/")}` : "";
-      }
-      add([raw.replace(/\\\n/g, "").replace(/\\(.)/g, "$1")]);
-    } else if (kind === "SglQuoted") {
-      if (part.Dollar) throw new Refusal(`${text(part, source)} is $'…' quoting, which hookbox does not decode`);
-      add([part.Value as string]);
-    } else if (kind === "DblQuoted") {
-      if (part.Dollar) throw new Refusal(`${text(part, source)} is $"…" quoting, which hookbox does not decode`);
-      add(values(part, source, state, true));
-    } else if (kind === "ParamExp") add(parameter(part, source, state));
-    else throw new Refusal(`${text(part, source)} is ${kind === "CmdSubst" ? "a command substitution" : kind === "ArithmExp" ? "arithmetic" : kind === "ProcSubst" ? "a process substitution" : `a ${kind}`}: what it names is known only when it runs`);
-  });
-  return out;
-}
 
-function parameter(part: ShNode, source: string, state: State): string[] {
-  const name = part.Param.Value as string;
-  if (part.Length || part.Excl || part.Index || part.Slice || part.Repl || part.Names) throw new Refusal(`${text(part, source)} transforms a variable`);
-  if (part.Exp) {
-    const op = source.slice(part.Param.End().Offset(), part.Exp.Word ? part.Exp.Word.Pos().Offset() : part.End().Offset() - 1);
-    if (op !== ":-" && op !== "-") throw new Refusal(`${text(part, source)} transforms a variable`);
-  }
-  const known = name === "PWD" ? [...state.cwds] : state.vars.get(name);
-  if (known === undefined || (part.Exp && known.some((v) => v === ""))) {
-    throw new Refusal(`$${name} is not known before the hook runs (hookbox knows CLAUDE_PROJECT_DIR, PWD, HOME and what the command assigns)`);
-  }
-  return known;
-}
-
-const text = (node: ShNode, source: string) => `\`${source.slice(node.Pos().Offset(), node.End().Offset())}\``;
-const inside = (root: string, path: string) => {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-};

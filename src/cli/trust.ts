@@ -49,7 +49,7 @@ export const TRUST_HELP = TRUST.help;
  * as it stands (a Claude Code hook whose command names files known only when it runs); `scope`
  * says what else its approval pins than the files listed.
  */
-interface Reviewed { key: string; origin: string; fingerprint?: Fingerprint; refusal?: string; scope?: string; pinned?: () => Promise<Fingerprint> }
+interface Reviewed { key: string; origin: string; fingerprint?: Fingerprint; refusal?: string; scope?: string; notes?: string[]; pinned?: () => Promise<Fingerprint> }
 
 /** Run `trust`; returns the exit code. */
 export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
@@ -118,10 +118,10 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
     for (const hook of settings.hooks) {
       const pinned = () => claudeHookFingerprint(project, hook, reader);
       const origin = `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`;
-      const { folders } = claudeHookPins(project, hook);
+      const { folders, notes } = claudeHookPins(project, hook);
       const scope = `its command, event, matcher and timeout; the files below${folders.length > 0 ? `, with ${folders.map((f) => relative(projectKey(project), f)).join(", ")} whole` : ""}; a link by its text and by the content it leads to`;
       try {
-        modules.push({ key: claudeHookKey(hook), origin, fingerprint: await pinned(), scope, pinned });
+        modules.push({ key: claudeHookKey(hook), origin, fingerprint: await pinned(), scope, notes, pinned });
       } catch (e) {
         if (!(e instanceof FingerprintError)) throw e;
         modules.push({ key: claudeHookKey(hook), origin, refusal: e.message, pinned });
@@ -133,7 +133,7 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
 
 function asJson(r: Reviewed) {
   if (!r.fingerprint) return { path: r.key, origin: r.origin, cannotApprove: r.refusal };
-  return { path: r.key, origin: r.origin, policy: r.fingerprint.policyName, sha256: r.fingerprint.digest, ...(r.scope ? { pins: r.scope } : {}), files: r.fingerprint.files };
+  return { path: r.key, origin: r.origin, policy: r.fingerprint.policyName, sha256: r.fingerprint.digest, ...(r.scope ? { pins: r.scope } : {}), ...(r.notes?.length ? { notes: r.notes } : {}), files: r.fingerprint.files };
 }
 
 function describe(project: string, policy: string, reviewed: Reviewed[], pending: Reviewed[]): string {
@@ -147,7 +147,7 @@ function describe(project: string, policy: string, reviewed: Reviewed[], pending
       continue;
     }
     const state = pending.includes(r) ? "not approved" : "approved";
-    lines.push("", `  ${short(r.key)}  [${state}]`, `    origin: ${r.origin}`, ...(r.scope ? [`    pins: ${r.scope}`] : []), `    sha256: ${r.fingerprint.digest}`, "    files:");
+    lines.push("", `  ${short(r.key)}  [${state}]`, `    origin: ${r.origin}`, ...(r.scope ? [`    pins: ${r.scope}`] : []), ...(r.notes ?? []).map((n) => `    note: ${n}`), `    sha256: ${r.fingerprint.digest}`, "    files:");
     for (const [file, hash] of Object.entries(r.fingerprint.files)) {
       const [named, real] = file.split(" -> ");
       lines.push(`      ${hash.length === 64 ? hash.slice(0, 12) : hash}  ${short(named!)}${real ? ` -> ${short(real)}` : ""}`);
