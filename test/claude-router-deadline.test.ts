@@ -66,7 +66,10 @@ describe("the Claude Code router's deadline", () => {
     const answer = await claudeHook(w.root, plan, RM, 15_000);
     expect(answer.code, answer.stderr.slice(-500)).toBe(2);
     expect(answer.stderr.endsWith("\nuser guard: rm -rf is not allowed\n"), answer.stderr.slice(-500)).toBe(true);
-    expect(answer.stderr.match(/hooks\[\d+\]" was not loaded: it is a Claude Code hook of the project [^,]+, and you have not approved it; [^(]+ \(not_approved\)/g)).toHaveLength(200);
+    // Ten named in full, the rest counted: 200 hooks do not flood the model's context.
+    expect(answer.stderr.match(/hooks\[\d+\]" was not loaded: it is a Claude Code hook of the project [^,]+, and you have not approved it; [^(]+ \(not_approved\)/g)).toHaveLength(10);
+    expect(answer.stderr).toContain("…and 190 more hooks: not_approved ×190.");
+    expect(answer.stderr.length).toBeLessThan(6_000);
     expect(answer.ms).toBeLessThan(10_000);
   });
 
@@ -93,21 +96,21 @@ describe("the Claude Code router's deadline", () => {
   it("the watchdog answers before Claude Code's deadline whatever still runs: blocked, with the user's guard's reason, the slow hook stopped (control: with the deadline above the hook's, the router waits for it)", async () => {
     const w = drowningProject();
     const pidFile = join(w.root, "slow.pid");
-    const slow = parseClaudeSettings(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo $$ > '${pidFile}'; exec sleep 30`, timeout: 4 }] }] } }), join(w.root, "home", ".claude", "settings.json"), "user").hooks;
+    const slow = parseClaudeSettings(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo $$ > '${pidFile}'; exec sleep 30`, timeout: 9 }] }] } }), join(w.root, "home", ".claude", "settings.json"), "user").hooks;
     const hooks = [...w.hooks.filter((h) => h.source === "user"), ...slow];
-    // The routing hook given 2 s by Claude Code: the watchdog answers at 1.5 s from the router's start.
-    const late = await claudeHook(w.root, { project: w.dir, hooks, refused: [], maxOutputBytes: 1 << 20, timeoutS: 2 }, RM, 10_000);
+    // The routing hook given 6 s by Claude Code: the watchdog answers at 4.5 s from the router's start.
+    const late = await claudeHook(w.root, { project: w.dir, hooks, refused: [], maxOutputBytes: 1 << 20, timeoutS: 6 }, RM, 15_000);
     expect(late.code, late.stderr).toBe(2);
     expect(late.stderr).toContain("user guard: rm -rf is not allowed");
     expect(late.stderr).toMatch(/had not answered when hookbox's router had to answer Claude Code .* \(timeout\)/);
-    expect(late.ms).toBeLessThan(2_000);
+    expect(late.ms).toBeLessThan(6_000);
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
 
-    const control = await claudeHook(w.root, { project: w.dir, hooks, refused: [], maxOutputBytes: 1 << 20 }, RM, 10_000);
+    const control = await claudeHook(w.root, { project: w.dir, hooks, refused: [], maxOutputBytes: 1 << 20 }, RM, 15_000);
     expect(control.code).toBe(2);
-    expect(control.stderr).toMatch(/did not exit within its timeout \(4 s\)/);
-    expect(control.ms).toBeGreaterThan(4_000);
+    expect(control.stderr).toMatch(/did not exit within its timeout \(9 s\)/);
+    expect(control.ms).toBeGreaterThan(9_000);
     expect(existsSync(pidFile)).toBe(true);
   });
 

@@ -135,7 +135,7 @@ const ORDER = ["allow", "ask", "defer", "deny"] as const;
 
 /** One answer for Claude Code from every hook's, by Claude Code's rules (deny over defer over ask over allow). */
 export function combine(event: string, answers: HookAnswer[], refused: string[]): RouterAnswer {
-  const failures = [...answers.flatMap((a) => (a.kind === "failed" ? [describe(a.failure)] : [])), ...refused];
+  const failures = named([...answers.flatMap((a) => (a.kind === "failed" ? [a.failure] : [])), ...refused]);
   const blocks = answers.flatMap((a) => (a.kind === "block" ? [hookText(a.reason, MAX_REASON_CHARS)] : []));
   if (FAIL_CLOSED.has(event) && failures.length > 0) {
     return { code: 2, stdout: "", stderr: [`hookbox blocked this ${event === "PreToolUse" ? "tool call" : "request"}: ${failures.join(" ")}`, ...blocks].join("\n") };
@@ -153,6 +153,19 @@ export function combine(event: string, answers: HookAnswer[], refused: string[])
 }
 
 const describe = (f: HookFailure) => `${f.message} (${f.code})`;
+/** The most failures named one by one in an answer: a project of many hooks must not flood the model's context (or push a guard's reason out of it). */
+const MAX_NAMED_FAILURES = 10;
+/** Failures as the model reads them: the first ones in full, the rest counted by code. */
+function named(failures: Array<HookFailure | string>): string[] {
+  const text = (f: HookFailure | string) => (typeof f === "string" ? f : describe(f));
+  if (failures.length <= MAX_NAMED_FAILURES) return failures.map(text);
+  const rest = new Map<string, number>();
+  for (const f of failures.slice(MAX_NAMED_FAILURES)) {
+    const code = typeof f === "string" ? "not run" : f.code;
+    rest.set(code, (rest.get(code) ?? 0) + 1);
+  }
+  return [...failures.slice(0, MAX_NAMED_FAILURES).map(text), `…and ${failures.length - MAX_NAMED_FAILURES} more hooks: ${[...rest].map(([code, n]) => `${code} ×${n}`).join(", ")}.`];
+}
 /** The most of one hook's reason (a block, a decision, a stop) the model reads, as for pi's hooks. */
 const MAX_REASON_CHARS = 1000;
 /** A text a hook wrote, as the model or the person reads it: terminal controls removed (newlines and tabs kept), a reason cut. */
