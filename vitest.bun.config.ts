@@ -51,6 +51,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     setupFiles: ["test/support/intrinsics.ts"],
+    // Every pinned agent installed once, before any test file starts (two files installing at once broke the cache).
+    globalSetup: ["test/support/install-agents.ts"],
     maxWorkers: 2,
     // Why inline: vitest's external-module interop under Bun loses zod's named exports.
     server: { deps: { inline: ["zod"] } },

@@ -35,6 +35,8 @@ export default defineConfig({
     // After every test: the host's intrinsics (Object.prototype, …, process.env's prototype) are untouched
     // (a polluted prototype would reach every child process the host starts).
     setupFiles: ["test/support/intrinsics.ts"],
+    // Every pinned agent installed once, before any test file starts (two files installing at once broke the cache).
+    globalSetup: ["test/support/install-agents.ts"],
     hookTimeout: 30_000,
     // Tests start real workers; two cores, so two test files at a time.
     maxWorkers: 2,

@@ -20,6 +20,7 @@
  *
  *   npm run bench:extension               table
  *   npm run bench:extension -- --json     table, then one JSON object as the last line
+ *   npm run bench:extension -- --save     table, and the rows saved to bench/results/extension.json (npm run docs:performance)
  *   npx tsx bench/extension.ts --quick --json   one iteration of each (CI smoke: the shape, not the numbers)
  */
 import { spawn } from "node:child_process";
@@ -40,6 +41,7 @@ import { ms, report, spread, us, type Row } from "./lib/table.js";
 const { values: args } = parseArgs({
   options: {
     json: { type: "boolean", default: false },
+    save: { type: "boolean", default: false },
     quick: { type: "boolean", default: false },
     memory: { type: "string" },
     count: { type: "string" },
@@ -312,7 +314,7 @@ async function main(): Promise<void> {
   } else {
     progress(`sandbox figures skipped: ${canSandbox.reason}`);
   }
-  report(rows, args.json);
+  report(rows, args.json, args.save && !args.quick ? "extension" : undefined);
 }
 
 // Why a keep-alive: isolated workers are unref'd while idle (see bench/run.ts).

@@ -6,6 +6,7 @@
  *
  *   npm run bench                 table
  *   npm run bench -- --json       table, then the JSON object on the last line
+ *   npm run bench -- --save       table, and the rows saved to bench/results/run.json (npm run docs:performance)
  *   npx tsx bench/run.ts --quick --json
  *   npx tsx bench/run.ts --only   the two hot-path figures (tool_call round trip, 1 MiB context) only
  */
@@ -23,6 +24,7 @@ import { ms, report, spread, us, type Row } from "./lib/table.js";
 const { values: args } = parseArgs({
   options: {
     json: { type: "boolean", default: false },
+    save: { type: "boolean", default: false },
     quick: { type: "boolean", default: false },
     case: { type: "string" },
     count: { type: "string" },
@@ -109,7 +111,7 @@ async function main(): Promise<void> {
   ];
 
   console.log(`round trips and context ${pinned ? "with every thread pinned to one CPU (taskset)" : "unpinned"}; throughput, startup and RSS unpinned\n`);
-  report(rows, args.json);
+  report(rows, args.json, args.save && !args.quick ? "run" : undefined);
 }
 
 /** `--only`: the two figures of the hot path, for profiling work on it. */

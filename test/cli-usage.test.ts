@@ -140,15 +140,14 @@ describe("the CLI's renderer", () => {
 });
 
 describe("the CLI's documentation", () => {
-  // Seven commands run one after another: on a loaded machine that is more than the default 30 s.
-  it("docs/cli.md and the README show each help text exactly as the command prints it", { timeout: 120_000 }, async () => {
+  it("docs/cli.md and the README show the command's help exactly as it prints it, and name every command's own help", { timeout: 60_000 }, async () => {
     const { readFileSync } = await import("node:fs");
     const docs = readFileSync(new URL("../docs/cli.md", import.meta.url), "utf8");
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    for (const args of [["--help"], ["check", "--help"], ["emit", "--help"], ["replay", "--help"], ["trust", "--help"], ["claude", "--help"]]) {
-      const r = await hookbox(args);
-      expect(docs).toContain(`\`\`\`\n${r.stdout}\`\`\``);
-    }
-    expect(readme).toContain(`$ npx hookbox --help\n${(await hookbox(["--help"])).stdout}\`\`\``);
+    const help = (await hookbox(["--help"])).stdout;
+    expect(docs).toContain(`\`\`\`\n${help}\`\`\``);
+    expect(readme).toContain(`$ npx hookbox --help\n${help}\`\`\``);
+    // Each command the help lists is described on the page (its flags are in its own --help).
+    for (const [, command] of help.matchAll(/^  hookbox (\w[\w-]*) /gm)) expect(docs).toMatch(new RegExp(`^- \`${command}\`: `, "m"));
   });
 });

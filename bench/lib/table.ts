@@ -1,4 +1,8 @@
 /** The benches' figures: one row per figure, an optional target, printed as one markdown table. */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { spreadOf, type Summary } from "./measure.js";
 
 export interface Row {
@@ -53,10 +57,25 @@ export function table(rows: Row[]): string {
   return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...cells.map(line)].join("\n");
 }
 
-/** The table, which targets were missed, and with `json` the figures as one JSON object on the last line. */
-export function report(rows: Row[], json: boolean): void {
+/** What a bench run saves (`--save`): its rows and the machine they were measured on; docs/performance.md is generated from it. */
+export interface Results { bench: string; machine: { node: string; cpus: number; cpu: string; loadavg: number }; rows: Row[] }
+
+/** Where `--save` writes a bench's results (scripts/performance-doc.ts reads them). */
+export const resultsFile = (bench: string) => fileURLToPath(new URL(`../results/${bench}.json`, import.meta.url));
+
+/**
+ * The table, which targets were missed, and with `json` the figures as one JSON object on the last
+ * line; with `save`, the rows and the machine written to bench/results/<save>.json.
+ */
+export function report(rows: Row[], json: boolean, save?: string): void {
   console.log(table(rows));
   const failed = rows.filter((r) => passes(r) === false).map((r) => r.key);
   console.log(failed.length ? `\ntargets missed: ${failed.join(", ")}` : "\nevery target met");
+  if (save) {
+    const results: Results = { bench: save, machine: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model.trim() ?? "unknown", loadavg: Number(loadavg()[0]!.toFixed(1)) }, rows };
+    mkdirSync(dirname(resultsFile(save)), { recursive: true });
+    writeFileSync(resultsFile(save), `${JSON.stringify(results, null, 1)}\n`);
+    console.error(`saved ${resultsFile(save)}; npm run docs:performance regenerates docs/performance.md`);
+  }
   if (json) console.log(JSON.stringify(Object.fromEntries(rows.map((r) => [r.key, Number(r.value.toPrecision(4))]))));
 }
