@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import type { BigIntStats } from "node:fs";
 import { lstat, open, readdir, readlink, realpath, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { resolvePolicy, type PolicyOption } from "../policy/policy.js";
 import { FingerprintError, MAX_PINNED_BYTES, MAX_PINNED_FILES, type Fingerprint } from "./fingerprint.js";
 
@@ -217,9 +217,11 @@ export async function pinnedFingerprint(key: string, subject: unknown, pinned: {
       try {
         await follow(path);
       } catch (err) {
-        // A dangling link leads nowhere: pinned by its text alone (one appearing there changes nothing else it names).
-        if (err instanceof FingerprintError && /ENOENT/.test(err.message)) continue;
-        throw err;
+        if (!(err instanceof FingerprintError && /ENOENT/.test(err.message))) throw err;
+        // A dangling link: what it names is pinned as absent (a file appearing there asks again), and must be in the project too.
+        const target = resolve(dirname(path), value.slice("link:".length));
+        if (!inside(pinned.root, target)) throw new FingerprintError(`${path} leads outside the project (to ${target}): a link out of the project is not approved; copy what it leads to into the project`);
+        files[`${path} -> ${target}`] = "absent";
       }
     }
   }

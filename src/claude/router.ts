@@ -9,7 +9,7 @@
  * reason the model reads on stderr (exit 2).
  */
 import { existsSync } from "node:fs";
-import { Errors, HookFailure } from "../contract/errors.js";
+import { describeThrown, Errors, HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
 import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { SECRET_NAME } from "../policy/policy.js";
@@ -83,7 +83,9 @@ export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown
     const answers: Array<HookAnswer | undefined> = hooks.map(() => undefined);
     const runs = hooks.map(async (hook, i) => {
       const check = isProject(hook) ? checks[project.indexOf(hook)] : undefined;
-      answers[i] = await runOne(plan, hook, event, raw, check, stop.signal);
+      // A fault of hookbox's own (a sandbox that cannot start) is that hook's failure, never the whole answer's.
+      answers[i] = await runOne(plan, hook, event, raw, check, stop.signal)
+        .catch((err: unknown): HookAnswer => ({ kind: "failed", failure: Errors.crashed(label(hook), event, `hookbox could not run it: ${describeThrown(err)}`) }));
     });
     const outcome = await Promise.race([Promise.all(runs).then(() => "done" as const), late]);
     if (outcome === "late") {
