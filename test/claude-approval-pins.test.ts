@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore, PinReader } from "../src/approval/store.js";
 import { claudeHookFingerprint, claudeHookPins, checkProjectHooks } from "../src/claude/approval.js";
+import { commandPins } from "../src/claude/command-pins.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { hookbox, ROOT } from "./cli-run.js";
 
@@ -102,6 +103,27 @@ describe("what an approval of a Claude Code hook pins", () => {
     const [changed] = await Promise.all(checkProjectHooks(w.dir, [hook], { approvals: w.approvals }));
     expect(changed?.code).toBe("not_approved");
     expect(changed?.message).toContain(`(${join(w.dir, "lib", "common.sh")} differs)`);
+  });
+
+  it("reads a command's words as bash does: quotes, escapes, assignments, redirections, bash -c, wrappers; refuses eval, unknown variables and $'…'", () => {
+    const root = mkdtempSync(join(tmpdir(), "hookbox-claude-words-"));
+    roots.push(root);
+    mkdirSync(join(root, "h"));
+    for (const f of ["h/a b.sh", "h/x.sh", "in.json"]) writeFileSync(join(root, f), "");
+    const pins = (command: string) => commandPins(root, command, "/home/u");
+    const files = (command: string) => pins(command).files.map((f) => f.slice(root.length + 1));
+    expect(files(`"$CLAUDE_PROJECT_DIR/h/a b.sh"`)).toEqual(["h/a b.sh"]);
+    expect(files(`bash h/a\\ b.sh`)).toEqual(["h/a b.sh"]);
+    expect(files(`bash 'h/a b.sh'`)).toEqual(["h/a b.sh"]);
+    expect(files(`S=h/x.sh; exec env -i A=1 timeout 5 bash "$S" < in.json`)).toEqual(["h/x.sh", "in.json"]);
+    expect(files(`bash -c 'cd h && sh x.sh'`)).toEqual(["h/x.sh", "x.sh"]);
+    expect(files(`node h/new.mjs`)).toEqual(["h/new.mjs"]);
+    expect(pins(`bash h/x.sh 2>&1 >/dev/null`).refusals).toEqual([]);
+    expect(pins(`eval "bash h/x.sh"`).refusals).toEqual(["eval runs text put together when it runs"]);
+    expect(pins(`bash $OTHER/x.sh`).refusals[0]).toMatch(/^\$OTHER is not known before the hook runs/);
+    expect(pins(`bash $'h/x.sh'`).refusals[0]).toMatch(/is \$'…' quoting/);
+    expect(pins(`bash h/{a,x}.sh`).refusals[0]).toMatch(/is a brace expansion/);
+    expect(pins(`bash "h/*.sh"`).refusals).toEqual([]);
   });
 
   it("hookbox trust shows what each hook's approval pins, and why a hook cannot be approved; it approves the rest and exits 1", async () => {
