@@ -25,7 +25,8 @@ export interface ApprovalsOptions {
 const FILE = "approvals.json";
 const VERSION = 1;
 
-const moduleSchema = z.strictObject({ digest: z.string().regex(/^[0-9a-f]{64}$/), policy: z.string(), files: z.record(z.string(), z.string()) });
+// `grants`: what the user gave this module beyond its policy (src/policy/grants.ts), each in its one spelling.
+const moduleSchema = z.strictObject({ digest: z.string().regex(/^[0-9a-f]{64}$/), policy: z.string(), files: z.record(z.string(), z.string()), grants: z.array(z.string().max(1000)).max(100).optional() });
 const storeSchema = z.strictObject({
   version: z.literal(VERSION),
   projects: z.record(z.string(), z.strictObject({ approved: z.string(), modules: z.record(z.string(), moduleSchema) })),
@@ -155,12 +156,17 @@ export class ApprovalStore {
     return { approved, refuse };
   }
 
-  /** Approve exactly `modules` (as they are now) for `project`, replacing its earlier approvals. */
-  approve(project: string, modules: readonly Fingerprint[]): void {
+  /** The grants approved with `module` of `project` (empty when none, or not approved). Read only after `check` passed. */
+  grants(project: string, module: string): string[] {
+    return this.read().projects[projectKey(project)]?.modules[module]?.grants ?? [];
+  }
+
+  /** Approve exactly `modules` (as they are now) for `project`, with each one's `grants` (by module), replacing its earlier approvals. */
+  approve(project: string, modules: readonly Fingerprint[], grants: Readonly<Record<string, readonly string[]>> = {}): void {
     const data = this.read();
     data.projects[projectKey(project)] = {
       approved: new Date().toISOString(),
-      modules: Object.fromEntries(modules.map((m) => [m.module, { digest: m.digest, policy: m.policyName, files: m.files }])),
+      modules: Object.fromEntries(modules.map((m) => [m.module, { digest: m.digest, policy: m.policyName, files: m.files, ...(grants[m.module]?.length ? { grants: [...grants[m.module]!] } : {}) }])),
     };
     this.#write(data);
   }

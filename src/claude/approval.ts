@@ -31,6 +31,11 @@ export function claudeHookPins(project: string, hook: Pick<ClaudeHook, "command"
   return { ...pins, folders: [...folders].sort() };
 }
 
+/** The files the command names that exist in the project, as bash reads it (the first is the hook's own file, where it has one). */
+export function filesNamed(project: string, command: string): string[] {
+  return claudeHookPins(project, { command }).files.filter((f) => existsSync(f));
+}
+
 /**
  * The fingerprint of a project's hook as it would run now; `reader` shares hashes between the hooks of one check.
  * A command that cannot be pinned as it stands throws a FingerprintError saying why and what form can be.

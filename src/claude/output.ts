@@ -9,6 +9,8 @@
 import { z } from "zod";
 import { Errors, HookFailure } from "../contract/errors.js";
 import type { ShellOutcome } from "../shell/run.js";
+import { ANNOTATE_MAX_CHARS } from "../policy/grants.js";
+import { cut } from "../../worker/describe.mjs";
 import type { ClaudeHookEvent } from "./settings.js";
 
 const record = z.record(z.string(), z.unknown());
@@ -64,15 +66,28 @@ const BLOCK_STOPS = new Set<string>(["PreToolUse", "PermissionRequest", "UserPro
 const STDOUT_IS_CONTEXT = new Set<string>(["UserPromptSubmit", "SessionStart", "Setup", "SubagentStart"]);
 
 /** What one hook's run means for the event. */
-export type HookAnswer =
+export type HookAnswer = (
   | { kind: "ok"; output?: ClaudeHookOutput; text?: string }
   | { kind: "block"; reason: string }
-  | { kind: "failed"; failure: HookFailure };
+  | { kind: "failed"; failure: HookFailure }
+) & { notices?: string[] };
 
 const tail = (s: string, max = 2_000) => (s.length > max ? `…${s.slice(-max)}` : s).trim();
 
-/** A label for a hook in messages: where it is defined. */
-export interface HookLabel { name: string; untrusted: boolean }
+/**
+ * A label for a hook in messages: where it is defined. `granted`: the effects its approval grants
+ * above "restrict" (`effects:annotate`, `effects:continue`); `allow(grant)`: the command that would
+ * grant one, for the refusal; `short`: its name in the text it adds for the model.
+ */
+export interface HookLabel { name: string; untrusted: boolean; granted?: ReadonlySet<string>; allow?: (grant: string) => string; short?: string }
+
+/** Events where a block makes the agent go on (`effects:continue`) rather than adding text (`effects:annotate`). */
+const CONTINUES = new Set<string>(["Stop", "SubagentStop"]);
+/** The grant that lets a project's hook say `field` on `event`, when one can. */
+const grantFor = (event: string, field: string): string | undefined =>
+  field === "exit 2" || field === "decision \"block\"" ? (CONTINUES.has(event) ? "effects:continue" : ["PostToolUse", "PostToolUseFailure"].includes(event) ? "effects:annotate" : undefined)
+    : ["stdout", "systemMessage", "hookSpecificOutput.additionalContext"].includes(field) ? "effects:annotate" : undefined;
+const labelled = (hook: HookLabel, text: string) => `[${hook.short ?? hook.name}] ${cut(text, ANNOTATE_MAX_CHARS)}`;
 
 /** Read a finished run as Claude Code would, then apply the effects rule for an untrusted hook. */
 export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: ShellOutcome): HookAnswer {
@@ -89,7 +104,11 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
   }
   if (outcome.code === 2) {
     const reason = tail(outcome.stderr) || `${hook.name} blocked (exit 2)`;
-    if (hook.untrusted && !BLOCK_STOPS.has(event)) return fail(refused(hook, event, "exit 2", `on ${event} it would make the agent go on or feed the model the hook's text`));
+    if (hook.untrusted && !BLOCK_STOPS.has(event)) {
+      const grant = grantFor(event, "exit 2");
+      if (!grant || !hook.granted?.has(grant)) return fail(refused(hook, event, "exit 2", `on ${event} it would make the agent go on or feed the model the hook's text`));
+      return { kind: "block", reason: labelled(hook, reason) };
+    }
     return { kind: "block", reason };
   }
   if (outcome.code !== 0) {
@@ -97,7 +116,10 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
   }
   const text = outcome.stdout.trim();
   if (!text.startsWith("{")) {
-    if (text !== "" && hook.untrusted && STDOUT_IS_CONTEXT.has(event)) return fail(refused(hook, event, "stdout", "Claude Code adds it to the model's context"));
+    if (text !== "" && hook.untrusted && STDOUT_IS_CONTEXT.has(event)) {
+      if (!hook.granted?.has("effects:annotate")) return fail(refused(hook, event, "stdout", "Claude Code adds it to the model's context"));
+      return { kind: "ok", text: labelled(hook, text) };
+    }
     return { kind: "ok", ...(text ? { text } : {}) };
   }
   let value: unknown;
@@ -115,22 +137,34 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
     return fail(Errors.invalidResult(hook.name, event, `hookSpecificOutput.hookEventName is "${output.hookSpecificOutput.hookEventName}" during ${event}`));
   }
   if (hook.untrusted) {
-    const field = substitution(event, output);
+    const field = substitution(event, output, hook.granted ?? new Set());
     if (field) return fail(refused(hook, event, field.name, field.why));
+    return { kind: "ok", output: annotated(hook, output) };
   }
   return { kind: "ok", output };
 }
 
+/** A granted hook's added text, each labelled with its name and bounded. */
+function annotated(hook: HookLabel, output: ClaudeHookOutput): ClaudeHookOutput {
+  const out = { ...output };
+  if (out.systemMessage !== undefined) out.systemMessage = labelled(hook, out.systemMessage);
+  if (out.decision === "block" && out.reason !== undefined) out.reason = labelled(hook, out.reason);
+  const s = out.hookSpecificOutput as Record<string, unknown> | undefined;
+  if (s && typeof s.additionalContext === "string") out.hookSpecificOutput = { ...s, additionalContext: labelled(hook, s.additionalContext) } as ClaudeHookOutput["hookSpecificOutput"];
+  return out;
+}
+
 /** The first field of an untrusted hook's output above "restrict", or undefined. */
-function substitution(event: ClaudeHookEvent, output: ClaudeHookOutput): { name: string; why: string } | undefined {
+function substitution(event: ClaudeHookEvent, output: ClaudeHookOutput, granted: ReadonlySet<string>): { name: string; why: string } | undefined {
   const s = output.hookSpecificOutput as Record<string, unknown> | undefined;
+  const given = (name: string) => { const g = grantFor(event, name); return g !== undefined && granted.has(g); };
   if (output.decision === "approve") return { name: "decision \"approve\"", why: "it grants a permission" };
-  if (output.decision === "block" && !BLOCK_STOPS.has(event)) return { name: "decision \"block\"", why: `on ${event} it would make the agent go on or feed the model the hook's text` };
-  if (output.systemMessage !== undefined) return { name: "systemMessage", why: "it speaks to the user in Claude Code's name" };
+  if (output.decision === "block" && !BLOCK_STOPS.has(event) && !given("decision \"block\"")) return { name: "decision \"block\"", why: `on ${event} it would make the agent go on or feed the model the hook's text` };
+  if (output.systemMessage !== undefined && !given("systemMessage")) return { name: "systemMessage", why: "it speaks to the user in Claude Code's name" };
   if (output.terminalSequence !== undefined) return { name: "terminalSequence", why: "it writes to the user's terminal" };
   if (!s) return undefined;
   for (const key of ["updatedInput", "additionalContext", "updatedMCPToolOutput", "initialUserMessage", "sessionTitle", "watchPaths", "reloadSkills", "updatedPermissions"]) {
-    if (s[key] !== undefined) return { name: `hookSpecificOutput.${key}`, why: key === "updatedInput" ? "it rewrites the tool's input" : "it changes what the agent does or reads" };
+    if (s[key] !== undefined && !given(`hookSpecificOutput.${key}`)) return { name: `hookSpecificOutput.${key}`, why: key === "updatedInput" ? "it rewrites the tool's input" : "it changes what the agent does or reads" };
   }
   const decision = s.permissionDecision;
   if (decision === "allow" || decision === "defer") return { name: `hookSpecificOutput.permissionDecision "${decision}"`, why: "it grants a permission or takes the decision away" };
@@ -142,6 +176,10 @@ function substitution(event: ClaudeHookEvent, output: ClaudeHookOutput): { name:
 
 function refused(hook: HookLabel, event: string, field: string, why: string): HookFailure {
   const kept = event === "PreToolUse" ? "the tool call was blocked" : "the hook's answer was dropped";
+  const grant = grantFor(event, field);
+  const then = grant
+    ? ` To allow it, grant ${grant}: ${hook.allow ? hook.allow(grant) : `npx hookbox trust <project> --grant ${grant}`}`
+    : " No grant allows it for a project's hook.";
   return new HookFailure("effect_refused", hook.name, event,
-    `${hook.name} answered ${field} during ${event}, a substitute effect (${why}), which a project's hook does not get (policy.effects "restrict": it may block, deny or ask, with a reason); it was not applied (${kept}).`);
+    `${hook.name} answered ${field} during ${event}, a ${grant ? grant.slice("effects:".length) : "substitute"} effect (${why}), which a project's hook does not get unless granted (policy.effects "restrict": it may block, deny or ask, with a reason); it was not applied (${kept}).${then}`);
 }

@@ -8,16 +8,16 @@
  * none of the user's variables. On PreToolUse any failure blocks the call (fail closed), with the
  * reason the model reads on stderr (exit 2).
  */
-import { existsSync } from "node:fs";
+import { appendFileSync, existsSync } from "node:fs";
 import { describeThrown, Errors, HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
-import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook } from "../shell/run.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
 import { checkProjectHooks } from "./approval.js";
 import { interpretRun, type ClaudeHookOutput, type HookAnswer } from "./output.js";
+import { runProjectHook } from "./project-run.js";
 import { isClaudeHookEvent, selectHooks, type ClaudeHook, type ClaudeHookEvent, type RefusedHook } from "./settings.js";
 
 /** What the launcher hands every `claude-hook` run (a file only the user can read). */
@@ -29,6 +29,8 @@ export interface ClaudePlan {
   approvals?: string;
   /** Largest stdout, and largest stderr, of one hook, in bytes. */
   maxOutputBytes: number;
+  /** A file the launcher prints on its stderr when Claude Code ends: every failure and refusal, with what to do. */
+  notices?: string;
   /** The routing hook's timeout Claude Code was given, in seconds (default: routerTimeoutS(hooks)). */
   timeoutS?: number;
 }
@@ -38,10 +40,6 @@ export interface RouterAnswer { code: 0 | 1 | 2; stdout: string; stderr: string 
 
 /** Events where a failed hook blocks (fail closed): the call it guards does not run. */
 const FAIL_CLOSED = new Set<string>(["PreToolUse", "PermissionRequest"]);
-const SANDBOX_MEMORY_MB = 512;
-const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
-/** What a project's hook sees of the system: programs and their libraries, never /etc, /home, /root or /tmp of the host. */
-const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
 const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
 const isProject = (hook: { source: string }) => hook.source !== "user";
@@ -84,7 +82,7 @@ export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown
     const runs = hooks.map(async (hook, i) => {
       const check = isProject(hook) ? checks[project.indexOf(hook)] : undefined;
       // A fault of hookbox's own (a sandbox that cannot start) is that hook's failure, never the whole answer's.
-      answers[i] = await runOne(plan, hook, event, raw, check, stop.signal)
+      answers[i] = await runOne(plan, hook, event, input, raw, check, stop.signal)
         .catch((err: unknown): HookAnswer => ({ kind: "failed", failure: Errors.crashed(label(hook), event, `hookbox could not run it: ${describeThrown(err)}`) }));
     });
     const outcome = await Promise.race([Promise.all(runs).then(() => "done" as const), late]);
@@ -95,14 +93,25 @@ export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown
         if (a === undefined) answers[i] = { kind: "failed", failure: new HookFailure("timeout", label(hooks[i]!), event, `${label(hooks[i]!)} had not answered when hookbox's router had to answer Claude Code (its deadline for the router is ${seconds} s, after which it would let the call through); it was stopped.`) };
       });
     }
-    return combine(event, answers as HookAnswer[], refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
+    const answer = combine(event, answers as HookAnswer[], refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
+    tellLauncher(plan, answers as HookAnswer[]);
+    return answer;
   } finally {
     clearTimeout(timer);
     stop.abort();
   }
 }
 
-async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, raw: string, check: Promise<HookFailure | undefined> | undefined, signal: AbortSignal): Promise<HookAnswer> {
+/** Failures and notices also reach the launcher's stderr (it prints `plan.notices` when Claude Code ends). */
+function tellLauncher(plan: ClaudePlan, answers: HookAnswer[]): void {
+  if (!plan.notices) return;
+  const lines = answers.flatMap((a) => [...(a.kind === "failed" ? [describe(a.failure)] : []), ...(a.notices ?? [])]);
+  if (lines.length === 0) return;
+  try { appendFileSync(plan.notices, lines.map((l) => `${terminalText(l, { colors: false })}\n`).join("")); } catch { /* the launcher is gone */ }
+}
+
+async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string,
+  check: Promise<HookFailure | undefined> | undefined, signal: AbortSignal): Promise<HookAnswer> {
   const name = label(hook);
   const untrusted = isProject(hook);
   const timeoutMs = hook.timeoutS * 1000;
@@ -114,23 +123,7 @@ async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent
   const notApproved = await check;
   if (notApproved) return { kind: "failed", failure: notApproved };
   signal.throwIfAborted();
-  const avail = sandboxAvailability();
-  if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };
-  const spec: SandboxSpec = {
-    readOnly: [...SYSTEM_READS, plan.project],
-    // HOME names the user's HOME path, where the sandbox mounts its own empty home (sandboxHome).
-    env: { PATH: SANDBOX_PATH, LANG: "C.UTF-8", HOME: process.env.HOME, CLAUDE_PROJECT_DIR: plan.project },
-    chdir: plan.project,
-    memoryMb: SANDBOX_MEMORY_MB,
-  };
-  const launcher = sandboxLauncher(spec);
-  try {
-    const line = launcher.wrap([SHELL, "-c", hook.command]);
-    const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: line.args, signal });
-    return interpretRun({ name, untrusted }, event, outcome);
-  } finally {
-    launcher.afterDeath?.();
-  }
+  return runProjectHook(plan, hook, event, input, raw, name, signal);
 }
 
 const ORDER = ["allow", "ask", "defer", "deny"] as const;
@@ -138,19 +131,22 @@ const ORDER = ["allow", "ask", "defer", "deny"] as const;
 /** One answer for Claude Code from every hook's, by Claude Code's rules (deny over defer over ask over allow). */
 export function combine(event: string, answers: HookAnswer[], refused: string[]): RouterAnswer {
   const failures = named([...answers.flatMap((a) => (a.kind === "failed" ? [a.failure] : [])), ...refused]);
+  // What the sandbox refused a hook that still answered: said, never blocking.
+  const notices = answers.flatMap((a) => a.notices ?? []).map((n) => hookText(n));
   const blocks = answers.flatMap((a) => (a.kind === "block" ? [hookText(a.reason, MAX_REASON_CHARS)] : []));
   if (FAIL_CLOSED.has(event) && failures.length > 0) {
-    return { code: 2, stdout: "", stderr: [`hookbox blocked this ${event === "PreToolUse" ? "tool call" : "request"}: ${failures.join(" ")}`, ...blocks].join("\n") };
+    return { code: 2, stdout: "", stderr: [`hookbox blocked this ${event === "PreToolUse" ? "tool call" : "request"}: ${failures.join(" ")}`, ...blocks, ...notices].join("\n") };
   }
-  if (blocks.length > 0) return { code: 2, stdout: "", stderr: blocks.join("\n") };
+  if (blocks.length > 0) return { code: 2, stdout: "", stderr: [...blocks, ...notices].join("\n") };
   const outputs = answers.flatMap((a) => (a.kind === "ok" && a.output ? [a.output] : []));
   const texts = answers.flatMap((a) => (a.kind === "ok" && a.text ? [a.text] : []));
   if (outputs.length === 0) {
-    if (failures.length > 0) return { code: 1, stdout: "", stderr: `hookbox: ${failures.join(" ")}` };
-    return { code: 0, stdout: texts.join("\n"), stderr: "" };
+    if (failures.length > 0) return { code: 1, stdout: "", stderr: [`hookbox: ${failures.join(" ")}`, ...notices].join("\n") };
+    if (notices.length > 0 && texts.length === 0) return { code: 0, stdout: JSON.stringify({ systemMessage: `hookbox: ${notices.join("\n")}` }), stderr: "" };
+    return { code: 0, stdout: texts.join("\n"), stderr: notices.join("\n") };
   }
   const merged = merge(outputs);
-  if (failures.length > 0) merged.systemMessage = [merged.systemMessage, `hookbox: ${failures.join(" ")}`].filter(Boolean).join("\n");
+  if (failures.length > 0 || notices.length > 0) merged.systemMessage = [merged.systemMessage, failures.length > 0 ? `hookbox: ${failures.join(" ")}` : "", ...notices].filter(Boolean).join("\n");
   return { code: 0, stdout: JSON.stringify(merged), stderr: "" };
 }
 

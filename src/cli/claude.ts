@@ -83,13 +83,18 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
   const dir = mkdtempSync(join(tmpdir(), "hookbox-claude-"));
   try {
     const planFile = join(dir, "plan.json");
+    // Every failure and refusal of a hook, with the command that allows it, said again here when Claude Code ends.
+    plan.notices = join(dir, "notices.log");
     writeFileSync(planFile, JSON.stringify(plan), { mode: 0o600 });
     const settingsFile = join(dir, "settings.json");
     writeFileSync(settingsFile, JSON.stringify(generatedSettings(user, [shared, local], plan, planFile)), { mode: 0o600 });
     return await new Promise<number>((resolve) => {
       const child = spawn(program, ["--setting-sources", "", "--settings", settingsFile, ...args], { stdio: "inherit", env: process.env });
       child.on("error", (e) => { say(`claude could not be started: ${e.message}`); resolve(EXIT.hookErrors); });
-      child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+      child.on("close", (code, signal) => {
+        if (existsSync(plan.notices!)) for (const line of new Set(readFileSync(plan.notices!, "utf8").split("\n").filter(Boolean))) say(line);
+        resolve(code ?? (signal ? 128 : 1));
+      });
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

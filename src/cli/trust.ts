@@ -13,6 +13,9 @@ import { discoverHooks, isModulePath } from "../discovery/index.js";
 import { extensionsIn, piModules } from "../discovery/agents.js";
 import { presets, type PolicyName } from "../policy/policy.js";
 import { claudeHookFingerprint, claudeHookKey, claudeHookPins } from "../claude/approval.js";
+import { NeedsStore } from "../claude/needs.js";
+import { proposeGrants } from "../claude/propose.js";
+import { covers, grantCommand, GrantError, MODULE_GRANTS, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError, command, parseFlags, type Flags } from "./usage.js";
@@ -20,14 +23,15 @@ import { EXIT, UsageError, command, parseFlags, type Flags } from "./usage.js";
 const TRUST_FLAGS = {
   yes: { type: "boolean", help: "approve without asking (for scripts)" },
   revoke: { type: "boolean", help: "remove every approval of the project" },
-  policy: { type: "string", arg: "<preset>", help: "the policy the modules are approved to run under (default \"untrusted\")" },
+  policy: { type: "string", arg: "<preset>", help: "the policy pi's and the hook folders' modules are approved to run under (default \"untrusted\"); refused for Claude Code hooks, which take --grant" },
+  grant: { type: "string", multiple: true, arg: "<grant>", help: "give a grant (write:<folder>, write:tool-target, exec:<program>, network:<host>[:<port>], env:<NAME>, effects:annotate, effects:continue) to each Claude Code hook it was proposed for, or when none was to every hook and pi module that can take it; \"proposed\": each hook the grants proposed for it; repeatable" },
   "agent-dir": { type: "string", arg: "<dir>", help: "pi's agent folder (default: PI_CODING_AGENT_DIR, else ~/.pi/agent)" },
   approvals: { type: "string", arg: "<dir>", help: "the approvals folder (default: as above)" },
   json: { type: "boolean", help: "print one JSON document instead of text" },
 } as const satisfies Flags;
 
 export const TRUST = command("trust", {
-  usage: "Usage: hookbox trust <project> [--yes | --revoke] [--policy <preset>] [--json]",
+  usage: "Usage: hookbox trust <project> [--yes | --revoke] [--policy <preset>] [--grant <grant>…] [--json]",
   about: `List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
 extensions and packages the project's .pi/settings.json names, found with pi's own rules),
 oh-my-pi's .omp/extensions/, the project's hook folders (.xcsh/hooks, .claude/hooks) and the command
@@ -47,9 +51,13 @@ export const TRUST_HELP = TRUST.help;
 /**
  * One module of the project as the user reviews it: its fingerprint, or why it cannot be approved
  * as it stands (a Claude Code hook whose command names files known only when it runs); `scope`
- * says what else its approval pins than the files listed.
+ * says what else its approval pins than the files listed; a Claude Code hook also with its grants
+ * (proposed, given now, approved before).
  */
-interface Reviewed { key: string; origin: string; fingerprint?: Fingerprint; refusal?: string; scope?: string; notes?: string[]; pinned?: () => Promise<Fingerprint> }
+interface Reviewed {
+  key: string; origin: string; fingerprint?: Fingerprint; refusal?: string; scope?: string; notes?: string[]; pinned?: () => Promise<Fingerprint>;
+  claude?: boolean; grants?: { proposed: string[]; given: string[]; approved: string[]; module: boolean };
+}
 
 /** Run `trust`; returns the exit code. */
 export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
@@ -70,27 +78,44 @@ export async function trust(args: string[], out: Output, _signal?: AbortSignal, 
     }
     let reviewed: Reviewed[];
     try {
-      reviewed = await projectModules(project, policy, values["agent-dir"], (warning) => err.write(`hookbox trust: ${warning}\n`));
+      reviewed = await projectModules(project, policy, values["agent-dir"], (warning) => err.write(`hookbox trust: ${warning}\n`), new NeedsStore(values.approvals ? { dir: values.approvals } : {}));
     } catch (e) {
       if (!(e instanceof FingerprintError)) throw e;
       err.write(`hookbox trust: a module cannot be pinned, so it cannot be approved: ${e.message}\n`);
       return EXIT.hookErrors;
     }
-    const verdicts = await Promise.all(reviewed.map((r) => (r.pinned ? store.checkPinned(project, { path: r.key, policy, pinned: r.pinned }) : store.check(project, { path: r.key, policy }))));
-    const pending = reviewed.filter((_, i) => verdicts[i] !== undefined);
-    const approvable = reviewed.flatMap((r) => (r.fingerprint ? [r.fingerprint] : []));
+    giveGrants(project, reviewed, values.grant ?? [], store);
+    const claudePolicy = reviewed.some((r) => r.claude) && policy !== "untrusted";
+    if (claudePolicy) err.write(`hookbox trust: --policy "${policy}" is refused for Claude Code hooks: they run in the sandbox under "untrusted", with the grants listed (give more with --grant)\n`);
+    // Why apart: a hook whose grants only narrowed needs no new approval; one whose grants widened does.
+    const verdicts = await Promise.all(reviewed.map((r) => (r.pinned
+      ? store.checkPinned(project, { path: r.key, policy: "untrusted", pinned: r.pinned })
+      : store.check(project, { path: r.key, policy }))));
+    const pending = reviewed.filter((r, i) => verdicts[i] !== undefined || (r.grants && !covers(r.grants.approved, r.grants.given)));
+    const narrowed = reviewed.filter((r) => r.grants && !pending.includes(r) && r.grants.given.length !== r.grants.approved.length);
+    // A hook that cannot be approved as it stands is listed with why, and the rest are approved without it.
+    const approvable = reviewed.filter((r) => r.fingerprint);
     const refused = reviewed.length - approvable.length;
+    const done = refused > 0 ? EXIT.hookErrors : EXIT.ok;
     if (values.json) out.write(`${JSON.stringify({ project: projectKey(project), policy, modules: reviewed.map(asJson), pending: pending.length }, null, 2)}\n`);
     else out.write(describe(project, policy, reviewed, pending));
     if (refused > 0) err.write(`hookbox trust: ${refused} of the project's modules cannot be approved as ${refused === 1 ? "it stands" : "they stand"} (said above): ${refused === 1 ? "it stays" : "they stay"} blocked\n`);
-    if (!pending.some((r) => r.fingerprint)) return refused > 0 ? EXIT.hookErrors : EXIT.ok;
+    const grantsOf = () => Object.fromEntries(approvable.flatMap((r) => (r.grants ? [[r.key, r.grants.given]] : [])));
+    const fingerprints = () => approvable.map((r) => r.fingerprint!);
+    const waiting = pending.filter((r) => r.fingerprint);
+    if (approvable.length > 0 && waiting.length === 0 && narrowed.length > 0) {
+      store.approve(project, fingerprints(), grantsOf());
+      if (!values.json) out.write(`narrowed the grants of ${narrowed.length} hook${narrowed.length === 1 ? "" : "s"} (no new approval needed)\n`);
+      return done;
+    }
+    if (waiting.length === 0) return done;
     if (!values.yes && !(await confirm(`Approve ${approvable.length === 1 ? "this module" : `these ${approvable.length} modules`} to run under "${policy}" in ${projectKey(project)}? [y/N] `))) {
       err.write(`hookbox trust: not approved${process.stdin.isTTY ? "" : " (not a terminal: pass --yes to approve)"}\n`);
       return EXIT.hookErrors;
     }
-    store.approve(project, approvable);
+    store.approve(project, fingerprints(), grantsOf());
     if (!values.json) out.write(`approved ${approvable.length} module${approvable.length === 1 ? "" : "s"} of ${projectKey(project)} (kept in ${store.file})\n`);
-    return refused > 0 ? EXIT.hookErrors : EXIT.ok;
+    return done;
   } catch (e) {
     if (!(e instanceof ApprovalStoreError)) throw e;
     err.write(`hookbox trust: ${e.message}; fix or remove that file\n`);
@@ -99,7 +124,7 @@ export async function trust(args: string[], out: Output, _signal?: AbortSignal, 
 }
 
 /** The project's modules: pi's project-scope extensions, then the project-level modules of the hook folders, once each. */
-async function projectModules(project: string, policy: PolicyName, agentDir: string | undefined, warn: (warning: string) => void): Promise<Reviewed[]> {
+async function projectModules(project: string, policy: PolicyName, agentDir: string | undefined, warn: (warning: string) => void, needs: NeedsStore): Promise<Reviewed[]> {
   const found: Array<{ path: string; origin: string }> = [];
   const pi = await piModules(project, { agentDir });
   for (const warning of pi.warnings) warn(warning);
@@ -109,7 +134,10 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
   const hooks = await discoverHooks(project);
   for (const item of hooks.items) if (item.level === "project") found.push({ path: item.path, origin: `hooks (${item.providerName}${isModulePath(item.path) ? "" : ", shell"})` });
   const seen = new Set<string>();
-  const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({ key: f.path, origin: f.origin, fingerprint: fingerprint(f.path, policy) }));
+  // pi's and oh-my-pi's modules (isolateDiscovered) take grants through their policy; the hook folders' do not.
+  const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({
+    key: f.path, origin: f.origin, fingerprint: fingerprint(f.path, policy), ...(f.origin.startsWith("hooks (") ? {} : { grants: { proposed: [], given: [], approved: [], module: true } }),
+  }));
   // Claude Code's hooks of the project: they run under "untrusted" whatever --policy says (hookbox claude).
   const reader = new PinReader();
   for (const name of ["settings.json", "settings.local.json"]) {
@@ -117,23 +145,55 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
     for (const problem of settings.problems) warn(problem);
     for (const hook of settings.hooks) {
       const pinned = () => claudeHookFingerprint(project, hook, reader);
+      const key = claudeHookKey(hook);
       const origin = `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`;
       const { folders, notes } = claudeHookPins(project, hook);
       const scope = `its command, event, matcher and timeout; the files below${folders.length > 0 ? `, with ${folders.map((f) => relative(projectKey(project), f)).join(", ")} whole` : ""}; a link by its text and by the content it leads to`;
+      let fp: Fingerprint;
       try {
-        modules.push({ key: claudeHookKey(hook), origin, fingerprint: await pinned(), scope, notes, pinned });
+        fp = await pinned();
       } catch (e) {
         if (!(e instanceof FingerprintError)) throw e;
-        modules.push({ key: claudeHookKey(hook), origin, refusal: e.message, pinned });
+        modules.push({ key, origin, refusal: e.message, pinned, claude: true });
+        continue;
       }
+      const proposed = [...new Set([...proposeGrants(project, hook), ...needs.seen(project, key).filter((g) => !g.startsWith("refused:"))])].sort();
+      modules.push({ key, origin, fingerprint: fp, scope, notes, pinned, claude: true, grants: { proposed, given: [], approved: [], module: false } });
     }
   }
   return modules;
 }
 
+/**
+ * The grants each Claude Code hook is given by `asked` (`--grant`): `proposed`, each hook its own
+ * proposals; a grant, each hook it was proposed for, or every hook when none was. What its
+ * approval carries now is kept beside, to tell widening from narrowing.
+ */
+function giveGrants(project: string, reviewed: Reviewed[], asked: readonly string[], store: ApprovalStore): void {
+  let texts: string[];
+  try {
+    texts = asked.filter((g) => g !== "proposed").map((g) => parseGrant(g, projectKey(project)).text);
+  } catch (e) {
+    if (e instanceof GrantError) throw new UsageError(e.message);
+    throw e;
+  }
+  const hooks = reviewed.filter((r) => r.grants);
+  if (texts.length > 0 && hooks.length === 0) throw new UsageError("--grant gives grants to the project's Claude Code hooks and pi's and oh-my-pi's modules, and it has none");
+  for (const r of hooks) {
+    const c = r.grants!;
+    const mine = texts.filter((g) => (c.proposed.includes(g) || !hooks.some((h) => h.grants!.proposed.includes(g))) && (!c.module || MODULE_GRANTS.has(parseGrant(g).grant.kind)));
+    c.given = [...new Set([...(asked.includes("proposed") ? c.proposed : []), ...mine])].sort();
+    c.approved = store.grants(project, r.key);
+  }
+}
+
 function asJson(r: Reviewed) {
   if (!r.fingerprint) return { path: r.key, origin: r.origin, cannotApprove: r.refusal };
-  return { path: r.key, origin: r.origin, policy: r.fingerprint.policyName, sha256: r.fingerprint.digest, ...(r.scope ? { pins: r.scope } : {}), ...(r.notes?.length ? { notes: r.notes } : {}), files: r.fingerprint.files };
+  return {
+    path: r.key, origin: r.origin, policy: r.claude ? "untrusted" : r.fingerprint.policyName, sha256: r.fingerprint.digest,
+    ...(r.scope ? { pins: r.scope } : {}), ...(r.notes?.length ? { notes: r.notes } : {}), files: r.fingerprint.files,
+    ...(r.grants ? { grants: r.grants.given, proposed: r.grants.proposed } : {}),
+  };
 }
 
 function describe(project: string, policy: string, reviewed: Reviewed[], pending: Reviewed[]): string {
@@ -147,7 +207,12 @@ function describe(project: string, policy: string, reviewed: Reviewed[], pending
       continue;
     }
     const state = pending.includes(r) ? "not approved" : "approved";
-    lines.push("", `  ${short(r.key)}  [${state}]`, `    origin: ${r.origin}`, ...(r.scope ? [`    pins: ${r.scope}`] : []), ...(r.notes ?? []).map((n) => `    note: ${n}`), `    sha256: ${r.fingerprint.digest}`, "    files:");
+    lines.push("", `  ${short(r.key)}  [${state}]`, `    origin: ${r.origin}`, ...(r.scope ? [`    pins: ${r.scope}`] : []), ...(r.notes ?? []).map((n) => `    note: ${n}`));
+    if (r.claude) lines.push(`    runs: in the sandbox under "untrusted"${r.grants!.given.length ? `, with ${r.grants!.given.join(", ")}` : ", with no grant"}`);
+    else if (r.grants?.given.length) lines.push(`    grants: ${r.grants.given.join(", ")}`);
+    const more = r.grants?.proposed.filter((g) => !r.grants!.given.includes(g)) ?? [];
+    if (more.length) lines.push(`    proposed: ${more.join(", ")} (${grantCommand(key, [...r.grants!.given, ...more])}, or --grant proposed)`);
+    lines.push(`    sha256: ${r.fingerprint.digest}`, "    files:");
     for (const [file, hash] of Object.entries(r.fingerprint.files)) {
       const [named, real] = file.split(" -> ");
       lines.push(`      ${hash.length === 64 ? hash.slice(0, 12) : hash}  ${short(named!)}${real ? ` -> ${short(real)}` : ""}`);

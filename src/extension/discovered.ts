@@ -9,7 +9,8 @@
  * blocked naming it and the command that approves it (fail closed).
  */
 import { realpathSync } from "node:fs";
-import { ApprovalStore, type ApprovalsOptions } from "../approval/store.js";
+import { approvalCommand, ApprovalStore, type ApprovalsOptions } from "../approval/store.js";
+import { GrantError, withGrants } from "../policy/grants.js";
 import { ompModules, piDiscoveryOff, piModules, runningAgent, type AgentModule, type OmpModule } from "../discovery/agents.js";
 import { Errors } from "../contract/errors.js";
 import type { PolicyOption } from "../policy/policy.js";
@@ -94,8 +95,17 @@ function sortModules(modules: AgentModule[], cwd: string, options: IsolateOption
       refused.push({ path: module.path, code: failure.code, error: failure.message });
       continue;
     }
-    // Every load and restart checks again, on the files as they are then.
-    perHook[module.path] = { ...own, policy, approval: () => store.check(cwd, { path: module.path, policy }) };
+    // What the approval grants beyond the policy (src/policy/grants.ts), read only once it matched.
+    let granted: PolicyOption;
+    try {
+      granted = withGrants(policy, store.grants(cwd, module.path), cwd);
+    } catch (err) {
+      if (!(err instanceof GrantError)) throw err;
+      refused.push({ path: module.path, code: "not_approved", error: `${module.path} was not loaded: its approval carries a grant it cannot be given (${err.message}); run ${approvalCommand(cwd)} again` });
+      continue;
+    }
+    // Every load and restart checks the approval again, on the files as they are then (the approved policy's fingerprint).
+    perHook[module.path] = { ...own, policy: granted, approval: () => store.check(cwd, { path: module.path, policy }) };
     paths.push(module.path);
   }
   return { paths, perHook, refused };

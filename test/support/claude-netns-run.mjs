@@ -23,12 +23,27 @@ function text(content) {
 
 /** The reply's content blocks for one request. @returns {{ blocks: any[]; stop: string }} */
 function reply(/** @type {any} */ body) {
+  if (config.calls) return scripted(body);
   const last = (body.messages ?? []).at(-1);
   const result = Array.isArray(last?.content) ? last.content.find((/** @type {any} */ p) => p.type === "tool_result") : undefined;
   if (result) return { blocks: [{ type: "text", text: `TOOL RESULT: ${text(result.content)}` }], stop: "end_turn" };
   const offersBash = (body.tools ?? []).some((/** @type {any} */ t) => t.name === "Bash");
   if (offersBash) return { blocks: [{ type: "tool_use", id: "toolu_fake_1", name: "Bash", input: { command: config.command, description: "run it" } }], stop: "tool_use" };
   return { blocks: [{ type: "text", text: "ok" }], stop: "end_turn" };
+}
+
+/**
+ * With `config.calls` ([{ name, input }]): the k-th tool call once k tool results are in the
+ * conversation (when the request offers that tool), then "DONE"; a request offering no tools gets "ok".
+ * @returns {{ blocks: any[]; stop: string }}
+ */
+function scripted(/** @type {any} */ body) {
+  const results = (body.messages ?? []).flatMap((/** @type {any} */ m) => (Array.isArray(m.content) ? m.content : [])).filter((/** @type {any} */ p) => p.type === "tool_result");
+  const next = config.calls[results.length];
+  if (next && (body.tools ?? []).some((/** @type {any} */ t) => t.name === next.name)) {
+    return { blocks: [{ type: "tool_use", id: `toolu_fake_${results.length + 1}`, name: next.name, input: next.input }], stop: "tool_use" };
+  }
+  return { blocks: [{ type: "text", text: (body.tools ?? []).length > 0 ? "DONE" : "ok" }], stop: "end_turn" };
 }
 
 const usage = { input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };

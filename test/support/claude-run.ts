@@ -40,9 +40,9 @@ export function projectHook(world: ClaudeWorld, fixture: string, timeoutS?: numb
   writeFileSync(join(world.project, ".claude", "settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [hook] }] } }, null, 2));
 }
 
-/** `hookbox trust <project> --yes` as the world's user. */
-export function approve(world: ClaudeWorld): string {
-  return execFileSync(process.execPath, [join(ROOT, "bin", "hookbox.mjs"), "trust", world.project, "--yes"], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: world.home } });
+/** `hookbox trust <project> --yes` as the world's user (its bin/ first on PATH), with `args` (e.g. `--grant proposed`). */
+export function approve(world: ClaudeWorld, ...args: string[]): string {
+  return execFileSync(process.execPath, [join(ROOT, "bin", "hookbox.mjs"), "trust", world.project, "--yes", ...args], { encoding: "utf8", env: { PATH: `${world.bin}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: world.home } });
 }
 
 export interface ClaudeRun {
@@ -56,10 +56,10 @@ export interface ClaudeRun {
 }
 
 /** Runs `claude -p` (or `hookbox claude -p`) once in `world`, in a network namespace with only loopback; the model asks Bash to run `command`. */
-export function runClaude(world: ClaudeWorld, options: { command: string; hookbox: boolean; timeoutMs?: number }): ClaudeRun {
+export function runClaude(world: ClaudeWorld, options: { command: string; hookbox: boolean; timeoutMs?: number; calls?: Array<{ name: string; input: Record<string, unknown> }>; allowedTools?: string }): ClaudeRun {
   const out = join(world.root, `run-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const config = join(world.root, "run-config.json");
-  const claudeArgs = ["-p", "Clean up the victim folder.", "--output-format", "json", "--allowedTools", "Bash", "--permission-mode", "acceptEdits"];
+  const claudeArgs = ["-p", "Clean up the victim folder.", "--output-format", "json", "--allowedTools", options.allowedTools ?? "Bash", "--permission-mode", "acceptEdits"];
   const env = {
     PATH: `${world.bin}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: world.home, ANTHROPIC_API_KEY: CANARY.apiKey, SECRET_TOKEN: CANARY.secret,
     DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", NO_COLOR: "1", TERM: "dumb",
@@ -68,7 +68,7 @@ export function runClaude(world: ClaudeWorld, options: { command: string; hookbo
   writeFileSync(config, JSON.stringify({
     program: options.hookbox ? process.execPath : join(world.bin, "claude"),
     args: options.hookbox ? [join(ROOT, "bin", "hookbox.mjs"), "claude", ...claudeArgs] : claudeArgs,
-    cwd: world.project, env, command: options.command, timeoutMs, out,
+    cwd: world.project, env, command: options.command, timeoutMs, out, ...(options.calls ? { calls: options.calls } : {}),
   }));
   const runner = join(ROOT, "test", "support", "claude-netns-run.mjs");
   const r = spawnSync("unshare", ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], { encoding: "utf8", timeout: timeoutMs + 15_000 });

@@ -44,6 +44,11 @@ export interface SandboxSpec {
   memoryMb: number;
   /** Host paths hidden under an empty tmpfs when a bind above would show them (other hooks' proxy sockets). */
   masks?: string[];
+  /**
+   * A program (and its arguments) that starts bwrap after the prologue, given `bwrap` and its
+   * arguments as its own: the write-recording layer of a granted hook (src/claude/granted.ts).
+   */
+  outer?: string[];
 }
 
 /** The uid and gid the hook runs as inside (the kernel's overflow id: owns nothing). */
@@ -222,7 +227,7 @@ function launch(spec: SandboxSpec, bounds: Bounds, groups: SandboxGroups | undef
     args: [...BASH_FLAGS, "-c", PROLOGUE, "hookbox-sandbox", procs[0] ?? "", procs[1] ?? "",
       rlimitMemory ? String(spec.memoryMb * 1024) : "", rlimitMemory ? String((spec.memoryMb + ADDRESS_SPACE_ALLOWANCE_MB) * 1024) : "",
       rlimitTasks ? String(SANDBOX_MAX_TASKS) : "", oomScoreAdj, avail.seccomp,
-      "bwrap", ...bwrapArgs(spec), "--", ...argv],
+      ...(spec.outer ?? []), "bwrap", ...bwrapArgs(spec), "--", ...argv],
     env: launcherEnv(),
   };
 }

@@ -1,0 +1,181 @@
+/**
+ * Grants for a project's Claude Code hook (src/policy/grants.ts, src/claude/granted.ts,
+ * src/claude/project-run.ts), with the real router, the real sandbox and real files: each grant
+ * opens what its row in docs/approvals.md says and nothing else, and without it the hook is refused
+ * (or its write discarded) with the exact `hookbox trust … --grant …` line, reported once per hook
+ * and grant, even when the hook's script hides its own error.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ApprovalStore } from "../src/approval/store.js";
+import { claudeHookFingerprint, claudeHookKey } from "../src/claude/approval.js";
+import { recordingLayerAvailable } from "../src/claude/granted.js";
+import { routeEvent, type ClaudePlan } from "../src/claude/router.js";
+import { parseClaudeSettings } from "../src/claude/settings.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+import { GrantError, parseGrant } from "../src/policy/grants.js";
+import { tempDir } from "./helpers/files.js";
+
+const ok = sandboxAvailability().ok && recordingLayerAvailable();
+
+/** A project whose .claude/hooks/<name> is `script`, the hook of `event` (matcher `matcher`). */
+function project(event: string, script: string, matcher?: string) {
+  const root = tempDir("hookbox-claude-grants-");
+  const dir = join(root, "project");
+  mkdirSync(join(dir, ".claude", "hooks"), { recursive: true });
+  writeFileSync(join(dir, ".claude", "hooks", "hook.sh"), script);
+  chmodSync(join(dir, ".claude", "hooks", "hook.sh"), 0o755);
+  const settings = { hooks: { [event]: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: "command", command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/hook.sh", timeout: 20 }] }] } };
+  const file = join(dir, ".claude", "settings.json");
+  writeFileSync(file, JSON.stringify(settings));
+  const parsed = parseClaudeSettings(JSON.stringify(settings), file, "project");
+  const plan: ClaudePlan = { project: dir, hooks: parsed.hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20, notices: join(root, "notices.log") };
+  const store = new ApprovalStore({ dir: plan.approvals });
+  const hook = plan.hooks[0]!;
+  const approve = async (...grants: string[]) => store.approve(dir, [await claudeHookFingerprint(dir, hook)], { [claudeHookKey(hook)]: grants });
+  const route = (input: Record<string, unknown>) => routeEvent(plan, { hook_event_name: event, session_id: "s1", cwd: dir, ...input }, JSON.stringify({ hook_event_name: event, session_id: "s1", cwd: dir, ...input }));
+  const notices = () => (existsSync(plan.notices!) ? readFileSync(plan.notices!, "utf8") : "");
+  return { root, dir, plan, approve, route, notices };
+}
+
+const bash = { tool_name: "Bash", tool_input: { command: "ls" } };
+
+describe("grants are one closed form each", () => {
+  it("parses each grant to its one spelling and refuses what no grant can give, by name", () => {
+    expect(parseGrant("write:logs/").text).toBe("write:logs");
+    expect(parseGrant("write:/p/logs", "/p").text).toBe("write:logs");
+    expect(parseGrant("network:PyPI.org").text).toBe("network:pypi.org:443");
+    expect(parseGrant("exec:uv").text).toBe("exec:uv");
+    for (const bad of ["write:.", "write:..", "write:../x", "write:.git/hooks", "write:.claude", "exec:/bin/sh", "exec:a/b", "env:PATH", "env:BASH_ENV", "effects:substitute", "network:*.com", "read:/"]) {
+      expect(() => parseGrant(bad, "/p"), bad).toThrow(GrantError);
+    }
+  });
+});
+
+describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_000 }, () => {
+  afterEach(() => { delete process.env.GRANTS_TEST_VALUE; });
+
+  it("write:<folder>: a logger hiding its errors is told once, with the trust line; its write is discarded; granted, it writes logs/ and nothing else", async () => {
+    const p = project("PreToolUse", "#!/bin/bash\nmkdir -p logs 2>/dev/null\necho call >> logs/hook.log 2>/dev/null\necho x > elsewhere.txt 2>/dev/null\nexit 0\n", "Bash");
+    await p.approve();
+    const first = await p.route(bash);
+    expect(first.code).toBe(0);
+    const line = `npx hookbox trust ${p.dir} --grant write:logs`;
+    expect(JSON.parse(first.stdout).systemMessage).toContain(`wrote logs: the sandbox discarded the write (reported once). To allow it: ${line}`);
+    expect(JSON.parse(first.stdout).systemMessage).toContain("wrote elsewhere.txt: the sandbox discarded the write; a file at the project's root");
+    expect(existsSync(join(p.dir, "logs"))).toBe(false);
+    expect(existsSync(join(p.dir, "elsewhere.txt"))).toBe(false);
+    expect(p.notices()).toContain(line);
+    // Once per hook and grant: the second refusal is not said again.
+    expect(await p.route(bash)).toEqual({ code: 0, stdout: "", stderr: "" });
+    await p.approve("write:logs");
+    expect((await p.route(bash)).code).toBe(0);
+    expect(readFileSync(join(p.dir, "logs", "hook.log"), "utf8")).toBe("call\n");
+    expect(existsSync(join(p.dir, "elsewhere.txt"))).toBe(false);
+  });
+
+  it("write:<folder> is never a link out of the project: a logs link to the home folder is not bound, and said", async () => {
+    const p = project("PreToolUse", "#!/bin/bash\necho call >> logs/hook.log 2>/dev/null\nexit 0\n", "Bash");
+    const outside = join(p.root, "outside");
+    mkdirSync(outside);
+    symlinkSync(outside, join(p.dir, "logs"));
+    await p.approve("write:logs");
+    const run = await p.route(bash);
+    expect(JSON.parse(run.stdout).systemMessage).toContain("the grant write:logs (logs is not a folder of the project (a link or a file)) was not given on this call");
+    expect(existsSync(join(outside, "hook.log"))).toBe(false);
+  });
+
+  it("write:tool-target: a formatter changes the file the tool call just wrote, and no other file", async () => {
+    const p = project("PostToolUse", "#!/bin/bash\nf=$(sed -n 's/.*\"file_path\":\"\\([^\"]*\\)\".*/\\1/p')\necho formatted > \"$f\" 2>/dev/null\necho tampered > other.ts 2>/dev/null\nexit 0\n", "Write|Edit");
+    mkdirSync(join(p.dir, "src"));
+    writeFileSync(join(p.dir, "src", "a.ts"), "unformatted\n");
+    writeFileSync(join(p.dir, "other.ts"), "mine\n");
+    const edit = { tool_name: "Write", tool_input: { file_path: join(p.dir, "src", "a.ts"), content: "unformatted\n" } };
+    await p.approve();
+    const refused = await p.route(edit);
+    expect(JSON.parse(refused.stdout).systemMessage).toContain(`wrote src/a.ts: the sandbox discarded the write (reported once). To allow it: npx hookbox trust ${p.dir} --grant write:tool-target`);
+    expect(readFileSync(join(p.dir, "src", "a.ts"), "utf8")).toBe("unformatted\n");
+    await p.approve("write:tool-target");
+    await p.route(edit);
+    expect(readFileSync(join(p.dir, "src", "a.ts"), "utf8")).toBe("formatted\n");
+    expect(readFileSync(join(p.dir, "other.ts"), "utf8")).toBe("mine\n");
+    // Another call's target is not writable under this call's grant.
+    writeFileSync(join(p.dir, "src", "a.ts"), "unformatted\n");
+    await p.route({ tool_name: "Write", tool_input: { file_path: join(p.dir, "src", "b.ts") } });
+    expect(readFileSync(join(p.dir, "src", "a.ts"), "utf8")).toBe("unformatted\n");
+  });
+
+  it("exec:<program>: a program on the user's PATH only is reported missing (command_not_found) with its grant; granted, it is bound and runs", async () => {
+    const bin = join(tempDir("hookbox-user-bin-"), "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "fmtr"), "#!/bin/sh\necho fmtr-ran\n");
+    chmodSync(join(bin, "fmtr"), 0o755);
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}:${saved}`;
+    try {
+      const p = project("PreToolUse", "#!/bin/bash\nout=$(fmtr 2>/dev/null)\necho \"out=$out\" >&2\nexit 2\n", "Bash");
+      await p.approve();
+      const missing = await p.route(bash);
+      expect(missing.stderr).toContain("out=\n");
+      expect(missing.stderr).toContain(`ran fmtr: it is not on the sandbox's PATH (reported once). To allow it: npx hookbox trust ${p.dir} --grant exec:fmtr`);
+      await p.approve("exec:fmtr");
+      expect((await p.route(bash)).stderr).toBe("out=fmtr-ran");
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it("env:<NAME>: the named variable reaches the hook, no other", async () => {
+    process.env.GRANTS_TEST_VALUE = "granted-value";
+    const p = project("PreToolUse", "#!/bin/sh\necho \"v=$GRANTS_TEST_VALUE\" >&2\nexit 2\n", "Bash");
+    await p.approve();
+    expect((await p.route(bash)).stderr).toBe("v=");
+    await p.approve("env:GRANTS_TEST_VALUE");
+    expect((await p.route(bash)).stderr).toBe("v=granted-value");
+  });
+
+  it("effects:annotate: added context is refused naming the grant; granted, it reaches the model labelled with the hook's name and bounded", async () => {
+    const p = project("UserPromptSubmit", `#!/bin/sh\necho '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"branch: main ${"x".repeat(6000)}"}}'\n`);
+    await p.approve();
+    const refused = await p.route({ prompt: "hi" });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("(effect_refused)");
+    expect(refused.stderr).toContain(`To allow it, grant effects:annotate: npx hookbox trust ${p.dir} --grant effects:annotate`);
+    await p.approve("effects:annotate");
+    const context = JSON.parse((await p.route({ prompt: "hi" })).stdout).hookSpecificOutput.additionalContext as string;
+    expect(context.startsWith("[hook .claude/hooks/hook.sh] branch: main")).toBe(true);
+    expect(context.length).toBeLessThanOrEqual(4000 + "[hook .claude/hooks/hook.sh] ".length);
+  });
+
+  it("effects:continue: a Stop gate's block is refused naming the grant; granted, it keeps the agent going at most 3 times a session", async () => {
+    const p = project("Stop", "#!/bin/sh\necho 'tests fail: fix them' >&2\nexit 2\n");
+    await p.approve();
+    const refused = await p.route({ stop_hook_active: false });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`--grant effects:continue`);
+    await p.approve("effects:continue");
+    for (let i = 0; i < 3; i++) expect(await p.route({ stop_hook_active: i > 0 })).toEqual({ code: 2, stdout: "", stderr: "[hook .claude/hooks/hook.sh] tests fail: fix them" });
+    const bounded = await p.route({ stop_hook_active: true });
+    expect(bounded.code).toBe(1);
+    expect(bounded.stderr).toContain("kept the agent going 3 times this session");
+  });
+
+  it("network:<host>: the granted host and port are reached through hookbox's proxy; another host is refused and reported with its grant", async () => {
+    const server = createServer((_req, res) => res.end("hello-from-host"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const p = project("PreToolUse", `#!/bin/sh\nout=$(curl -s --max-time 5 http://127.0.0.1:${port}/ 2>/dev/null)\nother=$(curl -s --max-time 5 http://localhost:${port}/ 2>/dev/null)\necho "out=$out other=$other" >&2\nexit 2\n`, "Bash");
+      await p.approve();
+      expect((await p.route(bash)).stderr).toBe("out= other=");
+      await p.approve(`network:127.0.0.1:${port}`);
+      const reached = await p.route(bash);
+      expect(reached.stderr).toContain("out=hello-from-host other=hookbox: localhost");
+      expect(reached.stderr).toContain(`reached for localhost:${port}: the sandbox refused the connection (reported once). To allow it: npx hookbox trust ${p.dir} --grant network:127.0.0.1:${port} --grant network:localhost:${port}`);
+    } finally {
+      server.close();
+    }
+  });
+});
