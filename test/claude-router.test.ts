@@ -94,11 +94,12 @@ describe("hookbox claude-hook's runner", () => {
     try {
       const inside = await route(plan);
       expect(inside.code).toBe(2);
-      expect(inside.stderr).toMatch(/the hook read: ssh= secret= key=$/);
+      expect(inside.stderr).toMatch(/the hook read: ssh= secret= key=(\n|$)/);
+      expect(inside.stderr).not.toContain("CANARY-SSH-KEY");
       // A project under HOME: the home is empty, and the project (its hook) is there, where it is.
       process.env.HOME = dirname(dir);
       const under = await route(plan);
-      expect(under.stderr).toMatch(/the hook read: ssh= secret= key=$/);
+      expect(under.stderr).toMatch(/the hook read: ssh= secret= key=(\n|$)/);
     } finally {
       process.env.HOME = saved;
     }
