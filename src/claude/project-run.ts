@@ -15,7 +15,7 @@ import { grantedSandbox, type GrantedSandbox, type SandboxRefusal } from "./gran
 import { NeedsStore } from "./needs.js";
 import { interpretRun, type HookAnswer } from "./output.js";
 import type { ClaudeHook, ClaudeHookEvent } from "./settings.js";
-import type { ClaudePlan } from "./router.js";
+import type { ClaudePlan } from "./plan.js";
 
 const SANDBOX_MEMORY_MB = 512;
 /** The most refusals one run reports (each once per hook and kind). */

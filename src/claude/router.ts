@@ -18,22 +18,10 @@ import { cut } from "../../worker/describe.mjs";
 import { checkProjectHooks } from "./approval.js";
 import { interpretRun, type ClaudeHookOutput, type HookAnswer } from "./output.js";
 import { runProjectHook } from "./project-run.js";
+import type { ClaudePlan } from "./plan.js";
 import { isClaudeHookEvent, selectHooks, type ClaudeHook, type ClaudeHookEvent, type RefusedHook } from "./settings.js";
 
-/** What the launcher hands every `claude-hook` run (a file only the user can read). */
-export interface ClaudePlan {
-  project: string;
-  hooks: ClaudeHook[];
-  refused: RefusedHook[];
-  /** The approvals folder (default: the user's config folder). */
-  approvals?: string;
-  /** Largest stdout, and largest stderr, of one hook, in bytes. */
-  maxOutputBytes: number;
-  /** A file the launcher prints on its stderr when Claude Code ends: every failure and refusal, with what to do. */
-  notices?: string;
-  /** The routing hook's timeout Claude Code was given, in seconds (default: routerTimeoutS(hooks)). */
-  timeoutS?: number;
-}
+export type { ClaudePlan } from "./plan.js";
 
 /** Claude Code's reading of a command hook's end: exit 2 blocks (stderr to the model), 0 reads stdout. */
 export interface RouterAnswer { code: 0 | 1 | 2; stdout: string; stderr: string }
