@@ -27,6 +27,7 @@ const BOTH_MODES = [
   "test/host-seed-host.test.ts",
   // isolate() inside pi's own loader and runner
   "test/extension.test.ts", "test/extension-registrations.test.ts", "test/extension-effects.test.ts", "test/extension-crossing.test.ts", "test/extension-early-start.test.ts",
+  "test/extension-published.test.ts",
 ];
 
 export default defineConfig({

@@ -128,14 +128,14 @@ describe("hookbox check --agent pi: pi's extensions, as pi (through hookbox/exte
     expect(doc.hooks[0]).toMatchObject({ ok: true, events: { tool_execution_start: 1 }, warnings: [] });
   });
 
-  it("fails what pi's isolate() refuses, with its words: an event pi has not, a tool replacing a built-in one under a policy that may not substitute", async () => {
+  it("fails what pi's isolate() refuses, with its words (a tool replacing a built-in one under a policy that may not substitute); an event pi has not is a warning (pi loads the module, never calls that handler)", async () => {
     const dir = tempDir();
     const oldEvent = writeHook(dir, "old-event.ts", "export default (pi: any) => { pi.on(\"session_switch\", () => {}); };\n");
     const bash = writeHook(dir, "bash.ts", "export default (pi: any) => { pi.registerTool({ name: \"bash\", label: \"b\", description: \"d\", parameters: { type: \"object\" }, execute: async () => ({ content: [] }) }); };\n");
     const r = await hookbox(["check", "--agent", "pi", "--policy", "untrusted", "--json", oldEvent, bash, piExample("hello.ts")]);
     expect(r.code).toBe(1);
     const doc = JSON.parse(r.stdout);
-    expect(doc.hooks[0]).toEqual({ path: oldEvent, ok: false, code: "load_failed", error: `Failed to load hook: pi.on("session_switch") is refused by hookbox/extension: the agent has no such event` });
+    expect(doc.hooks[0]).toMatchObject({ path: oldEvent, ok: true, events: { session_switch: 1 }, warnings: [expect.stringContaining(`"session_switch" is not an event`)] });
     expect(doc.hooks[1]).toEqual({ path: bash, ok: false, code: "effect_refused", error: `Hook "${bash}" called pi.registerTool("bash"), replacing the agent's built-in tool, a substitute effect on the agent, which its policy.effects "restrict" does not grant; it was refused. policy.effects: "substitute" grants it, for a hook you trust to change what the agent does.` });
     expect(doc.hooks[2]).toMatchObject({ ok: true, tools: [{ name: "hello" }] });
   });
@@ -149,9 +149,9 @@ describe("hookbox check --agent pi: pi's extensions, as pi (through hookbox/exte
     expect(doc.hooks[1]).toMatchObject({ ok: false, code: "load_failed", error: expect.stringContaining("pi.registerTool is a member of the agent's extension API") });
   });
 
-  it("--agent omp: oh-my-pi's events (pi's model_select is not one)", async () => {
+  it("--agent omp: oh-my-pi's events (pi's model_select is not one: warned, as its handler never runs there)", async () => {
     const r = await hookbox(["check", "--agent", "omp", "--json", piExample("model-status.ts")]);
-    expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout).hooks[0]).toMatchObject({ ok: false, error: `Failed to load hook: pi.on("model_select") is refused by hookbox/extension: the agent has no such event` });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).hooks[0]).toMatchObject({ ok: true, warnings: [expect.stringContaining(`"model_select" is not an event`)] });
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createNoOpUIContext } from "../src/index.js";
 import type { HookCommandContext, HookUIContext } from "../src/contract/types.js";
 import { start } from "./helpers/host.js";
+import { RETURNED_KEPT } from "../src/bridge/command-scope.js";
 
 function recordingUi(who: string, log: unknown[], answer: boolean): HookUIContext {
   return {
@@ -52,16 +53,29 @@ describe("command contexts", () => {
     expect(log).toEqual([["runner", "confirm", "Start review?", "pr-1"], ["runner", "notify", "review cancelled"]]);
   });
 
-  it("a command's context takes posts after the command returned (as in the agent: a callback's notify), never calls (protocol_violation, as before)", async () => {
+  it("a command's context serves posts and calls after the command returned, as in the agent (work the command started finishes there)", async () => {
     const log: unknown[] = [];
     const { runner, errors } = await start(["uses-its-command-context-after-returning"], { init: { hasUI: true, uiContext: recordingUi("runner", log, false) } });
     const own = runner.createCommandContext();
-    await runner.getCommand("later")!.handler("", { ...own, ui: recordingUi("caller", log, true) });
+    await runner.getCommand("later")!.handler("", { ...own, ui: recordingUi("caller", log, true), waitForIdle: async () => { log.push(["caller", "waitForIdle"]); } });
     await new Promise((r) => setTimeout(r, 500));
-    expect(log).toEqual([
-      ["caller", "notify", "after returning"],
-      ["caller", "notify", "refused: scoped.call exists only in a command's context (ctx of registerCommand's handler), called outside one"],
-    ]);
-    expect(errors.map((e) => [e.code, e.error.includes("scoped.call exists only in a command's context")])).toEqual([["protocol_violation", true]]);
+    expect(log).toEqual([["caller", "notify", "after returning"], ["caller", "waitForIdle"], ["caller", "notify", "waited"]]);
+    expect(errors).toEqual([]);
+  });
+
+  it(`a command's context is served until ${RETURNED_KEPT} later commands returned; then a call on it fails naming why`, async () => {
+    const log: unknown[] = [];
+    const { runner, errors } = await start(["keeps-its-command-context"], { init: { hasUI: true, uiContext: recordingUi("runner", log, false) } });
+    const own = runner.createCommandContext();
+    const caller = (who: string) => ({ ...own, ui: recordingUi(who, log, true), waitForIdle: async () => { log.push([who, "waitForIdle"]); } });
+    const run = (name: string, who: string) => runner.getCommand(name)!.handler("", caller(who));
+    await run("keep", "first");
+    for (let i = 0; i < RETURNED_KEPT - 1; i++) await run("noop", "other");
+    await run("use-kept", "user");
+    expect(log.splice(0)).toEqual([["first", "waitForIdle"], ["user", "notify", "kept context answered"]]);
+    await run("noop", "other");
+    await run("use-kept", "user");
+    expect(log).toEqual([["user", "notify", `kept context refused: the context this command was given is no longer served (waitForIdle was called after ${RETURNED_KEPT} later commands returned)`]]);
+    expect(errors).toEqual([]);
   });
 });

@@ -82,6 +82,16 @@ export function agentUi(ch) {
     setWorkingMessage(message) { ch.callSync(METHOD.agentSet, ["ui.setWorkingMessage", trimmed([message])]); },
     /** @param {{ frames?: string[]; intervalMs?: number }} [options] */
     setWorkingIndicator(options) { ch.callSync(METHOD.agentSet, ["ui.setWorkingIndicator", trimmed([options])]); },
+    /**
+     * By name, answered with pi's outcome (`{ success, error? }`); a Theme object (whose methods run
+     * in the agent) is refused by name. @param {unknown} theme
+     */
+    setTheme(theme) {
+      if (typeof theme !== "string") throw new Error(`ctx.ui.setTheme with a Theme object is refused by hookbox/extension: ${REFUSED_UI.getTheme}; pass the theme's name`);
+      return ch.callSync(METHOD.agentSet, ["ui.setTheme", [theme]]);
+    },
+    /** pi's themes as data: `{ name, path }` each (what a theme picker lists). */
+    getAllThemes() { return ch.callSync(METHOD.agentGet, ["ui.getAllThemes", []]); },
     /** @param {boolean} visible */
     setWorkingVisible(visible) { ch.callSync(METHOD.agentSet, ["ui.setWorkingVisible", [visible]]); },
     /** @param {string} [label] */

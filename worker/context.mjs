@@ -68,12 +68,16 @@ function named(label, err) {
   return err;
 }
 
-/** @param {Channel} ch */
+/**
+ * Not frozen, as pi's session manager is not (a module may wrap it in a Proxy, see `uiOf`); one per
+ * channel, like pi's one per session.
+ * @param {Channel} ch
+ */
 function sessionManagerOf(ch) {
   /** @type {Record<string, Function>} */
   const out = {};
   for (const name of SESSION_METHODS) out[name] = (/** @type {unknown[]} */ ...args) => hostMethod(ch, `ctx.sessionManager.${name}()`, METHOD.session, [name, args]);
-  return Object.freeze(out);
+  return out;
 }
 
 /** A model registry facade: any method name is forwarded to the host's registry (sync stays sync). @param {Channel} ch */
@@ -130,12 +134,16 @@ function dialog(ch, ask, method, args, options, dismissed) {
  * A context's `ui`. Its prompts name the request `req` the context was made for (`asking`); the
  * rest is the channel's, shared. Plain closures:
  * destructured methods (`const { confirm } = ctx.ui`) work as in the original.
+ * Not frozen, as pi's is not: a module that wraps `ctx.ui` in its own Proxy (an MCP adapter does)
+ * must get its own values back from `get`, which a Proxy may not do over a frozen property. A fresh
+ * object per context, whose members are closures over the channel: what a module changes in it
+ * changes its own context only, never what the host does (every call is checked there).
  * @param {ReturnType<typeof membersOf>} m @param {Request} req
  */
 function uiOf(m, req) {
   const { ch, shared } = m;
   const ask = asking(ch, req);
-  return Object.freeze({
+  return {
     select: (/** @type {string} */ title, /** @type {string[]} */ options, /** @type {DialogOptions} */ d) => dialog(ch, ask, METHOD.select, [title, options], d, undefined),
     confirm: (/** @type {string} */ title, /** @type {string} */ message, /** @type {DialogOptions} */ d) => dialog(ch, ask, METHOD.confirm, [title, message], d, false),
     input: (/** @type {string} */ title, /** @type {string | undefined} */ placeholder, /** @type {DialogOptions} */ d) => dialog(ch, ask, METHOD.input, [title, placeholder], d, undefined),
@@ -151,7 +159,7 @@ function uiOf(m, req) {
     setFooter: (/** @type {unknown} */ factory) => setFooter(ch, m.theme, factory, direct),
     // Why a data property: a getter in an object literal costs about a microsecond, per context.
     theme: m.theme,
-  });
+  };
 }
 
 /** What every context of one channel shares (nothing in it names a request), built once per channel. */

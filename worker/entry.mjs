@@ -13,7 +13,8 @@ import { runHandlers } from "./run.mjs";
 import { plain } from "./edits.mjs";
 import { factoryOf } from "./factory.mjs";
 import { hostModuleObjects } from "./host-modules.mjs";
-import { withAccessDetail } from "./access.mjs";
+import { deniedSoFar, watchDenials, withAccessDetail } from "./access.mjs";
+import { cut } from "./describe.mjs";
 import { importWithJiti } from "./typescript.mjs";
 import { serveRenders } from "./render.mjs";
 import { deliver } from "./bus.mjs";
@@ -29,6 +30,8 @@ delete (/** @type {any} */ (boot)).syncState;
 delete (/** @type {any} */ (boot)).render;
 delete (/** @type {any} */ (boot)).renderState;
 if (mode === "worker") setSyncChannel(sync, syncState);
+// Each read the permission model denies the module is reported once, naming the grant (worker/access.mjs).
+watchDenials((line) => post(METHOD.log, ["warn", line]));
 const registry = new Registrations();
 /** Requests the host gave up on (timeout): their results are not sent. @type {Set<number>} */
 const cancelled = new Set();
@@ -47,8 +50,9 @@ async function importHook(specifier, virtualModules = {}, agentModules) {
     } catch (err) {
       // A `.js` file in a CommonJS or TS-flavoured project: let jiti try before giving up.
       // A host module is only known to jiti: a native import of one is not found.
-      const hostModuleMissing = hasHostModules && /** @type {{ code?: unknown }} */ (err)?.code === "ERR_MODULE_NOT_FOUND";
-      if (!(err instanceof SyntaxError) && !hostModuleMissing) throw err;
+      // So is a name the agent resolves to its own copy (agentModules: pi's peer packages).
+      const aliasMissing = (hasHostModules || agentModules !== undefined) && /** @type {{ code?: unknown }} */ (err)?.code === "ERR_MODULE_NOT_FOUND";
+      if (!(err instanceof SyntaxError) && !aliasMissing) throw err;
     }
   }
   // The agent's names go to the agent's files, which Bun loads itself; the module's own files are
@@ -87,7 +91,11 @@ const controlApi = {
       registry.loaded = true;
       return { ok: true, manifest: registry.manifest() };
     } catch (err) {
-      return { ok: false, e: toWireError(withAccessDetail(err)) };
+      const e = toWireError(withAccessDetail(err));
+      // A module that reads several files at start: every denial so far, not only the one that stopped it.
+      const denied = deniedSoFar();
+      if (denied?.includes(", ")) e.message = cut(`${e.message} (every access denied while loading: ${denied})`, LIMITS.maxText);
+      return { ok: false, e };
     }
   },
 };

@@ -47,7 +47,7 @@ export const MEMBER_EFFECTS = Object.freeze({
   "ctx.ui.setWidget": "observe", "ctx.ui.setTitle": "observe",
   // The working row and the hidden-thinking label: texts drawn on the agent's screen, as setStatus.
   "ctx.ui.setWorkingMessage": "observe", "ctx.ui.setWorkingIndicator": "observe", "ctx.ui.setWorkingVisible": "observe", "ctx.ui.setHiddenThinkingLabel": "observe",
-  "ctx.ui.setHeader": "observe", "ctx.ui.setFooter": "observe",
+  "ctx.ui.setHeader": "observe", "ctx.ui.setFooter": "observe", "ctx.ui.getAllThemes": "observe", "ctx.ui.setTheme": "observe",
   // A custom entry in the session: the module's own state, which the model never reads (pi keeps it
   // out of the context; `sendMessage` is the member whose message the model reads).
   appendEntry: "observe",
@@ -131,8 +131,8 @@ export const REFUSED_EVENTS = Object.freeze({});
  * The events of the oh-my-pi line (oh-my-pi, xcsh: the seed's agents) that pi 0.73.1 does not have:
  * the seed's hook events a legacy `HookAPI` module (an oh-my-pi or xcsh `--hook` file) subscribes
  * to, each with a rule in hookbox's runner. Carried only inside an agent of that line; in pi a
- * module that subscribes to one does not load ("the agent has no such event"), never silently
- * left uncalled. Which line an agent is: `agentLine` in src/extension/adapter.ts.
+ * module that subscribes to one loads and that handler is never called, as pi never fires it (said
+ * once, src/extension/adapter.ts `showUnfired`). Which line an agent is: `agentLine` there.
  */
 export const OMP_RESULT_EVENTS = Object.freeze(["session_before_branch", "session.compacting"]);
 export const OMP_NOTIFY_EVENTS = Object.freeze([
@@ -159,7 +159,7 @@ export const OMP_REFUSED_EVENTS = Object.freeze({
   mcp_notification: NO_RULE,
 });
 
-/** pi's events the oh-my-pi line does not have: not mirrored there, so a module subscribing to one is refused, not left uncalled. */
+/** pi's events the oh-my-pi line does not have: not mirrored there (a handler of one is never called, as in oh-my-pi; said once). */
 export const PI_ONLY_EVENTS = Object.freeze(["session_before_fork", "model_select", "thinking_level_select"]);
 
 /**
@@ -175,7 +175,7 @@ export const CARRIED_CONTEXT = Object.freeze([
 /** pi's `ExtensionUIContext` (`ctx.ui`): what crosses, as data (prompts, texts, lines). */
 export const CARRIED_UI = Object.freeze([
   "select", "confirm", "input", "notify", "setStatus", "setWidget", "setTitle", "custom", "setEditorText", "getEditorText", "editor", "theme",
-  "setWorkingMessage", "setWorkingIndicator", "setWorkingVisible", "setHiddenThinkingLabel",
+  "setWorkingMessage", "setWorkingIndicator", "setWorkingVisible", "setHiddenThinkingLabel", "getAllThemes", "setTheme",
   // A component the module's worker renders, through the component path (worker isolation only; elsewhere it throws, saying why).
   "setHeader", "setFooter",
 ]);
@@ -189,9 +189,7 @@ export const REFUSED_UI = Object.freeze({
   getEditorComponent: COMPONENT,
   addAutocompleteProvider: COMPONENT,
   pasteToEditor: NOT_YET_UI,
-  getAllThemes: NOT_YET_UI,
-  getTheme: NOT_YET_UI,
-  setTheme: NOT_YET_UI,
+  getTheme: "it answers a Theme object, whose style methods the agent's terminal runs in its process; getAllThemes lists the themes as data, ctx.ui.theme styles with the agent's",
   getToolsExpanded: NOT_YET_UI,
   setToolsExpanded: NOT_YET_UI,
 });

@@ -128,6 +128,7 @@ export const KIND = Object.freeze({
  */
 export const AGENT_GETTERS = Object.freeze([
   "getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel", "getContextUsage", "getSystemPrompt", "hasPendingMessages",
+  "ui.getAllThemes",
 ]);
 /**
  * pi's members that change the agent or its screen; which ones a policy allows is
@@ -135,7 +136,7 @@ export const AGENT_GETTERS = Object.freeze([
  */
 export const AGENT_SETTERS = Object.freeze([
   "sendUserMessage", "setSessionName", "setLabel", "setActiveTools", "setThinkingLevel", "compact", "shutdown", "ui.setWidget", "ui.setTitle",
-  "ui.setWorkingMessage", "ui.setWorkingIndicator", "ui.setWorkingVisible", "ui.setHiddenThinkingLabel",
+  "ui.setWorkingMessage", "ui.setWorkingIndicator", "ui.setWorkingVisible", "ui.setHiddenThinkingLabel", "ui.setTheme",
 ]);
 
 /** @typedef {(typeof METHOD)[keyof typeof METHOD]} MethodName */

@@ -34,6 +34,8 @@ export interface AgentAccess {
   get(member: string): unknown;
   /** A promise where the agent answers one of the change (oh-my-pi's `SETTLED_SETTERS`), else nothing. */
   set(member: string, args: unknown[]): Promise<void> | undefined;
+  /** A setter the agent answers at once (`ANSWERED_SETTERS`): its answer. */
+  answer(member: string, args: unknown[]): unknown;
   setModel(provider: string, id: string): Promise<boolean>;
   /** `ctx.compact(options)`, settled when the agent's compaction completes (its result) or fails. */
   compact(options: { customInstructions?: string } | undefined): Promise<unknown>;
@@ -55,8 +57,15 @@ export type AgentPolicyAccess = "read" | "write";
  */
 export const SETTLED_SETTERS: ReadonlySet<string> = new Set(["setActiveTools", "setSessionName"]);
 
+/**
+ * Setters the agent answers at once with the outcome (pi's `ctx.ui.setTheme(name)`: `{ success, error? }`),
+ * which the module reads at the call: applied then, after the effects held before it, and answered
+ * with the agent's outcome as data.
+ */
+export const ANSWERED_SETTERS: ReadonlySet<string> = new Set(["ui.setTheme"]);
+
 /** Setters that only draw on the agent's screen: allowed under any policy. */
-const DRAWS: ReadonlySet<string> = new Set(["ui.setWidget", "ui.setTitle", "ui.setWorkingMessage", "ui.setWorkingIndicator", "ui.setWorkingVisible", "ui.setHiddenThinkingLabel"]);
+const DRAWS: ReadonlySet<string> = new Set(["ui.setWidget", "ui.setTitle", "ui.setWorkingMessage", "ui.setWorkingIndicator", "ui.setWorkingVisible", "ui.setHiddenThinkingLabel", "ui.setTheme"]);
 
 /** The bound on `sendUserMessage`: per hook, at most `max` in any `windowMs`. */
 export const USER_MESSAGES = Object.freeze({ max: 16, windowMs: 10_000 });
@@ -94,7 +103,7 @@ export class AgentGate {
     return value === undefined ? undefined : JSON.parse(JSON.stringify(value)) as unknown;
   }
 
-  set(member: string, args: unknown[]): Promise<void> | undefined {
+  set(member: string, args: unknown[]): Promise<void> | { success: boolean; error?: string } | undefined {
     const shown = memberName(member);
     const refused = memberRefusal(this.#policy, this.#hookPath, shown.startsWith("pi.") ? member : shown, shown);
     if (refused) throw refused;
@@ -103,6 +112,7 @@ export class AgentGate {
     if (member === "sendUserMessage") this.#take();
     const gated = this.#gated(member, args);
     if (SETTLED_SETTERS.has(member)) return agent.set(member, gated);
+    if (ANSWERED_SETTERS.has(member)) return outcome(agent.answer(member, gated));
     this.#defer(() => void agent.set(member, gated));
     return undefined;
   }
@@ -162,7 +172,7 @@ export class AgentGate {
         if (bad !== undefined) throw new Error(`pi.setActiveTools: ${JSON.stringify(plain(bad))} is not a tool name`);
         return [names];
       }
-      case "ui.setTitle": return [plain(args[0] as string)];
+      case "ui.setTitle": case "ui.setTheme": return [plain(args[0] as string)];
       case "ui.setWorkingMessage": case "ui.setHiddenThinkingLabel": return args.length === 0 ? [] : [plain(args[0] as string)];
       case "ui.setWorkingIndicator": {
         // Frames pi renders verbatim: each one line, colours kept only as the policy's terminal setting allows.
@@ -176,4 +186,11 @@ export class AgentGate {
       default: return args;
     }
   }
+}
+
+/** The agent's `{ success, error? }` as data (an agent that answers otherwise: a failure saying so). */
+function outcome(value: unknown): { success: boolean; error?: string } {
+  const v = value as { success?: unknown; error?: unknown } | undefined;
+  if (typeof v?.success !== "boolean") return { success: false, error: "the agent gave no outcome" };
+  return typeof v.error === "string" ? { success: v.success, error: terminalText(v.error, { colors: false, multiline: true }) } : { success: v.success };
 }

@@ -23,6 +23,8 @@ export interface BridgeHost {
   /** `hold`, when given, receives the call's effect on the agent (a setter's) to run later, in order; its checks run now. */
   sync(method: string, args: unknown[], hold?: Defer): unknown;
   post(method: string, args: unknown[]): void;
+  /** Whether `scope` names a command's context still served (a scoped call may use the command-only methods through it). */
+  hasScope?(scope: number): boolean;
 }
 
 /** What a sandbox gives its bridge: who it serves and the parts that do not need a runner. */
@@ -86,6 +88,10 @@ export class SandboxBridge implements BridgeHost {
     this.#scopes.close(id);
   }
 
+  hasScope(scope: number): boolean {
+    return this.#scopes.has(scope);
+  }
+
   /** Hold a tool execution's `onUpdate`; the worker's `tool.update` posts carry the returned number. */
   openUpdates(onUpdate: (partial: unknown) => void): number {
     const id = this.#nextUpdate++;
@@ -126,7 +132,7 @@ export class SandboxBridge implements BridgeHost {
     if (!inner) throw Errors.protocolViolation(this.#base.hookPath, `a ${method} call must carry a bridge method other than a scoped one`);
     if (inner.method === method) return this.#serve(this.#runner, method, args);
     const runner = this.#need(method);
-    const scope = this.#scopes.target(args[0] as number, inner.method, (ctx) => this.#over(scopedSurface(runner.surface, ctx)), method === METHOD.scopedPost);
+    const scope = this.#scopes.target(args[0] as number, inner.method, (ctx) => this.#over(scopedSurface(runner.surface, ctx)));
     return this.#serve(scope, inner.method, inner.args);
   }
 

@@ -8,17 +8,18 @@
 import type { BridgeSurface } from "./host-bridge.js";
 import type { HookCommandContext } from "../contract/types.js";
 
-/** How many returned commands' contexts still take posts (`ctx.ui.notify` from a callback that ran after the command returned). */
-const RETURNED_KEPT = 16;
+/**
+ * How many returned commands' contexts stay usable. In the agent a command's context lives on after
+ * the command returns: work the command started (a sub-agent run, compact's onComplete) finishes
+ * there and keeps calling it. Bounded, so a module starting a command per second holds at most this
+ * many; all end with the sandbox (the session's end, `dispose`).
+ */
+export const RETURNED_KEPT = 16;
 
 /** The contexts of the commands running in one sandbox, each with what was built over it (once). */
 export class ScopedContexts<T> {
   readonly #open = new Map<number, { ctx: HookCommandContext; built?: T }>();
-  /**
-   * The last RETURNED_KEPT contexts whose command returned. In the agent a command's context stays
-   * usable after it returns (pi's trigger-compact.ts notifies from compact's onComplete); here
-   * it takes posts (notify, setStatus, …), never calls (a session switch from a stale command).
-   */
+  /** The last RETURNED_KEPT contexts whose command returned: still served, posts and calls alike, as in the agent. */
   readonly #returned = new Map<number, { ctx: HookCommandContext; built?: T }>();
   #next = 1;
 
@@ -29,7 +30,7 @@ export class ScopedContexts<T> {
     return id;
   }
 
-  /** The command returned: its context is no longer reachable. */
+  /** The command returned: its context stays reachable among the last RETURNED_KEPT returned. */
   close(id: number): void {
     const scope = this.#open.get(id);
     this.#open.delete(id);
@@ -38,10 +39,15 @@ export class ScopedContexts<T> {
     if (this.#returned.size > RETURNED_KEPT) this.#returned.delete(this.#returned.keys().next().value!);
   }
 
+  /** Whether `id` names a command's context still served (running, or among the last returned). */
+  has(id: number): boolean {
+    return this.#open.has(id) || this.#returned.has(id);
+  }
+
   /** What `build` made over the context held under `id`; `method` names the call in the refusal. */
-  target(id: number, method: string, build: (ctx: HookCommandContext) => T, post = false): T {
-    const scope = this.#open.get(id) ?? (post ? this.#returned.get(id) : undefined);
-    if (!scope) throw new Error(`the context this command was given is no longer open (${method} was called after the command returned)`);
+  target(id: number, method: string, build: (ctx: HookCommandContext) => T): T {
+    const scope = this.#open.get(id) ?? this.#returned.get(id);
+    if (!scope) throw new Error(`the context this command was given is no longer served (${method} was called after ${RETURNED_KEPT} later commands returned)`);
     return (scope.built ??= build(scope.ctx));
   }
 }

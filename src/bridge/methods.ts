@@ -133,6 +133,7 @@ const SETTER_ARGS: Record<string, z.ZodType<unknown[]>> = {
   "ui.setWorkingIndicator": z.tuple([z.strictObject({ frames: z.array(name).max(LIMITS.maxOptions).optional(), intervalMs: z.number().int().positive().max(60_000).optional() }).optional()]),
   "ui.setWorkingVisible": z.tuple([z.boolean()]),
   "ui.setHiddenThinkingLabel": z.tuple([name.optional()]),
+  "ui.setTheme": z.tuple([name]),
 } satisfies Record<(typeof AGENT_SETTERS)[number], z.ZodType<unknown[]>>;
 /** `[member, args]`: the member's own arguments checked, each problem named by its place (`1.1: …` is the second argument). */
 export const agentSetArgs = z.tuple([z.enum(AGENT_SETTERS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)])
@@ -197,7 +198,8 @@ export const BRIDGE = {
   [METHOD.getFlag]: sync(z.tuple([flagName]), z.union([z.boolean(), z.string(), z.undefined()])),
   // pi's agent members (hookbox/extension, src/bridge/agent-gate.ts): getters answer data, setters as policy.agent allows.
   [METHOD.agentGet]: sync(z.tuple([z.enum(AGENT_GETTERS as unknown as [string, ...string[]]), none]), z.unknown()),
-  [METHOD.agentSet]: sync(agentSetArgs, z.undefined()),
+  // A setter answers nothing, but those the agent answers at once with an outcome (ANSWERED_SETTERS: pi's setTheme).
+  [METHOD.agentSet]: sync(agentSetArgs, z.union([z.undefined(), z.strictObject({ success: z.boolean(), error: text.optional() })])),
   [METHOD.agentSetModel]: call("any", z.tuple([name, name]), z.boolean()),
   // The compaction's result (pi's CompactionResult: data) for the module's onComplete; a failure its onError gets.
   [METHOD.agentCompact]: call("any", z.tuple([compactOptions.optional()]), z.unknown()),

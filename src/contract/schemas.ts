@@ -8,7 +8,12 @@ import { isAgentMessage, LIMITS } from "../../worker/wire.mjs";
 
 const textContent = z.strictObject({ type: z.literal("text"), text: z.string(), textSignature: z.string().optional() });
 export const imageContent = z.strictObject({ type: z.literal("image"), data: z.string(), mimeType: z.string() });
-export const toolContent = z.discriminatedUnion("type", [textContent, imageContent]);
+/**
+ * A content block as pi and oh-my-pi take it: text or an image with its required fields, and the
+ * block's own other fields kept as data (oh-my-pi's image `detail`, `providerFile`, `url`), as both
+ * agents pass a block on.
+ */
+export const toolContent = z.discriminatedUnion("type", [textContent.loose(), imageContent.loose()]);
 
 /**
  * An agent message: an object with a string `role`, anything else kept as is (messages are the
@@ -27,13 +32,19 @@ export const hookMessage = z.strictObject({
 });
 
 /**
- * What a pi tool's `execute` returns and its `onUpdate` streams (pi-agent-core's `AgentToolResult`):
- * content blocks for the model, details as data. The key gate is applied where it is parsed.
+ * What a pi tool's `execute` returns and its `onUpdate` streams: what the agents take. pi 0.73.1
+ * (pi-agent-core's `AgentToolResult`: `content`, `details`, `terminate`) passes the tool's object on
+ * as it is (to `tool_execution_end`, to the tool's renderers); oh-my-pi 18 (its `coerceToolResult`)
+ * also reads `isError`, `useless` and `providerMetadata`, and a block's own fields (an image's
+ * `detail`). So the known keys are typed and any other key is kept as data, as both agents keep it;
+ * a block is text or an image as both agents require. The key gate is applied where it is parsed.
  */
-export const toolResult = z.strictObject({
+export const toolResult = z.looseObject({
   content: z.array(toolContent).max(LIMITS.maxHandlers),
   details: z.unknown().optional(),
   terminate: z.boolean().optional(),
+  isError: z.boolean().optional(),
+  useless: z.boolean().optional(),
 });
 
 export const compactionResult = z.strictObject({

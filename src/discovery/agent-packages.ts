@@ -17,7 +17,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ancestors } from "../policy/paths.js";
 import type { AgentModules } from "../contract/protocol.js";
-import { OMP_PACKAGE } from "./agents.js";
+import { OMP_PACKAGE, PI_PACKAGE } from "./agents.js";
 
 const OMP_SCOPES = ["oh-my-pi", "mariozechner", "earendil-works"] as const;
 const OMP_PACKAGES = ["pi-agent-core", "pi-ai", "pi-coding-agent", "pi-natives", "pi-tui", "pi-utils"] as const;
@@ -135,4 +135,57 @@ let running: { table: AgentModules | undefined } | undefined;
 export function runningOmpModules(): AgentModules | undefined {
   running ??= { table: ((root) => root ? ompAgentModules(root) : undefined)(runningOmpRoot()) };
   return running.table;
+}
+
+/**
+ * pi's table (0.73.1, `getAliases` in `dist/core/extensions/loader.js`): pi's jiti resolves its own
+ * packages, `pi-coding-agent`, `pi-agent-core`, `pi-tui`, `pi-ai` (and `pi-ai/oauth`) of the
+ * `@mariozechner` scope, and `typebox` (also as `@sinclair/typebox`), to its own copies, whatever the
+ * extension's folder holds: a published extension names them as peer dependencies and has no copy
+ * of its own. The same names, resolved from pi's package folder `piRoot`, for the isolated module
+ * (loaded afresh in its worker). Undefined when pi's files are not there (another layout).
+ */
+export function piAgentModules(piRoot: string): AgentModules | undefined {
+  const index = join(piRoot, "dist", "index.js");
+  if (!existsSync(index)) return undefined;
+  // pi resolves them as ES modules (`import.meta.resolve`): the `import` export of each package, found above pi's folder.
+  const resolve = (name: string, sub: string): string | undefined => {
+    for (const dir of ancestors(piRoot)) {
+      const folder = join(dir, "node_modules", name);
+      try {
+        const manifest = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as { exports?: Record<string, ExportTarget> | string; main?: string };
+        const exports = typeof manifest.exports === "string" ? { ".": manifest.exports } : manifest.exports;
+        const target = exports ? importTarget(exports[sub]) : sub === "." ? manifest.main : undefined;
+        return target ? join(realpathSync(folder), target) : undefined;
+      } catch { /* not in this node_modules */ }
+    }
+    return undefined;
+  };
+  const alias: Record<string, string> = { [PI_PACKAGE]: index };
+  for (const [name, pkg, sub] of [
+    ["@mariozechner/pi-agent-core", "@mariozechner/pi-agent-core", "."], ["@mariozechner/pi-tui", "@mariozechner/pi-tui", "."],
+    ["@mariozechner/pi-ai", "@mariozechner/pi-ai", "."], ["@mariozechner/pi-ai/oauth", "@mariozechner/pi-ai", "./oauth"],
+    ["typebox", "typebox", "."], ["typebox/compile", "typebox", "./compile"], ["typebox/value", "typebox", "./value"],
+    ["@sinclair/typebox", "typebox", "."], ["@sinclair/typebox/compile", "typebox", "./compile"], ["@sinclair/typebox/value", "typebox", "./value"],
+  ] as const) {
+    const target = resolve(pkg, sub);
+    if (target) alias[name] = target;
+  }
+  return { alias, native: [] };
+}
+
+let runningPi: { table: AgentModules | undefined } | undefined;
+/** The table of the pi this process is (its main script in pi's package; once per process), or undefined. */
+export function runningPiModules(argv: readonly string[] = process.argv): AgentModules | undefined {
+  if (runningPi) return runningPi.table;
+  let root: string | undefined;
+  try {
+    for (const dir of argv[1] ? ancestors(dirname(realpathSync(argv[1]))) : []) {
+      try {
+        if ((JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string }).name === PI_PACKAGE) { root = dir; break; }
+      } catch { /* no package.json here */ }
+    }
+  } catch { /* argv[1] is not a file */ }
+  runningPi = { table: root ? piAgentModules(root) : undefined };
+  return runningPi.table;
 }

@@ -21,7 +21,7 @@ import { Notices } from "./notices.js";
 import { withAgentOutput } from "./output.js";
 import { alsoLoadedByAgent } from "./also-loaded.js";
 import type { OmpModule } from "../discovery/agents.js";
-import { runningOmpModules } from "../discovery/agent-packages.js";
+import { runningOmpModules, runningPiModules } from "../discovery/agent-packages.js";
 import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
@@ -134,7 +134,7 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const paths = resolved.filter((p) => !twice.some((t) => t.path === p));
     let modules: StartingModule[];
     try {
-      modules = prepareExtensionModules(paths, cwd, loadOptions, line === "omp" ? runningOmpModules() : undefined);
+      modules = prepareExtensionModules(paths, cwd, loadOptions, line === "omp" ? runningOmpModules() : runningPiModules());
     } catch (err) {
       return failClosed("isolate", (err as Error).message)(pi);
     }
@@ -160,7 +160,7 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const taken = new Set<string>();
     for (const hook of loaded.hooks) {
       const refused = agentRefusal(hook, line, taken);
-      if (!refused) { hooks.push(hook); continue; }
+      if (!refused) { hooks.push(hook); showUnfired(notices, hook, carried); continue; }
       unloaded.push(refused);
       await hook.dispose?.();
     }
@@ -272,7 +272,6 @@ function refusedToolEffect(hook: IsolatedHook, tool: ToolSpec, builtIns: readonl
 function refusedRegistration(hook: LoadedHook, carried: Carried): string | undefined {
   for (const [event, list] of hook.handlers) {
     if (list.length > 0 && Object.hasOwn(carried.refused, event)) return `pi.on("${event}") is refused by hookbox/extension: ${carried.refused[event]}`;
-    if (list.length > 0 && !isCarried(event, carried)) return `pi.on("${event}") is refused by hookbox/extension: the agent has no such event`;
   }
   if (hook.messageRenderers.size > 0 && hook.sandbox?.options.isolation !== "worker") return `pi.registerMessageRenderer is refused by hookbox/extension: ${RENDERER_NEEDS_WORKER}`;
   // A tool's renderers and prepareArguments, as message renderers: worker isolation only.
@@ -295,6 +294,23 @@ function asData(value: unknown): unknown {
     return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The events `hook` subscribes to that the agent does not have (one of an older or newer agent,
+ * pi's `session_switch` or `agent_settled`, or a misspelt name): the agent never fires such a
+ * handler in its own process, so the module loads and the handler is never called, said once.
+ */
+function unfiredEvents(hook: LoadedHook, carried: Carried): string[] {
+  return [...hook.handlers].filter(([event, list]) => list.length > 0 && !Object.hasOwn(carried.refused, event) && !isCarried(event, carried)).map(([event]) => event);
+}
+
+/** Says once per module and event that a handler of an event the agent lacks is never called. */
+function showUnfired(notices: Notices, hook: LoadedHook, carried: Carried): void {
+  const agent = carried.line === "omp" ? "oh-my-pi" : "pi";
+  for (const event of unfiredEvents(hook, carried)) {
+    notices.show(hook.path, `unfired:${event}`, `hookbox: ${hook.path}: pi.on(${JSON.stringify(event)}): ${agent} has no such event, so this handler is never called (the module is loaded, as ${agent} loads it)`);
   }
 }
 
@@ -508,6 +524,7 @@ class Mirror {
       if (!failure) await hook!.dispose();
       return;
     }
+    showUnfired(this.#notices, hook!, this.#carried);
     this.#atLoad[i] = hook!.manifest;
     const changes = this.#takeChanges(hook!, early.previous[i]!);
     this.#checked.set(hook!, hook!.registrations);
@@ -690,6 +707,7 @@ class Mirror {
   #lateRefusal(hook: LoadedHook): { code: "load_failed" | "effect_refused"; message: string } | undefined {
     const refusal = refusedRegistration(hook, this.#carried);
     if (refusal) return { code: "load_failed", message: refusal };
+    showUnfired(this.#notices, hook, this.#carried);
     const mirrored = this.#mirrored.get(hook.path) ?? new Set<string>();
     this.#mirrored.set(hook.path, mirrored);
     for (const key of registrationKeys(hook).filter((k) => !mirrored.has(k))) {

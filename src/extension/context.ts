@@ -38,7 +38,7 @@ const THEME_METHODS = ["fg", "bg", "bold", "italic", "underline", "inverse", "st
 const ON_PI = new Set(["getSessionName", "getActiveTools", "getAllTools", "getCommands", "getThinkingLevel",
   "sendUserMessage", "setSessionName", "setLabel", "setActiveTools", "setThinkingLevel"]);
 const ON_CTX = new Set(["getContextUsage", "getSystemPrompt", "hasPendingMessages", "compact", "shutdown"]);
-const ON_UI: Record<string, string> = Object.fromEntries(["setWidget", "setTitle", "setWorkingMessage", "setWorkingIndicator", "setWorkingVisible", "setHiddenThinkingLabel"].map((m) => [`ui.${m}`, m]));
+const ON_UI: Record<string, string> = Object.fromEntries(["getAllThemes", "setTheme", "setWidget", "setTitle", "setWorkingMessage", "setWorkingIndicator", "setWorkingVisible", "setHiddenThinkingLabel"].map((m) => [`ui.${m}`, m]));
 
 /** The agent's members, by a closed list of names, on its `pi` and on the context of its latest call. */
 export function agentAccess(pi: Record<string, any>, live: LiveAgentContext): AgentAccess {
@@ -53,6 +53,7 @@ export function agentAccess(pi: Record<string, any>, live: LiveAgentContext): Ag
   };
   return {
     get: (member) => run(member, []),
+    answer: (member, args) => run(member, args),
     set: (member, args) => {
       const value = run(member, args);
       // oh-my-pi 18's setActiveTools and setSessionName answer a promise of the change (SETTLED_SETTERS).

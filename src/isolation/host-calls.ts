@@ -13,7 +13,7 @@ import { HOST_LACKS_METHOD, HostLacksMethod, warnHostLacks } from "../bridge/hos
 import type { HostMessage, SyncReply, WireError } from "../contract/protocol.js";
 import { describeIssues } from "../contract/schemas.js";
 import { innerCall, methodSpec, type MethodSpec } from "../bridge/methods.js";
-import { SETTLED_SETTERS } from "../bridge/agent-gate.js";
+import { ANSWERED_SETTERS, SETTLED_SETTERS } from "../bridge/agent-gate.js";
 import { LIMITS, METHOD, measure } from "../../worker/wire.mjs";
 import { toWireError } from "../../worker/describe.mjs";
 import type { BridgeHost } from "../bridge/bridge.js";
@@ -77,7 +77,9 @@ export class HostCalls {
     let prompting = false;
     try {
       const spec = this.#check("call", method, args);
-      if (spec.scope === "command" && owner?.kind !== "command") {
+      // A command's own context (a scoped call) stays one after the command returned, as in the agent.
+      const commandScope = method === METHOD.scopedCall && this.bridge.hasScope?.(args[0] as number) === true;
+      if (spec.scope === "command" && owner?.kind !== "command" && !commandScope) {
         throw this.#refuse(`${method} exists only in a command's context (ctx of registerCommand's handler), called outside one`);
       }
       if (this.#inFlight >= LIMITS.maxConcurrentCalls) {
@@ -165,7 +167,7 @@ export class HostCalls {
       // A setter the agent answers with a promise of the change (SETTLED_SETTERS) is applied now,
       // after what the module did before it, and answered when the change settled.
       const inner = innerCall(method, args);
-      if (inner?.method === METHOD.agentSet && SETTLED_SETTERS.has(String(inner.args[0]))) this.release();
+      if (inner?.method === METHOD.agentSet && (SETTLED_SETTERS.has(String(inner.args[0])) || ANSWERED_SETTERS.has(String(inner.args[0])))) this.release();
       const v = this.bridge.sync(method, args, (apply) => this.#hold(() => this.#apply(method, apply)));
       if (v instanceof Promise) {
         // A host-side job (`transform`) answers when done; the worker stays blocked meanwhile.
