@@ -17,13 +17,13 @@ import { interpretRun, type HookAnswer } from "./output.js";
 import type { ClaudeHook, ClaudeHookEvent } from "./settings.js";
 import type { ClaudePlan } from "./plan.js";
 
-const SANDBOX_MEMORY_MB = 512;
+export const SANDBOX_MEMORY_MB = 512;
 /** The most refusals one run reports (each once per hook and kind). */
 const MAX_NOTICES = 20;
-const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
+export const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
 /** What a project's hook sees of the system: programs and their libraries, never /etc, /home, /root or /tmp of the host. */
-const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
-const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
+export const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
+export const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
 /** A short name for the hook in the text it adds: the project file it runs, else where it is defined. */
 function shortName(project: string, hook: ClaudeHook): string {

@@ -5,6 +5,8 @@
 import { readFileSync } from "node:fs";
 import { check, CHECK_HELP } from "./check.js";
 import { claude, CLAUDE_HELP, claudeHook } from "./claude.js";
+import { codex, CODEX_HELP, codexHook } from "./codex.js";
+import { gemini, GEMINI_HELP, geminiHook } from "./gemini.js";
 import { emit, EMIT_HELP } from "./emit.js";
 import { gatedOutput, type Output } from "./render.js";
 import { replay, REPLAY_HELP } from "./replay.js";
@@ -19,6 +21,8 @@ Usage:
   hookbox replay <hook…> --events <file.jsonl>             run a recorded stream, print a stats table
   hookbox trust  <project> [--yes | --revoke]              review and approve the project's modules
   hookbox claude [claude's arguments…]                     Claude Code with its hooks behind the wall
+  hookbox codex  [codex's arguments…]                      Codex CLI with its hooks behind the wall
+  hookbox gemini [gemini's arguments…]                     Gemini CLI with its hooks behind the wall
   hookbox <command> --help                                 options and examples of a command
   hookbox --version
 
@@ -41,6 +45,12 @@ const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: Abo
   claude: { run: claude, help: CLAUDE_HELP },
   // What the settings `hookbox claude` generates run for every event; not for people.
   "claude-hook": { run: claudeHook, help: CLAUDE_HELP },
+  codex: { run: codex, help: CODEX_HELP },
+  // What the requirements `hookbox codex` generates run for every event; not for people.
+  "codex-hook": { run: codexHook, help: CODEX_HELP },
+  gemini: { run: gemini, help: GEMINI_HELP },
+  // What the system settings `hookbox gemini` generates run for every event; not for people.
+  "gemini-hook": { run: geminiHook, help: GEMINI_HELP },
 };
 
 export interface MainIO {
@@ -84,7 +94,7 @@ export async function main(argv: string[], given: MainIO = processIO()): Promise
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).filter((c) => c !== "claude-hook").join(", ")}; see hookbox --help)\n`);
+    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).filter((c) => !c.endsWith("-hook")).join(", ")}; see hookbox --help)\n`);
     return EXIT.usage;
   }
   try {

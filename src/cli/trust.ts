@@ -17,6 +17,9 @@ import { NeedsStore } from "../claude/needs.js";
 import { proposeGrants } from "../claude/propose.js";
 import { covers, grantCommand, GrantError, MODULE_GRANTS, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
+import { GEMINI, readGeminiSettings } from "../agents/gemini.js";
+import { agentHookFingerprint, agentHookKey } from "../agents/router.js";
+import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError, command, parseFlags, type Flags } from "./usage.js";
 
@@ -35,8 +38,9 @@ export const TRUST = command("trust", {
   about: `List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
 extensions and packages the project's .pi/settings.json names, found with pi's own rules),
 oh-my-pi's .omp/extensions/, the project's hook folders (.xcsh/hooks, .claude/hooks) and the command
-hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (with the files they name;
-they run under "untrusted" in hookbox claude). Each is shown with its origin, every file it
+hooks of Claude Code's .claude/settings.json and .claude/settings.local.json, of Codex CLI's .codex/ and of Gemini CLI's
+.gemini/settings.json (with the files they name; they run under "untrusted" in hookbox claude,
+hookbox codex and hookbox gemini). Each is shown with its origin, every file it
 could load and its hash. Then approve exactly that: hookbox/extension's isolateDiscovered() and
 discoverAndLoadHooks load a project's module only as it was approved; a changed or new file, a
 moved project or another policy needs approval again. Approvals are kept in
@@ -161,7 +165,33 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
       modules.push({ key, origin, fingerprint: fp, scope, notes, pinned, claude: true, grants: { proposed, given: [], approved: [], module: false } });
     }
   }
+  // Gemini CLI's hooks of the project (.gemini/settings.json): they run under "untrusted" in hookbox gemini.
+  const geminiSettings = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
+  for (const problem of geminiSettings.problems) warn(problem);
+  for (const hook of geminiSettings.hooks) {
+    const pinned = () => agentHookFingerprint(GEMINI as never, project, hook, reader);
+    await reviewAgentHook(modules, agentHookKey(hook), `Gemini CLI (.gemini/settings.json, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, pinned);
+  }
+  // Codex CLI's hooks of the project (.codex/hooks.json, .codex/config.toml): they run under "untrusted" in hookbox codex.
+  for (const dir of codexProjectDirs(project)) {
+    const layer = readCodexLayer(dir, "project");
+    for (const problem of layer.problems) warn(problem);
+    for (const hook of layer.hooks) {
+      const pinned = () => agentHookFingerprint(CODEX as never, project, hook, reader);
+      await reviewAgentHook(modules, agentHookKey(hook), `Codex CLI (${relative(project, hook.file)}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, pinned);
+    }
+  }
   return modules;
+}
+
+/** Codex CLI's or Gemini CLI's hook as reviewed: its fingerprint, or why its command cannot be approved as it stands. */
+async function reviewAgentHook(modules: Reviewed[], key: string, origin: string, pinned: () => Promise<Fingerprint>): Promise<void> {
+  try {
+    modules.push({ key, origin, fingerprint: await pinned(), pinned });
+  } catch (e) {
+    if (!(e instanceof FingerprintError)) throw e;
+    modules.push({ key, origin, refusal: e.message, pinned });
+  }
 }
 
 /**
