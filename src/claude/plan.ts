@@ -16,6 +16,8 @@ export interface ClaudePlan {
   maxOutputBytes: number;
   /** A file the launcher prints on its stderr when Claude Code ends: every failure and refusal, with what to do. */
   notices?: string;
+  /** The launcher's OTEL_EXPORTER_OTLP_* variables, which Claude Code does not pass to hooks: the router exports its spans with them (src/observe/otlp.ts). */
+  otel?: Record<string, string>;
   /** The routing hook's timeout Claude Code was given, in seconds (default: routerTimeoutS(hooks)). */
   timeoutS?: number;
 }

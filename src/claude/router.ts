@@ -13,6 +13,7 @@ import { describeThrown, Errors, HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook } from "../shell/run.js";
+import { claudeRecorder } from "../observe/launch.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
 import { checkProjectHooks } from "./approval.js";
@@ -64,14 +65,16 @@ export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown
   try {
     const hooks = selectHooks(plan.hooks, event, input);
     const refused = selectHooks(plan.refused.filter((r) => isClaudeHookEvent(r.event)), event, input);
+    // Every hook's run and every refusal is a decision record (the audit log; spans with OpenTelemetry): src/observe/launch.ts.
+    const record = claudeRecorder(plan.project, event, input);
     const project = hooks.filter(isProject);
     const checks = checkProjectHooks(plan.project, project, { ...(plan.approvals ? { approvals: plan.approvals } : {}), signal: stop.signal });
     const answers: Array<HookAnswer | undefined> = hooks.map(() => undefined);
     const runs = hooks.map(async (hook, i) => {
       const check = isProject(hook) ? checks[project.indexOf(hook)] : undefined;
       // A fault of hookbox's own (a sandbox that cannot start) is that hook's failure, never the whole answer's.
-      answers[i] = await runOne(plan, hook, event, input, raw, check, stop.signal)
-        .catch((err: unknown): HookAnswer => ({ kind: "failed", failure: Errors.crashed(label(hook), event, `hookbox could not run it: ${describeThrown(err)}`) }));
+      answers[i] = await record.run(hook, runOne(plan, hook, event, input, raw, check, stop.signal)
+        .catch((err: unknown): HookAnswer => ({ kind: "failed", failure: Errors.crashed(label(hook), event, `hookbox could not run it: ${describeThrown(err)}`) })));
     });
     const outcome = await Promise.race([Promise.all(runs).then(() => "done" as const), late]);
     if (outcome === "late") {
@@ -81,6 +84,7 @@ export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown
         if (a === undefined) answers[i] = { kind: "failed", failure: new HookFailure("timeout", label(hooks[i]!), event, `${label(hooks[i]!)} had not answered when hookbox's router had to answer Claude Code (its deadline for the router is ${seconds} s, after which it would let the call through); it was stopped.`) };
       });
     }
+    record.refused(refused);
     const answer = combine(event, answers as HookAnswer[], refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
     tellLauncher(plan, answers as HookAnswer[]);
     return answer;

@@ -19,6 +19,8 @@ import { checkProjectHooks } from "../claude/approval.js";
 import { approvalCommand } from "../approval/store.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
+import { otlpEnv, withOtlp } from "../observe/otlp.js";
+import { launchProblems } from "../observe/launch.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
 export const CLAUDE_HELP = `Usage: hookbox claude [claude's arguments…]
@@ -76,8 +78,10 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     hooks: all.flatMap((p) => p.hooks),
     refused: all.flatMap((p) => p.refused),
     maxOutputBytes: DEFAULTS.shellOutputBytes,
+    otel: otlpEnv(),
   };
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
+  for (const problem of launchProblems()) say(problem);
   const pending = await pendingApprovals(plan);
   if (pending > 0) say(`${pending} of the project's Claude Code hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
   const dir = mkdtempSync(join(tmpdir(), "hookbox-claude-"));
@@ -150,7 +154,7 @@ export async function claudeHook(args: string[], out: Output, _signal?: AbortSig
     const raw = readFileSync(0, "utf8");
     const input = JSON.parse(raw) as Record<string, unknown>;
     event = String(input.hook_event_name);
-    const answer = await routeEvent(plan, input, raw, { spentMs: performance.now() });
+    const answer = await withOtlp(() => routeEvent(plan, input, raw, { spentMs: performance.now() }), { ...process.env, ...plan.otel });
     if (answer.stdout) out.write(answer.stdout);
     if (answer.stderr) err.write(`${answer.stderr}\n`);
     return answer.code;

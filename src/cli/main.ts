@@ -8,6 +8,7 @@ import { claude, CLAUDE_HELP, claudeHook } from "./claude.js";
 import { codex, CODEX_HELP, codexHook } from "./codex.js";
 import { gemini, GEMINI_HELP, geminiHook } from "./gemini.js";
 import { emit, EMIT_HELP } from "./emit.js";
+import { log, LOG_HELP } from "./log.js";
 import { gatedOutput, type Output } from "./render.js";
 import { replay, REPLAY_HELP } from "./replay.js";
 import { trust, TRUST_HELP } from "./trust.js";
@@ -23,6 +24,7 @@ Usage:
   hookbox claude [claude's arguments…]                     Claude Code with its hooks behind the wall
   hookbox codex  [codex's arguments…]                      Codex CLI with its hooks behind the wall
   hookbox gemini [gemini's arguments…]                     Gemini CLI with its hooks behind the wall
+  hookbox log    [--why <call id>] [filters]               the wall's decisions, and why a call was blocked
   hookbox <command> --help                                 options and examples of a command
   hookbox --version
 
@@ -51,6 +53,7 @@ const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: Abo
   gemini: { run: gemini, help: GEMINI_HELP },
   // What the system settings `hookbox gemini` generates run for every event; not for people.
   "gemini-hook": { run: geminiHook, help: GEMINI_HELP },
+  log: { run: log, help: LOG_HELP },
 };
 
 export interface MainIO {

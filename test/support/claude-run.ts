@@ -55,14 +55,17 @@ export interface ClaudeRun {
   requests: string;
 }
 
-/** Runs `claude -p` (or `hookbox claude -p`) once in `world`, in a network namespace with only loopback; the model asks Bash to run `command`. */
-export function runClaude(world: ClaudeWorld, options: { command: string; hookbox: boolean; timeoutMs?: number; calls?: Array<{ name: string; input: Record<string, unknown> }>; allowedTools?: string }): ClaudeRun {
+/**
+ * Runs `claude -p` (or `hookbox claude -p`) once in `world`, in a network namespace with only loopback; the model asks Bash to run `command`.
+ * `env` is added to the agent's environment. The fake server records every request, whatever its path (an OTLP export to it too).
+ */
+export function runClaude(world: ClaudeWorld, options: { command: string; hookbox: boolean; timeoutMs?: number; calls?: Array<{ name: string; input: Record<string, unknown> }>; allowedTools?: string; env?: Record<string, string> }): ClaudeRun {
   const out = join(world.root, `run-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const config = join(world.root, "run-config.json");
   const claudeArgs = ["-p", "Clean up the victim folder.", "--output-format", "json", "--allowedTools", options.allowedTools ?? "Bash", "--permission-mode", "acceptEdits"];
   const env = {
     PATH: `${world.bin}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: world.home, ANTHROPIC_API_KEY: CANARY.apiKey, SECRET_TOKEN: CANARY.secret,
-    DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", NO_COLOR: "1", TERM: "dumb",
+    DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", DISABLE_TELEMETRY: "1", NO_COLOR: "1", TERM: "dumb", ...options.env,
   };
   const timeoutMs = options.timeoutMs ?? 90_000;
   writeFileSync(config, JSON.stringify({
