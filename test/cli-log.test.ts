@@ -32,7 +32,7 @@ const project = join(root, "project");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** A plan with one project hook (guard.sh, approved when `approve`) and one user hook, as `hookbox claude` writes it. */
-function plan(name: string, script: string, user: string | undefined, approve: boolean): string {
+async function plan(name: string, script: string, user: string | undefined, approve: boolean): Promise<string> {
   const dir = join(project, name);
   mkdirSync(join(dir, ".claude", "hooks"), { recursive: true });
   writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), script);
@@ -43,7 +43,7 @@ function plan(name: string, script: string, user: string | undefined, approve: b
   const hooks = parseClaudeSettings(JSON.stringify(settings), file, "project").hooks;
   if (user) hooks.push(...parseClaudeSettings(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: user, timeout: 1 }] }] } }), "/home/u/.claude/settings.json", "user").hooks);
   const p: ClaudePlan = { project: dir, hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20 };
-  if (approve) new ApprovalStore({ dir: p.approvals }).approve(dir, [claudeHookFingerprint(dir, hooks[0]!)]);
+  if (approve) new ApprovalStore({ dir: p.approvals }).approve(dir, [await claudeHookFingerprint(dir, hooks[0]!)]);
   const planFile = join(root, `${name}.plan.json`);
   writeFileSync(planFile, JSON.stringify(p));
   return planFile;
@@ -53,9 +53,9 @@ const event = (id: string) => JSON.stringify({ hook_event_name: "PreToolUse", to
 describe.skipIf(!sandboxAvailability().ok)("hookbox log", () => {
   beforeAll(async () => {
     const runs = [
-      ["unapproved", plan("unapproved", "#!/bin/sh\nexit 0\n", undefined, false), "toolu_unapproved"],
-      ["rewrites", plan("rewrites", "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"updatedInput\":{\"command\":\"ls -la\"}}}'\n", undefined, true), "toolu_rewrites"],
-      ["slow", plan("slow", "#!/bin/sh\ncat >/dev/null\nexit 0\n", "cat >/dev/null; sleep 5", true), "toolu_slow"],
+      ["unapproved", await plan("unapproved", "#!/bin/sh\nexit 0\n", undefined, false), "toolu_unapproved"],
+      ["rewrites", await plan("rewrites", "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"updatedInput\":{\"command\":\"ls -la\"}}}'\n", undefined, true), "toolu_rewrites"],
+      ["slow", await plan("slow", "#!/bin/sh\ncat >/dev/null\nexit 0\n", "cat >/dev/null; sleep 5", true), "toolu_slow"],
     ];
     for (const [, planFile, id] of runs) {
       const ran = await hookbox(["claude-hook", planFile!], { stdin: event(id!), env });

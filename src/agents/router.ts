@@ -8,15 +8,15 @@
  */
 import { Errors, HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
-import { ApprovalStore, pinnedFingerprint, projectKey, type Fingerprint } from "../approval/store.js";
+import { ApprovalStore, FingerprintError, PinReader, pinnedFingerprint, projectKey, type Fingerprint } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
-import { filesNamed, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
+import { claudeHookPins, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
+import { APPROVABLE_FORM } from "../claude/command-pins.js";
 import { SANDBOX_MEMORY_MB, SANDBOX_PATH, SHELL, SYSTEM_READS } from "../claude/project-run.js";
 import { cut } from "../../worker/describe.mjs";
 import type { AgentHook, AgentReply, Dialect, RefusedAgentHook } from "./dialect.js";
-import { dirname } from "node:path";
 
 /** What the launcher hands every routing run (a file only the user can read). */
 export interface AgentPlan {
@@ -38,20 +38,21 @@ const label = (d: Dialect<never>, hook: AgentHook | RefusedAgentHook) => `${isPr
 /** The approvals store's key of a project's hook: where it is defined. */
 export const agentHookKey = (hook: Pick<AgentHook, "file" | "at">): string => `${hook.file}#${hook.at}`;
 
-/** What an approval pins: the definition, every project file its command names, and their folders below the root. */
-export function agentHookFingerprint(d: Dialect<never>, project: string, hook: AgentHook): Fingerprint {
+/** What an approval pins: the definition, every project file its command names (as bash parses it), and their folders below the root. */
+export async function agentHookFingerprint(d: Dialect<never>, project: string, hook: AgentHook, reader: PinReader = new PinReader()): Promise<Fingerprint> {
   const root = projectKey(project);
   const vars = d.projectDirVars.length > 0 ? new RegExp(`\\$\\{?(${d.projectDirVars.join("|")})\\}?`, "g") : undefined;
-  const files = filesNamed(root, vars ? hook.command.replace(vars, root) : hook.command);
-  const folders = [...new Set(files.map(dirname).filter((f) => f !== root))];
+  // As a Claude Code hook's: what bash can reach, or why it cannot be approved as it stands (src/claude/command-pins.ts).
+  const { files, folders, refusals } = claudeHookPins(root, { command: vars ? hook.command.replace(vars, root) : hook.command });
+  if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${APPROVABLE_FORM}`);
   const definition = { agent: d.agent, event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutMs: hook.timeoutMs, env: hook.env ?? null };
-  return pinnedFingerprint(agentHookKey(hook), definition, { files, folders }, CLAUDE_PROJECT_POLICY);
+  return pinnedFingerprint(agentHookKey(hook), definition, { root, files, folders }, CLAUDE_PROJECT_POLICY, reader);
 }
 
 /** Whether the approvals store approves a project's hook as it is now (undefined) or why not. */
-export function notApproved(d: Dialect<never>, plan: Pick<AgentPlan, "project" | "approvals">, hook: AgentHook): HookFailure | undefined {
+export function notApproved(d: Dialect<never>, plan: Pick<AgentPlan, "project" | "approvals">, hook: AgentHook): Promise<HookFailure | undefined> {
   const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
-  return store.check(plan.project, { path: agentHookKey(hook), policy: CLAUDE_PROJECT_POLICY, pinned: () => agentHookFingerprint(d, plan.project, hook), noun: `a ${d.agent} hook` });
+  return store.checkPinned(plan.project, { path: agentHookKey(hook), policy: CLAUDE_PROJECT_POLICY, pinned: () => agentHookFingerprint(d, plan.project, hook), noun: `a ${d.agent} hook` });
 }
 
 /** The hooks of `event` whose matcher selects this input, by the agent's rule. */
@@ -101,7 +102,7 @@ async function runAgentHook<O>(d: Dialect<O>, plan: AgentPlan, hook: AgentHook, 
     const env = Object.fromEntries([...Object.entries(process.env).filter(([k]) => !SECRET_NAME.test(k)), ...dirs, ...Object.entries(hook.env ?? {})]);
     return interpretAgentRun(d, name, false, hook.event, await runShellHook(SHELL, raw, { ...options, env, args: ["-c", hook.command] }));
   }
-  const refusal = notApproved(dn, plan, hook);
+  const refusal = await notApproved(dn, plan, hook);
   if (refusal) return { kind: "failed", failure: refusal };
   const avail = sandboxAvailability();
   if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, hook.event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };

@@ -14,9 +14,9 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings, CLAUDE_HOOK_EVENTS, type ParsedSettings } from "../claude/settings.js";
-import { routeEvent, type ClaudePlan } from "../claude/router.js";
-import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
-import { ApprovalStore, approvalCommand } from "../approval/store.js";
+import { routeEvent, routerTimeoutS, type ClaudePlan } from "../claude/router.js";
+import { checkProjectHooks } from "../claude/approval.js";
+import { approvalCommand } from "../approval/store.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
 import { otlpEnv, withOtlp } from "../observe/otlp.js";
@@ -41,9 +41,6 @@ Alias: alias claude='npx hookbox claude'
 
 /** Settings of the project that run code or widen what Claude Code may do, which the launcher does not load. */
 const NOT_LOADED = ["env", "statusLine", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper", "enableAllProjectMcpServers", "enabledMcpjsonServers", "enabledPlugins", "permissions.allow", "permissions.additionalDirectories", "permissions.defaultMode", "forceLoginMethod", "outputStyle", "model"];
-
-/** Margin over the slowest hook's timeout for the routing hook's own, so Claude Code never times it out first (that would fail open). */
-const ROUTER_MARGIN_S = 30;
 
 function claudeConfigDir(): string {
   return process.env.CLAUDE_CONFIG_DIR || join(process.env.HOME || homedir(), ".claude");
@@ -85,7 +82,7 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
   };
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
   for (const problem of launchProblems()) say(problem);
-  const pending = pendingApprovals(plan);
+  const pending = await pendingApprovals(plan);
   if (pending > 0) say(`${pending} of the project's Claude Code hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
   const dir = mkdtempSync(join(tmpdir(), "hookbox-claude-"));
   try {
@@ -109,9 +106,9 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
 }
 
 /** How many of the project's hooks the approvals store does not approve as they are now. */
-function pendingApprovals(plan: ClaudePlan): number {
-  const store = new ApprovalStore();
-  return plan.hooks.filter((h) => h.source !== "user" && store.check(plan.project, { path: claudeHookKey(h), policy: CLAUDE_PROJECT_POLICY, pinned: () => claudeHookFingerprint(plan.project, h), noun: "a Claude Code hook" }) !== undefined).length;
+async function pendingApprovals(plan: ClaudePlan): Promise<number> {
+  const checks = await Promise.all(checkProjectHooks(plan.project, plan.hooks.filter((h) => h.source !== "user")));
+  return checks.filter((c) => c !== undefined).length;
 }
 
 function has(settings: Record<string, unknown>, key: string): boolean {
@@ -132,12 +129,11 @@ export function generatedSettings(user: ParsedSettings, project: ParsedSettings[
     if (rules.length > 0) permissions[rule] = rules;
   }
   const events = CLAUDE_HOOK_EVENTS.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
-  const slowest = Math.max(0, ...plan.hooks.map((h) => h.timeoutS));
   const command = `${quote(process.execPath)} ${quote(hookboxScript())} claude-hook ${quote(planFile)}`;
   return {
     ...rest,
     ...(Object.keys(permissions).length > 0 ? { permissions } : {}),
-    hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [{ type: "command", command, timeout: slowest + ROUTER_MARGIN_S }] }]])),
+    hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [{ type: "command", command, timeout: routerTimeoutS(plan.hooks) }] }]])),
   };
 }
 
@@ -158,7 +154,7 @@ export async function claudeHook(args: string[], out: Output, _signal?: AbortSig
     const raw = readFileSync(0, "utf8");
     const input = JSON.parse(raw) as Record<string, unknown>;
     event = String(input.hook_event_name);
-    const answer = await withOtlp(() => routeEvent(plan, input, raw), { ...process.env, ...plan.otel });
+    const answer = await withOtlp(() => routeEvent(plan, input, raw, { spentMs: performance.now() }), { ...process.env, ...plan.otel });
     if (answer.stdout) out.write(answer.stdout);
     if (answer.stderr) err.write(`${answer.stderr}\n`);
     return answer.code;

@@ -58,7 +58,7 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
   for (const l of layers) for (const problem of l.problems) say(problem);
   const plan: AgentPlan = { project, hooks: layers.flatMap((l) => l.hooks), refused: layers.flatMap((l) => l.refused), maxOutputBytes: DEFAULTS.shellOutputBytes };
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
-  const pending = plan.hooks.filter((h) => h.source === "project" && notApproved(CODEX as never, plan, h)).length;
+  const pending = (await Promise.all(plan.hooks.filter((h) => h.source === "project").map((h) => notApproved(CODEX as never, plan, h)))).filter(Boolean).length;
   if (pending > 0) say(`${pending} of the project's Codex CLI hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
   const dir = mkdtempSync(join(tmpdir(), "hookbox-codex-"));
   try {

@@ -76,7 +76,7 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
     maxOutputBytes: DEFAULTS.shellOutputBytes,
   };
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
-  const pending = plan.hooks.filter((h) => h.source === "project" && notApproved(GEMINI as never, plan, h)).length;
+  const pending = (await Promise.all(plan.hooks.filter((h) => h.source === "project").map((h) => notApproved(GEMINI as never, plan, h)))).filter(Boolean).length;
   if (pending > 0) say(`${pending} of the project's Gemini CLI hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
   const dir = mkdtempSync(join(tmpdir(), "hookbox-gemini-"));
   try {

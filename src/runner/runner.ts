@@ -134,7 +134,10 @@ export class HookRunner {
       await hook.dispose();
       if (!failure) return undefined;
       const why = failure.code === "load_failed" ? failure.message.replace(/^Failed to load hook: /, "") : `${failure.code}: ${failure.message}`;
-      const error = Errors.loadFailed(current.path, `reload failed, the previous version keeps running: ${why}`);
+      // A module changed since its approval keeps that code: the approved version keeps running.
+      const error = failure.code === "not_approved"
+        ? new HookFailure("not_approved", current.path, "load", `reload refused, the approved version keeps running: ${failure.message}`)
+        : Errors.loadFailed(current.path, `reload failed, the previous version keeps running: ${why}`);
       this.#report(error);
       return error.toHookError();
     }
