@@ -25,6 +25,8 @@ const BOTH_MODES = [
   "test/host-effects.test.ts",
   // The host objects the original accepts
   "test/host-seed-host.test.ts",
+  // One decision record and one span per hook call, in every mode
+  "test/observe-records.test.ts", "test/observe-spans.test.ts", "test/observe-flood.test.ts",
   // isolate() inside pi's own loader and runner
   "test/extension.test.ts", "test/extension-registrations.test.ts", "test/extension-effects.test.ts", "test/extension-crossing.test.ts", "test/extension-early-start.test.ts",
   "test/extension-published.test.ts",

@@ -6,7 +6,7 @@
 set -uo pipefail
 here="$(dirname "$0")"
 status=0
-for agent in pi claude omp bun; do
+for agent in pi claude omp bun codex gemini opencode; do
   if out="$("$here/install-$agent.sh")"; then echo "$agent $out"; else echo "$agent could not be installed: its end-to-end tests will fail" >&2; status=1; fi
 done
 exit "$status"

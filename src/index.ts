@@ -7,6 +7,9 @@ export { discoverAndLoadHooks, discoverHooks, HookRegistry, defaultHookProviders
 export type { ShellHookOptions } from "./shell/hook.js";
 export { HookRunner, type RunnerInitOptions, type RunnerOptions } from "./runner/runner.js";
 export type { HookStats, EventStats, LatencyStats } from "./runner/stats.js";
+export { decisionRecordSchema, OUTCOMES, type DecisionRecord, type Outcome, type RecordListener } from "./observe/record.js";
+export { AuditLog, auditDir, type AuditLogOptions } from "./observe/audit-log.js";
+export { readAuditLog } from "./observe/read-log.js";
 export { watchHooks, localImports, type HookWatcher, type WatchOptions } from "./runner/watch.js";
 export { HookToolWrapper } from "./runner/tool-wrapper.js";
 export { execCommand } from "./bridge/exec.js";

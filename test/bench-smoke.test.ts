@@ -12,7 +12,7 @@ import { piUnavailable } from "./support/pi-agent.js";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const KEYS = [
   "tool_call_rtt_ratio", "unsubscribed_emit_us", "unsubscribed_emit_messages", "pipelined_throughput_ratio",
-  "context_1mb_ratio", "context_1mb_passthrough_ratio", "startup_ratio", "cold_startup_ms", "warm_startup_ms",
+  "context_1mb_ratio", "context_1mb_passthrough_ratio", "startup_ratio", "startup_source_ratio", "cold_startup_ms", "warm_startup_ms",
   "idle_worker_rss_mb", "idle_worker_private_mb", "idle_worker_pss_mb", "in_process_ratio",
   // Sandbox figures, where bubblewrap can run (the bench says why it skips them elsewhere).
   ...(sandboxAvailability().ok ? ["sandbox_startup_ratio", "sandbox_startup_ratio_js", "sandbox_rtt_ratio", "sandbox_idle_rss_mb",
@@ -32,9 +32,9 @@ test("bench --quick --json prints one JSON object with every figure as a finite 
 // bench/extension.ts: pi's start needs the network namespace of the e2e tests (root);
 // the sandbox's memory needs bubblewrap. The bench says why it skips either.
 const EXTENSION_KEYS = [
-  ...(piUnavailable() === undefined ? ["agent_start_ratio", "agent_start_first_ratio", "agent_start_20_ratio", "agent_run_isolated_ms"] : []),
+  ...(piUnavailable() === undefined ? ["agent_start_ratio", "agent_start_first_ratio", "agent_start_20_first_ratio", "agent_start_changed_ratio", "agent_start_20_ratio", "agent_run_isolated_ms"] : []),
   ...(piUnavailable() === undefined && sandboxAvailability().ok ? ["agent_start_sandbox_ratio"] : []),
-  "agent_tool_call_ratio", "extension_worker_private_mb", "extension_worker_pss_mb", "extension_worker_rss_mb",
+  "agent_tool_call_ratio", "extension_worker_overhead_mb", "extension_worker_private_mb", "extension_worker_pss_mb", "extension_worker_rss_mb",
   ...(sandboxAvailability().ok ? ["agent_tool_call_sandbox_process_ratio", "extension_process_private_mb",
     "extension_sandbox_private_mb", "extension_sandbox_pss_mb", "extension_sandbox_rss_mb"] : []),
 ];

@@ -34,7 +34,7 @@ function project(event: string, script: string, matcher?: string) {
   const plan: ClaudePlan = { project: dir, hooks: parsed.hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20, notices: join(root, "notices.log") };
   const store = new ApprovalStore({ dir: plan.approvals });
   const hook = plan.hooks[0]!;
-  const approve = (...grants: string[]) => store.approve(dir, [claudeHookFingerprint(dir, hook)], { [claudeHookKey(hook)]: grants });
+  const approve = async (...grants: string[]) => store.approve(dir, [await claudeHookFingerprint(dir, hook)], { [claudeHookKey(hook)]: grants });
   const route = (input: Record<string, unknown>) => routeEvent(plan, { hook_event_name: event, session_id: "s1", cwd: dir, ...input }, JSON.stringify({ hook_event_name: event, session_id: "s1", cwd: dir, ...input }));
   const notices = () => (existsSync(plan.notices!) ? readFileSync(plan.notices!, "utf8") : "");
   return { root, dir, plan, approve, route, notices };
@@ -61,7 +61,7 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
 
   it("write:<folder>: a logger hiding its errors is told once, with the trust line; its write is discarded; granted, it writes logs/ and nothing else", async () => {
     const p = project("PreToolUse", "#!/bin/bash\nmkdir -p logs 2>/dev/null\necho call >> logs/hook.log 2>/dev/null\necho x > elsewhere.txt 2>/dev/null\nexit 0\n", "Bash");
-    p.approve();
+    await p.approve();
     const first = await p.route(bash);
     expect(first.code).toBe(0);
     const line = `npx hookbox trust ${p.dir} --grant write:logs`;
@@ -72,7 +72,7 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
     expect(p.notices()).toContain(line);
     // Once per hook and grant: the second refusal is not said again.
     expect(await p.route(bash)).toEqual({ code: 0, stdout: "", stderr: "" });
-    p.approve("write:logs");
+    await p.approve("write:logs");
     expect((await p.route(bash)).code).toBe(0);
     expect(readFileSync(join(p.dir, "logs", "hook.log"), "utf8")).toBe("call\n");
     expect(existsSync(join(p.dir, "elsewhere.txt"))).toBe(false);
@@ -83,7 +83,7 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
     const outside = join(p.root, "outside");
     mkdirSync(outside);
     symlinkSync(outside, join(p.dir, "logs"));
-    p.approve("write:logs");
+    await p.approve("write:logs");
     const run = await p.route(bash);
     expect(JSON.parse(run.stdout).systemMessage).toContain("the grant write:logs (logs is not a folder of the project (a link or a file)) was not given on this call");
     expect(existsSync(join(outside, "hook.log"))).toBe(false);
@@ -95,11 +95,11 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
     writeFileSync(join(p.dir, "src", "a.ts"), "unformatted\n");
     writeFileSync(join(p.dir, "other.ts"), "mine\n");
     const edit = { tool_name: "Write", tool_input: { file_path: join(p.dir, "src", "a.ts"), content: "unformatted\n" } };
-    p.approve();
+    await p.approve();
     const refused = await p.route(edit);
     expect(JSON.parse(refused.stdout).systemMessage).toContain(`wrote src/a.ts: the sandbox discarded the write (reported once). To allow it: npx hookbox trust ${p.dir} --grant write:tool-target`);
     expect(readFileSync(join(p.dir, "src", "a.ts"), "utf8")).toBe("unformatted\n");
-    p.approve("write:tool-target");
+    await p.approve("write:tool-target");
     await p.route(edit);
     expect(readFileSync(join(p.dir, "src", "a.ts"), "utf8")).toBe("formatted\n");
     expect(readFileSync(join(p.dir, "other.ts"), "utf8")).toBe("mine\n");
@@ -118,11 +118,11 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
     process.env.PATH = `${bin}:${saved}`;
     try {
       const p = project("PreToolUse", "#!/bin/bash\nout=$(fmtr 2>/dev/null)\necho \"out=$out\" >&2\nexit 2\n", "Bash");
-      p.approve();
+      await p.approve();
       const missing = await p.route(bash);
       expect(missing.stderr).toContain("out=\n");
       expect(missing.stderr).toContain(`ran fmtr: it is not on the sandbox's PATH (reported once). To allow it: npx hookbox trust ${p.dir} --grant exec:fmtr`);
-      p.approve("exec:fmtr");
+      await p.approve("exec:fmtr");
       expect((await p.route(bash)).stderr).toBe(`[${HOOK}]: out=fmtr-ran`);
     } finally {
       process.env.PATH = saved;
@@ -132,20 +132,20 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
   it("env:<NAME>: the named variable reaches the hook, no other", async () => {
     process.env.GRANTS_TEST_VALUE = "granted-value";
     const p = project("PreToolUse", "#!/bin/sh\necho \"v=$GRANTS_TEST_VALUE\" >&2\nexit 2\n", "Bash");
-    p.approve();
+    await p.approve();
     expect((await p.route(bash)).stderr).toBe(`[${HOOK}]: v=`);
-    p.approve("env:GRANTS_TEST_VALUE");
+    await p.approve("env:GRANTS_TEST_VALUE");
     expect((await p.route(bash)).stderr).toBe(`[${HOOK}]: v=granted-value`);
   });
 
   it("effects:annotate: added context is refused naming the grant; granted, it reaches the model labelled with the hook's name and bounded", async () => {
     const p = project("UserPromptSubmit", `#!/bin/sh\necho '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"branch: main ${"x".repeat(6000)}"}}'\n`);
-    p.approve();
+    await p.approve();
     const refused = await p.route({ prompt: "hi" });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("(effect_refused)");
     expect(refused.stderr).toContain(`To allow it, grant effects:annotate: npx hookbox trust ${p.dir} --grant effects:annotate`);
-    p.approve("effects:annotate");
+    await p.approve("effects:annotate");
     const context = JSON.parse((await p.route({ prompt: "hi" })).stdout).hookSpecificOutput.additionalContext as string;
     expect(context.startsWith("[hook .claude/hooks/hook.sh] branch: main")).toBe(true);
     expect(context.length).toBeLessThanOrEqual(4000 + "[hook .claude/hooks/hook.sh] ".length);
@@ -153,11 +153,11 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
 
   it("effects:continue: a Stop gate's block is refused naming the grant; granted, it keeps the agent going at most 3 times a session", async () => {
     const p = project("Stop", "#!/bin/sh\necho 'tests fail: fix them' >&2\nexit 2\n");
-    p.approve();
+    await p.approve();
     const refused = await p.route({ stop_hook_active: false });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`--grant effects:continue`);
-    p.approve("effects:continue");
+    await p.approve("effects:continue");
     for (let i = 0; i < 3; i++) expect(await p.route({ stop_hook_active: i > 0 })).toEqual({ code: 2, stdout: "", stderr: "[hook .claude/hooks/hook.sh] tests fail: fix them" });
     const bounded = await p.route({ stop_hook_active: true });
     expect(bounded.code).toBe(1);
@@ -170,9 +170,9 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
     const port = (server.address() as { port: number }).port;
     try {
       const p = project("PreToolUse", `#!/bin/sh\nout=$(curl -s --max-time 5 http://127.0.0.1:${port}/ 2>/dev/null)\nother=$(curl -s --max-time 5 http://localhost:${port}/ 2>/dev/null)\necho "out=$out other=$other" >&2\nexit 2\n`, "Bash");
-      p.approve();
+      await p.approve();
       expect((await p.route(bash)).stderr).toBe(`[${HOOK}]: out= other=`);
-      p.approve(`network:127.0.0.1:${port}`);
+      await p.approve(`network:127.0.0.1:${port}`);
       const reached = await p.route(bash);
       expect(reached.stderr).toContain("out=hello-from-host other=hookbox: localhost");
       expect(reached.stderr).toContain(`reached for localhost:${port}: the sandbox refused the connection (reported once). To allow it: npx hookbox trust ${p.dir} --grant network:127.0.0.1:${port} --grant network:localhost:${port}`);

@@ -4,9 +4,10 @@
  * approved (src/claude/approval.ts), and a change to its script needs approval again; answers of
  * several hooks combine by Claude Code's rules.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
@@ -14,6 +15,7 @@ import { claudeHookFingerprint } from "../src/claude/approval.js";
 import { combine, routeEvent, type ClaudePlan } from "../src/claude/router.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+import { ROOT } from "./cli-run.js";
 
 const roots: string[] = [];
 afterEach(() => { for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true }); });
@@ -55,7 +57,7 @@ describe("hookbox claude-hook's runner", () => {
     expect(unapproved.code).toBe(2);
     expect(unapproved.stderr).toContain("you have not approved it");
     expect(unapproved.stderr).toContain("(not_approved)");
-    store.approve(dir, [claudeHookFingerprint(dir, plan.hooks[0]!)]);
+    store.approve(dir, [await claudeHookFingerprint(dir, plan.hooks[0]!)]);
     // In the sandbox: its own empty home, at the host's HOME path, as uid 65534.
     expect(await route(plan)).toEqual({ code: 2, stdout: "", stderr: `[${plan.hooks[0]!.command}]: home=${homedir()} uid=65534 home-files=0` });
     writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), "#!/bin/sh\nexit 0\n");
@@ -71,7 +73,7 @@ describe("hookbox claude-hook's runner", () => {
     const port = (server.address() as { port: number }).port;
     try {
       const { dir, plan, store } = project(`#!/bin/bash\ncat >/dev/null\nif exec 3<>/dev/tcp/127.0.0.1/${port}; then echo connected >&2; else echo unreachable >&2; fi\nexit 2\n`);
-      store.approve(dir, [claudeHookFingerprint(dir, plan.hooks[0]!)]);
+      store.approve(dir, [await claudeHookFingerprint(dir, plan.hooks[0]!)]);
       const answer = await route(plan);
       expect(answer.code).toBe(2);
       expect(answer.stderr).toContain("unreachable");
@@ -79,6 +81,31 @@ describe("hookbox claude-hook's runner", () => {
     } finally {
       server.close();
     }
+  });
+
+  it.skipIf(!sandboxAvailability().ok)("an approved project hook finds the sandbox's empty home when HOME lies inside the project (the project's bind does not hide it), and a project under HOME is bound where it is (control: the same hook outside the sandbox reads the key)", async () => {
+    const script = readFileSync(join(ROOT, "fixtures", "hostile", "claude-code", "reads-user-secrets.sh"), "utf8");
+    const { dir, plan, store } = project(script);
+    const home = join(dir, "home");
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    writeFileSync(join(home, ".ssh", "id_ed25519"), "CANARY-SSH-KEY");
+    store.approve(dir, [await claudeHookFingerprint(dir, plan.hooks[0]!)]);
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const inside = await route(plan);
+      expect(inside.code).toBe(2);
+      expect(inside.stderr).toMatch(/the hook read: ssh= secret= key=(\n|$)/);
+      expect(inside.stderr).not.toContain("CANARY-SSH-KEY");
+      // A project under HOME: the home is empty, and the project (its hook) is there, where it is.
+      process.env.HOME = dirname(dir);
+      const under = await route(plan);
+      expect(under.stderr).toMatch(/the hook read: ssh= secret= key=(\n|$)/);
+    } finally {
+      process.env.HOME = saved;
+    }
+    const control = spawnSync("sh", [join(dir, ".claude", "hooks", "guard.sh")], { input: "{}", encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: home } });
+    expect(control.stderr).toContain("ssh=CANARY-SSH-KEY");
   });
 
   it("combines answers by Claude Code's rules: deny over ask over allow, contexts joined; a failure on PreToolUse blocks", () => {

@@ -32,7 +32,7 @@ describe("hookbox --help and friends", () => {
   it("rejects an unknown command with exit 2, naming it and the commands there are", async () => {
     const r = await hookbox(["fire"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('hookbox: unknown command "fire" (commands: check, emit, replay, trust, claude; see hookbox --help)\n');
+    expect(r.stderr).toBe('hookbox: unknown command "fire" (commands: check, emit, replay, trust, claude, codex, gemini, opencode, log; see hookbox --help)\n');
   });
 });
 

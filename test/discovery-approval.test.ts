@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { approvalCommand, ApprovalStore, fingerprint } from "../src/approval/store.js";
 import { discoverAndLoadHooks, type LoadedHook } from "../src/index.js";
-import { fixture, host } from "./helpers/host.js";
+import { fixture, host, until } from "./helpers/host.js";
 import { projectAndHome } from "./support/folders.js";
 
 const loaded: LoadedHook[] = [];
@@ -60,6 +60,50 @@ describe("discoverAndLoadHooks: project hooks need approval", () => {
     loaded.push(...third.hooks);
     expect(third.errors.map((e) => e.code)).toEqual(["not_approved"]);
     expect(third.errors[0]!.error).toContain(`${project} differs`);
+  });
+
+  it("a project hook changed on disk after its approval and then crashed is not restarted from the new file: not_approved naming the file, the hook disabled (control: without approvals the restart runs the new code)", async () => {
+    const NEW = `export default function (pi: any) { pi.on("tool_call", () => ({ block: true, reason: "new code ran" })); }\n`;
+    const run = async (checked: boolean) => {
+      const { cwd, home } = projectAndHome("hookbox-discovery-approval-");
+      const dir = join(home, "config");
+      const project = place("hostile/crashes-after-its-file-changed.ts", join(cwd, ".claude/hooks/pre/bash.ts"));
+      new ApprovalStore({ dir }).approve(cwd, [fingerprint(project, "confined")]);
+      const result = await discoverAndLoadHooks([], cwd, { home, approvals: checked && { dir }, trust: { project: "confined" } });
+      loaded.push(...result.hooks);
+      expect(result.errors).toEqual([]);
+      const h = host(result.hooks, { cwd });
+      writeFileSync(project, NEW);
+      const sandbox = result.hooks[0]!.sandbox!;
+      expect((await h.runner.emitToolCall(rmCall))?.block).toBe(true);
+      await until(() => sandbox.state === "disabled" || (sandbox.state === "ready" && sandbox.restarts === 1), 10_000, "the restart decided");
+      return { project, h, sandbox, after: await h.runner.emitToolCall(lsCall) };
+    };
+    const refused = await run(true);
+    expect(refused.sandbox.state).toBe("disabled");
+    expect(refused.h.errors.map((e) => e.code)).toEqual(["crashed", "not_approved"]);
+    expect(refused.h.errors[1]!.error).toContain(`it changed since you approved it (${refused.project} differs)`);
+    expect(refused.after?.block).toBe(true);
+    expect(refused.after?.reason).not.toContain("new code ran");
+
+    const control = await run(false);
+    expect(control.sandbox.state).toBe("ready");
+    expect(control.after).toEqual({ block: true, reason: "new code ran" });
+  });
+
+  it("a reload (watchHooks) of a project hook changed after its approval is refused with not_approved, and the approved version keeps running", async () => {
+    const { cwd, home } = projectAndHome("hookbox-discovery-approval-");
+    const dir = join(home, "config");
+    const project = place("valid/blocks-rm-rf.ts", join(cwd, ".claude/hooks/pre/bash.ts"));
+    new ApprovalStore({ dir }).approve(cwd, [fingerprint(project, "confined")]);
+    const result = await discoverAndLoadHooks([], cwd, { home, approvals: { dir }, trust: { project: "confined" } });
+    loaded.push(...result.hooks);
+    const { runner } = host(result.hooks, { cwd });
+    writeFileSync(project, `export default function (pi: any) { pi.on("tool_call", () => ({ block: true, reason: "new code ran" })); }\n`);
+    const error = await runner.reload(project);
+    expect(error?.code).toBe("not_approved");
+    expect(error?.error).toContain(`${project} differs`);
+    expect((await runner.emitToolCall(rmCall))?.reason).toBe("rm -rf blocked (no UI)");
   });
 
   it("an approval for one policy does not carry to a wider one (the default untrusted approved, trusted asked)", async () => {

@@ -4,13 +4,14 @@
  * exclusion patterns), loads each once and none in pi's process, and loads a project's module only
  * once approved; until then every tool call is blocked naming the module and `npx hookbox trust`.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { approvalCommand, ApprovalStore, fingerprint } from "../src/approval/store.js";
 import { isolateDiscovered } from "../src/extension.js";
 import { tempDir, writeHook } from "./helpers/files.js";
 import { importPi, installPiDir } from "./support/pi-agent.js";
+import { ROOT, until } from "./helpers/host.js";
 
 type Any = any;
 let loader: Any;
@@ -113,6 +114,27 @@ describe("isolateDiscovered in pi 0.73.1", { timeout: 120_000 }, () => {
     const result = await runner.emitToolCall(who("theirs"));
     expect(result.reason).toContain(`${listed} differs`);
     expect(result.reason).toContain(approvalCommand(w.project));
+  });
+
+  it("an approved project module changed on disk and then crashed is not restarted from the new file: not_approved naming the file, said on stderr as pi says extension errors", async () => {
+    const w = world();
+    const theirs = join(w.project, ".pi/extensions/theirs.ts");
+    const listed = join(w.project, "lib/listed.ts");
+    const crashy = writeHook(w.project, ".pi/extensions/crashy.ts", readFileSync(join(ROOT, "fixtures/hostile/crashes-after-its-file-changed.ts"), "utf8"));
+    new ApprovalStore(w.approvals).approve(w.project, [theirs, listed, crashy].map((m) => fingerprint(m, "untrusted")));
+    const { runner, errors: piErrors } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals }), w.project);
+    expect(piErrors).toEqual([]);
+    const errors: string[] = [];
+    const said = vi.spyOn(console, "error").mockImplementation((line: unknown) => { errors.push(String(line)); });
+    onTestFinished(() => said.mockRestore());
+    writeFileSync(crashy, `export default function (pi: any) { pi.on("tool_call", () => ({ block: true, reason: "new code ran" })); }\n`);
+    await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } });
+    await until(() => errors.some((e) => e.includes(": not_approved in load: ")), 15_000, "the restart refused");
+    expect(errors.join("\n")).toContain(`Extension error (${crashy}): hookbox: ${crashy}: crashed`);
+    expect(errors.join("\n")).toContain(`Extension error (${crashy}): hookbox: ${crashy}: not_approved in load: `);
+    expect(errors.join("\n")).toContain(`it changed since you approved it (${crashy} differs)`);
+    const after = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "2", input: { command: "ls" } });
+    expect(JSON.stringify(after ?? null)).not.toContain("new code ran");
   });
 
   it("a project policy wider than the approved one (confined asked, untrusted approved) is blocked again, naming the command with --policy", async () => {

@@ -57,10 +57,10 @@ export default function (pi) {
 const open = (gate: string, says: Gate) => writeFileSync(gate, JSON.stringify(says));
 
 /** One start of the agent: pi's loader runs the factory; resolves with pi's runner once the factory returned. */
-async function start(file: string, cacheDir = join(caches, ISOLATION), effects?: string) {
+async function start(file: string | string[], cacheDir = join(caches, ISOLATION), effects?: string) {
   const options = { isolation: ISOLATION, policy: { fsRead: [dir], ...(effects ? { effects } : {}) }, transformCacheDir: cacheDir } as Parameters<typeof isolate>[1];
   const runtime = loader.createExtensionRuntime();
-  const extension = await loader.loadExtensionFromFactory(isolate([file], options), process.cwd(), undefined, runtime, "<isolated>");
+  const extension = await loader.loadExtensionFromFactory(isolate([file].flat(), options), process.cwd(), undefined, runtime, "<isolated>");
   const runner = new Runner([extension], runtime, process.cwd(), SessionManager.inMemory(process.cwd()), {});
   const errors: string[] = [];
   const notified: string[] = [];
@@ -145,6 +145,48 @@ describe(`isolate() mirrors the previous start (${ISOLATION} isolation)`, () => 
     await fourth.runner.emit(quit);
   }, 120_000);
 
+  it("after one module changed, the start waits for that module alone: what it registers now (a command) is on pi when the factory returns, and the unchanged module is mirrored from its record", async () => {
+    const gate = join(dir, `gate-unchanged-${ISOLATION}`);
+    const unchanged = gatedModule(gate, "unchanged");
+    const changed = join(dir, `changed-${ISOLATION}.mjs`);
+    const write = (command: string) => writeFileSync(changed, `export default function (pi) {
+  pi.registerCommand(${JSON.stringify(command)}, { description: "from the module's file", handler: async () => {} });
+  pi.on("tool_call", () => undefined);
+}
+`);
+    const cacheDir = join(caches, `changed-${ISOLATION}`);
+    open(gate, { tool: "kept_tool" });
+    write("before_edit");
+    const first = await start([unchanged, changed], cacheDir);
+    expect(first.commands()).toContain("before_edit");
+    await first.runner.emit(quit);
+
+    // The unchanged module cannot load until its gate is back; the changed one loads at once.
+    rmSync(gate);
+    write("after_edit");
+    const second = await Promise.race([start([unchanged, changed], cacheDir), timeout(20_000)]);
+    if (second === "factory waited") throw new Error("the factory waited for the unchanged module to load");
+    // pi takes commands only while the factory runs: the changed module's new one is there, its old one is not.
+    expect(second.commands()).toContain("after_edit");
+    expect(second.commands()).not.toContain("before_edit");
+    expect(second.tools()).toContain("kept_tool");
+    const call = second.runner.emitToolCall(rmRoot);
+    open(gate, { tool: "kept_tool" });
+    expect(await call).toEqual({ block: true, reason: "blocked by kept_tool" });
+    expect(second.notified).toEqual([]);
+    expect(second.errors).toEqual([]);
+    await second.runner.emit(quit);
+
+    // Both recorded again: the next start returns before either loads.
+    rmSync(gate);
+    const third = await Promise.race([start([unchanged, changed], cacheDir), timeout(20_000)]);
+    if (third === "factory waited") throw new Error("the factory waited for a module to load");
+    expect(third.commands()).toContain("after_edit");
+    open(gate, { tool: "kept_tool" });
+    expect(await third.runner.emitToolCall(rmRoot)).toEqual({ block: true, reason: "blocked by kept_tool" });
+    await third.runner.emit(quit);
+  }, 120_000);
+
   it("a record that says a module registered what a load would refuse (a tool replacing the agent's bash, above policy.effects restrict) is not mirrored: the start waits for the module", async () => {
     const gate = join(dir, `gate-forged-${ISOLATION}`);
     const file = gatedModule(gate, "forged");
@@ -155,7 +197,7 @@ describe(`isolate() mirrors the previous start (${ISOLATION} isolation)`, () => 
     const [name] = readdirSync(join(cacheDir, "starts"));
     const recordFile = join(cacheDir, "starts", name!);
     const record = JSON.parse(readFileSync(recordFile, "utf8"));
-    record.manifests[0].tools[0].name = "bash";
+    record.manifest.tools[0].name = "bash";
     writeFileSync(recordFile, JSON.stringify(record));
 
     rmSync(gate);

@@ -5,9 +5,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { HookRunner } from "../../src/index.js";
+import { pathToFileURL } from "node:url";
+import { builtHookbox } from "../../test/support/pi-run.js";
+import { loadHooks, type HookRunner } from "../../src/index.js";
 import { EchoWorker, bareWorkersAnswering } from "./floor.js";
-import { TOOL_CALL, TURN_START, benchFixture, countPosts, history, inProcessHook, loadRunner, newRunner } from "./host.js";
+import { CWD, TOOL_CALL, TURN_START, benchFixture, countPosts, history, inProcessHook, loadRunner, newRunner } from "./host.js";
 import { interleave, medianRatio, sampleBatched, summarize, type Plan, type Summary } from "./measure.js";
 
 export interface Plans {
@@ -109,35 +111,58 @@ export async function context(plans: Plans): Promise<ContextFigures> {
   }
 }
 
-export interface StartupFigures { ratio: number; rounds: number[]; cold: Summary; warm: Summary; floor: Summary }
+export interface StartupFigures { ratio: number; rounds: number[]; sourceRatio: number; sourceRounds: number[]; cold: Summary; warm: Summary; source: Summary; floor: Summary }
 
-/** 8 hooks loaded and ready (transform cache empty / warm) vs 8 bare workers answering one message. */
+type LoadHooksFn = typeof loadHooks;
+
+/** `loadHooks` of hookbox built as the package ships it (test/support/pi-run.ts `builtHookbox`): each hook runtime is one file (scripts/bundle-runtime.mjs). */
+async function shippedLoadHooks(): Promise<LoadHooksFn> {
+  const dist = join(builtHookbox("bench-run", (line) => process.stderr.write(`bench: ${line}\n`)), "dist", "src", "index.js");
+  return ((await import(pathToFileURL(dist).href)) as { loadHooks: LoadHooksFn }).loadHooks;
+}
+
+/**
+ * 8 hooks loaded and ready (transform cache empty / warm) vs 8 bare workers answering one message.
+ * The figure is the package as it ships; the source tree's runtime (about 25 modules per worker,
+ * what vitest and tsx run) is measured in the same rounds and reported beside it.
+ */
 export async function startup(plans: Plans): Promise<StartupFigures> {
   const hooks = plans.startup.hooks;
   const paths = Array.from({ length: hooks }, () => benchFixture(HOOK));
+  const shipped = await shippedLoadHooks();
   const dirs: string[] = [];
   const freshDir = () => { const d = mkdtempSync(join(tmpdir(), "hookbox-bench-cache-")); dirs.push(d); return d; };
-  const loadAll = async (transformCacheDir: string) => {
+  const loadAll = async (load: LoadHooksFn, transformCacheDir: string) => {
     const t0 = performance.now();
-    const runner = await loadRunner(paths, { transformCacheDir });
+    const { hooks: loaded, errors } = await load(paths, CWD, { transformCacheDir });
     const ms = performance.now() - t0;
-    await runner.dispose();
+    if (errors.length) throw new Error(`bench hooks failed to load: ${errors.map((e) => `${e.path}: ${e.code} ${e.error}`).join("; ")}`);
+    await Promise.all(loaded.map((h) => h.dispose?.()));
     return ms;
   };
   try {
     const warmDir = freshDir();
-    await loadAll(warmDir);
+    await loadAll(shipped, warmDir);
+    await loadAll(loadHooks, warmDir);
     for (let i = 0; i < plans.startup.warmup; i++) await bareWorkersAnswering(hooks);
     const cold: number[] = [];
     const warm: number[] = [];
+    const source: number[] = [];
     const floor: number[] = [];
     for (let i = 0; i < plans.startup.iterations; i++) {
+      // Each hookbox start right after a floor of its own, so both sit in the same stretch of the shared machine.
       floor.push(await bareWorkersAnswering(hooks));
-      warm.push(await loadAll(warmDir));
-      cold.push(await loadAll(freshDir()));
+      warm.push(await loadAll(shipped, warmDir));
+      floor.push(await bareWorkersAnswering(hooks));
+      source.push(await loadAll(loadHooks, warmDir));
+      cold.push(await loadAll(shipped, freshDir()));
     }
-    const rounds = warm.map((w, i) => w / floor[i]!);
-    return { ratio: summarize(rounds).median, rounds, cold: summarize(cold), warm: summarize(warm), floor: summarize(floor) };
+    const rounds = warm.map((w, i) => w / floor[2 * i]!);
+    const sourceRounds = source.map((w, i) => w / floor[2 * i + 1]!);
+    return {
+      ratio: summarize(rounds).median, rounds, sourceRatio: summarize(sourceRounds).median, sourceRounds,
+      cold: summarize(cold), warm: summarize(warm), source: summarize(source), floor: summarize(floor),
+    };
   } finally {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }

@@ -69,34 +69,6 @@ export function fingerprint(module: string, policy: PolicyOption): Fingerprint {
   };
 }
 
-/**
- * The fingerprint of something that is not a module (a Claude Code hook's command): `subject` (what
- * it runs, as JSON), each of `files` by content and each of `folders` whole, and the policy. `key`
- * names it in the approvals store.
- */
-export function pinnedFingerprint(key: string, subject: unknown, pinned: { files: string[]; folders: string[] }, policy: PolicyOption): Fingerprint {
-  const files: Record<string, string> = {};
-  const budget = { files: 0, bytes: 0 };
-  for (const folder of pinned.folders) {
-    let real: string;
-    try {
-      real = realpathSync(folder);
-    } catch (err) {
-      throw new FingerprintError(`cannot read ${folder}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-    }
-    pinTree(real, files, budget);
-  }
-  for (const file of pinned.files) if (!Object.hasOwn(files, file)) files[file] = hashFile(file, budget);
-  const resolved = resolvePolicy(policy);
-  const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return {
-    module: key, real: key,
-    policyName: typeof policy === "string" ? policy : "custom",
-    files: sorted,
-    digest: sha256(JSON.stringify({ module: key, subject, files: sorted, policy: resolved })),
-  };
-}
-
 /** The sha256 of a file, `absent` when it does not exist. */
 function hashFile(path: string, budget: { files: number; bytes: number }): string {
   let data: Buffer;

@@ -10,11 +10,12 @@ import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { Errors, type HookFailure } from "../contract/errors.js";
+import { Errors, HookFailure } from "../contract/errors.js";
 import type { PolicyOption } from "../policy/policy.js";
 import { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.js";
 
-export { fingerprint, FingerprintError, pinnedFingerprint, type Fingerprint } from "./fingerprint.js";
+export { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.js";
+export { PinReader, pinnedFingerprint } from "./pins.js";
 
 /** Where approvals are kept: `{ dir }` to choose the folder (tests, embedders); the default is the user's config folder. */
 export interface ApprovalsOptions {
@@ -30,7 +31,7 @@ const storeSchema = z.strictObject({
   version: z.literal(VERSION),
   projects: z.record(z.string(), z.strictObject({ approved: z.string(), modules: z.record(z.string(), moduleSchema) })),
 });
-type StoreData = z.infer<typeof storeSchema>;
+export type StoreData = z.infer<typeof storeSchema>;
 
 /** The folder of the approvals store: `dir`, else `$XDG_CONFIG_HOME/hookbox`, else `~/.config/hookbox`. */
 export function approvalsDir(options: ApprovalsOptions = {}, env: NodeJS.ProcessEnv = process.env): string {
@@ -107,26 +108,52 @@ export class ApprovalStore {
    * module and the approval command; undefined when the user approved exactly this.
    */
   check(project: string, module: ProjectModule): HookFailure | undefined {
-    const command = approvalCommand(project, typeof module.policy === "string" ? module.policy : "custom");
-    const refuse = (why: string) => Errors.notApproved(module.path, `it is ${module.noun ?? "a module"} of the project ${project}, and ${why}; every tool call is blocked until you review it and run: ${command}`);
-    let data: StoreData;
-    try {
-      data = this.read();
-    } catch (err) {
-      if (err instanceof ApprovalStoreError) return refuse(`${err.message}, so no approval can be trusted (fix or remove that file)`);
-      throw err;
-    }
+    const found = this.#approval(project, module);
+    if (found instanceof HookFailure) return found;
     let now: Fingerprint;
     try {
       now = module.pinned ? module.pinned() : fingerprint(module.path, module.policy);
     } catch (err) {
-      if (err instanceof FingerprintError) return refuse(`it cannot be pinned: ${err.message}`);
+      if (err instanceof FingerprintError) return found.refuse(`it cannot be pinned: ${err.message}`);
+      throw err;
+    }
+    return judge(found, now);
+  }
+
+  /**
+   * `check` for what is pinned asynchronously (`PinReader`, src/approval/pins.ts): a Claude Code
+   * hook routed while the router's deadline runs. `data` is the store as read once for the event.
+   */
+  async checkPinned(project: string, module: Omit<ProjectModule, "pinned"> & { pinned: () => Promise<Fingerprint> }, data?: StoreData): Promise<HookFailure | undefined> {
+    const found = this.#approval(project, module, data);
+    if (found instanceof HookFailure) return found;
+    let now: Fingerprint;
+    try {
+      now = await module.pinned();
+    } catch (err) {
+      if (err instanceof FingerprintError) return found.refuse(`it cannot be pinned: ${err.message}`);
+      throw err;
+    }
+    return judge(found, now);
+  }
+
+  /**
+   * The approval of `module`, read before anything is pinned: an unapproved module (or a corrupt
+   * store) is refused at the cost of one read of the store, however large the project.
+   */
+  #approval(project: string, module: ProjectModule | Omit<ProjectModule, "pinned">, given?: StoreData): HookFailure | Approval {
+    const command = approvalCommand(project, typeof module.policy === "string" ? module.policy : "custom");
+    const refuse = (why: string) => Errors.notApproved(module.path, `it is ${module.noun ?? "a module"} of the project ${project}, and ${why}; every tool call is blocked until you review it and run: ${command}`);
+    let data: StoreData;
+    try {
+      data = given ?? this.read();
+    } catch (err) {
+      if (err instanceof ApprovalStoreError) return refuse(`${err.message}, so no approval can be trusted (fix or remove that file)`);
       throw err;
     }
     const approved = data.projects[projectKey(project)]?.modules[module.path];
     if (!approved) return refuse("you have not approved it");
-    if (approved.digest === now.digest) return undefined;
-    return refuse(`it changed since you approved it (${difference(approved, now)})`);
+    return { approved, refuse };
   }
 
   /** The grants approved with `module` of `project` (empty when none, or not approved). Read only after `check` passed. */
@@ -160,6 +187,13 @@ export class ApprovalStore {
     writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
     renameSync(temp, this.file);
   }
+}
+
+interface Approval { approved: z.infer<typeof moduleSchema>; refuse: (why: string) => HookFailure }
+
+function judge({ approved, refuse }: Approval, now: Fingerprint): HookFailure | undefined {
+  if (approved.digest === now.digest) return undefined;
+  return refuse(`it changed since you approved it (${difference(approved, now)})`);
 }
 
 /** What differs between an approval and now, named by file where a file differs. */

@@ -1,14 +1,17 @@
 /**
  * A project's Claude Code hook as the user approves it (`hookbox trust`): its key in the approvals
  * store is where it is defined (`<settings file>#hooks.<event>[i].hooks[j]`), and its fingerprint
- * pins what it runs: the event, matcher, `if` rule, command and timeout, every project file the command names
- * (after `$CLAUDE_PROJECT_DIR` is expanded) and, for a file in a folder of its own below the
- * project root (`.claude/hooks/`), that folder whole (a script sources its siblings). What the
- * command reads by other means from the (read-only) project is not pinned: docs/claude-code.md.
+ * pins what it runs: the event, matcher, `if` rule, command and timeout, every project file and folder the
+ * command can reach as bash parses it (./command-pins.ts) and, for a file in a folder of its own
+ * below the project root (`.claude/hooks/`), that folder whole (a script sources its siblings),
+ * links followed to their content (src/approval/pins.ts). What the command reads by other means
+ * from the (read-only) project is not pinned: docs/approvals.md.
  */
-import { existsSync, statSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve } from "node:path";
-import { pinnedFingerprint, projectKey, type Fingerprint } from "../approval/store.js";
+import { existsSync } from "node:fs";
+import { dirname } from "node:path";
+import type { HookFailure } from "../contract/errors.js";
+import { ApprovalStore, FingerprintError, PinReader, pinnedFingerprint, projectKey, type Fingerprint, type StoreData } from "../approval/store.js";
+import { APPROVABLE_FORM, commandPins, type CommandPins } from "./command-pins.js";
 import type { ClaudeHook } from "./settings.js";
 
 /** The policy a project's Claude Code hook runs under. */
@@ -17,26 +20,44 @@ export const CLAUDE_PROJECT_POLICY = "untrusted";
 /** The hook's key in the approvals store. */
 export const claudeHookKey = (hook: Pick<ClaudeHook, "file" | "at">): string => `${hook.file}#${hook.at}`;
 
-/** The project files `command` names: words that are paths to existing files inside the project. */
-export function filesNamed(project: string, command: string): string[] {
+/**
+ * What a project's hook's approval pins: the files and folders its command can run or read (src/claude/command-pins.ts),
+ * and each named file's folder whole when it is below the project root (a script sources its siblings).
+ */
+export function claudeHookPins(project: string, hook: Pick<ClaudeHook, "command">): CommandPins {
   const root = projectKey(project);
-  const expanded = command.replace(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR/g, root);
-  // Quotes join words in the shell ("$CLAUDE_PROJECT_DIR"/.claude/x.sh is one word): drop them, then split.
-  const words = expanded.replace(/["']/g, "").split(/[\s;|&<>()`]+/).filter(Boolean);
-  const files = new Set<string>();
-  for (const word of words) {
-    const path = isAbsolute(word) ? word : resolve(root, word);
-    const rel = relative(root, path);
-    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
-    if (existsSync(path) && statSync(path).isFile()) files.add(path);
-  }
-  return [...files].sort();
+  const pins = commandPins(root, hook.command, process.env.HOME);
+  const folders = new Set([...pins.folders, ...pins.files.map(dirname)].filter((d) => d !== root && existsSync(d)));
+  return { ...pins, folders: [...folders].sort() };
 }
 
-/** The fingerprint of a project's hook as it would run now. */
-export function claudeHookFingerprint(project: string, hook: ClaudeHook): Fingerprint {
+/** The files the command names that exist in the project, as bash reads it (the first is the hook's own file, where it has one). */
+export function filesNamed(project: string, command: string): string[] {
+  return claudeHookPins(project, { command }).files.filter((f) => existsSync(f));
+}
+
+/**
+ * The fingerprint of a project's hook as it would run now; `reader` shares hashes between the hooks of one check.
+ * A command that cannot be pinned as it stands throws a FingerprintError saying why and what form can be.
+ */
+export async function claudeHookFingerprint(project: string, hook: ClaudeHook, reader: PinReader = new PinReader()): Promise<Fingerprint> {
   const root = projectKey(project);
-  const files = filesNamed(root, hook.command);
-  const folders = [...new Set(files.map(dirname).filter((d) => d !== root))];
-  return pinnedFingerprint(claudeHookKey(hook), { event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutS: hook.timeoutS, ...(hook.if !== undefined ? { if: hook.if } : {}) }, { files, folders }, CLAUDE_PROJECT_POLICY);
+  const { files, folders, refusals } = claudeHookPins(root, hook);
+  if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${APPROVABLE_FORM}`);
+  return pinnedFingerprint(claudeHookKey(hook), { event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutS: hook.timeoutS, ...(hook.if !== undefined ? { if: hook.if } : {}) }, { root, files, folders }, CLAUDE_PROJECT_POLICY, reader);
+}
+
+/**
+ * The approval check of each of a project's hooks for one event (or one launch): the store read
+ * once, an unapproved hook refused before anything is pinned, every file hashed once whichever
+ * hooks name it, within one budget for the project (src/approval/pins.ts), stopped by `signal`.
+ */
+export function checkProjectHooks(project: string, hooks: readonly ClaudeHook[], options: { approvals?: string; signal?: AbortSignal } = {}): Array<Promise<HookFailure | undefined>> {
+  const store = new ApprovalStore(options.approvals ? { dir: options.approvals } : {});
+  let data: StoreData | undefined;
+  try {
+    data = store.read();
+  } catch { /* each check reports the corrupt store by name */ }
+  const reader = new PinReader(options.signal ? { signal: options.signal } : {});
+  return hooks.map((hook) => store.checkPinned(project, { path: claudeHookKey(hook), policy: CLAUDE_PROJECT_POLICY, noun: "a Claude Code hook", pinned: () => claudeHookFingerprint(project, hook, reader) }, data));
 }

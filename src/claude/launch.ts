@@ -19,11 +19,9 @@ import { agentViewLaunch, type FileView } from "../isolation/bubblewrap/agent-vi
 export { agentViewAvailability } from "../isolation/bubblewrap/agent-view.js";
 import type { AgentDialect } from "./dialect.js";
 import { planText } from "./plan.js";
-import type { ClaudePlan } from "./router.js";
+import { routerTimeoutS, type ClaudePlan } from "./router.js";
 import type { ParsedSettings } from "./settings.js";
 
-/** Margin over the slowest hook's timeout for the routing hook's own, so the agent never times it out first (that would fail open). */
-const ROUTER_MARGIN_S = 30;
 
 /** Where the managed route also shows the project, without its views. */
 const PROJECT_COPY = "/etc/.hookbox-project";
@@ -39,12 +37,11 @@ const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 /** The settings fragment with one routing hook for every event the plan has a hook (or a refused hook) for. */
 export function routingHooks(dialect: AgentDialect, plan: ClaudePlan, router: RouterCommand, planFile: string, sha256: string): Record<string, unknown> {
   const events = dialect.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
-  const slowest = Math.max(0, ...plan.hooks.map((h) => h.timeoutS));
   const command = `${quote(router.node)} ${quote(router.script)} claude-hook ${quote(planFile)} ${sha256}`;
   return Object.fromEntries(events.map((e) => {
     // Claude Code shows one routing hook's statusMessage while it runs: the event's hooks' own, joined.
     const status = [...new Set(plan.hooks.filter((h) => h.event === e && h.statusMessage).map((h) => h.statusMessage!))].join("; ");
-    return [e, [{ hooks: [{ type: "command", command, timeout: slowest + ROUTER_MARGIN_S, ...(status ? { statusMessage: status } : {}) }] }]];
+    return [e, [{ hooks: [{ type: "command", command, timeout: plan.timeoutS ?? routerTimeoutS(plan.hooks), ...(status ? { statusMessage: status } : {}) }] }]];
   }));
 }
 

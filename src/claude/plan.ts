@@ -1,8 +1,10 @@
 /**
- * The plan `hookbox claude-hook` follows: written once by the launcher, read by every routing hook.
- * Its sha256 is part of the routing hook's command, which lives where the model cannot write
- * (the read-only managed settings file, or Claude Code's own arguments on the fallback route), so a
- * plan rewritten on disk is refused (the call blocked), never followed.
+ * The plan the launcher hands every `hookbox claude-hook` run: which hooks, the approvals folder,
+ * the bounds and the routing hook's timeout. Its own file so that the router and what it calls
+ * (./project-run.ts) both read it without importing each other. Its sha256 is part of the routing
+ * hook's command, which lives where the model cannot write (the read-only managed settings file, or
+ * Claude Code's own arguments on the fallback route), so a plan rewritten on disk is refused (the
+ * call blocked), never followed.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -19,6 +21,10 @@ export interface ClaudePlan {
   maxOutputBytes: number;
   /** A file the launcher prints on its stderr when Claude Code ends: every failure and refusal, with what to do. */
   notices?: string;
+  /** The launcher's OTEL_EXPORTER_OTLP_* variables, which Claude Code does not pass to hooks: the router exports its spans with them (src/observe/otlp.ts). */
+  otel?: Record<string, string>;
+  /** The routing hook's timeout Claude Code was given, in seconds (default: routerTimeoutS(hooks)). */
+  timeoutS?: number;
   /** Where the project reads without the read-only views of the managed route (a hook's recording layer is made from it). */
   projectSource?: string;
 }

@@ -4,7 +4,8 @@
  * file, like a hook (`hookbox trust`), and read by the agent only as approved. The fingerprint pins
  * their values and every project file a string among them names (a helper script).
  */
-import { pinnedFingerprint, type ApprovalStore, type Fingerprint } from "../approval/store.js";
+import { projectKey, type ApprovalStore, type Fingerprint } from "../approval/store.js";
+import { pinnedFingerprint, PinReader } from "../approval/pins.js";
 import { filesNamed, CLAUDE_PROJECT_POLICY } from "./approval.js";
 import type { AgentDialect } from "./dialect.js";
 
@@ -26,12 +27,17 @@ export const powerKey = (file: string): string => `${file}#power`;
 const strings = (v: unknown): string[] => (typeof v === "string" ? [v] : typeof v === "object" && v !== null ? Object.values(v).flatMap(strings) : []);
 
 /** The fingerprint of a settings file's power keys as they are now. */
-export function powerFingerprint(project: string, file: string, values: Record<string, unknown>): Fingerprint {
-  const files = filesNamed(project, strings(values).join(" "));
-  return pinnedFingerprint(powerKey(file), { settings: values }, { files, folders: [] }, CLAUDE_PROJECT_POLICY);
+export function powerFingerprint(project: string, file: string, values: Record<string, unknown>): Promise<Fingerprint> {
+  const root = projectKey(project);
+  const files = strings(values).flatMap((s) => filesNamed(root, s));
+  return pinnedFingerprint(powerKey(file), { settings: values }, { root, files: [...new Set(files)], folders: [] }, CLAUDE_PROJECT_POLICY, new PinReader());
 }
 
 /** Whether the store approves `values` of `file` as they are. */
-export function powerApproved(store: ApprovalStore, project: string, file: string, values: Record<string, unknown>): boolean {
-  return store.check(project, { path: powerKey(file), policy: CLAUDE_PROJECT_POLICY, pinned: () => powerFingerprint(project, file, values), noun: "a Claude Code settings file's keys" }) === undefined;
+export async function powerApproved(store: ApprovalStore, project: string, file: string, values: Record<string, unknown>): Promise<boolean> {
+  try {
+    return (await store.checkPinned(project, { path: powerKey(file), policy: CLAUDE_PROJECT_POLICY, pinned: () => powerFingerprint(project, file, values), noun: "a Claude Code settings file's keys" })) === undefined;
+  } catch {
+    return false;
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * One run of a project's Claude Code hook: only as approved, in the bubblewrap sandbox with the
+ * One run of a project's Claude Code hook, once approved, in the bubblewrap sandbox with the
  * grants its approval carries (./granted.ts), its answer held to the effects it was granted
  * (./output.ts), a Stop hook's `effects:continue` bounded per session, and what the sandbox refused
  * it reported once per hook and grant, each with the command that grants it.
@@ -10,20 +10,20 @@ import { ApprovalStore, projectKey } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher } from "../isolation/bubblewrap/bwrap.js";
 import { CONTINUE_LIMIT, grantCommand, parseGrants, type Grant } from "../policy/grants.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
-import { claudeHookFingerprint, claudeHookKey, CLAUDE_PROJECT_POLICY, filesNamed } from "./approval.js";
+import { claudeHookKey, filesNamed } from "./approval.js";
 import { grantedSandbox, type GrantedSandbox, type SandboxRefusal } from "./granted.js";
 import { NeedsStore } from "./needs.js";
 import { interpretRun, type HookAnswer } from "./output.js";
 import type { ClaudeHook, ClaudeHookEvent } from "./settings.js";
 import type { ClaudePlan } from "./plan.js";
 
-const SANDBOX_MEMORY_MB = 512;
+export const SANDBOX_MEMORY_MB = 512;
 /** The most refusals one run reports (each once per hook and kind). */
 const MAX_NOTICES = 20;
-const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
+export const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
 /** What a project's hook sees of the system: programs and their libraries, never /etc, /home, /root or /tmp of the host. */
-const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
-const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
+export const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
+export const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
 /** A short name for the hook in the text it adds: the project file it runs, else where it is defined. */
 function shortName(project: string, hook: ClaudeHook): string {
@@ -38,12 +38,13 @@ function projectGrants(store: ApprovalStore, project: string): string[] {
   return [...new Set(Object.entries(modules).filter(([k]) => k.includes("#hooks.")).flatMap(([, m]) => m.grants ?? []))];
 }
 
-/** Run the project's `hook` on `event`, as approved; `name`: how messages call it. */
-export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string, name: string): Promise<HookAnswer> {
+/**
+ * Run the project's `hook` on `event`, once the router checked its approval (src/claude/approval.ts's
+ * checkProjectHooks); `name`: how messages call it; `signal` stops it (the router's watchdog).
+ */
+export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string, name: string, signal?: AbortSignal): Promise<HookAnswer> {
   const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
   const key = claudeHookKey(hook);
-  const notApproved = store.check(plan.project, { path: key, policy: CLAUDE_PROJECT_POLICY, pinned: () => claudeHookFingerprint(plan.project, hook), noun: "a Claude Code hook" });
-  if (notApproved) return { kind: "failed", failure: notApproved };
   const avail = sandboxAvailability();
   if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };
   const approved = store.grants(plan.project, key);
@@ -60,9 +61,9 @@ export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: 
     env: { LANG: "C.UTF-8", HOME: process.env.HOME, CLAUDE_PROJECT_DIR: plan.project },
   };
   const label = { name, untrusted: true, command: hook.command, granted: new Set(approved), allow, short: shortName(plan.project, hook) };
-  let ran = await runIn(await grantedSandbox(base, grants, event, input), plan, hook, raw);
+  let ran = await runIn(await grantedSandbox(base, grants, event, input), plan, hook, raw, signal);
   // Why try first: a probe would cost every event a namespace; where the layer cannot be made, the hook runs on a read-only project.
-  if (ran.layerFailed) ran = await runIn(await grantedSandbox(base, grants, event, input, false), plan, hook, raw);
+  if (ran.layerFailed) ran = await runIn(await grantedSandbox(base, grants, event, input, false), plan, hook, raw, signal);
   const { outcome, refusals, notGiven } = ran;
   let answer = interpretRun(label, event, outcome);
   const needs = new NeedsStore(plan.approvals ? { dir: plan.approvals } : {});
@@ -79,11 +80,11 @@ export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: 
 }
 
 /** One run in `box`, and what its sandbox refused (read before the box is removed). */
-async function runIn(box: GrantedSandbox, plan: ClaudePlan, hook: ClaudeHook, raw: string): Promise<{ outcome: ShellOutcome; refusals: SandboxRefusal[]; notGiven: string[]; layerFailed: boolean }> {
+async function runIn(box: GrantedSandbox, plan: ClaudePlan, hook: ClaudeHook, raw: string, signal: AbortSignal | undefined): Promise<{ outcome: ShellOutcome; refusals: SandboxRefusal[]; notGiven: string[]; layerFailed: boolean }> {
   const launcher = sandboxLauncher(box.spec);
   try {
     const line = launcher.wrap(box.argv([SHELL, "-c", hook.command]));
-    const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs: hook.timeoutS * 1000, maxOutputBytes: plan.maxOutputBytes, args: line.args });
+    const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs: hook.timeoutS * 1000, maxOutputBytes: plan.maxOutputBytes, args: line.args, ...(signal ? { signal } : {}) });
     const layerFailed = outcome.kind === "exited" && outcome.code === 95 && box.layerFailed();
     return { outcome, refusals: layerFailed ? [] : box.refusals("stderr" in outcome ? outcome.stderr : ""), notGiven: box.notGiven, layerFailed };
   } finally {

@@ -9,12 +9,14 @@
  * reason the model reads on stderr (exit 2).
  */
 import { appendFileSync, existsSync } from "node:fs";
-import type { HookFailure } from "../contract/errors.js";
+import { describeThrown, Errors, HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook } from "../shell/run.js";
+import { claudeRecorder } from "../observe/launch.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
+import { checkProjectHooks } from "./approval.js";
 import { claimOnce } from "./once.js";
 import { interpretRun, type ClaudeHookOutput, type HookAnswer } from "./output.js";
 import type { ClaudePlan } from "./plan.js";
@@ -33,16 +35,64 @@ const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 const isProject = (hook: { source: string }) => hook.source !== "user";
 const label = (hook: ClaudeHook | RefusedHook) => `${isProject(hook) ? "the project's" : "your"} Claude Code hook ${"command" in hook ? `\`${hook.command}\` (${hook.file}#${hook.at})` : `${hook.file}#${hook.at}`}`;
 
-/** Answer one event (`input`: the JSON Claude Code wrote on stdin). */
-export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown>, raw: string): Promise<RouterAnswer> {
+/** Margin over the slowest hook's timeout for the routing hook's own (what Claude Code is given), so a hook's own deadline passes first. */
+export const ROUTER_MARGIN_S = 30;
+/** The timeout Claude Code gives the routing hook for `hooks`: when it passes, Claude Code cancels the router, a non-blocking error (fail open). */
+export const routerTimeoutS = (hooks: readonly { timeoutS: number }[]): number => Math.max(0, ...hooks.map((h) => h.timeoutS)) + ROUTER_MARGIN_S;
+/** How long before Claude Code's deadline the watchdog answers (at most a quarter of the timeout): node's exit and Claude Code's read fit in it. */
+const WATCHDOG_LEAD_MS = 5_000;
+
+export interface RouteOptions {
+  /** Time already spent in this process before the call (the router's own start-up), in ms: the watchdog counts from Claude Code's start of it. */
+  spentMs?: number;
+}
+
+/**
+ * Answer one event (`input`: the JSON Claude Code wrote on stdin), always before Claude Code's
+ * deadline: a watchdog armed first answers with what the hooks answered so far and a `timeout`
+ * for each one still running (on PreToolUse and PermissionRequest: blocked), and stops them.
+ * The user's hooks start at once; the project's start as their approval checks pass, which run
+ * concurrently, each file read once (src/claude/approval.ts's checkProjectHooks).
+ */
+export async function routeEvent(plan: ClaudePlan, input: Record<string, unknown>, raw: string, options: RouteOptions = {}): Promise<RouterAnswer> {
   const event = String(input.hook_event_name);
   if (!isClaudeHookEvent(event)) return { code: 0, stdout: "", stderr: "" };
-  const hooks = selectHooks(plan.hooks, event, input).filter((h) => claimOnce(h, input));
-  const refused = selectHooks(plan.refused.filter((r) => isClaudeHookEvent(r.event)), event, input);
-  const answers = await Promise.all(hooks.map((hook) => runOne(plan, hook, event, input, raw)));
-  const answer = combine(event, answers, refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
-  tellLauncher(plan, answers);
-  return answer;
+  const timeoutMs = (plan.timeoutS ?? routerTimeoutS(plan.hooks)) * 1000;
+  const stop = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), Math.max(0, timeoutMs - Math.min(WATCHDOG_LEAD_MS, timeoutMs / 4) - (options.spentMs ?? 0)));
+  });
+  try {
+    const hooks = selectHooks(plan.hooks, event, input).filter((h) => claimOnce(h, input));
+    const refused = selectHooks(plan.refused.filter((r) => isClaudeHookEvent(r.event)), event, input);
+    // Every hook's run and every refusal is a decision record (the audit log; spans with OpenTelemetry): src/observe/launch.ts.
+    const record = claudeRecorder(plan.project, event, input);
+    const project = hooks.filter(isProject);
+    const checks = checkProjectHooks(plan.project, project, { ...(plan.approvals ? { approvals: plan.approvals } : {}), signal: stop.signal });
+    const answers: Array<HookAnswer | undefined> = hooks.map(() => undefined);
+    const runs = hooks.map(async (hook, i) => {
+      const check = isProject(hook) ? checks[project.indexOf(hook)] : undefined;
+      // A fault of hookbox's own (a sandbox that cannot start) is that hook's failure, never the whole answer's.
+      answers[i] = await record.run(hook, runOne(plan, hook, event, input, raw, check, stop.signal)
+        .catch((err: unknown): HookAnswer => ({ kind: "failed", failure: Errors.crashed(label(hook), event, `hookbox could not run it: ${describeThrown(err)}`) })));
+    });
+    const outcome = await Promise.race([Promise.all(runs).then(() => "done" as const), late]);
+    if (outcome === "late") {
+      stop.abort();
+      const seconds = Math.round(timeoutMs / 1000);
+      answers.forEach((a, i) => {
+        if (a === undefined) answers[i] = { kind: "failed", failure: new HookFailure("timeout", label(hooks[i]!), event, `${label(hooks[i]!)} had not answered when hookbox's router had to answer Claude Code (its deadline for the router is ${seconds} s, after which it would let the call through); it was stopped.`) };
+      });
+    }
+    record.refused(refused);
+    const answer = combine(event, answers as HookAnswer[], refused.map((r) => `${label(r)} was not run: ${r.reason}.`));
+    tellLauncher(plan, answers as HookAnswer[]);
+    return answer;
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+  }
 }
 
 /** Failures and notices also reach the launcher's stderr (it prints `plan.notices` when Claude Code ends). */
@@ -53,23 +103,27 @@ function tellLauncher(plan: ClaudePlan, answers: HookAnswer[]): void {
   try { appendFileSync(plan.notices, lines.map((l) => `${terminalText(l, { colors: false })}\n`).join("")); } catch { /* the launcher is gone */ }
 }
 
-async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string): Promise<HookAnswer> {
+async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string,
+  check: Promise<HookFailure | undefined> | undefined, signal: AbortSignal): Promise<HookAnswer> {
   const name = label(hook);
   const untrusted = isProject(hook);
   const timeoutMs = hook.timeoutS * 1000;
   if (!untrusted) {
     const env = childEnv([...Object.entries(process.env).filter(([k]) => !SECRET_NAME.test(k)), ["CLAUDE_PROJECT_DIR", plan.project]]);
-    const outcome = await runShellHook(SHELL, raw, { cwd: plan.project, env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: ["-c", hook.command] });
+    const outcome = await runShellHook(SHELL, raw, { cwd: plan.project, env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: ["-c", hook.command], signal });
     return interpretRun({ name, untrusted, command: hook.command }, event, outcome);
   }
-  return runProjectHook(plan, hook, event, input, raw, name);
+  const notApproved = await check;
+  if (notApproved) return { kind: "failed", failure: notApproved };
+  signal.throwIfAborted();
+  return runProjectHook(plan, hook, event, input, raw, name, signal);
 }
 
 const ORDER = ["allow", "ask", "defer", "deny"] as const;
 
 /** One answer for Claude Code from every hook's, by Claude Code's rules (deny over defer over ask over allow). */
 export function combine(event: string, answers: HookAnswer[], refused: string[]): RouterAnswer {
-  const failures = [...answers.flatMap((a) => (a.kind === "failed" ? [describe(a.failure)] : [])), ...refused];
+  const failures = named([...answers.flatMap((a) => (a.kind === "failed" ? [a.failure] : [])), ...refused]);
   // What the sandbox refused a hook that still answered: said, never blocking.
   const notices = answers.flatMap((a) => a.notices ?? []).map((n) => hookText(n));
   const blocks = answers.flatMap((a) => (a.kind === "block" ? [hookText(a.reason, MAX_REASON_CHARS)] : []));
@@ -90,6 +144,19 @@ export function combine(event: string, answers: HookAnswer[], refused: string[])
 }
 
 const describe = (f: HookFailure) => `${f.message} (${f.code})`;
+/** The most failures named one by one in an answer: a project of many hooks must not flood the model's context (or push a guard's reason out of it). */
+const MAX_NAMED_FAILURES = 10;
+/** Failures as the model reads them: the first ones in full, the rest counted by code. */
+function named(failures: Array<HookFailure | string>): string[] {
+  const text = (f: HookFailure | string) => (typeof f === "string" ? f : describe(f));
+  if (failures.length <= MAX_NAMED_FAILURES) return failures.map(text);
+  const rest = new Map<string, number>();
+  for (const f of failures.slice(MAX_NAMED_FAILURES)) {
+    const code = typeof f === "string" ? "not run" : f.code;
+    rest.set(code, (rest.get(code) ?? 0) + 1);
+  }
+  return [...failures.slice(0, MAX_NAMED_FAILURES).map(text), `…and ${failures.length - MAX_NAMED_FAILURES} more hooks: ${[...rest].map(([code, n]) => `${code} ×${n}`).join(", ")}.`];
+}
 /** The most of one hook's reason (a block, a decision, a stop) the model reads, as for pi's hooks. */
 const MAX_REASON_CHARS = 1000;
 /** A text a hook wrote, as the model or the person reads it: terminal controls removed (newlines and tabs kept), a reason cut. */

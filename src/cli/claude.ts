@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import { routeEvent, type ClaudePlan } from "../claude/router.js";
-import { claudeHookFingerprint, claudeHookKey, filesNamed, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
+import { checkProjectHooks, filesNamed } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, projectMcpServers, type Launch } from "../claude/launch.js";
 import { powerApproved, powerValues } from "../claude/power.js";
@@ -21,6 +21,8 @@ import { loadPlan } from "../claude/plan.js";
 import { ApprovalStore, approvalCommand } from "../approval/store.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
+import { otlpEnv, withOtlp } from "../observe/otlp.js";
+import { launchProblems } from "../observe/launch.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
 export const CLAUDE_HELP = `Usage: hookbox claude [claude's arguments…]
@@ -71,6 +73,7 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     hooks: all.flatMap((p) => p.hooks),
     refused: all.flatMap((p) => p.refused),
     maxOutputBytes: DEFAULTS.shellOutputBytes,
+    otel: otlpEnv(),
   };
   const fatal = plan.refused.filter((r) => r.fatal);
   if (fatal.length > 0) throw new UsageError(fatal.map((r) => `${r.file}#${r.at}: ${r.reason}; hookbox claude does not start while it is there (a guard it cannot select as Claude Code would): fix or remove the rule`).join("\n"));
@@ -79,7 +82,8 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     if (h.source === "user" || !dialect.envFileEvents.includes(h.event) || !mentions(project, h.command, dialect.envFileVariable)) continue;
     say(`${h.file}#${h.at} (\`${h.command}\`) writes to $${dialect.envFileVariable}, which hookbox does not give a project's hook (its exports would reach every command the model runs): it runs without it`);
   }
-  const pending = pendingApprovals(plan);
+  for (const problem of launchProblems()) say(problem);
+  const pending = await pendingApprovals(plan);
   if (pending > 0) say(`${pending} of the project's Claude Code hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
   // Every failure and refusal of a hook, with the command that allows it, said again here when Claude Code ends.
   const noticesDir = mkdtempSync(join(tmpdir(), "hookbox-claude-notices-"));
@@ -89,13 +93,13 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
   let launch: Launch;
   if (available.ok) {
     const store = new ApprovalStore();
-    const views = projectFiles.filter((f) => existsSync(f.path)).map((f) => {
+    const views = await Promise.all(projectFiles.filter((f) => existsSync(f.path)).map(async (f) => {
       const values = powerValues(dialect, f.parsed.settings);
       const keys = Object.keys(values);
-      const approved = keys.length > 0 && powerApproved(store, project, f.path, values);
+      const approved = keys.length > 0 && await powerApproved(store, project, f.path, values);
       if (keys.length > 0 && !approved) say(`the project's ${f.rel} sets ${keys.join(", ")}: not loaded (they run code or widen what Claude Code may do) until you review and approve them with ${approvalCommand(project)}`);
       return { ...f, powerApproved: approved };
-    });
+    }));
     const servers = projectMcpServers(dialect, project);
     if (servers.length > 0) say(`the project's ${dialect.projectMcp.file} names MCP servers (${servers.join(", ")}): not started (each is a program from the repository, which Claude Code would start with your whole environment; hookbox does not run one yet, so its managed document denies them by name)`);
     try {
@@ -142,9 +146,9 @@ function mentions(project: string, command: string, word: string): boolean {
 }
 
 /** How many of the project's hooks the approvals store does not approve as they are now. */
-function pendingApprovals(plan: ClaudePlan): number {
-  const store = new ApprovalStore();
-  return plan.hooks.filter((h) => h.source !== "user" && store.check(plan.project, { path: claudeHookKey(h), policy: CLAUDE_PROJECT_POLICY, pinned: () => claudeHookFingerprint(plan.project, h), noun: "a Claude Code hook" }) !== undefined).length;
+async function pendingApprovals(plan: ClaudePlan): Promise<number> {
+  const checks = await Promise.all(checkProjectHooks(plan.project, plan.hooks.filter((h) => h.source !== "user")));
+  return checks.filter((c) => c !== undefined).length;
 }
 
 /** The script that started this hookbox (bin/hookbox.mjs), which the routing hook runs again. */
@@ -164,7 +168,7 @@ export async function claudeHook(args: string[], out: Output, _signal?: AbortSig
     const raw = readFileSync(0, "utf8");
     const input = JSON.parse(raw) as Record<string, unknown>;
     event = String(input.hook_event_name);
-    const answer = await routeEvent(plan, input, raw);
+    const answer = await withOtlp(() => routeEvent(plan, input, raw, { spentMs: performance.now() }), { ...process.env, ...plan.otel });
     if (answer.code === 2 && event === "PreToolUse") return block(out, answer.stderr);
     if (answer.stdout) out.write(answer.stdout);
     if (answer.stderr) err.write(`${answer.stderr}\n`);

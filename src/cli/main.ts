@@ -5,7 +5,11 @@
 import { readFileSync } from "node:fs";
 import { check, CHECK_HELP } from "./check.js";
 import { claude, CLAUDE_HELP, claudeHook } from "./claude.js";
+import { codex, CODEX_HELP, codexHook } from "./codex.js";
+import { gemini, GEMINI_HELP, geminiHook } from "./gemini.js";
 import { emit, EMIT_HELP } from "./emit.js";
+import { opencode, OPENCODE_HELP } from "./opencode.js";
+import { log, LOG_HELP } from "./log.js";
 import { gatedOutput, type Output } from "./render.js";
 import { replay, REPLAY_HELP } from "./replay.js";
 import { trust, TRUST_HELP } from "./trust.js";
@@ -19,6 +23,10 @@ Usage:
   hookbox replay <hook…> --events <file.jsonl>             run a recorded stream, print a stats table
   hookbox trust  <project> [--yes | --revoke]              review and approve the project's modules
   hookbox claude [claude's arguments…]                     Claude Code with its hooks behind the wall
+  hookbox codex  [codex's arguments…]                      Codex CLI with its hooks behind the wall
+  hookbox gemini [gemini's arguments…]                     Gemini CLI with its hooks behind the wall
+  hookbox opencode [opencode's arguments…]                 opencode with its plugins behind the wall
+  hookbox log    [--why <call id>] [filters]               the wall's decisions, and why a call was blocked
   hookbox <command> --help                                 options and examples of a command
   hookbox --version
 
@@ -41,6 +49,14 @@ const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: Abo
   claude: { run: claude, help: CLAUDE_HELP },
   // What the settings `hookbox claude` generates run for every event; not for people.
   "claude-hook": { run: claudeHook, help: CLAUDE_HELP },
+  codex: { run: codex, help: CODEX_HELP },
+  // What the requirements `hookbox codex` generates run for every event; not for people.
+  "codex-hook": { run: codexHook, help: CODEX_HELP },
+  gemini: { run: gemini, help: GEMINI_HELP },
+  // What the system settings `hookbox gemini` generates run for every event; not for people.
+  "gemini-hook": { run: geminiHook, help: GEMINI_HELP },
+  opencode: { run: opencode, help: OPENCODE_HELP },
+  log: { run: log, help: LOG_HELP },
 };
 
 export interface MainIO {
@@ -84,7 +100,7 @@ export async function main(argv: string[], given: MainIO = processIO()): Promise
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).filter((c) => c !== "claude-hook").join(", ")}; see hookbox --help)\n`);
+    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).filter((c) => !c.endsWith("-hook")).join(", ")}; see hookbox --help)\n`);
     return EXIT.usage;
   }
   try {

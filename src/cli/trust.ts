@@ -8,17 +8,22 @@
 import { statSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { join, relative, resolve } from "node:path";
-import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, projectKey, type Fingerprint } from "../approval/store.js";
+import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, PinReader, projectKey, type Fingerprint } from "../approval/store.js";
 import { discoverHooks, isModulePath } from "../discovery/index.js";
 import { extensionsIn, piModules } from "../discovery/agents.js";
 import { presets, type PolicyName } from "../policy/policy.js";
-import { claudeHookFingerprint } from "../claude/approval.js";
+import { claudeHookFingerprint, claudeHookKey, claudeHookPins } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
-import { powerFingerprint, powerValues } from "../claude/power.js";
+import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
 import { NeedsStore } from "../claude/needs.js";
 import { proposeGrants } from "../claude/propose.js";
 import { covers, grantCommand, GrantError, MODULE_GRANTS, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
+import { GEMINI, readGeminiSettings } from "../agents/gemini.js";
+import { agentHookFingerprint, agentHookKey } from "../agents/router.js";
+import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
+import { opencodeProjectPlugins } from "../opencode/discovery.js";
+import { OPENCODE_PROJECT_POLICY } from "../opencode/plan.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError, command, parseFlags, type Flags } from "./usage.js";
 
@@ -37,8 +42,10 @@ export const TRUST = command("trust", {
   about: `List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
 extensions and packages the project's .pi/settings.json names, found with pi's own rules),
 oh-my-pi's .omp/extensions/, the project's hook folders (.xcsh/hooks, .claude/hooks) and the command
-hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (with the files they name;
-they run under "untrusted" in hookbox claude). Each is shown with its origin, every file it
+hooks of Claude Code's .claude/settings.json and .claude/settings.local.json, of Codex CLI's .codex/ and of Gemini CLI's
+.gemini/settings.json (with the files they name; they run under "untrusted" in hookbox claude,
+hookbox codex and hookbox gemini), and opencode's plugin files (.opencode/plugin(s)/ and those its
+config files name; "untrusted" in hookbox opencode). Each is shown with its origin, every file it
 could load and its hash. Then approve exactly that: hookbox/extension's isolateDiscovered() and
 discoverAndLoadHooks load a project's module only as it was approved; a changed or new file, a
 moved project or another policy needs approval again. Approvals are kept in
@@ -50,8 +57,16 @@ approve, or revoked), 1 not approved, 2 a usage error.
 });
 export const TRUST_HELP = TRUST.help;
 
-/** One module of the project as the user reviews it; a Claude Code hook also with its grants (proposed, given now, approved before). */
-interface Reviewed { origin: string; fingerprint: Fingerprint; pinned?: () => Fingerprint; claude?: boolean; grants?: { proposed: string[]; given: string[]; approved: string[]; module: boolean } }
+/**
+ * One module of the project as the user reviews it: its fingerprint, or why it cannot be approved
+ * as it stands (a Claude Code hook whose command names files known only when it runs); `scope`
+ * says what else its approval pins than the files listed; a Claude Code hook also with its grants
+ * (proposed, given now, approved before).
+ */
+interface Reviewed {
+  key: string; origin: string; fingerprint?: Fingerprint; refusal?: string; scope?: string; notes?: string[]; pinned?: () => Promise<Fingerprint>;
+  claude?: boolean; grants?: { proposed: string[]; given: string[]; approved: string[]; module: boolean };
+}
 
 /** Run `trust`; returns the exit code. */
 export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
@@ -82,24 +97,34 @@ export async function trust(args: string[], out: Output, _signal?: AbortSignal, 
     const claudePolicy = reviewed.some((r) => r.claude) && policy !== "untrusted";
     if (claudePolicy) err.write(`hookbox trust: --policy "${policy}" is refused for Claude Code hooks: they run in the sandbox under "untrusted", with the grants listed (give more with --grant)\n`);
     // Why apart: a hook whose grants only narrowed needs no new approval; one whose grants widened does.
-    const pending = reviewed.filter((r) => store.check(project, { path: r.fingerprint.module, policy: r.claude ? "untrusted" : policy, ...(r.pinned ? { pinned: r.pinned } : {}) }) !== undefined || (r.grants && !covers(r.grants.approved, r.grants.given)));
+    const verdicts = await Promise.all(reviewed.map((r) => (r.pinned
+      ? store.checkPinned(project, { path: r.key, policy: "untrusted", pinned: r.pinned })
+      : store.check(project, { path: r.key, policy }))));
+    const pending = reviewed.filter((r, i) => verdicts[i] !== undefined || (r.grants && !covers(r.grants.approved, r.grants.given)));
     const narrowed = reviewed.filter((r) => r.grants && !pending.includes(r) && r.grants.given.length !== r.grants.approved.length);
+    // A hook that cannot be approved as it stands is listed with why, and the rest are approved without it.
+    const approvable = reviewed.filter((r) => r.fingerprint);
+    const refused = reviewed.length - approvable.length;
+    const done = refused > 0 ? EXIT.hookErrors : EXIT.ok;
     if (values.json) out.write(`${JSON.stringify({ project: projectKey(project), policy, modules: reviewed.map(asJson), pending: pending.length }, null, 2)}\n`);
     else out.write(describe(project, policy, reviewed, pending));
-    const grantsOf = () => Object.fromEntries(reviewed.flatMap((r) => (r.grants ? [[r.fingerprint.module, r.grants.given]] : [])));
-    if (reviewed.length > 0 && pending.length === 0 && narrowed.length > 0) {
-      store.approve(project, reviewed.map((r) => r.fingerprint), grantsOf());
+    if (refused > 0) err.write(`hookbox trust: ${refused} of the project's modules cannot be approved as ${refused === 1 ? "it stands" : "they stand"} (said above): ${refused === 1 ? "it stays" : "they stay"} blocked\n`);
+    const grantsOf = () => Object.fromEntries(approvable.flatMap((r) => (r.grants ? [[r.key, r.grants.given]] : [])));
+    const fingerprints = () => approvable.map((r) => r.fingerprint!);
+    const waiting = pending.filter((r) => r.fingerprint);
+    if (approvable.length > 0 && waiting.length === 0 && narrowed.length > 0) {
+      store.approve(project, fingerprints(), grantsOf());
       if (!values.json) out.write(`narrowed the grants of ${narrowed.length} hook${narrowed.length === 1 ? "" : "s"} (no new approval needed)\n`);
-      return EXIT.ok;
+      return done;
     }
-    if (reviewed.length === 0 || pending.length === 0) return EXIT.ok;
-    if (!values.yes && !(await confirm(`Approve ${reviewed.length === 1 ? "this module" : `these ${reviewed.length} modules`} to run under "${policy}" in ${projectKey(project)}? [y/N] `))) {
+    if (waiting.length === 0) return done;
+    if (!values.yes && !(await confirm(`Approve ${approvable.length === 1 ? "this module" : `these ${approvable.length} modules`} to run under "${policy}" in ${projectKey(project)}? [y/N] `))) {
       err.write(`hookbox trust: not approved${process.stdin.isTTY ? "" : " (not a terminal: pass --yes to approve)"}\n`);
       return EXIT.hookErrors;
     }
-    store.approve(project, reviewed.map((r) => r.fingerprint), grantsOf());
-    if (!values.json) out.write(`approved ${reviewed.length} module${reviewed.length === 1 ? "" : "s"} of ${projectKey(project)} (kept in ${store.file})\n`);
-    return EXIT.ok;
+    store.approve(project, fingerprints(), grantsOf());
+    if (!values.json) out.write(`approved ${approvable.length} module${approvable.length === 1 ? "" : "s"} of ${projectKey(project)} (kept in ${store.file})\n`);
+    return done;
   } catch (e) {
     if (!(e instanceof ApprovalStoreError)) throw e;
     err.write(`hookbox trust: ${e.message}; fix or remove that file\n`);
@@ -120,26 +145,70 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
   const seen = new Set<string>();
   // pi's and oh-my-pi's modules (isolateDiscovered) take grants through their policy; the hook folders' do not.
   const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({
-    origin: f.origin, fingerprint: fingerprint(f.path, policy), ...(f.origin.startsWith("hooks (") ? {} : { grants: { proposed: [], given: [], approved: [], module: true } }),
+    key: f.path, origin: f.origin, fingerprint: fingerprint(f.path, policy), ...(f.origin.startsWith("hooks (") ? {} : { grants: { proposed: [], given: [], approved: [], module: true } }),
   }));
   // Claude Code's hooks of the project: they run under "untrusted" whatever --policy says (hookbox claude).
+  const reader = new PinReader();
   for (const name of ["settings.json", "settings.local.json"]) {
     const settings = readClaudeSettings(join(project, ".claude", name), name === "settings.json" ? "project" : "local");
     for (const problem of settings.problems) warn(problem);
     for (const hook of settings.hooks) {
-      const pinned = () => claudeHookFingerprint(project, hook);
-      const fp = pinned();
-      const proposed = [...new Set([...proposeGrants(project, hook), ...needs.seen(project, fp.module).filter((g) => !g.startsWith("refused:"))])].sort();
-      modules.push({ origin: `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, fingerprint: fp, pinned, claude: true, grants: { proposed, given: [], approved: [], module: false } });
+      const pinned = () => claudeHookFingerprint(project, hook, reader);
+      const key = claudeHookKey(hook);
+      const origin = `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`;
+      const { folders, notes } = claudeHookPins(project, hook);
+      const scope = `its command, event, matcher and timeout; the files below${folders.length > 0 ? `, with ${folders.map((f) => relative(projectKey(project), f)).join(", ")} whole` : ""}; a link by its text and by the content it leads to`;
+      let fp: Fingerprint;
+      try {
+        fp = await pinned();
+      } catch (e) {
+        if (!(e instanceof FingerprintError)) throw e;
+        modules.push({ key, origin, refusal: e.message, pinned, claude: true });
+        continue;
+      }
+      const proposed = [...new Set([...proposeGrants(project, hook), ...needs.seen(project, key).filter((g) => !g.startsWith("refused:"))])].sort();
+      modules.push({ key, origin, fingerprint: fp, scope, notes, pinned, claude: true, grants: { proposed, given: [], approved: [], module: false } });
     }
     // Its keys that run code or widen permissions (env, apiKeyHelper, permissions.allow, ...): one approval per file.
     const values = powerValues(CLAUDE_CODE, settings.settings);
     if (Object.keys(values).length > 0) {
-      const pinned = () => powerFingerprint(project, join(project, ".claude", name), values);
-      modules.push({ origin: `Claude Code (.claude/${name}, settings: ${Object.keys(values).join(", ")})`, fingerprint: pinned(), pinned });
+      const file = join(project, ".claude", name);
+      const pinned = () => powerFingerprint(project, file, values);
+      modules.push({ key: powerKey(file), origin: `Claude Code (.claude/${name}, settings: ${Object.keys(values).join(", ")})`, fingerprint: await pinned(), pinned });
     }
   }
+  // Gemini CLI's hooks of the project (.gemini/settings.json): they run under "untrusted" in hookbox gemini.
+  const geminiSettings = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
+  for (const problem of geminiSettings.problems) warn(problem);
+  for (const hook of geminiSettings.hooks) {
+    const pinned = () => agentHookFingerprint(GEMINI as never, project, hook, reader);
+    await reviewAgentHook(modules, agentHookKey(hook), `Gemini CLI (.gemini/settings.json, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, pinned);
+  }
+  // Codex CLI's hooks of the project (.codex/hooks.json, .codex/config.toml): they run under "untrusted" in hookbox codex.
+  for (const dir of codexProjectDirs(project)) {
+    const layer = readCodexLayer(dir, "project");
+    for (const problem of layer.problems) warn(problem);
+    for (const hook of layer.hooks) {
+      const pinned = () => agentHookFingerprint(CODEX as never, project, hook, reader);
+      await reviewAgentHook(modules, agentHookKey(hook), `Codex CLI (${relative(project, hook.file)}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, pinned);
+    }
+  }
+  // opencode's plugins of the project: they run under "untrusted" whatever --policy says (hookbox opencode).
+  for (const p of opencodeProjectPlugins(project)) {
+    const pinned = async () => fingerprint(p.path, OPENCODE_PROJECT_POLICY);
+    modules.push({ key: p.path, origin: `opencode (${p.from})`, fingerprint: await pinned(), pinned });
+  }
   return modules;
+}
+
+/** Codex CLI's or Gemini CLI's hook as reviewed: its fingerprint, or why its command cannot be approved as it stands. */
+async function reviewAgentHook(modules: Reviewed[], key: string, origin: string, pinned: () => Promise<Fingerprint>): Promise<void> {
+  try {
+    modules.push({ key, origin, fingerprint: await pinned(), pinned });
+  } catch (e) {
+    if (!(e instanceof FingerprintError)) throw e;
+    modules.push({ key, origin, refusal: e.message, pinned });
+  }
 }
 
 /**
@@ -161,13 +230,15 @@ function giveGrants(project: string, reviewed: Reviewed[], asked: readonly strin
     const c = r.grants!;
     const mine = texts.filter((g) => (c.proposed.includes(g) || !hooks.some((h) => h.grants!.proposed.includes(g))) && (!c.module || MODULE_GRANTS.has(parseGrant(g).grant.kind)));
     c.given = [...new Set([...(asked.includes("proposed") ? c.proposed : []), ...mine])].sort();
-    c.approved = store.grants(project, r.fingerprint.module);
+    c.approved = store.grants(project, r.key);
   }
 }
 
 function asJson(r: Reviewed) {
+  if (!r.fingerprint) return { path: r.key, origin: r.origin, cannotApprove: r.refusal };
   return {
-    path: r.fingerprint.module, origin: r.origin, policy: r.claude ? "untrusted" : r.fingerprint.policyName, sha256: r.fingerprint.digest, files: r.fingerprint.files,
+    path: r.key, origin: r.origin, policy: r.claude ? "untrusted" : r.fingerprint.policyName, sha256: r.fingerprint.digest,
+    ...(r.scope ? { pins: r.scope } : {}), ...(r.notes?.length ? { notes: r.notes } : {}), files: r.fingerprint.files,
     ...(r.grants ? { grants: r.grants.given, proposed: r.grants.proposed } : {}),
   };
 }
@@ -178,14 +249,21 @@ function describe(project: string, policy: string, reviewed: Reviewed[], pending
   const lines = [`${key}: ${reviewed.length} module${reviewed.length === 1 ? "" : "s"} of the project would run, under "${policy}":`];
   const short = (p: string) => (p.startsWith(`${key}/`) ? relative(key, p) : p);
   for (const r of reviewed) {
+    if (!r.fingerprint) {
+      lines.push("", `  ${short(r.key)}  [cannot be approved]`, `    origin: ${r.origin}`, `    why: ${r.refusal}`);
+      continue;
+    }
     const state = pending.includes(r) ? "not approved" : "approved";
-    lines.push("", `  ${short(r.fingerprint.module)}  [${state}]`, `    origin: ${r.origin}`);
+    lines.push("", `  ${short(r.key)}  [${state}]`, `    origin: ${r.origin}`, ...(r.scope ? [`    pins: ${r.scope}`] : []), ...(r.notes ?? []).map((n) => `    note: ${n}`));
     if (r.claude) lines.push(`    runs: in the sandbox under "untrusted"${r.grants!.given.length ? `, with ${r.grants!.given.join(", ")}` : ", with no grant"}`);
     else if (r.grants?.given.length) lines.push(`    grants: ${r.grants.given.join(", ")}`);
     const more = r.grants?.proposed.filter((g) => !r.grants!.given.includes(g)) ?? [];
     if (more.length) lines.push(`    proposed: ${more.join(", ")} (${grantCommand(key, [...r.grants!.given, ...more])}, or --grant proposed)`);
     lines.push(`    sha256: ${r.fingerprint.digest}`, "    files:");
-    for (const [file, hash] of Object.entries(r.fingerprint.files)) lines.push(`      ${hash.length === 64 ? hash.slice(0, 12) : hash}  ${short(file)}`);
+    for (const [file, hash] of Object.entries(r.fingerprint.files)) {
+      const [named, real] = file.split(" -> ");
+      lines.push(`      ${hash.length === 64 ? hash.slice(0, 12) : hash}  ${short(named!)}${real ? ` -> ${short(real)}` : ""}`);
+    }
   }
   lines.push("", pending.length === 0 ? "every module is approved as it is" : `${pending.length} not approved as they are now`);
   return `${lines.join("\n")}\n`;

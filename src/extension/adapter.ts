@@ -13,7 +13,7 @@ import { Errors, type HookError, type HookErrorCode, type HookFailure } from "..
 import { memberRefusal } from "../bridge/agent-gate.js";
 import type { LoadedHook } from "../runner/hook.js";
 import { loadWarnings, prepareExtensionModules, settleModules, type LoadOptions, type StartingModule } from "../runner/loader.js";
-import { readStart, sameManifest, startRecordFile, writeStart } from "./starts.js";
+import { readStart, sameManifest, startRecordFiles, writeStarts } from "./starts.js";
 import type { Manifest } from "../contract/protocol.js";
 import { readIsolateConfig } from "./config.js";
 import { baseFolder, callerFile, modulePath } from "./base.js";
@@ -24,6 +24,7 @@ import type { OmpModule } from "../discovery/agents.js";
 import { runningOmpModules, runningPiModules } from "../discovery/agent-packages.js";
 import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
+import { auditRunner, unloadedRecord } from "../observe/launch.js";
 import { LiveAgentContext, agentAccess, type AgentContext } from "./context.js";
 import {
   builtInTools, manifestKeys, mirrorRegistrations, mirrorTool, registeredFlag, registrationKeys, registrationRefusal, type AgentRegistrationAPI, type MirrorDeps,
@@ -139,10 +140,10 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
       return failClosed("isolate", (err as Error).message)(pi);
     }
     // What the same modules registered at the agent's previous start: mirrored now, each module checked as it arrives.
-    const record = await startRecordFile(paths, cwd, line, loadOptions);
-    const previous = record && twice.length === 0 && before.length === 0 && modules.every((m) => m.hook) ? await readStart(record, modules.length) : undefined;
-    if (record && previous && recordCrosses(modules, previous, builtInTools(line))) {
-      const mirror = new Mirror(pi, modules.map((m) => m.hook!), cwd, [], isOptional, carried, notices, { modules, previous, record, builtIns: builtInTools(line) });
+    const records = await startRecordFiles(paths, cwd, line, loadOptions);
+    const early = records && twice.length === 0 && before.length === 0 && modules.every((m) => m.hook) ? await earlyStart(modules, records, carried, line) : undefined;
+    if (early) {
+      const mirror = new Mirror(pi, modules.map((m) => m.hook!), cwd, [], isOptional, carried, notices, early);
       mirror.install();
       // What the agent calls synchronously (a message renderer, a tool's renderers or prepareArguments) needs its module running.
       await mirror.synchronousArrived();
@@ -166,8 +167,28 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     }
     new Mirror(pi, hooks, cwd, unloaded, isOptional, carried, notices).install();
     // Only a start where every module loaded and crossed is recorded (the next start mirrors it).
-    if (record) await writeStart(record, unloaded.length === 0 ? hooks.map((h) => (h as IsolatedHook).manifest) : undefined);
+    // A module that loaded and crossed is recorded (the next start mirrors it); one that did not is not.
+    if (records) await writeStarts(records, paths.map((p) => hooks.find((h) => h.path === p && !unloaded.some((u) => u.path === p)) as IsolatedHook | undefined)
+      .map((h) => h?.manifest));
   };
+}
+
+/**
+ * The early start, when at least one module has a record of the agent's previous start: the
+ * modules without one (new, or changed since) load now, since the agent takes their commands,
+ * flags and shortcuts only while the factory runs; the others are mirrored from their records.
+ * Undefined (the start waits for every module, as a first start) when no module has a record, one
+ * that loaded now failed or would be refused, or the records do not pass the gates a load passes.
+ */
+async function earlyStart(modules: StartingModule[], records: string[], carried: Carried, line: "omp" | "pi"): Promise<Early | undefined> {
+  const recorded = await Promise.all(records.map(readStart));
+  if (recorded.every((m) => m === undefined)) return undefined;
+  const fresh = modules.filter((_, i) => recorded[i] === undefined);
+  const failures = await Promise.all(fresh.map((m) => m.begin()));
+  if (failures.some((f) => f !== undefined) || fresh.some((m) => refusedRegistration(m.hook!, carried) !== undefined)) return undefined;
+  const previous = recorded.map((m, i) => m ?? modules[i]!.hook!.manifest);
+  const builtIns = builtInTools(line);
+  return recordCrosses(modules, previous, builtIns) ? { modules, previous, records, recorded: recorded.map((m) => m !== undefined), builtIns } : undefined;
 }
 
 /**
@@ -322,7 +343,14 @@ function isCarried(event: string, carried: Carried): boolean {
  * Modules mirrored before they loaded, from what they registered at the agent's previous start
  * (src/extension/starts.ts): each is checked as it arrives.
  */
-interface Early { modules: StartingModule[]; previous: Manifest[]; record: string; builtIns: readonly string[] }
+interface Early {
+  modules: StartingModule[];
+  /** Each module's registrations: from its record, or (no record) as it loaded before the factory returned. */
+  previous: Manifest[];
+  /** Each module's record file, and whether it had one. */
+  records: string[]; recorded: boolean[];
+  builtIns: readonly string[];
+}
 
 /** Events every module is waited for: a tool call (a guard must not miss one) and the end of the session (every worker is ended). */
 const WAIT_FOR_ALL = new Set(["tool_call", "session_shutdown"]);
@@ -405,6 +433,7 @@ class Mirror {
     this.#blocking = unloaded.filter((u) => !isOptional(u.path));
     this.#runner = new HookRunner(hooks, cwd, this.#live.sessionManager, this.#live.modelRegistry);
     this.#runner.onError((e) => this.#report(e));
+    auditRunner(this.#runner);
     this.#runner.insideAgent(carried.line, (path, kind, line) => this.#notices.show(path, kind, line));
   }
 
@@ -572,9 +601,9 @@ class Mirror {
       await hook!.dispose();
     }
     this.#complete = true;
-    const manifests = early.modules.map((m, i) => this.#atLoad[i] ?? m.hook!.manifest);
-    if (this.#unloaded.length > 0) await writeStart(early.record, undefined);
-    else if (manifests.some((m, i) => !sameManifest(m, early.previous[i]!))) await writeStart(early.record, manifests);
+    // Each module's record: what it registered at load; removed for one that did not load or cross.
+    const manifests = early.modules.map((m, i) => (this.#unloaded.some((u) => u.path === m.path) ? undefined : this.#atLoad[i] ?? m.hook!.manifest));
+    if (manifests.some((m, i) => m === undefined || !early.recorded[i] || !sameManifest(m, early.previous[i]!))) await writeStarts(early.records, manifests);
   }
 
   /**
@@ -606,7 +635,10 @@ class Mirror {
       await this.#waitFor(type);
       this.#forwarded.add(type);
     }
-    if (type === "tool_call" && this.#blocking.length > 0) return { block: true, reason: this.#blockReason() };
+    if (type === "tool_call" && this.#blocking.length > 0) {
+      for (const u of this.#blocking) this.#runner.observer.emit(unloadedRecord(u, event, this.#carried.line, process.cwd()));
+      return { block: true, reason: this.#blockReason() };
+    }
     if (this.#disposed) return undefined;
     const threw: HookError[] = [];
     this.#threw.set(type, [...(this.#threw.get(type) ?? []), threw]);

@@ -104,7 +104,8 @@ function sortModules(modules: AgentModule[], cwd: string, options: IsolateOption
       refused.push({ path: module.path, code: "not_approved", error: `${module.path} was not loaded: its approval carries a grant it cannot be given (${err.message}); run ${approvalCommand(cwd)} again` });
       continue;
     }
-    perHook[module.path] = { ...own, policy: granted };
+    // Every load and restart checks the approval again, on the files as they are then (the approved policy's fingerprint).
+    perHook[module.path] = { ...own, policy: granted, approval: () => store.check(cwd, { path: module.path, policy }) };
     paths.push(module.path);
   }
   return { paths, perHook, refused };

@@ -1,16 +1,18 @@
 /**
  * What each module of one `isolate()` registered at the agent's previous start, so the next start
- * can mirror it before the modules finish loading (src/extension/adapter.ts, `Mirror`): the agent's
+ * can mirror it before the module finishes loading (src/extension/adapter.ts, `Mirror`): the agent's
  * first request then waits only for the modules that handle the events before it, and every tool
- * call waits for all of them. A record is keyed by everything that shapes what the modules register
- * as far as the host can see it (the agent's line, its working folder, the modules' paths and file
- * contents, the options); what it cannot see (a module's imports, its environment) is checked when
+ * call waits for all of them. One record per module, keyed by everything that shapes what it
+ * registers as far as the host can see it (the agent's line, its working folder, the module's path
+ * and file contents, the options): after a module changed, only that module has no record, and
+ * the start waits for it alone (the agent takes commands, flags and shortcuts only while the
+ * factory runs). What the host cannot see (a module's imports, its environment) is checked when
  * each module arrives: what a module registers differently is taken as far as the agent takes it
  * then, the rest named in one warning, and the record rewritten (src/extension/adapter.ts `#arrive`).
  *
  * Records live in a folder of the host's transform cache (`transformCacheDir`, the same private
- * folder: hooks never see it), one small JSON file per set of modules, written atomically, checked
- * with the manifest schema when read, bounded as the transform cache is (`boundFolder`: the least
+ * folder: hooks never see it), one small JSON file per module, written atomically, checked with
+ * the manifest schema when read, bounded as the transform cache is (`boundFolder`: the least
  * recently read or written first out, past `START_RECORD_BYTES` in total). `transformCacheDir: false` keeps none.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -24,19 +26,19 @@ import { boundFolder, markUsed, privateDir } from "../gates/private-dir.js";
 import type { LoadOptions } from "../runner/loader.js";
 
 /** Bumped when the record's format or what it means changes: old records then miss. */
-const FORMAT = "hookbox-start-1";
-const recordSchema = z.strictObject({ format: z.literal(FORMAT), manifests: z.array(manifestSchema).max(1000) });
+const FORMAT = "hookbox-start-2";
+const recordSchema = z.strictObject({ format: z.literal(FORMAT), manifest: manifestSchema });
 /**
- * The bound of the records' folder, in bytes. A record is about 0.1-3 KB for ten modules, so this
- * keeps a few hundred sets of modules (every project and option set a user starts the agent with)
+ * The bound of the records' folder, in bytes. A record is about 0.1-1 KB per module, so this keeps
+ * the modules of a few hundred sets (every project and option set a user starts the agent with)
  * and still scans in a few milliseconds when a record is written.
  */
 export const START_RECORD_BYTES = 512 * 1024;
 const RECORD = /^[0-9a-f]{64}\.json$/;
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
-/** Where a set of modules' start record is, or undefined when the options keep no cache. */
-export async function startRecordFile(paths: readonly string[], cwd: string, line: string, options: LoadOptions): Promise<string | undefined> {
+/** Where each module's start record is (in `paths`' order), or undefined when the options keep no cache or a module cannot be read. */
+export async function startRecordFiles(paths: readonly string[], cwd: string, line: string, options: LoadOptions): Promise<string[] | undefined> {
   if (options.transformCacheDir === false) return undefined;
   const dir = join(options.transformCacheDir ?? join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`), "starts");
   if (!privateDir(dir)) return undefined;
@@ -47,36 +49,40 @@ export async function startRecordFile(paths: readonly string[], cwd: string, lin
     return undefined;
   }
   // JSON keeps the options' data (functions, such as onLog, shape no registration).
-  return join(dir, `${sha256(JSON.stringify([FORMAT, line, cwd, paths, contents, options]))}.json`);
+  const shared = JSON.stringify([FORMAT, line, cwd, options]);
+  return paths.map((p, i) => join(dir, `${sha256(JSON.stringify([shared, p, contents[i]]))}.json`));
 }
 
-/** The modules' manifests, in order, as the previous start recorded them; undefined when there is no sound record. */
-export async function readStart(file: string, count: number): Promise<Manifest[] | undefined> {
+/** What a module registered at the previous start, as recorded; undefined when there is no sound record. */
+export async function readStart(file: string): Promise<Manifest | undefined> {
   try {
     const parsed = recordSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
-    if (!parsed.success || parsed.data.manifests.length !== count) return undefined;
+    if (!parsed.success) return undefined;
     await markUsed(file);
-    return parsed.data.manifests;
+    return parsed.data.manifest;
   } catch {
     return undefined;
   }
 }
 
-/** Record the modules' manifests (a start where every module loaded and crossed), then bound the folder; undefined removes the record. */
-export async function writeStart(file: string, manifests: Manifest[] | undefined): Promise<void> {
-  if (manifests === undefined) {
+/** Record what each module registered (undefined removes its record: it did not load or cross), then bound the folder. */
+export async function writeStarts(files: readonly string[], manifests: ReadonlyArray<Manifest | undefined>): Promise<void> {
+  await Promise.all(files.map((file, i) => writeOne(file, manifests[i])));
+  await boundFolder(dirname(files[0] ?? "."), RECORD, START_RECORD_BYTES);
+}
+
+async function writeOne(file: string, manifest: Manifest | undefined): Promise<void> {
+  if (manifest === undefined) {
     await unlink(file).catch(() => {});
     return;
   }
   const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
   try {
-    await writeFile(temp, JSON.stringify({ format: FORMAT, manifests }), { mode: 0o600, flag: "wx" });
+    await writeFile(temp, JSON.stringify({ format: FORMAT, manifest }), { mode: 0o600, flag: "wx" });
     await rename(temp, file);
   } catch {
     await unlink(temp).catch(() => {});
-    return;
   }
-  await boundFolder(dirname(file), RECORD, START_RECORD_BYTES);
 }
 
 /** Whether a module registered what its record says (the same events, counts, tools, commands, flags, shortcuts, renderers). */

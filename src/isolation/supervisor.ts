@@ -309,6 +309,9 @@ export class HookSupervisor implements SandboxView {
 
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
+    // Every load, restarts included, reads the module from disk again: it must still be what was approved.
+    const unapproved = options.approval?.();
+    if (unapproved) return unapproved;
     // Why refuse: a hook that could read the cache reads other hooks' code; one that could write it poisons them.
     // A sandbox binds what the policy names whether or not Node's permission model is on.
     const reachPolicy = options.isolation === "sandbox" ? { ...options.policy, permissionModel: true } : options.policy;
@@ -441,7 +444,8 @@ export class HookSupervisor implements SandboxView {
       this.lastFailure = failure;
       await this.#terminate();
       this.#to("disabled");
-      this.#fault(Errors.disabled(this.hookPath, "worker", `its restart failed to load: ${failure.message}`));
+      // A module changed since its approval is reported as that (not_approved, the file named), not as a failed load.
+      this.#fault(failure.code === "not_approved" ? failure : Errors.disabled(this.hookPath, "worker", `its restart failed to load: ${failure.message}`));
       return;
     }
     if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });

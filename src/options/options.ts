@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
 import type { NetRecord } from "../net/proxy.js";
+import type { HookFailure } from "../contract/errors.js";
 import type { TerminalTextOptions } from "../gates/terminal-text.js";
 import { TRANSFORM_FILE_CHARACTERS, type TransformBudgetOptions } from "../transform/budget.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
@@ -109,6 +110,13 @@ export interface SandboxOptions {
    * and each argument are cut to 200 characters (at most 32 arguments), the refusal to 400.
    */
   onExec?: (hookPath: string, record: { command: string; args: string[]; refused?: string; code?: number; killed?: boolean; dropped?: number }) => void;
+  /**
+   * Asked before every load of the module, the first and each restart: a failure it returns ends
+   * that load with its code (`not_approved`), and a restart it refuses disables the hook. Given by
+   * `discoverAndLoadHooks` and `isolateDiscovered` for a project's module: the approval re-checked
+   * on the files as they are when they load (src/approval/store.ts).
+   */
+  approval?: () => HookFailure | undefined;
   /** Environment of the worker, replacing the policy's. */
   env?: Record<string, string | undefined>;
   /** `execArgv` of the worker, replacing the policy's permission flags. */
@@ -126,7 +134,8 @@ export interface SandboxOptions {
   terminalText?: TerminalTextOptions;
 }
 
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "runtime" | "onLog" | "onExec" | "onNet" | "deadlines" | "policy">> & {
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "runtime" | "onLog" | "onExec" | "onNet" | "deadlines" | "policy" | "approval">> & {
+  approval: SandboxOptions["approval"];
   onNet: NonNullable<SandboxOptions["onNet"]>;
   policy: Policy;
   onExec: NonNullable<SandboxOptions["onExec"]>;
@@ -170,6 +179,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     onLog: options.onLog ?? (() => {}),
     onExec: options.onExec ?? (() => {}),
     onNet: options.onNet ?? (() => {}),
+    approval: options.approval,
     policy,
     isolation: chosen.isolation,
     ...(chosen.warning ? { isolationChosen: chosen.warning } : {}),

@@ -64,6 +64,7 @@ export const sandboxOptionsShape = {
   runtime: z.string().min(1).optional(),
   onNet: fn.optional(),
   onExec: fn.optional(),
+  approval: fn.optional(),
   env: z.record(z.string(), z.string().optional()).optional(),
   execArgv: strings.optional(),
   hostModules: z.record(z.string(), z.custom<object>((v) => typeof v === "object" && v !== null, { message: "an object" })).optional(),

@@ -47,7 +47,14 @@ export function asThrownInToolCall(failure: HookFailure): HookFailure {
   return out;
 }
 
+const FAILURE_BLOCKS = new WeakSet<object>();
+
 /** The result a tool call gets when a hook failed and fails closed. */
 export function blocked(failure: HookFailure): ToolCallEventResult {
-  return { block: true, reason: `Blocked because hook "${failure.hookPath}" failed (${failure.code}): ${failure.message}` };
+  const result = { block: true as const, reason: `Blocked because hook "${failure.hookPath}" failed (${failure.code}): ${failure.message}` };
+  FAILURE_BLOCKS.add(result);
+  return result;
 }
+
+/** Whether `value` is a block `blocked()` made of a failure (not a hook's own). */
+export const isFailureBlock = (value: unknown): boolean => typeof value === "object" && value !== null && FAILURE_BLOCKS.has(value);

@@ -7,7 +7,7 @@ import { terminalText } from "../gates/terminal-text.js";
 import { finish, nextInput, ruleFor, type ConflictRule } from "./dispatch.js";
 import { Errors, HookFailure, describeThrown, isSkip, type HookError } from "../contract/errors.js";
 import { inlineUnit, type HookUnit, type LoadedHook } from "./hook.js";
-import type { PlanName } from "../contract/protocol.js";
+import type { EmitReply, PlanName } from "../contract/protocol.js";
 import { gateAgentResult } from "./agent-results.js";
 import { HostHandlers, type RunnerInitOptions } from "./host-handlers.js";
 import { checkInitOptions, checkRunnerArguments, warnLackingAtConstruction } from "../bridge/host-setup.js";
@@ -16,7 +16,9 @@ import { describeIssues } from "../contract/schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
 import { gateEdits, gateResult, type Refusal } from "./effects.js";
 import type { Effect } from "../policy/policy.js";
-import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js";
+import { asThrownInToolCall, blocked, isFailureBlock, stepFailure } from "./handler-failures.js";
+import { Observer } from "../observe/observer.js";
+import type { RecordListener } from "../observe/record.js";
 import { StatsRecorder, type HookStats } from "./stats.js";
 import { IsolatedHook } from "./isolated-hook.js";
 import { LIMITS, isMessageList } from "../../worker/wire.mjs";
@@ -55,6 +57,9 @@ export class HookRunner {
   readonly #watcher: HookWatcher | undefined;
   #disposed: Promise<void> | undefined;
   readonly #stats = new StatsRecorder();
+  readonly #observer: Observer;
+  /** Observed: the failures reported while the current hook call settles. */
+  #sink: HookFailure[] | undefined;
   /** The agent the modules run inside (hookbox/extension), and where a dropped result key is said. */
   #agent: { line: "pi" | "omp"; warn(hookPath: string, kind: string, line: string): void } | undefined;
 
@@ -63,6 +68,7 @@ export class HookRunner {
     checkOptions("HookRunner", options);
     warnLackingAtConstruction(lacking);
     this.#host = new HostHandlers(cwd, sessionManager, modelRegistry);
+    this.#observer = new Observer(cwd);
     this.#onLog = options.onLog;
     this.#units = hooks.map((hook) => this.#adopt(hook));
     // pi.events: one bus for the hooks of this runner (the modules of one isolate()), data only.
@@ -79,6 +85,21 @@ export class HookRunner {
    */
   insideAgent(line: "pi" | "omp", warn: (hookPath: string, kind: string, line: string) => void): void {
     this.#agent = { line, warn };
+    this.#observer.agent = line;
+  }
+
+  /**
+   * Every hook call as a decision record (src/observe/record.ts): the hook, the event, the tool call,
+   * the outcome, the code, the duration, what would allow it. `content: true` adds what the hook
+   * received and answered. Returns the function that stops listening.
+   */
+  onRecord(listener: RecordListener, options?: { content?: boolean }): () => void {
+    return this.#observer.listen(listener, options);
+  }
+
+  /** @internal The runner's observer: a wall decision made outside a hook call (isolate()'s refusals) is emitted through it. */
+  get observer(): Observer {
+    return this.#observer;
   }
 
   /** The unit that runs `hook`; a worker hook gets the runner's side of its bridge and its fault listener. */
@@ -113,7 +134,10 @@ export class HookRunner {
       await hook.dispose();
       if (!failure) return undefined;
       const why = failure.code === "load_failed" ? failure.message.replace(/^Failed to load hook: /, "") : `${failure.code}: ${failure.message}`;
-      const error = Errors.loadFailed(current.path, `reload failed, the previous version keeps running: ${why}`);
+      // A module changed since its approval keeps that code: the approved version keeps running.
+      const error = failure.code === "not_approved"
+        ? new HookFailure("not_approved", current.path, "load", `reload refused, the approved version keeps running: ${failure.message}`)
+        : Errors.loadFailed(current.path, `reload failed, the previous version keeps running: ${why}`);
       this.#report(error);
       return error.toHookError();
     }
@@ -233,27 +257,60 @@ export class HookRunner {
     return finish(rule, state.acc, event);
   }
 
-  /** One run of a hook (its handlers, or the one at `only`): folds its results into `state`; an end says what the emit returns now. */
+  /**
+   * One run of a hook (its handlers, or the one at `only`): folds its results into `state`; an end
+   * says what the emit returns now. The one place a hook call settles: observed (src/observe/), the
+   * failures reported while its reply is applied (synchronously, after it arrived) are its own.
+   */
   async #runUnit(
     unit: HookUnit, rule: ConflictRule, plan: PlanName, event: Record<string, unknown> & { type: string }, state: Fold, ctx: HookContext,
     toolCall: boolean, only: number | undefined,
   ): Promise<{ value: unknown } | typeof FAILED | undefined> {
-    const type = event.type;
     const input = nextInput(rule, event, state.acc);
-    let reply;
+    let reply: EmitReply | undefined;
+    let failure: HookFailure | undefined;
     const started = performance.now();
-    let skipped = false;
     try {
       reply = await unit.run(input, plan, ctx, only);
     } catch (err) {
-      const failure = this.#failureOf(err, unit, type);
-      skipped = isSkip(failure.code);
-      if (this.#fail(unit, failure, toolCall)) return { value: blocked(failure) };
-      return FAILED;
-    } finally {
-      if (skipped) this.#stats.skip(unit.hook.path);
-      else this.#stats.call(unit.hook.path, type, performance.now() - started);
+      failure = this.#failureOf(err, unit, input.type);
     }
+    const ms = performance.now() - started;
+    if (failure && isSkip(failure.code)) this.#stats.skip(unit.hook.path);
+    else this.#stats.call(unit.hook.path, input.type, ms);
+    if (!this.#observer.active) return failure ? this.#settleFailure(unit, failure, toolCall) : this.#settle(unit, rule, event, input, reply!, state, toolCall);
+    const reported: HookFailure[] = (this.#sink = []);
+    const before = state.acc;
+    let end: { value: unknown } | typeof FAILED | undefined;
+    try {
+      end = failure ? this.#settleFailure(unit, failure, toolCall) : this.#settle(unit, rule, event, input, reply!, state, toolCall);
+      return end;
+    } catch (err) {
+      failure = err as HookFailure;
+      throw err;
+    } finally {
+      this.#sink = undefined;
+      const ended = end === FAILED ? undefined : end;
+      this.#observer.call({
+        hookPath: unit.hook.path, options: unit.hook.sandbox?.options, event: input, started, ms, failure, reported, ended,
+        failureBlock: ended !== undefined && isFailureBlock(ended.value),
+        changed: Object.keys(reply?.edits ?? {}).length > 0 || (rule.kind !== "bail" && rule.kind !== "series" && state.acc !== before),
+      });
+    }
+  }
+
+  /** A run whose reply never came: reported; a tool call is blocked unless the hook fails open. */
+  #settleFailure(unit: HookUnit, failure: HookFailure, toolCall: boolean): { value: unknown } | typeof FAILED {
+    if (this.#fail(unit, failure, toolCall)) return { value: blocked(failure) };
+    return FAILED;
+  }
+
+  /** Apply one run's reply (synchronous): its edits, then each handler's result through the rule. */
+  #settle(
+    unit: HookUnit, rule: ConflictRule, event: Record<string, unknown> & { type: string }, input: Record<string, unknown> & { type: string }, reply: EmitReply,
+    state: Fold, toolCall: boolean,
+  ): { value: unknown } | undefined {
+    const type = event.type;
     if (reply.edits) {
       const applied = this.#applyEdits(unit, type, rule, event, input, reply.edits, state.acc, toolCall);
       state.acc = applied.acc;
@@ -402,6 +459,7 @@ export class HookRunner {
   }
 
   #report(failure: HookFailure): void {
+    this.#sink?.push(failure);
     this.#stats.error(failure.hookPath, failure.code);
     this.emitError(failure.toHookError());
   }

@@ -22,6 +22,8 @@ export interface RunShellOptions {
   maxOutputBytes: number;
   /** Arguments of `file` (a Claude Code hook runs as `bash -c <command>`, or through the sandbox launcher). */
   args?: string[];
+  /** Stops the run (its process group killed) as at its deadline: a router answering before its own. */
+  signal?: AbortSignal;
 }
 
 const GROUPS = process.platform !== "win32";
@@ -70,6 +72,10 @@ export function runShellHook(file: string, input: string, options: RunShellOptio
       }
       chunks.push(chunk);
     };
+    const stop = () => settle({ kind: "timeout", ms: options.timeoutMs, stderr: text(err) }, true);
+    if (options.signal?.aborted) stop();
+    options.signal?.addEventListener("abort", stop, { once: true });
+    child.on("close", () => options.signal?.removeEventListener("abort", stop));
     child.stdout.on("data", collect("stdout", out));
     child.stderr.on("data", collect("stderr", err));
     child.on("error", (e) => settle({ kind: "spawn_failed", message: e.message }, true));

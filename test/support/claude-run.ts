@@ -65,7 +65,10 @@ export interface ClaudeRun {
 /** A tool call of the scripted model: the n-th of its thread (`agent`: a marker in a subagent's system prompt). */
 export interface ScriptedCall { name: string; input: Record<string, unknown>; agent?: string }
 
-/** Runs `claude -p` (or `hookbox claude -p`) once in `world`, in a network namespace with only loopback; the model asks Bash to run `command`. */
+/**
+ * Runs `claude -p` (or `hookbox claude -p`) once in `world`, in a network namespace with only loopback; the model asks Bash to run `command`.
+ * `env` is added to the agent's environment. The fake server records every request, whatever its path (an OTLP export to it too).
+ */
 export function runClaude(world: ClaudeWorld, options: { command?: string; calls?: ScriptedCall[]; hookbox: boolean; timeoutMs?: number; env?: Record<string, string>; allowedTools?: string }): ClaudeRun {
   const out = join(world.root, `run-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const config = join(world.root, "run-config.json");

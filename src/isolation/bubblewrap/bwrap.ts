@@ -161,10 +161,25 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   // Why after the policy's binds: a granted folder above them (e.g. /tmp) must not show other hooks' sockets.
   for (const m of masks(spec)) args.push("--tmpfs", m);
   for (const b of spec.extraBinds ?? []) args.push(b.writable ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
+  args.push(...homeOverBinds(spec, home));
   const env = { ...spec.env, HOME: home, TMPDIR: "/tmp", ...spec.extraEnv };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) args.push("--setenv", k, v);
   // Why: the skeleton bwrap builds (folders above the binds) would be writable, though private.
   args.push("--remount-ro", "/", "--chdir", spec.chdir);
+  return args;
+}
+
+/**
+ * The home again, above a bind that holds it (HOME inside the project: the project's bind would
+ * show the real home, `~/.ssh` included), and what is bound under it bound again above that.
+ * A project under HOME needs nothing: its bind comes after the home and sits where it is.
+ */
+function homeOverBinds(spec: SandboxSpec, home: string): string[] {
+  const binds = [...spec.readOnly.map((p) => ({ src: p, dest: p, writable: false })), ...(spec.extraBinds ?? []).map((b) => ({ ...b, dest: b.dest ?? b.src }))];
+  const under = (path: string, root: string) => path.startsWith(`${root.replace(/\/+$/, "")}/`);
+  if (!existsSync(home) || !binds.some((b) => b.dest === home || under(home, b.dest))) return [];
+  const args = tmpfs(spec, home);
+  for (const b of binds) if (under(b.dest, home) && existsSync(b.src)) args.push(b.writable ? "--bind" : "--ro-bind", realpathSync(b.src), b.dest);
   return args;
 }
 

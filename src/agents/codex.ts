@@ -1,0 +1,167 @@
+/**
+ * Codex CLI's hook contract, read from @openai/codex 0.169.0 (its Rust binary's hook wire types and
+ * checked against it: test/e2e-codex.test.ts): `hooks.json` (or `[hooks]` in config.toml) beside
+ * each config layer maps Claude Code's event names to groups `{ matcher, hooks: [{ type:
+ * "command", command, timeout (s, default 600) }] }`; a tool's matcher is a regular expression on
+ * `tool_name` (the shell tool is `Bash`, its input `{ command }`). Exit 0 prints JSON or nothing;
+ * exit 2 with a non-empty stderr blocks with it as the reason; anything else lets the call run.
+ * An admin's /etc/codex/requirements.toml may set `allow_managed_hooks_only` and its own `[hooks]`:
+ * then Codex runs those only. docs/codex.md.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { z } from "zod";
+import type { AgentHook, Dialect, RefusedAgentHook } from "./dialect.js";
+import { readHookTable } from "./settings.js";
+
+export const CODEX_EVENTS = [
+  "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart", "SessionEnd",
+  "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop",
+] as const;
+
+const record = z.record(z.string(), z.unknown());
+const codexOutputSchema = z.strictObject({
+  continue: z.boolean().optional(),
+  stopReason: z.string().optional(),
+  suppressOutput: z.boolean().optional(),
+  systemMessage: z.string().optional(),
+  decision: z.enum(["approve", "block"]).optional(),
+  reason: z.string().optional(),
+  hookSpecificOutput: z.strictObject({
+    hookEventName: z.enum(CODEX_EVENTS),
+    permissionDecision: z.enum(["allow", "deny", "ask"]).optional(),
+    permissionDecisionReason: z.string().optional(),
+    updatedInput: record.optional(),
+    additionalContext: z.string().optional(),
+    updatedMCPToolOutput: z.unknown().optional(),
+    decision: z.strictObject({
+      behavior: z.enum(["allow", "deny"]),
+      updatedInput: record.optional(),
+      updatedPermissions: z.array(z.unknown()).optional(),
+      message: z.string().optional(),
+      interrupt: z.boolean().optional(),
+    }).optional(),
+  }).optional(),
+});
+export type CodexOutput = z.infer<typeof codexOutputSchema>;
+
+const SUBSTITUTES: Record<string, string> = {
+  updatedInput: "it rewrites the tool's input",
+  additionalContext: "it adds text to the model's context",
+  updatedMCPToolOutput: "it replaces a tool's result",
+};
+const ORDER = ["allow", "ask", "deny"] as const;
+
+export const CODEX: Dialect<CodexOutput> = {
+  agent: "Codex CLI",
+  program: "codex",
+  packageName: "@openai/codex",
+  versions: ["0.169.0"],
+  timeoutUnitMs: 1000,
+  defaultTimeoutMs: 600_000,
+  events: CODEX_EVENTS,
+  matchers: {
+    PreToolUse: { field: "tool_name", regex: true },
+    PermissionRequest: { field: "tool_name", regex: true },
+    PostToolUse: { field: "tool_name", regex: true },
+    SessionStart: { field: "source", regex: true },
+  },
+  failClosed: new Set(["PreToolUse", "PermissionRequest"]),
+  blockStops: new Set(["PreToolUse", "PermissionRequest", "UserPromptSubmit", "PreCompact"]),
+  output: codexOutputSchema,
+  substitution(event, output) {
+    if (output.decision === "approve") return { name: 'decision "approve"', why: "it grants a permission" };
+    if (output.decision === "block" && !this.blockStops.has(event)) return { name: 'decision "block"', why: `on ${event} it makes the agent go on or feeds the model the hook's text` };
+    if (output.systemMessage !== undefined) return { name: "systemMessage", why: "it speaks to the user in Codex's name" };
+    const s = output.hookSpecificOutput;
+    if (!s) return undefined;
+    for (const [key, why] of Object.entries(SUBSTITUTES)) if ((s as Record<string, unknown>)[key] !== undefined) return { name: `hookSpecificOutput.${key}`, why };
+    if (s.permissionDecision === "allow") return { name: 'hookSpecificOutput.permissionDecision "allow"', why: "it grants a permission" };
+    if (s.decision?.behavior === "allow") return { name: 'hookSpecificOutput.decision.behavior "allow"', why: "it grants a permission" };
+    if (s.decision?.updatedInput !== undefined) return { name: "hookSpecificOutput.decision.updatedInput", why: "it rewrites the tool's input" };
+    return undefined;
+  },
+  exitBlocks: new Set([2]),
+  // Codex gives a hook no variable naming the project (its cwd is the session's).
+  projectDirVars: [],
+  merge(outputs, join) {
+    const out: CodexOutput = {};
+    if (outputs.some((o) => o.continue === false)) out.continue = false;
+    if (outputs.some((o) => o.suppressOutput)) out.suppressOutput = true;
+    const stopReason = join(outputs.map((o) => o.stopReason), true);
+    if (stopReason) out.stopReason = stopReason;
+    const decision = outputs.some((o) => o.decision === "block") ? "block" : outputs.some((o) => o.decision === "approve") ? "approve" : undefined;
+    if (decision) {
+      out.decision = decision;
+      const reason = join(outputs.filter((o) => o.decision === decision).map((o) => o.reason), true);
+      if (reason) out.reason = reason;
+    }
+    const systemMessage = join(outputs.map((o) => o.systemMessage));
+    if (systemMessage) out.systemMessage = systemMessage;
+    const specifics = outputs.flatMap((o) => (o.hookSpecificOutput ? [o.hookSpecificOutput] : []));
+    if (specifics.length > 0) {
+      const s = Object.assign({}, ...specifics) as NonNullable<CodexOutput["hookSpecificOutput"]>;
+      const context = join(specifics.map((x) => x.additionalContext));
+      if (context) s.additionalContext = context;
+      const decisions = specifics.map((x) => x.permissionDecision).filter((d): d is (typeof ORDER)[number] => d !== undefined);
+      if (decisions.length > 0) {
+        const winner = decisions.reduce((a, b) => (ORDER.indexOf(b) > ORDER.indexOf(a) ? b : a));
+        s.permissionDecision = winner;
+        const reason = join(specifics.filter((x) => x.permissionDecision === winner).map((x) => x.permissionDecisionReason), true);
+        if (reason) s.permissionDecisionReason = reason;
+        else delete s.permissionDecisionReason;
+      }
+      out.hookSpecificOutput = s;
+    }
+    return out;
+  },
+  reply(verdict) {
+    // Exit 2 blocks only with a non-empty stderr (an empty one is a failure, and Codex runs the call).
+    if ("blocked" in verdict) return { code: 2, stdout: "", stderr: verdict.blocked.trim() || "hookbox blocked this call" };
+    const output: CodexOutput = { ...verdict.output };
+    if (verdict.warnings.length > 0) output.systemMessage = [output.systemMessage, `hookbox: ${verdict.warnings.join(" ")}`].filter(Boolean).join("\n");
+    return { code: 0, stdout: Object.keys(output).length > 0 ? JSON.stringify(output) : "", stderr: "" };
+  },
+};
+
+export interface CodexLayer { files: string[]; hooks: AgentHook[]; refused: RefusedAgentHook[]; problems: string[] }
+
+/** The hooks of one config folder (`$CODEX_HOME`, a project's `.codex/`): its hooks.json and config.toml's `[hooks]`. */
+export function readCodexLayer(dir: string, source: AgentHook["source"]): CodexLayer {
+  const layer: CodexLayer = { files: [], hooks: [], refused: [], problems: [] };
+  const add = (file: string, table: unknown) => {
+    if (table === undefined) return;
+    if (typeof table !== "object" || table === null || Array.isArray(table)) { layer.problems.push(`${file}: hooks is not a table`); return; }
+    const read = readHookTable(CODEX, table as Record<string, unknown>, file, source);
+    layer.files.push(file);
+    layer.hooks.push(...read.hooks);
+    layer.refused.push(...read.refused);
+  };
+  const json = join(dir, "hooks.json");
+  const toml = join(dir, "config.toml");
+  try {
+    add(json, (JSON.parse(readFileSync(json, "utf8")) as { hooks?: unknown }).hooks);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") layer.problems.push(`${json} cannot be read: ${(e as Error).message}`);
+  }
+  try {
+    add(toml, (parseToml(readFileSync(toml, "utf8")) as { hooks?: unknown }).hooks);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") layer.problems.push(`${toml} cannot be read: ${(e as Error).message}`);
+  }
+  return layer;
+}
+
+/** The project's config folders Codex reads: `.codex/` in the folder and each parent up to the repository's root (the folder with `.git`), root first. */
+export function codexProjectDirs(project: string): string[] {
+  const dirs: string[] = [];
+  let dir = project;
+  for (;;) {
+    dirs.unshift(join(dir, ".codex"));
+    if (existsSync(join(dir, ".git"))) return dirs;
+    const up = dirname(dir);
+    if (up === dir) return [join(project, ".codex")];
+    dir = up;
+  }
+}

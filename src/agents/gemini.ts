@@ -1,0 +1,161 @@
+/**
+ * Gemini CLI's hook contract, read from @google/gemini-cli 0.61.0 (bundle: HookRegistry, HookPlanner,
+ * HookRunner, HookAggregator): `hooks` in settings.json maps an event to groups `{ matcher,
+ * sequential, hooks: [{ type: "command", command, name, timeout (ms), env }] }`; a tool event's
+ * matcher is a JavaScript regular expression tested unanchored on the tool's name (an invalid one is
+ * compared as a string), SessionStart/SessionEnd/PreCompress compare their trigger exactly; a hook is
+ * known by its `name`, else its command (`hooksConfig.disabled` lists such names). Exit 0 prints JSON
+ * (or text, shown to the user); exit 1 is a warning; any other exit with text is a deny with it as
+ * the reason. docs/gemini.md.
+ */
+import { readFileSync } from "node:fs";
+import stripJsonComments from "strip-json-comments";
+import { z } from "zod";
+import type { AgentHook, Dialect, RefusedAgentHook } from "./dialect.js";
+import { readHookTable } from "./settings.js";
+
+export const GEMINI_EVENTS = [
+  "BeforeTool", "AfterTool", "BeforeAgent", "Notification", "AfterAgent", "SessionStart", "SessionEnd", "PreCompress",
+  "BeforeModel", "AfterModel", "BeforeToolSelection",
+] as const;
+/** Keys of `hooks` that are not events (Gemini reads them as hooksConfig). */
+const CONFIG_KEYS = new Set(["enabled", "disabled", "notifications"]);
+/** Gemini CLI's default deadline of a command hook. */
+export const GEMINI_DEFAULT_TIMEOUT_MS = 60_000;
+
+const record = z.record(z.string(), z.unknown());
+/** A hook's JSON answer (HookOutput of 0.61.0); hookSpecificOutput holds each event's fields. */
+const geminiOutputSchema = z.strictObject({
+  continue: z.boolean().optional(),
+  stopReason: z.string().optional(),
+  suppressOutput: z.boolean().optional(),
+  systemMessage: z.string().optional(),
+  decision: z.enum(["allow", "approve", "ask", "deny", "block"]).optional(),
+  reason: z.string().optional(),
+  hookSpecificOutput: z.strictObject({
+    hookEventName: z.enum(GEMINI_EVENTS).optional(),
+    additionalContext: z.string().optional(),
+    tool_input: record.optional(),
+    tailToolCallRequest: record.optional(),
+    llm_request: record.optional(),
+    llm_response: record.optional(),
+    toolConfig: record.optional(),
+    clearContext: z.boolean().optional(),
+  }).optional(),
+});
+export type GeminiOutput = z.infer<typeof geminiOutputSchema>;
+
+/** hookSpecificOutput fields that make Gemini do or read something else: a project hook does not get them. */
+const SUBSTITUTES: Record<string, string> = {
+  tool_input: "it rewrites the tool's input",
+  tailToolCallRequest: "it makes the agent call another tool",
+  llm_request: "it rewrites the model request",
+  llm_response: "it replaces the model's answer",
+  toolConfig: "it changes the tools the model may call",
+  additionalContext: "it adds text to the model's context",
+  clearContext: "it clears the model's context",
+};
+
+const DENY = new Set(["deny", "block"]);
+
+export const GEMINI: Dialect<GeminiOutput> = {
+  agent: "Gemini CLI",
+  program: "gemini",
+  packageName: "@google/gemini-cli",
+  versions: ["0.61.0"],
+  events: GEMINI_EVENTS,
+  timeoutUnitMs: 1,
+  defaultTimeoutMs: GEMINI_DEFAULT_TIMEOUT_MS,
+  matchers: {
+    BeforeTool: { field: "tool_name", regex: true },
+    AfterTool: { field: "tool_name", regex: true },
+    SessionStart: { field: "source", regex: false },
+    SessionEnd: { field: "reason", regex: false },
+    PreCompress: { field: "trigger", regex: false },
+  },
+  failClosed: new Set(["BeforeTool"]),
+  blockStops: new Set(["BeforeTool", "BeforeAgent", "BeforeModel"]),
+  output: geminiOutputSchema,
+  substitution(event, output) {
+    if (output.decision === "allow" || output.decision === "approve") return { name: `decision "${output.decision}"`, why: "it may grant a permission" };
+    if (output.decision !== undefined && DENY.has(output.decision) && !this.blockStops.has(event)) return { name: `decision "${output.decision}"`, why: `on ${event} it makes the agent go on or feeds the model the hook's text` };
+    if (output.systemMessage !== undefined) return { name: "systemMessage", why: "it speaks to the user in Gemini CLI's name" };
+    for (const [key, why] of Object.entries(SUBSTITUTES)) {
+      if ((output.hookSpecificOutput as Record<string, unknown> | undefined)?.[key] !== undefined) return { name: `hookSpecificOutput.${key}`, why };
+    }
+    return undefined;
+  },
+  exitBlocks: new Set([2]),
+  projectDirVars: ["GEMINI_PROJECT_DIR", "GEMINI_CWD", "CLAUDE_PROJECT_DIR"],
+  merge(outputs, join) {
+    const out: GeminiOutput = {};
+    if (outputs.some((o) => o.continue === false)) out.continue = false;
+    if (outputs.some((o) => o.suppressOutput)) out.suppressOutput = true;
+    const stopReason = join(outputs.map((o) => o.stopReason), true);
+    if (stopReason) out.stopReason = stopReason;
+    const denied = outputs.filter((o) => o.decision !== undefined && DENY.has(o.decision));
+    const decided = denied.length > 0 ? denied : outputs.filter((o) => o.decision !== undefined);
+    if (decided.length > 0) {
+      out.decision = denied.length > 0 ? "deny" : decided[0]!.decision!;
+      const reason = join(decided.map((o) => o.reason), true);
+      if (reason) out.reason = reason;
+    }
+    const systemMessage = join(outputs.map((o) => o.systemMessage));
+    if (systemMessage) out.systemMessage = systemMessage;
+    const specifics = outputs.flatMap((o) => (o.hookSpecificOutput ? [o.hookSpecificOutput] : []));
+    if (specifics.length > 0) {
+      const s = Object.assign({}, ...specifics) as NonNullable<GeminiOutput["hookSpecificOutput"]>;
+      const context = join(specifics.map((x) => x.additionalContext));
+      if (context) s.additionalContext = context;
+      out.hookSpecificOutput = s;
+    }
+    return out;
+  },
+  reply(verdict) {
+    // A deny as JSON on stdout, exit 2 as well: Gemini reads stdout first, and a reason on stderr that
+    // happens to parse as JSON (a hook's own text) would otherwise be read as the hook's answer.
+    if ("blocked" in verdict) return { code: 2, stdout: JSON.stringify({ decision: "deny", reason: verdict.blocked }), stderr: "" };
+    const output: GeminiOutput = { ...verdict.output };
+    if (verdict.warnings.length > 0) output.systemMessage = [output.systemMessage, `hookbox: ${verdict.warnings.join(" ")}`].filter(Boolean).join("\n");
+    return { code: 0, stdout: Object.keys(output).length > 0 ? JSON.stringify(output) : "", stderr: "" };
+  },
+};
+
+/** The part of a Gemini CLI settings file hookbox reads; the rest passes through. */
+export const geminiSettingsSchema = z.object({
+  hooks: z.record(z.string(), z.unknown()).optional(),
+  hooksConfig: z.object({ enabled: z.boolean().optional(), disabled: z.array(z.string()).optional() }).passthrough().optional(),
+}).passthrough();
+
+export interface GeminiSettings {
+  file: string;
+  settings: Record<string, unknown>;
+  hooks: AgentHook[];
+  refused: RefusedAgentHook[];
+  problems: string[];
+}
+
+/** Read one settings file (JSON with comments, as Gemini CLI reads it); a missing file has no hooks. */
+export function readGeminiSettings(file: string, source: AgentHook["source"]): GeminiSettings {
+  const empty: GeminiSettings = { file, settings: {}, hooks: [], refused: [], problems: [] };
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return empty;
+    return { ...empty, problems: [`${file} cannot be read: ${(e as Error).message}`] };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(stripJsonComments(text));
+  } catch (e) {
+    return { ...empty, problems: [`${file} is not JSON (${(e as Error).message}): Gemini CLI will not load it either`] };
+  }
+  const parsed = geminiSettingsSchema.safeParse(value);
+  if (!parsed.success) return { ...empty, problems: [`${file}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`] };
+  const settings = parsed.data as Record<string, unknown> & z.infer<typeof geminiSettingsSchema>;
+  const { hooks: table = {}, ...rest } = settings;
+  const known = Object.fromEntries(Object.entries(table).filter(([k]) => !CONFIG_KEYS.has(k)));
+  const out: GeminiSettings = { ...empty, settings: { ...rest, ...(settings.hooks ? { hooks: table } : {}) }, ...readHookTable(GEMINI, known, file, source) };
+  return out;
+}

@@ -1,0 +1,113 @@
+/**
+ * What the launchers and `isolate()` record, by default, in the audit log (src/observe/audit-log.ts):
+ * the records of a runner, the wall's decisions outside a hook call (a module that did not load or
+ * is not approved blocks a tool call), and `hookbox claude`'s router's, which runs Claude Code's
+ * command hooks itself. Each is one call from its launcher.
+ */
+import type { HookErrorCode, HookFailure } from "../contract/errors.js";
+import { auditProblem, auditWorthy, defaultAuditLog } from "./audit-log.js";
+import { otlpProblem } from "./otlp.js";
+import { allowOf } from "./allow.js";
+import { Observer, toolOf } from "./observer.js";
+import { contentValue, cutText, isOwnWords, type DecisionRecord, type RecordListener } from "./record.js";
+
+/** Append what `runner` records to the default audit log (none when `HOOKBOX_AUDIT=off`). */
+export function auditRunner(runner: { onRecord(listener: RecordListener, options?: { content?: boolean }): () => void }): void {
+  const audit = defaultAuditLog();
+  if (audit) runner.onRecord((r) => { if (auditWorthy(r)) audit.log.append(r); }, { content: audit.content });
+}
+
+/** A module refused before any event (not approved, not loaded, refused by the agent) that blocks `event`, a tool call. */
+export function unloadedRecord(module: { path: string; code: HookErrorCode; error: string }, event: Record<string, unknown> & { type: string }, agent: string, project: string): DecisionRecord {
+  const failure = { code: module.code, message: module.error };
+  const record: DecisionRecord = {
+    v: 1, time: new Date().toISOString(), agent, project, hook: { path: cutText(module.path, 4000) }, event: cutText(event.type, 100),
+    outcome: module.code === "not_approved" || module.code === "effect_refused" ? "refused" : "failed", blocked: true, code: module.code, effect: "restrict",
+  };
+  const tool = toolOf(event);
+  if (tool) record.tool = tool;
+  if (isOwnWords(module.code)) record.why = cutText(module.error, 1_900);
+  const allow = allowOf(failure, project, agent);
+  if (allow) record.allow = allow;
+  return record;
+}
+
+/** What the recorder reads of a Claude Code hook (src/claude/settings.ts `ClaudeHook`, `RefusedHook`) and of its answer (src/claude/output.ts `HookAnswer`). */
+interface ClaudeHook { source: string; file: string; at: string; timeoutS: number }
+interface RefusedHook { source: string; file: string; at: string; reason: string }
+type HookAnswer =
+  | { kind: "ok"; output?: object; text?: string }
+  | { kind: "block"; reason: string }
+  | { kind: "failed"; failure: Pick<HookFailure, "code" | "message"> };
+
+/** Events of Claude Code where a failed hook blocks (src/claude/router.ts FAIL_CLOSED). */
+const CLAUDE_FAIL_CLOSED = new Set(["PreToolUse", "PermissionRequest"]);
+
+/**
+ * Records of one event `hookbox claude-hook` routes: `run` wraps each hook's run (all start
+ * together), `refused` records the hooks that were not run. Appended to the audit log, and spans
+ * when the process has an OpenTelemetry provider.
+ */
+export function claudeRecorder(project: string, event: string, input: Record<string, unknown>): {
+  run<A extends HookAnswer>(hook: ClaudeHook, answer: Promise<A>): Promise<A>;
+  refused(hooks: readonly RefusedHook[]): void;
+} {
+  const observer = new Observer(project);
+  observer.agent = "claude";
+  // The router's stderr is what Claude Code reads as the hooks' answer: a log that cannot be written is said by `hookbox claude` at its start (launchProblems), not here.
+  const audit = defaultAuditLog(process.env, () => {});
+  if (audit) observer.listen((r) => audit.log.append(r), { content: audit.content });
+  const started = performance.now();
+  const tool = toolOf({ toolName: input.tool_name, toolCallId: input.tool_use_id });
+  const base = (path: string, untrusted: boolean): DecisionRecord => ({
+    v: 1, time: new Date(performance.timeOrigin + started).toISOString(), agent: "claude", project, hook: { path: cutText(path, 4000) }, event: cutText(event, 100),
+    ...(tool ? { tool } : {}), isolation: untrusted ? "sandbox" : "as-user", ...(untrusted ? { policy: "untrusted" } : {}), outcome: "allowed", blocked: false,
+  });
+  const failed = (record: DecisionRecord, failure: Pick<HookFailure, "code" | "message">) => {
+    record.outcome = failure.code === "effect_refused" || failure.code === "not_approved" ? "refused" : "failed";
+    record.code = failure.code;
+    record.blocked = CLAUDE_FAIL_CLOSED.has(event);
+    if (isOwnWords(failure.code)) record.why = cutText(failure.message, 1_900);
+    const allow = allowOf(failure, project, "claude");
+    if (allow) record.allow = allow;
+  };
+  return {
+    async run<A extends HookAnswer>(hook: ClaudeHook, pending: Promise<A>): Promise<A> {
+      const answer = await pending;
+      const ended = performance.now();
+      const record = base(`${hook.file}#${hook.at}`, hook.source !== "user");
+      record.durationMs = Math.round((ended - started) * 1000) / 1000;
+      if (answer.kind === "failed") {
+        failed(record, answer.failure);
+        if (answer.failure.code === "timeout") record.limitMs = hook.timeoutS * 1000;
+      } else if (answer.kind === "block" || saysNo(answer.output)) {
+        record.outcome = "blocked";
+        record.blocked = true;
+        record.effect = "restrict";
+      } else record.effect = "observe";
+      if (audit?.content) record.content = { input: contentValue(input), output: contentValue(answer.kind === "ok" ? answer.output ?? answer.text : undefined), ...(answer.kind === "block" ? { reason: cutText(answer.reason, 8_192) } : answer.kind === "failed" ? { reason: cutText(answer.failure.message, 8_192) } : {}) };
+      observer.emit(record, performance.timeOrigin + started, performance.timeOrigin + ended);
+      return answer;
+    },
+    refused(hooks) {
+      for (const r of hooks) {
+        const record = base(`${r.file}#${r.at}`, r.source !== "user");
+        failed(record, { code: "load_failed", message: `${r.file}#${r.at} was not run: ${r.reason}` });
+        observer.emit(record);
+      }
+    },
+  };
+}
+
+/** A Claude Code hook's JSON answer that says no: a block decision, a denied permission, a stop. */
+function saysNo(answer: object | undefined): boolean {
+  if (!answer) return false;
+  const output = answer as Record<string, unknown>;
+  const specific = output.hookSpecificOutput as { permissionDecision?: unknown; decision?: { behavior?: unknown } } | undefined;
+  return output.decision === "block" || output.continue === false || specific?.permissionDecision === "deny" || specific?.decision?.behavior === "deny";
+}
+
+/** What a launcher says once at its start about its records: an audit log it cannot write, OTLP export it cannot do. */
+export function launchProblems(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [auditProblem(env), otlpProblem(env)].filter((p): p is string => p !== undefined);
+}

@@ -1,0 +1,114 @@
+/**
+ * `hookbox log` over the audit log that `hookbox claude-hook` (the router Claude Code runs for every
+ * event) appended to by default: real hooks, the real sandbox, the real bin. `--why <call id>` says
+ * in words why a call was blocked and what changes it, for a project hook not approved, one that
+ * answered above its policy (effect_refused) and one that timed out; filters and --json.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApprovalStore } from "../src/approval/store.js";
+import { claudeHookFingerprint } from "../src/claude/approval.js";
+import type { ClaudePlan } from "../src/claude/router.js";
+import { parseClaudeSettings } from "../src/claude/settings.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+import { decisionRecordSchema } from "../src/observe/record.js";
+import { main } from "../src/cli/main.js";
+import { hookbox } from "./cli-run.js";
+
+/** `hookbox log …args` in this process over the test's log folder (the bin runs once, in the first test). */
+async function log(args: string[]): Promise<{ code: number; stdout: string }> {
+  let stdout = "";
+  const out = { write: (t: string) => { stdout += t; }, isTTY: false, columns: 120 };
+  const code = await main(["log", "--dir", join(state, "hookbox"), ...args], { stdout: out, stderr: out });
+  return { code, stdout };
+}
+
+const root = mkdtempSync(join(tmpdir(), "hookbox-cli-log-"));
+const state = join(root, "state");
+const env = { XDG_STATE_HOME: state, HOOKBOX_AUDIT: "" };
+const project = join(root, "project");
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A plan with one project hook (guard.sh, approved when `approve`) and one user hook, as `hookbox claude` writes it. */
+async function plan(name: string, script: string, user: string | undefined, approve: boolean): Promise<string> {
+  const dir = join(project, name);
+  mkdirSync(join(dir, ".claude", "hooks"), { recursive: true });
+  writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), script);
+  chmodSync(join(dir, ".claude", "hooks", "guard.sh"), 0o755);
+  const settings = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh", timeout: 10 }] }] } };
+  const file = join(dir, ".claude", "settings.json");
+  writeFileSync(file, JSON.stringify(settings));
+  const hooks = parseClaudeSettings(JSON.stringify(settings), file, "project").hooks;
+  if (user) hooks.push(...parseClaudeSettings(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: user, timeout: 1 }] }] } }), "/home/u/.claude/settings.json", "user").hooks);
+  const p: ClaudePlan = { project: dir, hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20 };
+  if (approve) new ApprovalStore({ dir: p.approvals }).approve(dir, [await claudeHookFingerprint(dir, hooks[0]!)]);
+  const planFile = join(root, `${name}.plan.json`);
+  writeFileSync(planFile, JSON.stringify(p));
+  return planFile;
+}
+const event = (id: string) => JSON.stringify({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_use_id: id, tool_input: { command: "ls" } });
+
+describe.skipIf(!sandboxAvailability().ok)("hookbox log", () => {
+  beforeAll(async () => {
+    const runs = [
+      ["unapproved", await plan("unapproved", "#!/bin/sh\nexit 0\n", undefined, false), "toolu_unapproved"],
+      ["rewrites", await plan("rewrites", "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"updatedInput\":{\"command\":\"ls -la\"}}}'\n", undefined, true), "toolu_rewrites"],
+      ["slow", await plan("slow", "#!/bin/sh\ncat >/dev/null\nexit 0\n", "cat >/dev/null; sleep 5", true), "toolu_slow"],
+    ];
+    for (const [, planFile, id] of runs) {
+      const ran = await hookbox(["claude-hook", planFile!], { stdin: event(id!), env });
+      expect(ran.code, ran.stderr).toBe(2);
+    }
+  }, 60_000);
+
+  it("--why says a project hook was not approved, so the call was blocked, and names hookbox trust <project>", async () => {
+    // The bin, reading the log where the router wrote it ($XDG_STATE_HOME/hookbox).
+    const ran = await hookbox(["log", "--why", "toolu_unapproved"], { env });
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain("comes from the project and is not approved as it is now");
+    expect(ran.stdout).toContain("hookbox blocked it");
+    expect(ran.stdout).toContain(`To change it: npx hookbox trust ${join(project, "unapproved")}`);
+  });
+
+  it("--why says a project hook answered above its policy (effect_refused), so the call was blocked, and what may change the call", async () => {
+    const ran = await log(["--why", "toolu_rewrites"]);
+    expect(ran.stdout).toContain("answered with more than its policy lets it do to the agent");
+    expect(ran.stdout).toContain("hookbox blocked it");
+    expect(ran.stdout).toContain("To change it: only a hook of your own ~/.claude/settings.json may change what Claude Code does");
+  });
+
+  it("--why says a hook did not answer within its deadline, naming it, and that a larger timeout changes it; the hook that allowed is not blamed", async () => {
+    const ran = await log(["--why", "toolu_slow"]);
+    expect(ran.stdout).toContain("did not answer within its deadline of 1000 ms");
+    expect(ran.stdout).toContain("fail closed");
+    expect(ran.stdout).toContain("To change it: a larger \"timeout\" (seconds) on the hook in its settings file");
+    expect(ran.stdout).not.toContain("guard.sh");
+  });
+
+  it("--why on a call it has no record of says so and exits 1", async () => {
+    const ran = await log(["--why", "toolu_never"]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain("No decision about the call toolu_never");
+  });
+
+  it("lists the last decisions, filtered by outcome, code, project and hook, and --json prints the records themselves", async () => {
+    const all = await log(["--json"]);
+    const records = all.stdout.trim().split("\n").map((l) => decisionRecordSchema.parse(JSON.parse(l)));
+    expect(records.map((r) => [r.tool?.callId, r.outcome, r.code ?? null, r.agent])).toEqual([
+      ["toolu_unapproved", "refused", "not_approved", "claude"],
+      ["toolu_rewrites", "refused", "effect_refused", "claude"],
+      ["toolu_slow", "allowed", null, "claude"],
+      ["toolu_slow", "failed", "timeout", "claude"],
+    ]);
+    const timeouts = await log(["--code", "timeout"]);
+    expect(timeouts.stdout.trim().split("\n")).toHaveLength(1);
+    expect(timeouts.stdout).toMatch(/failed\s+timeout\s+claude\s+PreToolUse Bash\(toolu_slow\)\s+\/home\/u\/\.claude\/settings\.json#/);
+    expect((await log(["--outcome", "refused"])).stdout.trim().split("\n")).toHaveLength(2);
+    expect((await log(["--project", join(project, "rewrites"), "--json"])).stdout.trim().split("\n")).toHaveLength(1);
+    expect((await log(["--hook", join(project, "slow"), "-n", "1", "--json"])).stdout).toContain("toolu_slow");
+    const bad = await log(["--outcome", "maybe"]);
+    expect(bad.code).toBe(2);
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * The Codex CLI row of the dialect table (src/agents/codex.ts) through the shared router, with real
+ * shell runs, and the requirements and version check of `hookbox codex`. End to end with the real
+ * agent: test/e2e-codex.test.ts.
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { CODEX, readCodexLayer } from "../src/agents/codex.js";
+import { interpretAgentRun, routeAgentEvent, type AgentPlan } from "../src/agents/router.js";
+import { generatedRequirements } from "../src/cli/codex.js";
+import type { AgentHook } from "../src/agents/dialect.js";
+import { hookbox } from "./cli-run.js";
+
+const dir = mkdtempSync(join(tmpdir(), "hookbox-codex-router-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const exit = (code: number, stdout = "", stderr = "") => ({ kind: "exited" as const, code, stdout, stderr });
+const hook = (command: string, more: Partial<AgentHook> = {}): AgentHook => ({ source: "user", file: "/u/hooks.json", at: "hooks.PreToolUse[0].hooks[0]", event: "PreToolUse", command, name: command, timeoutMs: 5_000, matcher: "^Bash$", ...more });
+const plan = (hooks: AgentHook[]): AgentPlan => ({ project: dir, hooks, refused: [], maxOutputBytes: 1 << 20 });
+
+describe("Codex CLI's row", () => {
+  it("a block is exit 2 with a non-empty stderr (Codex reads exit 2 with an empty one as a failure and runs the call), even when the hook gave no reason", async () => {
+    const input = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -r x" }, cwd: dir };
+    const r = await routeAgentEvent(CODEX, plan([hook("exit 2")]), input, JSON.stringify(input));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/blocked \(exit 2\)/);
+    const other = await routeAgentEvent(CODEX, plan([hook("exit 2", { matcher: "^apply_patch$" })]), input, JSON.stringify(input));
+    expect(other).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("a project's hook may block or deny; updatedInput, permissionDecision allow, additionalContext, decision approve and systemMessage are effect_refused; your own hook may", () => {
+    for (const output of [{ decision: "block", reason: "r" }, { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "r" } }]) {
+      expect(interpretAgentRun(CODEX, "h", true, "PreToolUse", exit(0, JSON.stringify(output))).kind).toBe("ok");
+    }
+    for (const output of [
+      { hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { command: "echo" } } },
+      { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } },
+      { hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "x" } },
+      { decision: "approve" }, { systemMessage: "hi" },
+    ]) {
+      const answer = interpretAgentRun(CODEX, "h", true, "PreToolUse", exit(0, JSON.stringify(output)));
+      expect(answer.kind === "failed" && answer.failure.code, JSON.stringify(output)).toBe("effect_refused");
+      expect(interpretAgentRun(CODEX, "h", false, "PreToolUse", exit(0, JSON.stringify(output))).kind).toBe("ok");
+    }
+  });
+
+  it("reads hooks.json and config.toml's [hooks] of a config folder, timeouts in seconds (default 600 s), a non-command hook named as not run", () => {
+    const folder = join(dir, "layer");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "hooks.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "^Bash$", hooks: [{ type: "command", command: "a", timeout: 3 }, { type: "prompt", prompt: "p" }] }] } }));
+    writeFileSync(join(folder, "config.toml"), 'model = "m"\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "b"\n');
+    const layer = readCodexLayer(folder, "project");
+    expect(layer.hooks.map((h) => [h.event, h.command, h.timeoutMs])).toEqual([["PreToolUse", "a", 3_000], ["Stop", "b", 600_000]]);
+    expect(layer.refused.map((r) => r.reason)).toEqual(['a "prompt" hook, which hookbox does not run']);
+  });
+
+  it("the generated requirements keep the admin's, allow managed hooks only, and add the routing hook after the admin's own, its timeout above the slowest hook's", () => {
+    const admin = { allowed_sandbox_modes: ["read-only"], hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "admin" }] }] } };
+    const req = generatedRequirements(admin, plan([hook("a", { timeoutMs: 10_000 })]), "/plan.json") as { allow_managed_hooks_only: boolean; allowed_sandbox_modes: string[]; hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };
+    expect(req.allow_managed_hooks_only).toBe(true);
+    expect(req.allowed_sandbox_modes).toEqual(["read-only"]);
+    expect(req.hooks.PreToolUse!.map((g) => g.hooks[0]!.command)).toEqual(["admin", expect.stringContaining("codex-hook '/plan.json'")]);
+    expect(req.hooks.PreToolUse![1]!.hooks[0]!.timeout).toBe(40);
+  });
+
+  it("hookbox codex refuses, by name and before starting it, a Codex CLI whose version's hook contract it does not know", async () => {
+    const pkg = join(dir, "node_modules", "@openai", "codex");
+    mkdirSync(join(pkg, "bin"), { recursive: true });
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@openai/codex", version: "0.170.0" }));
+    writeFileSync(join(pkg, "bin", "codex.js"), "#!/bin/sh\necho STARTED\n", { mode: 0o755 });
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    symlinkSync(join(pkg, "bin", "codex.js"), join(bin, "codex"));
+    const r = await hookbox(["codex", "exec", "hi"], { cwd: dir, env: { PATH: `${bin}:${process.env.PATH}`, HOME: dir } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("is @openai/codex 0.170.0; hookbox knows the hook contract of 0.169.0 only");
+    expect(r.stdout).not.toContain("STARTED");
+  });
+});
