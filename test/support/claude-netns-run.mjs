@@ -6,14 +6,10 @@
 // requests) gets "ok". Streaming and non-streaming. argv[2]: a JSON file { program, args, cwd, env,
 // command, timeoutMs, out }; ANTHROPIC_BASE_URL is added to env. The outcome (exit code, stdout,
 // stderr, every request the server got) is written to `out`.
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { readConfig, serveThenRun } from "./fake-model.mjs";
 
 const PORT = 41790;
-const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
-/** @type {Array<{ method: string | undefined; url: string | undefined; body: any }>} */
-const requests = [];
+const config = readConfig();
 
 /** @param {any} content */
 function text(content) {
@@ -55,13 +51,9 @@ function scripted(/** @type {any} */ body) {
 }
 
 const usage = { input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-const server = createServer((req, res) => {
-  let raw = "";
-  req.on("data", (d) => { raw += d; });
-  req.on("end", () => {
-    let body;
-    try { body = JSON.parse(raw); } catch { body = { unparsed: raw }; }
-    requests.push({ method: req.method, url: req.url, body });
+serveThenRun(config, {
+  port: PORT, env: { ANTHROPIC_BASE_URL: `http://127.0.0.1:${PORT}` },
+  answer: (req, body, res, requests) => {
     if (!req.url?.startsWith("/v1/messages") || req.url.startsWith("/v1/messages/count_tokens")) {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(req.url?.startsWith("/v1/messages/count_tokens") ? { input_tokens: 10 } : {}));
@@ -90,22 +82,5 @@ const server = createServer((req, res) => {
     send("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 10 } });
     send("message_stop", {});
     res.end();
-  });
-});
-
-server.listen(PORT, "127.0.0.1", () => {
-  const child = spawn(config.program, config.args, {
-    cwd: config.cwd, env: { ...config.env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${PORT}` }, stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => { stdout += d; });
-  child.stderr.on("data", (d) => { stderr += d; });
-  const timer = setTimeout(() => child.kill("SIGKILL"), config.timeoutMs);
-  child.on("close", (code, signal) => {
-    clearTimeout(timer);
-    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests }));
-    server.close();
-    process.exit(0);
-  });
+  },
 });

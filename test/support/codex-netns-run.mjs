@@ -6,14 +6,10 @@
 // "TOOL RESULT: <what it received>"; any other request gets "ok". Server-sent events. argv[2]: a
 // JSON file { program, args, cwd, env, command, timeoutMs, out }. The outcome (exit code, stdout,
 // stderr, every request the server got) is written to `out`.
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { readConfig, serveThenRun } from "./fake-model.mjs";
 
 export const PORT = 41792;
-const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
-/** @type {Array<{ method: string | undefined; url: string | undefined; body: any }>} */
-const requests = [];
+const config = readConfig();
 
 /** The output items of one reply. @returns {any[]} */
 function reply(/** @type {any} */ body) {
@@ -25,13 +21,9 @@ function reply(/** @type {any} */ body) {
   return [{ type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "ok", annotations: [] }] }];
 }
 
-const server = createServer((req, res) => {
-  let raw = "";
-  req.on("data", (d) => { raw += d; });
-  req.on("end", () => {
-    let body;
-    try { body = JSON.parse(raw); } catch { body = { unparsed: raw }; }
-    requests.push({ method: req.method, url: req.url, body });
+serveThenRun(config, {
+  port: PORT,
+  answer: (req, body, res, requests) => {
     if (!req.url?.endsWith("/responses")) {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ object: "list", data: [] }));
@@ -45,20 +37,5 @@ const server = createServer((req, res) => {
     items.forEach((item, output_index) => send({ type: "response.output_item.done", output_index, item }));
     send({ type: "response.completed", response: { id, status: "completed", output: items, usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 20 } } });
     res.end();
-  });
-});
-
-server.listen(PORT, "127.0.0.1", () => {
-  const child = spawn(config.program, config.args, { cwd: config.cwd, env: config.env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => { stdout += d; });
-  child.stderr.on("data", (d) => { stderr += d; });
-  const timer = setTimeout(() => child.kill("SIGKILL"), config.timeoutMs);
-  child.on("close", (code, signal) => {
-    clearTimeout(timer);
-    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests }));
-    server.close();
-    process.exit(0);
-  });
+  },
 });

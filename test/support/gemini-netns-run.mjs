@@ -7,14 +7,10 @@
 // next-speaker checks) gets "ok". Streaming (SSE) and not. argv[2]: a JSON file { program, args,
 // cwd, env, command, timeoutMs, out }. The outcome (exit code, stdout, stderr, every request the
 // server got) is written to `out`.
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { readConfig, serveThenRun } from "./fake-model.mjs";
 
 const PORT = 41791;
-const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
-/** @type {Array<{ method: string | undefined; url: string | undefined; body: any }>} */
-const requests = [];
+const config = readConfig();
 
 /** The reply's parts for one request. @returns {any[]} */
 function reply(/** @type {any} */ body) {
@@ -27,13 +23,9 @@ function reply(/** @type {any} */ body) {
 }
 
 const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 };
-const server = createServer((req, res) => {
-  let raw = "";
-  req.on("data", (d) => { raw += d; });
-  req.on("end", () => {
-    let body;
-    try { body = JSON.parse(raw); } catch { body = { unparsed: raw }; }
-    requests.push({ method: req.method, url: req.url, body });
+serveThenRun(config, {
+  port: PORT, env: { GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${PORT}` },
+  answer: (req, body, res) => {
     const url = req.url ?? "";
     if (url.includes(":countTokens")) {
       res.writeHead(200, { "content-type": "application/json" });
@@ -53,22 +45,5 @@ const server = createServer((req, res) => {
     }
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify(answer));
-  });
-});
-
-server.listen(PORT, "127.0.0.1", () => {
-  const child = spawn(config.program, config.args, {
-    cwd: config.cwd, env: { ...config.env, GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${PORT}` }, stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => { stdout += d; });
-  child.stderr.on("data", (d) => { stderr += d; });
-  const timer = setTimeout(() => child.kill("SIGKILL"), config.timeoutMs);
-  child.on("close", (code, signal) => {
-    clearTimeout(timer);
-    writeFileSync(config.out, JSON.stringify({ code, signal, stdout, stderr, requests }));
-    server.close();
-    process.exit(0);
-  });
+  },
 });

@@ -6,26 +6,17 @@
 // answers "TOOL RESULT: <what it received>"; any other request (the title) gets "ok". argv[2]: a
 // JSON file { program, args, cwd, env, command, port, timeoutMs, out }. The outcome (exit code, signal,
 // stdout, stderr, every request the server got, the wall time) is written to `out`.
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { readConfig, serveThenRun } from "./fake-model.mjs";
 
-const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
-/** @type {Array<{ url: string | undefined; body: any; at: number }>} */
-const requests = [];
-let started = 0;
+const config = readConfig();
 
 const chunk = (/** @type {object} */ delta, /** @type {string | null} */ finish = null) =>
   `data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 const text = (/** @type {unknown} */ content) => (typeof content === "string" ? content : JSON.stringify(content));
 
-const server = createServer((req, res) => {
-  let raw = "";
-  req.on("data", (d) => { raw += d; });
-  req.on("end", () => {
-    let body;
-    try { body = JSON.parse(raw); } catch { body = { unparsed: raw }; }
-    requests.push({ url: req.url, body, at: Date.now() - started });
+serveThenRun(config, {
+  port: config.port, group: true,
+  answer: (req, body, res) => {
     if (!req.url?.endsWith("/chat/completions")) { res.writeHead(404, { "content-type": "application/json" }); res.end("{}"); return; }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const last = (body.messages ?? []).at(-1);
@@ -42,22 +33,5 @@ const server = createServer((req, res) => {
     }
     res.write(`data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1, model: "m", choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })}\n\n`);
     res.end("data: [DONE]\n\n");
-  });
-});
-
-server.listen(config.port, "127.0.0.1", () => {
-  started = Date.now();
-  // Its own process group, so the timeout ends opencode and everything it started (bwrap, plugins' processes).
-  const child = spawn(config.program, config.args, { cwd: config.cwd, env: config.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => { stdout += d; });
-  child.stderr.on("data", (d) => { stderr += d; });
-  const timer = setTimeout(() => { try { process.kill(-(/** @type {number} */ (child.pid)), "SIGKILL"); } catch { child.kill("SIGKILL"); } }, config.timeoutMs);
-  child.on("close", (code, signal) => {
-    clearTimeout(timer);
-    writeFileSync(config.out, JSON.stringify({ code, signal, ms: Date.now() - started, stdout, stderr, requests }));
-    server.close();
-    process.exit(0);
-  });
+  },
 });
