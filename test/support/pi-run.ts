@@ -238,9 +238,11 @@ export function runPi(cli: string, world: PiWorld, options: PiRunOptions): PiRun
 function prepareRun(agent: Agent, world: PiWorld, options: PiRunOptions, rpc?: PiRpcOptions): { argv: string[]; out: string; timeoutMs: number } {
   const out = join(world.home, "..", `run-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const config = join(world.home, "..", "run-config.json");
+  // hookbox's own audit log (isolate() appends to it by default: src/observe/audit-log.ts) beside HOME,
+  // not in it: the differentials compare HOME's files, and the log is hookbox's, not the module's doing.
   const env = {
     PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: world.home, PI_CODING_AGENT_DIR: world.agentDir, PI_OFFLINE: "1",
-    NO_COLOR: "1", TERM: "dumb", ...options.env,
+    XDG_STATE_HOME: join(world.home, "..", "state"), NO_COLOR: "1", TERM: "dumb", ...options.env,
   };
   const mode = rpc ? [] : options.rpc ? ["--mode", "rpc"] : ["-p", "Clean up the build folder.", ...(options.prompts ?? [])];
   const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), ...mode];
