@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore, PinReader } from "../src/approval/store.js";
 import { claudeHookFingerprint } from "../src/claude/approval.js";
+import { planText } from "../src/claude/plan.js";
 import { routerTimeoutS, type ClaudePlan } from "../src/claude/router.js";
 import { parseClaudeSettings, type ClaudeHook } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
@@ -43,16 +44,18 @@ function drowningProject() {
 /** Runs the router as Claude Code does; resolves with its answer and how long it took to exit. */
 function claudeHook(root: string, plan: ClaudePlan, event: object, killAfterMs: number): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const planFile = join(root, `plan-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(planFile, JSON.stringify(plan));
+  const { text, sha256 } = planText(plan);
+  writeFileSync(planFile, text);
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, "claude-hook", planFile], { cwd: plan.project, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, "claude-hook", planFile, sha256], { cwd: plan.project, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     const kill = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
     child.stdout.on("data", (d) => { stdout += d; });
     child.stderr.on("data", (d) => { stderr += d; });
-    child.on("close", (code) => { clearTimeout(kill); resolve({ code, stdout, stderr, ms: performance.now() - started }); });
+    // A PreToolUse block's reason is on stdout as Claude Code reads it ({ decision: "block", reason }: src/cli/claude.ts), its stderr empty.
+    child.on("close", (code) => { clearTimeout(kill); resolve({ code, stdout, stderr: code === 2 && stdout.startsWith("{") ? `${JSON.parse(stdout).reason}\n${stderr}` : stderr, ms: performance.now() - started }); });
     child.stdin.end(JSON.stringify(event));
   });
 }
@@ -65,7 +68,8 @@ describe("the Claude Code router's deadline", () => {
     // Well inside Claude Code's 40 s: killed at 15 s, the router would have failed the check.
     const answer = await claudeHook(w.root, plan, RM, 15_000);
     expect(answer.code, answer.stderr.slice(-500)).toBe(2);
-    expect(answer.stderr.endsWith("\nuser guard: rm -rf is not allowed\n"), answer.stderr.slice(-500)).toBe(true);
+    // The user's guard's reason, named by its own command as Claude Code names a hook's block.
+    expect(answer.stderr.endsWith(`\n[${USER_GUARD}]: user guard: rm -rf is not allowed\n`), answer.stderr.slice(-500)).toBe(true);
     // Ten named in full, the rest counted: 200 hooks do not flood the model's context.
     expect(answer.stderr.match(/hooks\[\d+\]" was not loaded: it is a Claude Code hook of the project [^,]+, and you have not approved it; [^(]+ \(not_approved\)/g)).toHaveLength(10);
     expect(answer.stderr).toContain("…and 190 more hooks: not_approved ×190.");
@@ -121,7 +125,7 @@ describe("the Claude Code router's deadline", () => {
     new ApprovalStore({ dir: w.approvals }).approve(w.dir, await Promise.all(project.slice(0, 1).map((h) => claudeHookFingerprint(w.dir, h, reader))));
     const plan: ClaudePlan = { project: w.dir, hooks: [w.hooks[0]!, project[0]!], refused: [], approvals: w.approvals, maxOutputBytes: 1 << 20 };
     const answer = await claudeHook(w.root, plan, RM, 20_000);
-    expect(answer.stderr).toBe("user guard: rm -rf is not allowed\n");
+    expect(answer.stderr).toBe(`[${USER_GUARD}]: user guard: rm -rf is not allowed\n`);
     expect(answer.code).toBe(2);
   });
 });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
 import { claudeHookFingerprint } from "../src/claude/approval.js";
-import type { ClaudePlan } from "../src/claude/router.js";
+import { planText, type ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { decisionRecordSchema } from "../src/observe/record.js";
@@ -32,7 +32,7 @@ const project = join(root, "project");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** A plan with one project hook (guard.sh, approved when `approve`) and one user hook, as `hookbox claude` writes it. */
-async function plan(name: string, script: string, user: string | undefined, approve: boolean): Promise<string> {
+async function plan(name: string, script: string, user: string | undefined, approve: boolean): Promise<[string, string]> {
   const dir = join(project, name);
   mkdirSync(join(dir, ".claude", "hooks"), { recursive: true });
   writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), script);
@@ -45,20 +45,21 @@ async function plan(name: string, script: string, user: string | undefined, appr
   const p: ClaudePlan = { project: dir, hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20 };
   if (approve) new ApprovalStore({ dir: p.approvals }).approve(dir, [await claudeHookFingerprint(dir, hooks[0]!)]);
   const planFile = join(root, `${name}.plan.json`);
-  writeFileSync(planFile, JSON.stringify(p));
-  return planFile;
+  const { text, sha256 } = planText(p);
+  writeFileSync(planFile, text);
+  return [planFile, sha256] as [string, string];
 }
 const event = (id: string) => JSON.stringify({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_use_id: id, tool_input: { command: "ls" } });
 
 describe.skipIf(!sandboxAvailability().ok)("hookbox log", () => {
   beforeAll(async () => {
-    const runs = [
+    const runs: Array<[string, [string, string], string]> = [
       ["unapproved", await plan("unapproved", "#!/bin/sh\nexit 0\n", undefined, false), "toolu_unapproved"],
       ["rewrites", await plan("rewrites", "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"updatedInput\":{\"command\":\"ls -la\"}}}'\n", undefined, true), "toolu_rewrites"],
       ["slow", await plan("slow", "#!/bin/sh\ncat >/dev/null\nexit 0\n", "cat >/dev/null; sleep 5", true), "toolu_slow"],
     ];
     for (const [, planFile, id] of runs) {
-      const ran = await hookbox(["claude-hook", planFile!], { stdin: event(id!), env });
+      const ran = await hookbox(["claude-hook", ...planFile], { stdin: event(id), env });
       expect(ran.code, ran.stderr).toBe(2);
     }
   }, 60_000);
