@@ -14,6 +14,7 @@ import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import type { AgentHook, Dialect, RefusedAgentHook } from "./dialect.js";
 import { readHookTable } from "./settings.js";
+import { permissionRequestDecision } from "../claude/output.js";
 
 export const CODEX_EVENTS = [
   "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart", "SessionEnd",
@@ -35,13 +36,7 @@ const codexOutputSchema = z.strictObject({
     updatedInput: record.optional(),
     additionalContext: z.string().optional(),
     updatedMCPToolOutput: z.unknown().optional(),
-    decision: z.strictObject({
-      behavior: z.enum(["allow", "deny"]),
-      updatedInput: record.optional(),
-      updatedPermissions: z.array(z.unknown()).optional(),
-      message: z.string().optional(),
-      interrupt: z.boolean().optional(),
-    }).optional(),
+    decision: permissionRequestDecision.optional(),
   }).optional(),
 });
 export type CodexOutput = z.infer<typeof codexOutputSchema>;

@@ -14,6 +14,14 @@ import { cut } from "../../worker/describe.mjs";
 import type { ClaudeHookEvent } from "./settings.js";
 
 const record = z.record(z.string(), z.unknown());
+/** A PermissionRequest hook's `decision` (Codex copies Claude Code's shape: src/agents/codex.ts). */
+export const permissionRequestDecision = z.strictObject({
+  behavior: z.enum(["allow", "deny"]),
+  updatedInput: record.optional(),
+  updatedPermissions: z.array(z.unknown()).optional(),
+  message: z.string().optional(),
+  interrupt: z.boolean().optional(),
+});
 const specific = {
   PreToolUse: z.strictObject({
     hookEventName: z.literal("PreToolUse"),
@@ -24,13 +32,7 @@ const specific = {
   }),
   PermissionRequest: z.strictObject({
     hookEventName: z.literal("PermissionRequest"),
-    decision: z.strictObject({
-      behavior: z.enum(["allow", "deny"]),
-      updatedInput: record.optional(),
-      updatedPermissions: z.array(z.unknown()).optional(),
-      message: z.string().optional(),
-      interrupt: z.boolean().optional(),
-    }).optional(),
+    decision: permissionRequestDecision.optional(),
   }),
   UserPromptSubmit: z.strictObject({ hookEventName: z.literal("UserPromptSubmit"), additionalContext: z.string().optional(), sessionTitle: z.string().optional(), suppressOriginalPrompt: z.boolean().optional() }),
   SessionStart: z.strictObject({ hookEventName: z.literal("SessionStart"), additionalContext: z.string().optional(), initialUserMessage: z.string().optional(), sessionTitle: z.string().optional(), watchPaths: z.array(z.string()).optional(), reloadSkills: z.boolean().optional() }),
