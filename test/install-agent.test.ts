@@ -5,7 +5,7 @@
  * the tree is installed again instead of breaking every later run. Real npm installs of a small real
  * package (zod, at the lockfile's version, from npm's cache) into a cache folder of the test's own.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -37,6 +37,19 @@ describe("the agent installer", () => {
     expect(readdirSync(cache).filter((name) => name.startsWith(".zod-"))).toEqual([]);
     // Control: the next call finds the tree intact and installs nothing.
     expect(await install()).toEqual({ code: 0, stdout: dir, stderr: "" });
+  }, 120_000);
+
+  it("waits while another install of the same folder holds its lock, and only then answers", async () => {
+    const lock = join(cache, `.lock-zod-${VERSION}`);
+    const released = join(cache, "released");
+    // Another caller holds the lock for a second, then marks its release.
+    const holder = spawn("flock", [lock, "sh", "-c", `sleep 1; touch ${released}`], { stdio: "ignore" });
+    const holderDone = new Promise((r) => holder.on("close", r));
+    while (spawnSync("flock", ["-n", lock, "true"]).status === 0) await new Promise((r) => setTimeout(r, 10));
+    const waited = await install();
+    expect(waited).toEqual({ code: 0, stdout: dir, stderr: "" });
+    expect(existsSync(released)).toBe(true);
+    await holderDone;
   }, 120_000);
 
   it("installs again a tree that lost a file deep inside, and says so", async () => {
