@@ -74,12 +74,23 @@ export interface SendMessageOptions { triggerTurn?: boolean; deliverAs?: "steer"
 export interface SessionEntryBase { type: string; id: string; parentId: string | null; timestamp: string }
 export interface SessionMessageEntry extends SessionEntryBase { type: "message"; message: AgentMessage }
 export interface ThinkingLevelChangeEntry extends SessionEntryBase { type: "thinking_level_change"; thinkingLevel?: string | null }
-export interface ModelChangeEntry extends SessionEntryBase { type: "model_change"; /** `provider/modelId` */ model: string; role?: string }
+/**
+ * A model change, as the agent records it: the original's (and oh-my-pi's) name the model as
+ * `provider/modelId` in `model`; pi's (`PiModelChangeEntry`) name `provider` and `modelId` apart.
+ */
+export type ModelChangeEntry = OriginalModelChangeEntry | PiModelChangeEntry;
+export interface OriginalModelChangeEntry extends SessionEntryBase { type: "model_change"; /** `provider/modelId` */ model: string; role?: string }
+export interface PiModelChangeEntry extends SessionEntryBase { type: "model_change"; provider: string; modelId: string }
+/** The session's name, as pi records it (`pi.setSessionName`). */
+export interface SessionInfoEntry extends SessionEntryBase { type: "session_info"; name?: string }
+// `fromExtension` is the original's and oh-my-pi's name for what pi calls `fromHook`.
 export interface CompactionEntry<T = unknown> extends SessionEntryBase {
   type: "compaction"; summary: string; shortSummary?: string; firstKeptEntryId: string; tokensBefore: number; details?: T;
-  preserveData?: Record<string, unknown>; fromExtension?: boolean;
+  preserveData?: Record<string, unknown>; fromExtension?: boolean; fromHook?: boolean;
 }
-export interface BranchSummaryEntry<T = unknown> extends SessionEntryBase { type: "branch_summary"; fromId: string; summary: string; details?: T; fromExtension?: boolean }
+export interface BranchSummaryEntry<T = unknown> extends SessionEntryBase {
+  type: "branch_summary"; fromId: string; summary: string; details?: T; fromExtension?: boolean; fromHook?: boolean;
+}
 export interface CustomEntry<T = unknown> extends SessionEntryBase { type: "custom"; customType: string; data?: T }
 export interface CustomMessageEntry<T = unknown> extends SessionEntryBase {
   type: "custom_message"; customType: string; content: string | (TextContent | ImageContent)[]; details?: T; display: boolean;
@@ -91,9 +102,9 @@ export interface ModeChangeEntry extends SessionEntryBase { type: "mode_change";
 /** An entry of the session tree (`SessionEntry` of the original): narrow on `type`. */
 export type SessionEntry =
   | SessionMessageEntry | ThinkingLevelChangeEntry | ModelChangeEntry | CompactionEntry | BranchSummaryEntry | CustomEntry
-  | CustomMessageEntry | LabelEntry | TtsrInjectionEntry | ModeChangeEntry;
+  | CustomMessageEntry | LabelEntry | TtsrInjectionEntry | ModeChangeEntry | SessionInfoEntry;
 export interface SessionHeader { type: "session"; version?: number; id: string; title?: string; timestamp: string; cwd: string; parentSession?: string }
-export interface SessionTreeNode { entry: SessionEntry; children: SessionTreeNode[]; label?: string }
+export interface SessionTreeNode { entry: SessionEntry; children: SessionTreeNode[]; label?: string; labelTimestamp?: string }
 
 export interface CompactionResult<T = unknown> {
   summary: string; shortSummary?: string; firstKeptEntryId: string; tokensBefore: number; details?: T;

@@ -14,13 +14,26 @@ export * from "./agent-types.js";
 // ---------------------------------------------------------------------------------------------
 // UI
 
+/**
+ * The agent's theme (pi's `Theme`, structurally): the style methods that take and return strings,
+ * which reach the agent's own theme from a worker. No index signature: pi's `Theme` is a class, so
+ * one would keep pi's theme from being passed where this type is asked for. Colours are names
+ * (pi's `ThemeColor` / `ThemeBg`; oh-my-pi's differ), so `string` here.
+ */
 export interface Theme {
+  readonly name?: string;
+  readonly sourcePath?: string;
   fg(color: string, text: string): string;
   bg(color: string, text: string): string;
   bold(text: string): string;
   italic(text: string): string;
   underline(text: string): string;
-  [key: string]: unknown;
+  // pi's theme has these; a host's own theme may not (the original's has the five above).
+  inverse?(text: string): string;
+  strikethrough?(text: string): string;
+  getFgAnsi?(color: string): string;
+  getBgAnsi?(color: string): string;
+  getColorMode?(): "truecolor" | "256color";
 }
 export interface Component { render(width: number): string[]; handleInput?(data: string): void; invalidate?(): void }
 /**

@@ -45,7 +45,8 @@ export function handoff(pi: HookAPI) {
             lines.push(entry.customType);
             break;
           case "model_change":
-            lines.push(entry.model);
+            // The original's entry names the model in `model`; pi's in `provider` and `modelId`.
+            lines.push("model" in entry ? entry.model : `${entry.provider}/${entry.modelId}`);
             break;
         }
       }
