@@ -204,6 +204,8 @@ export const SANDBOX_NEEDS: Readonly<Record<string, SandboxGrant>> = {
   // Its rules folder, read if there.
   "claude-rules.ts": (w) => ({ fsRead: [join(w.project, ".claude")] }),
   "custom-compaction.ts": modelCall,
+  // Where it looks for its WAD (the project, ~/doom1.wad, ~/.doom), and the WAD a command's argument names (in the project).
+  "doom-overlay/index.ts": (w) => ({ fsRead: [w.project, join(w.home, "doom1.wad"), join(w.home, ".doom")] }),
   "dynamic-resources/index.ts": () => substitute,
   "dynamic-tools.ts": () => substitute,
   // The file it watches (bound when it exists: the sandbox's /tmp is its own). Clearing it after a
@@ -221,6 +223,8 @@ export const SANDBOX_NEEDS: Readonly<Record<string, SandboxGrant>> = {
   "model-status.ts": () => ({ terminal: "raw" }),
   "notify.ts": () => ({ terminal: "raw" }),
   "plan-mode/index.ts": () => setters,
+  // Its /pirate rewrites the system prompt of the turns after it (before_agent_start's systemPrompt).
+  "pirate.ts": () => substitute,
   // pi's agent folder (PI_CODING_AGENT_DIR: the sandbox's HOME is its own) and the project's .pi, where
   // its presets are; applying one sets the tools, model and thinking level.
   "preset.ts": (w) => ({ ...setters, env: ["PI_CODING_AGENT_DIR"], fsRead: [w.agentDir, join(w.project, ".pi")] }),
@@ -339,6 +343,8 @@ const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g
 const ISO_DATE = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g;
 const CLOCK = /\b\d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)?\b/g;
 const DURATION = /\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds?)\b/g;
+/** A time in milliseconds since the epoch, written into text (`bookmark-${Date.now()}`), as a number value is (`v > 1e12`). */
+const EPOCH_MS = /\b\d{13}\b/g;
 /** Keys whose value is an id (an ordinal keeps which ids are the same). */
 const ID_KEY = /^(?:id|parentId|sessionId|entryId|firstKeptEntryId|leafId|fromId|targetId)$/;
 const TIME_KEY = /^(?:timestamp|created|createdAt|updatedAt|elapsedMs|durationMs|duration|wallTimeMs|ttft)$/;
@@ -353,7 +359,7 @@ function normalizer(paths: Array<[string, string]>, absent: Readonly<Record<stri
   };
   const text = (s: string): string => {
     for (const [from, to] of sorted) s = s.split(from).join(to);
-    return s.replace(UUID, (m) => idOf(m)).replace(ISO_DATE, "<date>").replace(CLOCK, "<clock>").replace(DURATION, "<duration>");
+    return s.replace(UUID, (m) => idOf(m)).replace(ISO_DATE, "<date>").replace(CLOCK, "<clock>").replace(DURATION, "<duration>").replace(EPOCH_MS, "<time>");
   };
   const value = (v: unknown, key = ""): unknown => {
     if (typeof v === "string") return ID_KEY.test(key) ? idOf(v) : text(v);
@@ -545,6 +551,9 @@ export function policyRefusalIn(observed: Observed, difference: string): string 
   if (effect) return `policy.effects (${effect[1]}${effect[2] ? ` with a ${effect[2]}` : ""})`;
   const fs = /Access to this API has been restricted: FileSystem(Read|Write)/.exec(all);
   if (fs) return `policy.fs${fs[1]} (a file outside its grants)`;
+  // A denial the module caught or rethrew bare, named once on stderr with its grant (worker/access.mjs).
+  const denied = /FileSystem(Read|Write) of [^"]{1,200}? was denied by the module's policy \(ERR_ACCESS_DENIED\)\. The field that grants it: policy\.fs(?:Read|Write)/.exec(all);
+  if (denied) return `policy.fs${denied[1]} (a file outside its grants)`;
   // Its output, prefixed with its name and gated (policy.terminal "text"), where pi prints it as written.
   if (difference.startsWith("stderr") && observed.stderr.some((line) => line.startsWith("[<extension>] "))) return "policy.terminal (its output prefixed and gated)";
   const field = /(pi\.\w+|ctx(?:\.\w+)+)[^"]{0,80}?(?:refused|not allowed)[^"]{0,80}?\b(policy\.\w+)/.exec(all);

@@ -1,8 +1,9 @@
 /**
  * The differential of pi's own example extensions (scripts/pi-examples.ts): every example of pi
  * 0.73.1's `examples/extensions/`, in pi's process against `isolate([example], { policy: "trusted" })`,
- * through one scripted `--mode rpc` session each (a prompt with tool calls, each command, a
- * compaction, a model cycle, dialogs answered), compared after normalizing. The outcomes must be
+ * through one scripted `--mode rpc` session each (a prompt with tool calls, each command with no, one
+ * and two arguments and a second prompt after each, dialogs answered, dismissed and timed out, a
+ * compaction, a model cycle), compared after normalizing. The outcomes must be
  * docs/pi-examples.md's table (`npm run examples-table` regenerates it). A control run changes the
  * isolated module and must be classified `differs`: the comparison can fail.
  * The same differential runs again in sandbox isolation, each example under `untrusted` with what it

@@ -1,14 +1,17 @@
 // One scripted session of pi in `--mode rpc` (pi's docs/rpc.md), driven over its stdin/stdout from
 // inside the network namespace of pi-netns-run.mjs, the same for every run so two runs compare:
 //   get_commands (the extension commands it lists are the session's commands), the prompt (the fake
-//   model answers it with tool calls), each command as `/name differential`, where the agent takes
-//   one (`turnAfterCommands`: oh-my-pi's) one more turn, a compaction, a model cycle,
-//   get_state and get_messages, then stdin closes (pi shuts down).
-// Every dialog (`extension_ui_request` select / confirm / input / editor) is answered at once with
-// a fixed answer (the first option, true, a fixed text, the prefill), except one with a timeout,
-// which is left to time out. After each step the driver waits for the step's response, for the
-// agent to be idle (as many agent_end as agent_start, no compaction running) and for `quietMs`
-// without output, at most `stepTimeoutMs` (then a `timeout` marker is recorded).
+//   model answers it with tool calls), each command three times, with no, one and two arguments
+//   (`ARGUMENTS`), each followed by a second prompt (`AFTER_COMMAND`, which the model answers
+//   without tools: work a command left behind, a changed prompt or state, reaches a turn), a
+//   compaction, a model cycle, get_state and get_messages, then stdin closes (pi shuts down).
+// Every dialog (`extension_ui_request` select / confirm / input / editor) gets one of three
+// answers (`dialogAnswer`), varied by the step and the dialog's place in it, so that each command's
+// three runs meet all three: answered, dismissed (`cancelled`: escape), and a third, which leaves a
+// dialog with a timeout to time out and answers one without otherwise (the last option, false, an
+// empty text). After each step the driver waits for the step's response, for the agent to be idle
+// (as many agent_end as agent_start, no compaction running) and for `quietMs` without output, at
+// most `stepTimeoutMs` (then a `timeout` marker is recorded).
 // The transcript is every line pi wrote to stdout, in order, with a marker for each command sent.
 // With `steps`, the session is those commands instead (each settled as above), then stdin closes.
 import { spawn } from "node:child_process";
@@ -27,15 +30,43 @@ export const PROTOCOLS = {
   "oh-my-pi": { listCommands: "get_available_commands", promptEnd: "prompt_result" },
 };
 
-/** The answer every dialog gets (none with a timeout). */
-export const ANSWERS = { input: "differential", editor: "differential" };
-/** The argument each command gets. */
-export const ARGUMENT = "differential";
+/** The text an `input` or `editor` dialog (without a prefill) is answered with. */
+export const ANSWER_TEXT = "differential";
+/** The arguments each command is run with, in turn: none, one, two (most commands stop at a usage line without one). */
+export const ARGUMENTS = ["", " differential", " differential second"];
+/** The prompt after each command: the model answers it "Done." without tools. */
+export const AFTER_COMMAND = "And now?";
+
+/**
+ * How the `n`th dialog of a method within step `step` is answered: 0 answered (the first option,
+ * true, the text, the prefill), 1 dismissed (`cancelled`, as escape), 2 timed out when it has a
+ * timeout, else answered otherwise (the last option, false, an empty text). Keyed by step and by
+ * the dialog's place among its method's, never by its text (which holds each run's own paths).
+ * @param {{ method?: string; options?: unknown; prefill?: unknown; timeout?: unknown }} request
+ * @param {number} step
+ * @param {number} n
+ * @returns {Record<string, unknown> | undefined} the response's fields, or undefined: left unanswered
+ */
+export function dialogAnswer(request, step, n) {
+  const mode = (step + n) % 3;
+  const options = Array.isArray(request.options) ? request.options : [];
+  if (mode === 1) return { cancelled: true };
+  if (mode === 2 && request.timeout !== undefined) return undefined;
+  const first = mode === 0;
+  switch (request.method) {
+    case "select": return { value: first ? options[0] : options.at(-1) };
+    case "confirm": return { confirmed: first };
+    case "input": return { value: first ? ANSWER_TEXT : "" };
+    case "editor": return { value: !first ? "" : typeof request.prefill === "string" && request.prefill !== "" ? request.prefill : ANSWER_TEXT };
+    default: return undefined;
+  }
+}
+const DIALOGS = new Set(["select", "confirm", "input", "editor"]);
 /** The fake model server's port on the namespace's loopback (./pi-netns-run.mjs). */
 export const MODEL_PORT = 41789;
 
 /**
- * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; protocol?: keyof typeof PROTOCOLS; skipCommands?: string[]; turnAfterCommands?: string }; timeoutMs: number }} config
+ * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; protocol?: keyof typeof PROTOCOLS; skipCommands?: string[] }; timeoutMs: number }} config
  * @returns {Promise<{ code: number | null; signal: string | null; transcript: unknown[]; stderr: string; commands: string[]; timings: Array<[string, number]> }>}
  */
 export function runRpcSession(config) {
@@ -52,6 +83,8 @@ export function runRpcSession(config) {
   let started = 0;
   const ended = new Set();
   let compacting = false;
+  /** How many dialogs of each method the current step has had (dialogAnswer). */
+  const dialogsInStep = new Map();
   /** @type {Map<string, (record: any) => void>} */
   const waiting = new Map();
   let exited = false;
@@ -84,12 +117,10 @@ export function runRpcSession(config) {
     if (record?.type === "compaction_start") compacting = true;
     if (record?.type === "compaction_end") compacting = false;
     if (record?.type === "response" && typeof record.id === "string") waiting.get(record.id)?.(record);
-    if (record?.type === "extension_ui_request" && record.timeout === undefined) {
-      const answer = record.method === "select" ? { value: Array.isArray(record.options) ? record.options[0] : undefined }
-        : record.method === "confirm" ? { confirmed: true }
-        : record.method === "input" ? { value: ANSWERS.input }
-        : record.method === "editor" ? { value: typeof record.prefill === "string" && record.prefill !== "" ? record.prefill : ANSWERS.editor }
-        : undefined;
+    if (record?.type === "extension_ui_request" && DIALOGS.has(record.method)) {
+      const n = dialogsInStep.get(record.method) ?? 0;
+      dialogsInStep.set(record.method, n + 1);
+      const answer = dialogAnswer(record, step, n);
       if (answer) send({ type: "extension_ui_response", id: record.id, ...answer });
     }
   };
@@ -111,6 +142,7 @@ export function runRpcSession(config) {
   /** Sends `command` and waits until it settled (see the head comment); returns its response. */
   const run = async (/** @type {Record<string, unknown>} */ command, bound = stepTimeoutMs, quiet = quietMs) => {
     const id = `step-${++step}`;
+    dialogsInStep.clear();
     /** @type {any} */
     let response;
     const responded = new Promise((resolve) => waiting.set(id, (r) => { response = r; resolve(r); }));
@@ -147,10 +179,12 @@ export function runRpcSession(config) {
       // The agent's own bundled extensions' commands (`skipCommands`) are not the module's: not run.
       commands = (listed?.data?.commands ?? []).filter((/** @type {any} */ c) => c.source === "extension" && !config.rpc.skipCommands?.includes(c.name)).map((/** @type {any} */ c) => c.name);
       await run({ type: "prompt", message: prompt });
-      // With an argument, as a person types one: most commands stop at a usage line without it.
-      for (const name of commands) await run({ type: "prompt", message: `/${name} ${ARGUMENT}` });
-      // One more turn (a prompt the model answers without tools), where the agent takes it: what a command changed reaches it.
-      if (config.rpc.turnAfterCommands) await run({ type: "prompt", message: config.rpc.turnAfterCommands });
+      for (const name of commands) {
+        for (const args of ARGUMENTS) {
+          await run({ type: "prompt", message: `/${name}${args}` });
+          await run({ type: "prompt", message: AFTER_COMMAND });
+        }
+      }
       await run({ type: "compact" });
       await run({ type: "cycle_model" });
       await run({ type: "get_state" }, stepTimeoutMs, 0);

@@ -33,8 +33,6 @@ export interface Agent {
   tools?: string[];
   /** Commands of the agent's own bundled extensions, which the scripted session does not run (pi-rpc-session.mjs). */
   commands?: string[];
-  /** A prompt for one more agent turn after the commands (pi-rpc-session.mjs), so what a command changed reaches a turn. */
-  turnAfterCommands?: string;
 }
 
 /** pi (`cli`: its cli.js, run by this Node). */
@@ -47,8 +45,6 @@ export const ompAgent = (cli: string, bun: string): Agent => ({
   name: "oh-my-pi", program: bun, cli, agentDir: join(".omp", "agent"), modelsFile: "models.yml", quiet: ["--no-extensions", "--no-skills", "--no-rules", "--no-lsp", "--no-title"],
   tools: ["read", "bash", "edit", "eval", "glob", "grep", "task", "hub", "todo", "web_search", "write"],
   commands: ["autoresearch"],
-  // pirate.ts's /pirate changes what its before_agent_start returns at the next turn.
-  turnAfterCommands: "Once more, briefly.",
 });
 
 /** Why the e2e tests cannot run here, or undefined: they need root (for `unshare -n`). */
@@ -247,7 +243,7 @@ function prepareRun(agent: Agent, world: PiWorld, options: PiRunOptions, rpc?: P
   const mode = rpc ? [] : options.rpc ? ["--mode", "rpc"] : ["-p", "Clean up the build folder.", ...(options.prompts ?? [])];
   const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), ...mode];
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const session = rpc ? { session: { prompt: rpc.prompt, quietMs: rpc.quietMs, stepTimeoutMs: rpc.stepTimeoutMs, protocol: agent.name, skipCommands: agent.commands, turnAfterCommands: agent.turnAfterCommands }, calls: rpc.calls } : {};
+  const session = rpc ? { session: { prompt: rpc.prompt, quietMs: rpc.quietMs, stepTimeoutMs: rpc.stepTimeoutMs, protocol: agent.name, skipCommands: agent.commands }, calls: rpc.calls } : {};
   writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out, reply: options.reply, rpc: options.rpc, ownTools: agent.tools, ...session }));
   const runner = join(ROOT, "test", "support", "pi-netns-run.mjs");
   return { argv: ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], out, timeoutMs };
