@@ -6,6 +6,9 @@
  * - qna.ts: `/qna` builds pi's `BorderedLoader` with pi's theme in the module's worker;
  * - shutdown-command.ts: `/quit`'s `ctx.shutdown()` reaches pi, which in RPC mode reads it after the
  *   next command, as it does for an extension in its own process that shuts down after an await.
+ * - a message an `agent_end` handler sends before any await (plan-mode.ts's shape) is queued for the
+ *   next run in pi's process and shown at once isolated: the one ordering pi decides within
+ *   microtasks that a module in another thread cannot reach (docs/differences.md).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -96,5 +99,27 @@ describe.skipIf(unavailable !== undefined)("pi's examples in RPC mode, isolated 
     const run = session((w) => isolated(w, example("shutdown-command.ts"), { policy: "trusted" }), steps);
     expect(run.code, run.stderr).toBe(0);
     expect(answered(run)).toEqual(["step-1", "step-2"]);
+  });
+  it("an agent_end handler's sendMessage: in pi's process it finds the agent streaming and waits for the next run; isolated it finds the agent idle and is shown at once (docs/differences.md)", () => {
+    // plan-mode.ts's shape: a message sent at agent_end before any await.
+    const module = (w: PiWorld) => {
+      const file = join(w.project, "after-run.ts");
+      writeFileSync(file, `export default function (pi: any) { pi.on("agent_end", async () => { pi.sendMessage({ customType: "after-run", content: "after the run", display: true }, { triggerTurn: false }); }); }\n`);
+      return file;
+    };
+    const steps = [{ type: "prompt", message: "first" }, { type: "prompt", message: "second" }];
+    /** Where the custom message starts: before pi read the second prompt (shown at once), or after (queued). */
+    const shown = (run: PiRun) => {
+      const message = run.events.findIndex((e) => e.type === "message_start" && e.message?.customType === "after-run");
+      const second = run.events.findIndex((e) => e.type === "response" && e.id === "step-2");
+      expect(message, run.stdout).toBeGreaterThan(-1);
+      return message < second ? "at once" : "next run";
+    };
+    const control = session(module, steps);
+    expect(control.code, control.stderr).toBe(0);
+    expect(shown(control)).toBe("next run");
+    const run = session((w) => isolated(w, module(w), { policy: "trusted" }), steps);
+    expect(run.code, run.stderr).toBe(0);
+    expect(shown(run)).toBe("at once");
   });
 });
