@@ -13,7 +13,9 @@
 // (as many agent_end as agent_start, no compaction running) and for `quietMs` without output, at
 // most `stepTimeoutMs` (then a `timeout` marker is recorded).
 // The transcript is every line pi wrote to stdout, in order, with a marker for each command sent.
-// With `steps`, the session is those commands instead (each settled as above), then stdin closes.
+// With `steps`, the session is those commands instead (each settled as above), then stdin closes;
+// its dialogs are all answered (the first option, true, the text, the prefill), but one with a
+// timeout, which is left to time out.
 import { spawn } from "node:child_process";
 
 /**
@@ -120,7 +122,8 @@ export function runRpcSession(config) {
     if (record?.type === "extension_ui_request" && DIALOGS.has(record.method)) {
       const n = dialogsInStep.get(record.method) ?? 0;
       dialogsInStep.set(record.method, n + 1);
-      const answer = dialogAnswer(record, step, n);
+      // Given steps (a test's own session), every dialog is answered at once, as a person would, but one with a timeout, left to time out.
+      const answer = !steps ? dialogAnswer(record, step, n) : record.timeout === undefined ? dialogAnswer(record, 0, 0) : undefined;
       if (answer) send({ type: "extension_ui_response", id: record.id, ...answer });
     }
   };
