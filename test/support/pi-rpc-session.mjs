@@ -6,7 +6,7 @@
 //   without tools: work a command left behind, a changed prompt or state, reaches a turn), a
 //   compaction, a model cycle, get_state and get_messages, then stdin closes (pi shuts down).
 // Every dialog (`extension_ui_request` select / confirm / input / editor) gets one of three
-// answers (`dialogAnswer`), varied by the step and the dialog's place in it, so that each command's
+// answers (`dialogAnswer`), in turn by its place among the session's dialogs, so that a command's
 // three runs meet all three: answered, dismissed (`cancelled`: escape), and a third, which leaves a
 // dialog with a timeout to time out and answers one without otherwise (the last option, false, an
 // empty text). After each step the driver waits for the step's response, for the agent to be idle
@@ -40,17 +40,17 @@ export const ARGUMENTS = ["", " differential", " differential second"];
 export const AFTER_COMMAND = "And now?";
 
 /**
- * How the `n`th dialog of a method within step `step` is answered: 0 answered (the first option,
- * true, the text, the prefill), 1 dismissed (`cancelled`, as escape), 2 timed out when it has a
- * timeout, else answered otherwise (the last option, false, an empty text). Keyed by step and by
- * the dialog's place among its method's, never by its text (which holds each run's own paths).
+ * How the session's `n`th dialog is answered: n % 3 = 0 answered (the first option, true, the text,
+ * the prefill), 1 dismissed (`cancelled`, as escape), 2 timed out when it has a timeout, else
+ * answered otherwise (the last option, false, an empty text). Keyed by the dialog's place in the
+ * session, never by its text (which holds each run's own paths) nor by the step it lands in (a
+ * dialog a handler opens late, on a busy machine, may land in the next step in one run only).
  * @param {{ method?: string; options?: unknown; prefill?: unknown; timeout?: unknown }} request
- * @param {number} step
  * @param {number} n
  * @returns {Record<string, unknown> | undefined} the response's fields, or undefined: left unanswered
  */
-export function dialogAnswer(request, step, n) {
-  const mode = (step + n) % 3;
+export function dialogAnswer(request, n) {
+  const mode = n % 3;
   const options = Array.isArray(request.options) ? request.options : [];
   if (mode === 1) return { cancelled: true };
   if (mode === 2 && request.timeout !== undefined) return undefined;
@@ -85,8 +85,8 @@ export function runRpcSession(config) {
   let started = 0;
   const ended = new Set();
   let compacting = false;
-  /** How many dialogs of each method the current step has had (dialogAnswer). */
-  const dialogsInStep = new Map();
+  /** How many dialogs the session has had (dialogAnswer). */
+  let dialogs = 0;
   /** @type {Map<string, (record: any) => void>} */
   const waiting = new Map();
   let exited = false;
@@ -120,10 +120,9 @@ export function runRpcSession(config) {
     if (record?.type === "compaction_end") compacting = false;
     if (record?.type === "response" && typeof record.id === "string") waiting.get(record.id)?.(record);
     if (record?.type === "extension_ui_request" && DIALOGS.has(record.method)) {
-      const n = dialogsInStep.get(record.method) ?? 0;
-      dialogsInStep.set(record.method, n + 1);
+      const n = dialogs++;
       // Given steps (a test's own session), every dialog is answered at once, as a person would, but one with a timeout, left to time out.
-      const answer = !steps ? dialogAnswer(record, step, n) : record.timeout === undefined ? dialogAnswer(record, 0, 0) : undefined;
+      const answer = !steps ? dialogAnswer(record, n) : record.timeout === undefined ? dialogAnswer(record, 0) : undefined;
       if (answer) send({ type: "extension_ui_response", id: record.id, ...answer });
     }
   };
@@ -145,7 +144,6 @@ export function runRpcSession(config) {
   /** Sends `command` and waits until it settled (see the head comment); returns its response. */
   const run = async (/** @type {Record<string, unknown>} */ command, bound = stepTimeoutMs, quiet = quietMs) => {
     const id = `step-${++step}`;
-    dialogsInStep.clear();
     /** @type {any} */
     let response;
     const responded = new Promise((resolve) => waiting.set(id, (r) => { response = r; resolve(r); }));
