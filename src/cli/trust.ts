@@ -17,7 +17,7 @@ import { CLAUDE_CODE } from "../claude/dialect.js";
 import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
 import { NeedsStore } from "../claude/needs.js";
 import { proposeGrants } from "../claude/propose.js";
-import { covers, grantCommand, GrantError, MODULE_GRANTS, parseGrant } from "../policy/grants.js";
+import { covers, grantCommand, GrantError, moduleCanTake, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import { GEMINI, readGeminiSettings } from "../agents/gemini.js";
 import { agentHookFingerprint, agentHookKey } from "../agents/router.js";
@@ -228,7 +228,7 @@ function giveGrants(project: string, reviewed: Reviewed[], asked: readonly strin
   if (texts.length > 0 && hooks.length === 0) throw new UsageError("--grant gives grants to the project's Claude Code hooks and pi's and oh-my-pi's modules, and it has none");
   for (const r of hooks) {
     const c = r.grants!;
-    const mine = texts.filter((g) => (c.proposed.includes(g) || !hooks.some((h) => h.grants!.proposed.includes(g))) && (!c.module || MODULE_GRANTS.has(parseGrant(g).grant.kind)));
+    const mine = texts.filter((g) => (c.proposed.includes(g) || !hooks.some((h) => h.grants!.proposed.includes(g))) && (!c.module || moduleCanTake(parseGrant(g).grant)));
     c.given = [...new Set([...(asked.includes("proposed") ? c.proposed : []), ...mine])].sort();
     c.approved = store.grants(project, r.key);
   }

@@ -7,11 +7,14 @@
  * A field's value is compared with what the handler received there: the same data changes nothing
  * (observe), whatever the field's class, and the host's own value is what is applied then. A
  * `subset` field (the context's messages) restricts when its list keeps some of the host's own
- * messages, in their order; the list applied is made of the host's message objects, never of the
- * hook's copies (a copy is mapped back to the host's message it equals, a changed one is not).
+ * messages, in their order, and annotates when it keeps all of them in their order and adds the
+ * module's own custom messages; the list applied is made of the host's message objects, never of
+ * the hook's copies (a copy is mapped back to the host's message it equals, a changed one is not).
+ * An `append` field (the system prompt) annotates when it starts with the agent's own text. What an
+ * annotation adds is bounded (ANNOTATE_MAX_CHARS of text): more is a substitute.
  */
 import { EVENTS, isEventType, type Effect, type FieldEffect } from "../contract/events.js";
-import { allows } from "../../worker/effects.mjs";
+import { allows, ANNOTATE_MAX_CHARS } from "../../worker/effects.mjs";
 
 /** One field above the grant: not applied. */
 export interface Refusal { field: string; effect: Effect }
@@ -34,9 +37,18 @@ export function effectOf(cls: FieldEffect, value: unknown, current: unknown): { 
   // An empty list where the agent had none adds nothing (`resources_discover`'s paths).
   if (current === undefined && Array.isArray(value) && value.length === 0) return { effect: "observe", value };
   if (cls === "subset") {
-    const kept = Array.isArray(value) && Array.isArray(current) ? subsetOf(current, value) : undefined;
-    return kept ? { effect: "restrict", value: kept } : { effect: "substitute", value };
+    if (!Array.isArray(value) || !Array.isArray(current)) return { effect: "substitute", value };
+    const kept = subsetOf(current, value);
+    if (kept) return { effect: "restrict", value: kept };
+    const added = additionsTo(current, value);
+    return added ? { effect: "annotate", value: added } : { effect: "substitute", value };
   }
+  if (cls === "append") {
+    const own = typeof current === "string" ? current : "";
+    const appended = typeof value === "string" && (current === undefined || typeof current === "string") && value.startsWith(own) && value.length - own.length <= ANNOTATE_MAX_CHARS;
+    return { effect: appended ? "annotate" : "substitute", value };
+  }
+  if (cls === "annotate") return { effect: annotation(value) === undefined ? "substitute" : "annotate", value };
   if (typeof cls === "object") return { effect: (typeof value === "string" && Object.hasOwn(cls.byValue, value) ? cls.byValue[value] : undefined) ?? "substitute", value };
   return { effect: cls, value };
 }
@@ -108,6 +120,40 @@ export function subsetOf(current: readonly unknown[], proposed: readonly unknown
     kept.push(current[at++]);
   }
   return kept;
+}
+
+/**
+ * `proposed` as every element of `current`, in their order (the host's own objects), with the
+ * module's own custom messages between them adding at most ANNOTATE_MAX_CHARS of text; undefined
+ * when it is not (one of the host's is missing or changed, an added one is not a custom message).
+ */
+export function additionsTo(current: readonly unknown[], proposed: readonly unknown[]): unknown[] | undefined {
+  const out: unknown[] = [];
+  let at = 0;
+  let added = 0;
+  for (const item of proposed) {
+    if (at < current.length && sameData(current[at], item)) { out.push(current[at++]); continue; }
+    const chars = typeof item === "object" && item !== null && (item as { role?: unknown }).role === "custom" ? annotation(item) : undefined;
+    if (chars === undefined) return undefined;
+    added += chars;
+    out.push(item);
+  }
+  return at === current.length && added <= ANNOTATE_MAX_CHARS ? out : undefined;
+}
+
+/**
+ * The characters of text a module's custom message adds to what the model reads (its `content`),
+ * or undefined when it is not an annotation: not a message of the module's own (one in the user's
+ * name), or over ANNOTATE_MAX_CHARS.
+ */
+export function annotation(message: unknown): number | undefined {
+  if (typeof message !== "object" || message === null || (message as { attribution?: unknown }).attribution === "user") return undefined;
+  const content = (message as { content?: unknown }).content;
+  // Text only: an image is not context bounded by characters.
+  const parts = typeof content === "string" ? [content] : Array.isArray(content) ? content.map((p) => (typeof p === "object" && p !== null && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : undefined)) : [undefined];
+  if (parts.some((p) => p === undefined)) return undefined;
+  const chars = parts.reduce((n, p) => n + p!.length, 0);
+  return chars <= ANNOTATE_MAX_CHARS ? chars : undefined;
 }
 
 /**
