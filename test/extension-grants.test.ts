@@ -54,16 +54,24 @@ function world() {
   return { root, project, module, approvals, approve, agentDir: join(root, "agent") };
 }
 
-async function call(w: ReturnType<typeof world>) {
+async function inPi(w: { project: string; agentDir: string; approvals: { dir: string } }) {
   const runtime = loader.createExtensionRuntime();
   const extension = await loader.loadExtensionFromFactory(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals }), w.project, undefined, runtime, "<discovered>");
   const runner = new Runner([extension], runtime, w.project, SessionManager.inMemory(w.project), {});
   runners.push(runner);
   const errors: string[] = [];
   runner.onError((e: { error: string }) => errors.push(e.error));
+  // What pi shows the person: its UI's notify (hookbox's notices and module errors go there when pi has a UI).
+  const notified: string[] = [];
+  runner.setUIContext({ notify: (message: string) => { notified.push(message); }, setStatus: () => {}, theme: {} });
   await runner.emit({ type: "session_start", reason: "startup" });
+  return { runner, errors, notified };
+}
+
+async function call(w: ReturnType<typeof world>) {
+  const { runner, errors, notified } = await inPi(w);
   const result = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } });
-  return { reason: String(result?.reason ?? ""), errors };
+  return { reason: String(result?.reason ?? ""), errors, notified, runner };
 }
 
 describe.skipIf(!sandboxAvailability().ok)("grants for a pi project module, in pi 0.73.1's loader", { timeout: 120_000 }, () => {
@@ -87,4 +95,82 @@ describe.skipIf(!sandboxAvailability().ok)("grants for a pi project module, in p
     const run = await call(w);
     expect(run.reason).toContain("its approval carries a grant it cannot be given (write:tool-target is given to Claude Code hooks only, not to a pi module)");
   });
+
+  it("without write:logs, what pi shows ends with the exact command that grants it, once however many calls are refused", async () => {
+    const w = world();
+    w.approve("env:GRANTS_TEST_VALUE");
+    const first = await call(w);
+    await first.runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "2", input: { command: "ls" } });
+    expect(first.reason).toBe("refused ERR_ACCESS_DENIED env=");
+    const shown = first.notified.filter((n) => n.includes("logs"));
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatch(/: FileSystemWrite of .*\/logs\/calls\.log was denied by the module's policy \(ERR_ACCESS_DENIED\)\. /);
+    expect(shown[0]!.endsWith(`Approve the module with the grant write:logs: npx hookbox trust ${w.project} --grant env:GRANTS_TEST_VALUE --grant write:logs`)).toBe(true);
+  });
 });
+
+/** A context extension as published (pi's claude-rules.ts, plan-mode): the project's notes in what the model reads. */
+const notesModule = (project: string) => `import { readFileSync } from "node:fs";
+import { join } from "node:path";
+export default (pi: any) => {
+  const notes = () => readFileSync(join(${JSON.stringify(project)}, ".pi", "extensions", "NOTES.md"), "utf8").trim();
+  pi.on("before_agent_start", (event: any) => ({
+    message: { customType: "project-notes", content: notes(), display: true },
+    systemPrompt: event.systemPrompt + "\\n\\n## Project notes\\n" + notes(),
+  }));
+  pi.on("context", (event: any) => ({ messages: [...event.messages, { role: "custom", customType: "project-notes", content: notes(), display: false, timestamp: 0 }] }));
+  pi.on("tool_call", async (_e: any, ctx: any) => {
+    const ran = await pi.exec("uv", ["--version"]).catch((err: any) => ({ code: -1, stderr: String(err) }));
+    return ran.code === 0 ? undefined : { block: true, reason: "uv refused" };
+  });
+};
+`;
+
+describe.skipIf(!sandboxAvailability().ok)("effects:annotate for a pi project module, in pi 0.73.1's loader and runner", { timeout: 120_000 }, () => {
+  function notesWorld() {
+    const root = tempDir("hookbox-extension-annotate-");
+    const project = join(root, "project");
+    const module = writeHook(project, ".pi/extensions/notes.ts", notesModule(project));
+    writeHook(project, ".pi/extensions/NOTES.md", "Run the tests with npm test.\n");
+    mkdirSync(join(root, "config"));
+    mkdirSync(join(root, "agent"));
+    const approvals = { dir: join(root, "config") };
+    const approve = (...grants: string[]) => new ApprovalStore(approvals).approve(project, [fingerprint(module, "untrusted")], { [module]: grants });
+    return { project, module, approvals, approve, agentDir: join(root, "agent") };
+  }
+  const user = { role: "user", content: [{ type: "text", text: "hello" }], timestamp: 1 };
+
+  it("without effects:annotate its notes are refused (effect_refused), and pi shows each refusal once, ending with the command that grants it", async () => {
+    const w = notesWorld();
+    w.approve();
+    const { runner, errors, notified } = await inPi(w);
+    const started = await runner.emitBeforeAgentStart("do it", undefined, "You are pi.");
+    expect(started?.messages ?? []).toEqual([]);
+    expect(started?.systemPrompt).toBeUndefined();
+    expect(await runner.emitContext([user])).toEqual([user]);
+    await runner.emitBeforeAgentStart("again", undefined, "You are pi.");
+    const refused = notified.filter((n) => n.includes(": effect_refused in "));
+    expect(refused.map((n) => /effect_refused in (\w+)/.exec(n)![1])).toEqual(["before_agent_start", "context"]);
+    for (const line of refused) expect(line.endsWith(`Approve the module with the grant effects:annotate: npx hookbox trust ${w.project} --grant effects:annotate`)).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it("with effects:annotate the same module's notes reach what the model reads, as in pi's own process; a pi.exec of a program not granted is refused naming exec:<program>", async () => {
+    const w = notesWorld();
+    w.approve("effects:annotate");
+    const { runner, errors, notified } = await inPi(w);
+    const started = await runner.emitBeforeAgentStart("do it", undefined, "You are pi.");
+    expect(started.systemPrompt).toBe("You are pi.\n\n## Project notes\nRun the tests with npm test.");
+    expect(started.messages).toEqual([{ customType: "project-notes", content: "Run the tests with npm test.", display: true }]);
+    const context = await runner.emitContext([user]);
+    expect(context).toEqual([user, { role: "custom", customType: "project-notes", content: "Run the tests with npm test.", display: false, timestamp: 0 }]);
+    const blocked = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } });
+    expect(blocked?.reason).toBe("uv refused");
+    expect(notified.filter((n) => n.includes("effect_refused"))).toEqual([]);
+    const exec = notified.filter((n) => n.includes('pi.exec("uv")'));
+    expect(exec).toHaveLength(1);
+    expect(exec[0]!.endsWith(`Approve the module with the grant exec:uv: npx hookbox trust ${w.project} --grant effects:annotate --grant exec:uv`)).toBe(true);
+    expect(errors).toEqual([]);
+  });
+});
+

@@ -15,7 +15,8 @@ import { presets, type PolicyName } from "../policy/policy.js";
 import { claudeHookFingerprint, claudeHookKey, claudeHookPins } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
-import { NeedsStore } from "../claude/needs.js";
+import { NeedsStore } from "../approval/needs.js";
+import { proposeModuleGrants } from "../policy/module-proposals.js";
 import { proposeGrants } from "../claude/propose.js";
 import { covers, grantCommand, GrantError, moduleCanTake, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
@@ -145,7 +146,11 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
   const seen = new Set<string>();
   // pi's and oh-my-pi's modules (isolateDiscovered) take grants through their policy; the hook folders' do not.
   const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({
-    key: f.path, origin: f.origin, fingerprint: fingerprint(f.path, policy), ...(f.origin.startsWith("hooks (") ? {} : { grants: { proposed: [], given: [], approved: [], module: true } }),
+    key: f.path, origin: f.origin, fingerprint: fingerprint(f.path, policy), ...(f.origin.startsWith("hooks (") ? {} : { grants: {
+      // What reading the module finds, and what the sandbox refused it at run time (a grant, not a refusal no grant allows).
+      proposed: [...new Set([...proposeModuleGrants(projectKey(project), f.path), ...needs.seen(project, f.path).filter((g) => !g.startsWith("refused:"))])].sort(),
+      given: [], approved: [], module: true,
+    } }),
   }));
   // Claude Code's hooks of the project: they run under "untrusted" whatever --policy says (hookbox claude).
   const reader = new PinReader();

@@ -11,6 +11,7 @@
 import { realpathSync } from "node:fs";
 import { approvalCommand, ApprovalStore, projectKey, type ApprovalsOptions } from "../approval/store.js";
 import { grantCommand, GrantError, withGrants } from "../policy/grants.js";
+import { NeedsStore } from "../approval/needs.js";
 import { ompModules, piDiscoveryOff, piModules, runningAgent, type AgentModule, type OmpModule } from "../discovery/agents.js";
 import { Errors } from "../contract/errors.js";
 import type { PolicyOption } from "../policy/policy.js";
@@ -62,7 +63,7 @@ export function isolateDiscovered(options: IsolateDiscoveredOptions = {}): Isola
       // A policy that does not resolve, or a store folder that cannot be used: nothing loads, every tool call is blocked.
       return refuse((err as Error).message);
     }
-    return isolate(sorted.paths, { ...rest, perHook: sorted.perHook }, sorted.refused, projectGrants(sorted.project, cwd, new ApprovalStore(approvals)))(pi);
+    return isolate(sorted.paths, { ...rest, perHook: sorted.perHook }, sorted.refused, projectGrants(sorted.project, cwd, new ApprovalStore(approvals), new NeedsStore(approvals)))(pi);
   };
 }
 
@@ -71,10 +72,11 @@ export function isolateDiscovered(options: IsolateDiscoveredOptions = {}): Isola
  * carry now (each keeps its own: `--grant` gives one to every module it was not proposed for
  * otherwise) plus the one missing.
  */
-function projectGrants(modules: ReadonlySet<string>, cwd: string, store: ApprovalStore): ProjectGrants {
+function projectGrants(modules: ReadonlySet<string>, cwd: string, store: ApprovalStore, needs: NeedsStore): ProjectGrants {
   const project = projectKey(cwd);
   return {
     project, modules,
+    record: (hookPath, grant) => { needs.record(cwd, hookPath, [grant]); },
     command: (grant) => {
       let now: string[] = [];
       try {

@@ -50,6 +50,8 @@ export interface ProjectGrants {
   project: string;
   modules: ReadonlySet<string>;
   command(grant: string): string;
+  /** Keep `grant` as one `hookPath` was seen to need (`hookbox trust` proposes it). */
+  record?(hookPath: string, grant: string): void;
 }
 
 export class Notices {
@@ -59,7 +61,9 @@ export class Notices {
   }
 
   #grantLine(hookPath: string, grant: string): string | undefined {
-    return this.#grants?.modules.has(hookPath) ? this.#grants.command(grant) : undefined;
+    if (!this.#grants?.modules.has(hookPath)) return undefined;
+    try { this.#grants.record?.(hookPath, grant); } catch { /* a store that cannot be written: the line still says it */ }
+    return this.#grants.command(grant);
   }
 
   /**
