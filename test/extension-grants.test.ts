@@ -11,6 +11,8 @@ import { ApprovalStore, fingerprint } from "../src/approval/store.js";
 import { isolateDiscovered } from "../src/extension.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { tempDir, writeHook } from "./helpers/files.js";
+import { GrantError, withGrants } from "../src/policy/grants.js";
+import { resolvePolicy } from "../src/policy/policy.js";
 import { importPi, installPiDir } from "./support/pi-agent.js";
 
 type Any = any;
@@ -73,6 +75,23 @@ async function call(w: ReturnType<typeof world>) {
   const result = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } });
   return { reason: String(result?.reason ?? ""), errors, notified, runner };
 }
+
+describe("a pi module's grants widen its policy, field by field (withGrants)", () => {
+  it("write:<folder> to fsWrite (made), exec:<program> to exec.allow, network:<host> to network.allow, env:<NAME> to env, effects:annotate to effects; the rest of untrusted stays", () => {
+    const project = join(tempDir("hookbox-with-grants-"), "project");
+    mkdirSync(project);
+    const granted = resolvePolicy(withGrants("untrusted", ["write:logs", "exec:uv", "network:pypi.org", "env:NODE_ENV", "effects:annotate"], project));
+    expect(granted).toMatchObject({ fsWrite: [join(project, "logs")], exec: { allow: ["uv"] }, network: { allow: ["pypi.org:443"] }, env: ["NODE_ENV"], effects: "annotate", sandbox: true, agent: "read" });
+    expect(existsSync(join(project, "logs"))).toBe(true);
+    expect(resolvePolicy(withGrants("untrusted", [], project)).effects).toBe("restrict");
+  });
+
+  it("effects:continue and write:tool-target are Claude Code's: a module given one is refused by name", () => {
+    for (const grant of ["effects:continue", "write:tool-target"]) {
+      expect(() => withGrants("untrusted", ["write:logs", grant], tempDir("hookbox-with-grants-"))).toThrow(new GrantError(`${grant} is given to Claude Code hooks only, not to a pi module`));
+    }
+  });
+});
 
 describe.skipIf(!sandboxAvailability().ok)("grants for a pi project module, in pi 0.73.1's loader", { timeout: 120_000 }, () => {
   it("without write:logs its log write is refused in the sandbox; with write:logs and env:<NAME> in its approval it writes logs/ and reads the variable", async () => {
