@@ -87,6 +87,10 @@ describe.skipIf(unavailable !== undefined)("grants for pi's project extensions, 
     expect(same.code, same.stderr).toBe(0);
     expect(readFileSync(w.log, "utf8")).toBe(log);
     expect(chats(same)).toEqual(chats(alone));
-    expect(same.stderr).not.toContain("hookbox:");
+    // Nothing refused; what the context extension adds to what the model reads is said once per event.
+    expect(same.stderr.split("\n").filter((l) => l.startsWith("hookbox:"))).toEqual([
+      `hookbox: ${w.notes} adds context the model reads (effects:annotate): result.message, result.systemPrompt during before_agent_start, at most 4000 characters each; shown once`,
+      `hookbox: ${w.notes} adds context the model reads (effects:annotate): result.messages during context, at most 4000 characters each; shown once`,
+    ]);
   });
 });

@@ -186,6 +186,11 @@ describe.skipIf(!sandboxAvailability().ok)("effects:annotate for a pi project mo
     const blocked = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } });
     expect(blocked?.reason).toBe("uv refused");
     expect(notified.filter((n) => n.includes("effect_refused"))).toEqual([]);
+    // What the model reads beside pi's own is said to the person, once per event.
+    expect(notified.filter((n) => n.includes("adds context the model reads"))).toEqual([
+      `hookbox: ${w.module} adds context the model reads (effects:annotate): result.message, result.systemPrompt during before_agent_start, at most 4000 characters each; shown once`,
+      `hookbox: ${w.module} adds context the model reads (effects:annotate): result.messages during context, at most 4000 characters each; shown once`,
+    ]);
     const exec = notified.filter((n) => n.includes('pi.exec("uv")'));
     expect(exec).toHaveLength(1);
     expect(exec[0]!.endsWith(`Approve the module with the grant exec:uv: npx hookbox trust ${w.project} --grant effects:annotate --grant exec:uv`)).toBe(true);

@@ -19,8 +19,8 @@ import { allows, ANNOTATE_MAX_CHARS } from "../../worker/effects.mjs";
 /** One field above the grant: not applied. */
 export interface Refusal { field: string; effect: Effect }
 
-/** What may be applied of a result (undefined: nothing is left of it), and what was refused. */
-export interface GatedResult { result: unknown; refused: Refusal[] }
+/** What may be applied of a result (undefined: nothing is left of it), what was refused, and the fields applied as annotations. */
+export interface GatedResult { result: unknown; refused: Refusal[]; annotated?: string[] }
 
 type Classes = Readonly<Record<string, FieldEffect>>;
 const resultClasses = (type: string): Classes | undefined => (isEventType(type) ? (EVENTS[type] as { effects?: Classes }).effects : undefined);
@@ -43,11 +43,7 @@ export function effectOf(cls: FieldEffect, value: unknown, current: unknown): { 
     const added = additionsTo(current, value);
     return added ? { effect: "annotate", value: added } : { effect: "substitute", value };
   }
-  if (cls === "append") {
-    const own = typeof current === "string" ? current : "";
-    const appended = typeof value === "string" && (current === undefined || typeof current === "string") && value.startsWith(own) && value.length - own.length <= ANNOTATE_MAX_CHARS;
-    return { effect: appended ? "annotate" : "substitute", value };
-  }
+  if (cls === "append") return { effect: appendedChars(value, current) === undefined ? "substitute" : "annotate", value };
   if (cls === "annotate") return { effect: annotation(value) === undefined ? "substitute" : "annotate", value };
   if (typeof cls === "object") return { effect: (typeof value === "string" && Object.hasOwn(cls.byValue, value) ? cls.byValue[value] : undefined) ?? "substitute", value };
   return { effect: cls, value };
@@ -64,10 +60,11 @@ export function gateResult(type: string, result: unknown, received: Record<strin
   if (typeof result !== "object" || result === null || Array.isArray(result) || isEventType(type) && EVENTS[type].rule.kind === "replace") {
     const field = classes ? Object.keys(classes)[0] ?? "result" : "result";
     const { effect, value } = effectOf(classOf(classes, field), result, received[field]);
-    return allows(grant, effect) ? { result: value, refused: [] } : { result: undefined, refused: [{ field, effect }] };
+    return allows(grant, effect) ? { result: value, refused: [], ...(effect === "annotate" ? { annotated: [field] } : {}) } : { result: undefined, refused: [{ field, effect }] };
   }
   const out: Record<string, unknown> = {};
   const refused: Refusal[] = [];
+  const annotated: string[] = [];
   const fields = Object.keys(result);
   for (const field of fields) {
     const given = (result as Record<string, unknown>)[field];
@@ -76,10 +73,12 @@ export function gateResult(type: string, result: unknown, received: Record<strin
     const { effect, value } = effectOf(classOf(classes, field), given, received[field]);
     if (allows(grant, effect)) out[field] = value;
     else refused.push({ field, effect });
+    if (allows(grant, effect) && effect === "annotate") annotated.push(field);
   }
-  if (refused.length === 0) return { result: out, refused };
+  const marked = annotated.length > 0 ? { annotated } : {};
+  if (refused.length === 0) return { result: out, refused, ...marked };
   // Nothing of it left to apply: the agent keeps its value, as if the handler returned nothing.
-  return { result: Object.keys(out).some((k) => out[k] !== undefined) ? out : undefined, refused };
+  return { result: Object.keys(out).some((k) => out[k] !== undefined) ? out : undefined, refused, ...marked };
 }
 
 /**
@@ -87,8 +86,9 @@ export function gateResult(type: string, result: unknown, received: Record<strin
  * the handler received `received`, with every field above `grant` taken out. Under `substitute`
  * every edit passes as it is.
  */
-export function gateEdits(type: string, edits: Record<string, unknown>, received: Record<string, unknown>, grant: Effect): { valid: Record<string, unknown>; refused: Refusal[] } {
+export function gateEdits(type: string, edits: Record<string, unknown>, received: Record<string, unknown>, grant: Effect): { valid: Record<string, unknown>; refused: Refusal[]; annotated?: string[] } {
   if (grant === "substitute") return { valid: edits, refused: [] };
+  const annotated: string[] = [];
   const classes = editClasses(type);
   const valid: Record<string, unknown> = Object.create(null);
   const refused: Refusal[] = [];
@@ -101,8 +101,9 @@ export function gateEdits(type: string, edits: Record<string, unknown>, received
       : effectOf(classOf(classes, field), given, current);
     if (allows(grant, effect)) valid[field] = value;
     else refused.push({ field, effect });
+    if (allows(grant, effect) && effect === "annotate") annotated.push(field);
   }
-  return { valid, refused };
+  return { valid, refused, ...(annotated.length > 0 ? { annotated } : {}) };
 }
 
 /**
@@ -139,6 +140,20 @@ export function additionsTo(current: readonly unknown[], proposed: readonly unkn
     out.push(item);
   }
   return at === current.length && added <= ANNOTATE_MAX_CHARS ? out : undefined;
+}
+
+/**
+ * The characters `value` appends to the agent's own `current` (a string, or oh-my-pi's list of
+ * system prompt parts, kept as its first elements), or undefined when it does not keep it or adds
+ * more than ANNOTATE_MAX_CHARS.
+ */
+function appendedChars(value: unknown, current: unknown): number | undefined {
+  let added: number | undefined;
+  if (typeof value === "string" && (current === undefined || typeof current === "string") && value.startsWith(current ?? "")) added = value.length - (current?.length ?? 0);
+  else if (Array.isArray(value) && Array.isArray(current) && value.every((v) => typeof v === "string") && current.every((c, i) => c === value[i])) {
+    added = (value as string[]).slice(current.length).reduce((n, v) => n + v.length, 0);
+  }
+  return added !== undefined && added <= ANNOTATE_MAX_CHARS ? added : undefined;
 }
 
 /**

@@ -15,6 +15,7 @@ import { checkOptions } from "../options/schemas.js";
 import { describeIssues } from "../contract/schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
 import { gateEdits, gateResult, type Refusal } from "./effects.js";
+import { ANNOTATE_MAX_CHARS } from "../../worker/effects.mjs";
 import type { Effect } from "../policy/policy.js";
 import { asThrownInToolCall, blocked, isFailureBlock, stepFailure } from "./handler-failures.js";
 import { Observer } from "../observe/observer.js";
@@ -376,7 +377,8 @@ export class HookRunner {
     for (const failure of failures) this.#report(failure);
     // Compared with what the hook received (in a waterfall, the value so far).
     const grant = this.#grant(unit);
-    const { valid, refused } = grant === "substitute" ? { valid: checked.valid, refused: [] } : gateEdits(type, checked.valid, received, grant);
+    const { valid, refused, annotated } = grant === "substitute" ? { valid: checked.valid, refused: [], annotated: undefined } : gateEdits(type, checked.valid, received, grant);
+    if (annotated) this.#annotated(unit, type, annotated.map((f) => `event.${f}`));
     const over = refused.map((r) => this.#refusal(unit, type, `event.${r.field}`, r, grant, toolCall ? "the tool call was blocked" : "the agent's own value was kept"));
     if (toolCall && over.length > 0) return { acc, overGrant: over[0] };
     if (rule.kind === "waterfall" && acc !== undefined && Object.hasOwn(valid, "messages")) {
@@ -445,7 +447,17 @@ export class HookRunner {
     if (grant === "substitute") return result;
     const gated = gateResult(type, result, received, grant);
     for (const r of gated.refused) this.#refusal(unit, type, r.field === "payload" && type === "before_provider_request" ? "the request's payload" : `result.${r.field}`, r, grant, "the agent's own value was kept");
+    if (gated.annotated) this.#annotated(unit, type, gated.annotated.map((f) => `result.${f}`));
     return gated.result;
+  }
+
+  /**
+   * Context a hook under `annotate` added to what the model reads: shown to the person once per
+   * module and event inside an agent (the agent's UI or stderr), so what the model reads beside the
+   * agent's own is never unsaid.
+   */
+  #annotated(unit: HookUnit, type: string, fields: string[]): void {
+    this.#agent?.warn(unit.hook.path, `annotate:${type}`, `hookbox: ${unit.hook.path} adds context the model reads (effects:annotate): ${fields.join(", ")} during ${type}, at most ${ANNOTATE_MAX_CHARS} characters each; shown once`);
   }
 
   #refusal(unit: HookUnit, type: string, field: string, r: Refusal, grant: Effect, kept: string): HookFailure {
