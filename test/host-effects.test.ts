@@ -339,6 +339,17 @@ describe("policy.effects: annotate, between restrict and substitute", () => {
     expect(errors.every((e) => /a substitute effect on the agent, which its policy\.effects "annotate" does not grant/.test(e.error))).toBe(true);
   });
 
+  its("hostile/annotates-past-its-bound.ts: under annotate, an annotation past 4000 characters is a substitute, refused as effect_refused, the agent's value kept", async () => {
+    const { runner, errors } = await start(["hostile/annotates-past-its-bound.ts"], load(ANNOTATING));
+    expect(await runner.emit({ type: "before_agent_start", prompt: "do it", systemPrompt: "You are pi." } as never)).toBeUndefined();
+    const messages = SAMPLE_MESSAGES.map((m) => ({ ...m }));
+    expect(await runner.emitContext(messages as never)).toEqual(messages);
+    expect(errors.map((e) => [e.code, e.event, /set (result\.\w+)/.exec(e.error)?.[1]])).toEqual([
+      ["effect_refused", "before_agent_start", "result.message"], ["effect_refused", "before_agent_start", "result.systemPrompt"], ["effect_refused", "context", "result.messages"],
+    ]);
+    expect(errors.every((e) => e.error.includes('a substitute effect on the agent, which its policy.effects "annotate" does not grant'))).toBe(true);
+  });
+
   its("under restrict (untrusted) the same annotations are refused as effect_refused, naming annotate", async () => {
     const { runner, errors } = await start(["valid/adds-project-notes.ts"], load(RESTRICTED));
     expect(await runner.emit({ type: "before_agent_start", prompt: "do it", systemPrompt: "You are pi." } as never)).toBeUndefined();
