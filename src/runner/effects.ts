@@ -144,16 +144,30 @@ export function additionsTo(current: readonly unknown[], proposed: readonly unkn
 
 /**
  * The characters `value` appends to the agent's own `current` (a string, or oh-my-pi's list of
- * system prompt parts, kept as its first elements), or undefined when it does not keep it or adds
- * more than ANNOTATE_MAX_CHARS.
+ * system prompt parts, kept as its first elements, or as the start of one string, joined), or
+ * undefined when it does not keep it or adds more than ANNOTATE_MAX_CHARS.
  */
 function appendedChars(value: unknown, current: unknown): number | undefined {
   let added: number | undefined;
   if (typeof value === "string" && (current === undefined || typeof current === "string") && value.startsWith(current ?? "")) added = value.length - (current?.length ?? 0);
   else if (Array.isArray(value) && Array.isArray(current) && value.every((v) => typeof v === "string") && current.every((c, i) => c === value[i])) {
     added = (value as string[]).slice(current.length).reduce((n, v) => n + v.length, 0);
+  } else if (typeof value === "string" && Array.isArray(current) && current.every((c) => typeof c === "string")) {
+    const kept = joinedPrefix(value, current as string[]);
+    if (kept !== undefined) added = value.length - kept;
   }
   return added !== undefined && added <= ANNOTATE_MAX_CHARS ? added : undefined;
+}
+
+/** How long a start of `value` is made of `parts` in order, joined by at most two characters each (`,`, a blank line), or undefined. */
+function joinedPrefix(value: string, parts: readonly string[]): number | undefined {
+  let at = 0;
+  for (const [i, part] of parts.entries()) {
+    const found = value.indexOf(part, at);
+    if (found < 0 || (i === 0 ? found !== 0 : found - at > 2)) return undefined;
+    at = found + part.length;
+  }
+  return at;
 }
 
 /**
