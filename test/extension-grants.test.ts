@@ -5,6 +5,8 @@
  * can take is refused by name.
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalStore, fingerprint } from "../src/approval/store.js";
@@ -195,6 +197,36 @@ describe.skipIf(!sandboxAvailability().ok)("effects:annotate for a pi project mo
     expect(exec).toHaveLength(1);
     expect(exec[0]!.endsWith(`Approve the module with the grant exec:uv: npx hookbox trust ${w.project} --grant effects:annotate --grant exec:uv`)).toBe(true);
     expect(errors).toEqual([]);
+  });
+});
+
+describe.skipIf(!sandboxAvailability().ok)("network:<host> for a pi project module, in pi 0.73.1's loader and runner", { timeout: 120_000 }, () => {
+  const servers: Server[] = [];
+  afterEach(async () => { await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r)))); });
+  const listen = async () => {
+    const server = createServer((req, res) => res.end(`hello ${req.url}`));
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return (server.address() as AddressInfo).port;
+  };
+
+  it("its granted host answers; another is refused by its proxy, and pi shows it once, ending with the command that grants it", async () => {
+    const [allowed, other] = [await listen(), await listen()];
+    const root = tempDir("hookbox-extension-network-");
+    const project = join(root, "project");
+    const module = writeHook(project, ".pi/extensions/net.ts", readFileSync(join(import.meta.dirname, "..", "fixtures", "hostile", "reaches-the-network.ts"), "utf8"));
+    mkdirSync(join(root, "config"));
+    mkdirSync(join(root, "agent"));
+    const approvals = { dir: join(root, "config") };
+    new ApprovalStore(approvals).approve(project, [fingerprint(module, "untrusted")], { [module]: [`network:127.0.0.1:${allowed}`] });
+    const { runner, notified } = await inPi({ project, agentDir: join(root, "agent"), approvals });
+    const reach = async (url: string) => (await runner.emitToolCall({ type: "tool_call", toolName: "net", toolCallId: "c", input: { how: "http", url } }))?.reason;
+    expect(await reach(`http://127.0.0.1:${allowed}/a`)).toBe("200 hello /a");
+    expect(await reach(`http://127.0.0.1:${other}/b`)).toContain("refused (HTTP/1.1 403 Forbidden)");
+    expect(await reach(`http://127.0.0.1:${other}/c`)).toContain("refused (HTTP/1.1 403 Forbidden)");
+    const shown = notified.filter((n) => n.includes(`a connection to 127.0.0.1:${other}`));
+    expect(shown).toHaveLength(1);
+    expect(shown[0]!.endsWith(`Approve the module with the grant network:127.0.0.1:${other}: npx hookbox trust ${project} --grant network:127.0.0.1:${allowed} --grant network:127.0.0.1:${other}`)).toBe(true);
   });
 });
 
