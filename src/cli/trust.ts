@@ -32,7 +32,7 @@ const TRUST_FLAGS = {
   yes: { type: "boolean", help: "approve without asking (for scripts)" },
   revoke: { type: "boolean", help: "remove every approval of the project" },
   policy: { type: "string", arg: "<preset>", help: "the policy pi's and the hook folders' modules are approved to run under (default \"untrusted\"); refused for Claude Code hooks, which take --grant" },
-  grant: { type: "string", multiple: true, arg: "<grant>", help: "give a grant (write:<folder>, write:tool-target, exec:<program>, network:<host>[:<port>], env:<NAME>, effects:annotate, effects:continue) to each Claude Code hook it was proposed for, or when none was to every hook and pi module that can take it; \"proposed\": each hook the grants proposed for it; repeatable" },
+  grant: { type: "string", multiple: true, arg: "<grant>", help: "give a grant (write:<folder>, write:tool-target, exec:<program>, network:<host>[:<port>], env:<NAME>, effects:annotate, effects:continue) to each Claude Code hook and pi module it was proposed for, or when none was to every one that can take it; \"proposed\": each the grants proposed for it; repeatable" },
   "agent-dir": { type: "string", arg: "<dir>", help: "pi's agent folder (default: PI_CODING_AGENT_DIR, else ~/.pi/agent)" },
   approvals: { type: "string", arg: "<dir>", help: "the approvals folder (default: as above)" },
   json: { type: "boolean", help: "print one JSON document instead of text" },
