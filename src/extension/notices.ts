@@ -81,10 +81,9 @@ export class Notices {
    */
   effect(hookPath: string, event: string, line: string): void {
     const effect = /policy\.effects: "(\w+)" grants it/.exec(line)?.[1];
-    const shown = !this.#grants?.modules.has(hookPath) ? line
+    this.show(hookPath, `${event}:effect_refused`, () => (!this.#grants?.modules.has(hookPath) ? line
       : effect === "annotate" ? this.#granting(hookPath, line, "effects:annotate", "")
-      : `${line} No grant gives a project's module ${effect === undefined ? "this effect" : `a ${effect} effect`}.`;
-    this.show(hookPath, `${event}:effect_refused`, shown);
+      : `${line} No grant gives a project's module ${effect === undefined ? "this effect" : `a ${effect} effect`}.`));
   }
 
   readonly #seen = new Set<string>();
@@ -95,8 +94,10 @@ export class Notices {
   /**
    * Show `line` once per module and `kind`, at most MAX_NOTICES_PER_MODULE per module (then one
    * line saying the rest are not shown); gated as terminal text (it may quote a name the module chose).
+   * A function is called only when the line is shown: a module repeating a refusal (or forging
+   * reports) costs no more work, such as the grant's record in needs.json.
    */
-  show(hookPath: string, kind: string, line: string): void {
+  show(hookPath: string, kind: string, line: string | (() => string)): void {
     const key = `${hookPath}\0${kind}`;
     if (this.#seen.has(key)) return;
     const shown = this.#perModule.get(hookPath) ?? 0;
@@ -104,6 +105,7 @@ export class Notices {
     this.#perModule.set(hookPath, shown + 1);
     if (shown === MAX_NOTICES_PER_MODULE) line = `hookbox: ${hookPath}: further refusals of this module are not shown (${MAX_NOTICES_PER_MODULE} were)`;
     else this.#seen.add(key);
+    if (typeof line === "function") line = line();
     const gated = terminalText(line, { colors: false });
     if (this.#sink) this.#sink(gated);
     else this.#pending.push(gated);
@@ -138,9 +140,9 @@ export class Notices {
     const line = deniedLine(record.permission, record.resource);
     const grant = record.permission === "FileSystemWrite" ? writeGrant(this.#grants!.project, record.resource) : undefined;
     const cutAt = line.indexOf(" The field that grants it:");
-    this.show(hookPath, grant ?? `denied:${record.permission}:${record.resource}`, grant
+    this.show(hookPath, grant ?? `denied:${record.permission}:${record.resource}`, () => (grant
       ? this.#granting(hookPath, `hookbox: ${hookPath}: ${line.slice("hookbox: ".length, cutAt)}`, grant, "")
-      : `hookbox: ${hookPath}: ${line.slice("hookbox: ".length)}`);
+      : `hookbox: ${hookPath}: ${line.slice("hookbox: ".length)}`));
   }
 
   #exec(hookPath: string, record: ExecRecord): void {
@@ -149,8 +151,9 @@ export class Notices {
     const command = cut(record.command, MAX_NAME_CHARS);
     const grant = where ? `policy: { fsRead: ["<that folder>"] }` : `policy: { exec: { allow: [${JSON.stringify(command)}] } }`;
     const program = !where && /^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(record.command) ? `exec:${record.command}` : undefined;
-    this.show(hookPath, `exec:${where ? "cwd" : command}`, this.#granting(hookPath,
-      `hookbox: ${hookPath}: pi.exec("${command}") refused by its policy: ${cut(record.refused, 2 * MAX_NAME_CHARS)}.`, program,
+    const refused = cut(record.refused, 2 * MAX_NAME_CHARS);
+    this.show(hookPath, `exec:${where ? "cwd" : command}`, () => this.#granting(hookPath,
+      `hookbox: ${hookPath}: pi.exec("${command}") refused by its policy: ${refused}.`, program,
       `The field that grants it: ${where ? "fsRead" : "exec.allow"} (${grant} in isolate's options).`));
   }
 
@@ -158,8 +161,9 @@ export class Notices {
     if (!record.refused || record.method === "dropped") return;
     const host = cut(record.host, MAX_NAME_CHARS);
     const grant = /^[a-z0-9.-]+$/i.test(record.host) ? `network:${record.host.toLowerCase()}:${record.port}` : undefined;
-    this.show(hookPath, `net:${host}`, this.#granting(hookPath,
-      `hookbox: ${hookPath}: a connection to ${host}:${record.port} refused by its policy: ${cut(record.refused, 2 * MAX_NAME_CHARS)}.`, grant,
+    const refused = cut(record.refused, 2 * MAX_NAME_CHARS);
+    this.show(hookPath, `net:${host}`, () => this.#granting(hookPath,
+      `hookbox: ${hookPath}: a connection to ${host}:${record.port} refused by its policy: ${refused}.`, grant,
       `The field that grants it: network.allow (policy: { network: { allow: [${JSON.stringify(host)}] } }, sandbox isolation).`));
   }
 }

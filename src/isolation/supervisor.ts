@@ -163,7 +163,12 @@ export class HookSupervisor implements SandboxView {
     this.bridge = new SandboxBridge({
       hookPath, cwd, gate: this.execGate, onLog: options.onLog, output: (stream, text) => this.#sentOutput?.[stream].write(text), takeLog: () => this.#logBudget.take(),
       // The worker reports each denial once; the embedder's onDenied gets it, else a line in the hook's log.
-      denied: (permission, resource) => (options.onDenied ? options.onDenied(hookPath, { permission, resource }) : this.#logBudget.take() && options.onLog(hookPath, "warn", deniedLine(permission, resource))), hostModules: options.hostModules, policy: options.policy,
+      // Why within the log budget: a hook can post reports itself, as many as it likes.
+      denied: (permission, resource) => {
+        if (!this.#logBudget.take()) return;
+        if (options.onDenied) options.onDenied(hookPath, { permission, resource });
+        else options.onLog(hookPath, "warn", deniedLine(permission, resource));
+      }, hostModules: options.hostModules, policy: options.policy,
       isolation: options.isolation, terminal: options.terminalText,
       transform: (a) => this.#transform(a),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
