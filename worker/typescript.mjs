@@ -10,6 +10,7 @@ import { Module, createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runInThisContext } from "node:vm";
+import { deferredAgentPackage } from "./agent-packages.mjs";
 
 const require = createRequire(import.meta.url);
 /** What jiti itself transpiles always (its `eval_evalModule`'s test of the extension). */
@@ -67,7 +68,10 @@ async function evaluate(filename, options) {
   mod.path = dirname(filename);
   mod.paths = /** @type {any} */ (Module)._nodeModulePaths(mod.path);
   await wrapped(mod.exports, mod.require, mod, filename, dirname(filename),
-    /** @param {string} id @param {any} [opts] */ (id, opts) => jiti().import(id, opts),
+    /** @param {string} id @param {any} [opts] */ (id, opts) => {
+      const deferred = opts === undefined ? deferredAgentPackage(id, options.alias) : undefined;
+      return deferred ? Promise.resolve(deferred) : jiti().import(id, opts);
+    },
     /** @param {string} id @param {any} [opts] */ (id, opts) => jiti().esmResolve(id, opts));
   const failed = mod.exports?.__JITI_ERROR__;
   if (failed) throw new Error(`${failed.code}: ${failed.message} \n ${`${failed.filename}:${failed.line}:${failed.column}`}`);
