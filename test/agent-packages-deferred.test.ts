@@ -22,11 +22,17 @@ const MODULE = join(ROOT, "fixtures", "extensions", "reads-an-agent-package.ts")
 const disposing: LoadedHook[] = [];
 afterEach(async () => { await Promise.all(disposing.splice(0).map((h) => h.dispose?.())); });
 
-/** What the module reported (its tool's description), loaded with `alias` as the agent's table. */
-async function report(alias: Record<string, string>) {
+/** The module loaded with `alias` as the agent's table. */
+async function load(alias: Record<string, string>) {
   const modules = prepareExtensionModules([MODULE], ROOT, { isolation: ISOLATION, transformCacheDir: false, policy: POLICY ?? { fsRead: [SCOPE] } }, { alias, native: [] });
   const { hooks, errors } = await settleModules(modules);
   disposing.push(...hooks);
+  return { hooks, errors };
+}
+
+/** What the module reported (its tool's description). */
+async function report(alias: Record<string, string>) {
+  const { hooks, errors } = await load(alias);
   expect(errors).toEqual([]);
   return JSON.parse((hooks[0] as IsolatedHook).manifest.tools![0]!.description) as Record<string, unknown>;
 }
@@ -43,5 +49,13 @@ describe(`the agent's packages a module imports (${ISOLATION})`, () => {
 
   it("one the table names only by its folder is evaluated at the import, as jiti imports it, with the same values (the control)", async () => {
     expect(await report({ "@mariozechner/": `${SCOPE}/` })).toEqual({ atImport: 1, beforeRead: 1, afterRead: 1, seen: SEEN, same: true });
+  });
+
+  it("one whose top level throws fails the module's load when its factory reads it, with the package's error, as at the import (load_failed)", async () => {
+    const broken = join(SCOPE, "broken");
+    for (const alias of [{ "@mariozechner/pi-ai": join(broken, "pi-ai", "index.js") }, { "@mariozechner/": `${broken}/` }]) {
+      const { errors } = await load(alias);
+      expect(errors).toEqual([{ path: MODULE, code: "load_failed", error: expect.stringContaining("the agent's package failed at its top level") }]);
+    }
   });
 });
