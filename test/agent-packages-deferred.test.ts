@@ -53,7 +53,7 @@ describe(`the agent's packages a module imports (${ISOLATION})`, () => {
 
   it("one whose top level throws fails the module's load when its factory reads it, with the package's error, as at the import (load_failed)", async () => {
     const broken = join(SCOPE, "broken");
-    for (const alias of [{ "@mariozechner/pi-ai": join(broken, "pi-ai", "index.js") }, { "@mariozechner/": `${broken}/` }]) {
+    for (const alias of [{ "@mariozechner/pi-ai": join(broken, "pi-ai", "index.js") }, { "@mariozechner/": `${broken}/` }] as Array<Record<string, string>>) {
       const { errors } = await load(alias);
       expect(errors).toEqual([{ path: MODULE, code: "load_failed", error: expect.stringContaining("the agent's package failed at its top level") }]);
     }
