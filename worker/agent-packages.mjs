@@ -53,33 +53,41 @@ function jitiInterop(ns) {
   });
 }
 
+/** Each package file evaluated so far: Node's namespace, and whether `require` added `__esModule` to it. @type {Map<string, { ns: any; facade: boolean }>} */
+const evaluated = new Map();
+
+/** @param {string} name the specifier, for the error @param {string} file */
+function evaluateOnce(name, file) {
+  let done = evaluated.get(file);
+  if (done) return done;
+  let ns;
+  try {
+    ns = require(file);
+  } catch (err) {
+    // A package with top-level await cannot be evaluated synchronously: name what to do.
+    if (/** @type {{ code?: unknown }} */ (err)?.code === "ERR_REQUIRE_ASYNC_MODULE") {
+      throw new Error(`${name}: the agent's package uses top-level await, which hookbox cannot defer; import it from a file the module loads with import() instead`);
+    }
+    throw err;
+  }
+  // Node's `require` of an ES module with a default export returns its namespace with an
+  // `__esModule` added (a facade; an ES module does not export that name itself): not a name of
+  // the package's, so not one of the view's either.
+  done = { ns, facade: "default" in ns && "__esModule" in ns };
+  evaluated.set(file, done);
+  return done;
+}
+
 /**
- * A namespace that evaluates `file` on its first read.
+ * One import of `file`: a namespace that evaluates the package at its first read (once per
+ * isolate), then answers as the view jiti's `import` makes for each import.
  * @param {string} name the specifier, for the error @param {string} file
  */
 function deferred(name, file) {
   /** @type {any} */
-  let real;
-  let facade = false;
-  const own = (/** @type {string | symbol} */ prop) => !(facade && prop === "__esModule");
-  const load = () => {
-    if (real) return real;
-    try {
-      const ns = require(file);
-      real = jitiInterop(ns);
-      // Node's `require` of an ES module with a default export returns its namespace with an
-      // `__esModule` added (a facade; an ES module does not export that name itself): not a name
-      // of the package's, so not one of the view's either.
-      facade = "default" in ns && "__esModule" in ns;
-    } catch (err) {
-      // A package with top-level await cannot be evaluated synchronously: name what to do.
-      if (/** @type {{ code?: unknown }} */ (err)?.code === "ERR_REQUIRE_ASYNC_MODULE") {
-        throw new Error(`${name}: the agent's package uses top-level await, which hookbox cannot defer; import it from a file the module loads with import() instead`);
-      }
-      throw err;
-    }
-    return real;
-  };
+  let view;
+  const load = () => (view ??= jitiInterop(evaluateOnce(name, file).ns));
+  const own = (/** @type {string | symbol} */ prop) => !(prop === "__esModule" && evaluated.get(file)?.facade);
   return new Proxy(Object.create(null), {
     // What jiti's view answers without reading the namespace; `then`, which awaiting the import
     // reads, is none of the agent's packages' exports (a thenable namespace would not be awaited whole).
@@ -96,11 +104,11 @@ function deferred(name, file) {
   });
 }
 
-/** @type {Map<string, object>} */
-const namespaces = new Map();
+/** Whether each alias target is an ES module file. @type {Map<string, boolean>} */
+const esm = new Map();
 
 /**
- * The deferred namespace of `id` when the alias table names it exactly and it is an ES module Node
+ * A deferred import of `id` when the alias table names it exactly and it is an ES module Node
  * can evaluate synchronously; undefined otherwise (jiti imports it as before).
  * @param {string} id @param {Record<string, string> | undefined} alias
  * @returns {object | undefined}
@@ -108,10 +116,6 @@ const namespaces = new Map();
 export function deferredAgentPackage(id, alias) {
   const file = alias && Object.hasOwn(alias, id) ? alias[id] : undefined;
   if (!file || !process.features.require_module) return undefined;
-  const known = namespaces.get(file);
-  if (known) return known;
-  if (!existsSync(file) || !isEsm(file)) return undefined;
-  const ns = deferred(id, file);
-  namespaces.set(file, ns);
-  return ns;
+  if (!esm.has(file)) esm.set(file, existsSync(file) && isEsm(file));
+  return esm.get(file) ? deferred(id, file) : undefined;
 }
