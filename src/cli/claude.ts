@@ -15,7 +15,9 @@ import { readClaudeSettings } from "../claude/settings.js";
 import { routeEvent, type ClaudePlan } from "../claude/router.js";
 import { checkProjectHooks, filesNamed } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
-import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, projectMcpServers, type Launch } from "../claude/launch.js";
+import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, type Launch, type McpLaunch } from "../claude/launch.js";
+import { checkMcpServers, describeMcpServer, readProjectMcp } from "../claude/mcp.js";
+import { McpRefused, runMcpServer } from "../claude/mcp-run.js";
 import { powerApproved, powerValues } from "../claude/power.js";
 import { loadPlan } from "../claude/plan.js";
 import { ApprovalStore, approvalCommand } from "../approval/store.js";
@@ -100,10 +102,9 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
       if (keys.length > 0 && !approved) say(`the project's ${f.rel} sets ${keys.join(", ")}: not loaded (they run code or widen what Claude Code may do) until you review and approve them with ${approvalCommand(project)}`);
       return { ...f, powerApproved: approved };
     }));
-    const servers = projectMcpServers(dialect, project);
-    if (servers.length > 0) say(`the project's ${dialect.projectMcp.file} names MCP servers (${servers.join(", ")}): not started (each is a program from the repository, which Claude Code would start with your whole environment; hookbox does not run one yet, so its managed document denies them by name)`);
+    const mcp = await projectMcp(project, store, say);
     try {
-      launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, servers);
+      launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, mcp);
     } catch (e) {
       if (e instanceof LaunchRefused) throw new UsageError(e.message);
       throw e;
@@ -135,6 +136,28 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     launch.afterExit();
     rmSync(noticesDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The project's MCP servers on the managed route: each approved one started (a stdio one in the
+ * sandbox), every other denied by name, with why and the command that approves it.
+ */
+async function projectMcp(project: string, store: ApprovalStore, say: (line: string) => void): Promise<McpLaunch> {
+  const found = readProjectMcp(project, CLAUDE_CODE.projectMcp.file);
+  for (const problem of found.problems) say(problem);
+  let verdicts: Array<{ message: string } | undefined>;
+  try {
+    verdicts = await checkMcpServers(store, project, found.servers);
+  } catch (e) {
+    verdicts = found.servers.map(() => ({ message: `its approval could not be checked (${(e as Error).message})` }));
+  }
+  const approved = found.servers.filter((_, i) => verdicts[i] === undefined);
+  found.servers.forEach((s, i) => {
+    const why = verdicts[i];
+    if (why) say(`the project's MCP server ${s.name} (${describeMcpServer(project, s)}) is not started: ${why.message.replace(/^.*? was not loaded: /, "")}`);
+  });
+  for (const s of found.above) say(`the MCP server ${s.name} of ${s.file}, above the project, is denied by name: hookbox trust approves the project's own servers only`);
+  return { ...(found.file ? { file: found.file } : {}), ...(found.document ? { document: found.document } : {}), approved, denied: [...new Set([...found.servers.filter((s) => !approved.includes(s)), ...found.above].map((s) => s.name))] };
 }
 
 /** Whether `command`, or a project file it names, mentions `word`. */
@@ -178,6 +201,21 @@ export async function claudeHook(args: string[], out: Output, _signal?: AbortSig
     if (event === "PreToolUse") return block(out, message);
     err.write(`${message}\n`);
     return event === "PermissionRequest" ? 2 : 1;
+  }
+}
+
+/**
+ * `hookbox claude-mcp <plan> <sha256> <server>`: what Claude Code starts in place of an approved
+ * project MCP server (the managed route's view of `.mcp.json`): the plan checked by its sha256,
+ * the server's approval checked again, then the server in the sandbox, stdio passed through.
+ */
+export async function claudeMcp(args: string[], _out: Output, _signal?: AbortSignal, err?: Output): Promise<number> {
+  try {
+    if (args.length !== 3) throw new McpRefused("usage: hookbox claude-mcp <plan file> <sha256> <server> (Claude Code runs it; see hookbox claude)");
+    return await runMcpServer(loadPlan(args[0]!, args[1]!), args[2]!);
+  } catch (e) {
+    err?.write(`hookbox claude-mcp: the MCP server ${args[2] ?? ""} is not started: ${(e as Error).message}\n`);
+    return EXIT.hookErrors;
   }
 }
 

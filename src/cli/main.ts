@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { check, CHECK_HELP } from "./check.js";
-import { claude, CLAUDE_HELP, claudeHook } from "./claude.js";
+import { claude, CLAUDE_HELP, claudeHook, claudeMcp } from "./claude.js";
 import { codex, CODEX_HELP, codexHook } from "./codex.js";
 import { gemini, GEMINI_HELP, geminiHook } from "./gemini.js";
 import { emit, EMIT_HELP } from "./emit.js";
@@ -49,6 +49,8 @@ const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: Abo
   claude: { run: claude, help: CLAUDE_HELP },
   // What the settings `hookbox claude` generates run for every event; not for people.
   "claude-hook": { run: claudeHook, help: CLAUDE_HELP },
+  // What the view of a project's .mcp.json starts in place of an approved server; not for people.
+  "claude-mcp": { run: claudeMcp, help: CLAUDE_HELP },
   codex: { run: codex, help: CODEX_HELP },
   // What the requirements `hookbox codex` generates run for every event; not for people.
   "codex-hook": { run: codexHook, help: CODEX_HELP },

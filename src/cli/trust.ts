@@ -15,6 +15,7 @@ import { presets, type PolicyName } from "../policy/policy.js";
 import { claudeHookFingerprint, claudeHookKey, claudeHookPins } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
+import { describeMcpServer, mcpCommandLine, mcpFingerprint, mcpKey, mcpProposedGrants, readProjectMcp } from "../claude/mcp.js";
 import { NeedsStore } from "../claude/needs.js";
 import { proposeGrants } from "../claude/propose.js";
 import { covers, grantCommand, GrantError, MODULE_GRANTS, parseGrant } from "../policy/grants.js";
@@ -175,6 +176,27 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
       const file = join(project, ".claude", name);
       const pinned = () => powerFingerprint(project, file, values);
       modules.push({ key: powerKey(file), origin: `Claude Code (.claude/${name}, settings: ${Object.keys(values).join(", ")})`, fingerprint: await pinned(), pinned });
+    }
+  }
+  // Claude Code's MCP servers of the project (.mcp.json): a stdio one runs in the sandbox with its grants in hookbox claude.
+  const mcp = readProjectMcp(project, CLAUDE_CODE.projectMcp.file);
+  for (const problem of mcp.problems) warn(problem);
+  for (const s of mcp.above) warn(`the MCP server ${s.name} of ${s.file} is above the project: hookbox claude denies it by name (only the project's own servers are approved)`);
+  for (const server of mcp.servers) {
+    const pinned = () => mcpFingerprint(project, server, reader);
+    const key = mcpKey(server);
+    const origin = `Claude Code (${describeMcpServer(project, server)})`;
+    const stdio = server.kind === "stdio";
+    const { folders, notes } = stdio ? claudeHookPins(project, { command: mcpCommandLine(server.entry) }) : { folders: [], notes: [] };
+    const scope = stdio
+      ? `its entry (command, args, env); the files below${folders.length > 0 ? `, with ${folders.map((f) => relative(projectKey(project), f)).join(", ")} whole` : ""}; a link by its text and by the content it leads to`
+      : "its entry (type, url, headers, headersHelper) and the project files it names; Claude Code connects to it itself, outside the sandbox, with the variables its headers name";
+    try {
+      const fp = await pinned();
+      modules.push({ key, origin, fingerprint: fp, scope, notes, pinned, claude: stdio, ...(stdio ? { grants: { proposed: mcpProposedGrants(server), given: [], approved: [], module: false } } : {}) });
+    } catch (e) {
+      if (!(e instanceof FingerprintError)) throw e;
+      modules.push({ key, origin, refusal: e.message, pinned, claude: stdio });
     }
   }
   // Gemini CLI's hooks of the project (.gemini/settings.json): they run under "untrusted" in hookbox gemini.
