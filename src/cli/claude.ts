@@ -31,8 +31,10 @@ a private mount namespace (bubblewrap; no root needed) where Claude Code loads i
 memory (CLAUDE.md), rules, skills, agents and commands, but runs only hookbox's managed routing
 hooks (/etc/claude-code, read-only, allowManagedHooksOnly); the project's settings files read
 without their hooks and without the keys that run code or widen permissions (env, apiKeyHelper,
-statusLine, permissions.allow, ...). Where no namespace can be made, Claude Code loads no settings
-file (--setting-sources "", so no memory, skills or agents either; said on stderr).
+statusLine, permissions.allow, ...), and the project's .mcp.json read with only its servers approved
+by \`hookbox trust\`, each stdio one started in the bubblewrap sandbox (the rest denied by name).
+Where no namespace can be made, Claude Code loads no settings file (--setting-sources "", so no
+memory, skills, agents or project MCP servers either; said on stderr).
 
 \`hookbox claude-hook\` runs the hooks of your settings and of the project's (.claude/settings.json
 and .claude/settings.local.json) with Claude Code's matching: yours as you, without secret-looking

@@ -15,7 +15,7 @@ import { presets, type PolicyName } from "../policy/policy.js";
 import { claudeHookFingerprint, claudeHookKey, claudeHookPins } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
-import { describeMcpServer, mcpCommandLine, mcpFingerprint, mcpKey, mcpProposedGrants, readProjectMcp } from "../claude/mcp.js";
+import { reviewMcpServers, type Reviewed } from "./trust-claude.js";
 import { NeedsStore } from "../claude/needs.js";
 import { proposeGrants } from "../claude/propose.js";
 import { covers, grantCommand, GrantError, MODULE_GRANTS, parseGrant } from "../policy/grants.js";
@@ -43,7 +43,8 @@ export const TRUST = command("trust", {
   about: `List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
 extensions and packages the project's .pi/settings.json names, found with pi's own rules),
 oh-my-pi's .omp/extensions/, the project's hook folders (.xcsh/hooks, .claude/hooks) and the command
-hooks of Claude Code's .claude/settings.json and .claude/settings.local.json, of Codex CLI's .codex/ and of Gemini CLI's
+hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (and its .mcp.json's MCP
+servers), of Codex CLI's .codex/ and of Gemini CLI's
 .gemini/settings.json (with the files they name; they run under "untrusted" in hookbox claude,
 hookbox codex and hookbox gemini), and opencode's plugin files (.opencode/plugin(s)/ and those its
 config files name; "untrusted" in hookbox opencode). Each is shown with its origin, every file it
@@ -57,17 +58,6 @@ approve, or revoked), 1 not approved, 2 a usage error.
 `,
 });
 export const TRUST_HELP = TRUST.help;
-
-/**
- * One module of the project as the user reviews it: its fingerprint, or why it cannot be approved
- * as it stands (a Claude Code hook whose command names files known only when it runs); `scope`
- * says what else its approval pins than the files listed; a Claude Code hook also with its grants
- * (proposed, given now, approved before).
- */
-interface Reviewed {
-  key: string; origin: string; fingerprint?: Fingerprint; refusal?: string; scope?: string; notes?: string[]; pinned?: () => Promise<Fingerprint>;
-  claude?: boolean; grants?: { proposed: string[]; given: string[]; approved: string[]; module: boolean };
-}
 
 /** Run `trust`; returns the exit code. */
 export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
@@ -179,26 +169,7 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
     }
   }
   // Claude Code's MCP servers of the project (.mcp.json): a stdio one runs in the sandbox with its grants in hookbox claude.
-  const mcp = readProjectMcp(project, CLAUDE_CODE.projectMcp.file);
-  for (const problem of mcp.problems) warn(problem);
-  for (const s of mcp.above) warn(`the MCP server ${s.name} of ${s.file} is above the project: hookbox claude denies it by name (only the project's own servers are approved)`);
-  for (const server of mcp.servers) {
-    const pinned = () => mcpFingerprint(project, server, reader);
-    const key = mcpKey(server);
-    const origin = `Claude Code (${describeMcpServer(project, server)})`;
-    const stdio = server.kind === "stdio";
-    const { folders, notes } = stdio ? claudeHookPins(project, { command: mcpCommandLine(server.entry) }) : { folders: [], notes: [] };
-    const scope = stdio
-      ? `its entry (command, args, env); the files below${folders.length > 0 ? `, with ${folders.map((f) => relative(projectKey(project), f)).join(", ")} whole` : ""}; a link by its text and by the content it leads to`
-      : "its entry (type, url, headers, headersHelper) and the project files it names; Claude Code connects to it itself, outside the sandbox, with the variables its headers name";
-    try {
-      const fp = await pinned();
-      modules.push({ key, origin, fingerprint: fp, scope, notes, pinned, claude: stdio, ...(stdio ? { grants: { proposed: mcpProposedGrants(server), given: [], approved: [], module: false } } : {}) });
-    } catch (e) {
-      if (!(e instanceof FingerprintError)) throw e;
-      modules.push({ key, origin, refusal: e.message, pinned, claude: stdio });
-    }
-  }
+  modules.push(...(await reviewMcpServers(project, reader, warn)));
   // Gemini CLI's hooks of the project (.gemini/settings.json): they run under "untrusted" in hookbox gemini.
   const geminiSettings = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
   for (const problem of geminiSettings.problems) warn(problem);
