@@ -10,7 +10,7 @@ import { loadPlan } from "../claude/plan.js";
 import { McpRefused, runMcpServer } from "../claude/mcp-run.js";
 import { withOtlp } from "../observe/otlp.js";
 import type { Output } from "./render.js";
-import { EXIT } from "./usage.js";
+import { EXIT } from "./usage-error.js";
 
 export const CLAUDE_HOOK_HELP = `Usage: hookbox claude-hook <plan file> <sha256>
        hookbox claude-mcp <plan file> <sha256> <server>

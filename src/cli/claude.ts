@@ -19,7 +19,7 @@ import { checkMcpServers, describeMcpServer, readProjectMcp } from "../claude/mc
 import { powerApproved, powerValues } from "../claude/power.js";
 import { ApprovalStore, approvalCommand, projectKey } from "../approval/store.js";
 import type { Output } from "./render.js";
-import { EXIT, UsageError } from "./usage.js";
+import { EXIT, UsageError } from "./usage-error.js";
 import { otlpEnv } from "../observe/otlp.js";
 import { launchProblems } from "../observe/launch.js";
 import { DEFAULTS } from "../../worker/wire.mjs";

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { gatedOutput, type Output } from "./render.js";
-import { EXIT, UsageError } from "./usage.js";
+import { EXIT, UsageError } from "./usage-error.js";
 
 export const HELP = `hookbox: try coding-agent hooks without an agent, each hook in its own worker.
 
