@@ -143,7 +143,7 @@ function claudeRows(quick: boolean): Row[] {
     return [];
   }
   progress("claude -p alone, through hookbox claude (managed route), and on the fallback route, alternated");
-  const cs = claudeStart(quick ? 1 : 7, progress);
+  const cs = claudeStart(quick ? 1 : 11, progress);
   return [
     { key: "claude_start_overhead_s", value: medianOf(cs.managed), rounds: cs.managed, unit: "s", target: { op: "<=", value: 0.3 },
       detail: `one-answer claude -p session through hookbox claude (managed route) ${spread(cs.managedRuns, s)} / claude -p alone ${spread(cs.alone, s)}` },
