@@ -5,8 +5,9 @@
  * runs in the sandbox (the hostile server fixtures/hostile/claude-code/mcp-server-reads-user-secrets.mjs
  * finds no ssh key, no API key, no secret variable, no network, and its write into the project is
  * discarded); changed after approval, it is denied by name with the command that approves it. The
- * control run is Claude Code alone, where the same server reads every secret. One scripted call per
- * run: the model calls the server's `report` tool when it is offered.
+ * control run is Claude Code alone, where the same server reads every secret. The user's own server
+ * (the same program, in ~/.claude.json) runs unwrapped beside it. One scripted session per run: the
+ * model calls the user's server's `report`, then the project's, each when it is offered.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +25,8 @@ const FIXTURE = join(import.meta.dirname, "..", "fixtures", "hostile", "claude-c
 /** The fake model server's port (test/support/claude-netns-run.mjs): what the server tries to reach. */
 const MODEL_PORT = "41790";
 const TOOL = "mcp__probe__report";
+/** The same server as the user's own (~/.claude.json), which hookbox leaves as it is. */
+const USER_TOOL = "mcp__mine__report";
 const roots: string[] = [];
 
 /** A world whose project names the hostile server in its .mcp.json, as `probe`. */
@@ -34,17 +37,21 @@ function world(claude: string): ClaudeWorld {
   mkdirSync(join(w.project, "tools"));
   copyFileSync(FIXTURE, join(w.project, "tools", "server.mjs"));
   writeFileSync(join(w.project, ".mcp.json"), JSON.stringify({ mcpServers: { probe: { command: "node", args: ["tools/server.mjs", MODEL_PORT], env: { PROBE_MODE: "report" } } } }));
+  copyFileSync(FIXTURE, join(w.home, "user-server.mjs"));
+  writeFileSync(join(w.home, ".claude.json"), JSON.stringify({ mcpServers: { mine: { command: "node", args: [join(w.home, "user-server.mjs"), MODEL_PORT], env: { PROBE_NO_WRITE: "1" } } } }));
   return w;
 }
 
 // Why ENABLE_TOOL_SEARCH=false: Claude Code 2.1.328 otherwise defers an MCP tool (named in the system prompt, its schema loaded through ToolSearch).
-const run = (w: ClaudeWorld, hookbox: boolean) => runClaude(w, { calls: [{ name: TOOL, input: {} }], hookbox, allowedTools: TOOL, env: { ENABLE_TOOL_SEARCH: "false" } });
-const offered = (r: ClaudeRun) => r.messages.some((m) => (m.tools ?? []).some((t) => t.name === TOOL));
-/** What the server's `report` answered, parsed from the tool result the model received. */
-function report(r: ClaudeRun): Record<string, string> | undefined {
-  const m = /MCP-REPORT (\{.*?\})/.exec(JSON.stringify(r.messages.map((x) => x.messages)).replace(/\\"/g, '"'));
-  return m ? (JSON.parse(m[1]!) as Record<string, string>) : undefined;
+const run = (w: ClaudeWorld, hookbox: boolean) => runClaude(w, { calls: [{ name: USER_TOOL, input: {} }, { name: TOOL, input: {} }], hookbox, allowedTools: `${TOOL},${USER_TOOL}`, env: { ENABLE_TOOL_SEARCH: "false" } });
+const offered = (r: ClaudeRun, tool = TOOL) => r.messages.some((m) => (m.tools ?? []).some((t) => t.name === tool));
+/** What each server's `report` answered, in the order of the calls, parsed from the tool results the model received (the last request holds them all). */
+function reports(r: ClaudeRun): Array<Record<string, string>> {
+  const text = JSON.stringify(r.messages.at(-1)?.messages ?? []).replace(/\\"/g, '"');
+  return [...text.matchAll(/MCP-REPORT (\{.*?\})/g)].map((m) => JSON.parse(m[1]!) as Record<string, string>);
 }
+/** The project server's report: the second call's (the user's server is called first). */
+const report = (r: ClaudeRun) => reports(r)[1];
 
 describe.skipIf(unavailable)("a project's stdio MCP server runs under hookbox claude only as approved, and in the sandbox", { timeout: 120_000 }, () => {
   const runs: { alone?: ClaudeRun; approved?: ClaudeRun; changed?: ClaudeRun; w?: ClaudeWorld; approval?: string } = {};
@@ -87,11 +94,19 @@ describe.skipIf(unavailable)("a project's stdio MCP server runs under hookbox cl
     expect(r.stderr).toContain("the project's MCP server probe wrote mcp-wrote.txt: refused; a file at the project's root");
   });
 
+  it("a server of the user's own (~/.claude.json) keeps working unwrapped under hookbox claude: offered and answering, as the user (it reads the API key), beside the project's", () => {
+    for (const r of [runs.alone!, runs.approved!]) {
+      expect(offered(r, USER_TOOL)).toBe(true);
+      expect(reports(r)[0]).toMatchObject({ key: CANARY.apiKey, ssh: CANARY.ssh, wrote: "no" });
+    }
+  });
+
   it("changed after approval, the server is not started: denied by name, with the command that approves it, and its tool is not offered", () => {
     const r = runs.changed!;
     expect(r.stderr).toContain(`hookbox claude: the project's MCP server probe (.mcp.json, MCP server probe: node tools/server.mjs 41790; env: PROBE_MODE) is not started: it is an MCP server (.mcp.json) of the project ${runs.w!.project}, and`);
     expect(r.stderr).toContain(`it is not started (Claude Code is told to deny it by name) until you review it and run: npx hookbox trust ${runs.w!.project}`);
     expect(offered(r)).toBe(false);
+    expect(offered(r, USER_TOOL)).toBe(true);
     expect(report(r)).toBeUndefined();
   });
 });
