@@ -104,7 +104,7 @@ describe.skipIf(unavailable)("a project's stdio MCP server runs under hookbox cl
   it("changed after approval, the server is not started: denied by name, with the command that approves it, and its tool is not offered", () => {
     const r = runs.changed!;
     expect(r.stderr).toContain(`hookbox claude: the project's MCP server probe (.mcp.json, MCP server probe: node tools/server.mjs 41790; env: PROBE_MODE) is not started: it is an MCP server (.mcp.json) of the project ${runs.w!.project}, and`);
-    expect(r.stderr).toContain(`it is not started (Claude Code is told to deny it by name) until you review it and run: npx hookbox trust ${runs.w!.project}`);
+    expect(r.stderr).toContain(`it is not started (Claude Code is told to deny it by name) until you review it and run: npx hookbox trust ${runs.w!.project} (not_approved)`);
     expect(offered(r)).toBe(false);
     expect(offered(r, USER_TOOL)).toBe(true);
     expect(report(r)).toBeUndefined();

@@ -150,16 +150,16 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
 async function projectMcp(project: string, store: ApprovalStore, say: (line: string) => void): Promise<McpLaunch> {
   const found = readProjectMcp(project, CLAUDE_CODE.projectMcp.file);
   for (const problem of found.problems) say(problem);
-  let verdicts: Array<{ message: string } | undefined>;
+  let verdicts: Array<{ message: string; code: string } | undefined>;
   try {
     verdicts = await checkMcpServers(store, project, found.servers);
   } catch (e) {
-    verdicts = found.servers.map(() => ({ message: `its approval could not be checked (${(e as Error).message})` }));
+    verdicts = found.servers.map(() => ({ message: `its approval could not be checked (${(e as Error).message})`, code: "not_approved" }));
   }
   const approved = found.servers.filter((_, i) => verdicts[i] === undefined);
   found.servers.forEach((s, i) => {
     const why = verdicts[i];
-    if (why) say(`the project's MCP server ${s.name} (${describeMcpServer(project, s)}) is not started: ${why.message.replace(/^.*? was not loaded: /, "")}`);
+    if (why) say(`the project's MCP server ${s.name} (${describeMcpServer(project, s)}) is not started: ${why.message.replace(/^.*? was not loaded: /, "")} (${why.code})`);
   });
   for (const s of found.above) say(`the MCP server ${s.name} of ${s.file}, above the project, is denied by name: hookbox trust approves the project's own servers only`);
   return { ...(found.file ? { file: found.file } : {}), ...(found.document ? { document: found.document } : {}), approved, denied: [...new Set([...found.servers.filter((s) => !approved.includes(s)), ...found.above].map((s) => s.name))] };
