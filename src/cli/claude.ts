@@ -161,8 +161,10 @@ async function projectMcp(project: string, store: ApprovalStore, say: (line: str
     const why = verdicts[i];
     if (why) say(`the project's MCP server ${s.name} (${describeMcpServer(project, s)}) is not started: ${why.message.replace(/^.*? was not loaded: /, "")} (${why.code})`);
   });
-  for (const s of found.above) say(`the MCP server ${s.name} of ${s.file}, above the project, is denied by name: hookbox trust approves the project's own servers only`);
-  return { ...(found.file ? { file: found.file } : {}), ...(found.document ? { document: found.document } : {}), approved, denied: [...new Set([...found.servers.filter((s) => !approved.includes(s)), ...found.above].map((s) => s.name))] };
+  // Claude Code reads the files from / down, a nearer server replacing one of the same name: the project's replaces any above.
+  const above = found.above.filter((s) => !found.servers.some((p) => p.name === s.name));
+  for (const s of above) say(`the MCP server ${s.name} of ${s.file}, above the project, is denied by name: hookbox trust approves the project's own servers only`);
+  return { ...(found.file ? { file: found.file } : {}), ...(found.document ? { document: found.document } : {}), approved, denied: [...new Set([...found.servers.filter((s) => !approved.includes(s)), ...above].map((s) => s.name))] };
 }
 
 /** Whether `command`, or a project file it names, mentions `word`. */
