@@ -74,10 +74,13 @@ export function report(rows: Row[], json: boolean, save?: string, merge = false)
   const failed = rows.filter((r) => passes(r) === false).map((r) => r.key);
   console.log(failed.length ? `\ntargets missed: ${failed.join(", ")}` : "\nevery target met");
   if (save) {
-    const before = merge && existsSync(resultsFile(save)) ? (JSON.parse(readFileSync(resultsFile(save), "utf8")) as Results).rows : [];
-    // Merged rows go where their keys were, new ones at the end.
-    const merged = before.length > 0 ? [...before.map((r) => rows.find((n) => n.key === r.key) ?? r), ...rows.filter((r) => !before.some((b) => b.key === r.key))] : rows;
-    const results: Results = { bench: save, machine: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model.trim() ?? "unknown", loadavg: Number(loadavg()[0]!.toFixed(1)) }, rows: merged };
+    const machine = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model.trim() ?? "unknown", loadavg: Number(loadavg()[0]!.toFixed(1)) };
+    const earlier = merge && existsSync(resultsFile(save)) ? (JSON.parse(readFileSync(resultsFile(save), "utf8")) as Results) : undefined;
+    // Merged rows go where their keys were, new ones at the end, each saying its own run's load; the file keeps the earlier run's machine.
+    const apart = rows.map((r) => ({ ...r, detail: `${r.detail} (measured apart, load average ${machine.loadavg})` }));
+    const before = earlier?.rows ?? [];
+    const merged = earlier ? [...before.map((r) => apart.find((n) => n.key === r.key) ?? r), ...apart.filter((r) => !before.some((b) => b.key === r.key))] : rows;
+    const results: Results = { bench: save, machine: earlier?.machine ?? machine, rows: merged };
     mkdirSync(dirname(resultsFile(save)), { recursive: true });
     writeFileSync(resultsFile(save), `${JSON.stringify(results, null, 1)}\n`);
     console.error(`saved ${resultsFile(save)}; npm run docs:performance regenerates docs/performance.md`);
