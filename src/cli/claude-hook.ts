@@ -9,7 +9,7 @@ import { routeEvent } from "../claude/router.js";
 import { loadPlan } from "../claude/plan.js";
 import { McpRefused, runMcpServer } from "../claude/mcp-run.js";
 import { withOtlp } from "../observe/otlp.js";
-import type { Output } from "./render.js";
+import type { Output } from "./output.js";
 import { EXIT } from "./usage-error.js";
 
 export const CLAUDE_HOOK_HELP = `Usage: hookbox claude-hook <plan file> <sha256>

@@ -18,7 +18,7 @@ import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, ty
 import { checkMcpServers, describeMcpServer, readProjectMcp } from "../claude/mcp.js";
 import { powerApproved, powerValues } from "../claude/power.js";
 import { ApprovalStore, approvalCommand, projectKey } from "../approval/store.js";
-import type { Output } from "./render.js";
+import type { Output } from "./output.js";
 import { EXIT, UsageError } from "./usage-error.js";
 import { otlpEnv } from "../observe/otlp.js";
 import { launchProblems } from "../observe/launch.js";

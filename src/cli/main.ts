@@ -3,7 +3,7 @@
  * code: 0 ok, 1 a hook failed to load, 2 a usage error (bad flag, bad JSON, unknown event type).
  */
 import { readFileSync } from "node:fs";
-import { gatedOutput, type Output } from "./render.js";
+import { gatedOutput, type Output } from "./output.js";
 import { EXIT, UsageError } from "./usage-error.js";
 
 export const HELP = `hookbox: try coding-agent hooks without an agent, each hook in its own worker.
