@@ -42,8 +42,10 @@ function world(claude: string): ClaudeWorld {
   return w;
 }
 
-// Why ENABLE_TOOL_SEARCH=false: Claude Code 2.1.328 otherwise defers an MCP tool (named in the system prompt, its schema loaded through ToolSearch).
-const run = (w: ClaudeWorld, hookbox: boolean) => runClaude(w, { calls: [{ name: USER_TOOL, input: {} }, { name: TOOL, input: {} }], hookbox, allowedTools: `${TOOL},${USER_TOOL}`, env: { ENABLE_TOOL_SEARCH: "false" } });
+// Why ENABLE_TOOL_SEARCH=false: Claude Code 2.1.328 otherwise defers an MCP tool (named in the system prompt, its schema loaded
+// through ToolSearch). Why CLAUDE_CODE_MCP_STARTUP_WAIT_MS: in -p it waits about 2 s for a stdio server before the model's first
+// request, which a server started through hookbox from the source tree (tsx) on a loaded machine can miss; both runs wait alike.
+const run = (w: ClaudeWorld, hookbox: boolean) => runClaude(w, { calls: [{ name: USER_TOOL, input: {} }, { name: TOOL, input: {} }], hookbox, allowedTools: `${TOOL},${USER_TOOL}`, env: { ENABLE_TOOL_SEARCH: "false", CLAUDE_CODE_MCP_STARTUP_WAIT_MS: "30000" } });
 const offered = (r: ClaudeRun, tool = TOOL) => r.messages.some((m) => (m.tools ?? []).some((t) => t.name === tool));
 /** What each server's `report` answered, in the order of the calls, parsed from the tool results the model received (the last request holds them all). */
 function reports(r: ClaudeRun): Array<Record<string, string>> {
