@@ -70,6 +70,8 @@ export interface ProjectModule {
   pinned?: () => Fingerprint;
   /** What it is, in messages (default "a module"). */
   noun?: string;
+  /** What its refusal does, in messages (default "every tool call is blocked"). */
+  refusal?: string;
 }
 
 /** The store in one folder. Every read goes to the file: an approval given in another terminal counts at once. */
@@ -143,7 +145,7 @@ export class ApprovalStore {
    */
   #approval(project: string, module: ProjectModule | Omit<ProjectModule, "pinned">, given?: StoreData): HookFailure | Approval {
     const command = approvalCommand(project, typeof module.policy === "string" ? module.policy : "custom");
-    const refuse = (why: string) => Errors.notApproved(module.path, `it is ${module.noun ?? "a module"} of the project ${project}, and ${why}; every tool call is blocked until you review it and run: ${command}`);
+    const refuse = (why: string) => Errors.notApproved(module.path, `it is ${module.noun ?? "a module"} of the project ${project}, and ${why}; ${module.refusal ?? "every tool call is blocked"} until you review it and run: ${command}`);
     let data: StoreData;
     try {
       data = given ?? this.read();

@@ -27,6 +27,8 @@ export interface ClaudePlan {
   timeoutS?: number;
   /** Where the project reads without the read-only views of the managed route (a hook's recording layer is made from it). */
   projectSource?: string;
+  /** The project's approved stdio MCP servers by name, each as its `.mcp.json` wrote it (`hookbox claude-mcp` runs one: ./mcp-run.ts). */
+  mcp?: Record<string, { file: string; entry: Record<string, unknown> }>;
 }
 
 /** The plan's text and its sha256 (hex). */

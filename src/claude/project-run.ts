@@ -32,10 +32,10 @@ function shortName(project: string, hook: ClaudeHook): string {
   return file ? `hook ${file.slice(root.length + 1)}` : `hook ${hook.at}`;
 }
 
-/** Every grant approved for the project's Claude Code hooks, so a command built from them takes none away. */
-function projectGrants(store: ApprovalStore, project: string): string[] {
+/** Every grant approved for the project's Claude Code hooks and MCP servers, so a command built from them takes none away. */
+export function projectGrants(store: ApprovalStore, project: string): string[] {
   const modules = store.read().projects[projectKey(project)]?.modules ?? {};
-  return [...new Set(Object.entries(modules).filter(([k]) => k.includes("#hooks.")).flatMap(([, m]) => m.grants ?? []))];
+  return [...new Set(Object.entries(modules).filter(([k]) => k.includes("#hooks.") || k.includes("#mcpServers.")).flatMap(([, m]) => m.grants ?? []))];
 }
 
 /**

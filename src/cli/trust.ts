@@ -17,6 +17,7 @@ import { CLAUDE_CODE } from "../claude/dialect.js";
 import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
 import { NeedsStore } from "../approval/needs.js";
 import { proposeModuleGrants } from "../policy/module-proposals.js";
+import { reviewMcpServers, type Reviewed } from "./trust-claude.js";
 import { proposeGrants } from "../claude/propose.js";
 import { covers, grantCommand, GrantError, moduleCanTake, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
@@ -43,7 +44,8 @@ export const TRUST = command("trust", {
   about: `List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
 extensions and packages the project's .pi/settings.json names, found with pi's own rules),
 oh-my-pi's .omp/extensions/, the project's hook folders (.xcsh/hooks, .claude/hooks) and the command
-hooks of Claude Code's .claude/settings.json and .claude/settings.local.json, of Codex CLI's .codex/ and of Gemini CLI's
+hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (and its .mcp.json's MCP
+servers), of Codex CLI's .codex/ and of Gemini CLI's
 .gemini/settings.json (with the files they name; they run under "untrusted" in hookbox claude,
 hookbox codex and hookbox gemini), and opencode's plugin files (.opencode/plugin(s)/ and those its
 config files name; "untrusted" in hookbox opencode). Each is shown with its origin, every file it
@@ -57,17 +59,6 @@ approve, or revoked), 1 not approved, 2 a usage error.
 `,
 });
 export const TRUST_HELP = TRUST.help;
-
-/**
- * One module of the project as the user reviews it: its fingerprint, or why it cannot be approved
- * as it stands (a Claude Code hook whose command names files known only when it runs); `scope`
- * says what else its approval pins than the files listed; a Claude Code hook also with its grants
- * (proposed, given now, approved before).
- */
-interface Reviewed {
-  key: string; origin: string; fingerprint?: Fingerprint; refusal?: string; scope?: string; notes?: string[]; pinned?: () => Promise<Fingerprint>;
-  claude?: boolean; grants?: { proposed: string[]; given: string[]; approved: string[]; module: boolean };
-}
 
 /** Run `trust`; returns the exit code. */
 export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
@@ -182,6 +173,8 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
       modules.push({ key: powerKey(file), origin: `Claude Code (.claude/${name}, settings: ${Object.keys(values).join(", ")})`, fingerprint: await pinned(), pinned });
     }
   }
+  // Claude Code's MCP servers of the project (.mcp.json): a stdio one runs in the sandbox with its grants in hookbox claude.
+  modules.push(...(await reviewMcpServers(project, reader, warn)));
   // Gemini CLI's hooks of the project (.gemini/settings.json): they run under "untrusted" in hookbox gemini.
   const geminiSettings = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
   for (const problem of geminiSettings.problems) warn(problem);
