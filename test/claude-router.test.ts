@@ -5,7 +5,7 @@
  * several hooks combine by Claude Code's rules.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createServer } from "node:net";
@@ -16,6 +16,7 @@ import { combine, routeEvent, type ClaudePlan } from "../src/claude/router.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { ROOT } from "./cli-run.js";
+import { guardProject } from "./support/claude-guard.js";
 
 const roots: string[] = [];
 afterEach(() => { for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true }); });
@@ -24,14 +25,7 @@ function project(script: string) {
   const root = mkdtempSync(join(tmpdir(), "hookbox-claude-router-"));
   roots.push(root);
   const dir = join(root, "project");
-  mkdirSync(join(dir, ".claude", "hooks"), { recursive: true });
-  writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), script);
-  chmodSync(join(dir, ".claude", "hooks", "guard.sh"), 0o755);
-  const settings = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh", timeout: 10 }] }] } };
-  const file = join(dir, ".claude", "settings.json");
-  writeFileSync(file, JSON.stringify(settings));
-  const parsed = parseClaudeSettings(JSON.stringify(settings), file, "project");
-  const plan: ClaudePlan = { project: dir, hooks: parsed.hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20 };
+  const plan: ClaudePlan = { project: dir, hooks: guardProject(dir, script), refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20 };
   return { dir, plan, store: new ApprovalStore({ dir: plan.approvals }) };
 }
 const event = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } };

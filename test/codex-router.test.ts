@@ -1,7 +1,7 @@
 /**
  * The Codex CLI row of the dialect table (src/agents/codex.ts) through the shared router, with real
  * shell runs, and the requirements and version check of `hookbox codex`. End to end with the real
- * agent: test/e2e-codex.test.ts.
+ * agent: test/e2e-codex-gemini.test.ts.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

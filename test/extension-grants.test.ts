@@ -6,30 +6,15 @@
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore, fingerprint } from "../src/approval/store.js";
 import { isolateDiscovered } from "../src/extension.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { tempDir, writeHook } from "./helpers/files.js";
-import { importPi, installPiDir } from "./support/pi-agent.js";
+import { piLoader } from "./support/pi-loader.js";
 
-type Any = any;
-let loader: Any;
-let Runner: Any;
-let SessionManager: Any;
-let piRoot: string;
-const runners: Any[] = [];
-
-beforeAll(async () => {
-  const dir = installPiDir();
-  piRoot = join(dir, "node_modules", "@mariozechner", "pi-coding-agent");
-  ({ loader, Runner, SessionManager } = await importPi(dir));
-}, 300_000);
-
-afterEach(async () => {
-  for (const runner of runners.splice(0)) await runner.emit({ type: "session_shutdown", reason: "quit" });
-  delete process.env.GRANTS_TEST_VALUE;
-});
+const pi = piLoader();
+afterEach(() => { delete process.env.GRANTS_TEST_VALUE; });
 
 /** A logger as published: it appends each tool call to logs/calls.log under the project, and says what happened (a block reason, for the test). */
 const logger = (project: string) => `import { appendFileSync } from "node:fs";
@@ -55,13 +40,7 @@ function world() {
 }
 
 async function call(w: ReturnType<typeof world>) {
-  const runtime = loader.createExtensionRuntime();
-  const extension = await loader.loadExtensionFromFactory(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals }), w.project, undefined, runtime, "<discovered>");
-  const runner = new Runner([extension], runtime, w.project, SessionManager.inMemory(w.project), {});
-  runners.push(runner);
-  const errors: string[] = [];
-  runner.onError((e: { error: string }) => errors.push(e.error));
-  await runner.emit({ type: "session_start", reason: "startup" });
+  const { runner, errors } = await pi.inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot: pi.root, approvals: w.approvals }), w.project);
   const result = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } });
   return { reason: String(result?.reason ?? ""), errors };
 }

@@ -2,7 +2,7 @@
  * The Gemini CLI row of the dialect table (src/agents/gemini.ts) through the shared router
  * (src/agents/router.ts), with real shell runs: how a hook's end is read, what a project's hook may
  * not answer, the one verdict Gemini CLI gets, the settings as read and as shown, and the version
- * check of `hookbox gemini`. End to end with the real agent: test/e2e-gemini.test.ts.
+ * check of `hookbox gemini`. End to end with the real agent: test/e2e-codex-gemini.test.ts.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,6 +1,6 @@
 /**
  * Codex CLI's hook contract, read from @openai/codex 0.169.0 (its Rust binary's hook wire types and
- * checked against it: test/e2e-codex.test.ts): `hooks.json` (or `[hooks]` in config.toml) beside
+ * checked against it: test/e2e-codex-gemini.test.ts): `hooks.json` (or `[hooks]` in config.toml) beside
  * each config layer maps Claude Code's event names to groups `{ matcher, hooks: [{ type:
  * "command", command, timeout (s, default 600) }] }`; a tool's matcher is a regular expression on
  * `tool_name` (the shell tool is `Bash`, its input `{ command }`). Exit 0 prints JSON or nothing;
