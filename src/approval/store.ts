@@ -108,6 +108,11 @@ export class ApprovalStore {
    * module and the approval command; undefined when the user approved exactly this.
    */
   check(project: string, module: ProjectModule): HookFailure | undefined {
+    return failureOf(this.verify(project, module));
+  }
+
+  /** `check`, with the approval's digest when it passes: the decision records carry it (`hook.hash`). */
+  verify(project: string, module: ProjectModule): HookFailure | Approved {
     const found = this.#approval(project, module);
     if (found instanceof HookFailure) return found;
     let now: Fingerprint;
@@ -121,10 +126,10 @@ export class ApprovalStore {
   }
 
   /**
-   * `check` for what is pinned asynchronously (`PinReader`, src/approval/pins.ts): a Claude Code
+   * `verify` for what is pinned asynchronously (`PinReader`, src/approval/pins.ts): a Claude Code
    * hook routed while the router's deadline runs. `data` is the store as read once for the event.
    */
-  async checkPinned(project: string, module: Omit<ProjectModule, "pinned"> & { pinned: () => Promise<Fingerprint> }, data?: StoreData): Promise<HookFailure | undefined> {
+  async verifyPinned(project: string, module: Omit<ProjectModule, "pinned"> & { pinned: () => Promise<Fingerprint> }, data?: StoreData): Promise<HookFailure | Approved> {
     const found = this.#approval(project, module, data);
     if (found instanceof HookFailure) return found;
     let now: Fingerprint;
@@ -135,6 +140,11 @@ export class ApprovalStore {
       throw err;
     }
     return judge(found, now);
+  }
+
+  /** `check` of `verifyPinned`. */
+  async checkPinned(project: string, module: Omit<ProjectModule, "pinned"> & { pinned: () => Promise<Fingerprint> }, data?: StoreData): Promise<HookFailure | undefined> {
+    return failureOf(await this.verifyPinned(project, module, data));
   }
 
   /**
@@ -191,8 +201,14 @@ export class ApprovalStore {
 
 interface Approval { approved: z.infer<typeof moduleSchema>; refuse: (why: string) => HookFailure }
 
-function judge({ approved, refuse }: Approval, now: Fingerprint): HookFailure | undefined {
-  if (approved.digest === now.digest) return undefined;
+/** A module approved as it is now: the digest of its approval (the fingerprint's). */
+export interface Approved { digest: string }
+
+/** The failure of a verdict, or undefined when it approves. */
+export const failureOf = (verdict: HookFailure | Approved): HookFailure | undefined => (verdict instanceof HookFailure ? verdict : undefined);
+
+function judge({ approved, refuse }: Approval, now: Fingerprint): HookFailure | Approved {
+  if (approved.digest === now.digest) return { digest: approved.digest };
   return refuse(`it changed since you approved it (${difference(approved, now)})`);
 }
 

@@ -72,7 +72,7 @@ export type HookAnswer = (
   | { kind: "ok"; output?: ClaudeHookOutput; text?: string }
   | { kind: "block"; reason: string }
   | { kind: "failed"; failure: HookFailure }
-) & { notices?: string[] };
+) & { notices?: string[]; approved?: string };
 
 const tail = (s: string, max = 2_000) => (s.length > max ? `…${s.slice(-max)}` : s).trim();
 

@@ -16,6 +16,7 @@ import { runShellHook } from "../shell/run.js";
 import { claudeRecorder } from "../observe/launch.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
+import type { Approved } from "../approval/store.js";
 import { checkProjectHooks } from "./approval.js";
 import { claimOnce } from "./once.js";
 import { interpretRun, type ClaudeHookOutput, type HookAnswer } from "./output.js";
@@ -104,7 +105,7 @@ function tellLauncher(plan: ClaudePlan, answers: HookAnswer[]): void {
 }
 
 async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string,
-  check: Promise<HookFailure | undefined> | undefined, signal: AbortSignal): Promise<HookAnswer> {
+  check: Promise<HookFailure | Approved> | undefined, signal: AbortSignal): Promise<HookAnswer> {
   const name = label(hook);
   const untrusted = isProject(hook);
   const timeoutMs = hook.timeoutS * 1000;
@@ -113,10 +114,10 @@ async function runOne(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent
     const outcome = await runShellHook(SHELL, raw, { cwd: plan.project, env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: ["-c", hook.command], signal });
     return interpretRun({ name, untrusted, command: hook.command }, event, outcome);
   }
-  const notApproved = await check;
-  if (notApproved) return { kind: "failed", failure: notApproved };
+  const verdict = await check;
+  if (verdict instanceof HookFailure) return { kind: "failed", failure: verdict };
   signal.throwIfAborted();
-  return runProjectHook(plan, hook, event, input, raw, name, signal);
+  return { ...await runProjectHook(plan, hook, event, input, raw, name, signal), ...(verdict ? { approved: verdict.digest } : {}) };
 }
 
 const ORDER = ["allow", "ask", "defer", "deny"] as const;

@@ -18,7 +18,7 @@ import { CLAUDE_CODE } from "../claude/dialect.js";
 import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, projectMcpServers, type Launch } from "../claude/launch.js";
 import { powerApproved, powerValues } from "../claude/power.js";
 import { loadPlan } from "../claude/plan.js";
-import { ApprovalStore, approvalCommand } from "../approval/store.js";
+import { ApprovalStore, approvalCommand, failureOf } from "../approval/store.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
 import { otlpEnv, withOtlp } from "../observe/otlp.js";
@@ -148,7 +148,7 @@ function mentions(project: string, command: string, word: string): boolean {
 /** How many of the project's hooks the approvals store does not approve as they are now. */
 async function pendingApprovals(plan: ClaudePlan): Promise<number> {
   const checks = await Promise.all(checkProjectHooks(plan.project, plan.hooks.filter((h) => h.source !== "user")));
-  return checks.filter((c) => c !== undefined).length;
+  return checks.filter((c) => failureOf(c) !== undefined).length;
 }
 
 /** The script that started this hookbox (bin/hookbox.mjs), which the routing hook runs again. */

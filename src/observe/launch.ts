@@ -35,10 +35,11 @@ export function unloadedRecord(module: { path: string; code: HookErrorCode; erro
 /** What the recorder reads of a Claude Code hook (src/claude/settings.ts `ClaudeHook`, `RefusedHook`) and of its answer (src/claude/output.ts `HookAnswer`). */
 interface ClaudeHook { source: string; file: string; at: string; timeoutS: number }
 interface RefusedHook { source: string; file: string; at: string; reason: string }
-type HookAnswer =
+type HookAnswer = (
   | { kind: "ok"; output?: object; text?: string }
   | { kind: "block"; reason: string }
-  | { kind: "failed"; failure: Pick<HookFailure, "code" | "message"> };
+  | { kind: "failed"; failure: Pick<HookFailure, "code" | "message"> }
+) & { approved?: string };
 
 /** Events of Claude Code where a failed hook blocks (src/claude/router.ts FAIL_CLOSED). */
 const CLAUDE_FAIL_CLOSED = new Set(["PreToolUse", "PermissionRequest"]);
@@ -77,6 +78,7 @@ export function claudeRecorder(project: string, event: string, input: Record<str
       const ended = performance.now();
       const record = base(`${hook.file}#${hook.at}`, hook.source !== "user");
       record.durationMs = Math.round((ended - started) * 1000) / 1000;
+      if (answer.approved) record.hook!.hash = answer.approved;
       if (answer.kind === "failed") {
         failed(record, answer.failure);
         if (answer.failure.code === "timeout") record.limitMs = hook.timeoutS * 1000;

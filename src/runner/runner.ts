@@ -292,7 +292,7 @@ export class HookRunner {
       this.#sink = undefined;
       const ended = end === FAILED ? undefined : end;
       this.#observer.call({
-        hookPath: unit.hook.path, options: unit.hook.sandbox?.options, event: input, started, ms, failure, reported, ended,
+        hookPath: unit.hook.path, options: unit.hook.sandbox?.options, approved: unit.hook.sandbox?.approvedDigest, event: input, started, ms, failure, reported, ended,
         failureBlock: ended !== undefined && isFailureBlock(ended.value),
         changed: Object.keys(reply?.edits ?? {}).length > 0 || (rule.kind !== "bail" && rule.kind !== "series" && state.acc !== before),
       });
