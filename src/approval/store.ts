@@ -16,6 +16,7 @@ import { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.j
 
 export { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.js";
 export { PinReader, pinnedFingerprint } from "./pins.js";
+import { PinReader } from "./pins.js";
 
 /** Where approvals are kept: `{ dir }` to choose the folder (tests, embedders); the default is the user's config folder. */
 export interface ApprovalsOptions {
@@ -201,11 +202,27 @@ export class ApprovalStore {
 
 interface Approval { approved: z.infer<typeof moduleSchema>; refuse: (why: string) => HookFailure }
 
+/**
+ * The checks of a project's modules for one event (or one launch): the store read once, an
+ * unapproved module refused before anything is pinned, every file hashed once whichever modules
+ * name it, within one budget for the project (./pins.ts), stopped by `signal`.
+ */
+export function verifyPinnedEach(project: string, modules: ReadonlyArray<Omit<ProjectModule, "pinned"> & { pinned: (reader: PinReader) => Promise<Fingerprint> }>,
+  options: { approvals?: string; signal?: AbortSignal } = {}): Array<Promise<HookFailure | Approved>> {
+  const store = new ApprovalStore(options.approvals ? { dir: options.approvals } : {});
+  let data: StoreData | undefined;
+  try {
+    data = store.read();
+  } catch { /* each check reports the corrupt store by name */ }
+  const reader = new PinReader(options.signal ? { signal: options.signal } : {});
+  return modules.map((m) => store.verifyPinned(project, { ...m, pinned: () => m.pinned(reader) }, data));
+}
+
 /** A module approved as it is now: the digest of its approval (the fingerprint's). */
 export interface Approved { digest: string }
 
 /** The failure of a verdict, or undefined when it approves. */
-export const failureOf = (verdict: HookFailure | Approved): HookFailure | undefined => (verdict instanceof HookFailure ? verdict : undefined);
+export const failureOf = (verdict: HookFailure | Approved | undefined): HookFailure | undefined => (verdict instanceof HookFailure ? verdict : undefined);
 
 function judge({ approved, refuse }: Approval, now: Fingerprint): HookFailure | Approved {
   if (approved.digest === now.digest) return { digest: approved.digest };

@@ -5,11 +5,11 @@
  * events, elsewhere is a warning.
  */
 import { readFileSync } from "node:fs";
-import type { Dialect } from "../agents/dialect.js";
-import { routeAgentEvent, type AgentPlan } from "../agents/router.js";
+import type { AgentPlan, CommandDialect } from "../agents/dialect.js";
+import { route } from "../agents/router.js";
 import type { Output } from "./render.js";
 
-export function agentHook<O>(d: Dialect<O>, name: string): (args: string[], out: Output, signal?: AbortSignal, err?: Output) => Promise<number> {
+export function agentHook<O extends object>(d: CommandDialect<O>, name: string): (args: string[], out: Output, signal?: AbortSignal, err?: Output) => Promise<number> {
   return async (args, out, _signal, err = out) => {
     let event = [...d.failClosed][0]!;
     try {
@@ -18,7 +18,7 @@ export function agentHook<O>(d: Dialect<O>, name: string): (args: string[], out:
       const raw = readFileSync(0, "utf8");
       const input = JSON.parse(raw) as Record<string, unknown>;
       event = String(input.hook_event_name);
-      const answer = await routeAgentEvent(d, plan, input, raw);
+      const answer = await route(d, plan, input, raw, { spentMs: performance.now() });
       if (answer.stdout) out.write(answer.stdout);
       if (answer.stderr) err.write(`${answer.stderr}\n`);
       return answer.code;

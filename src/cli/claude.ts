@@ -4,7 +4,7 @@
  * loads everything it usually loads but runs only hookbox's managed routing hooks; where no
  * namespace can be made, with no settings file of its own (announced). `hookbox claude-hook`
  * runs the hooks of the user's and the project's settings by Claude Code's matching
- * (src/claude/router.ts).
+ * (src/agents/router.ts over Claude Code's row, src/agents/claude.ts).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -12,13 +12,16 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings } from "../claude/settings.js";
-import { routeEvent, type ClaudePlan } from "../claude/router.js";
-import { checkProjectHooks, filesNamed } from "../claude/approval.js";
+import type { ClaudePlan } from "../claude/plan.js";
+import { CLAUDE_CODE_HOOKS, routeEvent } from "../agents/claude.js";
+import { approvalChecks } from "../agents/router.js";
+import { HookFailure } from "../contract/errors.js";
+import { filesNamed } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, projectMcpServers, type Launch } from "../claude/launch.js";
 import { powerApproved, powerValues } from "../claude/power.js";
 import { loadPlan } from "../claude/plan.js";
-import { ApprovalStore, approvalCommand, failureOf } from "../approval/store.js";
+import { ApprovalStore, approvalCommand } from "../approval/store.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
 import { otlpEnv, withOtlp } from "../observe/otlp.js";
@@ -147,8 +150,8 @@ function mentions(project: string, command: string, word: string): boolean {
 
 /** How many of the project's hooks the approvals store does not approve as they are now. */
 async function pendingApprovals(plan: ClaudePlan): Promise<number> {
-  const checks = await Promise.all(checkProjectHooks(plan.project, plan.hooks.filter((h) => h.source !== "user")));
-  return checks.filter((c) => failureOf(c) !== undefined).length;
+  const checks = await Promise.all(approvalChecks(CLAUDE_CODE_HOOKS, plan.project, plan.hooks));
+  return checks.filter((c) => c instanceof HookFailure).length;
 }
 
 /** The script that started this hookbox (bin/hookbox.mjs), which the routing hook runs again. */

@@ -16,7 +16,10 @@ import { findOnPath } from "../policy/runtime.js";
 import { approvalCommand } from "../approval/store.js";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
-import { notApproved, type AgentPlan } from "../agents/router.js";
+import { routerTimeoutMs } from "../agents/router.js";
+import { launchProblems } from "../observe/launch.js";
+import { pendingApprovals } from "../agents/command-hooks.js";
+import type { AgentPlan } from "../agents/dialect.js";
 import { unknownVersion } from "../agents/version.js";
 import { agentHook } from "./agent-hook.js";
 import type { Output } from "./render.js";
@@ -39,8 +42,6 @@ Every argument goes to codex unchanged. Alias: alias codex='npx hookbox codex'
 `;
 
 const REQUIREMENTS = "/etc/codex/requirements.toml";
-/** Margin over the slowest hook's timeout for the routing hook's own, so Codex never times it out first (that would fail open). */
-const ROUTER_MARGIN_MS = 30_000;
 const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 /** Run `hookbox codex`; resolves with codex's exit code. */
@@ -54,11 +55,13 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
   if (!sandbox.ok) throw new UsageError(`hookbox codex gives Codex CLI its requirements in a private mount namespace, which cannot be built here: ${sandbox.reason}`);
   const project = process.cwd();
   const say = (line: string) => err?.write(`hookbox codex: ${line}\n`);
+  // The router's stderr is what the agent reads as the hooks' answer: a log it cannot write is said here.
+  for (const problem of launchProblems()) say(problem);
   const layers = [readCodexLayer(process.env.CODEX_HOME || join(process.env.HOME || homedir(), ".codex"), "user"), ...codexProjectDirs(project).map((d) => readCodexLayer(d, "project"))];
   for (const l of layers) for (const problem of l.problems) say(problem);
   const plan: AgentPlan = { project, hooks: layers.flatMap((l) => l.hooks), refused: layers.flatMap((l) => l.refused), maxOutputBytes: DEFAULTS.shellOutputBytes };
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
-  const pending = (await Promise.all(plan.hooks.filter((h) => h.source === "project").map((h) => notApproved(CODEX as never, plan, h)))).filter(Boolean).length;
+  const pending = await pendingApprovals(CODEX, plan);
   if (pending > 0) say(`${pending} of the project's Codex CLI hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
   const dir = mkdtempSync(join(tmpdir(), "hookbox-codex-"));
   try {
@@ -81,9 +84,8 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
 /** The requirements Codex reads: the admin's, managed hooks only, and the routing hooks after the admin's own. */
 export function generatedRequirements(admin: Record<string, unknown>, plan: AgentPlan, planFile: string): Record<string, unknown> {
   const command = `${quote(process.execPath)} ${quote(process.env.HOOKBOX_SCRIPT || process.argv[1]!)} codex-hook ${quote(planFile)}`;
-  const slowest = Math.max(0, ...plan.hooks.map((h) => h.timeoutMs));
   const events = CODEX.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
-  const router = { type: "command", command, timeout: Math.ceil((slowest + ROUTER_MARGIN_MS) / 1000) };
+  const router = { type: "command", command, timeout: Math.ceil(routerTimeoutMs(plan.hooks.map((h) => h.timeoutMs)) / 1000) };
   const hooks: Record<string, unknown> = { ...(admin.hooks as Record<string, unknown> | undefined) };
   for (const e of events) hooks[e] = [...(Array.isArray(hooks[e]) ? (hooks[e] as unknown[]) : []), { hooks: [router] }];
   return { ...admin, allow_managed_hooks_only: true, hooks };

@@ -17,7 +17,10 @@ import { dirname, join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { approvalCommand } from "../approval/store.js";
 import { GEMINI, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
-import { notApproved, type AgentPlan } from "../agents/router.js";
+import { routerTimeoutMs } from "../agents/router.js";
+import { launchProblems } from "../observe/launch.js";
+import { pendingApprovals } from "../agents/command-hooks.js";
+import type { AgentPlan } from "../agents/dialect.js";
 import { unknownVersion } from "../agents/version.js";
 import { agentHook } from "./agent-hook.js";
 import type { Output } from "./render.js";
@@ -39,8 +42,6 @@ blocks the call (fail closed).
 Every argument goes to gemini unchanged. Alias: alias gemini='npx hookbox gemini'
 `;
 
-/** Margin over the slowest hook's timeout for the routing hook's own, so Gemini never times it out first (that would fail open). */
-const ROUTER_MARGIN_MS = 30_000;
 const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 /** Run `hookbox gemini`; resolves with gemini's exit code. */
@@ -52,6 +53,8 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
   if (unknown) throw new UsageError(unknown);
   const project = process.cwd();
   const say = (line: string) => err?.write(`hookbox gemini: ${line}\n`);
+  // The router's stderr is what the agent reads as the hooks' answer: a log it cannot write is said here.
+  for (const problem of launchProblems()) say(problem);
   const sandbox = sandboxAvailability();
   if (!sandbox.ok) throw new UsageError(`hookbox gemini shows Gemini CLI its settings without their hooks in a private mount namespace, which cannot be built here: ${sandbox.reason}`);
   const home = process.env.GEMINI_CLI_HOME || process.env.HOME || homedir();
@@ -76,7 +79,7 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
     maxOutputBytes: DEFAULTS.shellOutputBytes,
   };
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
-  const pending = (await Promise.all(plan.hooks.filter((h) => h.source === "project").map((h) => notApproved(GEMINI as never, plan, h)))).filter(Boolean).length;
+  const pending = await pendingApprovals(GEMINI, plan);
   if (pending > 0) say(`${pending} of the project's Gemini CLI hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
   const dir = mkdtempSync(join(tmpdir(), "hookbox-gemini-"));
   try {
@@ -108,9 +111,8 @@ const hooksConfig = (p: GeminiSettings) => (p.settings.hooksConfig ?? {}) as { e
 export function userView(user: GeminiSettings, plan: AgentPlan, planFile: string): Record<string, unknown> {
   const { hooks: _hooks, ...rest } = user.settings;
   const command = `${quote(process.execPath)} ${quote(process.env.HOOKBOX_SCRIPT || process.argv[1]!)} gemini-hook ${quote(planFile)}`;
-  const slowest = Math.max(0, ...plan.hooks.map((h) => h.timeoutMs));
   const events = GEMINI.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
-  const router = { type: "command", name: "hookbox", command, timeout: slowest + ROUTER_MARGIN_MS };
+  const router = { type: "command", name: "hookbox", command, timeout: routerTimeoutMs(plan.hooks.map((h) => h.timeoutMs)) };
   return { ...rest, hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [router] }]])) };
 }
 
