@@ -29,18 +29,18 @@ export interface ClaudePlan {
   projectSource?: string;
 }
 
-/** The plan's text and its sha256 (hex). */
-export function planText(plan: ClaudePlan): { text: string; sha256: string } {
+/** The plan's text and its sha256 (hex); any launcher's plan (`hookbox codex` and `gemini` pin theirs the same way). */
+export function planText(plan: object): { text: string; sha256: string } {
   const text = JSON.stringify(plan);
   return { text, sha256: sha256(text) };
 }
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 
-/** Read the plan at `file`; throws, naming the file, if its sha256 is not `expected`. */
-export function loadPlan(file: string, expected: string): ClaudePlan {
+/** Read the plan `launcher` wrote at `file`; throws, naming the file, if its sha256 is not `expected`. */
+export function loadPlan<P = ClaudePlan>(file: string, expected: string, launcher = "hookbox claude"): P {
   const bytes = readFileSync(file);
   const actual = sha256(bytes);
-  if (actual !== expected) throw new Error(`the plan ${file} is not the one hookbox claude wrote (sha256 ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}…): it was changed after the start; restart hookbox claude`);
-  return JSON.parse(bytes.toString("utf8")) as ClaudePlan;
+  if (actual !== expected) throw new Error(`the plan ${file} is not the one ${launcher} wrote (sha256 ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}…): it was changed after the start; restart ${launcher}`);
+  return JSON.parse(bytes.toString("utf8")) as P;
 }

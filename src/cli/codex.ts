@@ -18,6 +18,7 @@ import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
 import { routerTimeoutMs } from "../agents/router.js";
 import { launchProblems } from "../observe/launch.js";
+import { planText } from "../claude/plan.js";
 import { pendingApprovals } from "../agents/command-hooks.js";
 import type { AgentPlan } from "../agents/dialect.js";
 import { unknownVersion } from "../agents/version.js";
@@ -66,10 +67,12 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
   const dir = mkdtempSync(join(tmpdir(), "hookbox-codex-"));
   try {
     const planFile = join(dir, "plan.json");
-    writeFileSync(planFile, JSON.stringify(plan), { mode: 0o600 });
+    // Its sha256 is in the routing hook's command, which the agent reads from a read-only view: a plan rewritten on disk is refused.
+    const { text, sha256 } = planText(plan);
+    writeFileSync(planFile, text, { mode: 0o600 });
     const requirements = join(dir, "requirements.toml");
     const admin = existsSync(REQUIREMENTS) ? (parseToml(readFileSync(REQUIREMENTS, "utf8")) as Record<string, unknown>) : {};
-    writeFileSync(requirements, stringifyToml(generatedRequirements(admin, plan, planFile)), { mode: 0o644 });
+    writeFileSync(requirements, stringifyToml(generatedRequirements(admin, plan, planFile, sha256)), { mode: 0o644 });
     const bwrap = findOnPath("bwrap")!;
     return await new Promise<number>((resolve) => {
       const child = spawn(bwrap, [...etcWithRequirements(requirements), "--chdir", project, "--", program, ...args], { stdio: "inherit", env: process.env });
@@ -82,8 +85,8 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
 }
 
 /** The requirements Codex reads: the admin's, managed hooks only, and the routing hooks after the admin's own. */
-export function generatedRequirements(admin: Record<string, unknown>, plan: AgentPlan, planFile: string): Record<string, unknown> {
-  const command = `${quote(process.execPath)} ${quote(process.env.HOOKBOX_SCRIPT || process.argv[1]!)} codex-hook ${quote(planFile)}`;
+export function generatedRequirements(admin: Record<string, unknown>, plan: AgentPlan, planFile: string, sha256: string): Record<string, unknown> {
+  const command = `${quote(process.execPath)} ${quote(process.env.HOOKBOX_SCRIPT || process.argv[1]!)} codex-hook ${quote(planFile)} ${sha256}`;
   const events = CODEX.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
   const router = { type: "command", command, timeout: Math.ceil(routerTimeoutMs(plan.hooks.map((h) => h.timeoutMs)) / 1000) };
   const hooks: Record<string, unknown> = { ...(admin.hooks as Record<string, unknown> | undefined) };

@@ -19,6 +19,7 @@ import { approvalCommand } from "../approval/store.js";
 import { GEMINI, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
 import { routerTimeoutMs } from "../agents/router.js";
 import { launchProblems } from "../observe/launch.js";
+import { planText } from "../claude/plan.js";
 import { pendingApprovals } from "../agents/command-hooks.js";
 import type { AgentPlan } from "../agents/dialect.js";
 import { unknownVersion } from "../agents/version.js";
@@ -84,14 +85,16 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
   const dir = mkdtempSync(join(tmpdir(), "hookbox-gemini-"));
   try {
     const planFile = join(dir, "plan.json");
-    writeFileSync(planFile, JSON.stringify(plan), { mode: 0o600 });
+    // Its sha256 is in the routing hook's command, which the agent reads from a read-only view: a plan rewritten on disk is refused.
+    const { text, sha256 } = planText(plan);
+    writeFileSync(planFile, text, { mode: 0o600 });
     const views: Array<[string, string]> = [];
     const view = (file: string, settings: Record<string, unknown>, name: string) => {
       const path = join(dir, name);
       writeFileSync(path, JSON.stringify(settings, null, 2), { mode: 0o600 });
       views.push([path, file]);
     };
-    view(userFile, userView(user, plan, planFile), "user-settings.json");
+    view(userFile, userView(user, plan, planFile, sha256), "user-settings.json");
     if (existsSync(workspace.file)) view(workspace.file, projectView(workspace), "project-settings.json");
     const binds = views.flatMap(([from, to]) => ["--ro-bind", from, to]);
     const bwrap = findOnPath("bwrap")!;
@@ -108,9 +111,9 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
 const hooksConfig = (p: GeminiSettings) => (p.settings.hooksConfig ?? {}) as { enabled?: boolean; disabled?: string[] };
 
 /** The user's settings as Gemini CLI sees them: without their hooks, with one routing hook per event the user's and the project's hooks handle. */
-export function userView(user: GeminiSettings, plan: AgentPlan, planFile: string): Record<string, unknown> {
+export function userView(user: GeminiSettings, plan: AgentPlan, planFile: string, sha256: string): Record<string, unknown> {
   const { hooks: _hooks, ...rest } = user.settings;
-  const command = `${quote(process.execPath)} ${quote(process.env.HOOKBOX_SCRIPT || process.argv[1]!)} gemini-hook ${quote(planFile)}`;
+  const command = `${quote(process.execPath)} ${quote(process.env.HOOKBOX_SCRIPT || process.argv[1]!)} gemini-hook ${quote(planFile)} ${sha256}`;
   const events = GEMINI.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
   const router = { type: "command", name: "hookbox", command, timeout: routerTimeoutMs(plan.hooks.map((h) => h.timeoutMs)) };
   return { ...rest, hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [router] }]])) };
