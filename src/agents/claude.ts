@@ -35,6 +35,10 @@ export const CLAUDE_CODE_HOOKS: Dialect<ClaudeHookOutput, ClaudeHook, ClaudePlan
   },
   runProject: (plan, hook, event, input, raw, signal) => runProjectHook(plan, hook, event as ClaudeHookEvent, input, raw, label(hook), signal),
   answer: (event, answers, refused) => combine(event, answers, refused),
+  // Claude Code 2.1.328 passes a PreToolUse block's reason as it is when it is a JSON block on stdout
+  // (exit 2, nothing on stderr); a stderr would be shown after this router's own command line.
+  written: (event, reply) => (reply.code === 2 && event === "PreToolUse" ? { code: 2, stdout: JSON.stringify({ decision: "block", reason: reply.stderr }), stderr: "" } : reply),
+  routerFailed: (event, message) => CLAUDE_CODE_HOOKS.written(event, { code: CLAUDE_CODE_HOOKS.failClosed.has(event) ? 2 : 1, stdout: "", stderr: message }),
 };
 
 /** `hookbox claude-hook`: answer one event (`input`: the JSON Claude Code wrote on stdin), always before Claude Code's deadline. */

@@ -13,7 +13,7 @@ import { claudeHookPins, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
 import { APPROVABLE_FORM } from "../claude/command-pins.js";
 import { SANDBOX_MEMORY_MB, SANDBOX_PATH, SHELL, SYSTEM_READS } from "../claude/project-run.js";
 import { hookText, joinTexts, MAX_REASON_CHARS, named, tail } from "./answer.js";
-import { approvalChecks, hookKey, isProject, runAsUser } from "./router.js";
+import { hookKey, isProject, runAsUser } from "./router.js";
 import type { AgentHook, AgentPlan, CommandDialect, Dialect, HookAnswer, RefusedRoutedHook } from "./dialect.js";
 
 /** A command-hook agent's row without the routing members, which `commandDialect` adds. */
@@ -31,12 +31,6 @@ export async function agentHookFingerprint(d: Pick<CommandData<never>, "agent" |
   if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${APPROVABLE_FORM}`);
   const definition = { agent: d.agent, event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutMs: hook.timeoutMs, env: hook.env ?? null };
   return pinnedFingerprint(agentHookKey(hook), definition, { root, files, folders }, CLAUDE_PROJECT_POLICY, reader);
-}
-
-/** How many of the plan's project hooks the approvals store does not approve as they are now (the launcher says so at start). */
-export async function pendingApprovals(d: Pick<CommandDialect<never>, "agent" | "fingerprint">, plan: AgentPlan): Promise<number> {
-  const checks = await Promise.all(approvalChecks(d, plan.project, plan.hooks, plan.approvals ? { approvals: plan.approvals } : {}));
-  return checks.filter((c) => c instanceof HookFailure).length;
 }
 
 /** The hooks of `event` whose matcher selects this input, by the agent's rule. */
@@ -70,6 +64,8 @@ export function commandDialect<O>(data: CommandData<O>): CommandDialect<O> {
       return interpretAgentRun(d, d.label(hook), false, event, await runAsUser(plan, hook.command, raw, vars, hook.timeoutMs, signal));
     },
     runProject: (plan, hook, event, _input, raw, signal) => runSandboxed(d, plan, hook, event, raw, signal),
+    written: (_event, reply) => reply,
+    routerFailed: (event, message) => (data.failClosed.has(event) ? data.reply({ blocked: message }) : data.reply({ warnings: [message] })),
     answer(event, answers, refused) {
       const failures = named([...answers.flatMap((a) => (a.kind === "failed" ? [a.failure] : [])), ...refused]);
       const blocks = answers.flatMap((a) => (a.kind === "block" ? [hookText(a.reason, MAX_REASON_CHARS)] : []));

@@ -40,6 +40,8 @@ export interface RoutePlan<Hook extends RoutedHook = RoutedHook> {
   notices?: string;
   /** The routing hook's timeout the agent was given, in seconds (default: routerTimeoutMs of the hooks'). */
   timeoutS?: number;
+  /** The launcher's OTEL_EXPORTER_OTLP_* variables, which an agent need not pass to hooks: the router exports its spans with them (src/observe/otlp.ts). */
+  otel?: Record<string, string>;
 }
 
 /** One hook's end as the router reads it; `notices`: what the sandbox refused a hook that still answered; `approved`: the digest of the approval it ran under. */
@@ -76,6 +78,10 @@ export interface Dialect<Output = Record<string, unknown>, Hook extends RoutedHo
   runProject(plan: Plan, hook: Hook, event: string, input: Record<string, unknown>, raw: string, signal: AbortSignal): Promise<HookAnswer<Output>>;
   /** One answer for the agent from every hook's, and the refused hooks' reasons, by the agent's rules. */
   answer(event: string, answers: HookAnswer<Output>[], refused: string[]): AgentReply;
+  /** The answer as the routing process writes it (where the agent reads a block better in another form than `answer`'s). */
+  written(event: string, reply: AgentReply): AgentReply;
+  /** The answer when the router itself failed (`message` says why): blocked on a fail-closed event, elsewhere a warning. */
+  routerFailed(event: string, message: string): AgentReply;
 }
 
 /** One command hook of the user's or the project's settings of a command-hook agent (Codex CLI, Gemini CLI). */

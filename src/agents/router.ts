@@ -49,6 +49,12 @@ export function approvalChecks<H extends RoutedHook>(d: Pick<Dialect<never, H, n
   return hooks.map((hook) => (isProject(hook) ? checks[project_.indexOf(hook)] : undefined));
 }
 
+/** How many of the plan's project hooks the approvals store does not approve as they are now (the launcher says so at start). */
+export async function pendingApprovals<H extends RoutedHook>(d: Pick<Dialect<never, H, never>, "agent" | "fingerprint">, plan: Pick<RoutePlan<H>, "project" | "hooks" | "approvals">): Promise<number> {
+  const checks = await Promise.all(approvalChecks(d, plan.project, plan.hooks, plan.approvals ? { approvals: plan.approvals } : {}));
+  return checks.filter((c) => c instanceof HookFailure).length;
+}
+
 /**
  * Answer one event (`input`: the JSON the agent wrote on stdin, `raw` its text), always before the
  * agent's deadline: a watchdog armed first answers with what the hooks answered so far and a

@@ -13,18 +13,17 @@ import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import type { ClaudePlan } from "../claude/plan.js";
-import { CLAUDE_CODE_HOOKS, routeEvent } from "../agents/claude.js";
-import { approvalChecks } from "../agents/router.js";
-import { HookFailure } from "../contract/errors.js";
+import { CLAUDE_CODE_HOOKS } from "../agents/claude.js";
+import { routingHook } from "./agent-hook.js";
+import { pendingApprovals } from "../agents/router.js";
 import { filesNamed } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, projectMcpServers, type Launch } from "../claude/launch.js";
 import { powerApproved, powerValues } from "../claude/power.js";
-import { loadPlan } from "../claude/plan.js";
 import { ApprovalStore, approvalCommand } from "../approval/store.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
-import { otlpEnv, withOtlp } from "../observe/otlp.js";
+import { otlpEnv } from "../observe/otlp.js";
 import { launchProblems } from "../observe/launch.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
@@ -86,7 +85,7 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     say(`${h.file}#${h.at} (\`${h.command}\`) writes to $${dialect.envFileVariable}, which hookbox does not give a project's hook (its exports would reach every command the model runs): it runs without it`);
   }
   for (const problem of launchProblems()) say(problem);
-  const pending = await pendingApprovals(plan);
+  const pending = await pendingApprovals(CLAUDE_CODE_HOOKS, plan);
   if (pending > 0) say(`${pending} of the project's Claude Code hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
   // Every failure and refusal of a hook, with the command that allows it, said again here when Claude Code ends.
   const noticesDir = mkdtempSync(join(tmpdir(), "hookbox-claude-notices-"));
@@ -148,48 +147,10 @@ function mentions(project: string, command: string, word: string): boolean {
   });
 }
 
-/** How many of the project's hooks the approvals store does not approve as they are now. */
-async function pendingApprovals(plan: ClaudePlan): Promise<number> {
-  const checks = await Promise.all(approvalChecks(CLAUDE_CODE_HOOKS, plan.project, plan.hooks));
-  return checks.filter((c) => c instanceof HookFailure).length;
-}
-
 /** The script that started this hookbox (bin/hookbox.mjs), which the routing hook runs again. */
 function hookboxScript(): string {
   return process.env.HOOKBOX_SCRIPT || process.argv[1]!;
 }
 
-/**
- * `hookbox claude-hook <plan> <sha256>`: one event from Claude Code on stdin; answers as a command hook
- * does. Any failure of its own blocks on PreToolUse (exit 2), elsewhere is a non-blocking error.
- */
-export async function claudeHook(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
-  let event = "PreToolUse";
-  try {
-    if (args.length !== 2) throw new Error("usage: hookbox claude-hook <plan file> <sha256> (Claude Code runs it; see hookbox claude)");
-    const plan = loadPlan(args[0]!, args[1]!);
-    const raw = readFileSync(0, "utf8");
-    const input = JSON.parse(raw) as Record<string, unknown>;
-    event = String(input.hook_event_name);
-    const answer = await withOtlp(() => routeEvent(plan, input, raw, { spentMs: performance.now() }), { ...process.env, ...plan.otel });
-    if (answer.code === 2 && event === "PreToolUse") return block(out, answer.stderr);
-    if (answer.stdout) out.write(answer.stdout);
-    if (answer.stderr) err.write(`${answer.stderr}\n`);
-    return answer.code;
-  } catch (e) {
-    const message = `hookbox claude-hook failed, so ${event === "PreToolUse" ? "this tool call is blocked" : "no hook ran"}: ${(e as Error).message}`;
-    if (event === "PreToolUse") return block(out, message);
-    err.write(`${message}\n`);
-    return event === "PermissionRequest" ? 2 : 1;
-  }
-}
-
-/**
- * Exit 2 with the reason as a JSON block on stdout and nothing on stderr: Claude Code 2.1.328 then
- * passes the reason as it is (checked on PreToolUse, the one event it is used on), where a stderr would be shown after this router's own command line
- * (`[node hookbox.mjs claude-hook <plan> <sha256>]: …`); the reason names the hook's own command.
- */
-function block(out: Output, reason: string): 2 {
-  out.write(JSON.stringify({ decision: "block", reason }));
-  return 2;
-}
+/** `hookbox claude-hook <plan> <sha256>`: the routing hook's entry (src/cli/agent-hook.ts) over Claude Code's row. */
+export const claudeHook = routingHook(CLAUDE_CODE_HOOKS, "claude");

@@ -16,13 +16,13 @@ import { findOnPath } from "../policy/runtime.js";
 import { approvalCommand } from "../approval/store.js";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
-import { routerTimeoutMs } from "../agents/router.js";
+import { pendingApprovals, routerTimeoutMs } from "../agents/router.js";
 import { launchProblems } from "../observe/launch.js";
+import { otlpEnv } from "../observe/otlp.js";
 import { planText } from "../claude/plan.js";
-import { pendingApprovals } from "../agents/command-hooks.js";
 import type { AgentPlan } from "../agents/dialect.js";
 import { unknownVersion } from "../agents/version.js";
-import { agentHook } from "./agent-hook.js";
+import { routingHook } from "./agent-hook.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
@@ -60,7 +60,7 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
   for (const problem of launchProblems()) say(problem);
   const layers = [readCodexLayer(process.env.CODEX_HOME || join(process.env.HOME || homedir(), ".codex"), "user"), ...codexProjectDirs(project).map((d) => readCodexLayer(d, "project"))];
   for (const l of layers) for (const problem of l.problems) say(problem);
-  const plan: AgentPlan = { project, hooks: layers.flatMap((l) => l.hooks), refused: layers.flatMap((l) => l.refused), maxOutputBytes: DEFAULTS.shellOutputBytes };
+  const plan: AgentPlan = { project, hooks: layers.flatMap((l) => l.hooks), refused: layers.flatMap((l) => l.refused), maxOutputBytes: DEFAULTS.shellOutputBytes, otel: otlpEnv() };
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
   const pending = await pendingApprovals(CODEX, plan);
   if (pending > 0) say(`${pending} of the project's Codex CLI hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
@@ -116,4 +116,4 @@ function etcWithRequirements(requirements: string): string[] {
 }
 
 /** `hookbox codex-hook <plan>`: the routing hook's entry (src/cli/agent-hook.ts). */
-export const codexHook = agentHook(CODEX, "codex");
+export const codexHook = routingHook(CODEX, "codex");

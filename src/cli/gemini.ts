@@ -17,13 +17,13 @@ import { dirname, join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { approvalCommand } from "../approval/store.js";
 import { GEMINI, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
-import { routerTimeoutMs } from "../agents/router.js";
+import { pendingApprovals, routerTimeoutMs } from "../agents/router.js";
 import { launchProblems } from "../observe/launch.js";
+import { otlpEnv } from "../observe/otlp.js";
 import { planText } from "../claude/plan.js";
-import { pendingApprovals } from "../agents/command-hooks.js";
 import type { AgentPlan } from "../agents/dialect.js";
 import { unknownVersion } from "../agents/version.js";
-import { agentHook } from "./agent-hook.js";
+import { routingHook } from "./agent-hook.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
@@ -77,7 +77,7 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
     // Hooks on or off, and which are off, is the user's choice: a project that switched them off would switch off your guards.
     hooks: userConfig.enabled === false ? [] : ours.flatMap((p) => p.hooks).filter((h) => !disabled.has(h.name)),
     refused: ours.flatMap((p) => p.refused),
-    maxOutputBytes: DEFAULTS.shellOutputBytes,
+    maxOutputBytes: DEFAULTS.shellOutputBytes, otel: otlpEnv(),
   };
   for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
   const pending = await pendingApprovals(GEMINI, plan);
@@ -126,4 +126,4 @@ export function projectView(workspace: GeminiSettings): Record<string, unknown> 
 }
 
 /** `hookbox gemini-hook <plan>`: the routing hook's entry (src/cli/agent-hook.ts). */
-export const geminiHook = agentHook(GEMINI, "gemini");
+export const geminiHook = routingHook(GEMINI, "gemini");
