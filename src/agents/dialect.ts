@@ -9,6 +9,7 @@
 import type { z } from "zod";
 import type { HookFailure } from "../contract/errors.js";
 import type { Fingerprint, PinReader } from "../approval/store.js";
+import type { Plan } from "../claude/plan.js";
 
 /** What the router reads of a hook, whichever agent defines it. */
 export interface RoutedHook {
@@ -27,22 +28,8 @@ export interface RoutedHook {
 /** A hook the settings define that hookbox does not run, with the reason (named, never dropped silently). */
 export interface RefusedRoutedHook { source: string; file: string; at: string; event: string; matcher?: string; reason: string }
 
-/** What a launcher hands every routing run (a file only the user can read). */
-export interface RoutePlan<Hook extends RoutedHook = RoutedHook> {
-  project: string;
-  hooks: Hook[];
-  refused: RefusedRoutedHook[];
-  /** The approvals folder (default: the user's config folder). */
-  approvals?: string;
-  /** Largest stdout, and largest stderr, of one hook, in bytes. */
-  maxOutputBytes: number;
-  /** A file the launcher prints on its stderr when the agent ends: every failure and refusal, with what to do. */
-  notices?: string;
-  /** The routing hook's timeout the agent was given, in seconds (default: routerTimeoutMs of the hooks'). */
-  timeoutS?: number;
-  /** The launcher's OTEL_EXPORTER_OTLP_* variables, which an agent need not pass to hooks: the router exports its spans with them (src/observe/otlp.ts). */
-  otel?: Record<string, string>;
-}
+/** What a launcher hands every routing run (src/claude/plan.ts, where the plans of the three launchers are written and checked). */
+export type RoutePlan<Hook extends RoutedHook = RoutedHook> = Plan<Hook, RefusedRoutedHook>;
 
 /** One hook's end as the router reads it; `notices`: what the sandbox refused a hook that still answered; `approved`: the digest of the approval it ran under. */
 export type HookAnswer<Output> = (

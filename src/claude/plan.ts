@@ -1,6 +1,7 @@
 /**
- * The plan the launcher hands every `hookbox claude-hook` run: which hooks, the approvals folder,
- * the bounds and the routing hook's timeout. Its own file so that the router and what it calls
+ * The plan a launcher hands every routing run (`hookbox claude-hook`, and `codex-hook`,
+ * `gemini-hook`, whose plans have the same shape): which hooks, the approvals folder, the bounds
+ * and the routing hook's timeout. Its own file so that the router and what it calls
  * (./project-run.ts) both read it without importing each other. Its sha256 is part of the routing
  * hook's command, which lives where the model cannot write (the read-only managed settings file, or
  * Claude Code's own arguments on the fallback route), so a plan rewritten on disk is refused (the
@@ -10,21 +11,25 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { ClaudeHook, RefusedHook } from "./settings.js";
 
-/** What the launcher hands every `claude-hook` run (a file only the user can read). */
-export interface ClaudePlan {
+/** What a launcher hands every routing run (`claude-hook`, `codex-hook`, `gemini-hook`; a file only the user can read): src/agents/router.ts reads it. */
+export interface Plan<Hook, Refused> {
   project: string;
-  hooks: ClaudeHook[];
-  refused: RefusedHook[];
+  hooks: Hook[];
+  refused: Refused[];
   /** The approvals folder (default: the user's config folder). */
   approvals?: string;
   /** Largest stdout, and largest stderr, of one hook, in bytes. */
   maxOutputBytes: number;
-  /** A file the launcher prints on its stderr when Claude Code ends: every failure and refusal, with what to do. */
+  /** A file the launcher prints on its stderr when the agent ends: every failure and refusal, with what to do. */
   notices?: string;
-  /** The launcher's OTEL_EXPORTER_OTLP_* variables, which Claude Code does not pass to hooks: the router exports its spans with them (src/observe/otlp.ts). */
+  /** The launcher's OTEL_EXPORTER_OTLP_* variables, which an agent need not pass to hooks (Claude Code does not): the router exports its spans with them (src/observe/otlp.ts). */
   otel?: Record<string, string>;
-  /** The routing hook's timeout Claude Code was given, in seconds (default: routerTimeoutS(hooks)). */
+  /** The routing hook's timeout the agent was given, in seconds (default: routerTimeoutMs of the hooks' timeouts). */
   timeoutS?: number;
+}
+
+/** What `hookbox claude` hands every `claude-hook` run. */
+export interface ClaudePlan extends Plan<ClaudeHook, RefusedHook> {
   /** Where the project reads without the read-only views of the managed route (a hook's recording layer is made from it). */
   projectSource?: string;
 }
