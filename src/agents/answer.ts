@@ -22,9 +22,6 @@ export function joinTexts(values: Array<string | undefined>, reasons?: boolean):
   return given.length > 0 ? given.join("\n") : undefined;
 }
 
-/** The end of a hook's output, where its reason is. */
-export const tail = (s: string, max = 2_000): string => (s.length > max ? `…${s.slice(-max)}` : s).trim();
-
 export const describeFailure = (f: HookFailure): string => `${f.message} (${f.code})`;
 
 /** Failures as the model reads them: the first ones in full, the rest counted by code (a refused hook's reason counts as "not run"). */

@@ -8,11 +8,11 @@
 import { Errors, HookFailure } from "../contract/errors.js";
 import { FingerprintError, PinReader, pinnedFingerprint, projectKey, type Fingerprint } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
-import { runShellHook, type ShellOutcome } from "../shell/run.js";
+import { runShellHook, tail, unanswered, type ShellOutcome } from "../shell/run.js";
 import { claudeHookPins, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
 import { APPROVABLE_FORM } from "../claude/command-pins.js";
 import { SANDBOX_MEMORY_MB, SANDBOX_PATH, SHELL, SYSTEM_READS } from "../claude/project-run.js";
-import { hookText, joinTexts, MAX_REASON_CHARS, named, tail } from "./answer.js";
+import { hookText, joinTexts, MAX_REASON_CHARS, named } from "./answer.js";
 import { hookKey, isProject, runAsUser } from "./router.js";
 import type { AgentHook, AgentPlan, CommandDialect, Dialect, HookAnswer, RefusedRoutedHook } from "./dialect.js";
 
@@ -104,17 +104,12 @@ export function interpretAgentRun<O>(d: CommandData<O>, name: string, untrusted:
   const fail = (failure: HookFailure): HookAnswer<O> => ({ kind: "failed", failure });
   const refuse = (field: string, why: string) => fail(new HookFailure("effect_refused", name, event,
     `${name} answered ${field} during ${event}, a substitute effect (${why}), which a project's hook does not get (policy.effects "restrict": it may block, deny or stop, with a reason); it was not applied.`));
-  switch (outcome.kind) {
-    case "timeout": return fail(new HookFailure("timeout", name, event, `${name} did not exit within its timeout (${outcome.ms / 1000} s) on ${event}; its process group was killed.`));
-    case "too_large": return fail(new HookFailure("result_too_large", name, event, `${name} wrote more than ${outcome.limit} bytes to ${outcome.stream} on ${event}; it was killed.`));
-    case "signaled": return fail(Errors.crashed(name, event, `killed by ${outcome.signal}`));
-    case "spawn_failed": return fail(Errors.crashed(name, event, `could not be started (${outcome.message})`));
-  }
+  const failure = unanswered(name, event, outcome, new Set([0, ...d.exitBlocks]));
+  if (failure || outcome.kind !== "exited") return fail(failure!);
   if (d.exitBlocks.has(outcome.code)) {
     if (untrusted && !d.blockStops.has(event)) return refuse(`exit ${outcome.code}`, `on ${event} it makes the agent go on or feeds the model the hook's text`);
     return { kind: "block", reason: tail(outcome.stderr) || tail(outcome.stdout) || `${name} blocked (exit ${outcome.code})` };
   }
-  if (outcome.code !== 0) return fail(Errors.crashed(name, event, `exited with code ${outcome.code}${outcome.stderr.trim() ? `; stderr: ${tail(outcome.stderr, 500)}` : ""}`));
   const text = outcome.stdout.trim();
   if (text === "") return { kind: "ok" };
   let value: unknown;
