@@ -12,7 +12,7 @@ import { CONTINUE_LIMIT, grantCommand, parseGrants, type Grant } from "../policy
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
 import { claudeHookKey, filesNamed } from "./approval.js";
 import { grantedSandbox, type GrantedSandbox, type SandboxRefusal } from "./granted.js";
-import { NeedsStore } from "./needs.js";
+import { NeedsStore } from "../approval/needs.js";
 import { interpretRun, type HookAnswer } from "./output.js";
 import type { ClaudeHook, ClaudeHookEvent } from "./settings.js";
 import type { ClaudePlan } from "./plan.js";

@@ -15,9 +15,10 @@ import { presets, type PolicyName } from "../policy/policy.js";
 import { claudeHookFingerprint, claudeHookKey, claudeHookPins } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
-import { NeedsStore } from "../claude/needs.js";
+import { NeedsStore } from "../approval/needs.js";
+import { proposeModuleGrants } from "../policy/module-proposals.js";
 import { proposeGrants } from "../claude/propose.js";
-import { covers, grantCommand, GrantError, MODULE_GRANTS, parseGrant } from "../policy/grants.js";
+import { covers, grantCommand, GrantError, moduleCanTake, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import { GEMINI, readGeminiSettings } from "../agents/gemini.js";
 import { agentHookFingerprint, agentHookKey } from "../agents/command-hooks.js";
@@ -31,7 +32,7 @@ const TRUST_FLAGS = {
   yes: { type: "boolean", help: "approve without asking (for scripts)" },
   revoke: { type: "boolean", help: "remove every approval of the project" },
   policy: { type: "string", arg: "<preset>", help: "the policy pi's and the hook folders' modules are approved to run under (default \"untrusted\"); refused for Claude Code hooks, which take --grant" },
-  grant: { type: "string", multiple: true, arg: "<grant>", help: "give a grant (write:<folder>, write:tool-target, exec:<program>, network:<host>[:<port>], env:<NAME>, effects:annotate, effects:continue) to each Claude Code hook it was proposed for, or when none was to every hook and pi module that can take it; \"proposed\": each hook the grants proposed for it; repeatable" },
+  grant: { type: "string", multiple: true, arg: "<grant>", help: "give a grant (write:<folder>, write:tool-target, exec:<program>, network:<host>[:<port>], env:<NAME>, effects:annotate, effects:continue) to each Claude Code hook and pi module it was proposed for, or when none was to every one that can take it; \"proposed\": each the grants proposed for it; repeatable" },
   "agent-dir": { type: "string", arg: "<dir>", help: "pi's agent folder (default: PI_CODING_AGENT_DIR, else ~/.pi/agent)" },
   approvals: { type: "string", arg: "<dir>", help: "the approvals folder (default: as above)" },
   json: { type: "boolean", help: "print one JSON document instead of text" },
@@ -145,7 +146,11 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
   const seen = new Set<string>();
   // pi's and oh-my-pi's modules (isolateDiscovered) take grants through their policy; the hook folders' do not.
   const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({
-    key: f.path, origin: f.origin, fingerprint: fingerprint(f.path, policy), ...(f.origin.startsWith("hooks (") ? {} : { grants: { proposed: [], given: [], approved: [], module: true } }),
+    key: f.path, origin: f.origin, fingerprint: fingerprint(f.path, policy), ...(f.origin.startsWith("hooks (") ? {} : { grants: {
+      // What reading the module finds, and what the sandbox refused it at run time (a grant, not a refusal no grant allows).
+      proposed: [...new Set([...proposeModuleGrants(projectKey(project), f.path), ...needs.seen(project, f.path).filter((g) => !g.startsWith("refused:"))])].sort(),
+      given: [], approved: [], module: true,
+    } }),
   }));
   // Claude Code's hooks of the project: they run under "untrusted" whatever --policy says (hookbox claude).
   const reader = new PinReader();
@@ -228,7 +233,7 @@ function giveGrants(project: string, reviewed: Reviewed[], asked: readonly strin
   if (texts.length > 0 && hooks.length === 0) throw new UsageError("--grant gives grants to the project's Claude Code hooks and pi's and oh-my-pi's modules, and it has none");
   for (const r of hooks) {
     const c = r.grants!;
-    const mine = texts.filter((g) => (c.proposed.includes(g) || !hooks.some((h) => h.grants!.proposed.includes(g))) && (!c.module || MODULE_GRANTS.has(parseGrant(g).grant.kind)));
+    const mine = texts.filter((g) => (c.proposed.includes(g) || !hooks.some((h) => h.grants!.proposed.includes(g))) && (!c.module || moduleCanTake(parseGrant(g).grant)));
     c.given = [...new Set([...(asked.includes("proposed") ? c.proposed : []), ...mine])].sort();
     c.approved = store.grants(project, r.key);
   }

@@ -17,6 +17,7 @@ import { withCallerTheme } from "../bridge/render-theme.js";
 import { grantReaching, hookEnv, permissionArgs } from "../policy/policy.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
+import { deniedLine } from "../../worker/access.mjs";
 import { ReadRefusal } from "../policy/read-grants.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
@@ -163,7 +164,14 @@ export class HookSupervisor implements SandboxView {
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
     this.#transformBudget = new TransformBudget(hookPath, options.transformBudget);
     this.bridge = new SandboxBridge({
-      hookPath, cwd, gate: this.execGate, onLog: options.onLog, output: (stream, text) => this.#sentOutput?.[stream].write(text), takeLog: () => this.#logBudget.take(), hostModules: options.hostModules, policy: options.policy,
+      hookPath, cwd, gate: this.execGate, onLog: options.onLog, output: (stream, text) => this.#sentOutput?.[stream].write(text), takeLog: () => this.#logBudget.take(),
+      // The worker reports each denial once; the embedder's onDenied gets it, else a line in the hook's log.
+      // Why within the log budget: a hook can post reports itself, as many as it likes.
+      denied: (permission, resource) => {
+        if (!this.#logBudget.take()) return;
+        if (options.onDenied) options.onDenied(hookPath, { permission, resource });
+        else options.onLog(hookPath, "warn", deniedLine(permission, resource));
+      }, hostModules: options.hostModules, policy: options.policy,
       isolation: options.isolation, terminal: options.terminalText,
       transform: (a) => this.#transform(a),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },

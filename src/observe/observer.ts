@@ -126,7 +126,8 @@ export function callRecord(seen: CallSeen, agent: string, project: string, conte
     record.policy = policyName(options);
   } else record.isolation = "in-process";
   if (outcome === "blocked") record.effect = "restrict";
-  else if (outcome === "allowed") record.effect = seen.changed ? "substitute" : "observe";
+  // A change applied under an annotate grant is at most an annotation (anything above it was refused).
+  else if (outcome === "allowed") record.effect = seen.changed ? (options?.policy.effects === "annotate" ? "annotate" : "substitute") : "observe";
   if (failure) {
     record.code = failure.code;
     if (isOwnWords(failure.code)) record.why = cutText(failure.message, 1_900);

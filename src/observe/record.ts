@@ -26,7 +26,7 @@ export const ISOLATIONS = ["worker", "process", "sandbox", "in-process", "as-use
 export type RecordIsolation = (typeof ISOLATIONS)[number];
 
 /** What the hook's answer did to the agent: nothing, less (block, cancel), or something else (its result or edits applied). */
-export const RECORD_EFFECTS = ["observe", "restrict", "substitute"] as const;
+export const RECORD_EFFECTS = ["observe", "restrict", "annotate", "substitute"] as const;
 
 /** The most of one content value kept (characters of its JSON); the rest is cut with a marker. */
 export const MAX_CONTENT_CHARS = 8_192;

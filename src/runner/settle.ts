@@ -14,6 +14,7 @@ import { gateAgentResult } from "./agent-results.js";
 import { describeIssues } from "../contract/schemas.js";
 import { applyEdits, checkEdits } from "./edits.js";
 import { gateEdits, gateResult, type Refusal } from "./effects.js";
+import { ANNOTATE_MAX_CHARS } from "../../worker/effects.mjs";
 import type { Effect } from "../policy/policy.js";
 import { asThrownInToolCall, blocked, stepFailure } from "./handler-failures.js";
 import type { StatsRecorder } from "./stats.js";
@@ -116,7 +117,8 @@ export class Settler {
     for (const failure of failures) this.#host.report(failure);
     // Compared with what the hook received (in a waterfall, the value so far).
     const grant = this.#grant(unit);
-    const { valid, refused } = grant === "substitute" ? { valid: checked.valid, refused: [] } : gateEdits(type, checked.valid, received, grant);
+    const { valid, refused, annotated } = grant === "substitute" ? { valid: checked.valid, refused: [], annotated: undefined } : gateEdits(type, checked.valid, received, grant);
+    if (annotated) this.#annotated(unit, type, annotated.map((f) => `event.${f}`));
     const over = refused.map((r) => this.#refusal(unit, type, `event.${r.field}`, r, grant, toolCall ? "the tool call was blocked" : "the agent's own value was kept"));
     if (toolCall && over.length > 0) return { acc, overGrant: over[0] };
     if (rule.kind === "waterfall" && acc !== undefined && Object.hasOwn(valid, "messages")) {
@@ -179,7 +181,17 @@ export class Settler {
     if (grant === "substitute") return result;
     const gated = gateResult(type, result, received, grant);
     for (const r of gated.refused) this.#refusal(unit, type, r.field === "payload" && type === "before_provider_request" ? "the request's payload" : `result.${r.field}`, r, grant, "the agent's own value was kept");
+    if (gated.annotated) this.#annotated(unit, type, gated.annotated.map((f) => `result.${f}`));
     return gated.result;
+  }
+
+  /**
+   * Context a hook under `annotate` added to what the model reads: shown to the person once per
+   * module and event inside an agent (the agent's UI or stderr), so what the model reads beside the
+   * agent's own is never unsaid.
+   */
+  #annotated(unit: HookUnit, type: string, fields: string[]): void {
+    this.#host.agent()?.warn(unit.hook.path, `annotate:${type}`, `hookbox: ${unit.hook.path} adds context the model reads (effects:annotate): ${fields.join(", ")} during ${type}, at most ${ANNOTATE_MAX_CHARS} characters each; shown once`);
   }
 
   #refusal(unit: HookUnit, type: string, field: string, r: Refusal, grant: Effect, kept: string): HookFailure {

@@ -12,7 +12,8 @@ type Any = any;
 export interface PiLoader {
   /** The installed package's folder (what `isolateDiscovered` is given as `piRoot`). */
   readonly root: string;
-  inPi(factory: unknown, cwd: string): Promise<{ runner: Any; errors: string[]; extension: Any }>;
+  /** `notify`: give pi a UI whose notify collects what pi shows the person (`notified`). */
+  inPi(factory: unknown, cwd: string, options?: { notify?: boolean }): Promise<{ runner: Any; errors: string[]; extension: Any; notified: string[] }>;
 }
 
 export function piLoader(): PiLoader {
@@ -31,15 +32,17 @@ export function piLoader(): PiLoader {
   });
   return {
     get root() { return root; },
-    async inPi(factory, cwd) {
+    async inPi(factory, cwd, options = {}) {
       const runtime = loader.createExtensionRuntime();
       const extension = await loader.loadExtensionFromFactory(factory, cwd, undefined, runtime, "<discovered>");
       const runner = new Runner([extension], runtime, cwd, SessionManager.inMemory(cwd), {});
       runners.push(runner);
       const errors: string[] = [];
       runner.onError((e: { error: string }) => errors.push(e.error));
+      const notified: string[] = [];
+      if (options.notify) runner.setUIContext({ notify: (message: string) => { notified.push(message); }, setStatus: () => {}, theme: {} });
       await runner.emit({ type: "session_start", reason: "startup" });
-      return { runner, errors, extension };
+      return { runner, errors, extension, notified };
     },
   };
 }
