@@ -8,32 +8,17 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore, fingerprint } from "../src/approval/store.js";
 import { isolateDiscovered } from "../src/extension.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { tempDir, writeHook } from "./helpers/files.js";
 import { GrantError, withGrants } from "../src/policy/grants.js";
 import { resolvePolicy } from "../src/policy/policy.js";
-import { importPi, installPiDir } from "./support/pi-agent.js";
+import { piLoader } from "./support/pi-loader.js";
 
-type Any = any;
-let loader: Any;
-let Runner: Any;
-let SessionManager: Any;
-let piRoot: string;
-const runners: Any[] = [];
-
-beforeAll(async () => {
-  const dir = installPiDir();
-  piRoot = join(dir, "node_modules", "@mariozechner", "pi-coding-agent");
-  ({ loader, Runner, SessionManager } = await importPi(dir));
-}, 300_000);
-
-afterEach(async () => {
-  for (const runner of runners.splice(0)) await runner.emit({ type: "session_shutdown", reason: "quit" });
-  delete process.env.GRANTS_TEST_VALUE;
-});
+const pi = piLoader();
+afterEach(() => { delete process.env.GRANTS_TEST_VALUE; });
 
 /** A logger as published: it appends each tool call to logs/calls.log under the project, and says what happened (a block reason, for the test). */
 const logger = (project: string) => `import { appendFileSync } from "node:fs";
@@ -59,17 +44,8 @@ function world() {
 }
 
 async function inPi(w: { project: string; agentDir: string; approvals: { dir: string } }) {
-  const runtime = loader.createExtensionRuntime();
-  const extension = await loader.loadExtensionFromFactory(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals }), w.project, undefined, runtime, "<discovered>");
-  const runner = new Runner([extension], runtime, w.project, SessionManager.inMemory(w.project), {});
-  runners.push(runner);
-  const errors: string[] = [];
-  runner.onError((e: { error: string }) => errors.push(e.error));
   // What pi shows the person: its UI's notify (hookbox's notices and module errors go there when pi has a UI).
-  const notified: string[] = [];
-  runner.setUIContext({ notify: (message: string) => { notified.push(message); }, setStatus: () => {}, theme: {} });
-  await runner.emit({ type: "session_start", reason: "startup" });
-  return { runner, errors, notified };
+  return pi.inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot: pi.root, approvals: w.approvals }), w.project, { notify: true });
 }
 
 async function call(w: ReturnType<typeof world>) {

@@ -39,8 +39,8 @@ export function projectGrants(store: ApprovalStore, project: string): string[] {
 }
 
 /**
- * Run the project's `hook` on `event`, once the router checked its approval (src/claude/approval.ts's
- * checkProjectHooks); `name`: how messages call it; `signal` stops it (the router's watchdog).
+ * Run the project's `hook` on `event`, once the router checked its approval (src/agents/router.ts's
+ * approvalChecks); `name`: how messages call it; `signal` stops it (the router's watchdog).
  */
 export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string, name: string, signal?: AbortSignal): Promise<HookAnswer> {
   const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});

@@ -3,7 +3,8 @@
  * through hookbox (src/claude/launch.ts): on Linux in a private mount namespace where Claude Code
  * loads everything it usually loads but runs only hookbox's managed routing hooks; where no
  * namespace can be made, with no settings file of its own (announced). What Claude Code then runs
- * (`hookbox claude-hook`, `hookbox claude-mcp`) is ./claude-hook.ts.
+ * (`hookbox claude-hook`, `hookbox claude-mcp`) is ./claude-hook.ts: the one router
+ * (src/agents/router.ts) over Claude Code's row (src/agents/claude.ts).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -11,8 +12,10 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings, type ClaudeHook } from "../claude/settings.js";
-import type { ClaudePlan } from "../claude/router.js";
-import { checkProjectHooks, claudeHookKey, filesNamed } from "../claude/approval.js";
+import type { ClaudePlan } from "../claude/plan.js";
+import { CLAUDE_CODE_HOOKS } from "../agents/claude.js";
+import { pendingApprovals } from "../agents/router.js";
+import { claudeHookKey, filesNamed } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, type Launch, type McpLaunch } from "../claude/launch.js";
 import { checkMcpServers, describeMcpServer, readProjectMcp } from "../claude/mcp.js";
@@ -129,7 +132,8 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
         launch.afterSpawn();
       }
       child.on("error", (e) => { say(`claude could not be started: ${e.message}`); resolve(EXIT.hookErrors); });
-      const changed = pendingApprovals(plan, approved);
+      // A check that cannot run says nothing here: the router refuses each such hook by name when it runs.
+      const changed = pendingApprovals(CLAUDE_CODE_HOOKS, { ...plan, hooks: approved }).catch(() => 0);
       child.on("close", async (code, signal) => {
         const n = await changed;
         if (n > 0) say(pendingLine(n).replace("not approved as", "changed since you approved, so not approved as"));
@@ -180,20 +184,10 @@ function approvalsFound(plan: ClaudePlan): { never: number; approved: ClaudeHook
   const hooks = plan.hooks.filter((h) => h.source !== "user");
   let modules: Record<string, unknown> = {};
   try {
-    modules = new ApprovalStore().read().projects[projectKey(plan.project)]?.modules ?? {};
+    modules = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {}).read().projects[projectKey(plan.project)]?.modules ?? {};
   } catch { /* a corrupt store approves nothing: every hook is refused by name when it runs */ }
   const approved = hooks.filter((h) => Object.hasOwn(modules, claudeHookKey(h)));
   return { never: hooks.length - approved.length, approved };
-}
-
-/** How many of `hooks` the approvals store does not approve as they are now (none when the check itself fails: the router refuses them by name). */
-async function pendingApprovals(plan: ClaudePlan, hooks: ClaudeHook[]): Promise<number> {
-  try {
-    const checks = await Promise.all(checkProjectHooks(plan.project, hooks));
-    return checks.filter((c) => c !== undefined).length;
-  } catch {
-    return 0;
-  }
 }
 
 /** The script that started this hookbox (bin/hookbox.mjs), which the routing hook runs again. */

@@ -22,7 +22,7 @@ import { proposeGrants } from "../claude/propose.js";
 import { covers, grantCommand, GrantError, moduleCanTake, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import { GEMINI, readGeminiSettings } from "../agents/gemini.js";
-import { agentHookFingerprint, agentHookKey } from "../agents/router.js";
+import { agentHookFingerprint, agentHookKey } from "../agents/command-hooks.js";
 import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
 import { opencodeProjectPlugins } from "../opencode/discovery.js";
 import { OPENCODE_PROJECT_POLICY } from "../opencode/plan.js";

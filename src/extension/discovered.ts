@@ -128,7 +128,7 @@ function sortModules(modules: AgentModule[], cwd: string, options: IsolateOption
       continue;
     }
     // Every load and restart checks the approval again, on the files as they are then (the approved policy's fingerprint).
-    perHook[module.path] = { ...own, policy: granted, approval: () => store.check(cwd, { path: module.path, policy }) };
+    perHook[module.path] = { ...own, policy: granted, approval: () => store.verify(cwd, { path: module.path, policy }) };
     paths.push(module.path);
     project.add(module.path);
   }

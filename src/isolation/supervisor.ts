@@ -46,6 +46,8 @@ export class HookSupervisor implements SandboxView {
   readonly resolvedPath: string;
   readonly cwd: string;
   readonly options: ResolvedSandboxOptions;
+  /** The digest of the approval the loaded module runs under (`options.approval`), for its decision records. */
+  approvedDigest: string | undefined;
   #state: SandboxState = "starting";
   manifest: Manifest = { events: {}, commands: [], renderers: [] };
   restarts = 0;
@@ -152,6 +154,7 @@ export class HookSupervisor implements SandboxView {
       hookPath, resolvedPath, cwd, options,
       get bounds() { return self.bounds; },
       get unenforced() { return self.#unenforced; },
+      get approvedDigest() { return self.approvedDigest; },
       get state() { return self.#state; },
       get restarts() { return self.restarts; },
       get lastFailure() { return self.lastFailure; },
@@ -318,8 +321,9 @@ export class HookSupervisor implements SandboxView {
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
     // Every load, restarts included, reads the module from disk again: it must still be what was approved.
-    const unapproved = options.approval?.();
-    if (unapproved) return unapproved;
+    const verdict = options.approval?.();
+    if (verdict instanceof HookFailure) return verdict;
+    this.approvedDigest = verdict?.digest;
     // Why refuse: a hook that could read the cache reads other hooks' code; one that could write it poisons them.
     // A sandbox binds what the policy names whether or not Node's permission model is on.
     const reachPolicy = options.isolation === "sandbox" ? { ...options.policy, permissionModel: true } : options.policy;

@@ -20,6 +20,8 @@ export interface CallSeen {
   hookPath: string;
   /** The hook's options (absent for a hand-built in-process hook). */
   options: Readonly<ResolvedSandboxOptions> | undefined;
+  /** The digest of the approval the hook runs under (a project's module). */
+  approved?: string | undefined;
   /** The event as the hook received it. */
   event: Record<string, unknown> & { type: string };
   /** `performance.now()` when the call started, and how long it took. */
@@ -111,7 +113,7 @@ export function callRecord(seen: CallSeen, agent: string, project: string, conte
     time: new Date(performance.timeOrigin + seen.started).toISOString(),
     agent,
     project,
-    hook: { path: cutText(seen.hookPath, 4000) },
+    hook: { path: cutText(seen.hookPath, 4000), ...(seen.approved ? { hash: seen.approved } : {}) },
     event: cutText(event.type, 100),
     outcome,
     blocked,

@@ -41,7 +41,7 @@ export const decisionRecordSchema = z.strictObject({
   agent: text(32),
   /** The project (working folder) the agent ran in. */
   project: text(4096).optional(),
-  /** The hook: its path as configured (a Claude Code hook: `<settings file>#<index>`), and its approval hash where there is one. */
+  /** The hook: its path as configured (a Claude Code hook: `<settings file>#<index>`), and the digest of the approval it ran under, for a project's approved hook. */
   hook: z.strictObject({ path: text(4096), hash: text(128).optional() }).optional(),
   /** The event, by the agent's name for it (`tool_call`, `PreToolUse`, `load` for a module refused before any event). */
   event: text(128),

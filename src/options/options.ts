@@ -121,9 +121,10 @@ export interface SandboxOptions {
    * Asked before every load of the module, the first and each restart: a failure it returns ends
    * that load with its code (`not_approved`), and a restart it refuses disables the hook. Given by
    * `discoverAndLoadHooks` and `isolateDiscovered` for a project's module: the approval re-checked
-   * on the files as they are when they load (src/approval/store.ts).
+   * on the files as they are when they load (src/approval/store.ts). What it returns when the load
+   * may go on, `{ digest }`, is the approval the module runs under: its decision records carry it.
    */
-  approval?: () => HookFailure | undefined;
+  approval?: () => HookFailure | { digest: string } | undefined;
   /** Environment of the worker, replacing the policy's. */
   env?: Record<string, string | undefined>;
   /** `execArgv` of the worker, replacing the policy's permission flags. */
