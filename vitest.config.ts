@@ -30,6 +30,8 @@ const BOTH_MODES = [
   // isolate() inside pi's own loader and runner
   "test/extension.test.ts", "test/extension-registrations.test.ts", "test/extension-effects.test.ts", "test/extension-crossing.test.ts", "test/extension-early-start.test.ts",
   "test/extension-published.test.ts",
+  // The agent's packages a module imports, evaluated at its first read of them
+  "test/agent-packages-deferred.test.ts",
 ];
 
 export default defineConfig({

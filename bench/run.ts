@@ -10,6 +10,7 @@
  *   npx tsx bench/run.ts --quick --json
  *   npx tsx bench/run.ts --only   the two hot-path figures (tool_call round trip, 1 MiB context) only
  *   npx tsx bench/run.ts --only-startup   the start of 8 hooks against 8 bare workers only
+ *   npx tsx bench/run.ts --only-claude    hookbox claude's start over claude -p alone only (with --save: its rows replaced in run.json)
  */
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -20,7 +21,9 @@ import { sandboxFigures, type SandboxFigures } from "./lib/sandbox.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { measureInChild, measureInFreshProcess, type MemoryCase } from "./lib/memory.js";
 import { describeMb } from "./lib/smaps.js";
-import { ms, report, spread, us, type Row } from "./lib/table.js";
+import { ms, report, s, spread, us, type Row } from "./lib/table.js";
+import { claudeStart, medianOf } from "./lib/claude-start.js";
+import { agentUnavailable } from "../test/support/pi-run.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -32,6 +35,7 @@ const { values: args } = parseArgs({
     "no-pin": { type: "boolean", default: false },
     only: { type: "boolean", default: false },
     "only-startup": { type: "boolean", default: false },
+    "only-claude": { type: "boolean", default: false },
   },
 });
 
@@ -48,6 +52,10 @@ async function main(): Promise<void> {
   progress(`node ${process.version}, ${cpus().length} cpus, ${cpus()[0]?.model ?? "unknown cpu"}${args.quick ? ", --quick" : ""}`);
 
   if (args["only-startup"]) return startupOnly(plans, args.json);
+  if (args["only-claude"]) {
+    const rows = claudeRows(args.quick);
+    return report(rows, args.json, args.save && !args.quick && rows.length > 0 ? "run" : undefined, true);
+  }
   const pinned = !args["no-pin"] && pinToOneCpu();
   progress(`sequential round trips${pinned ? ", every thread pinned to CPU 0" : ", unpinned"}`);
   progress("tool_call round trip, in-process, unsubscribed emit");
@@ -106,6 +114,7 @@ async function main(): Promise<void> {
       { key: "process_idle_private_mb", value: sb.processMb.priv, unit: "MB",
         detail: `per idle process-mode hook, its process: ${describeMb(sb.processMb)}` },
     ] : []),
+    ...claudeRows(args.quick),
     { key: "in_process_ratio", value: tc.inProcessRatio, rounds: tc.inProcessRounds, unit: "x",
       detail: `emitToolCall in a worker ${us(tc.hook.median)} / same hook in-process ${spread(tc.inProcess, us)}` },
   ];
@@ -123,6 +132,23 @@ function startupRows(st: Awaited<ReturnType<typeof startup>>, hooks: number): Ro
       detail: `the same from the source tree (its runtime's ~25 modules per worker, as vitest and tsx run it) ${spread(st.source, ms)} / the floor beside it` },
     { key: "cold_startup_ms", value: st.cold.median, unit: "ms", detail: `${hooks} hooks (as built), empty transform cache: ${spread(st.cold, ms)}` },
     { key: "warm_startup_ms", value: st.warm.median, unit: "ms", detail: `${hooks} hooks (as built), warm transform cache: ${spread(st.warm, ms)}` },
+  ];
+}
+
+/** hookbox claude's start over claude -p alone, where Claude Code and a network namespace are at hand (else said, and no row). */
+function claudeRows(quick: boolean): Row[] {
+  const unavailable = agentUnavailable("Claude Code");
+  if (unavailable) {
+    progress(`claude start figures skipped: ${unavailable}`);
+    return [];
+  }
+  progress("claude -p alone, through hookbox claude (managed route), and on the fallback route, alternated");
+  const cs = claudeStart(quick ? 1 : 11, progress);
+  return [
+    { key: "claude_start_overhead_s", value: medianOf(cs.managed), rounds: cs.managed, unit: "s", target: { op: "<=", value: 0.3 },
+      detail: `one-answer claude -p session through hookbox claude (managed route) ${spread(cs.managedRuns, s)} / claude -p alone ${spread(cs.alone, s)}` },
+    { key: "claude_start_overhead_fallback_s", value: medianOf(cs.fallback), rounds: cs.fallback, unit: "s",
+      detail: `the same on the fallback route (HOOKBOX_NO_NAMESPACE=1) ${spread(cs.fallbackRuns, s)}` },
   ];
 }
 

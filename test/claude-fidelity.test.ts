@@ -1,5 +1,5 @@
 /**
- * `hookbox claude-hook` answers as Claude Code 2.1.328 reads a command hook (src/claude/router.ts,
+ * `hookbox claude-hook` answers as Claude Code 2.1.328 reads a command hook (src/agents/router.ts over src/agents/claude.ts,
  * output.ts, if-rule.ts, once.ts), with real processes: an exit 2 whose reason is JSON on stdout,
  * messages that name the hook's own command, `if` rules, `once`. The hooks are the user's (they run
  * as the user, no sandbox), so each case is one process.
@@ -8,10 +8,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { routeEvent, type ClaudePlan } from "../src/claude/router.js";
+import { routeEvent } from "../src/agents/claude.js";
+import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { ifRuleSelects, parseIfRule } from "../src/claude/if-rule.js";
-import { claimOnce } from "../src/claude/once.js";
+import { claimOnce } from "../src/agents/once.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hookbox-claude-fidelity-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -23,6 +23,8 @@ const out = { args };
 const read = (f) => { try { return fs.readFileSync(f, "utf8"); } catch (e) { return e.code; } };
 out.managed = read("/etc/claude-code/managed-settings.d/~hookbox.json");
 out.settings = read(".claude/settings.json");
+out.mcp = read(".mcp.json");
+try { fs.writeFileSync(".mcp.json", "{}"); out.mcpWrite = "written"; } catch (e) { out.mcpWrite = e.code; }
 const i = args.indexOf("--settings");
 const doc = i >= 0 ? JSON.parse(args[i + 1]) : JSON.parse(out.managed);
 const command = doc.hooks.PreToolUse[0].hooks[0].command;
@@ -49,7 +51,7 @@ function world(settings: Record<string, unknown>) {
   return { project, env, run: (extra: Record<string, string> = {}) => hookbox(["claude", "-p", "hi"], { cwd: project, env: { ...env, ...extra } }) };
 }
 const PROJECT = { env: { BASH_ENV: "/x" }, permissions: { deny: ["Read(./.env)"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } };
-const reported = (stdout: string) => JSON.parse(stdout.trim().split("\n").pop()!) as { args: string[]; managed: string; settings: string; planWrite: string; route: { code: number; stdout: string; stderr: string } };
+const reported = (stdout: string) => JSON.parse(stdout.trim().split("\n").pop()!) as { args: string[]; managed: string; settings: string; mcp: string; mcpWrite: string; planWrite: string; route: { code: number; stdout: string; stderr: string } };
 
 describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route", () => {
   it("starts claude with its own arguments only, in a namespace where the managed document allows managed hooks only and routes each event, the project's settings read without hooks and env, and the plan cannot be rewritten", async () => {
@@ -68,6 +70,36 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route", (
     // A block reaches Claude Code as JSON on stdout, so that it names the hook's command, not the router's.
     expect(seen.route).toEqual({ code: 2, stdout: JSON.stringify({ decision: "block", reason: "[cat >/dev/null; echo user-guard: no rm -rf >&2; exit 2]: user-guard: no rm -rf" }), stderr: "" });
     expect(ran.stderr).toContain("the project's .claude/settings.json sets env: not loaded");
+  });
+});
+
+describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and a project's MCP servers", () => {
+  it("Claude Code reads the project's .mcp.json as a read-only view of its approved servers, a stdio one started as hookbox claude-mcp with the plan's sha256; a changed one and one above the project are denied by name and said", async () => {
+    const w = world(PROJECT);
+    // Each in a folder of its own: a script's folder is pinned whole (it may load its siblings).
+    for (const d of ["s", "t"]) mkdirSync(join(w.project, d));
+    for (const f of ["s/s.mjs", "t/t.mjs"]) writeFileSync(join(w.project, f), "// a server\n");
+    const remote = { type: "http", url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer ${TOKEN}" } };
+    writeFileSync(join(w.project, ".mcp.json"), JSON.stringify({ mcpServers: { ok: { command: "node", args: ["s/s.mjs"], env: { A: "1" } }, later: { command: "node", args: ["t/t.mjs"] }, remote } }));
+    // Above the project: one server of its own, and one the project's file replaces (Claude Code reads the nearer).
+    writeFileSync(join(w.project, "..", ".mcp.json"), JSON.stringify({ mcpServers: { parent: { command: "node", args: ["p.mjs"] }, ok: { command: "node", args: ["x.mjs"] } } }));
+    expect((await hookbox(["trust", w.project, "--yes"], { env: w.env })).code).toBe(0);
+    writeFileSync(join(w.project, "t", "t.mjs"), "// changed after approval\n");
+    const ran = await w.run();
+    expect(ran.code, ran.stderr).toBe(0);
+    const seen = reported(ran.stdout);
+    const managed = JSON.parse(seen.managed) as { deniedMcpServers: unknown; hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+    expect(managed.deniedMcpServers, ran.stderr).toEqual([{ serverName: "later" }, { serverName: "parent" }]);
+    const sha = /([0-9a-f]{64})$/.exec(managed.hooks.PreToolUse![0]!.hooks[0]!.command)![1]!;
+    const view = JSON.parse(seen.mcp) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    expect(Object.keys(view.mcpServers)).toEqual(["ok", "remote"]);
+    expect(view.mcpServers.ok).toEqual({ type: "stdio", command: process.execPath, args: [expect.stringMatching(/hookbox\.mjs$/), "claude-mcp", "/etc/claude-code/hookbox-plan.json", sha, "ok"] });
+    expect(view.mcpServers.remote).toEqual(remote);
+    expect(seen.mcpWrite).toBe("EROFS");
+    expect(ran.stderr).toContain("hookbox claude: the project's MCP server later (.mcp.json, MCP server later: node t/t.mjs) is not started: it is an MCP server (.mcp.json) of the project");
+    expect(ran.stderr).toContain("(not_approved)");
+    expect(ran.stderr).toContain(`hookbox claude: the MCP server parent of ${join(w.project, "..", ".mcp.json")}, above the project, is denied by name`);
+    expect(ran.stderr).not.toMatch(/MCP server (ok|remote)\b.*not started/);
   });
 });
 

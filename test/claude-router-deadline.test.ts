@@ -1,5 +1,5 @@
 /**
- * The router answers Claude Code before Claude Code's deadline for it, always (src/claude/router.ts),
+ * The router answers Claude Code before Claude Code's deadline for it, always (src/agents/router.ts),
  * at its process boundary: `hookbox claude-hook <plan>` with the event on stdin, as Claude Code runs
  * it. A project of 200 hooks naming one script beside a 250 MiB sparse file
  * (fixtures/hostile/claude-code/drowns-the-router/, the file added here: git keeps no sparse file)

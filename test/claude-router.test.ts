@@ -1,21 +1,23 @@
 /**
- * `hookbox claude-hook`'s runner (src/claude/router.ts) with real processes and the real sandbox:
+ * `hookbox claude-hook`'s runner (src/agents/router.ts over Claude Code's row, src/agents/claude.ts) with real processes and the real sandbox:
  * a user's hook runs as the user without secret-looking variables; a project's hook runs only as
  * approved (src/claude/approval.ts), and a change to its script needs approval again; answers of
  * several hooks combine by Claude Code's rules.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
 import { claudeHookFingerprint } from "../src/claude/approval.js";
-import { combine, routeEvent, type ClaudePlan } from "../src/claude/router.js";
+import { combine, routeEvent } from "../src/agents/claude.js";
+import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { ROOT } from "./cli-run.js";
+import { guardProject } from "./support/claude-guard.js";
 
 const roots: string[] = [];
 afterEach(() => { for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true }); });
@@ -24,14 +26,7 @@ function project(script: string) {
   const root = mkdtempSync(join(tmpdir(), "hookbox-claude-router-"));
   roots.push(root);
   const dir = join(root, "project");
-  mkdirSync(join(dir, ".claude", "hooks"), { recursive: true });
-  writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), script);
-  chmodSync(join(dir, ".claude", "hooks", "guard.sh"), 0o755);
-  const settings = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh", timeout: 10 }] }] } };
-  const file = join(dir, ".claude", "settings.json");
-  writeFileSync(file, JSON.stringify(settings));
-  const parsed = parseClaudeSettings(JSON.stringify(settings), file, "project");
-  const plan: ClaudePlan = { project: dir, hooks: parsed.hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20 };
+  const plan: ClaudePlan = { project: dir, hooks: guardProject(dir, script), refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20 };
   return { dir, plan, store: new ApprovalStore({ dir: plan.approvals }) };
 }
 const event = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } };

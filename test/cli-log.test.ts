@@ -4,7 +4,7 @@
  * in words why a call was blocked and what changes it, for a project hook not approved, one that
  * answered above its policy (effect_refused) and one that timed out; filters and --json.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { decisionRecordSchema } from "../src/observe/record.js";
 import { main } from "../src/cli/main.js";
 import { hookbox } from "./cli-run.js";
+import { guardProject } from "./support/claude-guard.js";
 
 /** `hookbox log …args` in this process over the test's log folder (the bin runs once, in the first test). */
 async function log(args: string[]): Promise<{ code: number; stdout: string }> {
@@ -31,19 +32,20 @@ const env = { XDG_STATE_HOME: state, HOOKBOX_AUDIT: "" };
 const project = join(root, "project");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+/** The digest of each approved plan's project hook, by plan. */
+const digests = new Map<string, string>();
+
 /** A plan with one project hook (guard.sh, approved when `approve`) and one user hook, as `hookbox claude` writes it. */
 async function plan(name: string, script: string, user: string | undefined, approve: boolean): Promise<[string, string]> {
   const dir = join(project, name);
-  mkdirSync(join(dir, ".claude", "hooks"), { recursive: true });
-  writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), script);
-  chmodSync(join(dir, ".claude", "hooks", "guard.sh"), 0o755);
-  const settings = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh", timeout: 10 }] }] } };
-  const file = join(dir, ".claude", "settings.json");
-  writeFileSync(file, JSON.stringify(settings));
-  const hooks = parseClaudeSettings(JSON.stringify(settings), file, "project").hooks;
+  const hooks = guardProject(dir, script);
   if (user) hooks.push(...parseClaudeSettings(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: user, timeout: 1 }] }] } }), "/home/u/.claude/settings.json", "user").hooks);
   const p: ClaudePlan = { project: dir, hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20 };
-  if (approve) new ApprovalStore({ dir: p.approvals }).approve(dir, [await claudeHookFingerprint(dir, hooks[0]!)]);
+  if (approve) {
+    const approval = await claudeHookFingerprint(dir, hooks[0]!);
+    new ApprovalStore({ dir: p.approvals }).approve(dir, [approval]);
+    digests.set(name, approval.digest);
+  }
   const planFile = join(root, `${name}.plan.json`);
   const { text, sha256 } = planText(p);
   writeFileSync(planFile, text);
@@ -103,6 +105,9 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox log", () => {
       ["toolu_slow", "allowed", null, "claude"],
       ["toolu_slow", "failed", "timeout", "claude"],
     ]);
+    // A project hook's record carries the digest of the approval it ran under; one not approved, or the user's, none.
+    expect(records.map((r) => r.hook?.hash)).toEqual([undefined, digests.get("rewrites"), digests.get("slow"), undefined]);
+    expect(digests.get("slow")).toMatch(/^[0-9a-f]{64}$/);
     const timeouts = await log(["--code", "timeout"]);
     expect(timeouts.stdout.trim().split("\n")).toHaveLength(1);
     expect(timeouts.stdout).toMatch(/failed\s+timeout\s+claude\s+PreToolUse Bash\(toolu_slow\)\s+\/home\/u\/\.claude\/settings\.json#/);

@@ -4,12 +4,13 @@
  * own; the grants are kept in the approval; widening asks again, narrowing does not; `--policy`
  * is refused by name for Claude Code hooks. The hooks are the corpus of fixtures/grants/.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hookbox } from "./cli-run.js";
 import { writeCorpus } from "./support/grants-corpus.js";
 import { tempDir } from "./helpers/files.js";
+import { installPiDir } from "./support/pi-agent.js";
 
 function world() {
   const root = tempDir("hookbox-trust-grants-");
@@ -77,3 +78,26 @@ describe("hookbox trust proposes and pins grants", { timeout: 60_000 }, () => {
     expect(policy.stdout).toContain('runs: in the sandbox under "untrusted", with no grant');
   });
 });
+
+describe("hookbox trust proposes a pi module's grants by reading it", { timeout: 60_000 }, () => {
+  it("write:logs for a logger, effects:annotate for a context extension, nothing for a guard (a module it imports is no folder to write)", async () => {
+    const root = tempDir("hookbox-trust-module-grants-");
+    const project = join(root, "project");
+    const extensions = join(project, ".pi", "extensions");
+    const fixtures = join(import.meta.dirname, "..", "fixtures", "extensions");
+    mkdirSync(join(extensions, "guard", "lib"), { recursive: true });
+    cpSync(join(fixtures, "logs-tool-calls.ts"), join(extensions, "tool-log.ts"));
+    cpSync(join(fixtures, "project-notes"), join(extensions, "project-notes"), { recursive: true });
+    writeFileSync(join(extensions, "guard", "lib", "rules.ts"), "export const DENY = /rm -rf/;\n");
+    writeFileSync(join(extensions, "guard", "index.ts"), `import { DENY } from "./lib/rules.ts";
+export default (pi: any) => pi.on("tool_call", (e: any) => (DENY.test(e.input.command ?? "") ? { block: true, reason: "no" } : undefined));
+`);
+    const env = { PATH: `${join(installPiDir(), "node_modules", ".bin")}${delimiter}/usr/local/bin:/usr/bin:/bin`, HOME: join(root, "home"), XDG_CONFIG_HOME: join(root, "xdg") };
+    const r = await hookbox(["trust", project, "--approvals", join(root, "approvals"), "--agent-dir", join(root, "agent"), "--json"], { env });
+    const modules = (JSON.parse(r.stdout) as { modules: Array<{ path: string; proposed?: string[] }> }).modules;
+    expect(Object.fromEntries(modules.map((m) => [m.path.slice(extensions.length + 1), m.proposed]))).toEqual({
+      "guard/index.ts": [], "project-notes/index.ts": ["effects:annotate"], "tool-log.ts": ["write:logs"],
+    });
+  });
+});
+

@@ -1,17 +1,21 @@
 /**
  * The Codex CLI row of the dialect table (src/agents/codex.ts) through the shared router, with real
  * shell runs, and the requirements and version check of `hookbox codex`. End to end with the real
- * agent: test/e2e-codex.test.ts.
+ * agent: test/e2e-codex-gemini.test.ts.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CODEX, readCodexLayer } from "../src/agents/codex.js";
-import { interpretAgentRun, routeAgentEvent, type AgentPlan } from "../src/agents/router.js";
+import { interpretAgentRun } from "../src/agents/command-hooks.js";
+import { route as routeAgentEvent } from "../src/agents/router.js";
+import type { AgentPlan } from "../src/agents/dialect.js";
 import { generatedRequirements } from "../src/cli/codex.js";
+import { routingCommand } from "../src/cli/command-launch.js";
 import type { AgentHook } from "../src/agents/dialect.js";
 import { hookbox } from "./cli-run.js";
+import { planText } from "../src/claude/plan.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hookbox-codex-router-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,6 +31,29 @@ describe("Codex CLI's row", () => {
     expect(r.stderr).toMatch(/blocked \(exit 2\)/);
     const other = await routeAgentEvent(CODEX, plan([hook("exit 2", { matcher: "^apply_patch$" })]), input, JSON.stringify(input));
     expect(other).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("the routing hook follows only the plan hookbox codex wrote: one rewritten after the start (its sha256 differs) is refused and the call blocked (control: the plan as written is followed)", async () => {
+    const planFile = join(dir, "pinned-plan.json");
+    const { text, sha256 } = planText(plan([hook("echo fine >&2")]));
+    writeFileSync(planFile, text);
+    const input = JSON.stringify({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, cwd: dir });
+    const followed = await hookbox(["codex-hook", planFile, sha256], { stdin: input, env: { HOOKBOX_AUDIT: "off" } });
+    expect(followed.code, followed.stderr).toBe(0);
+    writeFileSync(planFile, JSON.stringify(plan([])));
+    const rewritten = await hookbox(["codex-hook", planFile, sha256], { stdin: input, env: { HOOKBOX_AUDIT: "off" } });
+    expect(rewritten.code).toBe(2);
+    expect(rewritten.stderr).toContain(`the plan ${planFile} is not the one hookbox codex wrote`);
+  });
+
+  it("the router answers before Codex's deadline for it, as for Claude Code: a hook still running then is named timeout, stopped, and the call blocked (its own timeout, 60 s, would come after Codex gave up and let the call run)", async () => {
+    const input = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -r x" }, cwd: dir };
+    const started = performance.now();
+    const r = await routeAgentEvent(CODEX, { ...plan([hook("sleep 20", { timeoutMs: 60_000 })]), timeoutS: 2 }, input, JSON.stringify(input));
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("had not answered when hookbox's router had to answer Codex CLI (its deadline for the router is 2 s");
+    expect(r.stderr).toContain("(timeout)");
   });
 
   it("a project's hook may block or deny; updatedInput, permissionDecision allow, additionalContext, decision approve and systemMessage are effect_refused; your own hook may", () => {
@@ -57,10 +84,10 @@ describe("Codex CLI's row", () => {
 
   it("the generated requirements keep the admin's, allow managed hooks only, and add the routing hook after the admin's own, its timeout above the slowest hook's", () => {
     const admin = { allowed_sandbox_modes: ["read-only"], hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "admin" }] }] } };
-    const req = generatedRequirements(admin, plan([hook("a", { timeoutMs: 10_000 })]), "/plan.json") as { allow_managed_hooks_only: boolean; allowed_sandbox_modes: string[]; hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };
+    const req = generatedRequirements(admin, plan([hook("a", { timeoutMs: 10_000 })]), routingCommand("codex", "/plan.json", "0123")) as { allow_managed_hooks_only: boolean; allowed_sandbox_modes: string[]; hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };
     expect(req.allow_managed_hooks_only).toBe(true);
     expect(req.allowed_sandbox_modes).toEqual(["read-only"]);
-    expect(req.hooks.PreToolUse!.map((g) => g.hooks[0]!.command)).toEqual(["admin", expect.stringContaining("codex-hook '/plan.json'")]);
+    expect(req.hooks.PreToolUse!.map((g) => g.hooks[0]!.command)).toEqual(["admin", expect.stringContaining("codex-hook '/plan.json' 0123")]);
     expect(req.hooks.PreToolUse![1]!.hooks[0]!.timeout).toBe(40);
   });
 

@@ -10,6 +10,7 @@ import { approvalCommand, ApprovalStore, fingerprint } from "../src/approval/sto
 import { discoverAndLoadHooks, type LoadedHook } from "../src/index.js";
 import { fixture, host, until } from "./helpers/host.js";
 import { projectAndHome } from "./support/folders.js";
+import type { DecisionRecord } from "../src/observe/record.js";
 
 const loaded: LoadedHook[] = [];
 afterEach(async () => {
@@ -129,5 +130,22 @@ describe("discoverAndLoadHooks: project hooks need approval", () => {
     expect(result.errors.map((e) => [e.path, e.code])).toEqual([[project, "not_approved"]]);
     expect(result.errors[0]!.error).toContain(`the approvals store ${join(dir, "approvals.json")} is corrupt`);
     expect(result.hooks.map((h) => h.path)).toEqual(["hookbox:not-approved", user]);
+  });
+
+  it("a project hook's decision records carry the digest of the approval it loaded under (hook.hash); a user hook's carry none", async () => {
+    const { cwd, home } = projectAndHome("hookbox-discovery-approval-");
+    const dir = join(home, "config");
+    const project = place("valid/blocks-rm-rf.ts", join(cwd, ".claude/hooks/pre/bash.ts"));
+    const user = place("valid/records-call-order.ts", join(home, ".claude/hooks/pre/user.ts"));
+    place("valid/lib/scripted.ts", join(home, ".claude/hooks/pre/lib/scripted.ts"));
+    const approval = fingerprint(project, "confined");
+    new ApprovalStore({ dir }).approve(cwd, [approval]);
+    const found = await discoverAndLoadHooks([], cwd, { home, approvals: { dir }, trust: { project: "confined" as const } });
+    loaded.push(...found.hooks);
+    const { runner } = host(found.hooks, { cwd });
+    const records: DecisionRecord[] = [];
+    runner.onRecord((r) => records.push(r));
+    await runner.emitToolCall(lsCall);
+    expect(records.map((r) => [r.hook?.path, r.hook?.hash, r.outcome])).toEqual([[project, approval.digest, "allowed"], [user, undefined, "allowed"]]);
   });
 });

@@ -138,11 +138,11 @@ describe.skipIf(unavailable)("what the model writes does not change what hookbox
   });
 });
 
-describe.skipIf(unavailable)("a project's settings keys that run code reach Claude Code only once approved, and its MCP servers not at all", { timeout: 120_000 }, () => {
+describe.skipIf(unavailable)("a project's settings keys that run code reach Claude Code only once approved, and its MCP servers only approved and in the sandbox", { timeout: 120_000 }, () => {
   beforeAll(() => { claude = installClaude(); }, 300_000);
   afterAll(() => { for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true }); });
 
-  it("a project's env (BASH_ENV) reaches the model's Bash commands with Claude Code alone, as its .mcp.json server starts with the API key; through hookbox claude the env does not until hookbox trust approved it, nor after it changed, and the server never starts", () => {
+  it("a project's env (BASH_ENV) reaches the model's Bash commands with Claude Code alone, as its .mcp.json server starts with the API key; through hookbox claude the env does not until hookbox trust approved it, nor after it changed, and the server is denied until approved, then reaches nothing outside its sandbox", () => {
     const furnishEnv = (w: ClaudeWorld) => {
       furnishMcp(w);
       writeFileSync(join(w.project, "bash-env.sh"), "echo BASH-ENV-RAN\n");
@@ -160,7 +160,8 @@ describe.skipIf(unavailable)("a project's settings keys that run code reach Clau
     expect(unapproved.stderr).toContain("the project's .claude/settings.json sets env: not loaded (they run code or widen what Claude Code may do) until you review and approve them with npx hookbox trust");
     expect(unapproved.result).toContain("TOOL RESULT: probe=");
     expect(unapproved.result).not.toContain("bash-env.sh");
-    expect(unapproved.stderr).toContain("the project's .mcp.json names MCP servers (probe): not started");
+    expect(unapproved.stderr).toContain("hookbox claude: the project's MCP server probe (.mcp.json, MCP server probe: /bin/sh -c ");
+    expect(unapproved.stderr).toContain("is not started: it is an MCP server (.mcp.json) of the project");
     expect(approve(w)).toContain("Claude Code (.claude/settings.json, settings: env)");
     const approved = runClaude(w, { command, hookbox: true });
     expect(approved.stderr).not.toContain("not loaded");

@@ -6,29 +6,14 @@
  */
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { approvalCommand, ApprovalStore, fingerprint } from "../src/approval/store.js";
 import { isolateDiscovered } from "../src/extension.js";
 import { tempDir, writeHook } from "./helpers/files.js";
-import { importPi, installPiDir } from "./support/pi-agent.js";
+import { piLoader } from "./support/pi-loader.js";
 import { ROOT, until } from "./helpers/host.js";
 
-type Any = any;
-let loader: Any;
-let Runner: Any;
-let SessionManager: Any;
-let piRoot: string;
-const runners: Any[] = [];
-
-beforeAll(async () => {
-  const dir = installPiDir();
-  piRoot = join(dir, "node_modules", "@mariozechner", "pi-coding-agent");
-  ({ loader, Runner, SessionManager } = await importPi(dir));
-}, 300_000);
-
-afterEach(async () => {
-  for (const runner of runners.splice(0)) await runner.emit({ type: "session_shutdown", reason: "quit" });
-});
+const pi = piLoader();
 
 /** A module that registers the tool `who_<name>` (a second load would be refused as a taken name) and answers `who_<name>` tool calls with where it runs. */
 const reporting = (name: string) => `import { isMainThread } from "node:worker_threads";
@@ -55,23 +40,14 @@ function world() {
   return { root, project, agentDir, approvals: { dir: join(root, "config") } };
 }
 
-async function inPi(factory: unknown, cwd: string) {
-  const runtime = loader.createExtensionRuntime();
-  const extension = await loader.loadExtensionFromFactory(factory, cwd, undefined, runtime, "<discovered>");
-  const runner = new Runner([extension], runtime, cwd, SessionManager.inMemory(cwd), {});
-  runners.push(runner);
-  const errors: string[] = [];
-  runner.onError((e: { error: string }) => errors.push(e.error));
-  await runner.emit({ type: "session_start", reason: "startup" });
-  return { runner, errors, extension };
-}
+const inPi = pi.inPi;
 
 const who = (name: string) => ({ type: "tool_call", toolName: `who_${name}`, toolCallId: "1", input: {} });
 
 describe("isolateDiscovered in pi 0.73.1", { timeout: 120_000 }, () => {
   it("unapproved: the user's module loads isolated (confined, a worker); the project's are not loaded and every tool call is blocked naming each and the approval command", async () => {
     const w = world();
-    const { runner, errors, extension } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals }), w.project);
+    const { runner, errors, extension } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot: pi.root, approvals: w.approvals }), w.project);
     expect([...extension.tools.keys()]).toEqual(["who_mine"]);
     expect(errors.join("\n")).toContain("(not_approved)");
     for (const name of ["mine", "theirs", "listed"]) {
@@ -89,7 +65,7 @@ describe("isolateDiscovered in pi 0.73.1", { timeout: 120_000 }, () => {
     const theirs = join(w.project, ".pi/extensions/theirs.ts");
     const listed = join(w.project, "lib/listed.ts");
     new ApprovalStore(w.approvals).approve(w.project, [fingerprint(theirs, "untrusted"), fingerprint(listed, "untrusted")]);
-    const { runner, errors, extension } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals }), w.project);
+    const { runner, errors, extension } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot: pi.root, approvals: w.approvals }), w.project);
     expect(errors).toEqual([]);
     expect([...extension.tools.keys()].sort()).toEqual(["who_listed", "who_mine", "who_theirs"]);
     const seen = [];
@@ -109,7 +85,7 @@ describe("isolateDiscovered in pi 0.73.1", { timeout: 120_000 }, () => {
     const listed = join(w.project, "lib/listed.ts");
     new ApprovalStore(w.approvals).approve(w.project, [fingerprint(theirs, "untrusted"), fingerprint(listed, "untrusted")]);
     writeFileSync(listed, `${reporting("listed")} `);
-    const { runner, extension } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals }), w.project);
+    const { runner, extension } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot: pi.root, approvals: w.approvals }), w.project);
     expect([...extension.tools.keys()].sort()).toEqual(["who_mine", "who_theirs"]);
     const result = await runner.emitToolCall(who("theirs"));
     expect(result.reason).toContain(`${listed} differs`);
@@ -122,7 +98,7 @@ describe("isolateDiscovered in pi 0.73.1", { timeout: 120_000 }, () => {
     const listed = join(w.project, "lib/listed.ts");
     const crashy = writeHook(w.project, ".pi/extensions/crashy.ts", readFileSync(join(ROOT, "fixtures/hostile/crashes-after-its-file-changed.ts"), "utf8"));
     new ApprovalStore(w.approvals).approve(w.project, [theirs, listed, crashy].map((m) => fingerprint(m, "untrusted")));
-    const { runner, errors: piErrors } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals }), w.project);
+    const { runner, errors: piErrors } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot: pi.root, approvals: w.approvals }), w.project);
     expect(piErrors).toEqual([]);
     const errors: string[] = [];
     const said = vi.spyOn(console, "error").mockImplementation((line: unknown) => { errors.push(String(line)); });
@@ -142,7 +118,7 @@ describe("isolateDiscovered in pi 0.73.1", { timeout: 120_000 }, () => {
     const theirs = join(w.project, ".pi/extensions/theirs.ts");
     const listed = join(w.project, "lib/listed.ts");
     new ApprovalStore(w.approvals).approve(w.project, [fingerprint(theirs, "untrusted"), fingerprint(listed, "untrusted")]);
-    const { runner, extension } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals, project: "confined" }), w.project);
+    const { runner, extension } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot: pi.root, approvals: w.approvals, project: "confined" }), w.project);
     expect([...extension.tools.keys()]).toEqual(["who_mine"]);
     const result = await runner.emitToolCall(who("mine"));
     expect(result.reason).toContain("its policy was untrusted, now confined");
@@ -152,7 +128,7 @@ describe("isolateDiscovered in pi 0.73.1", { timeout: 120_000 }, () => {
   it("a corrupt approvals store loads no project module and blocks, naming the store; the user's module still loads", async () => {
     const w = world();
     writeFileSync(join(w.approvals.dir, "approvals.json"), "[]");
-    const { runner, extension } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot, approvals: w.approvals }), w.project);
+    const { runner, extension } = await inPi(isolateDiscovered({ cwd: w.project, agentDir: w.agentDir, piRoot: pi.root, approvals: w.approvals }), w.project);
     expect([...extension.tools.keys()]).toEqual(["who_mine"]);
     expect((await runner.emitToolCall(who("mine"))).reason).toContain(`the approvals store ${join(w.approvals.dir, "approvals.json")} is corrupt`);
   });

@@ -616,3 +616,15 @@ describe(`hookbox/extension in pi 0.73.1's loader and runner (${ISOLATION} isola
     expect([...ui].sort()).toEqual([...CARRIED_UI, ...Object.keys(REFUSED_UI)].sort());
   });
 });
+
+describe(`the context a module's handlers get inside pi (${ISOLATION} isolation)`, { timeout: 60_000 }, () => {
+  it("every event's handler gets the agent's cwd, a handler pi's runner calls one by one (before_agent_start) and the events after it alike", async () => {
+    const { runner } = await inPi([join(ROOT, "fixtures", "valid", "reports-cwd-in-every-event.ts")]);
+    await runner.emitBeforeAgentStart("do it", undefined, "You are pi.");
+    await runner.emitContext([{ role: "user", content: "x", timestamp: 1 }]);
+    const result = await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } });
+    const cwd = process.cwd();
+    expect(result.reason).toBe([`before_agent_start:${cwd}`, `context:${cwd}`, `tool_call:${cwd}`].join("\n"));
+  });
+});
+

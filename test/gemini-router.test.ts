@@ -2,15 +2,18 @@
  * The Gemini CLI row of the dialect table (src/agents/gemini.ts) through the shared router
  * (src/agents/router.ts), with real shell runs: how a hook's end is read, what a project's hook may
  * not answer, the one verdict Gemini CLI gets, the settings as read and as shown, and the version
- * check of `hookbox gemini`. End to end with the real agent: test/e2e-gemini.test.ts.
+ * check of `hookbox gemini`. End to end with the real agent: test/e2e-codex-gemini.test.ts.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { GEMINI, readGeminiSettings } from "../src/agents/gemini.js";
-import { interpretAgentRun, routeAgentEvent, selectAgentHooks, type AgentPlan } from "../src/agents/router.js";
+import { interpretAgentRun, selectAgentHooks } from "../src/agents/command-hooks.js";
+import { route as routeAgentEvent } from "../src/agents/router.js";
+import type { AgentPlan } from "../src/agents/dialect.js";
 import { projectView, userView } from "../src/cli/gemini.js";
+import { routingCommand } from "../src/cli/command-launch.js";
 import type { AgentHook } from "../src/agents/dialect.js";
 import { hookbox } from "./cli-run.js";
 
@@ -99,9 +102,9 @@ describe("Gemini CLI's settings as read and as shown", () => {
     expect(read.refused.map((r) => r.reason)).toEqual(['a "plugin" hook, which hookbox does not run']);
     expect(projectView(read)).toEqual({ model: { name: "m" } });
     const p = { project: dir, hooks: read.hooks, refused: read.refused, maxOutputBytes: 1 };
-    const view = userView(readGeminiSettings(join(dir, "missing.json"), "user"), p, "/plan.json") as { hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };
+    const view = userView(readGeminiSettings(join(dir, "missing.json"), "user"), p, routingCommand("gemini", "/plan.json", "0123")) as { hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };
     expect(Object.keys(view.hooks)).toEqual(["BeforeTool"]);
-    expect(view.hooks.BeforeTool![0]!.hooks[0]!.command).toContain("gemini-hook '/plan.json'");
+    expect(view.hooks.BeforeTool![0]!.hooks[0]!.command).toContain("gemini-hook '/plan.json' 0123");
     expect(view.hooks.BeforeTool![0]!.hooks[0]!.timeout).toBe(30_005);
   });
 

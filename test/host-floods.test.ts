@@ -22,6 +22,17 @@ describe("floods", () => {
     expect(lines.at(-1)).toEqual(["warn", `[hookbox: 2000 log lines dropped (over ${LOG_LINES_PER_WINDOW} per ${CALLBACK_WINDOW_MS / 1000} s)]`]);
   }, 30_000);
 
+  it("3000 forged denial reports reach onDenied as at most 2000 records, within the hook's log budget", async () => {
+    const records: Array<{ permission: string; resource: string }> = [];
+    const { runner, errors } = await start(["hostile/forges-denial-reports.ts"], { load: { onDenied: (_h, r) => records.push(r) } });
+    await expect(runner.emitToolCall(toolCall())).resolves.toEqual({ block: true, reason: "forged 3000" });
+    await until(() => records.length >= LOG_LINES_PER_WINDOW, CALLBACK_WINDOW_MS + 5_000, "the reports");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(records).toHaveLength(LOG_LINES_PER_WINDOW);
+    expect(records[0]).toEqual({ permission: "FileSystemWrite", resource: "/project/forged-0/x.log" });
+    expect(errors).toEqual([]);
+  }, 30_000);
+
   it("300 refused pi.exec calls with 4,000-character names reach onExec as 100 records cut to 200 characters, then one record says how many were dropped", async () => {
     const records: Array<{ command: string; args: string[]; refused?: string; dropped?: number }> = [];
     const { runner } = await start(["hostile/floods-exec-records.ts"], { load: { onExec: (_h, r) => records.push(r) } });

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planText, type ClaudePlan } from "../src/claude/plan.js";
+import type { AgentPlan } from "../src/agents/dialect.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { launchProblems } from "../src/observe/launch.js";
 import { hookbox } from "./cli-run.js";
@@ -71,6 +72,28 @@ describe("OTLP export from hookbox claude's router", () => {
     ]);
     for (const s of spans) expect(attrs(s)).toMatchObject({ "gen_ai.tool.name": "Bash", "hookbox.agent": "claude", "hookbox.isolation": "as-user", "hookbox.event": "PreToolUse" });
     expect(spans.find((s) => attrs(s)["error.type"] === "crashed")!.status?.code).toBe(2);
+  });
+});
+
+describe("OTLP export from the routers of hookbox codex and gemini", () => {
+  it("a codex-hook run exports one span per hook to the endpoint the launcher handed it in its plan (Codex need not pass OTEL_* to hooks); a plan without it sends nothing", async () => {
+    const hook = { source: "user" as const, file: "/home/u/.codex/hooks.json", at: "hooks.PreToolUse[0].hooks[0]", event: "PreToolUse", matcher: "^Bash$", command: "cat >/dev/null; exit 0", name: "ok", timeoutMs: 5_000 };
+    const event = (id: string) => JSON.stringify({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_use_id: id, tool_input: { command: "ls" } });
+    const env = { XDG_STATE_HOME: join(root, "state") };
+    const before = received.length;
+    const run = async (name: string, plan: AgentPlan) => {
+      const planFile = join(root, `${name}.json`);
+      const { text, sha256 } = planText(plan);
+      writeFileSync(planFile, text);
+      return hookbox(["codex-hook", planFile, sha256], { stdin: event(`call_${name}`), env });
+    };
+    const control = await run("codex-plain", { project: root, hooks: [hook], refused: [], maxOutputBytes: 1 << 20 });
+    expect(control.code, control.stderr).toBe(0);
+    expect(received.length).toBe(before);
+    const ran = await run("codex-otel", { project: root, hooks: [hook], refused: [], maxOutputBytes: 1 << 20, otel: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" } });
+    expect(ran.code, ran.stderr).toBe(0);
+    const spans = received.slice(before).flatMap((r) => r.spans);
+    expect(spans.map((s) => [attrs(s)["hookbox.agent"], attrs(s)["hookbox.outcome"], attrs(s)["gen_ai.tool.call.id"]])).toEqual([["codex", "allowed", "call_codex-otel"]]);
   });
 });
 

@@ -8,6 +8,7 @@ import { decisionRecordSchema, type DecisionRecord } from "../src/observe/record
 import { start } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";
 import { ISOLATION } from "./support/isolation.js";
+import { presets } from "../src/policy/policy.js";
 
 async function recorded(names: string[], load: Record<string, unknown>, emit: (h: Awaited<ReturnType<typeof start>>) => Promise<unknown>, content = false) {
   const host = await start(names, { load });
@@ -60,6 +61,12 @@ describe("decision records", () => {
   it("a hook whose edit was applied is a substitute effect", async () => {
     const records = await recorded(["appends-dry-run-in-place", "reports-bash-command-seen"], {}, (h) => h.runner.emitToolCall(toolCall("ls", "id-5")));
     expect(records.map((r) => [r.outcome, r.effect])).toEqual([["allowed", "substitute"], ["allowed", "observe"]]);
+  });
+
+  it("a hook under an annotate grant whose added context was applied is an annotate effect", async () => {
+    const policy = ISOLATION === "sandbox" ? { ...presets.untrusted, effects: "annotate" } : { effects: "annotate" };
+    const records = await recorded(["valid/adds-project-notes.ts"], { policy }, (h) => h.runner.emit({ type: "before_agent_start", prompt: "do it", systemPrompt: "You are pi." } as never));
+    expect(records.map((r) => [r.outcome, r.effect])).toEqual([["allowed", "annotate"]]);
   });
 
   it("content (what the hook received and answered, its reason) is in a record only when asked for", async () => {

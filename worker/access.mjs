@@ -34,7 +34,7 @@ export function withAccessDetail(err) {
  */
 const denials = new Map();
 const MAX_DENIALS = 32;
-/** @type {(line: string) => void} */
+/** @type {(permission: string, resource: string) => void} */
 let report = () => {};
 /** Where hookbox's own worker code and jiti live: a denial their lookups caused is not the module's. */
 const OWN = [new URL(".", import.meta.url).pathname, "/node_modules/jiti/"];
@@ -47,11 +47,19 @@ function note(err) {
   const resource = typeof e.resource === "string" ? e.resource : "";
   const key = `${permission}\0${resource}`;
   if (denials.has(key) || !byTheModule(new Error().stack ?? "")) return;
-  const what = `${permission}${resource ? ` of ${resource}` : ""}`;
-  denials.set(key, what);
+  denials.set(key, `${permission}${resource ? ` of ${resource}` : ""}`);
+  report(permission, resource);
+}
+
+/**
+ * The line that reports a denial, naming the policy field that grants it (the host's default, and
+ * what an isolated module's project approval names otherwise: src/extension/notices.ts).
+ * @param {string} permission @param {string} resource
+ */
+export function deniedLine(permission, resource) {
   const grant = permission === "FileSystemRead" ? `policy.fsRead (policy: { fsRead: [${JSON.stringify(resource)}] })`
     : permission === "FileSystemWrite" ? `policy.fsWrite (policy: { fsWrite: [${JSON.stringify(resource)}] })` : HOW[permission] ?? "see the hook's policy";
-  report(`hookbox: ${what} was denied by the module's policy (ERR_ACCESS_DENIED). The field that grants it: ${grant}`);
+  return `hookbox: ${permission}${resource ? ` of ${resource}` : ""} was denied by the module's policy (ERR_ACCESS_DENIED). The field that grants it: ${grant}`;
 }
 
 /** Whether the first caller outside node:fs and this file is not hookbox's worker nor jiti. @param {string} stack */
@@ -71,7 +79,7 @@ export function deniedSoFar() {
  * named imports too, through `syncBuiltinESMExports`), reporting each denial once with the policy
  * field that grants it. Nothing when the permission model is off (trusted, the sandbox's own walls).
  * A module can undo this for itself: it is a report for the person, not a wall.
- * @param {(line: string) => void} onDenied
+ * @param {(permission: string, resource: string) => void} onDenied
  */
 export function watchDenials(onDenied) {
   if (!(/** @type {{ permission?: unknown }} */ (process).permission)) return;

@@ -31,7 +31,7 @@ delete (/** @type {any} */ (boot)).render;
 delete (/** @type {any} */ (boot)).renderState;
 if (mode === "worker") setSyncChannel(sync, syncState);
 // Each read the permission model denies the module is reported once, naming the grant (worker/access.mjs).
-watchDenials((line) => post(METHOD.log, ["warn", line]));
+watchDenials((permission, resource) => post(METHOD.denied, [permission, resource]));
 const registry = new Registrations();
 /** Requests the host gave up on (timeout): their results are not sent. @type {Set<number>} */
 const cancelled = new Set();

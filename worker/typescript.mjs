@@ -5,11 +5,13 @@
 // `eval_evalModule`: the same transform request, wrapper, `module` and interop), and jiti is
 // required only when the module reaches for it: `require`, an `import` (the transform makes it
 // `jitiImport`) or `import.meta.resolve` (`jitiESMResolve`). Those get jiti's own functions, from a
-// jiti made then with the module as its parent, as jiti itself would have made it.
+// jiti made then with the module as its parent, as jiti itself would have made it. An import of
+// one of the agent's own packages by its exact name needs no jiti either (worker/agent-packages.mjs).
 import { Module, createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runInThisContext } from "node:vm";
+import { deferredAgentPackage } from "./agent-packages.mjs";
 
 const require = createRequire(import.meta.url);
 /** What jiti itself transpiles always (its `eval_evalModule`'s test of the extension). */
@@ -67,7 +69,11 @@ async function evaluate(filename, options) {
   mod.path = dirname(filename);
   mod.paths = /** @type {any} */ (Module)._nodeModulePaths(mod.path);
   await wrapped(mod.exports, mod.require, mod, filename, dirname(filename),
-    /** @param {string} id @param {any} [opts] */ (id, opts) => jiti().import(id, opts),
+    /** @param {string} id @param {any} [opts] */ (id, opts) => {
+      // jiti's order: an offered host module of that name comes first; then the agent's package, deferred.
+      const deferred = opts === undefined && !(options.virtualModules && id in options.virtualModules) ? deferredAgentPackage(id, options.alias) : undefined;
+      return deferred ? Promise.resolve(deferred) : jiti().import(id, opts);
+    },
     /** @param {string} id @param {any} [opts] */ (id, opts) => jiti().esmResolve(id, opts));
   const failed = mod.exports?.__JITI_ERROR__;
   if (failed) throw new Error(`${failed.code}: ${failed.message} \n ${`${failed.filename}:${failed.line}:${failed.column}`}`);

@@ -27,6 +27,8 @@ export const METHOD = Object.freeze({
   abortEditor: "ui.abortEditor",
   abort: "abort",
   log: "log",
+  /** What Node's permission model denied the module (worker/access.mjs), once per permission and resource. */
+  denied: "denied",
   output: "output",
   isIdle: "isIdle",
   hasQueuedMessages: "hasQueuedMessages",
@@ -95,6 +97,7 @@ export const KIND = Object.freeze({
   [METHOD.setHeader]: "sync",
   [METHOD.setFooter]: "sync",
   [METHOD.log]: "post",
+  [METHOD.denied]: "post",
   [METHOD.output]: "post",
   [METHOD.isIdle]: "sync",
   [METHOD.hasQueuedMessages]: "sync",

@@ -1,5 +1,5 @@
 /** The benches' figures: one row per figure, an optional target, printed as one markdown table. */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +21,7 @@ export interface Row {
 
 export const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
 export const ms = (v: number) => `${v.toFixed(1)} ms`;
+export const s = (v: number) => `${v.toFixed(2)} s`;
 export const spread = (s: Summary, fmt: (v: number) => string) => `${fmt(s.median)} (p99 ${fmt(s.p99)})`;
 
 /** "IQR 1.20-1.33, range 1.05-1.60, 30 rounds", or "-" for a figure measured once. */
@@ -44,7 +45,7 @@ export function table(rows: Row[]): string {
     const ok = passes(r);
     return [
       r.key,
-      r.unit === "x" ? r.value.toFixed(2) : r.unit === "" ? String(r.value) : `${r.value.toFixed(r.unit === "µs" ? 3 : 1)} ${r.unit}`,
+      r.unit === "x" ? r.value.toFixed(2) : r.unit === "" ? String(r.value) : `${r.value.toFixed(r.unit === "µs" ? 3 : r.unit === "s" ? 2 : 1)} ${r.unit}`,
       r.target ? `${r.target.op} ${r.target.value}${r.unit === "x" || r.unit === "" ? "" : ` ${r.unit}`}` : "-",
       ok === undefined ? "-" : ok ? "pass" : "FAIL",
       roundsSpread(r),
@@ -65,14 +66,21 @@ export const resultsFile = (bench: string) => fileURLToPath(new URL(`../results/
 
 /**
  * The table, which targets were missed, and with `json` the figures as one JSON object on the last
- * line; with `save`, the rows and the machine written to bench/results/<save>.json.
+ * line; with `save`, the rows and the machine written to bench/results/<save>.json (with `merge`, in
+ * place of the rows of the same keys, the others kept).
  */
-export function report(rows: Row[], json: boolean, save?: string): void {
+export function report(rows: Row[], json: boolean, save?: string, merge = false): void {
   console.log(table(rows));
   const failed = rows.filter((r) => passes(r) === false).map((r) => r.key);
   console.log(failed.length ? `\ntargets missed: ${failed.join(", ")}` : "\nevery target met");
   if (save) {
-    const results: Results = { bench: save, machine: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model.trim() ?? "unknown", loadavg: Number(loadavg()[0]!.toFixed(1)) }, rows };
+    const machine = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model.trim() ?? "unknown", loadavg: Number(loadavg()[0]!.toFixed(1)) };
+    const earlier = merge && existsSync(resultsFile(save)) ? (JSON.parse(readFileSync(resultsFile(save), "utf8")) as Results) : undefined;
+    // Merged rows go where their keys were, new ones at the end, each saying its own run's load; the file keeps the earlier run's machine.
+    const apart = rows.map((r) => ({ ...r, detail: `${r.detail} (measured apart, load average ${machine.loadavg})` }));
+    const before = earlier?.rows ?? [];
+    const merged = earlier ? [...before.map((r) => apart.find((n) => n.key === r.key) ?? r), ...apart.filter((r) => !before.some((b) => b.key === r.key))] : rows;
+    const results: Results = { bench: save, machine: earlier?.machine ?? machine, rows: merged };
     mkdirSync(dirname(resultsFile(save)), { recursive: true });
     writeFileSync(resultsFile(save), `${JSON.stringify(results, null, 1)}\n`);
     console.error(`saved ${resultsFile(save)}; npm run docs:performance regenerates docs/performance.md`);

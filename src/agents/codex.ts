@@ -1,6 +1,6 @@
 /**
  * Codex CLI's hook contract, read from @openai/codex 0.169.0 (its Rust binary's hook wire types and
- * checked against it: test/e2e-codex.test.ts): `hooks.json` (or `[hooks]` in config.toml) beside
+ * checked against it: test/e2e-codex-gemini.test.ts): `hooks.json` (or `[hooks]` in config.toml) beside
  * each config layer maps Claude Code's event names to groups `{ matcher, hooks: [{ type:
  * "command", command, timeout (s, default 600) }] }`; a tool's matcher is a regular expression on
  * `tool_name` (the shell tool is `Bash`, its input `{ command }`). Exit 0 prints JSON or nothing;
@@ -12,7 +12,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
-import type { AgentHook, Dialect, RefusedAgentHook } from "./dialect.js";
+import type { AgentHook, RefusedAgentHook } from "./dialect.js";
+import { mergeDecisions } from "./answer.js";
+import { commandDialect } from "./command-hooks.js";
 import { readHookTable } from "./settings.js";
 import { permissionRequestDecision } from "../claude/output.js";
 
@@ -48,8 +50,9 @@ const SUBSTITUTES: Record<string, string> = {
 };
 const ORDER = ["allow", "ask", "deny"] as const;
 
-export const CODEX: Dialect<CodexOutput> = {
+export const CODEX = commandDialect<CodexOutput>({
   agent: "Codex CLI",
+  recordAs: "codex",
   program: "codex",
   packageName: "@openai/codex",
   versions: ["0.169.0"],
@@ -80,37 +83,7 @@ export const CODEX: Dialect<CodexOutput> = {
   exitBlocks: new Set([2]),
   // Codex gives a hook no variable naming the project (its cwd is the session's).
   projectDirVars: [],
-  merge(outputs, join) {
-    const out: CodexOutput = {};
-    if (outputs.some((o) => o.continue === false)) out.continue = false;
-    if (outputs.some((o) => o.suppressOutput)) out.suppressOutput = true;
-    const stopReason = join(outputs.map((o) => o.stopReason), true);
-    if (stopReason) out.stopReason = stopReason;
-    const decision = outputs.some((o) => o.decision === "block") ? "block" : outputs.some((o) => o.decision === "approve") ? "approve" : undefined;
-    if (decision) {
-      out.decision = decision;
-      const reason = join(outputs.filter((o) => o.decision === decision).map((o) => o.reason), true);
-      if (reason) out.reason = reason;
-    }
-    const systemMessage = join(outputs.map((o) => o.systemMessage));
-    if (systemMessage) out.systemMessage = systemMessage;
-    const specifics = outputs.flatMap((o) => (o.hookSpecificOutput ? [o.hookSpecificOutput] : []));
-    if (specifics.length > 0) {
-      const s = Object.assign({}, ...specifics) as NonNullable<CodexOutput["hookSpecificOutput"]>;
-      const context = join(specifics.map((x) => x.additionalContext));
-      if (context) s.additionalContext = context;
-      const decisions = specifics.map((x) => x.permissionDecision).filter((d): d is (typeof ORDER)[number] => d !== undefined);
-      if (decisions.length > 0) {
-        const winner = decisions.reduce((a, b) => (ORDER.indexOf(b) > ORDER.indexOf(a) ? b : a));
-        s.permissionDecision = winner;
-        const reason = join(specifics.filter((x) => x.permissionDecision === winner).map((x) => x.permissionDecisionReason), true);
-        if (reason) s.permissionDecisionReason = reason;
-        else delete s.permissionDecisionReason;
-      }
-      out.hookSpecificOutput = s;
-    }
-    return out;
-  },
+  merge: (outputs, join) => mergeDecisions(outputs, ORDER, join),
   reply(verdict) {
     // Exit 2 blocks only with a non-empty stderr (an empty one is a failure, and Codex runs the call).
     if ("blocked" in verdict) return { code: 2, stdout: "", stderr: verdict.blocked.trim() || "hookbox blocked this call" };
@@ -118,7 +91,7 @@ export const CODEX: Dialect<CodexOutput> = {
     if (verdict.warnings.length > 0) output.systemMessage = [output.systemMessage, `hookbox: ${verdict.warnings.join(" ")}`].filter(Boolean).join("\n");
     return { code: 0, stdout: Object.keys(output).length > 0 ? JSON.stringify(output) : "", stderr: "" };
   },
-};
+});
 
 export interface CodexLayer { files: string[]; hooks: AgentHook[]; refused: RefusedAgentHook[]; problems: string[] }
 

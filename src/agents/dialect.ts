@@ -1,21 +1,79 @@
 /**
- * What differs between the agents whose command hooks hookbox routes (`hookbox gemini`; Claude Code
- * keeps its own module, src/claude/): one row per agent, read from that agent's pinned version.
- * The router (src/agents/router.ts) and the launchers read rows; they hold no branch per agent.
+ * What differs between the agents whose command hooks hookbox routes, one row per agent, read from
+ * that agent's pinned version: Claude Code (src/agents/claude.ts), Codex CLI (./codex.ts), Gemini
+ * CLI (./gemini.ts). The router (./router.ts) reads a `Dialect` row and holds no branch per agent.
+ * Codex's and Gemini's hooks are plain command hooks (`CommandDialect`): their rows are data, and
+ * the routing members come from ./command-hooks.ts. Claude Code's row routes with Claude Code's own
+ * rules: its matching and `if` rules, its reading of a hook's end, its grants and recording layer.
  */
 import type { z } from "zod";
+import type { HookFailure } from "../contract/errors.js";
+import type { Fingerprint, PinReader } from "../approval/store.js";
+import type { Plan } from "../claude/plan.js";
 
-/** One command hook of the user's or the project's settings, as the router runs it. */
-export interface AgentHook {
+/** What the router reads of a hook, whichever agent defines it. */
+export interface RoutedHook {
   /** "user": the user's own settings (run as the user); anything else is the project's (approved, sandboxed). */
-  source: "user" | "project";
-  /** The settings file that defines it. */
+  source: string;
+  /** The settings file that defines it, and where in it (`hooks.<event>[i].hooks[j]`). */
   file: string;
-  /** Where in that file: `hooks.<event>[i].hooks[j]`. */
   at: string;
   event: string;
   matcher?: string;
   command: string;
+  /** Runs once per session (Claude Code's `once`; the other agents have no such field). */
+  once?: true;
+}
+
+/** A hook the settings define that hookbox does not run, with the reason (named, never dropped silently). */
+export interface RefusedRoutedHook { source: string; file: string; at: string; event: string; matcher?: string; reason: string }
+
+/** What a launcher hands every routing run (src/claude/plan.ts, where the plans of the three launchers are written and checked). */
+export type RoutePlan<Hook extends RoutedHook = RoutedHook> = Plan<Hook, RefusedRoutedHook>;
+
+/** One hook's end as the router reads it; `notices`: what the sandbox refused a hook that still answered; `approved`: the digest of the approval it ran under. */
+export type HookAnswer<Output> = (
+  | { kind: "ok"; output?: Output; text?: string }
+  | { kind: "block"; reason: string }
+  | { kind: "failed"; failure: HookFailure }
+) & { notices?: string[]; approved?: string };
+
+/** How the router's merged verdict is written back to the agent: its exit status, stdout and stderr. */
+export interface AgentReply { code: number; stdout: string; stderr: string }
+
+/** The router's row of one agent. */
+export interface Dialect<Output = Record<string, unknown>, Hook extends RoutedHook = RoutedHook, Plan extends RoutePlan<Hook> = RoutePlan<Hook>> {
+  /** The agent's name in messages ("Gemini CLI"). */
+  agent: string;
+  /** Its name in decision records (`agent`: "claude", "codex", "gemini"). */
+  recordAs: string;
+  /** Every hook event the agent has. */
+  events: readonly string[];
+  /** Events where a failed hook blocks (fail closed). */
+  failClosed: ReadonlySet<string>;
+  /** The hooks (or refused hooks) of `event` the agent's matching selects for this input. */
+  select<S extends RefusedRoutedHook | Hook>(hooks: readonly S[], event: string, input: Record<string, unknown>): S[];
+  /** A hook's deadline in milliseconds. */
+  timeoutMs(hook: Hook): number;
+  /** How messages name a hook. */
+  label(hook: Hook | RefusedRoutedHook): string;
+  /** What an approval of a project's hook pins (`hookbox trust`); throws a FingerprintError when it cannot be approved as it stands. */
+  fingerprint(project: string, hook: Hook, reader: PinReader): Promise<Fingerprint>;
+  /** Run one of the user's hooks, as the user. */
+  runUser(plan: Plan, hook: Hook, event: string, raw: string, signal: AbortSignal): Promise<HookAnswer<Output>>;
+  /** Run one of the project's hooks, once approved: sandboxed, held to `restrict` (and its grants, where the agent has them). */
+  runProject(plan: Plan, hook: Hook, event: string, input: Record<string, unknown>, raw: string, signal: AbortSignal): Promise<HookAnswer<Output>>;
+  /** One answer for the agent from every hook's, and the refused hooks' reasons, by the agent's rules. */
+  answer(event: string, answers: HookAnswer<Output>[], refused: string[]): AgentReply;
+  /** The answer as the routing process writes it (where the agent reads a block better in another form than `answer`'s). */
+  written(event: string, reply: AgentReply): AgentReply;
+  /** The answer when the router itself failed (`message` says why): blocked on a fail-closed event, elsewhere a warning. */
+  routerFailed(event: string, message: string): AgentReply;
+}
+
+/** One command hook of the user's or the project's settings of a command-hook agent (Codex CLI, Gemini CLI). */
+export interface AgentHook extends RoutedHook {
+  source: "user" | "project";
   timeoutMs: number;
   /** The name the agent knows it by (its `name`, else its command). */
   name: string;
@@ -23,18 +81,17 @@ export interface AgentHook {
   env?: Record<string, string>;
 }
 
-/** A hook the settings define that hookbox does not run, with the reason (named, never dropped silently). */
-export interface RefusedAgentHook { source: AgentHook["source"]; file: string; at: string; event: string; matcher?: string; name: string; reason: string }
+/** A hook of such an agent's settings that hookbox does not run. */
+export interface RefusedAgentHook extends RefusedRoutedHook { source: AgentHook["source"]; name: string }
+
+/** What the launchers of command-hook agents hand the router. */
+export type AgentPlan = RoutePlan<AgentHook> & { refused: RefusedAgentHook[] };
 
 /** The answer a field of a project hook's output would have, above `restrict`. */
 export interface Substitution { name: string; why: string }
 
-/** How the router's merged verdict is written back to the agent: its exit status, stdout and stderr. */
-export interface AgentReply { code: number; stdout: string; stderr: string }
-
-export interface Dialect<Output = Record<string, unknown>> {
-  /** The agent's name in messages ("Gemini CLI"). */
-  agent: string;
+/** The row of a command-hook agent: its data, read by ./command-hooks.ts's routing members and by the launchers. */
+export interface CommandDialect<Output = Record<string, unknown>> extends Dialect<Output, AgentHook, AgentPlan> {
   /** Its program on PATH and the hookbox subcommand that launches it. */
   program: string;
   /** Its npm package, whose version is read at start. */
@@ -44,12 +101,8 @@ export interface Dialect<Output = Record<string, unknown>> {
   /** A hook's `timeout` in milliseconds per unit (1 for ms, 1000 for seconds), and the deadline of one without. */
   timeoutUnitMs: number;
   defaultTimeoutMs: number;
-  /** Every hook event the agent has. */
-  events: readonly string[];
   /** Events whose matcher tests an input field, and how (a regular expression, or the exact string). */
   matchers: Readonly<Record<string, { field: string; regex: boolean }>>;
-  /** Events where a failed hook blocks (fail closed). */
-  failClosed: ReadonlySet<string>;
   /** Events where saying no stops something; elsewhere it makes the agent go on or feeds the model text. */
   blockStops: ReadonlySet<string>;
   /** The JSON a hook may print, as the agent defines it (strict: an unknown field is refused, named). */

@@ -11,7 +11,8 @@
 import { readFileSync } from "node:fs";
 import stripJsonComments from "strip-json-comments";
 import { z } from "zod";
-import type { AgentHook, Dialect, RefusedAgentHook } from "./dialect.js";
+import type { AgentHook, RefusedAgentHook } from "./dialect.js";
+import { commandDialect } from "./command-hooks.js";
 import { readHookTable } from "./settings.js";
 
 export const GEMINI_EVENTS = [
@@ -58,8 +59,9 @@ const SUBSTITUTES: Record<string, string> = {
 
 const DENY = new Set(["deny", "block"]);
 
-export const GEMINI: Dialect<GeminiOutput> = {
+export const GEMINI = commandDialect<GeminiOutput>({
   agent: "Gemini CLI",
+  recordAs: "gemini",
   program: "gemini",
   packageName: "@google/gemini-cli",
   versions: ["0.61.0"],
@@ -119,7 +121,7 @@ export const GEMINI: Dialect<GeminiOutput> = {
     if (verdict.warnings.length > 0) output.systemMessage = [output.systemMessage, `hookbox: ${verdict.warnings.join(" ")}`].filter(Boolean).join("\n");
     return { code: 0, stdout: Object.keys(output).length > 0 ? JSON.stringify(output) : "", stderr: "" };
   },
-};
+});
 
 /** The part of a Gemini CLI settings file hookbox reads; the rest passes through. */
 export const geminiSettingsSchema = z.object({

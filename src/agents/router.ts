@@ -1,158 +1,125 @@
 /**
- * The router of an agent's command hooks (`hookbox gemini-hook`): for one event the agent sends,
- * select the user's and the project's hooks by the agent's matching, run them in parallel, each
- * with its deadline and bounded output, and answer the agent once, all by the agent's row of the
- * dialect table (src/agents/dialect.ts). The user's hooks run as the user without secret-looking
- * variables; the project's only as approved (`hookbox trust`), in the bubblewrap sandbox, held to
- * `restrict`. On a fail-closed event any failure blocks the call.
+ * The one router of agents' command hooks (`hookbox claude-hook`, `codex-hook`, `gemini-hook`): for
+ * one event the agent sends, select the user's and the project's hooks by the agent's matching, run
+ * them in parallel, each with its deadline and bounded output, and answer the agent once, always
+ * before the agent's deadline for the router, all by the agent's row (./dialect.ts). The user's
+ * hooks run as the user without secret-looking variables; the project's only as approved (`hookbox
+ * trust`), in the bubblewrap sandbox, held to `restrict`. On a fail-closed event any failure blocks
+ * the call. Every hook's run and every refusal is a decision record (src/observe/launch.ts).
  */
-import { Errors, HookFailure } from "../contract/errors.js";
+import { appendFileSync } from "node:fs";
+import { describeThrown, Errors, HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
-import { ApprovalStore, FingerprintError, PinReader, pinnedFingerprint, projectKey, type Fingerprint } from "../approval/store.js";
-import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
+import { verifyPinnedEach, type Approved } from "../approval/store.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
-import { claudeHookPins, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
-import { APPROVABLE_FORM } from "../claude/command-pins.js";
-import { SANDBOX_MEMORY_MB, SANDBOX_PATH, SHELL, SYSTEM_READS } from "../claude/project-run.js";
-import { cut } from "../../worker/describe.mjs";
-import type { AgentHook, AgentReply, Dialect, RefusedAgentHook } from "./dialect.js";
+import { SHELL } from "../claude/project-run.js";
+import { CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
+import { routerTimeoutMs } from "../claude/router.js";
+import { hookRecorder } from "../observe/launch.js";
+import { childEnv } from "../../worker/child-env.mjs";
+import { claimOnce } from "./once.js";
+import { describeFailure } from "./answer.js";
+import type { AgentReply, Dialect, HookAnswer, RoutedHook, RoutePlan } from "./dialect.js";
 
-/** What the launcher hands every routing run (a file only the user can read). */
-export interface AgentPlan {
-  project: string;
-  hooks: AgentHook[];
-  refused: RefusedAgentHook[];
-  approvals?: string;
-  maxOutputBytes: number;
+/** How long before the agent's deadline the watchdog answers (at most a quarter of the timeout): node's exit and the agent's read fit in it. */
+const WATCHDOG_LEAD_MS = 5_000;
+
+export { routerTimeoutMs };
+
+export interface RouteOptions {
+  /** Time already spent in this process before the call (the router's own start-up), in ms: the watchdog counts from the agent's start of it. */
+  spentMs?: number;
 }
 
-type Answer<O> = { kind: "ok"; output?: O } | { kind: "block"; reason: string } | { kind: "failed"; failure: HookFailure };
-
-const MAX_REASON_CHARS = 1000;
-const hookText = (text: string, max?: number) => terminalText(max === undefined ? text : cut(text, max), { colors: false, multiline: true });
-const tail = (s: string, max = 2_000) => (s.length > max ? `…${s.slice(-max)}` : s).trim();
-const isProject = (hook: { source: string }) => hook.source !== "user";
-const label = (d: Dialect<never>, hook: AgentHook | RefusedAgentHook) => `${isProject(hook) ? "the project's" : "your"} ${d.agent} hook ${hook.file}#${hook.at}`;
-
+export const isProject = (hook: { source: string }): boolean => hook.source !== "user";
 /** The approvals store's key of a project's hook: where it is defined. */
-export const agentHookKey = (hook: Pick<AgentHook, "file" | "at">): string => `${hook.file}#${hook.at}`;
+export const hookKey = (hook: Pick<RoutedHook, "file" | "at">): string => `${hook.file}#${hook.at}`;
 
-/** What an approval pins: the definition, every project file its command names (as bash parses it), and their folders below the root. */
-export async function agentHookFingerprint(d: Dialect<never>, project: string, hook: AgentHook, reader: PinReader = new PinReader()): Promise<Fingerprint> {
-  const root = projectKey(project);
-  const vars = d.projectDirVars.length > 0 ? new RegExp(`\\$\\{?(${d.projectDirVars.join("|")})\\}?`, "g") : undefined;
-  // As a Claude Code hook's: what bash can reach, or why it cannot be approved as it stands (src/claude/command-pins.ts).
-  const { files, folders, refusals } = claudeHookPins(root, { command: vars ? hook.command.replace(vars, root) : hook.command });
-  if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${APPROVABLE_FORM}`);
-  const definition = { agent: d.agent, event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutMs: hook.timeoutMs, env: hook.env ?? null };
-  return pinnedFingerprint(agentHookKey(hook), definition, { root, files, folders }, CLAUDE_PROJECT_POLICY, reader);
+/**
+ * The approval check of each of the project's `hooks` (undefined for the user's): the store read
+ * once, every file hashed once whichever hooks name it, stopped by `signal`; a failure, or the
+ * approval's digest.
+ */
+export function approvalChecks<H extends RoutedHook>(d: Pick<Dialect<never, H, never>, "agent" | "fingerprint">, project: string, hooks: readonly H[], options: { approvals?: string; signal?: AbortSignal } = {}): Array<Promise<HookFailure | Approved> | undefined> {
+  const project_ = hooks.filter(isProject);
+  const checks = verifyPinnedEach(project, project_.map((hook) => ({
+    path: hookKey(hook), policy: CLAUDE_PROJECT_POLICY, noun: `a ${d.agent} hook`, pinned: (reader) => d.fingerprint(project, hook, reader),
+  })), options);
+  return hooks.map((hook) => (isProject(hook) ? checks[project_.indexOf(hook)] : undefined));
 }
 
-/** Whether the approvals store approves a project's hook as it is now (undefined) or why not. */
-export function notApproved(d: Dialect<never>, plan: Pick<AgentPlan, "project" | "approvals">, hook: AgentHook): Promise<HookFailure | undefined> {
-  const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
-  return store.checkPinned(plan.project, { path: agentHookKey(hook), policy: CLAUDE_PROJECT_POLICY, pinned: () => agentHookFingerprint(d, plan.project, hook), noun: `a ${d.agent} hook` });
+/** How many of the plan's project hooks the approvals store does not approve as they are now (the launcher says so at start). */
+export async function pendingApprovals<H extends RoutedHook>(d: Pick<Dialect<never, H, never>, "agent" | "fingerprint">, plan: Pick<RoutePlan<H>, "project" | "hooks" | "approvals">): Promise<number> {
+  const checks = await Promise.all(approvalChecks(d, plan.project, plan.hooks, plan.approvals ? { approvals: plan.approvals } : {}));
+  return checks.filter((c) => c instanceof HookFailure).length;
 }
 
-/** The hooks of `event` whose matcher selects this input, by the agent's rule. */
-export function selectAgentHooks<H extends { event: string; matcher?: string }>(d: Dialect<never>, hooks: H[], event: string, input: Record<string, unknown>): H[] {
-  const rule = d.matchers[event];
-  return hooks.filter((h) => {
-    if (h.event !== event) return false;
-    const matcher = h.matcher?.trim();
-    if (!rule || !matcher || matcher === "*") return true;
-    const value = input[rule.field];
-    if (typeof value !== "string") return true;
-    if (!rule.regex) return matcher === value;
-    try {
-      return new RegExp(matcher).test(value);
-    } catch {
-      return matcher === value;
-    }
-  });
-}
-
-/** Answer one event (`input`: the JSON the agent wrote on stdin, `raw` its text). */
-export async function routeAgentEvent<O>(d: Dialect<O>, plan: AgentPlan, input: Record<string, unknown>, raw: string): Promise<AgentReply> {
+/**
+ * Answer one event (`input`: the JSON the agent wrote on stdin, `raw` its text), always before the
+ * agent's deadline: a watchdog armed first answers with what the hooks answered so far and a
+ * `timeout` for each one still running (on a fail-closed event: blocked), and stops them. The
+ * user's hooks start at once; the project's start as their approval checks pass, which run
+ * concurrently.
+ */
+export async function route<O extends object, H extends RoutedHook, P extends RoutePlan<H>>(d: Dialect<O, H, P>, plan: P, input: Record<string, unknown>, raw: string, options: RouteOptions = {}): Promise<AgentReply> {
   const event = String(input.hook_event_name);
-  if (!d.events.includes(event)) return d.reply({ warnings: [] });
-  const dn = d as unknown as Dialect<never>;
-  const hooks = selectAgentHooks(dn, plan.hooks, event, input);
-  const refused = selectAgentHooks(dn, plan.refused, event, input).map((r) => `${label(dn, r)} was not run: ${r.reason}.`);
-  const answers = await Promise.all(hooks.map((hook) => runAgentHook(d, plan, hook, raw)));
-  const failures = [...answers.flatMap((a) => (a.kind === "failed" ? [`${a.failure.message} (${a.failure.code})`] : [])), ...refused];
-  const blocks = answers.flatMap((a) => (a.kind === "block" ? [hookText(a.reason, MAX_REASON_CHARS)] : []));
-  if (d.failClosed.has(event) && failures.length > 0) return d.reply({ blocked: [`hookbox blocked this call: ${failures.join(" ")}`, ...blocks].join("\n") });
-  if (blocks.length > 0) return d.reply({ blocked: blocks.join("\n") });
-  const outputs = answers.flatMap((a) => (a.kind === "ok" && a.output ? [a.output] : []));
-  const join = (values: Array<string | undefined>, reasons?: boolean) => {
-    const given = values.filter((v): v is string => v !== undefined).map((v) => hookText(v, reasons ? MAX_REASON_CHARS : undefined));
-    return given.length > 0 ? given.join("\n") : undefined;
-  };
-  return d.reply({ ...(outputs.length > 0 ? { output: d.merge(outputs, join) } : {}), warnings: failures });
-}
-
-async function runAgentHook<O>(d: Dialect<O>, plan: AgentPlan, hook: AgentHook, raw: string): Promise<Answer<O>> {
-  const dn = d as unknown as Dialect<never>;
-  const name = label(dn, hook);
-  const dirs = d.projectDirVars.map((v) => [v, plan.project] as [string, string]);
-  const options = { cwd: plan.project, timeoutMs: hook.timeoutMs, maxOutputBytes: plan.maxOutputBytes };
-  if (!isProject(hook)) {
-    const env = Object.fromEntries([...Object.entries(process.env).filter(([k]) => !SECRET_NAME.test(k)), ...dirs, ...Object.entries(hook.env ?? {})]);
-    return interpretAgentRun(d, name, false, hook.event, await runShellHook(SHELL, raw, { ...options, env, args: ["-c", hook.command] }));
-  }
-  const refusal = await notApproved(dn, plan, hook);
-  if (refusal) return { kind: "failed", failure: refusal };
-  const avail = sandboxAvailability();
-  if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, hook.event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };
-  const spec: SandboxSpec = {
-    readOnly: [...SYSTEM_READS, plan.project],
-    // The definition's own variables, then the sandbox's: a project cannot move PATH or HOME.
-    env: { ...hook.env, ...Object.fromEntries(dirs), PATH: SANDBOX_PATH, LANG: "C.UTF-8", HOME: process.env.HOME },
-    chdir: plan.project,
-    memoryMb: SANDBOX_MEMORY_MB,
-  };
-  const launcher = sandboxLauncher(spec);
+  if (!d.events.includes(event)) return d.answer(event, [], []);
+  const timeoutMs = plan.timeoutS !== undefined ? plan.timeoutS * 1000 : routerTimeoutMs(plan.hooks.map((h) => d.timeoutMs(h)));
+  const stop = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), Math.max(0, timeoutMs - Math.min(WATCHDOG_LEAD_MS, timeoutMs / 4) - (options.spentMs ?? 0)));
+  });
   try {
-    const line = launcher.wrap([SHELL, "-c", hook.command]);
-    return interpretAgentRun(d, name, true, hook.event, await runShellHook(line.command, raw, { ...options, env: line.env, args: line.args }));
+    const hooks = d.select(plan.hooks, event, input).filter((h) => claimOnce(h, input));
+    const refused = d.select(plan.refused, event, input);
+    const record = hookRecorder(d.recordAs, d.failClosed, plan.project, event, input);
+    const checks = approvalChecks(d, plan.project, hooks, { ...(plan.approvals ? { approvals: plan.approvals } : {}), signal: stop.signal });
+    const answers: Array<HookAnswer<O> | undefined> = hooks.map(() => undefined);
+    const runs = hooks.map(async (hook, i) => {
+      // A fault of hookbox's own (a sandbox that cannot start) is that hook's failure, never the whole answer's.
+      answers[i] = await record.run(hook, d.timeoutMs(hook), runOne(d, plan, hook, event, input, raw, checks[i], stop.signal)
+        .catch((err: unknown): HookAnswer<O> => ({ kind: "failed", failure: Errors.crashed(d.label(hook), event, `hookbox could not run it: ${describeThrown(err)}`) })));
+    });
+    const outcome = await Promise.race([Promise.all(runs).then(() => "done" as const), late]);
+    if (outcome === "late") {
+      stop.abort();
+      const seconds = Math.round(timeoutMs / 1000);
+      answers.forEach((a, i) => {
+        const name = d.label(hooks[i]!);
+        if (a === undefined) answers[i] = { kind: "failed", failure: new HookFailure("timeout", name, event, `${name} had not answered when hookbox's router had to answer ${d.agent} (its deadline for the router is ${seconds} s, after which it would let the call through); it was stopped.`) };
+      });
+    }
+    record.refused(refused);
+    const answer = d.answer(event, answers as HookAnswer<O>[], refused.map((r) => `${d.label(r)} was not run: ${r.reason}.`));
+    tellLauncher(plan, answers as HookAnswer<O>[]);
+    return answer;
   } finally {
-    launcher.afterDeath?.();
+    clearTimeout(timer);
+    stop.abort();
   }
 }
 
-/** Read a finished run by the agent's rules, then hold a project's hook to `restrict`. Exported for the dialect tests. */
-export function interpretAgentRun<O>(d: Dialect<O>, name: string, untrusted: boolean, event: string, outcome: ShellOutcome): Answer<O> {
-  const fail = (failure: HookFailure): Answer<O> => ({ kind: "failed", failure });
-  const refuse = (field: string, why: string) => fail(new HookFailure("effect_refused", name, event,
-    `${name} answered ${field} during ${event}, a substitute effect (${why}), which a project's hook does not get (policy.effects "restrict": it may block, deny or stop, with a reason); it was not applied.`));
-  switch (outcome.kind) {
-    case "timeout": return fail(new HookFailure("timeout", name, event, `${name} did not exit within its timeout (${outcome.ms / 1000} s) on ${event}; its process group was killed.`));
-    case "too_large": return fail(new HookFailure("result_too_large", name, event, `${name} wrote more than ${outcome.limit} bytes to ${outcome.stream} on ${event}; it was killed.`));
-    case "signaled": return fail(Errors.crashed(name, event, `killed by ${outcome.signal}`));
-    case "spawn_failed": return fail(Errors.crashed(name, event, `could not be started (${outcome.message})`));
-  }
-  if (d.exitBlocks.has(outcome.code)) {
-    if (untrusted && !d.blockStops.has(event)) return refuse(`exit ${outcome.code}`, `on ${event} it makes the agent go on or feeds the model the hook's text`);
-    return { kind: "block", reason: tail(outcome.stderr) || tail(outcome.stdout) || `${name} blocked (exit ${outcome.code})` };
-  }
-  if (outcome.code !== 0) return fail(Errors.crashed(name, event, `exited with code ${outcome.code}${outcome.stderr.trim() ? `; stderr: ${tail(outcome.stderr, 500)}` : ""}`));
-  const text = outcome.stdout.trim();
-  if (text === "") return { kind: "ok" };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    if (/^[[{]/.test(text)) return fail(Errors.invalidResult(name, event, `stdout starts as JSON but is not (${(e as Error).message}): ${tail(text, 200)}`));
-    if (untrusted) return refuse("plain text", `${d.agent} shows it to the user in its own name`);
-    return { kind: "ok", output: { systemMessage: text } as O };
-  }
-  const parsed = d.output.safeParse(value);
-  if (!parsed.success) return fail(Errors.invalidResult(name, event, `not a ${d.agent} hook output: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(output)"}: ${i.message}`).join("; ")}`));
-  if (untrusted) {
-    const field = d.substitution.call(d, event, parsed.data);
-    if (field) return refuse(field.name, field.why);
-  }
-  return { kind: "ok", output: parsed.data };
+async function runOne<O extends object, H extends RoutedHook, P extends RoutePlan<H>>(d: Dialect<O, H, P>, plan: P, hook: H, event: string, input: Record<string, unknown>, raw: string,
+  check: Promise<HookFailure | Approved> | undefined, signal: AbortSignal): Promise<HookAnswer<O>> {
+  if (!check) return d.runUser(plan, hook, event, raw, signal);
+  const verdict = await check;
+  if (verdict instanceof HookFailure) return { kind: "failed", failure: verdict };
+  signal.throwIfAborted();
+  return { ...await d.runProject(plan, hook, event, input, raw, signal), approved: verdict.digest };
+}
+
+/** Run a user's hook as the user: the user's variables without secret-looking ones, then `vars` (the agent's project folder variables, the definition's own). */
+export function runAsUser(plan: Pick<RoutePlan, "project" | "maxOutputBytes">, command: string, raw: string, vars: ReadonlyArray<readonly [string, string]>, timeoutMs: number, signal: AbortSignal): Promise<ShellOutcome> {
+  const env = childEnv([...Object.entries(process.env).filter(([k]) => !SECRET_NAME.test(k)), ...vars]);
+  return runShellHook(SHELL, raw, { cwd: plan.project, env, timeoutMs, maxOutputBytes: plan.maxOutputBytes, args: ["-c", command], signal });
+}
+
+/** Failures and notices also reach the launcher's stderr (it prints `plan.notices` when the agent ends). */
+function tellLauncher(plan: Pick<RoutePlan, "notices">, answers: HookAnswer<unknown>[]): void {
+  if (!plan.notices) return;
+  const lines = answers.flatMap((a) => [...(a.kind === "failed" ? [describeFailure(a.failure)] : []), ...(a.notices ?? [])]);
+  if (lines.length === 0) return;
+  try { appendFileSync(plan.notices, lines.map((l) => `${terminalText(l, { colors: false })}\n`).join("")); } catch { /* the launcher is gone */ }
 }

@@ -5,7 +5,7 @@
  * skipped; a hook of another type is kept as refused, with the reason.
  */
 import { z } from "zod";
-import type { AgentHook, Dialect, RefusedAgentHook } from "./dialect.js";
+import type { AgentHook, CommandDialect, RefusedAgentHook } from "./dialect.js";
 
 const handlerSchema = z.object({
   type: z.string(),
@@ -16,7 +16,7 @@ const handlerSchema = z.object({
 }).passthrough();
 const groupSchema = z.object({ matcher: z.string().optional(), hooks: z.array(z.unknown()) }).passthrough();
 
-export function readHookTable(d: Pick<Dialect<never>, "events" | "timeoutUnitMs" | "defaultTimeoutMs">, table: Record<string, unknown>, file: string, source: AgentHook["source"]): { hooks: AgentHook[]; refused: RefusedAgentHook[] } {
+export function readHookTable(d: Pick<CommandDialect<never>, "events" | "timeoutUnitMs" | "defaultTimeoutMs">, table: Record<string, unknown>, file: string, source: AgentHook["source"]): { hooks: AgentHook[]; refused: RefusedAgentHook[] } {
   const hooks: AgentHook[] = [];
   const refused: RefusedAgentHook[] = [];
   for (const [event, groups] of Object.entries(table)) {

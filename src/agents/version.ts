@@ -4,7 +4,7 @@
  */
 import { readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Dialect } from "./dialect.js";
+import type { CommandDialect } from "./dialect.js";
 
 /** The installed version of `packageName` that `program` belongs to, or undefined. */
 export function agentVersion(program: string, packageName: string): string | undefined {
@@ -21,7 +21,7 @@ export function agentVersion(program: string, packageName: string): string | und
 }
 
 /** Why `program` cannot be run behind the wall (its version's hook contract is not known), or undefined. */
-export function unknownVersion(d: Dialect<never>, program: string): string | undefined {
+export function unknownVersion(d: Pick<CommandDialect<never>, "packageName" | "versions">, program: string): string | undefined {
   const version = agentVersion(program, d.packageName);
   if (version && d.versions.includes(version)) return undefined;
   return `${program} is ${d.packageName} ${version ?? "of an unknown version"}; hookbox knows the hook contract of ${d.versions.join(", ")} only, and would not know which of its hooks it keeps from running: install ${d.packageName}@${d.versions.at(-1)}`;

@@ -16,6 +16,7 @@ import { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.j
 
 export { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.js";
 export { PinReader, pinnedFingerprint } from "./pins.js";
+import { PinReader } from "./pins.js";
 
 /** Where approvals are kept: `{ dir }` to choose the folder (tests, embedders); the default is the user's config folder. */
 export interface ApprovalsOptions {
@@ -70,6 +71,8 @@ export interface ProjectModule {
   pinned?: () => Fingerprint;
   /** What it is, in messages (default "a module"). */
   noun?: string;
+  /** What its refusal does, in messages (default "every tool call is blocked"). */
+  refusal?: string;
 }
 
 /** The store in one folder. Every read goes to the file: an approval given in another terminal counts at once. */
@@ -108,6 +111,11 @@ export class ApprovalStore {
    * module and the approval command; undefined when the user approved exactly this.
    */
   check(project: string, module: ProjectModule): HookFailure | undefined {
+    return failureOf(this.verify(project, module));
+  }
+
+  /** `check`, with the approval's digest when it passes: the decision records carry it (`hook.hash`). */
+  verify(project: string, module: ProjectModule): HookFailure | Approved {
     const found = this.#approval(project, module);
     if (found instanceof HookFailure) return found;
     let now: Fingerprint;
@@ -121,10 +129,10 @@ export class ApprovalStore {
   }
 
   /**
-   * `check` for what is pinned asynchronously (`PinReader`, src/approval/pins.ts): a Claude Code
+   * `verify` for what is pinned asynchronously (`PinReader`, src/approval/pins.ts): a Claude Code
    * hook routed while the router's deadline runs. `data` is the store as read once for the event.
    */
-  async checkPinned(project: string, module: Omit<ProjectModule, "pinned"> & { pinned: () => Promise<Fingerprint> }, data?: StoreData): Promise<HookFailure | undefined> {
+  async verifyPinned(project: string, module: Omit<ProjectModule, "pinned"> & { pinned: () => Promise<Fingerprint> }, data?: StoreData): Promise<HookFailure | Approved> {
     const found = this.#approval(project, module, data);
     if (found instanceof HookFailure) return found;
     let now: Fingerprint;
@@ -137,13 +145,18 @@ export class ApprovalStore {
     return judge(found, now);
   }
 
+  /** `check` of `verifyPinned`. */
+  async checkPinned(project: string, module: Omit<ProjectModule, "pinned"> & { pinned: () => Promise<Fingerprint> }, data?: StoreData): Promise<HookFailure | undefined> {
+    return failureOf(await this.verifyPinned(project, module, data));
+  }
+
   /**
    * The approval of `module`, read before anything is pinned: an unapproved module (or a corrupt
    * store) is refused at the cost of one read of the store, however large the project.
    */
   #approval(project: string, module: ProjectModule | Omit<ProjectModule, "pinned">, given?: StoreData): HookFailure | Approval {
     const command = approvalCommand(project, typeof module.policy === "string" ? module.policy : "custom");
-    const refuse = (why: string) => Errors.notApproved(module.path, `it is ${module.noun ?? "a module"} of the project ${project}, and ${why}; every tool call is blocked until you review it and run: ${command}`);
+    const refuse = (why: string) => Errors.notApproved(module.path, `it is ${module.noun ?? "a module"} of the project ${project}, and ${why}; ${module.refusal ?? "every tool call is blocked"} until you review it and run: ${command}`);
     let data: StoreData;
     try {
       data = given ?? this.read();
@@ -191,8 +204,30 @@ export class ApprovalStore {
 
 interface Approval { approved: z.infer<typeof moduleSchema>; refuse: (why: string) => HookFailure }
 
-function judge({ approved, refuse }: Approval, now: Fingerprint): HookFailure | undefined {
-  if (approved.digest === now.digest) return undefined;
+/**
+ * The checks of a project's modules for one event (or one launch): the store read once, an
+ * unapproved module refused before anything is pinned, every file hashed once whichever modules
+ * name it, within one budget for the project (./pins.ts), stopped by `signal`.
+ */
+export function verifyPinnedEach(project: string, modules: ReadonlyArray<Omit<ProjectModule, "pinned"> & { pinned: (reader: PinReader) => Promise<Fingerprint> }>,
+  options: { approvals?: string; signal?: AbortSignal } = {}): Array<Promise<HookFailure | Approved>> {
+  const store = new ApprovalStore(options.approvals ? { dir: options.approvals } : {});
+  let data: StoreData | undefined;
+  try {
+    data = store.read();
+  } catch { /* each check reports the corrupt store by name */ }
+  const reader = new PinReader(options.signal ? { signal: options.signal } : {});
+  return modules.map((m) => store.verifyPinned(project, { ...m, pinned: () => m.pinned(reader) }, data));
+}
+
+/** A module approved as it is now: the digest of its approval (the fingerprint's). */
+export interface Approved { digest: string }
+
+/** The failure of a verdict, or undefined when it approves. */
+export const failureOf = (verdict: HookFailure | Approved | undefined): HookFailure | undefined => (verdict instanceof HookFailure ? verdict : undefined);
+
+function judge({ approved, refuse }: Approval, now: Fingerprint): HookFailure | Approved {
+  if (approved.digest === now.digest) return { digest: approved.digest };
   return refuse(`it changed since you approved it (${difference(approved, now)})`);
 }
 

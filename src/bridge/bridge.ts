@@ -36,6 +36,8 @@ export interface BridgeBase {
   onLog(hookPath: string, level: string, line: string): void;
   /** What the hook wrote to its stdout or stderr, sent over the channel (the `output` row): cut into lines by the sandbox. */
   output?(stream: "stdout" | "stderr", text: string): void;
+  /** What Node's permission model denied the hook (`permission`, `resource`), whether or not the hook caught it. */
+  denied?(permission: string, resource: string): void;
   /** Whether one more log line of this hook may go through (its per-window bound, src/gates/callback-budget.ts). */
   takeLog?(): boolean;
   hostModules: Record<string, object>;
@@ -146,6 +148,7 @@ export class SandboxBridge implements BridgeHost {
       case METHOD.customTui: return this.#custom.requestRender(args);
       case METHOD.customReady: return this.#custom.ready(args);
       case METHOD.output: return this.#base.output?.(args[0] as "stdout" | "stderr", args[1] as string);
+      case METHOD.denied: return this.#base.denied?.(args[0] as string, args[1] as string);
       case METHOD.custom: return this.#custom.show(this.#need(method, served).surface, args);
       case METHOD.setHeader: return this.#custom.slot("setHeader", this.#need(method, served).surface, args);
       case METHOD.setFooter: return this.#custom.slot("setFooter", this.#need(method, served).surface, args);

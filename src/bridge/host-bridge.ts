@@ -86,7 +86,7 @@ function callMethod(hookPath: string, what: string, target: unknown, name: strin
  */
 type ServedElsewhere = typeof METHOD.transform | typeof METHOD.hostModule | typeof METHOD.hostModuleAwait
   | typeof METHOD.custom | typeof METHOD.customDone | typeof METHOD.customTui | typeof METHOD.customReady | typeof METHOD.setHeader | typeof METHOD.setFooter | typeof METHOD.footerData
-  | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync | typeof METHOD.toolUpdate | typeof METHOD.output;
+  | typeof METHOD.scopedCall | typeof METHOD.scopedPost | typeof METHOD.scopedSync | typeof METHOD.toolUpdate | typeof METHOD.output | typeof METHOD.denied;
 
 /** A dialog's options as they cross (src/bridge/methods.ts `dialog`). */
 type DialogSpec = { timeout?: number; signal?: number };

@@ -165,6 +165,8 @@ export const BRIDGE = {
   [METHOD.abortEditor]: post(z.tuple([z.number().int().nonnegative()])),
   [METHOD.abort]: post(none),
   [METHOD.log]: post(z.tuple([z.enum(["debug", "info", "warn", "error"]), z.string()]), { atLoad: true }),
+  // A permission Node's model denied the module, and its resource (a path): reported by hookbox's code in the module's process.
+  [METHOD.denied]: post(z.tuple([name, z.string().max(LIMITS.maxPath)]), { atLoad: true }),
   // pi.events between the modules of one isolate(): a channel name and data (within the message bounds).
   [METHOD.busEmit]: post(z.tuple([name]).rest(z.unknown()), { atLoad: true }),
   // What the hook wrote to process.stdout / process.stderr (worker/stdio-bound.mjs), in order with everything else it sends.

@@ -9,8 +9,7 @@
  */
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
-import type { HookFailure } from "../contract/errors.js";
-import { ApprovalStore, FingerprintError, PinReader, pinnedFingerprint, projectKey, type Fingerprint, type StoreData } from "../approval/store.js";
+import { FingerprintError, PinReader, pinnedFingerprint, projectKey, type Fingerprint } from "../approval/store.js";
 import { APPROVABLE_FORM, commandPins, type CommandPins } from "./command-pins.js";
 import type { ClaudeHook } from "./settings.js";
 
@@ -45,19 +44,4 @@ export async function claudeHookFingerprint(project: string, hook: ClaudeHook, r
   const { files, folders, refusals } = claudeHookPins(root, hook);
   if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${APPROVABLE_FORM}`);
   return pinnedFingerprint(claudeHookKey(hook), { event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutS: hook.timeoutS, ...(hook.if !== undefined ? { if: hook.if } : {}) }, { root, files, folders }, CLAUDE_PROJECT_POLICY, reader);
-}
-
-/**
- * The approval check of each of a project's hooks for one event (or one launch): the store read
- * once, an unapproved hook refused before anything is pinned, every file hashed once whichever
- * hooks name it, within one budget for the project (src/approval/pins.ts), stopped by `signal`.
- */
-export function checkProjectHooks(project: string, hooks: readonly ClaudeHook[], options: { approvals?: string; signal?: AbortSignal } = {}): Array<Promise<HookFailure | undefined>> {
-  const store = new ApprovalStore(options.approvals ? { dir: options.approvals } : {});
-  let data: StoreData | undefined;
-  try {
-    data = store.read();
-  } catch { /* each check reports the corrupt store by name */ }
-  const reader = new PinReader(options.signal ? { signal: options.signal } : {});
-  return hooks.map((hook) => store.checkPinned(project, { path: claudeHookKey(hook), policy: CLAUDE_PROJECT_POLICY, noun: "a Claude Code hook", pinned: () => claudeHookFingerprint(project, hook, reader) }, data));
 }

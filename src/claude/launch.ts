@@ -4,20 +4,22 @@
  * - managed (Linux, the default): the agent with its usual settings sources, in a private mount
  *   namespace where its managed folder holds hookbox's read-only document (every non-managed hook
  *   off, one routing hook per event), the plan beside it, and the project's settings files read
- *   as read-only views without their hooks and their power keys.
+ *   as read-only views without their hooks and their power keys; the project's `.mcp.json` too,
+ *   holding only its approved servers, each stdio one started as `hookbox claude-mcp` (./mcp.ts).
  * - fallback (no namespace can be made): the agent loads no settings file (so no memory, skills or
  *   agents either) and gets one generated on its command line: the user's settings without hooks,
  *   the project's deny and ask rules, and the routing hooks; the plan sits in a private temp folder.
  *
  * On both, the routing hook's command carries the plan's sha256 (plan.ts).
  */
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentViewLaunch, type FileView } from "../isolation/bubblewrap/agent-view.js";
 
 export { agentViewAvailability } from "../isolation/bubblewrap/agent-view.js";
 import type { AgentDialect } from "./dialect.js";
+import { mcpView as projectMcpView, type McpServer } from "./mcp.js";
 import { planText } from "./plan.js";
 import { routerTimeoutS, type ClaudePlan } from "./router.js";
 import type { ParsedSettings } from "./settings.js";
@@ -64,18 +66,26 @@ function withoutKeys(settings: Record<string, unknown>, keys: readonly string[])
   return out;
 }
 
+/** What the managed route does with the project's MCP servers: a view of its file holding the approved ones, the rest denied by name. */
+export interface McpLaunch { file?: string; document?: Record<string, unknown>; approved: McpServer[]; denied: string[] }
+
 /** The managed route. `projectFiles`: each existing project settings file with its parse, and whether its power keys are approved. */
-export function managedLaunch(dialect: AgentDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: RouterCommand, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>, mcpServers: string[]): Launch {
-  // A project hook's recording layer cannot be made from a folder holding the views: it reads this copy.
-  const source = projectFiles.length > 0 ? { source: plan.project, path: PROJECT_COPY } : undefined;
-  if (source) plan = { ...plan, projectSource: source.path };
+export function managedLaunch(dialect: AgentDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: RouterCommand, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>, mcp: McpLaunch): Launch {
+  const mcpView = mcp.file && mcp.document ? mcp.file : undefined;
+  // A project hook's (or server's) recording layer cannot be made from a folder holding the views: it reads this copy.
+  const source = projectFiles.length > 0 || mcpView ? { source: plan.project, path: PROJECT_COPY } : undefined;
+  const stdio = mcp.approved.filter((s) => s.kind === "stdio");
+  plan = { ...plan, ...(source ? { projectSource: source.path } : {}), ...(stdio.length > 0 ? { mcp: Object.fromEntries(stdio.map((s) => [s.name, { file: s.file, entry: s.entry }])) } : {}) };
   const { text, sha256 } = planText(plan);
   const planFile = `${dialect.managedDir}/${dialect.planFile}`;
-  const managed = { ...dialect.managedOnly, ...(mcpServers.length > 0 ? dialect.projectMcp.deny(mcpServers) : {}), hooks: routingHooks(dialect, plan, router, planFile, sha256) };
+  const managed = { ...dialect.managedOnly, ...(mcp.denied.length > 0 ? dialect.projectMcp.deny(mcp.denied) : {}), hooks: routingHooks(dialect, plan, router, planFile, sha256) };
+  // Each approved stdio server starts as `hookbox claude-mcp`, which checks the plan by its sha256, as the routing hook does.
+  const wrap = (name: string) => ({ command: router.node, args: [router.script, "claude-mcp", planFile, sha256, name] });
   const files: FileView[] = [
     { path: `${dialect.managedDir}/${dialect.managedFile}`, content: JSON.stringify(managed, null, 2) },
     { path: planFile, content: text },
     ...projectFiles.map((f) => ({ path: viewTarget(f.path), content: JSON.stringify(projectView(dialect, f.parsed, f.powerApproved), null, 2) })),
+    ...(mcpView ? [{ path: viewTarget(mcpView), content: JSON.stringify(projectMcpView(mcp.document!, mcp.approved, wrap), null, 2) }] : []),
   ];
   const view = agentViewLaunch(bwrap, files, program, args, source ? [source] : []);
   return { route: "managed", command: view.command, args: view.args, stdio: view.stdio, afterSpawn: view.close, afterExit: () => {} };
@@ -94,16 +104,6 @@ function viewTarget(path: string): string {
   const real = realpathSync(path);
   if (real === "/etc" || real.startsWith("/etc/")) throw new LaunchRefused(`${path} is a link to ${real}: hookbox claude does not start with a project settings file under /etc (its view could cover the managed settings); remove the link`);
   return real;
-}
-
-/** The names of the MCP servers the project's file names (none when it is missing or not JSON: then the agent starts none either). */
-export function projectMcpServers(dialect: AgentDialect, project: string): string[] {
-  try {
-    const data = JSON.parse(readFileSync(join(project, dialect.projectMcp.file), "utf8")) as { mcpServers?: unknown };
-    return typeof data.mcpServers === "object" && data.mcpServers !== null ? Object.keys(data.mcpServers) : [];
-  } catch {
-    return [];
-  }
 }
 
 /** The fallback route: `user` without hooks, the project's deny and ask rules, the routing hooks; the plan in a private temp folder. */

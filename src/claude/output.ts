@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { Errors, HookFailure } from "../contract/errors.js";
-import type { ShellOutcome } from "../shell/run.js";
+import { tail, unanswered, type ShellOutcome } from "../shell/run.js";
 import { ANNOTATE_MAX_CHARS } from "../policy/grants.js";
 import { cut } from "../../worker/describe.mjs";
 import type { ClaudeHookEvent } from "./settings.js";
@@ -72,9 +72,10 @@ export type HookAnswer = (
   | { kind: "ok"; output?: ClaudeHookOutput; text?: string }
   | { kind: "block"; reason: string }
   | { kind: "failed"; failure: HookFailure }
-) & { notices?: string[] };
+) & { notices?: string[]; approved?: string };
 
-const tail = (s: string, max = 2_000) => (s.length > max ? `…${s.slice(-max)}` : s).trim();
+/** The exit statuses Claude Code reads as an answer: 0, and 2 (a block). */
+const CLAUDE_READS: ReadonlySet<number> = new Set([0, 2]);
 
 /**
  * A label for a hook in messages: where it is defined, and `command`, its own command (how Claude
@@ -95,16 +96,8 @@ const labelled = (hook: HookLabel, text: string) => `[${hook.short ?? hook.name}
 /** Read a finished run as Claude Code would, then apply the effects rule for an untrusted hook. */
 export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: ShellOutcome): HookAnswer {
   const fail = (failure: HookFailure): HookAnswer => ({ kind: "failed", failure });
-  switch (outcome.kind) {
-    case "timeout":
-      return fail(new HookFailure("timeout", hook.name, event, `${hook.name} did not exit within its timeout (${outcome.ms / 1000} s) on ${event}; its process group was killed.`));
-    case "too_large":
-      return fail(new HookFailure("result_too_large", hook.name, event, `${hook.name} wrote more than ${outcome.limit} bytes to ${outcome.stream} on ${event}; it was killed.`));
-    case "signaled":
-      return fail(Errors.crashed(hook.name, event, `killed by ${outcome.signal}`));
-    case "spawn_failed":
-      return fail(Errors.crashed(hook.name, event, `could not be started (${outcome.message})`));
-  }
+  const failure = unanswered(hook.name, event, outcome, CLAUDE_READS);
+  if (failure || outcome.kind !== "exited") return fail(failure!);
   if (outcome.code === 2) {
     // Claude Code's reading: `[command]: stderr`; without stderr, the reason of a JSON answer on stdout; else it names the command.
     const stderr = tail(outcome.stderr);
@@ -116,9 +109,6 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
       return { kind: "block", reason: labelled(hook, stderr || reason) };
     }
     return { kind: "block", reason };
-  }
-  if (outcome.code !== 0) {
-    return fail(Errors.crashed(hook.name, event, `exited with code ${outcome.code}${outcome.stderr.trim() ? `; stderr: ${tail(outcome.stderr, 500)}` : ""}`));
   }
   const text = outcome.stdout.trim();
   if (!text.startsWith("{")) {

@@ -1,6 +1,7 @@
 /**
- * The plan the launcher hands every `hookbox claude-hook` run: which hooks, the approvals folder,
- * the bounds and the routing hook's timeout. Its own file so that the router and what it calls
+ * The plan a launcher hands every routing run (`hookbox claude-hook`, and `codex-hook`,
+ * `gemini-hook`, whose plans have the same shape): which hooks, the approvals folder, the bounds
+ * and the routing hook's timeout. Its own file so that the router and what it calls
  * (./project-run.ts) both read it without importing each other. Its sha256 is part of the routing
  * hook's command, which lives where the model cannot write (the read-only managed settings file, or
  * Claude Code's own arguments on the fallback route), so a plan rewritten on disk is refused (the
@@ -10,37 +11,43 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { ClaudeHook, RefusedHook } from "./settings.js";
 
-/** What the launcher hands every `claude-hook` run (a file only the user can read). */
-export interface ClaudePlan {
+/** What a launcher hands every routing run (`claude-hook`, `codex-hook`, `gemini-hook`; a file only the user can read): src/agents/router.ts reads it. */
+export interface Plan<Hook, Refused> {
   project: string;
-  hooks: ClaudeHook[];
-  refused: RefusedHook[];
+  hooks: Hook[];
+  refused: Refused[];
   /** The approvals folder (default: the user's config folder). */
   approvals?: string;
   /** Largest stdout, and largest stderr, of one hook, in bytes. */
   maxOutputBytes: number;
-  /** A file the launcher prints on its stderr when Claude Code ends: every failure and refusal, with what to do. */
+  /** A file the launcher prints on its stderr when the agent ends: every failure and refusal, with what to do. */
   notices?: string;
-  /** The launcher's OTEL_EXPORTER_OTLP_* variables, which Claude Code does not pass to hooks: the router exports its spans with them (src/observe/otlp.ts). */
+  /** The launcher's OTEL_EXPORTER_OTLP_* variables, which an agent need not pass to hooks (Claude Code does not): the router exports its spans with them (src/observe/otlp.ts). */
   otel?: Record<string, string>;
-  /** The routing hook's timeout Claude Code was given, in seconds (default: routerTimeoutS(hooks)). */
+  /** The routing hook's timeout the agent was given, in seconds (default: routerTimeoutMs of the hooks' timeouts). */
   timeoutS?: number;
-  /** Where the project reads without the read-only views of the managed route (a hook's recording layer is made from it). */
-  projectSource?: string;
 }
 
-/** The plan's text and its sha256 (hex). */
-export function planText(plan: ClaudePlan): { text: string; sha256: string } {
+/** What `hookbox claude` hands every `claude-hook` run. */
+export interface ClaudePlan extends Plan<ClaudeHook, RefusedHook> {
+  /** Where the project reads without the read-only views of the managed route (a hook's recording layer is made from it). */
+  projectSource?: string;
+  /** The project's approved stdio MCP servers by name, each as its `.mcp.json` wrote it (`hookbox claude-mcp` runs one: ./mcp-run.ts). */
+  mcp?: Record<string, { file: string; entry: Record<string, unknown> }>;
+}
+
+/** The plan's text and its sha256 (hex); any launcher's plan (`hookbox codex` and `gemini` pin theirs the same way). */
+export function planText(plan: object): { text: string; sha256: string } {
   const text = JSON.stringify(plan);
   return { text, sha256: sha256(text) };
 }
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 
-/** Read the plan at `file`; throws, naming the file, if its sha256 is not `expected`. */
-export function loadPlan(file: string, expected: string): ClaudePlan {
+/** Read the plan `launcher` wrote at `file`; throws, naming the file, if its sha256 is not `expected`. */
+export function loadPlan<P = ClaudePlan>(file: string, expected: string, launcher = "hookbox claude"): P {
   const bytes = readFileSync(file);
   const actual = sha256(bytes);
-  if (actual !== expected) throw new Error(`the plan ${file} is not the one hookbox claude wrote (sha256 ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}…): it was changed after the start; restart hookbox claude`);
-  return JSON.parse(bytes.toString("utf8")) as ClaudePlan;
+  if (actual !== expected) throw new Error(`the plan ${file} is not the one ${launcher} wrote (sha256 ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}…): it was changed after the start; restart ${launcher}`);
+  return JSON.parse(bytes.toString("utf8")) as P;
 }

@@ -12,7 +12,7 @@ import { CONTINUE_LIMIT, grantCommand, parseGrants, type Grant } from "../policy
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
 import { claudeHookKey, filesNamed } from "./approval.js";
 import { grantedSandbox, type GrantedSandbox, type SandboxRefusal } from "./granted.js";
-import { NeedsStore } from "./needs.js";
+import { NeedsStore } from "../approval/needs.js";
 import { interpretRun, type HookAnswer } from "./output.js";
 import type { ClaudeHook, ClaudeHookEvent } from "./settings.js";
 import type { ClaudePlan } from "./plan.js";
@@ -32,15 +32,15 @@ function shortName(project: string, hook: ClaudeHook): string {
   return file ? `hook ${file.slice(root.length + 1)}` : `hook ${hook.at}`;
 }
 
-/** Every grant approved for the project's Claude Code hooks, so a command built from them takes none away. */
-function projectGrants(store: ApprovalStore, project: string): string[] {
+/** Every grant approved for the project's Claude Code hooks and MCP servers, so a command built from them takes none away. */
+export function projectGrants(store: ApprovalStore, project: string): string[] {
   const modules = store.read().projects[projectKey(project)]?.modules ?? {};
-  return [...new Set(Object.entries(modules).filter(([k]) => k.includes("#hooks.")).flatMap(([, m]) => m.grants ?? []))];
+  return [...new Set(Object.entries(modules).filter(([k]) => k.includes("#hooks.") || k.includes("#mcpServers.")).flatMap(([, m]) => m.grants ?? []))];
 }
 
 /**
- * Run the project's `hook` on `event`, once the router checked its approval (src/claude/approval.ts's
- * checkProjectHooks); `name`: how messages call it; `signal` stops it (the router's watchdog).
+ * Run the project's `hook` on `event`, once the router checked its approval (src/agents/router.ts's
+ * approvalChecks); `name`: how messages call it; `signal` stops it (the router's watchdog).
  */
 export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string, name: string, signal?: AbortSignal): Promise<HookAnswer> {
   const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});

@@ -3,7 +3,7 @@
  * command and the project files it names, as text, never run. A static read: it finds the common
  * shapes (a program called by name, a redirection or `mkdir` into a folder, a formatter given the
  * tool's `file_path`, JSON with `additionalContext`, a Stop hook's `exit 2`, a URL), not what a
- * script computes. What the sandbox refused the hook at run time (./needs.ts) is proposed too.
+ * script computes. What the sandbox refused the hook at run time (src/approval/needs.ts) is proposed too.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";

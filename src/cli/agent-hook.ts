@@ -1,34 +1,36 @@
 /**
- * `hookbox <agent>-hook <plan>` (codex-hook, gemini-hook): what the routing hook a launcher gives
- * the agent runs for every event: the event on stdin, routed by the agent's row of the dialect
- * table, answered as a command hook does. Any failure of its own blocks on the row's fail-closed
- * events, elsewhere is a warning.
+ * `hookbox <agent>-hook <plan> <sha256>` (claude-hook, codex-hook, gemini-hook): what the routing
+ * hook a launcher gives the agent runs for every event: the plan, refused if it is not the one the
+ * launcher wrote, the event on stdin, routed by the agent's row of the dialect table
+ * (src/agents/router.ts), answered as a command hook does, spans exported when the launcher asked
+ * for OTLP. Any failure of its own blocks on the row's fail-closed events, elsewhere is a warning.
  */
 import { readFileSync } from "node:fs";
-import type { Dialect } from "../agents/dialect.js";
-import { routeAgentEvent, type AgentPlan } from "../agents/router.js";
-import type { Output } from "./render.js";
+import type { AgentReply, Dialect, RoutedHook, RoutePlan } from "../agents/dialect.js";
+import { route } from "../agents/router.js";
+import { loadPlan } from "../claude/plan.js";
+import { withOtlp } from "../observe/otlp.js";
+import type { Output } from "./output.js";
 
-export function agentHook<O>(d: Dialect<O>, name: string): (args: string[], out: Output, signal?: AbortSignal, err?: Output) => Promise<number> {
+export function routingHook<O extends object, H extends RoutedHook, P extends RoutePlan<H>>(d: Dialect<O, H, P>, name: string): (args: string[], out: Output, signal?: AbortSignal, err?: Output) => Promise<number> {
+  const write = (reply: AgentReply, out: Output, err: Output) => {
+    if (reply.stdout) out.write(reply.stdout);
+    if (reply.stderr) err.write(`${reply.stderr}\n`);
+    return reply.code;
+  };
   return async (args, out, _signal, err = out) => {
     let event = [...d.failClosed][0]!;
     try {
-      if (args.length !== 1) throw new Error(`usage: hookbox ${name}-hook <plan file> (${d.agent} runs it; see hookbox ${name})`);
-      const plan = JSON.parse(readFileSync(args[0]!, "utf8")) as AgentPlan;
+      if (args.length !== 2) throw new Error(`usage: hookbox ${name}-hook <plan file> <sha256> (${d.agent} runs it; see hookbox ${name})`);
+      const plan = loadPlan<P>(args[0]!, args[1]!, `hookbox ${name}`);
       const raw = readFileSync(0, "utf8");
       const input = JSON.parse(raw) as Record<string, unknown>;
       event = String(input.hook_event_name);
-      const answer = await routeAgentEvent(d, plan, input, raw);
-      if (answer.stdout) out.write(answer.stdout);
-      if (answer.stderr) err.write(`${answer.stderr}\n`);
-      return answer.code;
+      const answer = await withOtlp(() => route(d, plan, input, raw, { spentMs: performance.now() }), { ...process.env, ...plan.otel });
+      return write(d.written(event, answer), out, err);
     } catch (e) {
-      const closed = d.failClosed.has(event);
-      const message = `hookbox ${name}-hook failed, so ${closed ? "this call is blocked" : "no hook ran"}: ${(e as Error).message}`;
-      const reply = closed ? d.reply({ blocked: message }) : d.reply({ warnings: [message] });
-      if (reply.stdout) out.write(reply.stdout);
-      if (reply.stderr) err.write(`${reply.stderr}\n`);
-      return reply.code;
+      const message = `hookbox ${name}-hook failed, so ${d.failClosed.has(event) ? "this call is blocked" : "no hook ran"}: ${(e as Error).message}`;
+      return write(d.routerFailed(event, message), out, err);
     }
   };
 }

@@ -2,26 +2,28 @@
  * `hookbox claude [claude's arguments]`: starts the `claude` on PATH with Claude Code's hooks routed
  * through hookbox (src/claude/launch.ts): on Linux in a private mount namespace where Claude Code
  * loads everything it usually loads but runs only hookbox's managed routing hooks; where no
- * namespace can be made, with no settings file of its own (announced). `hookbox claude-hook`
- * runs the hooks of the user's and the project's settings by Claude Code's matching
- * (src/claude/router.ts).
+ * namespace can be made, with no settings file of its own (announced). What Claude Code then runs
+ * (`hookbox claude-hook`, `hookbox claude-mcp`) is ./claude-hook.ts: the one router
+ * (src/agents/router.ts) over Claude Code's row (src/agents/claude.ts).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
-import { readClaudeSettings } from "../claude/settings.js";
-import { routeEvent, type ClaudePlan } from "../claude/router.js";
-import { checkProjectHooks, filesNamed } from "../claude/approval.js";
+import { readClaudeSettings, type ClaudeHook } from "../claude/settings.js";
+import type { ClaudePlan } from "../claude/plan.js";
+import { CLAUDE_CODE_HOOKS } from "../agents/claude.js";
+import { pendingApprovals } from "../agents/router.js";
+import { claudeHookKey, filesNamed } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
-import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, projectMcpServers, type Launch } from "../claude/launch.js";
+import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, type Launch, type McpLaunch } from "../claude/launch.js";
+import { checkMcpServers, describeMcpServer, readProjectMcp } from "../claude/mcp.js";
 import { powerApproved, powerValues } from "../claude/power.js";
-import { loadPlan } from "../claude/plan.js";
-import { ApprovalStore, approvalCommand } from "../approval/store.js";
-import type { Output } from "./render.js";
-import { EXIT, UsageError } from "./usage.js";
-import { otlpEnv, withOtlp } from "../observe/otlp.js";
+import { ApprovalStore, approvalCommand, projectKey } from "../approval/store.js";
+import type { Output } from "./output.js";
+import { EXIT, UsageError } from "./usage-error.js";
+import { otlpEnv } from "../observe/otlp.js";
 import { launchProblems } from "../observe/launch.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
@@ -32,8 +34,10 @@ a private mount namespace (bubblewrap; no root needed) where Claude Code loads i
 memory (CLAUDE.md), rules, skills, agents and commands, but runs only hookbox's managed routing
 hooks (/etc/claude-code, read-only, allowManagedHooksOnly); the project's settings files read
 without their hooks and without the keys that run code or widen permissions (env, apiKeyHelper,
-statusLine, permissions.allow, ...). Where no namespace can be made, Claude Code loads no settings
-file (--setting-sources "", so no memory, skills or agents either; said on stderr).
+statusLine, permissions.allow, ...), and the project's .mcp.json read with only its servers approved
+by \`hookbox trust\`, each stdio one started in the bubblewrap sandbox (the rest denied by name).
+Where no namespace can be made, Claude Code loads no settings file (--setting-sources "", so no
+memory, skills, agents or project MCP servers either; said on stderr).
 
 \`hookbox claude-hook\` runs the hooks of your settings and of the project's (.claude/settings.json
 and .claude/settings.local.json) with Claude Code's matching: yours as you, without secret-looking
@@ -83,8 +87,11 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     say(`${h.file}#${h.at} (\`${h.command}\`) writes to $${dialect.envFileVariable}, which hookbox does not give a project's hook (its exports would reach every command the model runs): it runs without it`);
   }
   for (const problem of launchProblems()) say(problem);
-  const pending = await pendingApprovals(plan);
-  if (pending > 0) say(`${pending} of the project's Claude Code hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
+  // Hooks never approved are found from the store alone, and said now; whether an approved one changed needs its
+  // command parsed and its files hashed, which runs beside Claude Code's start and is said when it ends.
+  const { never, approved } = approvalsFound(plan);
+  const pendingLine = (n: number) => `${n} of the project's Claude Code hooks ${n === 1 ? "is" : "are"} not approved as ${n === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`;
+  if (never > 0) say(pendingLine(never));
   // Every failure and refusal of a hook, with the command that allows it, said again here when Claude Code ends.
   const noticesDir = mkdtempSync(join(tmpdir(), "hookbox-claude-notices-"));
   plan.notices = join(noticesDir, "notices.log");
@@ -100,10 +107,9 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
       if (keys.length > 0 && !approved) say(`the project's ${f.rel} sets ${keys.join(", ")}: not loaded (they run code or widen what Claude Code may do) until you review and approve them with ${approvalCommand(project)}`);
       return { ...f, powerApproved: approved };
     }));
-    const servers = projectMcpServers(dialect, project);
-    if (servers.length > 0) say(`the project's ${dialect.projectMcp.file} names MCP servers (${servers.join(", ")}): not started (each is a program from the repository, which Claude Code would start with your whole environment; hookbox does not run one yet, so its managed document denies them by name)`);
+    const mcp = await projectMcp(project, store, say);
     try {
-      launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, servers);
+      launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, mcp);
     } catch (e) {
       if (e instanceof LaunchRefused) throw new UsageError(e.message);
       throw e;
@@ -126,7 +132,11 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
         launch.afterSpawn();
       }
       child.on("error", (e) => { say(`claude could not be started: ${e.message}`); resolve(EXIT.hookErrors); });
-      child.on("close", (code, signal) => {
+      // A check that cannot run says nothing here: the router refuses each such hook by name when it runs.
+      const changed = pendingApprovals(CLAUDE_CODE_HOOKS, { ...plan, hooks: approved }).catch(() => 0);
+      child.on("close", async (code, signal) => {
+        const n = await changed;
+        if (n > 0) say(pendingLine(n).replace("not approved as", "changed since you approved, so not approved as"));
         if (existsSync(plan.notices!)) for (const line of new Set(readFileSync(plan.notices!, "utf8").split("\n").filter(Boolean))) say(line);
         resolve(code ?? (signal ? 128 : 1));
       });
@@ -137,6 +147,30 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
   }
 }
 
+/**
+ * The project's MCP servers on the managed route: each approved one started (a stdio one in the
+ * sandbox), every other denied by name, with why and the command that approves it.
+ */
+async function projectMcp(project: string, store: ApprovalStore, say: (line: string) => void): Promise<McpLaunch> {
+  const found = readProjectMcp(project, CLAUDE_CODE.projectMcp.file);
+  for (const problem of found.problems) say(problem);
+  let verdicts: Array<{ message: string; code: string } | undefined>;
+  try {
+    verdicts = await checkMcpServers(store, project, found.servers);
+  } catch (e) {
+    verdicts = found.servers.map(() => ({ message: `its approval could not be checked (${(e as Error).message})`, code: "not_approved" }));
+  }
+  const approved = found.servers.filter((_, i) => verdicts[i] === undefined);
+  found.servers.forEach((s, i) => {
+    const why = verdicts[i];
+    if (why) say(`the project's MCP server ${s.name} (${describeMcpServer(project, s)}) is not started: ${why.message.replace(/^.*? was not loaded: /, "")} (${why.code})`);
+  });
+  // Claude Code reads the files from / down, a nearer server replacing one of the same name: the project's replaces any above.
+  const above = found.above.filter((s) => !found.servers.some((p) => p.name === s.name));
+  for (const s of above) say(`the MCP server ${s.name} of ${s.file}, above the project, is denied by name: hookbox trust approves the project's own servers only`);
+  return { ...(found.file ? { file: found.file } : {}), ...(found.document ? { document: found.document } : {}), approved, denied: [...new Set([...found.servers.filter((s) => !approved.includes(s)), ...above].map((s) => s.name))] };
+}
+
 /** Whether `command`, or a project file it names, mentions `word`. */
 function mentions(project: string, command: string, word: string): boolean {
   if (command.includes(word)) return true;
@@ -145,48 +179,18 @@ function mentions(project: string, command: string, word: string): boolean {
   });
 }
 
-/** How many of the project's hooks the approvals store does not approve as they are now. */
-async function pendingApprovals(plan: ClaudePlan): Promise<number> {
-  const checks = await Promise.all(checkProjectHooks(plan.project, plan.hooks.filter((h) => h.source !== "user")));
-  return checks.filter((c) => c !== undefined).length;
+/** The project's hooks the approvals store has no approval for (`never`, a count), and those it has one for. */
+function approvalsFound(plan: ClaudePlan): { never: number; approved: ClaudeHook[] } {
+  const hooks = plan.hooks.filter((h) => h.source !== "user");
+  let modules: Record<string, unknown> = {};
+  try {
+    modules = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {}).read().projects[projectKey(plan.project)]?.modules ?? {};
+  } catch { /* a corrupt store approves nothing: every hook is refused by name when it runs */ }
+  const approved = hooks.filter((h) => Object.hasOwn(modules, claudeHookKey(h)));
+  return { never: hooks.length - approved.length, approved };
 }
 
 /** The script that started this hookbox (bin/hookbox.mjs), which the routing hook runs again. */
 function hookboxScript(): string {
   return process.env.HOOKBOX_SCRIPT || process.argv[1]!;
-}
-
-/**
- * `hookbox claude-hook <plan> <sha256>`: one event from Claude Code on stdin; answers as a command hook
- * does. Any failure of its own blocks on PreToolUse (exit 2), elsewhere is a non-blocking error.
- */
-export async function claudeHook(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
-  let event = "PreToolUse";
-  try {
-    if (args.length !== 2) throw new Error("usage: hookbox claude-hook <plan file> <sha256> (Claude Code runs it; see hookbox claude)");
-    const plan = loadPlan(args[0]!, args[1]!);
-    const raw = readFileSync(0, "utf8");
-    const input = JSON.parse(raw) as Record<string, unknown>;
-    event = String(input.hook_event_name);
-    const answer = await withOtlp(() => routeEvent(plan, input, raw, { spentMs: performance.now() }), { ...process.env, ...plan.otel });
-    if (answer.code === 2 && event === "PreToolUse") return block(out, answer.stderr);
-    if (answer.stdout) out.write(answer.stdout);
-    if (answer.stderr) err.write(`${answer.stderr}\n`);
-    return answer.code;
-  } catch (e) {
-    const message = `hookbox claude-hook failed, so ${event === "PreToolUse" ? "this tool call is blocked" : "no hook ran"}: ${(e as Error).message}`;
-    if (event === "PreToolUse") return block(out, message);
-    err.write(`${message}\n`);
-    return event === "PermissionRequest" ? 2 : 1;
-  }
-}
-
-/**
- * Exit 2 with the reason as a JSON block on stdout and nothing on stderr: Claude Code 2.1.328 then
- * passes the reason as it is (checked on PreToolUse, the one event it is used on), where a stderr would be shown after this router's own command line
- * (`[node hookbox.mjs claude-hook <plan> <sha256>]: …`); the reason names the hook's own command.
- */
-function block(out: Output, reason: string): 2 {
-  out.write(JSON.stringify({ decision: "block", reason }));
-  return 2;
 }

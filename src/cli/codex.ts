@@ -7,20 +7,19 @@
  * user's or the project's hooks handles, one routing hook: `hookbox codex-hook <plan>`, which runs
  * them by Codex's matching (src/agents/router.ts, the Codex row of src/agents/codex.ts).
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
-import { findOnPath } from "../policy/runtime.js";
-import { approvalCommand } from "../approval/store.js";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
-import { notApproved, type AgentPlan } from "../agents/router.js";
-import { unknownVersion } from "../agents/version.js";
-import { agentHook } from "./agent-hook.js";
-import type { Output } from "./render.js";
-import { EXIT, UsageError } from "./usage.js";
+import { routerTimeoutMs } from "../agents/router.js";
+import { otlpEnv } from "../observe/otlp.js";
+import type { AgentPlan } from "../agents/dialect.js";
+import { routingHook } from "./agent-hook.js";
+import { agentProgram, announcePlan, runBehindRouter } from "./command-launch.js";
+import type { Output } from "./output.js";
+import { EXIT, UsageError } from "./usage-error.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
 export const CODEX_HELP = `Usage: hookbox codex [codex's arguments…]
@@ -39,51 +38,31 @@ Every argument goes to codex unchanged. Alias: alias codex='npx hookbox codex'
 `;
 
 const REQUIREMENTS = "/etc/codex/requirements.toml";
-/** Margin over the slowest hook's timeout for the routing hook's own, so Codex never times it out first (that would fail open). */
-const ROUTER_MARGIN_MS = 30_000;
-const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 /** Run `hookbox codex`; resolves with codex's exit code. */
 export async function codex(args: string[], out: Output, _signal?: AbortSignal, err?: Output): Promise<number> {
   if (args[0] === "--help" && args.length === 1) { out.write(CODEX_HELP); return EXIT.ok; }
-  const program = findOnPath(CODEX.program);
-  if (!program) throw new UsageError("no `codex` on PATH: install Codex CLI (npm install -g @openai/codex)");
-  const unknown = unknownVersion(CODEX as never, program);
-  if (unknown) throw new UsageError(unknown);
+  const say = (line: string) => err?.write(`hookbox codex: ${line}\n`);
+  const program = agentProgram(CODEX, say);
   const sandbox = sandboxAvailability();
   if (!sandbox.ok) throw new UsageError(`hookbox codex gives Codex CLI its requirements in a private mount namespace, which cannot be built here: ${sandbox.reason}`);
   const project = process.cwd();
-  const say = (line: string) => err?.write(`hookbox codex: ${line}\n`);
   const layers = [readCodexLayer(process.env.CODEX_HOME || join(process.env.HOME || homedir(), ".codex"), "user"), ...codexProjectDirs(project).map((d) => readCodexLayer(d, "project"))];
   for (const l of layers) for (const problem of l.problems) say(problem);
-  const plan: AgentPlan = { project, hooks: layers.flatMap((l) => l.hooks), refused: layers.flatMap((l) => l.refused), maxOutputBytes: DEFAULTS.shellOutputBytes };
-  for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
-  const pending = (await Promise.all(plan.hooks.filter((h) => h.source === "project").map((h) => notApproved(CODEX as never, plan, h)))).filter(Boolean).length;
-  if (pending > 0) say(`${pending} of the project's Codex CLI hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
-  const dir = mkdtempSync(join(tmpdir(), "hookbox-codex-"));
-  try {
-    const planFile = join(dir, "plan.json");
-    writeFileSync(planFile, JSON.stringify(plan), { mode: 0o600 });
+  const plan: AgentPlan = { project, hooks: layers.flatMap((l) => l.hooks), refused: layers.flatMap((l) => l.refused), maxOutputBytes: DEFAULTS.shellOutputBytes, otel: otlpEnv() };
+  await announcePlan(CODEX, plan, say);
+  return runBehindRouter("codex", plan, (dir, command) => {
     const requirements = join(dir, "requirements.toml");
     const admin = existsSync(REQUIREMENTS) ? (parseToml(readFileSync(REQUIREMENTS, "utf8")) as Record<string, unknown>) : {};
-    writeFileSync(requirements, stringifyToml(generatedRequirements(admin, plan, planFile)), { mode: 0o644 });
-    const bwrap = findOnPath("bwrap")!;
-    return await new Promise<number>((resolve) => {
-      const child = spawn(bwrap, [...etcWithRequirements(requirements), "--chdir", project, "--", program, ...args], { stdio: "inherit", env: process.env });
-      child.on("error", (e) => { say(`codex could not be started: ${e.message}`); resolve(EXIT.hookErrors); });
-      child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    writeFileSync(requirements, stringifyToml(generatedRequirements(admin, plan, command)), { mode: 0o644 });
+    return requirements;
+  }, etcWithRequirements, program, args, say);
 }
 
-/** The requirements Codex reads: the admin's, managed hooks only, and the routing hooks after the admin's own. */
-export function generatedRequirements(admin: Record<string, unknown>, plan: AgentPlan, planFile: string): Record<string, unknown> {
-  const command = `${quote(process.execPath)} ${quote(process.env.HOOKBOX_SCRIPT || process.argv[1]!)} codex-hook ${quote(planFile)}`;
-  const slowest = Math.max(0, ...plan.hooks.map((h) => h.timeoutMs));
+/** The requirements Codex reads: the admin's, managed hooks only, and the routing hooks (running `command`) after the admin's own. */
+export function generatedRequirements(admin: Record<string, unknown>, plan: AgentPlan, command: string): Record<string, unknown> {
   const events = CODEX.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
-  const router = { type: "command", command, timeout: Math.ceil((slowest + ROUTER_MARGIN_MS) / 1000) };
+  const router = { type: "command", command, timeout: Math.ceil(routerTimeoutMs(plan.hooks.map((h) => h.timeoutMs)) / 1000) };
   const hooks: Record<string, unknown> = { ...(admin.hooks as Record<string, unknown> | undefined) };
   for (const e of events) hooks[e] = [...(Array.isArray(hooks[e]) ? (hooks[e] as unknown[]) : []), { hooks: [router] }];
   return { ...admin, allow_managed_hooks_only: true, hooks };
@@ -110,5 +89,5 @@ function etcWithRequirements(requirements: string): string[] {
   return args;
 }
 
-/** `hookbox codex-hook <plan>`: the routing hook's entry (src/cli/agent-hook.ts). */
-export const codexHook = agentHook(CODEX, "codex");
+/** `hookbox codex-hook <plan> <sha256>`: the routing hook's entry (src/cli/agent-hook.ts). */
+export const codexHook = routingHook(CODEX, "codex");

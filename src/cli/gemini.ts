@@ -9,19 +9,18 @@
  * system settings file that is not owned by root or sits in a folder others may write, and hook
  * lists concatenate across layers, so a layer above cannot take the project's hooks out.
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
-import { homedir, tmpdir } from "node:os";
+import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { findOnPath } from "../policy/runtime.js";
-import { approvalCommand } from "../approval/store.js";
 import { GEMINI, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
-import { notApproved, type AgentPlan } from "../agents/router.js";
-import { unknownVersion } from "../agents/version.js";
-import { agentHook } from "./agent-hook.js";
-import type { Output } from "./render.js";
-import { EXIT, UsageError } from "./usage.js";
+import { routerTimeoutMs } from "../agents/router.js";
+import { otlpEnv } from "../observe/otlp.js";
+import type { AgentPlan } from "../agents/dialect.js";
+import { routingHook } from "./agent-hook.js";
+import { agentProgram, announcePlan, runBehindRouter } from "./command-launch.js";
+import type { Output } from "./output.js";
+import { EXIT, UsageError } from "./usage-error.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
 export const GEMINI_HELP = `Usage: hookbox gemini [gemini's arguments…]
@@ -39,21 +38,15 @@ blocks the call (fail closed).
 Every argument goes to gemini unchanged. Alias: alias gemini='npx hookbox gemini'
 `;
 
-/** Margin over the slowest hook's timeout for the routing hook's own, so Gemini never times it out first (that would fail open). */
-const ROUTER_MARGIN_MS = 30_000;
-const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 /** Run `hookbox gemini`; resolves with gemini's exit code. */
 export async function gemini(args: string[], out: Output, _signal?: AbortSignal, err?: Output): Promise<number> {
   if (args[0] === "--help" && args.length === 1) { out.write(GEMINI_HELP); return EXIT.ok; }
-  const program = findOnPath(GEMINI.program);
-  if (!program) throw new UsageError("no `gemini` on PATH: install Gemini CLI (npm install -g @google/gemini-cli)");
-  const unknown = unknownVersion(GEMINI as never, program);
-  if (unknown) throw new UsageError(unknown);
-  const project = process.cwd();
   const say = (line: string) => err?.write(`hookbox gemini: ${line}\n`);
+  const program = agentProgram(GEMINI, say);
   const sandbox = sandboxAvailability();
   if (!sandbox.ok) throw new UsageError(`hookbox gemini shows Gemini CLI its settings without their hooks in a private mount namespace, which cannot be built here: ${sandbox.reason}`);
+  const project = process.cwd();
   const home = process.env.GEMINI_CLI_HOME || process.env.HOME || homedir();
   const userFile = join(home, ".gemini", "settings.json");
   if (!existsSync(userFile)) {
@@ -73,44 +66,29 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
     // Hooks on or off, and which are off, is the user's choice: a project that switched them off would switch off your guards.
     hooks: userConfig.enabled === false ? [] : ours.flatMap((p) => p.hooks).filter((h) => !disabled.has(h.name)),
     refused: ours.flatMap((p) => p.refused),
-    maxOutputBytes: DEFAULTS.shellOutputBytes,
+    maxOutputBytes: DEFAULTS.shellOutputBytes, otel: otlpEnv(),
   };
-  for (const r of plan.refused) say(`${r.file}#${r.at} is not run: ${r.reason}`);
-  const pending = (await Promise.all(plan.hooks.filter((h) => h.source === "project").map((h) => notApproved(GEMINI as never, plan, h)))).filter(Boolean).length;
-  if (pending > 0) say(`${pending} of the project's Gemini CLI hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(project)}`);
-  const dir = mkdtempSync(join(tmpdir(), "hookbox-gemini-"));
-  try {
-    const planFile = join(dir, "plan.json");
-    writeFileSync(planFile, JSON.stringify(plan), { mode: 0o600 });
+  await announcePlan(GEMINI, plan, say);
+  return runBehindRouter("gemini", plan, (dir, command) => {
     const views: Array<[string, string]> = [];
     const view = (file: string, settings: Record<string, unknown>, name: string) => {
       const path = join(dir, name);
       writeFileSync(path, JSON.stringify(settings, null, 2), { mode: 0o600 });
       views.push([path, file]);
     };
-    view(userFile, userView(user, plan, planFile), "user-settings.json");
+    view(userFile, userView(user, plan, command), "user-settings.json");
     if (existsSync(workspace.file)) view(workspace.file, projectView(workspace), "project-settings.json");
-    const binds = views.flatMap(([from, to]) => ["--ro-bind", from, to]);
-    const bwrap = findOnPath("bwrap")!;
-    return await new Promise<number>((resolve) => {
-      const child = spawn(bwrap, ["--dev-bind", "/", "/", ...binds, "--chdir", project, "--", program, ...args], { stdio: "inherit", env: process.env });
-      child.on("error", (e) => { say(`gemini could not be started: ${e.message}`); resolve(EXIT.hookErrors); });
-      child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    return views;
+  }, (views) => ["--dev-bind", "/", "/", ...views.flatMap(([from, to]) => ["--ro-bind", from, to])], program, args, say);
 }
 
 const hooksConfig = (p: GeminiSettings) => (p.settings.hooksConfig ?? {}) as { enabled?: boolean; disabled?: string[] };
 
-/** The user's settings as Gemini CLI sees them: without their hooks, with one routing hook per event the user's and the project's hooks handle. */
-export function userView(user: GeminiSettings, plan: AgentPlan, planFile: string): Record<string, unknown> {
+/** The user's settings as Gemini CLI sees them: without their hooks, with one routing hook (running `command`) per event the user's and the project's hooks handle. */
+export function userView(user: GeminiSettings, plan: AgentPlan, command: string): Record<string, unknown> {
   const { hooks: _hooks, ...rest } = user.settings;
-  const command = `${quote(process.execPath)} ${quote(process.env.HOOKBOX_SCRIPT || process.argv[1]!)} gemini-hook ${quote(planFile)}`;
-  const slowest = Math.max(0, ...plan.hooks.map((h) => h.timeoutMs));
   const events = GEMINI.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
-  const router = { type: "command", name: "hookbox", command, timeout: slowest + ROUTER_MARGIN_MS };
+  const router = { type: "command", name: "hookbox", command, timeout: routerTimeoutMs(plan.hooks.map((h) => h.timeoutMs)) };
   return { ...rest, hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [router] }]])) };
 }
 
@@ -120,5 +98,5 @@ export function projectView(workspace: GeminiSettings): Record<string, unknown> 
   return rest;
 }
 
-/** `hookbox gemini-hook <plan>`: the routing hook's entry (src/cli/agent-hook.ts). */
-export const geminiHook = agentHook(GEMINI, "gemini");
+/** `hookbox gemini-hook <plan> <sha256>`: the routing hook's entry (src/cli/agent-hook.ts). */
+export const geminiHook = routingHook(GEMINI, "gemini");

@@ -24,7 +24,7 @@ const LOG_FLAGS = {
 
 export const LOG = command("log", {
   usage: "Usage: hookbox log [--project <path>] [--hook <path>] [--outcome <o>] [--code <c>] [-n <n>] [--json] | --why <call id>",
-  about: `The decisions hookbox's wall made, as the audit log keeps them: hookbox claude and isolate() append
+  about: `The decisions hookbox's wall made, as the audit log keeps them: hookbox claude, codex, gemini and isolate() append
 one record per tool call a hook saw and per other decision that was not "allowed" (a block, a
 refusal, a fault), to $XDG_STATE_HOME/hookbox/decisions.jsonl (else ~/.local/state/hookbox), bounded
 and rotated. HOOKBOX_AUDIT=off turns it off; HOOKBOX_AUDIT_CONTENT=1 also keeps what the hooks

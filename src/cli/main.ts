@@ -3,17 +3,8 @@
  * code: 0 ok, 1 a hook failed to load, 2 a usage error (bad flag, bad JSON, unknown event type).
  */
 import { readFileSync } from "node:fs";
-import { check, CHECK_HELP } from "./check.js";
-import { claude, CLAUDE_HELP, claudeHook } from "./claude.js";
-import { codex, CODEX_HELP, codexHook } from "./codex.js";
-import { gemini, GEMINI_HELP, geminiHook } from "./gemini.js";
-import { emit, EMIT_HELP } from "./emit.js";
-import { opencode, OPENCODE_HELP } from "./opencode.js";
-import { log, LOG_HELP } from "./log.js";
-import { gatedOutput, type Output } from "./render.js";
-import { replay, REPLAY_HELP } from "./replay.js";
-import { trust, TRUST_HELP } from "./trust.js";
-import { EXIT, UsageError } from "./usage.js";
+import { gatedOutput, type Output } from "./output.js";
+import { EXIT, UsageError } from "./usage-error.js";
 
 export const HELP = `hookbox: try coding-agent hooks without an agent, each hook in its own worker.
 
@@ -41,23 +32,33 @@ Examples (examples/ ships in the package: node_modules/hookbox/examples/):
     --events examples/session.jsonl
 `;
 
-const COMMANDS: Record<string, { run: (args: string[], out: Output, signal?: AbortSignal, err?: Output) => Promise<number>; help: string }> = {
-  check: { run: check, help: CHECK_HELP },
-  emit: { run: emit, help: EMIT_HELP },
-  replay: { run: replay, help: REPLAY_HELP },
-  trust: { run: trust, help: TRUST_HELP },
-  claude: { run: claude, help: CLAUDE_HELP },
+type Command = { run: (args: string[], out: Output, signal?: AbortSignal, err?: Output) => Promise<number>; help: string };
+
+/**
+ * Each command loaded when it runs: `hookbox claude-hook` starts on every event Claude Code routes
+ * (and `claude-mcp` with every approved server), so it must not load every other command first.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  check: async () => { const m = await import("./check.js"); return { run: m.check, help: m.CHECK_HELP }; },
+  emit: async () => { const m = await import("./emit.js"); return { run: m.emit, help: m.EMIT_HELP }; },
+  replay: async () => { const m = await import("./replay.js"); return { run: m.replay, help: m.REPLAY_HELP }; },
+  trust: async () => { const m = await import("./trust.js"); return { run: m.trust, help: m.TRUST_HELP }; },
+  claude: async () => { const m = await import("./claude.js"); return { run: m.claude, help: m.CLAUDE_HELP }; },
   // What the settings `hookbox claude` generates run for every event; not for people.
-  "claude-hook": { run: claudeHook, help: CLAUDE_HELP },
-  codex: { run: codex, help: CODEX_HELP },
+  "claude-hook": async () => { const m = await import("./claude-hook.js"); return { run: m.claudeHook, help: m.CLAUDE_HOOK_HELP }; },
+  // What the view of a project's .mcp.json starts in place of an approved server; not for people.
+  "claude-mcp": async () => { const m = await import("./claude-hook.js"); return { run: m.claudeMcp, help: m.CLAUDE_HOOK_HELP }; },
+  codex: async () => { const m = await import("./codex.js"); return { run: m.codex, help: m.CODEX_HELP }; },
   // What the requirements `hookbox codex` generates run for every event; not for people.
-  "codex-hook": { run: codexHook, help: CODEX_HELP },
-  gemini: { run: gemini, help: GEMINI_HELP },
+  "codex-hook": async () => { const m = await import("./codex.js"); return { run: m.codexHook, help: m.CODEX_HELP }; },
+  gemini: async () => { const m = await import("./gemini.js"); return { run: m.gemini, help: m.GEMINI_HELP }; },
   // What the system settings `hookbox gemini` generates run for every event; not for people.
-  "gemini-hook": { run: geminiHook, help: GEMINI_HELP },
-  opencode: { run: opencode, help: OPENCODE_HELP },
-  log: { run: log, help: LOG_HELP },
+  "gemini-hook": async () => { const m = await import("./gemini.js"); return { run: m.geminiHook, help: m.GEMINI_HELP }; },
+  opencode: async () => { const m = await import("./opencode.js"); return { run: m.opencode, help: m.OPENCODE_HELP }; },
+  log: async () => { const m = await import("./log.js"); return { run: m.log, help: m.LOG_HELP }; },
 };
+/** Commands agents run, not people: left out of the list of commands. */
+const INTERNAL = new Set(["claude-hook", "claude-mcp", "codex-hook", "gemini-hook"]);
 
 export interface MainIO {
   stdout: Output;
@@ -91,18 +92,18 @@ export async function main(argv: string[], given: MainIO = processIO()): Promise
   }
   if (name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? rest[0] : undefined;
-    io.stdout.write(topic && COMMANDS[topic] ? COMMANDS[topic].help : HELP);
+    io.stdout.write(topic && Object.hasOwn(COMMANDS, topic) ? (await COMMANDS[topic]!()).help : HELP);
     return EXIT.ok;
   }
   if (name === "--version" || name === "-v") {
     io.stdout.write(`${version()}\n`);
     return EXIT.ok;
   }
-  const command = COMMANDS[name];
-  if (!command) {
-    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).filter((c) => !c.endsWith("-hook")).join(", ")}; see hookbox --help)\n`);
+  if (!Object.hasOwn(COMMANDS, name)) {
+    io.stderr.write(`hookbox: unknown command "${name}" (commands: ${Object.keys(COMMANDS).filter((c) => !INTERNAL.has(c)).join(", ")}; see hookbox --help)\n`);
     return EXIT.usage;
   }
+  const command = await COMMANDS[name]!();
   try {
     return await command.run(rest, io.stdout, io.signal, io.stderr);
   } catch (err) {

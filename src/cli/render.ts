@@ -5,30 +5,9 @@
 import type { HookError } from "../contract/errors.js";
 import type { HookStats } from "../runner/stats.js";
 import { displayWidth } from "../runner/status-line.js";
-import { terminalText } from "../gates/terminal-text.js";
 
-/** Where a command writes. `isTTY` decides whether a progress bar is drawn. */
-export interface Output {
-  write(text: string): void;
-  readonly isTTY: boolean;
-  /** Terminal width, when known. */
-  readonly columns?: number;
-  /** hookbox's own terminal controls (the progress bar), written as they are; `write` otherwise. */
-  control?(sequence: string): void;
-}
-
-/**
- * `out` with every write through the terminal-text gate (src/gates/terminal-text.ts): control sequences
- * removed, SGR colours kept on a terminal only. `control` writes stay hookbox's own.
- */
-export function gatedOutput(out: Output): Output {
-  return {
-    write: (text) => out.write(terminalText(text, { multiline: true, colors: out.isTTY })),
-    control: (sequence) => (out.control ? out.control(sequence) : out.write(sequence)),
-    get isTTY() { return out.isTTY; },
-    get columns() { return out.columns; },
-  };
-}
+export { gatedOutput, type Output } from "./output.js";
+import type { Output } from "./output.js";
 
 /** Rows of cells as left-aligned columns (right-aligned where `right[i]`), two spaces apart, by display width (CJK and emoji take 2). */
 export function table(head: string[], rows: string[][], right: boolean[] = []): string {

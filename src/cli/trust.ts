@@ -15,12 +15,14 @@ import { presets, type PolicyName } from "../policy/policy.js";
 import { claudeHookFingerprint, claudeHookKey, claudeHookPins } from "../claude/approval.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
-import { NeedsStore } from "../claude/needs.js";
+import { NeedsStore } from "../approval/needs.js";
+import { proposeModuleGrants } from "../policy/module-proposals.js";
+import { reviewMcpServers, type Reviewed } from "./trust-claude.js";
 import { proposeGrants } from "../claude/propose.js";
-import { covers, grantCommand, GrantError, MODULE_GRANTS, parseGrant } from "../policy/grants.js";
+import { covers, grantCommand, GrantError, moduleCanTake, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import { GEMINI, readGeminiSettings } from "../agents/gemini.js";
-import { agentHookFingerprint, agentHookKey } from "../agents/router.js";
+import { agentHookFingerprint, agentHookKey } from "../agents/command-hooks.js";
 import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
 import { opencodeProjectPlugins } from "../opencode/discovery.js";
 import { OPENCODE_PROJECT_POLICY } from "../opencode/plan.js";
@@ -31,7 +33,7 @@ const TRUST_FLAGS = {
   yes: { type: "boolean", help: "approve without asking (for scripts)" },
   revoke: { type: "boolean", help: "remove every approval of the project" },
   policy: { type: "string", arg: "<preset>", help: "the policy pi's and the hook folders' modules are approved to run under (default \"untrusted\"); refused for Claude Code hooks, which take --grant" },
-  grant: { type: "string", multiple: true, arg: "<grant>", help: "give a grant (write:<folder>, write:tool-target, exec:<program>, network:<host>[:<port>], env:<NAME>, effects:annotate, effects:continue) to each Claude Code hook it was proposed for, or when none was to every hook and pi module that can take it; \"proposed\": each hook the grants proposed for it; repeatable" },
+  grant: { type: "string", multiple: true, arg: "<grant>", help: "give a grant (write:<folder>, write:tool-target, exec:<program>, network:<host>[:<port>], env:<NAME>, effects:annotate, effects:continue) to each Claude Code hook and pi module it was proposed for, or when none was to every one that can take it; \"proposed\": each the grants proposed for it; repeatable" },
   "agent-dir": { type: "string", arg: "<dir>", help: "pi's agent folder (default: PI_CODING_AGENT_DIR, else ~/.pi/agent)" },
   approvals: { type: "string", arg: "<dir>", help: "the approvals folder (default: as above)" },
   json: { type: "boolean", help: "print one JSON document instead of text" },
@@ -42,7 +44,8 @@ export const TRUST = command("trust", {
   about: `List the modules of the project that an agent would run by itself: pi's (.pi/extensions/, and the
 extensions and packages the project's .pi/settings.json names, found with pi's own rules),
 oh-my-pi's .omp/extensions/, the project's hook folders (.xcsh/hooks, .claude/hooks) and the command
-hooks of Claude Code's .claude/settings.json and .claude/settings.local.json, of Codex CLI's .codex/ and of Gemini CLI's
+hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (and its .mcp.json's MCP
+servers), of Codex CLI's .codex/ and of Gemini CLI's
 .gemini/settings.json (with the files they name; they run under "untrusted" in hookbox claude,
 hookbox codex and hookbox gemini), and opencode's plugin files (.opencode/plugin(s)/ and those its
 config files name; "untrusted" in hookbox opencode). Each is shown with its origin, every file it
@@ -56,17 +59,6 @@ approve, or revoked), 1 not approved, 2 a usage error.
 `,
 });
 export const TRUST_HELP = TRUST.help;
-
-/**
- * One module of the project as the user reviews it: its fingerprint, or why it cannot be approved
- * as it stands (a Claude Code hook whose command names files known only when it runs); `scope`
- * says what else its approval pins than the files listed; a Claude Code hook also with its grants
- * (proposed, given now, approved before).
- */
-interface Reviewed {
-  key: string; origin: string; fingerprint?: Fingerprint; refusal?: string; scope?: string; notes?: string[]; pinned?: () => Promise<Fingerprint>;
-  claude?: boolean; grants?: { proposed: string[]; given: string[]; approved: string[]; module: boolean };
-}
 
 /** Run `trust`; returns the exit code. */
 export async function trust(args: string[], out: Output, _signal?: AbortSignal, err: Output = out): Promise<number> {
@@ -145,7 +137,11 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
   const seen = new Set<string>();
   // pi's and oh-my-pi's modules (isolateDiscovered) take grants through their policy; the hook folders' do not.
   const modules: Reviewed[] = found.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => ({
-    key: f.path, origin: f.origin, fingerprint: fingerprint(f.path, policy), ...(f.origin.startsWith("hooks (") ? {} : { grants: { proposed: [], given: [], approved: [], module: true } }),
+    key: f.path, origin: f.origin, fingerprint: fingerprint(f.path, policy), ...(f.origin.startsWith("hooks (") ? {} : { grants: {
+      // What reading the module finds, and what the sandbox refused it at run time (a grant, not a refusal no grant allows).
+      proposed: [...new Set([...proposeModuleGrants(projectKey(project), f.path), ...needs.seen(project, f.path).filter((g) => !g.startsWith("refused:"))])].sort(),
+      given: [], approved: [], module: true,
+    } }),
   }));
   // Claude Code's hooks of the project: they run under "untrusted" whatever --policy says (hookbox claude).
   const reader = new PinReader();
@@ -177,6 +173,8 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
       modules.push({ key: powerKey(file), origin: `Claude Code (.claude/${name}, settings: ${Object.keys(values).join(", ")})`, fingerprint: await pinned(), pinned });
     }
   }
+  // Claude Code's MCP servers of the project (.mcp.json): a stdio one runs in the sandbox with its grants in hookbox claude.
+  modules.push(...(await reviewMcpServers(project, reader, warn)));
   // Gemini CLI's hooks of the project (.gemini/settings.json): they run under "untrusted" in hookbox gemini.
   const geminiSettings = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
   for (const problem of geminiSettings.problems) warn(problem);
@@ -228,7 +226,7 @@ function giveGrants(project: string, reviewed: Reviewed[], asked: readonly strin
   if (texts.length > 0 && hooks.length === 0) throw new UsageError("--grant gives grants to the project's Claude Code hooks and pi's and oh-my-pi's modules, and it has none");
   for (const r of hooks) {
     const c = r.grants!;
-    const mine = texts.filter((g) => (c.proposed.includes(g) || !hooks.some((h) => h.grants!.proposed.includes(g))) && (!c.module || MODULE_GRANTS.has(parseGrant(g).grant.kind)));
+    const mine = texts.filter((g) => (c.proposed.includes(g) || !hooks.some((h) => h.grants!.proposed.includes(g))) && (!c.module || moduleCanTake(parseGrant(g).grant)));
     c.given = [...new Set([...(asked.includes("proposed") ? c.proposed : []), ...mine])].sort();
     c.approved = store.grants(project, r.key);
   }

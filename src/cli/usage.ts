@@ -11,14 +11,12 @@ import { DEFAULT_POLICY, presets, type Policy } from "../policy/policy.js";
 import type { HostOptions } from "./host.js";
 import type { Output } from "./render.js";
 import { scriptedAnswers, type UiFlags } from "./ui.js";
-import { UsageError } from "./usage-error.js";
+import { EXIT, UsageError } from "./usage-error.js";
 import { AGENTS, type AgentName } from "./agent.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
 /** Exit codes of the `hookbox` command. */
-export const EXIT = { ok: 0, hookErrors: 1, usage: 2 } as const;
-
-export { UsageError };
+export { EXIT, UsageError };
 export { AGENTS, type AgentName };
 
 /**

@@ -124,7 +124,7 @@ export const Errors = {
    */
   effectRefused: (hookPath: string, event: string, field: string, effect: string, grant: string, kept: string) =>
     new HookFailure("effect_refused", hookPath, event,
-      `${name(hookPath)} set ${field} during ${event}, a ${effect} effect on the agent, which its policy.effects "${grant}" does not grant; it was not applied (${kept}). policy.effects: "${effect}" grants it, for a hook you trust to change what the agent does.`),
+      `${name(hookPath)} set ${field} during ${event}, ${effect === "annotate" ? "an" : "a"} ${effect} effect on the agent, which its policy.effects "${grant}" does not grant; it was not applied (${kept}). policy.effects: "${effect}" grants it, for a hook you trust to change what the agent does.`),
   /** An agent member above what the hook's `policy.effects` grants (worker/extension-members.mjs `MEMBER_EFFECTS`): not run. */
   memberRefused: (hookPath: string, member: string, effect: string, grant: string) =>
     new HookFailure("effect_refused", hookPath, member,

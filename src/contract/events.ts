@@ -16,9 +16,13 @@
  * - `addable`: optional fields an in-place edit may add when the host's event lacks them.
  * - `effects` (events with a result only) and `editEffects`: the class of each result field and of
  *   an in-place edit of each payload field (worker/effects.mjs; `policy.effects` grants up to one):
- *   `observe`, `restrict` (the agent does less), `substitute` (it does or reads something else),
- *   `subset` (restrict when the value keeps some of the host's own messages in their order, else
- *   substitute) or `byValue` (the class follows the field's value: `input`'s action). A field whose
+ *   `observe`, `restrict` (the agent does less), `annotate` (the model reads the module's own
+ *   context beside the agent's: a custom message, at most ANNOTATE_MAX_CHARS of text),
+ *   `substitute` (it does or reads something else), `subset` (restrict when the value keeps some of
+ *   the host's own messages in their order; annotate when it keeps all of them in their order and
+ *   adds the module's own custom messages; else substitute), `append` (annotate when the string
+ *   keeps the agent's own as its start and adds at most ANNOTATE_MAX_CHARS; else substitute) or
+ *   `byValue` (the class follows the field's value: `input`'s action). A field whose
  *   value is the one the handler received changes nothing, whatever its class (src/runner/effects.ts).
  *   An edit of a notification's payload is a substitute: the agent may read its own objects again.
  * - `sample`: a fresh event for tests and the CLI (AbortSignals new each time).
@@ -72,7 +76,7 @@ export type RuleKind = Rule<HookEventType>["kind"];
 /** A class of effect on the agent (worker/effects.mjs), lowest first. */
 export type Effect = (typeof EFFECTS)[number];
 /** The class of one field: fixed, `subset` of the host's messages, or by the field's value. */
-export type FieldEffect = Effect | "subset" | { readonly byValue: Readonly<Record<string, Effect>> };
+export type FieldEffect = Effect | "subset" | "append" | { readonly byValue: Readonly<Record<string, Effect>> };
 /** One class per payload field (an in-place edit of it), no more, no less. */
 type EditEffects<E> = { [K in Exclude<Fields<E>, SignalFields<E>>]-?: FieldEffect };
 /** One class per result field; a result that is one value (`before_provider_request`'s) is classed as the field it replaces. */
@@ -129,7 +133,7 @@ const compacted = () => ({ summary: "s", firstKeptEntryId: "e1", tokensBefore: 1
 const signal = (): AbortSignal => new AbortController().signal;
 const series = { kind: "series" } as const;
 const cancel = { kind: "bail", key: "cancel" } as const;
-const observe = "observe", restrict = "restrict", substitute = "substitute";
+const observe = "observe", restrict = "restrict", annotate = "annotate", substitute = "substitute";
 
 // ---- the table -----------------------------------------------------------------------------------
 
@@ -221,7 +225,7 @@ export const EVENTS = {
   },
   context: {
     payload: { messages },
-    // Keeping some of the host's own messages, in their order, makes the model read less; anything else, something else.
+    // Keeping some of the host's own messages, in their order, makes the model read less; keeping all and adding its own custom messages, more; anything else, something else.
     editEffects: { messages: "subset" },
     result: z.strictObject({ messages: messages.optional() }),
     effects: { messages: "subset" },
@@ -231,9 +235,10 @@ export const EVENTS = {
   },
   before_agent_start: {
     payload: { prompt: z.string(), images: z.array(imageContent).optional(), systemPrompt: z.string().optional() },
-    editEffects: { prompt: substitute, images: substitute, systemPrompt: substitute },
+    // The module's own custom message, and text appended to the system prompt, add context; a prompt rewritten is something else.
+    editEffects: { prompt: substitute, images: substitute, systemPrompt: "append" },
     result: z.strictObject({ message: hookMessage.optional(), systemPrompt: z.string().max(LIMITS.maxPrompt).optional() }),
-    effects: { message: substitute, systemPrompt: substitute },
+    effects: { message: annotate, systemPrompt: "append" },
     // pi chains the system prompt across handlers ("if multiple extensions return this, they are chained").
     rule: { kind: "first-message", key: "message", chain: "systemPrompt" },
     // oh-my-pi's systemPrompt is string[] (a string is taken as one): hookbox carries the string.

@@ -123,7 +123,7 @@ export async function discoverAndLoadHooks(configuredPaths: string[], cwd: strin
 
   const modules = entries.filter((e) => e.kind === "module");
   // A project module's every load and restart checks its approval again, on the files as they are then.
-  const approval = (e: Entry): SandboxOptions => (e.origin === "project" && store ? { approval: () => store.check(cwd, { path: resolve(cwd, e.path), policy: own(e.path, e.origin).policy! }) } : {});
+  const approval = (e: Entry): SandboxOptions => (e.origin === "project" && store ? { approval: () => store.verify(cwd, { path: resolve(cwd, e.path), policy: own(e.path, e.origin).policy! }) } : {});
   const perHook = Object.fromEntries(modules.map((e) => [e.path, { ...own(e.path, e.origin), ...approval(e) }]));
   const { hooks, errors, warnings } = await loadHooks(modules.map((e) => e.path), cwd, { ...load, perHook });
   const loaded = new Map(hooks.map((h) => [h.path, h]));

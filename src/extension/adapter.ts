@@ -17,7 +17,7 @@ import { readStart, sameManifest, startRecordFiles, writeStarts } from "./starts
 import type { Manifest } from "../contract/protocol.js";
 import { readIsolateConfig } from "./config.js";
 import { baseFolder, callerFile, modulePath } from "./base.js";
-import { Notices } from "./notices.js";
+import { Notices, type ProjectGrants } from "./notices.js";
 import { withAgentOutput } from "./output.js";
 import { alsoLoadedByAgent } from "./also-loaded.js";
 import type { OmpModule } from "../discovery/agents.js";
@@ -115,7 +115,8 @@ export interface Unloaded { path: string; code: HookErrorCode; error: string }
  * it, every tool call for all of them, and what a module registers otherwise when it arrives is
  * taken as far as the agent takes it at that point, with one warning naming the rest.
  */
-export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}, /** @internal modules refused before loading (not approved): they block like a failed load */ before: readonly Unloaded[] = []): IsolatedExtension {
+export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}, /** @internal modules refused before loading (not approved): they block like a failed load */ before: readonly Unloaded[] = [],
+  /** @internal a project's modules and the command that grants them (isolateDiscovered) */ grants?: ProjectGrants): IsolatedExtension {
   const caller = callerFile(isolate);
   let checked: ReturnType<typeof checkIsolateArguments>;
   try {
@@ -124,7 +125,7 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     return failClosed("isolate", (err as Error).message);
   }
   const { resolved, isOptional } = checked;
-  const notices = new Notices();
+  const notices = new Notices(grants);
   const loadOptions = withAgentOutput(notices.watch(checked.loadOptions));
   return async (pi) => {
     const cwd = process.cwd();
@@ -794,7 +795,7 @@ class Mirror {
   #report(e: HookError): void {
     const line = reportLine(e);
     // A refused effect names the policy.effects that grants it; said once per module, event and code, not per call.
-    if (e.code === "effect_refused") { this.#notices.show(e.hookPath, `${e.event}:${e.code}`, line); return; }
+    if (e.code === "effect_refused") { this.#notices.effect(e.hookPath, e.event, line); return; }
     // A handler's own throw during an event the agent is waiting on: #forward gives it to the agent (tool_call's is a block).
     const waiting = e.code === "handler_threw" && e.event !== "tool_call" ? this.#threw.get(e.event)?.at(-1) : undefined;
     if (waiting) { waiting.push(e); return; }

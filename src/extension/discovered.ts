@@ -9,11 +9,13 @@
  * blocked naming it and the command that approves it (fail closed).
  */
 import { realpathSync } from "node:fs";
-import { approvalCommand, ApprovalStore, type ApprovalsOptions } from "../approval/store.js";
-import { GrantError, withGrants } from "../policy/grants.js";
+import { approvalCommand, ApprovalStore, projectKey, type ApprovalsOptions } from "../approval/store.js";
+import { grantCommand, GrantError, withGrants } from "../policy/grants.js";
+import { NeedsStore } from "../approval/needs.js";
 import { ompModules, piDiscoveryOff, piModules, runningAgent, type AgentModule, type OmpModule } from "../discovery/agents.js";
 import { Errors } from "../contract/errors.js";
 import type { PolicyOption } from "../policy/policy.js";
+import type { ProjectGrants } from "./notices.js";
 import { agentLine, isolate, type IsolatedExtension, type IsolateOptions, type Unloaded } from "./adapter.js";
 
 export interface IsolateDiscoveredOptions extends IsolateOptions {
@@ -61,7 +63,27 @@ export function isolateDiscovered(options: IsolateDiscoveredOptions = {}): Isola
       // A policy that does not resolve, or a store folder that cannot be used: nothing loads, every tool call is blocked.
       return refuse((err as Error).message);
     }
-    return isolate(sorted.paths, { ...rest, perHook: sorted.perHook }, sorted.refused)(pi);
+    return isolate(sorted.paths, { ...rest, perHook: sorted.perHook }, sorted.refused, projectGrants(sorted.project, cwd, new ApprovalStore(approvals), new NeedsStore(approvals)))(pi);
+  };
+}
+
+/**
+ * The command that gives one of the `project` modules a grant: the grants the project's approvals
+ * carry now (each keeps its own: `--grant` gives one to every module it was not proposed for
+ * otherwise) plus the one missing.
+ */
+function projectGrants(modules: ReadonlySet<string>, cwd: string, store: ApprovalStore, needs: NeedsStore): ProjectGrants {
+  const project = projectKey(cwd);
+  return {
+    project, modules,
+    record: (hookPath, grant) => { needs.record(cwd, hookPath, [grant]); },
+    command: (grant) => {
+      let now: string[] = [];
+      try {
+        now = Object.values(store.read().projects[project]?.modules ?? {}).flatMap((m) => m.grants ?? []);
+      } catch { /* a store that cannot be read: the grant alone */ }
+      return grantCommand(project, [...now, grant]);
+    },
   };
 }
 
@@ -82,6 +104,7 @@ function sortModules(modules: AgentModule[], cwd: string, options: IsolateOption
   const paths: string[] = [];
   const perHook: NonNullable<IsolateOptions["perHook"]> = {};
   const refused: Unloaded[] = [];
+  const project = new Set<string>();
   for (const module of modules) {
     const own = options.perHook?.[module.path] ?? {};
     if (module.scope === "user") {
@@ -105,8 +128,9 @@ function sortModules(modules: AgentModule[], cwd: string, options: IsolateOption
       continue;
     }
     // Every load and restart checks the approval again, on the files as they are then (the approved policy's fingerprint).
-    perHook[module.path] = { ...own, policy: granted, approval: () => store.check(cwd, { path: module.path, policy }) };
+    perHook[module.path] = { ...own, policy: granted, approval: () => store.verify(cwd, { path: module.path, policy }) };
     paths.push(module.path);
+    project.add(module.path);
   }
-  return { paths, perHook, refused };
+  return { paths, perHook, refused, project };
 }

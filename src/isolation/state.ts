@@ -54,6 +54,8 @@ export interface SandboxView {
   readonly bounds?: SandboxBounds;
   /** Limits this host's runtime does not enforce for this hook (worker mode on a Bun host, policy `trusted`); absent when every limit holds. */
   readonly unenforced?: readonly string[];
+  /** The digest of the approval the loaded module runs under (`options.approval`): its decision records' `hook.hash`. */
+  readonly approvedDigest?: string | undefined;
   listen(listener: SandboxListener): () => void;
   /** End the worker for good. Idempotent. */
   dispose(): Promise<void>;

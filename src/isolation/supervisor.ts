@@ -17,6 +17,7 @@ import { withCallerTheme } from "../bridge/render-theme.js";
 import { grantReaching, hookEnv, permissionArgs } from "../policy/policy.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
+import { deniedLine } from "../../worker/access.mjs";
 import { ReadRefusal } from "../policy/read-grants.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
@@ -45,6 +46,8 @@ export class HookSupervisor implements SandboxView {
   readonly resolvedPath: string;
   readonly cwd: string;
   readonly options: ResolvedSandboxOptions;
+  /** The digest of the approval the loaded module runs under (`options.approval`), for its decision records. */
+  approvedDigest: string | undefined;
   #state: SandboxState = "starting";
   manifest: Manifest = { events: {}, commands: [], renderers: [] };
   restarts = 0;
@@ -151,6 +154,7 @@ export class HookSupervisor implements SandboxView {
       hookPath, resolvedPath, cwd, options,
       get bounds() { return self.bounds; },
       get unenforced() { return self.#unenforced; },
+      get approvedDigest() { return self.approvedDigest; },
       get state() { return self.#state; },
       get restarts() { return self.restarts; },
       get lastFailure() { return self.lastFailure; },
@@ -160,7 +164,14 @@ export class HookSupervisor implements SandboxView {
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
     this.#transformBudget = new TransformBudget(hookPath, options.transformBudget);
     this.bridge = new SandboxBridge({
-      hookPath, cwd, gate: this.execGate, onLog: options.onLog, output: (stream, text) => this.#sentOutput?.[stream].write(text), takeLog: () => this.#logBudget.take(), hostModules: options.hostModules, policy: options.policy,
+      hookPath, cwd, gate: this.execGate, onLog: options.onLog, output: (stream, text) => this.#sentOutput?.[stream].write(text), takeLog: () => this.#logBudget.take(),
+      // The worker reports each denial once; the embedder's onDenied gets it, else a line in the hook's log.
+      // Why within the log budget: a hook can post reports itself, as many as it likes.
+      denied: (permission, resource) => {
+        if (!this.#logBudget.take()) return;
+        if (options.onDenied) options.onDenied(hookPath, { permission, resource });
+        else options.onLog(hookPath, "warn", deniedLine(permission, resource));
+      }, hostModules: options.hostModules, policy: options.policy,
       isolation: options.isolation, terminal: options.terminalText,
       transform: (a) => this.#transform(a),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
@@ -310,8 +321,9 @@ export class HookSupervisor implements SandboxView {
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
     // Every load, restarts included, reads the module from disk again: it must still be what was approved.
-    const unapproved = options.approval?.();
-    if (unapproved) return unapproved;
+    const verdict = options.approval?.();
+    if (verdict instanceof HookFailure) return verdict;
+    this.approvedDigest = verdict?.digest;
     // Why refuse: a hook that could read the cache reads other hooks' code; one that could write it poisons them.
     // A sandbox binds what the policy names whether or not Node's permission model is on.
     const reachPolicy = options.isolation === "sandbox" ? { ...options.policy, permissionModel: true } : options.policy;

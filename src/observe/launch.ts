@@ -1,8 +1,8 @@
 /**
  * What the launchers and `isolate()` record, by default, in the audit log (src/observe/audit-log.ts):
  * the records of a runner, the wall's decisions outside a hook call (a module that did not load or
- * is not approved blocks a tool call), and `hookbox claude`'s router's, which runs Claude Code's
- * command hooks itself. Each is one call from its launcher.
+ * is not approved blocks a tool call), and the routers' of `hookbox claude`, `codex` and `gemini`,
+ * which run the agents' command hooks themselves. Each is one call from its launcher.
  */
 import type { HookErrorCode, HookFailure } from "../contract/errors.js";
 import { auditProblem, auditWorthy, defaultAuditLog } from "./audit-log.js";
@@ -32,54 +32,53 @@ export function unloadedRecord(module: { path: string; code: HookErrorCode; erro
   return record;
 }
 
-/** What the recorder reads of a Claude Code hook (src/claude/settings.ts `ClaudeHook`, `RefusedHook`) and of its answer (src/claude/output.ts `HookAnswer`). */
-interface ClaudeHook { source: string; file: string; at: string; timeoutS: number }
-interface RefusedHook { source: string; file: string; at: string; reason: string }
-type HookAnswer =
+/** What the recorder reads of a routed hook (src/agents/dialect.ts `RoutedHook`, `RefusedRoutedHook`) and of its answer (`HookAnswer`). */
+interface RoutedHook { source: string; file: string; at: string }
+type HookAnswer = (
   | { kind: "ok"; output?: object; text?: string }
   | { kind: "block"; reason: string }
-  | { kind: "failed"; failure: Pick<HookFailure, "code" | "message"> };
-
-/** Events of Claude Code where a failed hook blocks (src/claude/router.ts FAIL_CLOSED). */
-const CLAUDE_FAIL_CLOSED = new Set(["PreToolUse", "PermissionRequest"]);
+  | { kind: "failed"; failure: Pick<HookFailure, "code" | "message"> }
+) & { approved?: string };
 
 /**
- * Records of one event `hookbox claude-hook` routes: `run` wraps each hook's run (all start
- * together), `refused` records the hooks that were not run. Appended to the audit log, and spans
- * when the process has an OpenTelemetry provider.
+ * Records of one event an agent's routing hook routes (src/agents/router.ts; `agent`: the row's
+ * name in records, `failClosed`: its fail-closed events): `run` wraps each hook's run (all start
+ * together) with its deadline, `refused` records the hooks that were not run. Appended to the audit
+ * log, and spans when the process has an OpenTelemetry provider.
  */
-export function claudeRecorder(project: string, event: string, input: Record<string, unknown>): {
-  run<A extends HookAnswer>(hook: ClaudeHook, answer: Promise<A>): Promise<A>;
-  refused(hooks: readonly RefusedHook[]): void;
+export function hookRecorder(agent: string, failClosed: ReadonlySet<string>, project: string, event: string, input: Record<string, unknown>): {
+  run<A extends HookAnswer>(hook: RoutedHook, limitMs: number, answer: Promise<A>): Promise<A>;
+  refused(hooks: readonly (RoutedHook & { reason: string })[]): void;
 } {
   const observer = new Observer(project);
-  observer.agent = "claude";
-  // The router's stderr is what Claude Code reads as the hooks' answer: a log that cannot be written is said by `hookbox claude` at its start (launchProblems), not here.
+  observer.agent = agent;
+  // The router's stderr is what the agent reads as the hooks' answer: a log that cannot be written is said by the launcher at its start (launchProblems), not here.
   const audit = defaultAuditLog(process.env, () => {});
   if (audit) observer.listen((r) => audit.log.append(r), { content: audit.content });
   const started = performance.now();
   const tool = toolOf({ toolName: input.tool_name, toolCallId: input.tool_use_id });
   const base = (path: string, untrusted: boolean): DecisionRecord => ({
-    v: 1, time: new Date(performance.timeOrigin + started).toISOString(), agent: "claude", project, hook: { path: cutText(path, 4000) }, event: cutText(event, 100),
+    v: 1, time: new Date(performance.timeOrigin + started).toISOString(), agent, project, hook: { path: cutText(path, 4000) }, event: cutText(event, 100),
     ...(tool ? { tool } : {}), isolation: untrusted ? "sandbox" : "as-user", ...(untrusted ? { policy: "untrusted" } : {}), outcome: "allowed", blocked: false,
   });
   const failed = (record: DecisionRecord, failure: Pick<HookFailure, "code" | "message">) => {
     record.outcome = failure.code === "effect_refused" || failure.code === "not_approved" ? "refused" : "failed";
     record.code = failure.code;
-    record.blocked = CLAUDE_FAIL_CLOSED.has(event);
+    record.blocked = failClosed.has(event);
     if (isOwnWords(failure.code)) record.why = cutText(failure.message, 1_900);
-    const allow = allowOf(failure, project, "claude");
+    const allow = allowOf(failure, project, agent);
     if (allow) record.allow = allow;
   };
   return {
-    async run<A extends HookAnswer>(hook: ClaudeHook, pending: Promise<A>): Promise<A> {
+    async run<A extends HookAnswer>(hook: RoutedHook, limitMs: number, pending: Promise<A>): Promise<A> {
       const answer = await pending;
       const ended = performance.now();
       const record = base(`${hook.file}#${hook.at}`, hook.source !== "user");
       record.durationMs = Math.round((ended - started) * 1000) / 1000;
+      if (answer.approved) record.hook!.hash = answer.approved;
       if (answer.kind === "failed") {
         failed(record, answer.failure);
-        if (answer.failure.code === "timeout") record.limitMs = hook.timeoutS * 1000;
+        if (answer.failure.code === "timeout") record.limitMs = limitMs;
       } else if (answer.kind === "block" || saysNo(answer.output)) {
         record.outcome = "blocked";
         record.blocked = true;
@@ -99,12 +98,12 @@ export function claudeRecorder(project: string, event: string, input: Record<str
   };
 }
 
-/** A Claude Code hook's JSON answer that says no: a block decision, a denied permission, a stop. */
+/** A hook's JSON answer that says no, in any routed agent's words: a block or deny decision, a denied permission, a stop. */
 function saysNo(answer: object | undefined): boolean {
   if (!answer) return false;
   const output = answer as Record<string, unknown>;
   const specific = output.hookSpecificOutput as { permissionDecision?: unknown; decision?: { behavior?: unknown } } | undefined;
-  return output.decision === "block" || output.continue === false || specific?.permissionDecision === "deny" || specific?.decision?.behavior === "deny";
+  return output.decision === "block" || output.decision === "deny" || output.continue === false || specific?.permissionDecision === "deny" || specific?.decision?.behavior === "deny";
 }
 
 /** What a launcher says once at its start about its records: an audit log it cannot write, OTLP export it cannot do. */

@@ -20,6 +20,8 @@ export interface CallSeen {
   hookPath: string;
   /** The hook's options (absent for a hand-built in-process hook). */
   options: Readonly<ResolvedSandboxOptions> | undefined;
+  /** The digest of the approval the hook runs under (a project's module). */
+  approved?: string | undefined;
   /** The event as the hook received it. */
   event: Record<string, unknown> & { type: string };
   /** `performance.now()` when the call started, and how long it took. */
@@ -111,7 +113,7 @@ export function callRecord(seen: CallSeen, agent: string, project: string, conte
     time: new Date(performance.timeOrigin + seen.started).toISOString(),
     agent,
     project,
-    hook: { path: cutText(seen.hookPath, 4000) },
+    hook: { path: cutText(seen.hookPath, 4000), ...(seen.approved ? { hash: seen.approved } : {}) },
     event: cutText(event.type, 100),
     outcome,
     blocked,
@@ -124,7 +126,8 @@ export function callRecord(seen: CallSeen, agent: string, project: string, conte
     record.policy = policyName(options);
   } else record.isolation = "in-process";
   if (outcome === "blocked") record.effect = "restrict";
-  else if (outcome === "allowed") record.effect = seen.changed ? "substitute" : "observe";
+  // A change applied under an annotate grant is at most an annotation (anything above it was refused).
+  else if (outcome === "allowed") record.effect = seen.changed ? (options?.policy.effects === "annotate" ? "annotate" : "substitute") : "observe";
   if (failure) {
     record.code = failure.code;
     if (isOwnWords(failure.code)) record.why = cutText(failure.message, 1_900);

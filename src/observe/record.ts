@@ -26,7 +26,7 @@ export const ISOLATIONS = ["worker", "process", "sandbox", "in-process", "as-use
 export type RecordIsolation = (typeof ISOLATIONS)[number];
 
 /** What the hook's answer did to the agent: nothing, less (block, cancel), or something else (its result or edits applied). */
-export const RECORD_EFFECTS = ["observe", "restrict", "substitute"] as const;
+export const RECORD_EFFECTS = ["observe", "restrict", "annotate", "substitute"] as const;
 
 /** The most of one content value kept (characters of its JSON); the rest is cut with a marker. */
 export const MAX_CONTENT_CHARS = 8_192;
@@ -41,7 +41,7 @@ export const decisionRecordSchema = z.strictObject({
   agent: text(32),
   /** The project (working folder) the agent ran in. */
   project: text(4096).optional(),
-  /** The hook: its path as configured (a Claude Code hook: `<settings file>#<index>`), and its approval hash where there is one. */
+  /** The hook: its path as configured (a Claude Code hook: `<settings file>#<index>`), and the digest of the approval it ran under, for a project's approved hook. */
   hook: z.strictObject({ path: text(4096), hash: text(128).optional() }).optional(),
   /** The event, by the agent's name for it (`tool_call`, `PreToolUse`, `load` for a module refused before any event). */
   event: text(128),

@@ -79,6 +79,13 @@ export interface SandboxOptions {
    */
   onLog?: (hookPath: string, level: string, line: string, unterminated?: boolean) => void;
   /**
+   * What Node's permission model denied a hook (a read or write of `resource`, a child process),
+   * once per permission and resource (at most 32 per load), whether or not the hook caught the
+   * error. Reported by hookbox's code in the hook's process: a report, not a wall (a hostile hook
+   * can hide or invent one). Default: one `warn` line in `onLog` naming the policy field that grants it.
+   */
+  onDenied?: (hookPath: string, record: { permission: string; resource: string }) => void;
+  /**
    * Confinement: `"confined"` (default: Node's permission model on, reads of the hook's own folder
    * and its imports only, no child processes, a clean environment, no `pi.exec`; a seat belt),
    * `"untrusted"` (the same inside the OS sandbox; implies `isolation: "sandbox"`), `"trusted"`
@@ -114,9 +121,10 @@ export interface SandboxOptions {
    * Asked before every load of the module, the first and each restart: a failure it returns ends
    * that load with its code (`not_approved`), and a restart it refuses disables the hook. Given by
    * `discoverAndLoadHooks` and `isolateDiscovered` for a project's module: the approval re-checked
-   * on the files as they are when they load (src/approval/store.ts).
+   * on the files as they are when they load (src/approval/store.ts). What it returns when the load
+   * may go on, `{ digest }`, is the approval the module runs under: its decision records carry it.
    */
-  approval?: () => HookFailure | undefined;
+  approval?: () => HookFailure | { digest: string } | undefined;
   /** Environment of the worker, replacing the policy's. */
   env?: Record<string, string | undefined>;
   /** `execArgv` of the worker, replacing the policy's permission flags. */
@@ -134,7 +142,8 @@ export interface SandboxOptions {
   terminalText?: TerminalTextOptions;
 }
 
-export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "runtime" | "onLog" | "onExec" | "onNet" | "deadlines" | "policy" | "approval">> & {
+export type ResolvedSandboxOptions = Required<Omit<SandboxOptions, "env" | "execArgv" | "runtime" | "onLog" | "onDenied" | "onExec" | "onNet" | "deadlines" | "policy" | "approval">> & {
+  onDenied: SandboxOptions["onDenied"];
   approval: SandboxOptions["approval"];
   onNet: NonNullable<SandboxOptions["onNet"]>;
   policy: Policy;
@@ -177,6 +186,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     renderTimeoutMs: options.renderTimeoutMs ?? DEFAULTS.renderTimeoutMs,
     renderBudgetMs: options.renderBudgetMs ?? DEFAULTS.renderBudgetMs,
     onLog: options.onLog ?? (() => {}),
+    onDenied: options.onDenied,
     onExec: options.onExec ?? (() => {}),
     onNet: options.onNet ?? (() => {}),
     approval: options.approval,

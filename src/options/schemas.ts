@@ -58,6 +58,7 @@ export const sandboxOptionsShape = {
   transformBudget: z.strictObject({ fileCharacters: amount.optional(), characters: amount.optional(), ms: amount.optional() }).optional(),
   terminalText: z.strictObject({ colors: z.boolean().optional() }).optional(),
   onLog: fn.optional(),
+  onDenied: fn.optional(),
   policy: policyOption.optional(),
   isolation: z.enum(["worker", "process", "sandbox"]).optional(),
   sandboxMemoryMb: amount.optional(),

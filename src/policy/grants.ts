@@ -17,6 +17,7 @@
 import { lstatSync, mkdirSync } from "node:fs";
 import { isAbsolute, join, normalize, relative, sep } from "node:path";
 import { resolvePolicy, type Policy, type PolicyOption } from "./policy.js";
+import { allows } from "../../worker/effects.mjs";
 
 export type Grant =
   | { kind: "write"; folder: string }
@@ -36,7 +37,7 @@ export const NEVER_WRITABLE = [".git", ".claude", ".pi", ".omp", ".xcsh", ".code
 /** Variables hookbox sets itself in the sandbox, or that change how its shell starts. */
 const RESERVED_ENV = /^(PATH|HOME|TMPDIR|PWD|OLDPWD|CLAUDE_PROJECT_DIR|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|IFS|PS4|HOOKBOX_.*|BASH_FUNC_.*)$/;
 /** How much text one hook may add to what the model reads per event (`effects:annotate`). */
-export const ANNOTATE_MAX_CHARS = 4000;
+export { ANNOTATE_MAX_CHARS } from "../../worker/effects.mjs";
 /** How many times one Stop hook may keep the agent going in one session (`effects:continue`). */
 export const CONTINUE_LIMIT = 3;
 
@@ -113,20 +114,24 @@ export function grantedFolder(project: string, folder: string): string {
   return at;
 }
 
-/** The grants a pi or oh-my-pi module can be given through its policy (the rest are Claude Code's: a tool's file, effects). */
-export const MODULE_GRANTS: ReadonlySet<Grant["kind"]> = new Set(["write", "exec", "network", "env"]);
+/** Whether a pi or oh-my-pi module can be given `grant` through its policy (the rest are Claude Code's: a tool's file, a Stop hook's `continue`). */
+export function moduleCanTake(grant: Grant): boolean {
+  return grant.kind !== "write-target" && !(grant.kind === "effects" && grant.effect !== "annotate");
+}
 
 /**
  * A project module's `policy` widened by its approval's grants (pi, oh-my-pi: src/extension/discovered.ts):
  * `write:<folder>` to `fsWrite`, `exec:<program>` to `exec.allow` (`pi.exec`), `network:` to
- * `network.allow`, `env:` to `env`. Throws `GrantError` naming a grant a module cannot be given.
+ * `network.allow`, `env:` to `env`, `effects:annotate` to `effects` (when below it). Throws
+ * `GrantError` naming a grant a module cannot be given.
  */
 export function withGrants(policy: PolicyOption, grants: readonly string[], project: string): PolicyOption {
   if (grants.length === 0) return policy;
   const base: Policy = resolvePolicy(policy);
   const out: Policy = { ...base, fsWrite: [...base.fsWrite], env: [...base.env], exec: { ...base.exec, allow: base.exec.allow === "*" ? "*" : [...base.exec.allow] }, network: { allow: [...base.network.allow] } };
-  for (const grant of parseGrants(grants, project)) {
-    if (!MODULE_GRANTS.has(grant.kind)) throw new GrantError(`${grants.find((g) => g.startsWith(grant.kind === "write-target" ? "write:tool" : grant.kind))} is given to Claude Code hooks only, not to a pi module`);
+  for (const [i, grant] of parseGrants(grants, project).entries()) {
+    if (!moduleCanTake(grant)) throw new GrantError(`${grants[i]} is given to Claude Code hooks only, not to a pi module`);
+    if (grant.kind === "effects" && !allows(out.effects, "annotate")) out.effects = "annotate";
     if (grant.kind === "write") out.fsWrite.push(grantedFolder(project, grant.folder));
     else if (grant.kind === "exec" && out.exec.allow !== "*") out.exec.allow.push(grant.program);
     else if (grant.kind === "network") out.network.allow.push(`${grant.host}:${grant.port}`);

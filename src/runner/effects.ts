@@ -7,17 +7,20 @@
  * A field's value is compared with what the handler received there: the same data changes nothing
  * (observe), whatever the field's class, and the host's own value is what is applied then. A
  * `subset` field (the context's messages) restricts when its list keeps some of the host's own
- * messages, in their order; the list applied is made of the host's message objects, never of the
- * hook's copies (a copy is mapped back to the host's message it equals, a changed one is not).
+ * messages, in their order, and annotates when it keeps all of them in their order and adds the
+ * module's own custom messages; the list applied is made of the host's message objects, never of
+ * the hook's copies (a copy is mapped back to the host's message it equals, a changed one is not).
+ * An `append` field (the system prompt) annotates when it starts with the agent's own text. What an
+ * annotation adds is bounded (ANNOTATE_MAX_CHARS of text): more is a substitute.
  */
 import { EVENTS, isEventType, type Effect, type FieldEffect } from "../contract/events.js";
-import { allows } from "../../worker/effects.mjs";
+import { allows, ANNOTATE_MAX_CHARS } from "../../worker/effects.mjs";
 
 /** One field above the grant: not applied. */
 export interface Refusal { field: string; effect: Effect }
 
-/** What may be applied of a result (undefined: nothing is left of it), and what was refused. */
-export interface GatedResult { result: unknown; refused: Refusal[] }
+/** What may be applied of a result (undefined: nothing is left of it), what was refused, and the fields applied as annotations. */
+export interface GatedResult { result: unknown; refused: Refusal[]; annotated?: string[] }
 
 type Classes = Readonly<Record<string, FieldEffect>>;
 const resultClasses = (type: string): Classes | undefined => (isEventType(type) ? (EVENTS[type] as { effects?: Classes }).effects : undefined);
@@ -34,9 +37,14 @@ export function effectOf(cls: FieldEffect, value: unknown, current: unknown): { 
   // An empty list where the agent had none adds nothing (`resources_discover`'s paths).
   if (current === undefined && Array.isArray(value) && value.length === 0) return { effect: "observe", value };
   if (cls === "subset") {
-    const kept = Array.isArray(value) && Array.isArray(current) ? subsetOf(current, value) : undefined;
-    return kept ? { effect: "restrict", value: kept } : { effect: "substitute", value };
+    if (!Array.isArray(value) || !Array.isArray(current)) return { effect: "substitute", value };
+    const kept = subsetOf(current, value);
+    if (kept) return { effect: "restrict", value: kept };
+    const added = additionsTo(current, value);
+    return added ? { effect: "annotate", value: added } : { effect: "substitute", value };
   }
+  if (cls === "append") return { effect: appendedChars(value, current) === undefined ? "substitute" : "annotate", value };
+  if (cls === "annotate") return { effect: annotation(value) === undefined ? "substitute" : "annotate", value };
   if (typeof cls === "object") return { effect: (typeof value === "string" && Object.hasOwn(cls.byValue, value) ? cls.byValue[value] : undefined) ?? "substitute", value };
   return { effect: cls, value };
 }
@@ -52,10 +60,11 @@ export function gateResult(type: string, result: unknown, received: Record<strin
   if (typeof result !== "object" || result === null || Array.isArray(result) || isEventType(type) && EVENTS[type].rule.kind === "replace") {
     const field = classes ? Object.keys(classes)[0] ?? "result" : "result";
     const { effect, value } = effectOf(classOf(classes, field), result, received[field]);
-    return allows(grant, effect) ? { result: value, refused: [] } : { result: undefined, refused: [{ field, effect }] };
+    return allows(grant, effect) ? { result: value, refused: [], ...(effect === "annotate" ? { annotated: [field] } : {}) } : { result: undefined, refused: [{ field, effect }] };
   }
   const out: Record<string, unknown> = {};
   const refused: Refusal[] = [];
+  const annotated: string[] = [];
   const fields = Object.keys(result);
   for (const field of fields) {
     const given = (result as Record<string, unknown>)[field];
@@ -64,10 +73,12 @@ export function gateResult(type: string, result: unknown, received: Record<strin
     const { effect, value } = effectOf(classOf(classes, field), given, received[field]);
     if (allows(grant, effect)) out[field] = value;
     else refused.push({ field, effect });
+    if (allows(grant, effect) && effect === "annotate") annotated.push(field);
   }
-  if (refused.length === 0) return { result: out, refused };
+  const marked = annotated.length > 0 ? { annotated } : {};
+  if (refused.length === 0) return { result: out, refused, ...marked };
   // Nothing of it left to apply: the agent keeps its value, as if the handler returned nothing.
-  return { result: Object.keys(out).some((k) => out[k] !== undefined) ? out : undefined, refused };
+  return { result: Object.keys(out).some((k) => out[k] !== undefined) ? out : undefined, refused, ...marked };
 }
 
 /**
@@ -75,8 +86,9 @@ export function gateResult(type: string, result: unknown, received: Record<strin
  * the handler received `received`, with every field above `grant` taken out. Under `substitute`
  * every edit passes as it is.
  */
-export function gateEdits(type: string, edits: Record<string, unknown>, received: Record<string, unknown>, grant: Effect): { valid: Record<string, unknown>; refused: Refusal[] } {
+export function gateEdits(type: string, edits: Record<string, unknown>, received: Record<string, unknown>, grant: Effect): { valid: Record<string, unknown>; refused: Refusal[]; annotated?: string[] } {
   if (grant === "substitute") return { valid: edits, refused: [] };
+  const annotated: string[] = [];
   const classes = editClasses(type);
   const valid: Record<string, unknown> = Object.create(null);
   const refused: Refusal[] = [];
@@ -89,8 +101,9 @@ export function gateEdits(type: string, edits: Record<string, unknown>, received
       : effectOf(classOf(classes, field), given, current);
     if (allows(grant, effect)) valid[field] = value;
     else refused.push({ field, effect });
+    if (allows(grant, effect) && effect === "annotate") annotated.push(field);
   }
-  return { valid, refused };
+  return { valid, refused, ...(annotated.length > 0 ? { annotated } : {}) };
 }
 
 /**
@@ -108,6 +121,68 @@ export function subsetOf(current: readonly unknown[], proposed: readonly unknown
     kept.push(current[at++]);
   }
   return kept;
+}
+
+/**
+ * `proposed` as every element of `current`, in their order (the host's own objects), with the
+ * module's own custom messages between them adding at most ANNOTATE_MAX_CHARS of text; undefined
+ * when it is not (one of the host's is missing or changed, an added one is not a custom message).
+ */
+export function additionsTo(current: readonly unknown[], proposed: readonly unknown[]): unknown[] | undefined {
+  const out: unknown[] = [];
+  let at = 0;
+  let added = 0;
+  for (const item of proposed) {
+    if (at < current.length && sameData(current[at], item)) { out.push(current[at++]); continue; }
+    const chars = typeof item === "object" && item !== null && (item as { role?: unknown }).role === "custom" ? annotation(item) : undefined;
+    if (chars === undefined) return undefined;
+    added += chars;
+    out.push(item);
+  }
+  return at === current.length && added <= ANNOTATE_MAX_CHARS ? out : undefined;
+}
+
+/**
+ * The characters `value` appends to the agent's own `current` (a string, or oh-my-pi's list of
+ * system prompt parts, kept as its first elements, or as the start of one string, joined), or
+ * undefined when it does not keep it or adds more than ANNOTATE_MAX_CHARS.
+ */
+function appendedChars(value: unknown, current: unknown): number | undefined {
+  let added: number | undefined;
+  if (typeof value === "string" && (current === undefined || typeof current === "string") && value.startsWith(current ?? "")) added = value.length - (current?.length ?? 0);
+  else if (Array.isArray(value) && Array.isArray(current) && value.every((v) => typeof v === "string") && current.every((c, i) => c === value[i])) {
+    added = (value as string[]).slice(current.length).reduce((n, v) => n + v.length, 0);
+  } else if (typeof value === "string" && Array.isArray(current) && current.every((c) => typeof c === "string")) {
+    const kept = joinedPrefix(value, current as string[]);
+    if (kept !== undefined) added = value.length - kept;
+  }
+  return added !== undefined && added <= ANNOTATE_MAX_CHARS ? added : undefined;
+}
+
+/** How long a start of `value` is made of `parts` in order, joined by at most two characters each (`,`, a blank line), or undefined. */
+function joinedPrefix(value: string, parts: readonly string[]): number | undefined {
+  let at = 0;
+  for (const [i, part] of parts.entries()) {
+    const found = value.indexOf(part, at);
+    if (found < 0 || (i === 0 ? found !== 0 : found - at > 2)) return undefined;
+    at = found + part.length;
+  }
+  return at;
+}
+
+/**
+ * The characters of text a module's custom message adds to what the model reads (its `content`),
+ * or undefined when it is not an annotation: not a message of the module's own (one in the user's
+ * name), or over ANNOTATE_MAX_CHARS.
+ */
+export function annotation(message: unknown): number | undefined {
+  if (typeof message !== "object" || message === null || (message as { attribution?: unknown }).attribution === "user") return undefined;
+  const content = (message as { content?: unknown }).content;
+  // Text only: an image is not context bounded by characters.
+  const parts = typeof content === "string" ? [content] : Array.isArray(content) ? content.map((p) => (typeof p === "object" && p !== null && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : undefined)) : [undefined];
+  if (parts.some((p) => p === undefined)) return undefined;
+  const chars = parts.reduce((n, p) => n + p!.length, 0);
+  return chars <= ANNOTATE_MAX_CHARS ? chars : undefined;
 }
 
 /**

@@ -100,7 +100,9 @@ export class IsolatedHook implements LoadedHook, HookUnit {
     const body: EmitRequest = { t: "emit", event: payload as EmitRequest["event"], plan };
     if (only !== undefined) body.only = only;
     // The worker keeps the last context it was sent: send it only when it changed or the worker is new.
-    const snap = this.#snapshot(ctx);
+    // A handler called directly (`only`: pi's runner calls each) brings its own, which the worker does
+    // not keep (worker/entry.mjs): sent whole, the cache left as it was.
+    const snap = only === undefined ? this.#snapshot(ctx) : this.#fullSnapshot(ctx);
     if (snap) body.ctx = snap;
     if (signals) {
       body.signals = signals.map(([field]) => field);

@@ -6,7 +6,7 @@ import { Errors, HookFailure } from "../contract/errors.js";
 import { describeIssues } from "../contract/schemas.js";
 import { ruleFor } from "../runner/dispatch.js";
 import type { ToolCallEventResult, ToolResultEventResult } from "../contract/types.js";
-import type { ShellOutcome } from "./run.js";
+import { tail, type ShellOutcome } from "./run.js";
 
 /** The exit status by which a `pre` hook blocks on purpose; stderr is the reason. */
 export const EXIT_BLOCK = 2;
@@ -38,8 +38,6 @@ export function shellHookInput(event: Record<string, unknown>, cwd: string): She
   if (event.type !== "tool_result") return base;
   return { ...base, content: (event.content ?? []) as unknown[], isError: event.isError === true };
 }
-
-const tail = (s: string, max = 2_000) => (s.length > max ? `…${s.slice(-max)}` : s).trim();
 
 /** The failure for a run that did not end with a usable exit. */
 function faultOf(hookPath: string, event: string, outcome: Exclude<ShellOutcome, { kind: "exited" }>): HookFailure {

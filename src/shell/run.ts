@@ -3,6 +3,7 @@
  * stdout and stderr up to a bound, and kill the whole group at the deadline.
  */
 import { spawn } from "node:child_process";
+import { Errors, HookFailure } from "../contract/errors.js";
 import { childEnv } from "../../worker/child-env.mjs";
 
 /** How a run ended. Only `exited` carries output; every other kind is a fault. */
@@ -24,6 +25,25 @@ export interface RunShellOptions {
   args?: string[];
   /** Stops the run (its process group killed) as at its deadline: a router answering before its own. */
   signal?: AbortSignal;
+}
+
+/** The end of a hook's output (where its reason is), at most `max` characters, marked when cut. */
+export const tail = (s: string, max = 2_000): string => (s.length > max ? `…${s.slice(-max)}` : s).trim();
+
+/**
+ * Why an agent's command hook (`name`, on `event`) gave no answer the agent reads: it did not exit
+ * (past its `timeout`, output over its bound, a signal, a spawn that failed) or exited with a status
+ * that is not one of `answers` (0, and those the agent reads as a block). Undefined when it answered.
+ */
+export function unanswered(name: string, event: string, outcome: ShellOutcome, answers: ReadonlySet<number>): HookFailure | undefined {
+  switch (outcome.kind) {
+    case "timeout": return new HookFailure("timeout", name, event, `${name} did not exit within its timeout (${outcome.ms / 1000} s) on ${event}; its process group was killed.`);
+    case "too_large": return new HookFailure("result_too_large", name, event, `${name} wrote more than ${outcome.limit} bytes to ${outcome.stream} on ${event}; it was killed.`);
+    case "signaled": return Errors.crashed(name, event, `killed by ${outcome.signal}`);
+    case "spawn_failed": return Errors.crashed(name, event, `could not be started (${outcome.message})`);
+  }
+  if (answers.has(outcome.code)) return undefined;
+  return Errors.crashed(name, event, `exited with code ${outcome.code}${outcome.stderr.trim() ? `; stderr: ${tail(outcome.stderr, 500)}` : ""}`);
 }
 
 const GROUPS = process.platform !== "win32";

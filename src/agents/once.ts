@@ -1,6 +1,6 @@
 /**
- * `"once": true`: Claude Code runs such a hook once per session, then removes it. Each event is a
- * separate `hookbox claude-hook` process, so the first run claims a marker file (created
+ * `"once": true`: Claude Code runs such a hook once per session, then removes it (the other agents
+ * have no such field). Each event is a separate routing process, so the first run claims a marker file (created
  * exclusively) named for the session and the hook, in a folder of the user's own; a later event
  * of the same session finds it and skips the hook. Deleting a marker only makes the hook run again.
  */
@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ClaudeHook } from "./settings.js";
+import type { RoutedHook } from "./dialect.js";
 
 /** The folder of the markers (one per user). */
 export function onceDir(): string {
@@ -16,7 +16,7 @@ export function onceDir(): string {
 }
 
 /** Whether `hook` runs for this event: always, unless it is a `once` hook that already ran in this session. */
-export function claimOnce(hook: ClaudeHook, input: Record<string, unknown>, dir = onceDir()): boolean {
+export function claimOnce(hook: Pick<RoutedHook, "once" | "file" | "at" | "command">, input: Record<string, unknown>, dir = onceDir()): boolean {
   if (!hook.once) return true;
   const session = typeof input.session_id === "string" ? input.session_id : "";
   const name = createHash("sha256").update(`${session}\0${hook.file}#${hook.at}\0${hook.command}`).digest("hex");

@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { approvalsDir, projectKey, type ApprovalsOptions } from "../approval/store.js";
+import { approvalsDir, projectKey, type ApprovalsOptions } from "./store.js";
 
 const FILE = "needs.json";
 const MAX_SESSIONS = 200;

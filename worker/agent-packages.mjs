@@ -1,0 +1,121 @@
+// The agent's own packages (pi's `@mariozechner/pi-coding-agent`, `pi-ai`, `pi-tui`, `typebox`…,
+// named by the host's alias table: src/discovery/agent-packages.ts) as a module's top file imports
+// them, evaluated when the module first reads from one, not when it imports it. Why: in the agent's
+// process these packages are loaded already, and an isolate cannot share them; evaluating
+// `@mariozechner/pi-coding-agent` is about 1400 files through Node's module loader, most of a
+// worker's start for a module that only calls it from a handler (docs/performance.md). The
+// package is the same files, evaluated by Node's own loader (`require` of an ES module, Node
+// 20.19+), in the same isolate, once; a read (a named import, `import * as`, `Object.keys`,
+// `export *`) gives what jiti's `import` of it gives. What is deferred is when the package's own
+// top-level code runs: on the module's first read of it, inside the factory or a handler.
+import { createRequire } from "node:module";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+const require = createRequire(import.meta.url);
+
+/** Whether `file` is an ES module as Node decides it (`.mjs`, or `.js` under a `"type": "module"` package). @param {string} file */
+function isEsm(file) {
+  if (file.endsWith(".mjs")) return true;
+  if (!file.endsWith(".js")) return false;
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    try {
+      return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).type === "module";
+    } catch { /* no package.json here */ }
+    if (dirname(dir) === dir) return false;
+  }
+}
+
+/**
+ * What jiti 2's `import` returns for an ES module's namespace (its `jitiInteropDefault` with
+ * `interopDefault: true`, as worker/entry.mjs sets it): a view that answers `__esModule`, a
+ * default's members, and the namespace's own names.
+ * @param {any} ns
+ */
+function jitiInterop(ns) {
+  const def = ns.default;
+  const none = def == null;
+  const objectLike = typeof def === "object" || typeof def === "function";
+  if (none && ns instanceof Promise) return ns;
+  const delegates = objectLike && !(def instanceof Promise);
+  const seen = new Map();
+  return new Proxy(ns, {
+    get(target, prop) {
+      if (seen.has(prop)) return seen.get(prop);
+      let value;
+      if (prop === "__esModule") value = true;
+      else if (prop === "default") value = none ? ns : typeof def?.default === "function" && ns.__esModule ? def.default : def;
+      else if (prop in target) value = target[prop];
+      else if (delegates) { value = def[prop]; if (typeof value === "function") value = value.bind(def); }
+      seen.set(prop, value);
+      return value;
+    },
+  });
+}
+
+/** Each package file evaluated so far: Node's namespace, and whether `require` added `__esModule` to it. @type {Map<string, { ns: any; facade: boolean }>} */
+const evaluated = new Map();
+
+/** @param {string} name the specifier, for the error @param {string} file */
+function evaluateOnce(name, file) {
+  let done = evaluated.get(file);
+  if (done) return done;
+  let ns;
+  try {
+    ns = require(file);
+  } catch (err) {
+    // A package with top-level await cannot be evaluated synchronously: name what to do.
+    if (/** @type {{ code?: unknown }} */ (err)?.code === "ERR_REQUIRE_ASYNC_MODULE") {
+      throw new Error(`${name}: the agent's package uses top-level await, which hookbox cannot defer; import it from a file the module loads with import() instead`);
+    }
+    throw err;
+  }
+  // Node's `require` of an ES module with a default export returns its namespace with an
+  // `__esModule` added (a facade; an ES module does not export that name itself): not a name of
+  // the package's, so not one of the view's either.
+  done = { ns, facade: "default" in ns && "__esModule" in ns };
+  evaluated.set(file, done);
+  return done;
+}
+
+/**
+ * One import of `file`: a namespace that evaluates the package at its first read (once per
+ * isolate), then answers as the view jiti's `import` makes for each import.
+ * @param {string} name the specifier, for the error @param {string} file
+ */
+function deferred(name, file) {
+  /** @type {any} */
+  let view;
+  const load = () => (view ??= jitiInterop(evaluateOnce(name, file).ns));
+  const own = (/** @type {string | symbol} */ prop) => !(prop === "__esModule" && evaluated.get(file)?.facade);
+  return new Proxy(Object.create(null), {
+    // What jiti's view answers without reading the namespace; `then`, which awaiting the import
+    // reads, is none of the agent's packages' exports (a thenable namespace would not be awaited whole).
+    get: (_, prop) => (prop === "__esModule" ? true : prop === "then" ? undefined : load()[prop]),
+    has: (_, prop) => prop in load() && own(prop),
+    ownKeys: () => Reflect.ownKeys(load()).filter(own),
+    getOwnPropertyDescriptor: (_, prop) => {
+      const d = Reflect.getOwnPropertyDescriptor(load(), prop);
+      return d && own(prop) ? { ...d, configurable: true } : undefined;
+    },
+    set: (_, prop, value) => Reflect.set(load(), prop, value),
+    defineProperty: (_, prop, d) => Reflect.defineProperty(load(), prop, d),
+    deleteProperty: (_, prop) => Reflect.deleteProperty(load(), prop),
+  });
+}
+
+/** Whether each alias target is an ES module file. @type {Map<string, boolean>} */
+const esm = new Map();
+
+/**
+ * A deferred import of `id` when the alias table names it exactly and it is an ES module Node
+ * can evaluate synchronously; undefined otherwise (jiti imports it as before).
+ * @param {string} id @param {Record<string, string> | undefined} alias
+ * @returns {object | undefined}
+ */
+export function deferredAgentPackage(id, alias) {
+  const file = alias && Object.hasOwn(alias, id) ? alias[id] : undefined;
+  if (!file || !process.features.require_module) return undefined;
+  if (!esm.has(file)) esm.set(file, existsSync(file) && isEsm(file));
+  return esm.get(file) ? deferred(id, file) : undefined;
+}
