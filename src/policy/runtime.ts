@@ -7,7 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { accessSync, constants, realpathSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { basename, isAbsolute, join } from "node:path";
 import { hostEnvValue, launcherEnv } from "../../worker/child-env.mjs";
 import type { Isolation, Policy } from "./policy.js";
 
@@ -39,12 +39,14 @@ export function findOnPath(name: string, accept: (path: string) => boolean = () 
 }
 
 /**
- * The default runtime on a Bun host: the first `node` on PATH that is not this Bun (`bun --bun`
+ * The default runtime on a Bun host: the first `node` on PATH that is not Bun (`bun --bun`
  * and `bun run` put a `node` that is Bun itself first on PATH).
  */
-function nodeOnPath(): string | undefined {
+export function nodeOnPath(): string | undefined {
   const self = realpathSync(process.execPath);
-  return findOnPath("node", (p) => { try { return realpathSync(p) !== self; } catch { return false; } });
+  // Not this Bun, nor another copy of it: Bun's `node` shims (/tmp/bun-node-<revision>/node) are shared by
+  // every copy of one revision and point at whichever copy made them first.
+  return findOnPath("node", (p) => { try { const real = realpathSync(p); return real !== self && basename(real) !== basename(self); } catch { return false; } });
 }
 
 /** The permission flag of the runtime this code runs on (a Node host's worker threads, its transform thread). */

@@ -5,13 +5,13 @@
  * process and sandbox hooks run on Node, confined exactly as on a Node host.
  */
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HookFailure, loadHooks, type LoadOptions } from "../../src/index.js";
 import { ancestors, dependencyDir } from "../../src/policy/paths.js";
-import { BUN_WORKER_UNENFORCED, childRuntime, HOST_BUN } from "../../src/policy/runtime.js";
+import { BUN_WORKER_UNENFORCED, childRuntime, HOST_BUN, nodeOnPath } from "../../src/policy/runtime.js";
 import { sandboxAvailability } from "../../src/isolation/bubblewrap/bwrap.js";
 import { toolCall } from "../helpers/events.js";
 import { expectHeapExhaustionContained } from "../helpers/contained.js";
@@ -71,6 +71,26 @@ describe("a Bun host", () => {
     expect(runtime.path).not.toBe(process.execPath);
     const hasPermission = execFileSync(runtime.path, ["-p", "process.allowedNodeEnvironmentFlags.has('--permission')"], { encoding: "utf8" }).trim();
     expect(runtime.permissionFlag).toBe(hasPermission === "true" ? "--permission" : "--experimental-permission");
+  });
+
+  it("takes no node on PATH that is another copy of Bun (Bun's /tmp/bun-node-<revision>/node shim points at whichever copy of that revision made it)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hookbox-bun-copy-"));
+    const copy = join(dir, "copy", "bun");
+    mkdirSync(join(dir, "copy"));
+    mkdirSync(join(dir, "shim"));
+    try { linkSync(process.execPath, copy); } catch { copyFileSync(process.execPath, copy); chmodSync(copy, 0o755); }
+    symlinkSync(copy, join(dir, "shim", "node"));
+    const saved = process.env.PATH;
+    process.env.PATH = `${join(dir, "shim")}:${saved}`;
+    try {
+      const found = nodeOnPath();
+      expect(found).toBeDefined();
+      expect(realpathSync(found!)).not.toBe(realpathSync(copy));
+      expect(execFileSync(found!, ["-p", "typeof Bun"], { encoding: "utf8" }).trim()).toBe("undefined");
+    } finally {
+      process.env.PATH = saved;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
