@@ -14,7 +14,7 @@ import { verifyPinnedEach, type Approved } from "../approval/store.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
 import { SHELL } from "../claude/project-run.js";
-import { CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
+import { CLAUDE_PROJECT_POLICY, claudeHookKey } from "../claude/approval.js";
 import { routerTimeoutMs } from "../claude/router.js";
 import { hookRecorder } from "../observe/launch.js";
 import { childEnv } from "../../worker/child-env.mjs";
@@ -33,8 +33,8 @@ export interface RouteOptions {
 }
 
 export const isProject = (hook: { source: string }): boolean => hook.source !== "user";
-/** The approvals store's key of a project's hook: where it is defined. */
-export const hookKey = (hook: Pick<RoutedHook, "file" | "at">): string => `${hook.file}#${hook.at}`;
+/** The approvals store's key of a project's hook, where it is defined: one key for every agent's hooks (the launcher's, claude/approval.ts). */
+export const hookKey: (hook: Pick<RoutedHook, "file" | "at">) => string = claudeHookKey;
 
 /**
  * The approval check of each of the project's `hooks` (undefined for the user's): the store read
