@@ -95,6 +95,22 @@ describe("symbolic links out of a hook's package roots", () => {
     }
   });
 
+  it("of two hooks loaded together whose folders share a node_modules root, the one with a link out of its own folder fails to load and the other loads", async () => {
+    const { hooks, outside } = layout();
+    const second = join(hooks, "..", "more-hooks");
+    cpSync(hooks, second, { recursive: true });
+    packageAt(join(hooks, "..", "node_modules", "shared"), "shared", false);
+    symlinkSync(join(outside, "secret.key"), join(second, "notes.txt"));
+    const { hooks: loaded, errors } = await loadHooks([join(hooks, "reads-through-links.ts"), join(second, "reads-through-links.ts")], ROOT, { isolation: ISOLATION });
+    // Inside the sandbox the link leads to nothing bound (the test above): both load.
+    if (ISOLATION === "sandbox") expect(errors).toEqual([]);
+    else {
+      expect(errors.map((e) => [e.path, e.code])).toEqual([[join(second, "reads-through-links.ts"), "load_failed"]]);
+      expect(errors[0]!.error).toContain(`${join(second, "notes.txt")} -> ${join(outside, "secret.key")}`);
+      expect(loaded.map((h) => h.path)).toEqual([join(hooks, "reads-through-links.ts")]);
+    }
+  });
+
   it("a package.json in the hook's folder linked to a secret fails the load in every mode (the scope lookup would read it)", async () => {
     const { hooks, outside } = layout();
     symlinkSync(join(outside, "secret.key"), join(hooks, "package.json"));

@@ -11,7 +11,7 @@
  */
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, extname, join, resolve } from "node:path";
-import { ancestors } from "./paths.js";
+import { ancestors, realOrUndefined } from "./paths.js";
 
 const MODULE_EXT = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)["']([^"'\n]+)["']/g;
@@ -105,14 +105,6 @@ function packageDir(from: string, specifier: string): GraphPath | undefined {
     if (existsSync(join(candidate, "package.json"))) return { lexical: candidate, real: realpathSync(candidate) };
   }
   return undefined;
-}
-
-function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 /** An `import type …` / `export type …` statement, or an import whose every name is a type: erased, never loaded. */

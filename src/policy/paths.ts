@@ -1,4 +1,5 @@
 /** Path resolution as the original's `resolvePath` / `expandPath` do it; walks up a path that always ends; the folders of hookbox's own dependencies. */
+import { lstatSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve, win32 } from "node:path";
@@ -68,4 +69,18 @@ export function requiredDependencyDir(name: string): string {
   const dir = dependencyDir(name);
   if (!dir) throw new Error(`hookbox: its dependency "${name}" is not installed where it can be found (reinstall hookbox)`);
   return dir;
+}
+
+/**
+ * The real path of `path`, or undefined when it does not exist. Why `lstat` first and the native
+ * `realpath`: most paths asked about do not exist (the `node_modules` and `package.json` above a
+ * module), and a throw per missing path, or an `lstat` per component in JavaScript, cost the
+ * grants of every module a start loads more than the rest of them.
+ */
+export function realOrUndefined(path: string): string | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) === undefined ? undefined : realpathSync.native(path);
+  } catch {
+    return undefined;
+  }
 }

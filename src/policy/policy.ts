@@ -4,13 +4,12 @@
  * default of `loadHooks`: Node's permission model, a seat belt against mistakes, not a wall) and
  * `untrusted` (the OS sandbox: it implies `isolation: "sandbox"`). See the README's threat table.
  */
-import { realpathSync } from "node:fs";
-import { parse, resolve } from "node:path";
+import { extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childEnv } from "../../worker/child-env.mjs";
 import { EFFECTS, allows } from "../../worker/effects.mjs";
 import { hookReads, importRoots } from "./read-grants.js";
-import { dependencyDir, requiredDependencyDir } from "./paths.js";
+import { dependencyDir, realOrUndefined, requiredDependencyDir } from "./paths.js";
 
 export { importRoots };
 
@@ -255,16 +254,12 @@ export function grantReaching(policy: Policy, resolvedPath: string, dir: string)
 }
 
 function real(p: string): string {
-  try {
-    return realpathSync(resolve(p));
-  } catch {
-    return resolve(p);
-  }
+  return realOrUndefined(resolve(p)) ?? resolve(p);
 }
 
 /** A folder is granted with everything below it (`dir/*`); a file as is. */
 function grant(p: string): string {
-  return parse(p).ext && !p.endsWith("/") ? p : `${p.replace(/\/+$/, "")}/*`;
+  return extname(p) && !p.endsWith("/") ? p : `${p.replace(/\/+$/, "")}/*`;
 }
 
 /**

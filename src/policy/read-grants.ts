@@ -13,22 +13,34 @@
  * walk (a link there leads to what is bound, nothing else), only the graph check. A confined hook
  * cannot plant a link after the walk: the permission model refuses `symlink` and `link`.
  */
-import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { ancestors } from "./paths.js";
+import { ancestors, realOrUndefined } from "./paths.js";
 import { importGraph, type GraphPath } from "./import-graph.js";
 
 /** Entries walked under a hook's roots before the walk gives up (and the load fails, closed). */
 export const MAX_ROOT_ENTRIES = 100_000;
 
 /**
- * How long a walk that found nothing is trusted for the same roots. Why a cache: `loadHooks` starts
- * its hooks together, and hooks of one folder share their roots (8 hooks walked the same
- * node_modules 8 times). Why it is safe: a confined hook cannot create a link (see above), and a
- * trusted one can read everything anyway.
+ * How long what a walk found under one root folder (its links and where they lead, its entry
+ * count) is trusted. Why a cache: `loadHooks` starts its hooks together, and hooks share roots:
+ * those of one folder all of them, those of different folders every `node_modules` above both (a
+ * project's `.pi/extensions` and a package's examples under the same install). Why per root and
+ * not per set of roots: a module in a second folder walks only its own folder again. Why facts and
+ * not verdicts: each hook's readable areas differ (`policy.fsRead`), so every link found is judged
+ * again for each hook. Why it is safe for this long: a confined hook cannot create a link (see
+ * above), a trusted one can read everything anyway, and hookbox itself creates none; what another
+ * process links in later is found by the next walk.
  */
 const WALK_CACHE_MS = 2_000;
-const walked = new Map<string, number>();
+
+/** What one walk of a root found: its links (as named, and where each leads) and how many entries it holds. */
+interface RootWalk {
+  at: number;
+  entries: number;
+  links: GraphPath[];
+}
+const walked = new Map<string, RootWalk>();
 
 /** A read the gate refuses: the loader reports it as `load_failed` with this message. */
 export class ReadRefusal extends Error {
@@ -74,15 +86,7 @@ export function hookReads(resolvedPath: string, options: ReadGrantOptions): stri
     throw new ReadRefusal(`the hook's import "${pkg.specifier}" is the package ${pkg.real}, outside the hook's package roots (its folder and the node_modules folders above it); ` +
       `a package folder is never granted because it has a package.json: grant it explicitly with policy.fsRead (fsRead: [${JSON.stringify(pkg.real)}]) if the hook may read it`);
   }
-  if (options.walkRoots) {
-    const key = JSON.stringify([roots.map((r) => r.real), areas]);
-    const now = Date.now();
-    if (!((walked.get(key) ?? -Infinity) > now - WALK_CACHE_MS)) {
-      walkForLinks(roots.map((r) => r.real), within);
-      if (walked.size > 256) walked.clear();
-      walked.set(key, now);
-    }
-  }
+  if (options.walkRoots) walkForLinks(roots.map((r) => r.real), within);
   return grants;
 }
 
@@ -106,9 +110,30 @@ function existingRoots(resolvedPath: string): GraphPath[] {
 /** Every link under `roots` must lead into an area `within` accepts; a dangling one is judged by where it would lead. */
 function walkForLinks(roots: string[], within: (p: string) => boolean): void {
   const unique = [...new Set(roots)];
-  const stack = unique.filter((r) => !unique.some((o) => o !== r && inside(r, o)));
+  const now = Date.now();
+  const walks = unique.filter((r) => !unique.some((o) => o !== r && inside(r, o))).map((root) => {
+    const fresh = walked.get(root);
+    if (fresh && fresh.at > now - WALK_CACHE_MS) return fresh;
+    const walk = walkRoot(root, now);
+    if (walked.size >= 256) walked.clear();
+    walked.set(root, walk);
+    return walk;
+  });
+  if (walks.reduce((sum, w) => sum + w.entries, 0) > MAX_ROOT_ENTRIES) {
+    throw new ReadRefusal(`the hook's package roots (its folder and the node_modules folders above it) hold more than ${MAX_ROOT_ENTRIES} entries, ` +
+      `too many to check for symbolic links leading out of them (Node's permission model follows them): put the hook in a folder of its own, or run it with isolation "sandbox"`);
+  }
+  for (const walk of walks) {
+    for (const link of walk.links) if (!within(link.real)) throw leaves(link, "a file in the hook's package roots");
+  }
+}
+
+/** The links under `root` and its entry count; stops counting past `MAX_ROOT_ENTRIES` (the load then fails). */
+function walkRoot(root: string, at: number): RootWalk {
+  const links: GraphPath[] = [];
+  const stack = [root];
   let entries = 0;
-  while (stack.length > 0) {
+  while (stack.length > 0 && entries <= MAX_ROOT_ENTRIES) {
     const dir = stack.pop()!;
     let names;
     try {
@@ -117,19 +142,17 @@ function walkForLinks(roots: string[], within: (p: string) => boolean): void {
       continue;
     }
     entries += names.length;
-    if (entries > MAX_ROOT_ENTRIES) {
-      throw new ReadRefusal(`the hook's package roots (its folder and the node_modules folders above it) hold more than ${MAX_ROOT_ENTRIES} entries, ` +
-        `too many to check for symbolic links leading out of them (Node's permission model follows them): put the hook in a folder of its own, or run it with isolation "sandbox"`);
-    }
+    // Why not join(): `dir` is a real absolute path and a name has no slash, so nothing needs normalizing (join was a fifth of the walk).
+    const prefix = dir.endsWith("/") ? dir : `${dir}/`;
     for (const entry of names) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) stack.push(path);
+      if (entry.isDirectory()) stack.push(prefix + entry.name);
       else if (entry.isSymbolicLink()) {
-        const target = realOrUndefined(path) ?? resolve(dir, readlinkSync(path));
-        if (!within(target)) throw leaves({ lexical: path, real: target }, "a file in the hook's package roots");
+        const path = prefix + entry.name;
+        links.push({ lexical: path, real: realOrUndefined(path) ?? resolve(dir, readlinkSync(path)) });
       }
     }
   }
+  return { at, entries, links };
 }
 
 /** The refusal for `path`, naming the first link on it and where that link leads. */
@@ -160,11 +183,5 @@ export function inside(path: string, area: string): boolean {
   return a === "" || path === a || path.startsWith(`${a}/`);
 }
 
-/** The real path of `path`, or undefined when it does not exist. */
-export function realOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
+/** The real path of a path, or undefined when it does not exist (./paths.ts). */
+export { realOrUndefined };
