@@ -2,6 +2,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createSessionManager, HookRunner, loadHooks } from "../src/index.js";
+import { prepareExtensionModules } from "../src/runner/loader.js";
 import { MESSAGES, sample } from "./helpers/events.js";
 import { writeHook, tempDir } from "./helpers/files.js";
 import { ROOT, fixture, start } from "./helpers/host.js";
@@ -60,6 +61,18 @@ describe("dispose", () => {
     const runner = new HookRunner([], ROOT, createSessionManager(), {} as never);
     await runner.dispose();
     await expect(runner.emit(sample("turn_start"))).rejects.toThrow(/disposed/);
+  });
+
+  it.runIf(onLinux)("a module disposed after its grants and before its thread starts never starts one, and its start reports the disposal", async () => {
+    await (await start(HOOKS)).runner.dispose();
+    const before = { threads: threads(), ports: ports() };
+    const [module] = prepareExtensionModules([fixture("records-call-order")], ROOT);
+    // begin() runs to the turn the modules of one load give each other between grants and threads.
+    const started = module!.begin();
+    await module!.hook!.dispose();
+    expect(await started).toMatchObject({ code: "disabled", message: expect.stringContaining("disposed") });
+    expect(module!.hook!.sandbox.state).toBe("disposed");
+    expect({ threads: threads(), ports: ports() }).toEqual(before);
   });
 
   it.runIf(onLinux)("a hook that fails to load leaves no worker behind", async () => {

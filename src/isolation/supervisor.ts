@@ -336,6 +336,20 @@ export class HookSupervisor implements SandboxView {
     if (typeof plan === "string") return Errors.loadFailed(this.hookPath, plan);
     this.#runtime = plan.child;
     this.#unenforced = plan.unenforced;
+    let execArgv: string[] | undefined;
+    try {
+      // The permission flag of the runtime that runs the hook: the child's node, or this host in worker mode.
+      execArgv = options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox");
+    } catch (err) {
+      // A symbolic link out of the hook's package roots (src/policy/read-grants.ts): the message names it.
+      if (err instanceof ReadRefusal) return Errors.loadFailed(this.hookPath, err.message);
+      return Errors.loadFailed(this.hookPath, `the hook's ${options.isolation} could not be started: ${describeThrown(err)}`);
+    }
+    // Why wait one turn: the modules of one load compute their grants (above) before any of their
+    // threads starts. A booting thread takes a core from this one: 20 of them on 2 cores stretched
+    // 60 ms of grants to 250-450 ms, and the last module's start by as much.
+    await null;
+    if (this.#state === "disposed") return Errors.disabled(this.hookPath, "load", "the runner was disposed");
     if (options.isolation === "sandbox") {
       const available = sandboxAvailability();
       if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
@@ -356,8 +370,7 @@ export class HookSupervisor implements SandboxView {
           syncTimeoutMs: options.syncTimeoutMs,
         },
         env: this.#env(),
-        // The permission flag of the runtime that runs the hook: the child's node, or this host in worker mode.
-        execArgv: options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox"),
+        execArgv,
         runtime: plan.child?.path,
         resourceLimits: options.resourceLimits,
         renderTimeoutMs: options.renderTimeoutMs,
