@@ -1,7 +1,7 @@
 /**
  * The built package starts each hook runtime from one file (scripts/bundle-runtime.mjs, picked by
  * src/isolation/spawn.ts): loaded from hookbox built as it ships (`builtHookbox`), a guard in each
- * mode runs inside `entry-thread.bundle.mjs` or `entry-process.bundle.mjs` (its handler's stack
+ * mode runs inside `entry-thread.bundle.cjs` or `entry-process.bundle.cjs` (its handler's stack
  * names the runtime file that called it) and guards as from the source tree, whose tests run the
  * modules themselves. The control: the same guard from the source tree runs in `run.mjs`.
  */
@@ -17,7 +17,7 @@ import { builtHookbox } from "./support/pi-run.js";
 const GUARD = `export default function (pi) {
   pi.on("tool_call", (event) => {
     // The first of hookbox's runtime files on the handler's stack: the file that called it.
-    const runtime = /\\/worker\\/([\\w.-]+\\.mjs)/.exec(new Error().stack ?? "")?.[1] ?? "none";
+    const runtime = /\\/worker\\/([\\w.-]+\\.[cm]js)/.exec(new Error().stack ?? "")?.[1] ?? "none";
     return event.input.command === "rm -rf /" ? { block: true, reason: "blocked in " + runtime } : undefined;
   });
 }
@@ -53,7 +53,7 @@ describe("the built package's one-file runtimes", { timeout: 300_000 }, () => {
     const built = builtHookbox("built-runtime-test");
     const out = guardIn(join(built, "dist", "src", "index.js"), modes);
     for (const mode of modes) {
-      const file = mode === "worker" ? "entry-thread.bundle.mjs" : "entry-process.bundle.mjs";
+      const file = mode === "worker" ? "entry-thread.bundle.cjs" : "entry-process.bundle.cjs";
       expect(out[mode]).toEqual({ errors: [], blocked: { block: true, reason: `blocked in ${file}` }, allowed: null });
     }
   });

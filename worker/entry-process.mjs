@@ -6,5 +6,7 @@ import { boundStdio } from "./stdio-bound.mjs";
 useProcess();
 boundStdio();
 // Sandbox mode with policy.network.allow: the proxy's socket is bound in; reach it before the hook loads.
-if (process.env.HOOKBOX_NET_SOCKET) await (await import("./net.mjs")).installNetwork(process.env.HOOKBOX_NET_SOCKET);
-await import("./entry.mjs");
+// Why no top-level await: the built runtime is this file bundled as CommonJS (scripts/bundle-runtime.mjs).
+// A failure is uncaught here as it was awaited: the process ends with it.
+const socket = process.env.HOOKBOX_NET_SOCKET;
+void (socket ? import("./net.mjs").then((net) => net.installNetwork(socket)) : Promise.resolve()).then(() => import("./entry.mjs"));

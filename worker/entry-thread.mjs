@@ -4,4 +4,6 @@ import { boundStdio } from "./stdio-bound.mjs";
 
 useThread();
 boundStdio();
-await import("./entry.mjs");
+// Why no top-level await: the built runtime is this file bundled as CommonJS (scripts/bundle-runtime.mjs).
+// A failed import is uncaught here as it was awaited: the thread ends with it.
+void import("./entry.mjs");

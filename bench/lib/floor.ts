@@ -5,7 +5,7 @@
  */
 import { Worker } from "node:worker_threads";
 
-export const ECHO_WORKER = new URL("../fixtures/echoes-messages.mjs", import.meta.url);
+export const ECHO_WORKER = new URL("../fixtures/echoes-messages.cjs", import.meta.url);
 /**
  * How a floor worker is made: `execArgv: []`, as hookbox makes its workers (they get their own
  * flags). A worker inherits the process's flags by default, and the benches run under tsx: each

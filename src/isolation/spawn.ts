@@ -10,7 +10,7 @@ import { processEndpoint, type Launcher } from "./process-endpoint.js";
  * loaded faster), started when it is there.
  */
 const entry = (mode: string) => {
-  const bundle = new URL(`../../worker/entry-${mode}.bundle.mjs`, import.meta.url);
+  const bundle = new URL(`../../worker/entry-${mode}.bundle.cjs`, import.meta.url);
   return existsSync(bundle) ? bundle : new URL(`../../worker/entry-${mode}.mjs`, import.meta.url);
 };
 const THREAD_ENTRY = entry("thread");
