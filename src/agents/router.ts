@@ -14,7 +14,7 @@ import { verifyPinnedEach, type Approved } from "../approval/store.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
 import { SHELL } from "../claude/project-run.js";
-import { CLAUDE_PROJECT_POLICY, claudeHookKey } from "../claude/approval.js";
+import { hookKey, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
 import { routerTimeoutMs } from "../claude/router.js";
 import { hookRecorder } from "../observe/launch.js";
 import { childEnv } from "../../worker/child-env.mjs";
@@ -33,8 +33,6 @@ export interface RouteOptions {
 }
 
 export const isProject = (hook: { source: string }): boolean => hook.source !== "user";
-/** The approvals store's key of a project's hook, where it is defined: one key for every agent's hooks (the launcher's, claude/approval.ts). */
-export const hookKey: (hook: Pick<RoutedHook, "file" | "at">) => string = claudeHookKey;
 
 /**
  * The approval check of each of the project's `hooks` (undefined for the user's): the store read
@@ -44,7 +42,7 @@ export const hookKey: (hook: Pick<RoutedHook, "file" | "at">) => string = claude
 export function approvalChecks<H extends RoutedHook>(d: Pick<Dialect<never, H, never>, "agent" | "fingerprint">, project: string, hooks: readonly H[], options: { approvals?: string; signal?: AbortSignal } = {}): Array<Promise<HookFailure | Approved> | undefined> {
   const project_ = hooks.filter(isProject);
   const checks = verifyPinnedEach(project, project_.map((hook) => ({
-    path: hookKey(hook), policy: CLAUDE_PROJECT_POLICY, noun: `a ${d.agent} hook`, pinned: (reader) => d.fingerprint(project, hook, reader),
+    path: hookKey(hook), policy: PROJECT_HOOK_POLICY, noun: `a ${d.agent} hook`, pinned: (reader) => d.fingerprint(project, hook, reader),
   })), options);
   return hooks.map((hook) => (isProject(hook) ? checks[project_.indexOf(hook)] : undefined));
 }

@@ -10,7 +10,7 @@ import { ApprovalStore, projectKey } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher } from "../isolation/bubblewrap/bwrap.js";
 import { CONTINUE_LIMIT, grantCommand, parseGrants, type Grant } from "../policy/grants.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
-import { claudeHookKey, filesNamed } from "./approval.js";
+import { filesNamed, hookKey } from "../approval/command-hook.js";
 import { grantedSandbox, type GrantedSandbox, type SandboxRefusal } from "./granted.js";
 import { NeedsStore } from "../approval/needs.js";
 import { interpretRun, type HookAnswer } from "./output.js";
@@ -44,7 +44,7 @@ export function projectGrants(store: ApprovalStore, project: string): string[] {
  */
 export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string, name: string, signal?: AbortSignal): Promise<HookAnswer> {
   const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
-  const key = claudeHookKey(hook);
+  const key = hookKey(hook);
   const avail = sandboxAvailability();
   if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };
   const approved = store.grants(plan.project, key);

@@ -15,7 +15,7 @@ import { readClaudeSettings, type ClaudeHook } from "../claude/settings.js";
 import type { ClaudePlan } from "../claude/plan.js";
 import { CLAUDE_CODE_HOOKS } from "../agents/claude.js";
 import { pendingApprovals } from "../agents/router.js";
-import { claudeHookKey, filesNamed } from "../claude/approval.js";
+import { filesNamed, hookKey } from "../approval/command-hook.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, type Launch, type McpLaunch } from "../claude/launch.js";
 import { checkMcpServers, describeMcpServer, readProjectMcp } from "../claude/mcp.js";
@@ -186,7 +186,7 @@ function approvalsFound(plan: ClaudePlan): { never: number; approved: ClaudeHook
   try {
     modules = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {}).read().projects[projectKey(plan.project)]?.modules ?? {};
   } catch { /* a corrupt store approves nothing: every hook is refused by name when it runs */ }
-  const approved = hooks.filter((h) => Object.hasOwn(modules, claudeHookKey(h)));
+  const approved = hooks.filter((h) => Object.hasOwn(modules, hookKey(h)));
   return { never: hooks.length - approved.length, approved };
 }
 
