@@ -14,7 +14,7 @@ import { projectKey } from "./store.js";
 /** The policy a project's command hook runs under, whichever agent's (the sandbox holds it, not the policy's permissions). */
 export const PROJECT_HOOK_POLICY = "untrusted";
 
-/** The hook's key in the approvals store: where it is defined. */
+/** The hook's key in the approvals store, and its path in decision records (src/observe/launch.ts): where it is defined. */
 export const hookKey = (hook: { file: string; at: string }): string => `${hook.file}#${hook.at}`;
 
 /** What a project's hook's approval pins: the files and folders its command can run or read, and each named file's folder whole when below the project root. */
