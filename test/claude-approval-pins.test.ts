@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore, failureOf, PinReader } from "../src/approval/store.js";
 import { claudeHookFingerprint } from "../src/claude/approval.js";
 import { commandHookPins } from "../src/approval/command-hook.js";
-import { CLAUDE_CODE_HOOKS } from "../src/agents/claude.js";
+import { CLAUDE_CODE_HOOKS } from "../src/claude/router.js";
 import { approvalChecks } from "../src/agents/router.js";
 import { commandPins } from "../src/approval/command-pins.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";

@@ -13,7 +13,7 @@ import { ApprovalStore } from "../src/approval/store.js";
 import { claudeHookFingerprint } from "../src/claude/approval.js";
 import { hookKey } from "../src/approval/command-hook.js";
 import { recordingLayerAvailable } from "../src/claude/granted.js";
-import { routeEvent } from "../src/agents/claude.js";
+import { routeEvent } from "../src/claude/router.js";
 import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";

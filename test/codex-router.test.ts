@@ -15,7 +15,7 @@ import { generatedRequirements } from "../src/cli/codex.js";
 import { routingCommand } from "../src/cli/command-launch.js";
 import type { AgentHook } from "../src/agents/dialect.js";
 import { hookbox } from "./cli-run.js";
-import { planText } from "../src/claude/plan.js";
+import { planText } from "../src/agents/plan.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hookbox-codex-router-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

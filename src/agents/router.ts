@@ -13,19 +13,17 @@ import { terminalText } from "../gates/terminal-text.js";
 import { verifyPinnedEach, type Approved } from "../approval/store.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
-import { SHELL } from "../claude/project-run.js";
 import { hookKey, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
-import { routerTimeoutMs } from "../claude/router.js";
 import { hookRecorder } from "../observe/launch.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { claimOnce } from "./once.js";
+import { routerTimeoutMs } from "./routing-hook.js";
+import { SHELL } from "./sandbox.js";
 import { describeFailure } from "./answer.js";
 import type { AgentReply, Dialect, HookAnswer, RoutedHook, RoutePlan } from "./dialect.js";
 
 /** How long before the agent's deadline the watchdog answers (at most a quarter of the timeout): node's exit and the agent's read fit in it. */
 const WATCHDOG_LEAD_MS = 5_000;
-
-export { routerTimeoutMs };
 
 export interface RouteOptions {
   /** Time already spent in this process before the call (the router's own start-up), in ms: the watchdog counts from the agent's start of it. */

@@ -10,7 +10,7 @@
  *   agents either) and gets one generated on its command line: the user's settings without hooks,
  *   the project's deny and ask rules, and the routing hooks; the plan sits in a private temp folder.
  *
- * On both, the routing hook's command carries the plan's sha256 (plan.ts).
+ * On both, the routing hook's command carries the plan's sha256 (src/agents/plan.ts).
  */
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,8 +20,9 @@ import { agentViewLaunch, type FileView } from "../isolation/bubblewrap/agent-vi
 export { agentViewAvailability } from "../isolation/bubblewrap/agent-view.js";
 import type { AgentDialect } from "./dialect.js";
 import { mcpView as projectMcpView, type McpServer } from "./mcp.js";
-import { planText } from "./plan.js";
-import { routerTimeoutS, type ClaudePlan } from "./router.js";
+import { planText } from "../agents/plan.js";
+import type { ClaudePlan } from "./plan.js";
+import { routerTimeoutS } from "./router.js";
 import type { ParsedSettings } from "./settings.js";
 
 

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import type { AgentReply, Dialect, RoutedHook, RoutePlan } from "../agents/dialect.js";
 import { route } from "../agents/router.js";
-import { loadPlan } from "../claude/plan.js";
+import { loadPlan } from "../agents/plan.js";
 import { withOtlp } from "../observe/otlp.js";
 import type { Output } from "./output.js";
 

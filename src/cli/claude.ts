@@ -4,7 +4,7 @@
  * loads everything it usually loads but runs only hookbox's managed routing hooks; where no
  * namespace can be made, with no settings file of its own (announced). What Claude Code then runs
  * (`hookbox claude-hook`, `hookbox claude-mcp`) is ./claude-hook.ts: the one router
- * (src/agents/router.ts) over Claude Code's row (src/agents/claude.ts).
+ * (src/agents/router.ts) over Claude Code's row (src/claude/router.ts).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings, type ClaudeHook } from "../claude/settings.js";
 import type { ClaudePlan } from "../claude/plan.js";
-import { CLAUDE_CODE_HOOKS } from "../agents/claude.js";
+import { CLAUDE_CODE_HOOKS } from "../claude/router.js";
 import { pendingApprovals } from "../agents/router.js";
 import { filesNamed, hookKey } from "../approval/command-hook.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";

@@ -12,7 +12,7 @@ import { approvalCommand } from "../approval/store.js";
 import type { AgentPlan, CommandDialect } from "../agents/dialect.js";
 import { pendingApprovals } from "../agents/router.js";
 import { unknownVersion } from "../agents/version.js";
-import { planText } from "../claude/plan.js";
+import { planText } from "../agents/plan.js";
 import { launchProblems } from "../observe/launch.js";
 import { findOnPath } from "../policy/runtime.js";
 import { EXIT, UsageError } from "./usage-error.js";

@@ -14,7 +14,7 @@ import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { GEMINI, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
-import { routerTimeoutMs } from "../agents/router.js";
+import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
 import type { AgentPlan } from "../agents/dialect.js";
 import { routingHook } from "./agent-hook.js";
