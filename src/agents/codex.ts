@@ -52,6 +52,7 @@ const ORDER = ["allow", "ask", "deny"] as const;
 export const CODEX = commandDialect<CodexOutput>({
   agent: "Codex CLI",
   recordAs: "codex",
+  launcher: "codex",
   program: "codex",
   packageName: "@openai/codex",
   versions: ["0.169.0"],

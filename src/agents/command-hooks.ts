@@ -17,7 +17,7 @@ import { isProject, runAsUser } from "./router.js";
 import type { AgentHook, AgentPlan, CommandDialect, Dialect, HookAnswer, RefusedRoutedHook } from "./dialect.js";
 
 /** A command-hook agent's row without the routing members, which `commandDialect` adds. */
-export type CommandData<O> = Omit<CommandDialect<O>, keyof Omit<Dialect<O, AgentHook, AgentPlan>, "agent" | "recordAs" | "events" | "failClosed">>;
+export type CommandData<O> = Omit<CommandDialect<O>, keyof Omit<Dialect<O, AgentHook, AgentPlan>, "agent" | "recordAs" | "launcher" | "events" | "failClosed">>;
 
 /** What an approval pins: the definition, every project file its command names (as bash parses it), and their folders below the root. */
 export async function agentHookFingerprint(d: Pick<CommandData<never>, "agent" | "projectDirVars">, project: string, hook: AgentHook, reader: PinReader = new PinReader()): Promise<Fingerprint> {

@@ -47,6 +47,8 @@ export interface Dialect<Output = Record<string, unknown>, Hook extends RoutedHo
   agent: string;
   /** Its name in decision records (`agent`: "claude", "codex", "gemini"). */
   recordAs: string;
+  /** The hookbox command that launches it (`hookbox codex`); its routing hook runs `hookbox <launcher>-hook <plan> <sha256>` (./routing-hook.ts). */
+  launcher: string;
   /** Every hook event the agent has. */
   events: readonly string[];
   /** Events where a failed hook blocks (fail closed). */
@@ -92,7 +94,7 @@ export interface Substitution { name: string; why: string }
 
 /** The row of a command-hook agent: its data, read by ./command-hooks.ts's routing members and by the launchers. */
 export interface CommandDialect<Output = Record<string, unknown>> extends Dialect<Output, AgentHook, AgentPlan> {
-  /** Its program on PATH and the hookbox subcommand that launches it. */
+  /** Its program on PATH. */
   program: string;
   /** Its npm package, whose version is read at start. */
   packageName: string;

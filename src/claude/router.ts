@@ -26,6 +26,7 @@ const label = (hook: ClaudeHook | RefusedRoutedHook) => `${isProject(hook) ? "th
 export const CLAUDE_CODE_HOOKS: Dialect<ClaudeHookOutput, ClaudeHook, ClaudePlan> = {
   agent: "Claude Code",
   recordAs: "claude",
+  launcher: "claude",
   events: CLAUDE_HOOK_EVENTS,
   failClosed: new Set(["PreToolUse", "PermissionRequest"]),
   select: (hooks, event, input) => (isClaudeHookEvent(event) ? selectHooks(hooks, event, input) : []),

@@ -22,7 +22,7 @@ people: see hookbox claude --help.
 `;
 
 /** `hookbox claude-hook <plan> <sha256>`: one event from Claude Code on stdin, routed by the one router over Claude Code's row. */
-export const claudeHook = routingHook(CLAUDE_CODE_HOOKS, "claude");
+export const claudeHook = routingHook(CLAUDE_CODE_HOOKS);
 
 /**
  * `hookbox claude-mcp <plan> <sha256> <server>`: what Claude Code starts in place of an approved

@@ -14,6 +14,7 @@ import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings, type ClaudeHook } from "../claude/settings.js";
 import type { ClaudePlan } from "../claude/plan.js";
 import { CLAUDE_CODE_HOOKS } from "../claude/router.js";
+import { thisHookbox } from "../agents/routing-hook.js";
 import { pendingApprovals } from "../agents/router.js";
 import { filesNamed, hookKey } from "../approval/command-hook.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
@@ -95,7 +96,7 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
   // Every failure and refusal of a hook, with the command that allows it, said again here when Claude Code ends.
   const noticesDir = mkdtempSync(join(tmpdir(), "hookbox-claude-notices-"));
   plan.notices = join(noticesDir, "notices.log");
-  const router = { node: process.execPath, script: hookboxScript() };
+  const router = thisHookbox();
   const available = agentViewAvailability();
   let launch: Launch;
   if (available.ok) {
@@ -188,9 +189,4 @@ function approvalsFound(plan: ClaudePlan): { never: number; approved: ClaudeHook
   } catch { /* a corrupt store approves nothing: every hook is refused by name when it runs */ }
   const approved = hooks.filter((h) => Object.hasOwn(modules, hookKey(h)));
   return { never: hooks.length - approved.length, approved };
-}
-
-/** The script that started this hookbox (bin/hookbox.mjs), which the routing hook runs again. */
-function hookboxScript(): string {
-  return process.env.HOOKBOX_SCRIPT || process.argv[1]!;
 }
