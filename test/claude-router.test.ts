@@ -12,7 +12,8 @@ import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
 import { claudeHookFingerprint } from "../src/claude/approval.js";
-import { combine, routeEvent } from "../src/claude/router.js";
+import { route as routeWith } from "../src/agents/router.js";
+import { CLAUDE_CODE } from "../src/claude/dialect.js";
 import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
@@ -30,7 +31,7 @@ function project(script: string) {
   return { dir, plan, store: new ApprovalStore({ dir: plan.approvals }) };
 }
 const event = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } };
-const route = (plan: ClaudePlan) => routeEvent(plan, event, JSON.stringify(event));
+const route = (plan: ClaudePlan) => routeWith(CLAUDE_CODE, plan, event, JSON.stringify(event));
 
 describe("hookbox claude-hook's runner", () => {
   it("runs a user's hook as the user, without secret-looking variables", async () => {
@@ -38,7 +39,7 @@ describe("hookbox claude-hook's runner", () => {
     try {
       const file = "/home/u/.claude/settings.json";
       const hooks = parseClaudeSettings(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; echo \"token=$HOOKBOX_TEST_SECRET_TOKEN dir=$CLAUDE_PROJECT_DIR\" >&2; exit 2" }] }] } }), file, "user").hooks;
-      const answer = await routeEvent({ project: tmpdir(), hooks, refused: [], maxOutputBytes: 1 << 20 }, event, JSON.stringify(event));
+      const answer = await routeWith(CLAUDE_CODE, { project: tmpdir(), hooks, refused: [], maxOutputBytes: 1 << 20 }, event, JSON.stringify(event));
       // Claude Code's wording of an exit 2: the hook's command, then its stderr.
       expect(answer).toEqual({ code: 2, stdout: "", stderr: `[${hooks[0]!.command}]: token= dir=${tmpdir()}` });
     } finally {
@@ -105,23 +106,23 @@ describe("hookbox claude-hook's runner", () => {
 
   it("combines answers by Claude Code's rules: deny over ask over allow, contexts joined; a failure on PreToolUse blocks", () => {
     const out = (o: object) => ({ kind: "ok" as const, output: { hookSpecificOutput: { hookEventName: "PreToolUse" as const, ...o } } });
-    const merged = combine("PreToolUse", [out({ permissionDecision: "allow", additionalContext: "a" }), out({ permissionDecision: "deny", permissionDecisionReason: "no" }), out({ permissionDecision: "ask", additionalContext: "b" })], []);
+    const merged = CLAUDE_CODE.answer("PreToolUse", [out({ permissionDecision: "allow", additionalContext: "a" }), out({ permissionDecision: "deny", permissionDecisionReason: "no" }), out({ permissionDecision: "ask", additionalContext: "b" })], []);
     expect(JSON.parse(merged.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no", additionalContext: "a\nb" } });
-    const refused = combine("PreToolUse", [out({ permissionDecision: "allow" })], ["a \"prompt\" hook was not run."]);
+    const refused = CLAUDE_CODE.answer("PreToolUse", [out({ permissionDecision: "allow" })], ["a \"prompt\" hook was not run."]);
     expect(refused).toEqual({ code: 2, stdout: "", stderr: "hookbox blocked this tool call: a \"prompt\" hook was not run." });
     // Elsewhere a failure does not block: it is reported to the user.
-    expect(combine("PostToolUse", [], ["x was not run."])).toEqual({ code: 1, stdout: "", stderr: "hookbox: x was not run." });
+    expect(CLAUDE_CODE.answer("PostToolUse", [], ["x was not run."])).toEqual({ code: 1, stdout: "", stderr: "hookbox: x was not run." });
   });
 
   it("a reason a hook gives (exit 2's stderr, a decision's reason) reaches the model cut to 1000 characters, without terminal controls, newlines kept", () => {
     const hostile = `\x1b]52;c;c2VjcmV0\x07line one\nline two\x1b[2J${"x".repeat(5000)}`;
-    const blocked = combine("PreToolUse", [{ kind: "block", reason: hostile }], []);
+    const blocked = CLAUDE_CODE.answer("PreToolUse", [{ kind: "block", reason: hostile }], []);
     expect(blocked.code).toBe(2);
     expect(blocked.stderr.startsWith("line one\nline two")).toBe(true);
     expect(blocked.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
     expect(blocked.stderr.length).toBeLessThanOrEqual(1000);
     expect(blocked.stderr.endsWith(" [cut by hookbox]")).toBe(true);
-    const denied = combine("PreToolUse", [{ kind: "ok", output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: hostile } } }], []);
+    const denied = CLAUDE_CODE.answer("PreToolUse", [{ kind: "ok", output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: hostile } } }], []);
     const reason = (JSON.parse(denied.stdout) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
     expect(reason.startsWith("line one\nline two")).toBe(true);
     expect(reason).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);

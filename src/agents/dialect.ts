@@ -1,6 +1,6 @@
 /**
  * What differs between the agents whose command hooks hookbox routes, one row per agent, read from
- * that agent's pinned version: Claude Code (src/claude/router.ts), Codex CLI (./codex.ts), Gemini
+ * that agent's pinned version: Claude Code (src/claude/dialect.ts), Codex CLI (./codex.ts), Gemini
  * CLI (./gemini.ts). The router (./router.ts) reads a `Dialect` row and holds no branch per agent.
  * Codex's and Gemini's hooks are plain command hooks (`CommandDialect`): their rows are data, and
  * the routing members come from ./command-hooks.ts. Claude Code's row routes with Claude Code's own

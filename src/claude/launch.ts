@@ -18,12 +18,12 @@ import { join } from "node:path";
 import { agentViewLaunch, type FileView } from "../isolation/bubblewrap/agent-view.js";
 
 export { agentViewAvailability } from "../isolation/bubblewrap/agent-view.js";
-import type { AgentDialect } from "./dialect.js";
+import type { ClaudeDialect } from "./dialect.js";
 import { mcpView as projectMcpView, type McpServer } from "./mcp.js";
 import { planText } from "../agents/plan.js";
 import type { ClaudePlan } from "./plan.js";
 import { routingCommand, type Hookbox } from "../agents/routing-hook.js";
-import { CLAUDE_CODE_HOOKS, routerTimeoutS } from "./router.js";
+import { routerTimeoutS } from "./router.js";
 import type { ParsedSettings } from "./settings.js";
 
 
@@ -34,9 +34,9 @@ const PROJECT_COPY = "/etc/.hookbox-project";
 export interface Launch { route: "managed" | "fallback"; command: string; args: string[]; stdio: Array<"inherit" | number>; afterSpawn(): void; afterExit(): void }
 
 /** The settings fragment with one routing hook for every event the plan has a hook (or a refused hook) for. */
-export function routingHooks(dialect: AgentDialect, plan: ClaudePlan, router: Hookbox, planFile: string, sha256: string): Record<string, unknown> {
+export function routingHooks(dialect: ClaudeDialect, plan: ClaudePlan, router: Hookbox, planFile: string, sha256: string): Record<string, unknown> {
   const events = dialect.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
-  const command = routingCommand(CLAUDE_CODE_HOOKS, router, planFile, sha256);
+  const command = routingCommand(dialect, router, planFile, sha256);
   return Object.fromEntries(events.map((e) => {
     // Claude Code shows one routing hook's statusMessage while it runs: the event's hooks' own, joined.
     const status = [...new Set(plan.hooks.filter((h) => h.event === e && h.statusMessage).map((h) => h.statusMessage!))].join("; ");
@@ -45,7 +45,7 @@ export function routingHooks(dialect: AgentDialect, plan: ClaudePlan, router: Ho
 }
 
 /** A project settings file as the agent reads it on the managed route: no hooks (hookbox runs them), its power keys only if approved. */
-export function projectView(dialect: AgentDialect, parsed: ParsedSettings, powerApproved: boolean): Record<string, unknown> {
+export function projectView(dialect: ClaudeDialect, parsed: ParsedSettings, powerApproved: boolean): Record<string, unknown> {
   if (parsed.problems.length > 0) return {};
   return withoutKeys(parsed.settings, ["hooks", ...(powerApproved ? [] : dialect.powerKeys)]);
 }
@@ -67,7 +67,7 @@ function withoutKeys(settings: Record<string, unknown>, keys: readonly string[])
 export interface McpLaunch { file?: string; document?: Record<string, unknown>; approved: McpServer[]; denied: string[] }
 
 /** The managed route. `projectFiles`: each existing project settings file with its parse, and whether its power keys are approved. */
-export function managedLaunch(dialect: AgentDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: Hookbox, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>, mcp: McpLaunch): Launch {
+export function managedLaunch(dialect: ClaudeDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: Hookbox, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>, mcp: McpLaunch): Launch {
   const mcpView = mcp.file && mcp.document ? mcp.file : undefined;
   // A project hook's (or server's) recording layer cannot be made from a folder holding the views: it reads this copy.
   const source = projectFiles.length > 0 || mcpView ? { source: plan.project, path: PROJECT_COPY } : undefined;
@@ -104,7 +104,7 @@ function viewTarget(path: string): string {
 }
 
 /** The fallback route: `user` without hooks, the project's deny and ask rules, the routing hooks; the plan in a private temp folder. */
-export function fallbackLaunch(dialect: AgentDialect, program: string, args: string[], plan: ClaudePlan, router: Hookbox, user: ParsedSettings, project: ParsedSettings[]): Launch {
+export function fallbackLaunch(dialect: ClaudeDialect, program: string, args: string[], plan: ClaudePlan, router: Hookbox, user: ParsedSettings, project: ParsedSettings[]): Launch {
   const dir = mkdtempSync(join(tmpdir(), "hookbox-claude-"));
   const { text, sha256 } = planText(plan);
   const planFile = join(dir, "plan.json");

@@ -7,10 +7,10 @@
 import { projectKey, type ApprovalStore, type Fingerprint } from "../approval/store.js";
 import { pinnedFingerprint, PinReader } from "../approval/pins.js";
 import { filesNamed, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
-import type { AgentDialect } from "./dialect.js";
+import type { ClaudeDialect } from "./dialect.js";
 
 /** The power keys `settings` sets (dotted), with their values. */
-export function powerValues(dialect: AgentDialect, settings: Record<string, unknown>): Record<string, unknown> {
+export function powerValues(dialect: Pick<ClaudeDialect, "powerKeys">, settings: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of dialect.powerKeys) {
     const [a, b] = key.split(".");

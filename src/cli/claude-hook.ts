@@ -1,12 +1,12 @@
 /**
  * What Claude Code runs under `hookbox claude` (./claude.ts): `hookbox claude-hook` for every
- * routed event (src/agents/router.ts over src/claude/router.ts) and `hookbox claude-mcp` in place of each approved project
+ * routed event (src/agents/router.ts over Claude Code's row, src/claude/dialect.ts) and `hookbox claude-mcp` in place of each approved project
  * MCP server (src/claude/mcp-run.ts). A module of its own, loaded alone (./main.ts), because it
  * starts on every event: it loads the router, not the launcher.
  */
 import { loadPlan } from "../agents/plan.js";
 import type { ClaudePlan } from "../claude/plan.js";
-import { CLAUDE_CODE_HOOKS } from "../claude/router.js";
+import { CLAUDE_CODE } from "../claude/dialect.js";
 import { McpRefused, runMcpServer } from "../claude/mcp-run.js";
 import { routingHook } from "./agent-hook.js";
 import type { Output } from "./output.js";
@@ -22,7 +22,7 @@ people: see hookbox claude --help.
 `;
 
 /** `hookbox claude-hook <plan> <sha256>`: one event from Claude Code on stdin, routed by the one router over Claude Code's row. */
-export const claudeHook = routingHook(CLAUDE_CODE_HOOKS);
+export const claudeHook = routingHook(CLAUDE_CODE);
 
 /**
  * `hookbox claude-mcp <plan> <sha256> <server>`: what Claude Code starts in place of an approved

@@ -4,7 +4,7 @@
  * loads everything it usually loads but runs only hookbox's managed routing hooks; where no
  * namespace can be made, with no settings file of its own (announced). What Claude Code then runs
  * (`hookbox claude-hook`, `hookbox claude-mcp`) is ./claude-hook.ts: the one router
- * (src/agents/router.ts) over Claude Code's row (src/claude/router.ts).
+ * (src/agents/router.ts) over Claude Code's row (src/claude/dialect.ts).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -13,7 +13,6 @@ import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings, type ClaudeHook } from "../claude/settings.js";
 import type { ClaudePlan } from "../claude/plan.js";
-import { CLAUDE_CODE_HOOKS } from "../claude/router.js";
 import { thisHookbox } from "../agents/routing-hook.js";
 import { pendingApprovals } from "../agents/router.js";
 import { filesNamed, hookKey } from "../approval/command-hook.js";
@@ -134,7 +133,7 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
       }
       child.on("error", (e) => { say(`claude could not be started: ${e.message}`); resolve(EXIT.hookErrors); });
       // A check that cannot run says nothing here: the router refuses each such hook by name when it runs.
-      const changed = pendingApprovals(CLAUDE_CODE_HOOKS, { ...plan, hooks: approved }).catch(() => 0);
+      const changed = pendingApprovals(CLAUDE_CODE, { ...plan, hooks: approved }).catch(() => 0);
       child.on("close", async (code, signal) => {
         const n = await changed;
         if (n > 0) say(pendingLine(n).replace("not approved as", "changed since you approved, so not approved as"));
