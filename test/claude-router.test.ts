@@ -11,7 +11,6 @@ import { dirname, join } from "node:path";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
-import { claudeHookFingerprint } from "../src/claude/approval.js";
 import { route as routeWith } from "../src/agents/router.js";
 import { CLAUDE_CODE } from "../src/claude/dialect.js";
 import type { ClaudePlan } from "../src/claude/plan.js";
@@ -53,7 +52,7 @@ describe("hookbox claude-hook's runner", () => {
     expect(unapproved.code).toBe(2);
     expect(unapproved.stderr).toContain("you have not approved it");
     expect(unapproved.stderr).toContain("(not_approved)");
-    store.approve(dir, [await claudeHookFingerprint(dir, plan.hooks[0]!)]);
+    store.approve(dir, [await CLAUDE_CODE.fingerprint(dir, plan.hooks[0]!)]);
     // In the sandbox: its own empty home, at the host's HOME path, as uid 65534.
     expect(await route(plan)).toEqual({ code: 2, stdout: "", stderr: `[${plan.hooks[0]!.command}]: home=${homedir()} uid=65534 home-files=0` });
     writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), "#!/bin/sh\nexit 0\n");
@@ -69,7 +68,7 @@ describe("hookbox claude-hook's runner", () => {
     const port = (server.address() as { port: number }).port;
     try {
       const { dir, plan, store } = project(`#!/bin/bash\ncat >/dev/null\nif exec 3<>/dev/tcp/127.0.0.1/${port}; then echo connected >&2; else echo unreachable >&2; fi\nexit 2\n`);
-      store.approve(dir, [await claudeHookFingerprint(dir, plan.hooks[0]!)]);
+      store.approve(dir, [await CLAUDE_CODE.fingerprint(dir, plan.hooks[0]!)]);
       const answer = await route(plan);
       expect(answer.code).toBe(2);
       expect(answer.stderr).toContain("unreachable");
@@ -85,7 +84,7 @@ describe("hookbox claude-hook's runner", () => {
     const home = join(dir, "home");
     mkdirSync(join(home, ".ssh"), { recursive: true });
     writeFileSync(join(home, ".ssh", "id_ed25519"), "CANARY-SSH-KEY");
-    store.approve(dir, [await claudeHookFingerprint(dir, plan.hooks[0]!)]);
+    store.approve(dir, [await CLAUDE_CODE.fingerprint(dir, plan.hooks[0]!)]);
     const saved = process.env.HOME;
     process.env.HOME = home;
     try {

@@ -81,8 +81,9 @@ export const CODEX = commandDialect<CodexOutput>({
     return undefined;
   },
   exitBlocks: new Set([2]),
-  // Codex gives a hook no variable naming the project (its cwd is the session's).
+  // Codex gives a hook no variable naming the project: it runs it in the session's folder (hookbox: the project's).
   projectDirVars: [],
+  approvableForm: "put what it runs in a script of the project and name it by its path from the project's folder, where Codex runs its hooks (Codex gives a hook no variable naming the project): bash .codex/hooks/<name>.sh",
   merge: (outputs, join) => mergeDecisions(outputs, ORDER, join),
   reply(verdict) {
     // Exit 2 blocks only with a non-empty stderr (an empty one is a failure, and Codex runs the call).

@@ -10,22 +10,20 @@ import { FingerprintError, PinReader, pinnedFingerprint, projectKey, type Finger
 import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { runShellHook, tail, unanswered, type ShellOutcome } from "../shell/run.js";
 import { commandHookPins, hookKey, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
-import { APPROVABLE_FORM } from "../approval/command-pins.js";
 import { hookText, joinTexts, MAX_REASON_CHARS, named } from "./answer.js";
 import { SANDBOX_MEMORY_MB, SANDBOX_PATH, SHELL, SYSTEM_READS } from "./sandbox.js";
 import { isProject, runAsUser } from "./router.js";
 import type { AgentHook, AgentPlan, CommandDialect, Dialect, HookAnswer, RefusedRoutedHook } from "./dialect.js";
 
 /** A command-hook agent's row without the routing members, which `commandDialect` adds. */
-export type CommandData<O> = Omit<CommandDialect<O>, keyof Omit<Dialect<O, AgentHook, AgentPlan>, "agent" | "recordAs" | "launcher" | "events" | "failClosed">>;
+export type CommandData<O> = Omit<CommandDialect<O>, keyof Omit<Dialect<O, AgentHook, AgentPlan>, "agent" | "recordAs" | "launcher" | "events" | "failClosed" | "projectDirVars" | "approvableForm">>;
 
 /** What an approval pins: the definition, every project file its command names (as bash parses it), and their folders below the root. */
-export async function agentHookFingerprint(d: Pick<CommandData<never>, "agent" | "projectDirVars">, project: string, hook: AgentHook, reader: PinReader = new PinReader()): Promise<Fingerprint> {
+export async function agentHookFingerprint(d: Pick<CommandData<never>, "agent" | "projectDirVars" | "approvableForm">, project: string, hook: AgentHook, reader: PinReader = new PinReader()): Promise<Fingerprint> {
   const root = projectKey(project);
-  const vars = d.projectDirVars.length > 0 ? new RegExp(`\\$\\{?(${d.projectDirVars.join("|")})\\}?`, "g") : undefined;
   // As a Claude Code hook's: what bash can reach, or why it cannot be approved as it stands (src/approval/command-pins.ts).
-  const { files, folders, refusals } = commandHookPins(root, { command: vars ? hook.command.replace(vars, root) : hook.command });
-  if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${APPROVABLE_FORM}`);
+  const { files, folders, refusals } = commandHookPins(root, hook, d.projectDirVars);
+  if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${d.approvableForm}`);
   const definition = { agent: d.agent, event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutMs: hook.timeoutMs, env: hook.env ?? null };
   return pinnedFingerprint(hookKey(hook), definition, { root, files, folders }, PROJECT_HOOK_POLICY, reader);
 }

@@ -53,6 +53,10 @@ export interface Dialect<Output = Record<string, unknown>, Hook extends RoutedHo
   events: readonly string[];
   /** Events where a failed hook blocks (fail closed). */
   failClosed: ReadonlySet<string>;
+  /** Variables the agent gives every hook the project folder in (an approval's parse knows them: src/approval/command-pins.ts). */
+  projectDirVars: readonly string[];
+  /** How to write a project hook's command that can be approved, in the agent's own terms: said when one cannot be approved as it stands. */
+  approvableForm: string;
   /** The hooks (or refused hooks) of `event` the agent's matching selects for this input. */
   select<S extends RefusedRoutedHook | Hook>(hooks: readonly S[], event: string, input: Record<string, unknown>): S[];
   /** A hook's deadline in milliseconds. */
@@ -60,7 +64,7 @@ export interface Dialect<Output = Record<string, unknown>, Hook extends RoutedHo
   /** How messages name a hook. */
   label(hook: Hook | RefusedRoutedHook): string;
   /** What an approval of a project's hook pins (`hookbox trust`); throws a FingerprintError when it cannot be approved as it stands. */
-  fingerprint(project: string, hook: Hook, reader: PinReader): Promise<Fingerprint>;
+  fingerprint(project: string, hook: Hook, reader?: PinReader): Promise<Fingerprint>;
   /** Run one of the user's hooks, as the user. */
   runUser(plan: Plan, hook: Hook, event: string, raw: string, signal: AbortSignal): Promise<HookAnswer<Output>>;
   /** Run one of the project's hooks, once approved: sandboxed, held to `restrict` (and its grants, where the agent has them). */
@@ -113,8 +117,6 @@ export interface CommandDialect<Output = Record<string, unknown>> extends Dialec
   substitution(event: string, output: Output): Substitution | undefined;
   /** How the agent reads a hook's exit status other than 0: "block" (a deny with stderr as the reason). */
   exitBlocks: ReadonlySet<number>;
-  /** Variables the agent gives every hook the project folder in. */
-  projectDirVars: readonly string[];
   /** Merge the hooks' JSON answers into one, by the agent's rules. */
   merge(outputs: Output[], join: (values: Array<string | undefined>, reasons?: boolean) => string | undefined): Output;
   /** Write a verdict: blocked with a reason, or the merged answer (and failures that did not block). */

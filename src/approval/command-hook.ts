@@ -17,15 +17,18 @@ export const PROJECT_HOOK_POLICY = "untrusted";
 /** The hook's key in the approvals store, and its path in decision records (src/observe/launch.ts): where it is defined. */
 export const hookKey = (hook: { file: string; at: string }): string => `${hook.file}#${hook.at}`;
 
-/** What a project's hook's approval pins: the files and folders its command can run or read, and each named file's folder whole when below the project root. */
-export function commandHookPins(project: string, hook: { command: string }): CommandPins {
+/**
+ * What a project's hook's approval pins: the files and folders its command can run or read, and each named file's folder whole when below the project root.
+ * `projectVars`: the variables its agent names the project by (src/agents/dialect.ts `projectDirVars`).
+ */
+export function commandHookPins(project: string, hook: { command: string }, projectVars: readonly string[]): CommandPins {
   const root = projectKey(project);
-  const pins = commandPins(root, hook.command, process.env.HOME);
+  const pins = commandPins(root, hook.command, process.env.HOME, projectVars);
   const folders = new Set([...pins.folders, ...pins.files.map(dirname)].filter((d) => d !== root && existsSync(d)));
   return { ...pins, folders: [...folders].sort() };
 }
 
 /** The files the command names that exist in the project, as bash reads it (the first is the hook's own file, where it has one). */
-export function filesNamed(project: string, command: string): string[] {
-  return commandHookPins(project, { command }).files.filter((f) => existsSync(f));
+export function filesNamed(project: string, command: string, projectVars: readonly string[]): string[] {
+  return commandHookPins(project, { command }, projectVars).files.filter((f) => existsSync(f));
 }

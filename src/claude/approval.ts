@@ -9,16 +9,16 @@
  */
 import { FingerprintError, PinReader, pinnedFingerprint, projectKey, type Fingerprint } from "../approval/store.js";
 import { commandHookPins, hookKey, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
-import { APPROVABLE_FORM } from "../approval/command-pins.js";
+import type { Dialect } from "../agents/dialect.js";
 import type { ClaudeHook } from "./settings.js";
 
 /**
- * The fingerprint of a project's hook as it would run now; `reader` shares hashes between the hooks of one check.
+ * The fingerprint of a project's hook as it would run now, by Claude Code's row `d` (src/claude/dialect.ts: the project's variables, the approvable form); `reader` shares hashes between the hooks of one check.
  * A command that cannot be pinned as it stands throws a FingerprintError saying why and what form can be.
  */
-export async function claudeHookFingerprint(project: string, hook: ClaudeHook, reader: PinReader = new PinReader()): Promise<Fingerprint> {
+export async function claudeHookFingerprint(d: Pick<Dialect, "projectDirVars" | "approvableForm">, project: string, hook: ClaudeHook, reader: PinReader = new PinReader()): Promise<Fingerprint> {
   const root = projectKey(project);
-  const { files, folders, refusals } = commandHookPins(root, hook);
-  if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${APPROVABLE_FORM}`);
+  const { files, folders, refusals } = commandHookPins(root, hook, d.projectDirVars);
+  if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${d.approvableForm}`);
   return pinnedFingerprint(hookKey(hook), { event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutS: hook.timeoutS, ...(hook.if !== undefined ? { if: hook.if } : {}) }, { root, files, folders }, PROJECT_HOOK_POLICY, reader);
 }

@@ -51,6 +51,8 @@ export const CLAUDE_CODE: ClaudeDialect = claudeDialect<Omit<ClaudeDialect, keyo
   program: "claude",
   events: CLAUDE_HOOK_EVENTS,
   failClosed: new Set(["PreToolUse", "PermissionRequest"]),
+  projectDirVars: ["CLAUDE_PROJECT_DIR"],
+  approvableForm: 'put what it runs in a script of the project and name it: bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/<name>.sh',
   managedDir: "/etc/claude-code",
   // Claude Code 2.1.328 reads managed-settings.json, then managed-settings.d/*.json sorted by name,
   // concatenating their hooks; "~" sorts after every ASCII name, so hookbox's document is read last.

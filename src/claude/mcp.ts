@@ -16,6 +16,7 @@ import { FingerprintError, PinReader, pinnedFingerprint, projectKey, type Approv
 import type { HookFailure } from "../contract/errors.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { commandHookPins, filesNamed, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
+import { CLAUDE_CODE } from "./dialect.js";
 
 /** One server of a `.mcp.json`, as written. */
 export interface McpServer {
@@ -102,10 +103,10 @@ export async function mcpFingerprint(project: string, server: McpServer, reader:
   const root = projectKey(project);
   if (server.kind === "unknown") throw new FingerprintError("it is neither a stdio server (a command) nor an http, sse or ws one (a url)");
   if (server.kind === "remote") {
-    const files = [...new Set(strings(server.entry).flatMap((s) => filesNamed(root, s)))];
+    const files = [...new Set(strings(server.entry).flatMap((s) => filesNamed(root, s, CLAUDE_CODE.projectDirVars)))];
     return pinnedFingerprint(mcpKey(server), { mcpServer: server.entry }, { root, files, folders: [] }, PROJECT_HOOK_POLICY, reader);
   }
-  const { files, folders, refusals } = commandHookPins(root, { command: mcpCommandLine(server.entry) });
+  const { files, folders, refusals } = commandHookPins(root, { command: mcpCommandLine(server.entry) }, CLAUDE_CODE.projectDirVars);
   if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${MCP_APPROVABLE_FORM}`);
   return pinnedFingerprint(mcpKey(server), { mcpServer: server.entry }, { root, files, folders }, PROJECT_HOOK_POLICY, reader);
 }

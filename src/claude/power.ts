@@ -7,7 +7,7 @@
 import { projectKey, type ApprovalStore, type Fingerprint } from "../approval/store.js";
 import { pinnedFingerprint, PinReader } from "../approval/pins.js";
 import { filesNamed, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
-import type { ClaudeDialect } from "./dialect.js";
+import { CLAUDE_CODE, type ClaudeDialect } from "./dialect.js";
 
 /** The power keys `settings` sets (dotted), with their values. */
 export function powerValues(dialect: Pick<ClaudeDialect, "powerKeys">, settings: Record<string, unknown>): Record<string, unknown> {
@@ -29,7 +29,7 @@ const strings = (v: unknown): string[] => (typeof v === "string" ? [v] : typeof 
 /** The fingerprint of a settings file's power keys as they are now. */
 export function powerFingerprint(project: string, file: string, values: Record<string, unknown>): Promise<Fingerprint> {
   const root = projectKey(project);
-  const files = strings(values).flatMap((s) => filesNamed(root, s));
+  const files = strings(values).flatMap((s) => filesNamed(root, s, CLAUDE_CODE.projectDirVars));
   return pinnedFingerprint(powerKey(file), { settings: values }, { root, files: [...new Set(files)], folders: [] }, PROJECT_HOOK_POLICY, new PinReader());
 }
 

@@ -25,7 +25,7 @@ const label = (hook: ClaudeHook | RefusedRoutedHook) => `${isProject(hook) ? "th
 
 type ClaudeRouterRow = Dialect<ClaudeHookOutput, ClaudeHook, ClaudePlan>;
 /** What Claude Code's row holds besides the routing members, which `claudeDialect` adds. */
-export type ClaudeRowData = Pick<ClaudeRouterRow, "agent" | "recordAs" | "launcher" | "events" | "failClosed">;
+export type ClaudeRowData = Pick<ClaudeRouterRow, "agent" | "recordAs" | "launcher" | "events" | "failClosed" | "projectDirVars" | "approvableForm">;
 /** The routing members `claudeDialect` adds. */
 export type ClaudeRouting = Omit<ClaudeRouterRow, keyof ClaudeRowData>;
 
@@ -36,12 +36,12 @@ export function claudeDialect<D extends ClaudeRowData>(data: D): D & ClaudeRoute
     select: (hooks, event, input) => (isClaudeHookEvent(event) ? selectHooks(hooks, event, input) : []),
     timeoutMs: (hook) => hook.timeoutS * 1000,
     label,
-    fingerprint: claudeHookFingerprint,
+    fingerprint: (project, hook, reader) => claudeHookFingerprint(data, project, hook, reader),
     async runUser(plan, hook, event, raw, signal) {
-      const outcome = await runAsUser(plan, hook.command, raw, [["CLAUDE_PROJECT_DIR", plan.project]], hook.timeoutS * 1000, signal);
+      const outcome = await runAsUser(plan, hook.command, raw, data.projectDirVars.map((v) => [v, plan.project] as const), hook.timeoutS * 1000, signal);
       return interpretRun({ name: label(hook), untrusted: false, command: hook.command }, event as ClaudeHookEvent, outcome);
     },
-    runProject: (plan, hook, event, input, raw, signal) => runProjectHook(plan, hook, event as ClaudeHookEvent, input, raw, label(hook), signal),
+    runProject: (plan, hook, event, input, raw, signal) => runProjectHook(data, plan, hook, event as ClaudeHookEvent, input, raw, label(hook), signal),
     answer: (event, answers, refused) => combine(data.failClosed, event, answers, refused),
     // Claude Code 2.1.328 passes a PreToolUse block's reason as it is when it is a JSON block on stdout
     // (exit 2, nothing on stderr); a stderr would be shown after this router's own command line.

@@ -174,7 +174,7 @@ async function projectMcp(project: string, store: ApprovalStore, say: (line: str
 /** Whether `command`, or a project file it names, mentions `word`. */
 function mentions(project: string, command: string, word: string): boolean {
   if (command.includes(word)) return true;
-  return filesNamed(project, command).some((file) => {
+  return filesNamed(project, command, CLAUDE_CODE.projectDirVars).some((file) => {
     try { return readFileSync(file, "utf8").includes(word); } catch { return false; }
   });
 }
