@@ -11,7 +11,8 @@ import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isola
 import { runShellHook, tail, unanswered, type ShellOutcome } from "../shell/run.js";
 import { commandHookPins, hookKey, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
 import { hookText, joinTexts, MAX_REASON_CHARS, named } from "./answer.js";
-import { SANDBOX_MEMORY_MB, SANDBOX_PATH, SHELL, SYSTEM_READS } from "./sandbox.js";
+import { SANDBOX_MEMORY_MB, SHELL } from "./sandbox.js";
+import { SANDBOX_PATH, SYSTEM_READS } from "../isolation/bubblewrap/system-reads.js";
 import { isProject, runAsUser } from "./router.js";
 import type { AgentHook, AgentPlan, CommandDialect, Dialect, HookAnswer, RefusedRoutedHook } from "./dialect.js";
 

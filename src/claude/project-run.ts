@@ -16,7 +16,8 @@ import { interpretRun, type HookAnswer } from "./output.js";
 import type { ClaudeHook, ClaudeHookEvent } from "./settings.js";
 import type { ClaudePlan } from "./plan.js";
 import type { Dialect } from "../agents/dialect.js";
-import { SANDBOX_MEMORY_MB, SANDBOX_PATH, SHELL, SYSTEM_READS } from "../agents/sandbox.js";
+import { SANDBOX_MEMORY_MB, SHELL } from "../agents/sandbox.js";
+import { SANDBOX_PATH, SYSTEM_READS } from "../isolation/bubblewrap/system-reads.js";
 
 /** The most refusals one run reports (each once per hook and kind). */
 const MAX_NOTICES = 20;
