@@ -14,7 +14,11 @@ import { projectKey } from "./store.js";
 /** The policy a project's command hook runs under, whichever agent's (the sandbox holds it, not the policy's permissions). */
 export const PROJECT_HOOK_POLICY = "untrusted";
 
-/** The hook's key in the approvals store, and its path in decision records (src/observe/launch.ts): where it is defined. */
+/**
+ * The hook's key in the approvals store, its path in decision records (src/observe/launch.ts) and
+ * what names its `once` marker (src/agents/once.ts): where it is defined. Messages name a hook by
+ * the same `file#at` (labels, "is not run"), spelled where they are written.
+ */
 export const hookKey = (hook: { file: string; at: string }): string => `${hook.file}#${hook.at}`;
 
 /**
