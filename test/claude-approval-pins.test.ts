@@ -1,5 +1,5 @@
 /**
- * An approval of a project's Claude Code hook pins the bytes that run (src/claude/command-pins.ts,
+ * An approval of a project's Claude Code hook pins the bytes that run (src/approval/command-pins.ts,
  * src/approval/pins.ts), for every form of command in fixtures/hostile/claude-code/unpinned-commands:
  * a form whose files are known before it runs (a `cd`, `$PWD`, `${CLAUDE_PROJECT_DIR:-.}`, `~+`)
  * pins the script, so a change asks again (`not_approved`, the file named); one known only when it
@@ -12,10 +12,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore, failureOf, PinReader } from "../src/approval/store.js";
-import { claudeHookFingerprint, claudeHookPins } from "../src/claude/approval.js";
-import { CLAUDE_CODE_HOOKS } from "../src/agents/claude.js";
+import { claudeHookFingerprint } from "../src/claude/approval.js";
+import { commandHookPins } from "../src/approval/command-hook.js";
+import { CLAUDE_CODE_HOOKS } from "../src/claude/router.js";
 import { approvalChecks } from "../src/agents/router.js";
-import { commandPins } from "../src/claude/command-pins.js";
+import { commandPins } from "../src/approval/command-pins.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { hookbox, ROOT } from "./cli-run.js";
 
@@ -96,7 +97,7 @@ describe("what an approval of a Claude Code hook pins", () => {
   it("a file a hook's script sources outside its folder is pinned when its name is known before it runs, and the user is told; one known only when it runs is not pinned, and the user is told that", async () => {
     const w = project();
     const hook = w.command(10);
-    const pins = claudeHookPins(w.dir, hook);
+    const pins = commandHookPins(w.dir, hook);
     expect(pins.notes).toEqual([
       ".claude/hooks/sources.sh sources lib/common.sh: pinned too",
       '.claude/hooks/sources.sh sources "$(dirname "$0")/../../lib/common.sh", a file known only when it runs: not pinned unless it is in a folder pinned whole (a file it names elsewhere can change without asking again; keep what a hook sources beside it)',

@@ -1,5 +1,5 @@
 /**
- * `hookbox claude-hook` answers as Claude Code 2.1.328 reads a command hook (src/agents/router.ts over src/agents/claude.ts,
+ * `hookbox claude-hook` answers as Claude Code 2.1.328 reads a command hook (src/agents/router.ts over src/claude/router.ts,
  * output.ts, if-rule.ts, once.ts), with real processes: an exit 2 whose reason is JSON on stdout,
  * messages that name the hook's own command, `if` rules, `once`. The hooks are the user's (they run
  * as the user, no sandbox), so each case is one process.
@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { routeEvent } from "../src/agents/claude.js";
+import { routeEvent } from "../src/claude/router.js";
 import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { ifRuleSelects, parseIfRule } from "../src/claude/if-rule.js";

@@ -1,5 +1,5 @@
 /**
- * `hookbox claude-hook`'s runner (src/agents/router.ts over Claude Code's row, src/agents/claude.ts) with real processes and the real sandbox:
+ * `hookbox claude-hook`'s runner (src/agents/router.ts over Claude Code's row, src/claude/router.ts) with real processes and the real sandbox:
  * a user's hook runs as the user without secret-looking variables; a project's hook runs only as
  * approved (src/claude/approval.ts), and a change to its script needs approval again; answers of
  * several hooks combine by Claude Code's rules.
@@ -12,7 +12,7 @@ import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
 import { claudeHookFingerprint } from "../src/claude/approval.js";
-import { combine, routeEvent } from "../src/agents/claude.js";
+import { combine, routeEvent } from "../src/claude/router.js";
 import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";

@@ -100,6 +100,16 @@ describe("the rooms of src/", () => {
     expect(breaks).toEqual([]);
   });
 
+  it("keeps agent-neutral code off claude/: nothing of agents/ (the one router, what every row shares, the command-hook rows) nor cli's routing and launching for every agent imports claude/, which sits above agents/", () => {
+    const neutralCli = ["src/cli/agent-hook.ts", "src/cli/command-launch.ts", "src/cli/codex.ts", "src/cli/gemini.ts"].map((f) => resolve(f));
+    expect(neutralCli.filter((f) => !known.has(f)).map((f) => relative(ROOT, f))).toEqual([]);
+    const neutral = (file: string) => roomOf(file) === "agents" || neutralCli.includes(file);
+    const breaks = [...graph].flatMap(([from, to]) => to.filter((t) => neutral(from) && roomOf(t) === "claude").map((t) => `${relative(ROOT, from)} -> ${relative(ROOT, t)}`));
+    expect(breaks).toEqual([]);
+    expect(allowed("claude").has("agents")).toBe(true);
+    expect(allowed("agents").has("claude")).toBe(false);
+  });
+
   it("has no cycle between rooms, and the contract imports only the gates", () => {
     const rooms = new Map(ROOMS.map((room) => [room, [...allowed(room)].filter((r) => r !== room && r !== "worker")]));
     expect(cycles(rooms)).toEqual([]);

@@ -13,10 +13,9 @@ import { dirname, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import type { AgentHook, RefusedAgentHook } from "./dialect.js";
-import { mergeDecisions } from "./answer.js";
+import { mergeDecisions, permissionRequestDecision } from "./answer.js";
 import { commandDialect } from "./command-hooks.js";
 import { readHookTable } from "./settings.js";
-import { permissionRequestDecision } from "../claude/output.js";
 
 export const CODEX_EVENTS = [
   "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart", "SessionEnd",
@@ -53,6 +52,7 @@ const ORDER = ["allow", "ask", "deny"] as const;
 export const CODEX = commandDialect<CodexOutput>({
   agent: "Codex CLI",
   recordAs: "codex",
+  launcher: "codex",
   program: "codex",
   packageName: "@openai/codex",
   versions: ["0.169.0"],

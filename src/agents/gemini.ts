@@ -62,6 +62,7 @@ const DENY = new Set(["deny", "block"]);
 export const GEMINI = commandDialect<GeminiOutput>({
   agent: "Gemini CLI",
   recordAs: "gemini",
+  launcher: "gemini",
   program: "gemini",
   packageName: "@google/gemini-cli",
   versions: ["0.61.0"],

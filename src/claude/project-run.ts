@@ -4,26 +4,21 @@
  * (./output.ts), a Stop hook's `effects:continue` bounded per session, and what the sandbox refused
  * it reported once per hook and grant, each with the command that grants it.
  */
-import { existsSync } from "node:fs";
 import { Errors, HookFailure } from "../contract/errors.js";
 import { ApprovalStore, projectKey } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher } from "../isolation/bubblewrap/bwrap.js";
 import { CONTINUE_LIMIT, grantCommand, parseGrants, type Grant } from "../policy/grants.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
-import { claudeHookKey, filesNamed } from "./approval.js";
+import { filesNamed, hookKey } from "../approval/command-hook.js";
 import { grantedSandbox, type GrantedSandbox, type SandboxRefusal } from "./granted.js";
 import { NeedsStore } from "../approval/needs.js";
 import { interpretRun, type HookAnswer } from "./output.js";
 import type { ClaudeHook, ClaudeHookEvent } from "./settings.js";
 import type { ClaudePlan } from "./plan.js";
+import { SANDBOX_MEMORY_MB, SANDBOX_PATH, SHELL, SYSTEM_READS } from "../agents/sandbox.js";
 
-export const SANDBOX_MEMORY_MB = 512;
 /** The most refusals one run reports (each once per hook and kind). */
 const MAX_NOTICES = 20;
-export const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
-/** What a project's hook sees of the system: programs and their libraries, never /etc, /home, /root or /tmp of the host. */
-export const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
-export const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
 /** A short name for the hook in the text it adds: the project file it runs, else where it is defined. */
 function shortName(project: string, hook: ClaudeHook): string {
@@ -44,7 +39,7 @@ export function projectGrants(store: ApprovalStore, project: string): string[] {
  */
 export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string, name: string, signal?: AbortSignal): Promise<HookAnswer> {
   const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
-  const key = claudeHookKey(hook);
+  const key = hookKey(hook);
   const avail = sandboxAvailability();
   if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };
   const approved = store.grants(plan.project, key);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseGrant } from "../policy/grants.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { findOnPath } from "../policy/runtime.js";
-import { filesNamed } from "./approval.js";
+import { filesNamed } from "../approval/command-hook.js";
 import type { ClaudeHook } from "./settings.js";
 
 /** The sandbox's PATH (src/claude/project-run.ts): a program found there needs no grant. */

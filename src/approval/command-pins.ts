@@ -1,5 +1,6 @@
 /**
- * What a Claude Code hook's command can run, found by parsing it as bash does (mvdan-sh: the
+ * What a command hook's command can run (Claude Code's; Codex's and Gemini's once the variables
+ * that name their project are replaced: src/agents/command-hooks.ts), found by parsing it as bash does (mvdan-sh: the
  * JavaScript build of mvdan/sh's parser, the one shfmt uses), so that an approval pins the files
  * that run and not only the names a regular expression sees. The parse follows `cd` (every folder
  * the command may be in when a word is used), resolves the variables Claude Code sets
