@@ -126,8 +126,10 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
   }
   const { resolved, isOptional } = checked;
   const notices = new Notices(grants);
-  const loadOptions = withAgentOutput(notices.watch(checked.loadOptions));
+  const { options: loadOptions, ready: output } = withAgentOutput(notices.watch(checked.loadOptions));
   return async (pi) => {
+    // Where the agent's stderr is a terminal: what cuts a module's lines into its rows, loaded before any module can write one.
+    await output;
     const cwd = process.cwd();
     const line = agentLine(pi);
     const carried = carriedEvents(line);

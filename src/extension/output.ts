@@ -24,7 +24,6 @@
  * rest of that window is dropped and one line says so. Nothing is queued, so a flood costs no memory.
  */
 import { relative, sep } from "node:path";
-import stringWidth from "string-width";
 import { resolvePolicy, type TerminalAccess } from "../policy/policy.js";
 import { hookOptions, type LoadOptions } from "../runner/loader.js";
 import { RESET, terminalText } from "../gates/terminal-text.js";
@@ -51,15 +50,32 @@ export function moduleName(hookPath: string, cwd: string): string {
   return terminalText(rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || rel.startsWith(sep) ? hookPath : rel, { colors: false });
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+/**
+ * What counts a terminal's cells: `string-width` and a grapheme segmenter, loaded by `terminalCells()`
+ * when output first goes to a terminal. Why not at import: the first `Intl.Segmenter` loads ICU's
+ * break data, and with `string-width` it is about 10 ms of the agent's start, which a start whose
+ * stderr is not a terminal (pi -p, rpc) never needs.
+ */
+let cells: { width: (text: string) => number; graphemes: Intl.Segmenter } | undefined;
+let loading: Promise<void> | undefined;
+
+/** Loads what `wrapRows` counts cells with (once; later calls share the load). */
+export function terminalCells(): Promise<void> {
+  return (loading ??= import("string-width").then(({ default: width }) => {
+    cells = { width, graphemes: new Intl.Segmenter(undefined, { granularity: "grapheme" }) };
+  }));
+}
 
 /**
  * `text` in rows of at most `columns` cells, where the terminal would wrap it a newline and `prefix`
  * put in (after a reset, when the text is styled), so that no row of the screen starts with the
  * module's own text. `column`: the cells the current row already holds; returned: the text and the
  * column after it. A terminal that draws a character wider than `string-width` says wraps sooner.
+ * Needs `terminalCells()` done (`AgentOutput.ready`); before that the text is returned uncut.
  */
 export function wrapRows(text: string, prefix: string, column: number, columns: number): { text: string; column: number } {
+  if (!cells) return { text, column };
+  const { width: stringWidth, graphemes } = cells;
   const indent = stringWidth(prefix);
   if (columns <= indent) return { text, column };
   let out = "";
@@ -103,6 +119,11 @@ export class AgentOutput {
   readonly #write: (text: string) => void;
   readonly #line: { by?: ModuleState };
   readonly #columns: () => number | undefined;
+  /**
+   * Resolves when what counts a terminal's cells is loaded, where `columns` names a terminal now
+   * (at once otherwise): the agent's start waits for it before any module can write.
+   */
+  readonly ready: Promise<void>;
 
   /**
    * `terminalOf(hookPath)`: the module's `policy.terminal`. `write` is where the text goes: the
@@ -118,6 +139,7 @@ export class AgentOutput {
     let line = openLines.get(write);
     if (!line) openLines.set(write, line = {});
     this.#line = line;
+    this.ready = columns() === undefined ? Promise.resolve() : terminalCells();
   }
 
   /** The `onLog` of `isolate()` when the caller gave none. */
@@ -136,6 +158,8 @@ export class AgentOutput {
     let out = state.open ? text : prefix + text;
     const columns = raw ? undefined : this.#columns();
     let column = 0;
+    // A stderr that became a terminal after the start: its rows are cut once the counting is loaded.
+    if (columns && !cells) void terminalCells();
     if (columns) ({ text: out, column } = wrapRows(out, prefix, state.open ? state.column : 0, columns));
     const now = Date.now();
     if (now - state.windowStart >= WINDOW_MS) Object.assign(state, { windowStart: now, lines: 0, bytes: 0, dropping: false });
@@ -174,8 +198,8 @@ export class AgentOutput {
  * its own policy (`perHook` included); a policy that does not resolve fails that module's load, and
  * any line it wrote first is shown as `"text"`.
  */
-export function withAgentOutput<T extends LoadOptions>(options: T, cwd = process.cwd()): T {
-  if (options.onLog) return options;
+export function withAgentOutput<T extends LoadOptions>(options: T, cwd = process.cwd()): { options: T; ready: Promise<void> } {
+  if (options.onLog) return { options, ready: Promise.resolve() };
   const known = new Map<string, TerminalAccess>();
   const terminalOf = (hookPath: string): TerminalAccess => {
     let terminal = known.get(hookPath);
@@ -185,5 +209,6 @@ export function withAgentOutput<T extends LoadOptions>(options: T, cwd = process
     }
     return terminal;
   };
-  return { ...options, onLog: new AgentOutput(terminalOf, cwd).onLog };
+  const output = new AgentOutput(terminalOf, cwd);
+  return { options: { ...options, onLog: output.onLog }, ready: output.ready };
 }
