@@ -2,7 +2,10 @@
 import { existsSync } from "node:fs";
 import type { ResolvedSandboxOptions } from "../options/options.js";
 import { workerEndpoint, type EndpointSpec, type HookEndpoint } from "./endpoint.js";
-import { processEndpoint, type Launcher } from "./process-endpoint.js";
+import type { Launcher } from "./process-endpoint.js";
+
+/** Process and sandbox modes' modules, loaded when the first such module starts (./child-modes.ts). */
+export type ChildModes = typeof import("./child-modes.js");
 
 /**
  * The entry of each mode: `worker/` sits beside `src/` both in the source tree and in `dist/`. The
@@ -16,11 +19,15 @@ const entry = (mode: string) => {
 const THREAD_ENTRY = entry("thread");
 const PROCESS_ENTRY = entry("process");
 
-/** `launcher`: sandbox mode's (src/isolation/bubblewrap/bwrap.ts), made by the caller, who keeps it for `pi.exec`. */
-export function spawnEndpoint(options: ResolvedSandboxOptions, spec: Omit<EndpointSpec, "entry">, launcher?: Launcher): HookEndpoint {
+/**
+ * `child`: process and sandbox modes' modules (./child-modes.ts), which the caller loads first.
+ * `launcher`: sandbox mode's (src/isolation/bubblewrap/bwrap.ts), made by the caller, who keeps it for `pi.exec`.
+ */
+export function spawnEndpoint(options: ResolvedSandboxOptions, spec: Omit<EndpointSpec, "entry">, child?: ChildModes, launcher?: Launcher): HookEndpoint {
   if (options.isolation === "worker") return workerEndpoint({ ...spec, entry: THREAD_ENTRY });
+  if (!child) throw new Error(`isolation "${options.isolation}" needs its modules loaded (src/isolation/child-modes.ts)`);
   const full = { ...spec, entry: PROCESS_ENTRY };
-  if (options.isolation === "process") return processEndpoint(full);
+  if (options.isolation === "process") return child.processEndpoint(full);
   if (!launcher) throw new Error("a sandbox needs its launcher");
-  return processEndpoint(full, launcher);
+  return child.processEndpoint(full, launcher);
 }

@@ -21,10 +21,9 @@ import { deniedLine } from "../../worker/access.mjs";
 import { ReadRefusal } from "../policy/read-grants.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
-import { execSandboxSpec, hookSandboxSpec } from "./bubblewrap/sandbox-spec.js";
-import { execProgram, sandboxAvailability, sandboxLauncher, type SandboxLauncher } from "./bubblewrap/bwrap.js";
-import { netExecArgv, startHookNetwork, type HookNetwork } from "../net/proxy.js";
-import { spawnEndpoint } from "./spawn.js";
+import type { SandboxLauncher } from "./bubblewrap/bwrap.js";
+import type { HookNetwork } from "../net/proxy.js";
+import { spawnEndpoint, type ChildModes } from "./spawn.js";
 import { Components, type RenderClient, type RenderOutcome, type ToolRendererStandIn } from "./render.js";
 import { RenderGuard } from "./render-guard.js";
 import { outputText } from "../gates/terminal-text.js";
@@ -40,6 +39,10 @@ import { NEXT, type SandboxBounds, type SandboxListener, type SandboxState, type
 
 export type { SandboxBounds, SandboxListener, SandboxState, SandboxView };
 
+
+/** Process and sandbox modes' modules, once the first such module started (a worker-only host never loads them). */
+let child: ChildModes | undefined;
+const childModes = async (): Promise<ChildModes> => (child ??= await import("./child-modes.js"));
 
 export class HookSupervisor implements SandboxView {
   readonly hookPath: string;
@@ -140,11 +143,12 @@ export class HookSupervisor implements SandboxView {
         sandboxed,
         wrap: (command: string, args: string[], execCwd: string) => {
           const launcher = this.#launcher;
-          if (!launcher) throw new Error("pi.exec: the hook's sandbox is not running");
+          // A launcher exists only once the sandbox started, which loaded `child`.
+          if (!launcher || !child) throw new Error("pi.exec: the hook's sandbox is not running");
           const node = this.#runtime!.path;
-          const spec = execSandboxSpec(hookSandboxSpec(options, resolvedPath, node, this.#env(), this.#network), execCwd);
+          const spec = child.execSandboxSpec(child.hookSandboxSpec(options, resolvedPath, node, this.#env(), this.#network), execCwd);
           // With a network, the program runs behind a bridge of its own to the hook's proxy (its sandbox has its own network namespace).
-          const run = this.#network ? netExecArgv(node, execProgram(command), args) : { command: execProgram(command), args };
+          const run = this.#network ? child.netExecArgv(node, child.execProgram(command), args) : { command: child.execProgram(command), args };
           return { ...launcher.exec(spec, run.command, run.args), ended: () => launcher.execEnded() };
         },
       } : {}),
@@ -186,8 +190,9 @@ export class HookSupervisor implements SandboxView {
 
   /** Sandbox mode: what bounds it here (never weaker without saying so). */
   get bounds(): SandboxBounds | undefined {
-    if (this.options.isolation !== "sandbox") return undefined;
-    const a = sandboxAvailability();
+    // Before its first start nothing is known of the sandbox yet (its availability is checked then).
+    if (this.options.isolation !== "sandbox" || !child) return undefined;
+    const a = child.sandboxAvailability();
     return a.ok ? { ...a.bounds, seccomp: true, ...(a.weaker ? { weaker: a.weaker } : {}) } : undefined;
   }
 
@@ -349,19 +354,20 @@ export class HookSupervisor implements SandboxView {
     // threads starts. A booting thread takes a core from this one: 20 of them on 2 cores stretched
     // 60 ms of grants to 250-450 ms, and the last module's start by as much.
     await null;
+    const modes = options.isolation === "worker" ? undefined : await childModes();
     if (this.#state === "disposed") return Errors.disabled(this.hookPath, "load", "the runner was disposed");
-    if (options.isolation === "sandbox") {
-      const available = sandboxAvailability();
+    if (modes && options.isolation === "sandbox") {
+      const available = modes.sandboxAvailability();
       if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
       try {
-        this.#network ??= await startHookNetwork(options.policy.network.allow, (record) => options.onNet(this.hookPath, record));
+        this.#network ??= await modes.startHookNetwork(options.policy.network.allow, (record) => options.onNet(this.hookPath, record));
       } catch (err) {
         return Errors.loadFailed(this.hookPath, `the hook's network proxy could not be started: ${describeThrown(err)}`);
       }
     }
     let endpoint: HookEndpoint;
     try {
-      const launcher = options.isolation === "sandbox" ? sandboxLauncher(hookSandboxSpec(options, this.resolvedPath, plan.child!.path, this.#env(), this.#network, this.cwd)) : undefined;
+      const launcher = modes && options.isolation === "sandbox" ? modes.sandboxLauncher(modes.hookSandboxSpec(options, this.resolvedPath, plan.child!.path, this.#env(), this.#network, this.cwd)) : undefined;
       this.#launcher = launcher;
       endpoint = spawnEndpoint(options, {
         boot: {
@@ -375,7 +381,7 @@ export class HookSupervisor implements SandboxView {
         resourceLimits: options.resourceLimits,
         renderTimeoutMs: options.renderTimeoutMs,
         onOutput: this.#onOutput,
-      }, launcher);
+      }, modes, launcher);
     } catch (err) {
       // A symbolic link out of the hook's package roots (src/policy/read-grants.ts): the message names it.
       if (err instanceof ReadRefusal) return Errors.loadFailed(this.hookPath, err.message);
