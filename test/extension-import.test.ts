@@ -2,8 +2,9 @@
  * What importing `hookbox/extension` evaluates, in the built package as the agent imports it
  * (`builtHookbox`): the agent pays for every file at each start, before `isolate()` runs. What only
  * process and sandbox isolation use (src/isolation/child-modes.ts) and what counts a terminal's
- * cells (src/extension/output.ts) load when first used. The control, in the same process: once a
- * module starts in process isolation and output goes to a terminal, the same files are seen loaded.
+ * cells (src/extension/output.ts) load when first used; what only the command-hook routers use, never.
+ * The control, in the same process: once a module starts in process isolation, output goes to a
+ * terminal and a router is imported, the same files are seen loaded.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -20,6 +21,8 @@ const DEFERRED = [
   "dist/src/isolation/bubblewrap/sandbox-spec.js", "dist/src/net/proxy.js",
   "node_modules/devalue/", "node_modules/string-width/", "node_modules/get-east-asian-width/",
 ];
+/** What only the routers of `hookbox claude`, `codex` and `gemini` use (src/observe/hook-recorder.ts). */
+const ROUTERS_ONLY = ["dist/src/approval/command-hook.js", "dist/src/approval/command-pins.js", "dist/src/approval/shell-words.js"];
 const GUARD = `export default function (pi) { pi.on("tool_call", () => undefined); }\n`;
 
 let loads: { atImport: string[]; afterUse: string[] };
@@ -38,6 +41,7 @@ if (errors.length > 0) throw new Error(JSON.stringify(errors));
 await Promise.all(hooks.map((h) => h.dispose?.()));
 const { AgentOutput } = await import(${JSON.stringify(join(built, "dist/src/extension/output.js"))});
 await new AgentOutput(() => "text", "/", () => {}, () => 80).ready;
+await import(${JSON.stringify(join(built, "dist/src/agents/router.js"))});
 `);
   execFileSync(process.execPath, ["--import", join(ROOT, "test/support/records-loads.mjs"), "main.mjs"], { cwd: dir, env: { ...process.env, HOOKBOX_LOADS_FILE: file }, stdio: "inherit", timeout: 60_000 });
   const [atImport = "", afterUse = ""] = readFileSync(file, "utf8").split("--imported--\n");
@@ -45,15 +49,20 @@ await new AgentOutput(() => "text", "/", () => {}, () => 80).ready;
   loads = { atImport: lines(atImport), afterUse: lines(afterUse) };
 }, 120_000);
 
-const deferredIn = (urls: string[]) => DEFERRED.filter((d) => urls.some((u) => u.includes(`/${d}`)));
+const seenIn = (urls: string[], files: string[]) => files.filter((d) => urls.some((u) => u.includes(`/${d}`)));
 
 describe("importing hookbox/extension", () => {
   it("evaluates none of process and sandbox isolation's host modules nor the terminal's cell counting", () => {
     expect(loads.atImport.some((u) => u.endsWith("/dist/src/extension.js"))).toBe(true);
-    expect(deferredIn(loads.atImport)).toEqual([]);
+    expect(seenIn(loads.atImport, DEFERRED)).toEqual([]);
+  });
+
+  it("evaluates nothing only the command-hook routers use (a command hook's identity, pins and shell words)", () => {
+    expect(seenIn(loads.atImport, ROUTERS_ONLY)).toEqual([]);
+    expect(seenIn(loads.afterUse, ROUTERS_ONLY)).toEqual(ROUTERS_ONLY);
   });
 
   it("loads them once a module starts in process isolation and output goes to a terminal (the control: the recorder sees each)", () => {
-    expect(deferredIn(loads.afterUse)).toEqual(DEFERRED);
+    expect(seenIn(loads.afterUse, DEFERRED)).toEqual(DEFERRED);
   });
 });

@@ -14,7 +14,7 @@ import { verifyPinnedEach, type Approved } from "../approval/store.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
 import { hookKey, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
-import { hookRecorder } from "../observe/launch.js";
+import { hookRecorder } from "../observe/hook-recorder.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { claimOnce } from "./once.js";
 import { routerTimeoutMs } from "./routing-hook.js";
