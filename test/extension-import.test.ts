@@ -2,9 +2,10 @@
  * What importing `hookbox/extension` evaluates, in the built package as the agent imports it
  * (`builtHookbox`): the agent pays for every file at each start, before `isolate()` runs. What only
  * process and sandbox isolation use (src/isolation/child-modes.ts) and what counts a terminal's
- * cells (src/extension/output.ts) load when first used; what only the command-hook routers use, never.
- * The control, in the same process: once a module starts in process isolation, output goes to a
- * terminal and a router is imported, the same files are seen loaded.
+ * cells (src/extension/output.ts) load when first used; the approvals stores and what only the
+ * command-hook routers use, never by `isolate()`. The control, in the same process: once a module
+ * starts in process isolation, output goes to a terminal and `hookbox trust` and a router are
+ * imported, the same files are seen loaded.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -21,8 +22,15 @@ const DEFERRED = [
   "dist/src/isolation/bubblewrap/sandbox-spec.js", "dist/src/net/proxy.js",
   "node_modules/devalue/", "node_modules/string-width/", "node_modules/get-east-asian-width/",
 ];
-/** What only the routers of `hookbox claude`, `codex` and `gemini` use (src/observe/hook-recorder.ts). */
-const ROUTERS_ONLY = ["dist/src/approval/command-hook.js", "dist/src/approval/command-pins.js", "dist/src/approval/shell-words.js"];
+/**
+ * What `isolate()` never reads: the approvals and needs stores with the fingerprints (loaded by
+ * `isolateDiscovered`'s factory, `hookbox trust`), and what only the routers of `hookbox claude`,
+ * `codex` and `gemini` use (src/observe/hook-recorder.ts).
+ */
+const NOT_ISOLATE = [
+  "dist/src/approval/store.js", "dist/src/approval/needs.js", "dist/src/approval/pins.js", "dist/src/approval/fingerprint.js",
+  "dist/src/approval/command-hook.js", "dist/src/approval/command-pins.js", "dist/src/approval/shell-words.js",
+];
 const GUARD = `export default function (pi) { pi.on("tool_call", () => undefined); }\n`;
 
 let loads: { atImport: string[]; afterUse: string[] };
@@ -42,6 +50,7 @@ await Promise.all(hooks.map((h) => h.dispose?.()));
 const { AgentOutput } = await import(${JSON.stringify(join(built, "dist/src/extension/output.js"))});
 await new AgentOutput(() => "text", "/", () => {}, () => 80).ready;
 await import(${JSON.stringify(join(built, "dist/src/agents/router.js"))});
+await import(${JSON.stringify(join(built, "dist/src/cli/trust.js"))});
 `);
   execFileSync(process.execPath, ["--import", join(ROOT, "test/support/records-loads.mjs"), "main.mjs"], { cwd: dir, env: { ...process.env, HOOKBOX_LOADS_FILE: file }, stdio: "inherit", timeout: 60_000 });
   const [atImport = "", afterUse = ""] = readFileSync(file, "utf8").split("--imported--\n");
@@ -57,9 +66,9 @@ describe("importing hookbox/extension", () => {
     expect(seenIn(loads.atImport, DEFERRED)).toEqual([]);
   });
 
-  it("evaluates nothing only the command-hook routers use (a command hook's identity, pins and shell words)", () => {
-    expect(seenIn(loads.atImport, ROUTERS_ONLY)).toEqual([]);
-    expect(seenIn(loads.afterUse, ROUTERS_ONLY)).toEqual(ROUTERS_ONLY);
+  it("evaluates neither the approvals stores nor what only the command-hook routers use (the control: hookbox trust and a router load each)", () => {
+    expect(seenIn(loads.atImport, NOT_ISOLATE)).toEqual([]);
+    expect(seenIn(loads.afterUse, NOT_ISOLATE)).toEqual(NOT_ISOLATE);
   });
 
   it("loads them once a module starts in process isolation and output goes to a terminal (the control: the recorder sees each)", () => {

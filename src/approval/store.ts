@@ -6,7 +6,7 @@
  * nothing; one that cannot be read or is not what hookbox writes approves nothing either, and says
  * so (fail closed, named). Written atomically (a temporary file renamed over it).
  */
-import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
@@ -16,6 +16,8 @@ import { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.j
 
 export { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.js";
 export { PinReader, pinnedFingerprint } from "./pins.js";
+export { approvalCommand, projectKey } from "./project.js";
+import { approvalCommand, projectKey } from "./project.js";
 import { PinReader } from "./pins.js";
 
 /** Where approvals are kept: `{ dir }` to choose the folder (tests, embedders); the default is the user's config folder. */
@@ -41,21 +43,6 @@ export function approvalsDir(options: ApprovalsOptions = {}, env: NodeJS.Process
   // The XDG spec: a relative value is invalid and ignored.
   if (xdg && xdg.startsWith("/")) return join(xdg, "hookbox");
   return join(env.HOME || homedir(), ".config", "hookbox");
-}
-
-/** The key of a project: its real path (a moved or re-linked project is another project). */
-export function projectKey(project: string): string {
-  try {
-    return realpathSync(resolve(project));
-  } catch {
-    return resolve(project);
-  }
-}
-
-/** The command that reviews and approves a project's modules, as a user types it. */
-export function approvalCommand(project: string, policyName = "untrusted"): string {
-  const quoted = /^[\w./@:+-]+$/.test(project) ? project : `'${project.replace(/'/g, "'\\''")}'`;
-  return `npx hookbox trust ${quoted}${policyName === "untrusted" ? "" : ` --policy ${policyName}`}`;
 }
 
 /** Thrown when the store cannot be read or is not what hookbox writes: nothing in it is trusted. */

@@ -9,9 +9,10 @@
  * blocked naming it and the command that approves it (fail closed).
  */
 import { realpathSync } from "node:fs";
-import { approvalCommand, ApprovalStore, projectKey, type ApprovalsOptions } from "../approval/store.js";
+import type { ApprovalStore, ApprovalsOptions } from "../approval/store.js";
+import { approvalCommand, projectKey } from "../approval/project.js";
 import { grantCommand, GrantError, withGrants } from "../policy/grants.js";
-import { NeedsStore } from "../approval/needs.js";
+import type { NeedsStore } from "../approval/needs.js";
 import { ompModules, piDiscoveryOff, piModules, runningAgent, type AgentModule, type OmpModule } from "../discovery/agents.js";
 import { Errors } from "../contract/errors.js";
 import type { PolicyOption } from "../policy/policy.js";
@@ -54,6 +55,8 @@ export function isolateDiscovered(options: IsolateDiscoveredOptions = {}): Isola
       return refuse(`the agent's own discovery failed: ${(err as Error).message}`);
     }
     for (const warning of found.warnings) console.error(`hookbox: ${warning}`);
+    // The approvals and needs stores load here, not with hookbox/extension: `isolate()` alone never reads them.
+    const [{ ApprovalStore }, { NeedsStore }] = await Promise.all([import("../approval/store.js"), import("../approval/needs.js")]);
     // On Bun (oh-my-pi) the user's confined modules run in their own process on Node: the default
     // isolation for what a Bun worker cannot enforce (src/policy/runtime.ts hostIsolation), said once.
     let sorted;

@@ -3,7 +3,7 @@
  * or the option to give. One place, used by the records (`allow`) and `hookbox log --why`.
  */
 import type { HookFailure } from "../contract/errors.js";
-import { approvalCommand } from "../approval/store.js";
+import { approvalCommand } from "../approval/project.js";
 
 /** For the agents whose command hooks hookbox routes, by their name in records: where the user's own hooks are, and a hook's timeout unit. */
 const ROUTED: Readonly<Record<string, { name: string; own: string; unit: string }>> = {
