@@ -2,10 +2,11 @@
  * What importing `hookbox/extension` evaluates, in the built package as the agent imports it
  * (`builtHookbox`): the agent pays for every file at each start, before `isolate()` runs. What only
  * process and sandbox isolation use (src/isolation/child-modes.ts) and what counts a terminal's
- * cells (src/extension/output.ts) load when first used; the approvals stores and what only the
+ * cells (src/extension/output.ts), an in-process hook's handler loop and what runs a `pi.exec`
+ * program load when first used; the approvals stores and what only the
  * command-hook routers use, never by `isolate()`. The control, in the same process: once a module
- * starts in process isolation, output goes to a terminal and `hookbox trust` and a router are
- * imported, the same files are seen loaded.
+ * in process isolation runs a pi.exec beside an in-process hook, output goes to a terminal and
+ * `hookbox trust` and a router are imported, the same files are seen loaded.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -21,6 +22,8 @@ const DEFERRED = [
   "dist/src/isolation/bubblewrap/bwrap.js", "dist/src/isolation/bubblewrap/seccomp.js", "dist/src/isolation/bubblewrap/cgroups.js",
   "dist/src/isolation/bubblewrap/sandbox-spec.js", "dist/src/net/proxy.js",
   "node_modules/devalue/", "node_modules/string-width/", "node_modules/get-east-asian-width/",
+  // The handler loop of an in-process hook, and what runs a pi.exec program.
+  "dist/worker/run.mjs", "dist/worker/transport.mjs", "dist/src/bridge/exec.js",
 ];
 /**
  * What `isolate()` never reads: the approvals and needs stores with the fingerprints (loaded by
@@ -31,7 +34,7 @@ const NOT_ISOLATE = [
   "dist/src/approval/store.js", "dist/src/approval/needs.js", "dist/src/approval/pins.js", "dist/src/approval/fingerprint.js",
   "dist/src/approval/command-hook.js", "dist/src/approval/command-pins.js", "dist/src/approval/shell-words.js",
 ];
-const GUARD = `export default function (pi) { pi.on("tool_call", () => undefined); }\n`;
+const GUARD = `export default function (pi) { pi.on("tool_call", async () => { await pi.exec("true", []); }); }\n`;
 
 let loads: { atImport: string[]; afterUse: string[] };
 
@@ -43,10 +46,13 @@ beforeAll(() => {
   writeFileSync(join(dir, "main.mjs"), `import { appendFileSync } from "node:fs";
 await import(${JSON.stringify(join(built, "dist/src/extension.js"))});
 appendFileSync(${JSON.stringify(file)}, "--imported--\\n");
-const { loadHooks } = await import(${JSON.stringify(join(built, "dist/src/index.js"))});
-const { hooks, errors } = await loadHooks(["./guard.mjs"], process.cwd(), { isolation: "process" });
+const { HookRunner, createModelRegistry, createSessionManager, loadHooks } = await import(${JSON.stringify(join(built, "dist/src/index.js"))});
+const { hooks, errors } = await loadHooks(["./guard.mjs"], process.cwd(), { isolation: "process", policy: { exec: { allow: ["true"] } } });
 if (errors.length > 0) throw new Error(JSON.stringify(errors));
-await Promise.all(hooks.map((h) => h.dispose?.()));
+const inline = { path: "inline", resolvedPath: "inline", handlers: new Map([["tool_call", [() => undefined]]]), messageRenderers: new Map(), commands: new Map(), setSendMessageHandler() {}, setAppendEntryHandler() {} };
+const runner = new HookRunner([...hooks, inline], process.cwd(), createSessionManager(), createModelRegistry());
+await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } });
+await runner.dispose();
 const { AgentOutput } = await import(${JSON.stringify(join(built, "dist/src/extension/output.js"))});
 await new AgentOutput(() => "text", "/", () => {}, () => 80).ready;
 await import(${JSON.stringify(join(built, "dist/src/agents/router.js"))});
@@ -61,7 +67,7 @@ await import(${JSON.stringify(join(built, "dist/src/cli/trust.js"))});
 const seenIn = (urls: string[], files: string[]) => files.filter((d) => urls.some((u) => u.includes(`/${d}`)));
 
 describe("importing hookbox/extension", () => {
-  it("evaluates none of process and sandbox isolation's host modules nor the terminal's cell counting", () => {
+  it("evaluates none of process and sandbox isolation's host modules, the terminal's cell counting, an in-process hook's handler loop or pi.exec's runner", () => {
     expect(loads.atImport.some((u) => u.endsWith("/dist/src/extension.js"))).toBe(true);
     expect(seenIn(loads.atImport, DEFERRED)).toEqual([]);
   });
@@ -71,7 +77,7 @@ describe("importing hookbox/extension", () => {
     expect(seenIn(loads.afterUse, NOT_ISOLATE)).toEqual(NOT_ISOLATE);
   });
 
-  it("loads them once a module starts in process isolation and output goes to a terminal (the control: the recorder sees each)", () => {
+  it("loads them once a module in process isolation runs a pi.exec beside an in-process hook and output goes to a terminal (the control: the recorder sees each)", () => {
     expect(seenIn(loads.afterUse, DEFERRED)).toEqual(DEFERRED);
   });
 });

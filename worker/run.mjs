@@ -7,7 +7,7 @@ import { toWireError } from "./channel.mjs";
 import { installCloneUnwrap, plain, trackEdits } from "./edits.mjs";
 import { withAccessDetail } from "./access.mjs";
 import { mode } from "./transport.mjs";
-import { isMessageList } from "./wire.mjs";
+import { bails, isMessageList } from "./wire.mjs";
 
 // In a worker the event is a copy: its in-place edits are tracked and sent back. A trusted
 // in-process hook gets the host's own object, as in the original.
@@ -70,19 +70,6 @@ export async function runHandlers(handlers, event, plan, ctx) {
   // which saves cloning the steps on the commonest path. `only` callers read their one step.
   if (!edits && only === undefined && steps.every((st) => st.ok && !("r" in st))) return undefined;
   return edits ? { steps, edits } : { steps };
-}
-
-/**
- * Whether `result` ends the run on its bail key (`block`, `cancel`): the key is `true`. The one
- * predicate of a bail, here and on the host (src/runner/dispatch.ts). The contract says `block: true` /
- * `cancel: true`; the original tests truthiness (`if (result.cancel)`) on results nobody validates.
- * Here the key must be a boolean or the result is invalid and not applied, so on a valid result the
- * two agree, and on an invalid one (`{ block: "yes" }`) the worker must not stop the hook's later
- * handlers, since the host will not stop on it either.
- * @param {unknown} result @param {string} key
- */
-export function bails(result, key) {
-  return typeof result === "object" && result !== null && /** @type {Record<string, unknown>} */ (result)[key] === true;
 }
 
 /**

@@ -167,6 +167,19 @@ export const PLANS = Object.freeze({
   chain: Object.freeze({ chain: /** @type {const} */ ("messages") }),
 });
 
+/**
+ * Whether `result` ends the run on its bail key (`block`, `cancel`): the key is `true`. The one
+ * predicate of a bail, for the worker's loop (worker/run.mjs) and the host (src/runner/dispatch.ts). The contract says `block: true` /
+ * `cancel: true`; the original tests truthiness (`if (result.cancel)`) on results nobody validates.
+ * Here the key must be a boolean or the result is invalid and not applied, so on a valid result the
+ * two agree, and on an invalid one (`{ block: "yes" }`) the worker must not stop the hook's later
+ * handlers, since the host will not stop on it either.
+ * @param {unknown} result @param {string} key
+ */
+export function bails(result, key) {
+  return typeof result === "object" && result !== null && /** @type {Record<string, unknown>} */ (result)[key] === true;
+}
+
 /** The read-only session manager methods a hook may call (`ctx.sessionManager.*`). */
 export const SESSION_METHODS = Object.freeze([
   "getCwd", "getSessionDir", "getSessionId", "getSessionFile", "getSessionName", "getArtifactsDir",

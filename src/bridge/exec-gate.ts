@@ -7,7 +7,6 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { Errors } from "../contract/errors.js";
-import { execCommand } from "./exec.js";
 import { execRefusal, hookEnv, type Policy } from "../policy/policy.js";
 import { describeIssues } from "../contract/schemas.js";
 import { execArgs } from "./methods.js";
@@ -45,6 +44,8 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
     gate.record(hookPath, { command, args, code: result.code, killed: false });
     return result;
   }
+  // What runs a program loads at a module's first pi.exec that may run: an agent's start runs none.
+  const { execCommand } = await import("./exec.js");
   const { timeoutMs = DEFAULTS.execTimeoutMs, maxOutputBytes = DEFAULTS.execOutputBytes } = gate.policy.exec;
   const timeout = Math.min(options.timeout && options.timeout > 0 ? options.timeout : Infinity, timeoutMs);
   const run: { command: string; args: string[]; env?: Record<string, string>; ended?: () => void } = gate.wrap ? gate.wrap(program, args, place.cwd) : { command: program, args };

@@ -28,8 +28,7 @@ import type { PlanName, RunPlan } from "../contract/protocol.js";
 import { EVENTS, EVENT_TYPES, type RuleKind } from "../contract/events.js";
 import { keySafe } from "../gates/safe-keys.js";
 import { GATED_EVENTS } from "./agent-results.js";
-import { bails } from "../../worker/run.mjs";
-import { PLANS } from "../../worker/wire.mjs";
+import { bails, PLANS } from "../../worker/wire.mjs";
 
 export type { RuleKind };
 

@@ -9,7 +9,7 @@ import type { SandboxView } from "../isolation/state.js";
 import type {
   AppendEntryHandler, HookContext, HookMessageRenderer, RegisteredCommand, SendMessageHandler,
 } from "../contract/types.js";
-import { runHandlers } from "../../worker/run.mjs";
+import type { runHandlers as RunHandlers } from "../../worker/run.mjs";
 import { PLANS } from "../../worker/wire.mjs";
 
 export type HandlerFn = (...args: unknown[]) => Promise<unknown> | unknown;
@@ -40,12 +40,20 @@ export interface HookUnit {
   run(event: Record<string, unknown> & { type: string }, plan: PlanName, ctx: HookContext, only?: number): Promise<EmitReply>;
 }
 
+/**
+ * The worker's handler loop (worker/run.mjs and what it imports), loaded at the first run of an
+ * in-process hook: a host whose hooks are all isolated (an agent's `isolate()`) never evaluates it.
+ */
+let runHandlers: typeof RunHandlers | undefined;
+
 /** In-process handlers of a hand-built `LoadedHook`: trusted, no isolation, same rules. */
 export function inlineUnit(hook: LoadedHook): HookUnit {
   return {
     hook,
     count: (type) => hook.handlers.get(type)?.length ?? 0,
-    run: async (event, plan, ctx, only) =>
-      (await runHandlers(hook.handlers.get(event.type) ?? [], event, only === undefined ? PLANS[plan] : { ...PLANS[plan], only }, ctx)) ?? NO_RESULTS,
+    run: async (event, plan, ctx, only) => {
+      const run = runHandlers ?? (runHandlers = (await import("../../worker/run.mjs")).runHandlers);
+      return (await run(hook.handlers.get(event.type) ?? [], event, only === undefined ? PLANS[plan] : { ...PLANS[plan], only }, ctx)) ?? NO_RESULTS;
+    },
   };
 }
