@@ -14,9 +14,8 @@
  * skips (an import cycle through the entry: evaluating it first would change which module of the
  * cycle sees the others uninitialized).
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { readFileSync, realpathSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { parse } from "es-module-lexer/js";
 import type { AgentExports } from "../contract/protocol.js";
 
@@ -48,13 +47,20 @@ function blank(text: string): boolean {
   return true;
 }
 
-/** A relative specifier of `from` as the file Node loads (real path), or undefined. */
+const realFiles = new Map<string, string | undefined>();
+/**
+ * A relative specifier of `from` as the file Node loads (real path), or undefined. A specifier is a
+ * URL: one with an escape, a query or a fragment is left to Node (not a plain path).
+ */
 function fileOf(from: string, specifier: string): string | undefined {
-  if (!specifier.startsWith("./") && !specifier.startsWith("../")) return undefined;
-  try {
-    const file = fileURLToPath(new URL(specifier, pathToFileURL(from)));
-    return existsSync(file) ? realpathSync(file) : undefined;
-  } catch { return undefined; }
+  if ((!specifier.startsWith("./") && !specifier.startsWith("../")) || /[%?#\\]/.test(specifier)) return undefined;
+  const file = resolve(dirname(from), specifier);
+  if (!realFiles.has(file)) {
+    let real: string | undefined;
+    try { real = realpathSync(file); } catch { /* not there: Node's import fails too */ }
+    realFiles.set(file, real);
+  }
+  return realFiles.get(file);
 }
 
 export class ExportMapper {
@@ -74,16 +80,18 @@ export class ExportMapper {
   private read(file: string, source: string): Facts {
     const [imports, exports] = parse(source, file);
     const facts: Facts = { own: false, locals: new Set(), named: new Map(), stars: [], imports: [] };
+    const byStatement = new Map<number, Array<(typeof exports)[number]>>();
+    for (const e of exports) byStatement.set(e.ss, [...(byStatement.get(e.ss) ?? []), e]);
     let last = 0;
     for (const entry of imports) {
       if (entry.t !== 1) continue; // a dynamic import or import.meta is code of the file's own
       const target = entry.n === undefined ? undefined : fileOf(file, entry.n);
       if (target) facts.imports.push(target);
-      if (!blank(source.slice(last, entry.ss))) facts.own = true;
+      if (!facts.own && !blank(source.slice(last, entry.ss))) facts.own = true;
       last = entry.se;
       const head = source.slice(entry.ss, entry.s - 1);
       if (!head.startsWith("export")) { facts.own = true; continue; }
-      const names = exports.filter((e) => e.ss === entry.ss);
+      const names = byStatement.get(entry.ss) ?? [];
       if (names.length === 0) {
         // `export * from "…"`, exactly: anything else in the statement is not accounted for.
         if (head.split(/\s+/).join(" ") === "export * from " && target && facts.stars) facts.stars.push(target);
@@ -96,7 +104,7 @@ export class ExportMapper {
         facts.named.set(e.n, name !== undefined && target ? { file: target, name } : null);
       }
     }
-    if (!blank(source.slice(last))) facts.own = true;
+    if (!facts.own && !blank(source.slice(last))) facts.own = true;
     const statements = new Set(imports.map((entry) => entry.ss));
     for (const e of exports) if (!statements.has(e.ss)) { facts.locals.add(e.n); facts.own = true; }
     return facts;
