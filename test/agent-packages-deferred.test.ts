@@ -78,9 +78,9 @@ describe(`a name the agent's package exports, read while the module loads (${ISO
   const OWN_CODE = join(SCOPE, "own-code", "index.js");
   const alias = { "@mariozechner/pi-ai": BY_NAME, "@mariozechner/pi-tui": OWN_CODE };
   /** Every file of by-name, in the order the whole package evaluates them. */
-  const WHOLE = ["format", "box", "left", "right", "cycle"];
+  const WHOLE = ["format", "box", "left", "right", "cycle", "pong", "ping"];
 
-  it("is placed by the host only where certain: not a name two `export *` give, one whose file imports the entry back, `default`, or any of an entry with code of its own", () => {
+  it("is placed by the host only where certain: not a name two `export *` give, one whose file imports the entry back or sits in an import cycle, `default`, or any of an entry with code of its own", () => {
     const maps = agentExports(alias);
     expect(Object.keys(maps)).toEqual([BY_NAME]);
     expect(maps[BY_NAME]).toEqual({
@@ -104,9 +104,9 @@ describe(`a name the agent's package exports, read while the module loads (${ISO
     // run, and each value read by name is the whole package's own.
     const result = await hook.runTool("seen", "call-1", {}, undefined, () => {}, { hasUI: false, cwd: ROOT, model: undefined }) as { content: Array<{ text: string }> };
     expect(JSON.parse(result.content[0]!.text)).toEqual({
-      inHandler: { max: 2000, marks: ["format", "box", "left", "own format", "own entry", "right", "cycle"] },
+      inHandler: { max: 2000, marks: ["format", "box", "left", "own format", "own entry", "right", "cycle", "pong", "ping"] },
       same: true,
-      keys: ["Box", "MAX", "formatSize", "onlyLeft", "viaCycle"],
+      keys: ["Box", "MAX", "formatSize", "onlyLeft", "pinged", "viaCycle"],
     });
   });
 

@@ -8,11 +8,11 @@
  * A name is left out (the worker then evaluates the whole package) wherever the answer is not
  * certain: an entry with code of its own (its top level would be skipped), a name two `export *`
  * give differently (ES modules do not export it), `default` through `export *` (not re-exported), a
- * name re-exported from another package or through `export * as`, a specifier that is not a file of
- * this package, a file Node would not load as an ES module, a re-export statement the lexer's
- * positions do not account for exactly, and a file whose imports lead back to a module the read
- * skips (an import cycle through the entry: evaluating it first would change which module of the
- * cycle sees the others uninitialized).
+ * name re-exported from another package or through `export * as`, a specifier that is not a plain
+ * relative path, a file Node would not load as an ES module, a re-export statement the lexer's
+ * positions do not account for exactly, and a file whose imports hold a cycle (evaluated first, it
+ * could enter the cycle at another file than the whole package does, and which file of a cycle runs
+ * first decides which sees the others uninitialized) or lead back to a file the read skips.
  */
 import { readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -66,7 +66,7 @@ function fileOf(from: string, specifier: string): string | undefined {
 export class ExportMapper {
   private readonly facts = new Map<string, Facts | null>();
   private readonly esmScopes = new Map<string, boolean>();
-  private readonly closures = new Map<string, Set<string>>();
+  private readonly closures = new Map<string, Set<string> | null>();
 
   /** What `file` exports, or null when the lexer cannot read it. */
   factsOf(file: string): Facts | null {
@@ -169,17 +169,28 @@ export class ExportMapper {
     return names;
   }
 
-  /** The files `file`'s static imports reach, itself included. */
-  private closure(file: string): Set<string> {
-    let reached = this.closures.get(file);
-    if (reached) return reached;
-    reached = new Set([file]);
-    const queue = [file];
-    for (let next; (next = queue.pop());) {
-      for (const dep of this.factsOf(next)?.imports ?? []) if (!reached.has(dep)) { reached.add(dep); queue.push(dep); }
-    }
-    this.closures.set(file, reached);
-    return reached;
+  /**
+   * The files `file`'s static imports reach, itself included, or null when they hold a cycle: the
+   * whole package may enter it at another file than `file` does, and which file of a cycle runs
+   * first decides which sees the others' bindings uninitialized.
+   */
+  private closure(file: string): Set<string> | null {
+    if (this.closures.has(file)) return this.closures.get(file)!;
+    const reached = new Set<string>();
+    const open = new Set<string>();
+    let cyclic = false;
+    const visit = (at: string): void => {
+      if (open.has(at)) { cyclic = true; return; }
+      if (reached.has(at) || cyclic) return;
+      reached.add(at);
+      open.add(at);
+      for (const dep of this.factsOf(at)?.imports ?? []) visit(dep);
+      open.delete(at);
+    };
+    visit(file);
+    const answer = cyclic ? null : reached;
+    this.closures.set(file, answer);
+    return answer;
   }
 
   /** Whether Node loads `file` as an ES module (`.mjs`, or `.js` under a `"type": "module"` package). */
@@ -211,7 +222,7 @@ export class ExportMapper {
       const binding = this.resolve(real, name);
       if (!binding || binding === UNCERTAIN || !this.esm(binding.file)) continue;
       const reached = this.closure(binding.file);
-      if (reached.has(real) || binding.via.some((file) => reached.has(file))) continue;
+      if (!reached || binding.via.some((file) => reached.has(file))) continue;
       let index = files.indexOf(binding.file);
       if (index < 0) index = files.push(binding.file) - 1;
       names[name] = [index, binding.name];
