@@ -81,7 +81,7 @@ describe(`a name the agent's package exports, read while the module loads (${ISO
   const WHOLE = ["format", "box", "left", "right", "cycle", "pong", "ping"];
 
   it("is placed by the host only where certain: not a name two `export *` give, one whose file imports the entry back or sits in an import cycle, `default`, or any of an entry with code of its own", () => {
-    const maps = agentExports(alias);
+    const maps = agentExports(alias).exports;
     expect(Object.keys(maps)).toEqual([BY_NAME]);
     expect(maps[BY_NAME]).toEqual({
       files: ["format.js", "box.js", "left.js"].map((file) => join(SCOPE, "by-name", file)),
@@ -90,7 +90,7 @@ describe(`a name the agent's package exports, read while the module loads (${ISO
   });
 
   it("is read from the file that defines it, through re-exports and `export *`; a package whose entry has code of its own is evaluated whole", async () => {
-    const { hook, seen } = await reported(alias, join(ROOT, "fixtures", "extensions", "reads-an-agent-package-by-name.ts"), agentExports(alias));
+    const { hook, seen } = await reported(alias, join(ROOT, "fixtures", "extensions", "reads-an-agent-package-by-name.ts"), agentExports(alias).exports);
     expect(seen).toEqual({
       steps: {
         atImport: [],
@@ -116,7 +116,7 @@ describe(`a name the agent's package exports, read while the module loads (${ISO
   });
 
   it("an ambiguous name (two `export *` give it) or one the map does not know evaluates the whole package, and reads what it gives", async () => {
-    const { seen } = await reported(alias, join(ROOT, "fixtures", "extensions", "reads-an-ambiguous-agent-export.ts"), agentExports(alias));
+    const { seen } = await reported(alias, join(ROOT, "fixtures", "extensions", "reads-an-ambiguous-agent-export.ts"), agentExports(alias).exports);
     expect(seen).toEqual({ read: { afterTwice: WHOLE, size: "2.0KB" }, marks: WHOLE, same: true });
   });
 });

@@ -67,6 +67,12 @@ export class ExportMapper {
   private readonly facts = new Map<string, Facts | null>();
   private readonly esmScopes = new Map<string, boolean>();
   private readonly closures = new Map<string, Set<string> | null>();
+  private readonly manifests = new Set<string>();
+
+  /** The files read so far: each module, and each `package.json` that decided one's module type. */
+  inputs(): string[] {
+    return [...this.facts.keys(), ...this.manifests];
+  }
 
   /** What `file` exports, or null when the lexer cannot read it. */
   factsOf(file: string): Facts | null {
@@ -202,7 +208,13 @@ export class ExportMapper {
     if (known === undefined) {
       known = false;
       for (let at = dir; ; at = dirname(at)) {
-        try { known = JSON.parse(readFileSync(join(at, "package.json"), "utf8")).type === "module"; break; } catch { /* none here */ }
+        let manifest: string;
+        try { manifest = readFileSync(join(at, "package.json"), "utf8"); } catch { manifest = ""; }
+        if (manifest) {
+          this.manifests.add(join(at, "package.json"));
+          try { known = JSON.parse(manifest).type === "module"; } catch { /* not JSON: Node fails on it too */ }
+          break;
+        }
         if (dirname(at) === at) break;
       }
       this.esmScopes.set(dir, known);
@@ -231,14 +243,18 @@ export class ExportMapper {
   }
 }
 
-/** The maps of the alias table's files that have one (one mapper: files shared between packages are read once). */
-export function agentExports(alias: Readonly<Record<string, string>>): Record<string, AgentExports> {
+/**
+ * The maps of the alias table's files that have one (one mapper: files shared between packages are
+ * read once), and every file their answer depends on (the files read and the `package.json` files
+ * that made them ES modules): a cache of the maps holds while those are unchanged.
+ */
+export function agentExports(alias: Readonly<Record<string, string>>): { exports: Record<string, AgentExports>; inputs: string[] } {
   const mapper = new ExportMapper();
-  const out: Record<string, AgentExports> = {};
+  const exports: Record<string, AgentExports> = {};
   for (const file of new Set(Object.values(alias))) {
     if (file.endsWith("/")) continue;
     const map = mapper.map(file);
-    if (map) out[file] = map;
+    if (map) exports[file] = map;
   }
-  return out;
+  return { exports, inputs: mapper.inputs() };
 }

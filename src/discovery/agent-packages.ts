@@ -18,7 +18,6 @@ import { dirname, join } from "node:path";
 import { ancestors } from "../policy/paths.js";
 import type { AgentModules } from "../contract/protocol.js";
 import { OMP_PACKAGE, PI_PACKAGE } from "./agents.js";
-import { agentExports } from "./agent-exports.js";
 
 const OMP_SCOPES = ["oh-my-pi", "mariozechner", "earendil-works"] as const;
 const OMP_PACKAGES = ["pi-agent-core", "pi-ai", "pi-coding-agent", "pi-natives", "pi-tui", "pi-utils"] as const;
@@ -172,18 +171,7 @@ export function piAgentModules(piRoot: string): AgentModules | undefined {
     const target = resolve(pkg, sub);
     if (target) alias[name] = target;
   }
-  return withExports({ alias, native: [] });
-}
-
-/**
- * The table with `exports`, where each package entry defines its names (./agent-exports.ts), computed
- * at its first read: when the first module's load spec is sent, after the workers were spawned, so
- * the lexing (about 50 ms for pi's packages) overlaps their boot instead of delaying it. Enumerable,
- * so the load spec carries it to each worker like the rest of the table.
- */
-function withExports(table: AgentModules): AgentModules {
-  let exports: AgentModules["exports"];
-  return Object.defineProperty(table, "exports", { enumerable: true, get: () => (exports ??= agentExports(table.alias)) });
+  return { alias, native: [] };
 }
 
 let runningPi: { table: AgentModules | undefined } | undefined;
