@@ -79,8 +79,8 @@ indent(`the agent sees: ${JSON.stringify((result.content[0] as { text: string })
 
 say("context: 3 messages before the LLM call, one of them debug-only");
 const messages = await runner.emitContext([
-  { role: "user", content: "clean up the build folder" },
-  { role: "custom", customType: "debug-only", content: "trace: 42 tokens" },
+  { role: "user", content: "clean up the build folder", timestamp: 1 },
+  { role: "custom", customType: "debug-only", content: "trace: 42 tokens", display: false, timestamp: 2 },
   { role: "assistant", content: [{ type: "text", text: "I will list it first." }] } as AgentMessage,
 ]);
 indent(`the LLM gets ${messages.length}: ${messages.map((m) => m.role).join(", ")}`);

@@ -171,6 +171,16 @@ export const CALLS = [
   { name: "write", arguments: { path: "notes.txt", content: "written by the model\n" } },
 ];
 
+/**
+ * The prompts sent after `PROMPT` to an example with an `input` handler (its source subscribes to
+ * `input`): `inline-bash.ts` expands the `!{…}` (running `echo`) and notifies, `input-transform.ts`
+ * rewrites the `?quick ` prompt, answers "ping" itself (handled: no turn) and lets the other
+ * through. Only such examples get them: each is a turn of both runs.
+ */
+export const INPUT_PROMPTS = ["?quick What is in !{echo differential}?", "ping"];
+/** Whether the example at `path` subscribes to `input` (then its session has INPUT_PROMPTS). */
+export const subscribesToInput = (path: string) => /\.on\(\s*["']input["']/.test(readFileSync(path, "utf8"));
+
 export type Isolation = "worker" | "process" | "sandbox";
 
 /** A grant over `untrusted`, for the run's world (its project, HOME and agent folder are fresh per run). */
@@ -219,6 +229,11 @@ export const SANDBOX_NEEDS: Readonly<Record<string, SandboxGrant>> = {
     ] },
     fsRead: [w.project],
   }),
+  // The session's `!{echo differential}` (INPUT_PROMPTS), run by bash in the project (pi.exec's
+  // working directory), and the prompt it rewrites.
+  "inline-bash.ts": (w) => ({ ...substitute, exec: { allow: [{ command: "bash", args: ["-c", "echo differential"] }] }, fsRead: [w.project] }),
+  // The `?quick ` prompt it rewrites (INPUT_PROMPTS).
+  "input-transform.ts": () => substitute,
   "minimal-mode.ts": projectTools,
   "model-status.ts": () => ({ terminal: "raw" }),
   "notify.ts": () => ({ terminal: "raw" }),
@@ -328,7 +343,8 @@ async function runSide(agent: Agent, example: string, isolated: boolean, options
         + `export default isolate([${JSON.stringify(module)}], ${optionsSource(isolateOptions(file, options.isolation, world, options.grant ?? SANDBOX_NEEDS[file]))});\n`);
     }
     const passed = AGENTS[options.agent ?? "pi"].flag(file);
-    const run = await runPiRpc(agent.cli, world, { prompt: PROMPT, calls: CALLS, extensions: [], [passed]: [extension] }, agent);
+    const inputs = subscribesToInput(example) ? INPUT_PROMPTS : undefined;
+    const run = await runPiRpc(agent.cli, world, { prompt: PROMPT, inputs, calls: CALLS, extensions: [], [passed]: [extension] }, agent);
     const files = { ...filesOf(world.project, "project"), ...filesOf(world.home, "home") };
     return { run, files, world, extension };
   } finally {

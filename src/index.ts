@@ -26,3 +26,6 @@ export { createNoOpUIContext } from "./bridge/ui.js";
 export { createSessionManager, createModelRegistry, type SessionManagerOptions } from "./bridge/host-setup.js";
 export { resolvePath, expandPath } from "./policy/paths.js";
 export * from "./contract/types.js";
+// The original's message roles (its legacy `hookMessage`, `developer`) and oh-my-pi's: a program that
+// embedded the original swaps its import for this entry and keeps typing them (src/contract/omp-messages.ts).
+export type * from "./contract/omp-messages.js";

@@ -12,7 +12,7 @@ import { agentViewAvailability, agentViewLaunch } from "../src/isolation/bubblew
 import { CLAUDE_CODE } from "../src/claude/dialect.js";
 import { projectView, routingHooks } from "../src/claude/launch.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
-import type { ClaudePlan } from "../src/claude/router.js";
+import type { ClaudePlan } from "../src/claude/plan.js";
 
 const available = agentViewAvailability();
 const dir = mkdtempSync(join(tmpdir(), "hookbox-agent-view-"));

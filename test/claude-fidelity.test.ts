@@ -1,5 +1,5 @@
 /**
- * `hookbox claude-hook` answers as Claude Code 2.1.328 reads a command hook (src/agents/router.ts over src/agents/claude.ts,
+ * `hookbox claude-hook` answers as Claude Code 2.1.328 reads a command hook (src/agents/router.ts over src/claude/router.ts,
  * output.ts, if-rule.ts, once.ts), with real processes: an exit 2 whose reason is JSON on stdout,
  * messages that name the hook's own command, `if` rules, `once`. The hooks are the user's (they run
  * as the user, no sandbox), so each case is one process.
@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { routeEvent } from "../src/agents/claude.js";
+import { route as routeWith } from "../src/agents/router.js";
+import { CLAUDE_CODE } from "../src/claude/dialect.js";
 import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { ifRuleSelects, parseIfRule } from "../src/claude/if-rule.js";
@@ -25,7 +26,7 @@ function plan(event: string, hooks: Array<Record<string, unknown>>, matcher = "B
   return { project: dir, hooks: parsed.hooks, refused: [], maxOutputBytes: 1 << 20 };
 }
 const bash = (command: string, extra: Record<string, unknown> = {}) => ({ hook_event_name: "PreToolUse", session_id: "s1", cwd: dir, tool_name: "Bash", tool_input: { command }, ...extra });
-const route = (p: ClaudePlan, input: Record<string, unknown>) => routeEvent(p, input, JSON.stringify(input));
+const route = (p: ClaudePlan, input: Record<string, unknown>) => routeWith(CLAUDE_CODE, p, input, JSON.stringify(input));
 
 describe("hookbox claude-hook answers as Claude Code reads a command hook", () => {
   it("a hook that exits 2 with its reason as JSON on stdout and nothing on stderr blocks with that reason, as Claude Code passes it", async () => {

@@ -10,9 +10,10 @@ import { createServer } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
-import { claudeHookFingerprint, claudeHookKey } from "../src/claude/approval.js";
+import { hookKey } from "../src/approval/command-hook.js";
 import { recordingLayerAvailable } from "../src/claude/granted.js";
-import { routeEvent } from "../src/agents/claude.js";
+import { route as routeWith } from "../src/agents/router.js";
+import { CLAUDE_CODE } from "../src/claude/dialect.js";
 import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
@@ -35,8 +36,8 @@ function project(event: string, script: string, matcher?: string) {
   const plan: ClaudePlan = { project: dir, hooks: parsed.hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20, notices: join(root, "notices.log") };
   const store = new ApprovalStore({ dir: plan.approvals });
   const hook = plan.hooks[0]!;
-  const approve = async (...grants: string[]) => store.approve(dir, [await claudeHookFingerprint(dir, hook)], { [claudeHookKey(hook)]: grants });
-  const route = (input: Record<string, unknown>) => routeEvent(plan, { hook_event_name: event, session_id: "s1", cwd: dir, ...input }, JSON.stringify({ hook_event_name: event, session_id: "s1", cwd: dir, ...input }));
+  const approve = async (...grants: string[]) => store.approve(dir, [await CLAUDE_CODE.fingerprint(dir, hook)], { [hookKey(hook)]: grants });
+  const route = (input: Record<string, unknown>) => routeWith(CLAUDE_CODE, plan, { hook_event_name: event, session_id: "s1", cwd: dir, ...input }, JSON.stringify({ hook_event_name: event, session_id: "s1", cwd: dir, ...input }));
   const notices = () => (existsSync(plan.notices!) ? readFileSync(plan.notices!, "utf8") : "");
   return { root, dir, plan, approve, route, notices };
 }

@@ -13,7 +13,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore, FingerprintError } from "../src/approval/store.js";
 import { checkMcpServers, expandGranted, mcpFingerprint, mcpKey, mcpProposedGrants, mcpView, readProjectMcp, type McpServer } from "../src/claude/mcp.js";
 import { McpRefused, prepareMcpServer } from "../src/claude/mcp-run.js";
-import { planText, type ClaudePlan } from "../src/claude/plan.js";
+import { planText } from "../src/agents/plan.js";
+import type { ClaudePlan } from "../src/claude/plan.js";
 import { hookbox } from "./cli-run.js";
 
 const roots: string[] = [];

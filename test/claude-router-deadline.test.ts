@@ -13,9 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore, PinReader } from "../src/approval/store.js";
-import { claudeHookFingerprint } from "../src/claude/approval.js";
-import { planText } from "../src/claude/plan.js";
-import { routerTimeoutS, type ClaudePlan } from "../src/claude/router.js";
+import { CLAUDE_CODE } from "../src/claude/dialect.js";
+import { planText } from "../src/agents/plan.js";
+import type { ClaudePlan } from "../src/claude/plan.js";
+import { routerTimeoutS } from "../src/claude/router.js";
 import { parseClaudeSettings, type ClaudeHook } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { BIN, ROOT } from "./cli-run.js";
@@ -81,7 +82,7 @@ describe("the Claude Code router's deadline", () => {
     const w = drowningProject();
     const project = w.hooks.filter((h) => h.source !== "user");
     const reader = new PinReader();
-    const prints = await Promise.all(project.map((h) => claudeHookFingerprint(w.dir, h, reader)));
+    const prints = await Promise.all(project.map((h) => CLAUDE_CODE.fingerprint(w.dir, h, reader)));
     // guard.sh, big.bin and the two settings files' folder entries: each read once, not once per hook.
     expect(reader.reads).toBe(Object.values(prints[0]!.files).filter((v) => /^[0-9a-f]{64}$/.test(v)).length);
     expect(reader.reads).toBeLessThanOrEqual(3);
@@ -93,7 +94,7 @@ describe("the Claude Code router's deadline", () => {
     truncateSync(join(w.dir, ".claude", "hooks", "big.bin"), 300 * 1024 * 1024);
     const reader = new PinReader();
     const hook = w.hooks.find((h) => h.source !== "user") as ClaudeHook;
-    await expect(claudeHookFingerprint(w.dir, hook, reader)).rejects.toThrow(/could load more than 20000 files or 256 MiB \(reached .*big\.bin\)/);
+    await expect(CLAUDE_CODE.fingerprint(w.dir, hook, reader)).rejects.toThrow(/could load more than 20000 files or 256 MiB \(reached .*big\.bin\)/);
     expect(reader.reads).toBe(0);
   });
 
@@ -122,7 +123,7 @@ describe("the Claude Code router's deadline", () => {
     const w = drowningProject();
     const project = w.hooks.filter((h) => h.source !== "user");
     const reader = new PinReader();
-    new ApprovalStore({ dir: w.approvals }).approve(w.dir, await Promise.all(project.slice(0, 1).map((h) => claudeHookFingerprint(w.dir, h, reader))));
+    new ApprovalStore({ dir: w.approvals }).approve(w.dir, await Promise.all(project.slice(0, 1).map((h) => CLAUDE_CODE.fingerprint(w.dir, h, reader))));
     const plan: ClaudePlan = { project: w.dir, hooks: [w.hooks[0]!, project[0]!], refused: [], approvals: w.approvals, maxOutputBytes: 1 << 20 };
     const answer = await claudeHook(w.root, plan, RM, 20_000);
     expect(answer.stderr).toBe(`[${USER_GUARD}]: user guard: rm -rf is not allowed\n`);

@@ -1,5 +1,5 @@
 /**
- * `hookbox claude-hook`'s runner (src/agents/router.ts over Claude Code's row, src/agents/claude.ts) with real processes and the real sandbox:
+ * `hookbox claude-hook`'s runner (src/agents/router.ts over Claude Code's row, src/claude/router.ts) with real processes and the real sandbox:
  * a user's hook runs as the user without secret-looking variables; a project's hook runs only as
  * approved (src/claude/approval.ts), and a change to its script needs approval again; answers of
  * several hooks combine by Claude Code's rules.
@@ -11,8 +11,8 @@ import { dirname, join } from "node:path";
 import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
-import { claudeHookFingerprint } from "../src/claude/approval.js";
-import { combine, routeEvent } from "../src/agents/claude.js";
+import { route as routeWith } from "../src/agents/router.js";
+import { CLAUDE_CODE } from "../src/claude/dialect.js";
 import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
@@ -30,7 +30,7 @@ function project(script: string) {
   return { dir, plan, store: new ApprovalStore({ dir: plan.approvals }) };
 }
 const event = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } };
-const route = (plan: ClaudePlan) => routeEvent(plan, event, JSON.stringify(event));
+const route = (plan: ClaudePlan) => routeWith(CLAUDE_CODE, plan, event, JSON.stringify(event));
 
 describe("hookbox claude-hook's runner", () => {
   it("runs a user's hook as the user, without secret-looking variables", async () => {
@@ -38,7 +38,7 @@ describe("hookbox claude-hook's runner", () => {
     try {
       const file = "/home/u/.claude/settings.json";
       const hooks = parseClaudeSettings(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; echo \"token=$HOOKBOX_TEST_SECRET_TOKEN dir=$CLAUDE_PROJECT_DIR\" >&2; exit 2" }] }] } }), file, "user").hooks;
-      const answer = await routeEvent({ project: tmpdir(), hooks, refused: [], maxOutputBytes: 1 << 20 }, event, JSON.stringify(event));
+      const answer = await routeWith(CLAUDE_CODE, { project: tmpdir(), hooks, refused: [], maxOutputBytes: 1 << 20 }, event, JSON.stringify(event));
       // Claude Code's wording of an exit 2: the hook's command, then its stderr.
       expect(answer).toEqual({ code: 2, stdout: "", stderr: `[${hooks[0]!.command}]: token= dir=${tmpdir()}` });
     } finally {
@@ -52,7 +52,7 @@ describe("hookbox claude-hook's runner", () => {
     expect(unapproved.code).toBe(2);
     expect(unapproved.stderr).toContain("you have not approved it");
     expect(unapproved.stderr).toContain("(not_approved)");
-    store.approve(dir, [await claudeHookFingerprint(dir, plan.hooks[0]!)]);
+    store.approve(dir, [await CLAUDE_CODE.fingerprint(dir, plan.hooks[0]!)]);
     // In the sandbox: its own empty home, at the host's HOME path, as uid 65534.
     expect(await route(plan)).toEqual({ code: 2, stdout: "", stderr: `[${plan.hooks[0]!.command}]: home=${homedir()} uid=65534 home-files=0` });
     writeFileSync(join(dir, ".claude", "hooks", "guard.sh"), "#!/bin/sh\nexit 0\n");
@@ -68,7 +68,7 @@ describe("hookbox claude-hook's runner", () => {
     const port = (server.address() as { port: number }).port;
     try {
       const { dir, plan, store } = project(`#!/bin/bash\ncat >/dev/null\nif exec 3<>/dev/tcp/127.0.0.1/${port}; then echo connected >&2; else echo unreachable >&2; fi\nexit 2\n`);
-      store.approve(dir, [await claudeHookFingerprint(dir, plan.hooks[0]!)]);
+      store.approve(dir, [await CLAUDE_CODE.fingerprint(dir, plan.hooks[0]!)]);
       const answer = await route(plan);
       expect(answer.code).toBe(2);
       expect(answer.stderr).toContain("unreachable");
@@ -84,7 +84,7 @@ describe("hookbox claude-hook's runner", () => {
     const home = join(dir, "home");
     mkdirSync(join(home, ".ssh"), { recursive: true });
     writeFileSync(join(home, ".ssh", "id_ed25519"), "CANARY-SSH-KEY");
-    store.approve(dir, [await claudeHookFingerprint(dir, plan.hooks[0]!)]);
+    store.approve(dir, [await CLAUDE_CODE.fingerprint(dir, plan.hooks[0]!)]);
     const saved = process.env.HOME;
     process.env.HOME = home;
     try {
@@ -105,23 +105,23 @@ describe("hookbox claude-hook's runner", () => {
 
   it("combines answers by Claude Code's rules: deny over ask over allow, contexts joined; a failure on PreToolUse blocks", () => {
     const out = (o: object) => ({ kind: "ok" as const, output: { hookSpecificOutput: { hookEventName: "PreToolUse" as const, ...o } } });
-    const merged = combine("PreToolUse", [out({ permissionDecision: "allow", additionalContext: "a" }), out({ permissionDecision: "deny", permissionDecisionReason: "no" }), out({ permissionDecision: "ask", additionalContext: "b" })], []);
+    const merged = CLAUDE_CODE.answer("PreToolUse", [out({ permissionDecision: "allow", additionalContext: "a" }), out({ permissionDecision: "deny", permissionDecisionReason: "no" }), out({ permissionDecision: "ask", additionalContext: "b" })], []);
     expect(JSON.parse(merged.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no", additionalContext: "a\nb" } });
-    const refused = combine("PreToolUse", [out({ permissionDecision: "allow" })], ["a \"prompt\" hook was not run."]);
+    const refused = CLAUDE_CODE.answer("PreToolUse", [out({ permissionDecision: "allow" })], ["a \"prompt\" hook was not run."]);
     expect(refused).toEqual({ code: 2, stdout: "", stderr: "hookbox blocked this tool call: a \"prompt\" hook was not run." });
     // Elsewhere a failure does not block: it is reported to the user.
-    expect(combine("PostToolUse", [], ["x was not run."])).toEqual({ code: 1, stdout: "", stderr: "hookbox: x was not run." });
+    expect(CLAUDE_CODE.answer("PostToolUse", [], ["x was not run."])).toEqual({ code: 1, stdout: "", stderr: "hookbox: x was not run." });
   });
 
   it("a reason a hook gives (exit 2's stderr, a decision's reason) reaches the model cut to 1000 characters, without terminal controls, newlines kept", () => {
     const hostile = `\x1b]52;c;c2VjcmV0\x07line one\nline two\x1b[2J${"x".repeat(5000)}`;
-    const blocked = combine("PreToolUse", [{ kind: "block", reason: hostile }], []);
+    const blocked = CLAUDE_CODE.answer("PreToolUse", [{ kind: "block", reason: hostile }], []);
     expect(blocked.code).toBe(2);
     expect(blocked.stderr.startsWith("line one\nline two")).toBe(true);
     expect(blocked.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
     expect(blocked.stderr.length).toBeLessThanOrEqual(1000);
     expect(blocked.stderr.endsWith(" [cut by hookbox]")).toBe(true);
-    const denied = combine("PreToolUse", [{ kind: "ok", output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: hostile } } }], []);
+    const denied = CLAUDE_CODE.answer("PreToolUse", [{ kind: "ok", output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: hostile } } }], []);
     const reason = (JSON.parse(denied.stdout) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
     expect(reason.startsWith("line one\nline two")).toBe(true);
     expect(reason).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);

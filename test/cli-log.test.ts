@@ -9,8 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
-import { claudeHookFingerprint } from "../src/claude/approval.js";
-import { planText, type ClaudePlan } from "../src/claude/plan.js";
+import { CLAUDE_CODE } from "../src/claude/dialect.js";
+import { planText } from "../src/agents/plan.js";
+import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { decisionRecordSchema } from "../src/observe/record.js";
@@ -42,7 +43,7 @@ async function plan(name: string, script: string, user: string | undefined, appr
   if (user) hooks.push(...parseClaudeSettings(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: user, timeout: 1 }] }] } }), "/home/u/.claude/settings.json", "user").hooks);
   const p: ClaudePlan = { project: dir, hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20 };
   if (approve) {
-    const approval = await claudeHookFingerprint(dir, hooks[0]!);
+    const approval = await CLAUDE_CODE.fingerprint(dir, hooks[0]!);
     new ApprovalStore({ dir: p.approvals }).approve(dir, [approval]);
     digests.set(name, approval.digest);
   }

@@ -12,10 +12,10 @@ import { interpretAgentRun } from "../src/agents/command-hooks.js";
 import { route as routeAgentEvent } from "../src/agents/router.js";
 import type { AgentPlan } from "../src/agents/dialect.js";
 import { generatedRequirements } from "../src/cli/codex.js";
-import { routingCommand } from "../src/cli/command-launch.js";
+import { routingCommand, thisHookbox } from "../src/agents/routing-hook.js";
 import type { AgentHook } from "../src/agents/dialect.js";
 import { hookbox } from "./cli-run.js";
-import { planText } from "../src/claude/plan.js";
+import { planText } from "../src/agents/plan.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hookbox-codex-router-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -84,7 +84,7 @@ describe("Codex CLI's row", () => {
 
   it("the generated requirements keep the admin's, allow managed hooks only, and add the routing hook after the admin's own, its timeout above the slowest hook's", () => {
     const admin = { allowed_sandbox_modes: ["read-only"], hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "admin" }] }] } };
-    const req = generatedRequirements(admin, plan([hook("a", { timeoutMs: 10_000 })]), routingCommand("codex", "/plan.json", "0123")) as { allow_managed_hooks_only: boolean; allowed_sandbox_modes: string[]; hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };
+    const req = generatedRequirements(admin, plan([hook("a", { timeoutMs: 10_000 })]), routingCommand(CODEX, thisHookbox(), "/plan.json", "0123")) as { allow_managed_hooks_only: boolean; allowed_sandbox_modes: string[]; hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };
     expect(req.allow_managed_hooks_only).toBe(true);
     expect(req.allowed_sandbox_modes).toEqual(["read-only"]);
     expect(req.hooks.PreToolUse!.map((g) => g.hooks[0]!.command)).toEqual(["admin", expect.stringContaining("codex-hook '/plan.json' 0123")]);

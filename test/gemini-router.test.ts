@@ -13,7 +13,7 @@ import { interpretAgentRun, selectAgentHooks } from "../src/agents/command-hooks
 import { route as routeAgentEvent } from "../src/agents/router.js";
 import type { AgentPlan } from "../src/agents/dialect.js";
 import { projectView, userView } from "../src/cli/gemini.js";
-import { routingCommand } from "../src/cli/command-launch.js";
+import { routingCommand, thisHookbox } from "../src/agents/routing-hook.js";
 import type { AgentHook } from "../src/agents/dialect.js";
 import { hookbox } from "./cli-run.js";
 
@@ -102,7 +102,7 @@ describe("Gemini CLI's settings as read and as shown", () => {
     expect(read.refused.map((r) => r.reason)).toEqual(['a "plugin" hook, which hookbox does not run']);
     expect(projectView(read)).toEqual({ model: { name: "m" } });
     const p = { project: dir, hooks: read.hooks, refused: read.refused, maxOutputBytes: 1 };
-    const view = userView(readGeminiSettings(join(dir, "missing.json"), "user"), p, routingCommand("gemini", "/plan.json", "0123")) as { hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };
+    const view = userView(readGeminiSettings(join(dir, "missing.json"), "user"), p, routingCommand(GEMINI, thisHookbox(), "/plan.json", "0123")) as { hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };
     expect(Object.keys(view.hooks)).toEqual(["BeforeTool"]);
     expect(view.hooks.BeforeTool![0]!.hooks[0]!.command).toContain("gemini-hook '/plan.json' 0123");
     expect(view.hooks.BeforeTool![0]!.hooks[0]!.timeout).toBe(30_005);

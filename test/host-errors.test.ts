@@ -86,7 +86,7 @@ describe("invalid results", () => {
   for (const [type, field] of fields) {
     it(`an invalid ${type} result is reported as invalid_result naming the hook, the event and ${field}, and is not applied`, async () => {
       const { runner, errors } = await start(["returns-first-result", "returns-invalid-results"]);
-      const first = type === "context" ? [...MESSAGES, { role: "custom", customType: "mark", content: "first" }] : returned("returns-first-result", type);
+      const first = type === "context" ? [...MESSAGES, { role: "custom", customType: "mark", content: "first", display: true, timestamp: 0 }] : returned("returns-first-result", type);
       expect(await emitAny(runner, sample(type))).toEqual(first);
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatchObject({ code: "invalid_result", hookPath: INVALID, event: type });
@@ -117,7 +117,7 @@ describe("invalid results", () => {
 
   it("context messages that are not an array are reported as invalid_result and not applied", async () => {
     const { runner, errors } = await start(["returns-non-array-messages", "returns-first-result"]);
-    expect(await runner.emitContext(MESSAGES)).toEqual([...MESSAGES, { role: "custom", customType: "mark", content: "first" }]);
+    expect(await runner.emitContext(MESSAGES)).toEqual([...MESSAGES, { role: "custom", customType: "mark", content: "first", display: true, timestamp: 0 }]);
     expect(errors).toEqual([expect.objectContaining({ code: "invalid_result", event: "context", error: expect.stringContaining("messages:") })]);
   });
 });
@@ -144,7 +144,7 @@ describe("error listeners", () => {
 describe("invalid results in a chain", () => {
   it("an invalid context result drops only that handler's change: the one before it in the same hook stays applied", async () => {
     const { runner, errors } = await start(["chains-valid-then-invalid-context"]);
-    expect(await runner.emitContext(MESSAGES)).toEqual([...MESSAGES, { role: "custom", customType: "mark", content: "kept" }]);
+    expect(await runner.emitContext(MESSAGES)).toEqual([...MESSAGES, { role: "custom", customType: "mark", content: "kept", display: true, timestamp: 0 }]);
     expect(errors.map((e) => e.code)).toEqual(["invalid_result"]);
   });
 });

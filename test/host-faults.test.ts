@@ -34,9 +34,9 @@ describe("deadlines and liveness", () => {
 
   it("a handler that never settles times out and the runner goes on to the next hook", async () => {
     const { runner, errors } = await start(["faulty/hangs-async.ts", "valid/drops-debug-messages.ts"], { load: { deadlines: { default: 150 } } });
-    const messages: AgentMessage[] = [{ role: "user", content: "hi" }, { role: "custom", customType: "debug-only", content: "x" }];
+    const messages: AgentMessage[] = [{ role: "user", content: "hi", timestamp: 1 }, { role: "custom", customType: "debug-only", content: "x", display: false, timestamp: 2 }];
     const out = await runner.emitContext(messages);
-    expect(out).toEqual([{ role: "user", content: "hi" }]);
+    expect(out).toEqual([{ role: "user", content: "hi", timestamp: 1 }]);
     expect(errors.map((e) => e.code)).toEqual(["timeout"]);
     expect(errors[0]!.event).toBe("context");
   });

@@ -23,7 +23,7 @@ describe("host set-up mistakes are the host's TypeError, not the hook's fault", 
 describe("the helpers a host starts with", () => {
   it("createSessionManager answers every ReadonlySessionManager member, and getBranch walks from the leaf to the root", () => {
     const entries: SessionEntry[] = [
-      { type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "user", content: "hi" } },
+      { type: "message", id: "a", parentId: null, timestamp: "t", message: { role: "user", content: "hi", timestamp: 1 } },
       { type: "custom", id: "b", parentId: "a", timestamp: "t", customType: "note" },
       { type: "label", id: "c", parentId: "a", timestamp: "t", targetId: "a", label: "x" },
     ];

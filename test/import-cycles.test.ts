@@ -83,7 +83,7 @@ function allowed(room: string): Set<string> {
 describe("the rooms of src/", () => {
   it("has only the package entry points at its top level", () => {
     const top = readdirSync(resolve("src"), { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name).sort();
-    expect(top).toEqual(["extension.ts", "hooks.ts", "index.ts"]);
+    expect(top).toEqual(["extension.ts", "hooks-omp.ts", "hooks.ts", "index.ts"]);
   });
 
   it("gives every folder (and worker/) a README saying what it is for and what it may import", () => {
@@ -98,6 +98,16 @@ describe("the rooms of src/", () => {
       .filter((t) => roomOf(t) !== roomOf(from) && roomOf(from) !== "(entry)" && !rules.get(roomOf(from))!.has(roomOf(t)))
       .map((t) => `${relative(ROOT, from)} -> ${relative(ROOT, t)}`));
     expect(breaks).toEqual([]);
+  });
+
+  it("keeps agent-neutral code off claude/: nothing of agents/ (the one router, what every row shares, the command-hook rows) nor cli's routing and launching for every agent imports claude/, which sits above agents/", () => {
+    const neutralCli = ["src/cli/agent-hook.ts", "src/cli/command-launch.ts", "src/cli/codex.ts", "src/cli/gemini.ts"].map((f) => resolve(f));
+    expect(neutralCli.filter((f) => !known.has(f)).map((f) => relative(ROOT, f))).toEqual([]);
+    const neutral = (file: string) => roomOf(file) === "agents" || neutralCli.includes(file);
+    const breaks = [...graph].flatMap(([from, to]) => to.filter((t) => neutral(from) && roomOf(t) === "claude").map((t) => `${relative(ROOT, from)} -> ${relative(ROOT, t)}`));
+    expect(breaks).toEqual([]);
+    expect(allowed("claude").has("agents")).toBe(true);
+    expect(allowed("agents").has("claude")).toBe(false);
   });
 
   it("has no cycle between rooms, and the contract imports only the gates", () => {

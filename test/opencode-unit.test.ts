@@ -3,13 +3,17 @@
  * (src/opencode/child.mjs on Bun: the opencode 1.18.33 binary with BUN_BE_BUN=1), as the user and
  * in the sandbox, and the exact code each fault gets; what each mode lets a plugin read.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { HookFailure } from "../src/contract/errors.js";
-import { OpencodeUnit } from "../src/opencode/unit.js";
-import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+import { OpencodeUnit, PLUGIN_SANDBOX_MEMORY_MB } from "../src/opencode/unit.js";
+import { sandboxAvailability, sandboxLauncher } from "../src/isolation/bubblewrap/bwrap.js";
+import { findCgroupHost } from "../src/isolation/bubblewrap/cgroups.js";
+import { SANDBOX_PATH, SYSTEM_READS } from "../src/isolation/bubblewrap/system-reads.js";
+import { SANDBOX_MEMORY_MB } from "../src/agents/sandbox.js";
 import { installOpencode } from "./support/opencode-run.js";
 import { tempDir } from "./helpers/files.js";
 
@@ -88,5 +92,20 @@ describe("opencode plugin processes", { timeout: 60_000 }, () => {
     } finally {
       for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; }
     }
+  });
+
+  it.skipIf(!sandbox.ok)("a plugin's sandbox is bounded so that Bun starts where the bound is RLIMIT_DATA (no cgroup): under a command hook's bound (512 MiB) the opencode binary dies at start (control), under the plugin's it runs", () => {
+    const noCgroups = findCgroupHost(tempDir("hookbox-opencode-unit-no-cgroups-"), "0::/\n", process.pid);
+    expect(noCgroups.bounds.memory).toBe("rlimit");
+    const start = (memoryMb: number) => {
+      const launcher = sandboxLauncher({ readOnly: [...SYSTEM_READS, dirname(realpathSync(bun))], env: { PATH: SANDBOX_PATH, LANG: "C.UTF-8", BUN_BE_BUN: "1" }, chdir: "/", memoryMb }, noCgroups);
+      const line = launcher.wrap([realpathSync(bun), "-e", "console.log('bun ran')"]);
+      return spawnSync(line.command, line.args, { env: line.env, encoding: "utf8", timeout: 20_000 });
+    };
+    const under = start(SANDBOX_MEMORY_MB);
+    expect(under.stdout).not.toContain("bun ran");
+    expect(under.status === 0 && under.signal === null).toBe(false);
+    const plugin = start(PLUGIN_SANDBOX_MEMORY_MB);
+    expect(plugin.stdout.trim(), plugin.stderr).toBe("bun ran");
   });
 });

@@ -99,6 +99,15 @@ describe("the packed package", () => {
     expect(ok.code).toBe(0);
   });
 
+  it("gives the oh-my-pi line hookbox/hooks/omp: a module narrowing on its message roles type-checks under nodenext and node10", () => {
+    copyFileSync(join(ROOT, "test", "types", "omp-messages.ts"), join(project, "omp-messages.ts"));
+    writeFileSync(join(project, "tsconfig.omp.json"), TSCONFIG.replace('"hook.ts"', '"omp-messages.ts"'));
+    const nodenext = run("node", [TSC, "-p", "tsconfig.omp.json"], project);
+    expect(nodenext.stdout + nodenext.stderr).toBe("");
+    const node10 = run("node", [TSC, "--noEmit", "--strict", "--moduleResolution", "node10", "--module", "commonjs", "--target", "es2022", "--skipLibCheck", "omp-messages.ts"], project);
+    expect(node10.stdout + node10.stderr).toBe("");
+  });
+
   it("rejects a hook that misuses the types, so the type check above is real", () => {
     writeFileSync(join(project, "bad.ts"), `import type { HookAPI, ToolCallEventResult } from "hookbox/hooks";\nconst r: ToolCallEventResult = { block: "yes" };\nexport default (pi: HookAPI) => { pi.sendMessage({ customType: 1, content: "x", display: true }); return r; };\n`);
     writeFileSync(join(project, "tsconfig.bad.json"), TSCONFIG.replace('"hook.ts"', '"bad.ts"'));

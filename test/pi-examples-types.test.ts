@@ -2,9 +2,15 @@
  * pi 0.73.1's example extensions type-check with `hookbox/hooks` in place of pi's types: each type an
  * example imports from `@mariozechner/pi-coding-agent` that `hookbox/hooks` exports by name is taken
  * from `hookbox/hooks` (test/support/pi-examples-types.ts), and tsc checks those examples against pi's
- * installed packages; an error the same examples do not have as pi ships them is of hookbox's making.
- * The control checks them against a `hookbox/hooks` whose `Theme` is the one this check caught (an
- * index signature, which pi's `Theme` class cannot meet): it must fail.
+ * installed packages; an error the same examples do not have as pi ships them is of hookbox's making,
+ * and there is none. Both directions are checked: pi's values go where hookbox's types are asked for
+ * (`overlay-test.ts` hands pi's `Theme` on), and values typed with hookbox's go where pi's are asked
+ * for (`handoff.ts` returns an entry's message as pi's `AgentMessage`; `confirm-destructive.ts` narrows
+ * pi's entries to hookbox's `SessionMessageEntry`), because `AgentMessage` in `hookbox/hooks` is
+ * exactly pi's (oh-my-pi's roles are `hookbox/hooks/omp`'s: test/omp-types.test.ts).
+ * The controls must fail: the check against a `hookbox/hooks` whose `Theme` is the one this check
+ * caught (an index signature, which pi's `Theme` class cannot meet), and against `hookbox/hooks/omp`
+ * (its `AgentMessage` has oh-my-pi's roles too, so it is not pi's).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,20 +21,8 @@ import { ROOT } from "./helpers/host.js";
 import { installPiDir } from "./support/pi-agent.js";
 import { hookboxHookNames, swappableExamples, typeCheckExamples, type TypeCheck } from "./support/pi-examples-types.js";
 
-/**
- * The errors of the swapped examples that are not of a drift hookbox can fix: a message typed with
- * hookbox's `AgentMessage` handed where pi's is asked for. hookbox's is the union of the messages of
- * the agents it hosts (oh-my-pi's `pythonExecution` and `fileMention`, the original's `hookMessage`),
- * wider than pi's, so it cannot be given to pi's narrower type (docs/extension.md, "Types").
- */
-const WIDER_THAN_PI = [
-  /^confirm-destructive\.ts\(30,14\): error TS2677: /, // `(e): e is SessionMessageEntry` over pi's entries
-  /^handoff\.ts\(44,3\): error TS2322: /, // returns an entry's message as pi's AgentMessage
-];
-
-/** The errors of `swapped` that pi's own check of the same examples does not have, and are not WIDER_THAN_PI. */
-const ofHookbox = (swapped: TypeCheck, own: TypeCheck) =>
-  swapped.errors.filter((e) => !own.errors.includes(e) && !WIDER_THAN_PI.some((known) => known.test(e)));
+/** The errors of `swapped` that pi's own check of the same examples does not have. */
+const ofHookbox = (swapped: TypeCheck, own: TypeCheck) => swapped.errors.filter((e) => !own.errors.includes(e));
 
 describe("pi 0.73.1's example extensions against hookbox/hooks", () => {
   let examples: string;
@@ -50,9 +44,9 @@ describe("pi 0.73.1's example extensions against hookbox/hooks", () => {
     expect(swapped.swapped).toEqual(only);
   });
 
-  it("with hookbox/hooks they have no type error that pi's own types do not give, but a message of hookbox's wider union given to pi", () => {
+  it("with hookbox/hooks they have no type error that pi's own types do not give, a message they read from hookbox's types given back to pi included", () => {
+    expect(only).toEqual(expect.arrayContaining(["confirm-destructive.ts", "handoff.ts"]));
     expect(ofHookbox(swapped, own)).toEqual([]);
-    expect(swapped.errors.filter((e) => WIDER_THAN_PI.some((known) => known.test(e)))).toHaveLength(WIDER_THAN_PI.length);
   });
 
   it("control: a hookbox/hooks whose Theme has an index signature fails the check, naming pi's Theme", { timeout: 240_000 }, () => {
@@ -62,5 +56,13 @@ describe("pi 0.73.1's example extensions against hookbox/hooks", () => {
       + "export interface Theme { fg(color: string, text: string): string; bold(text: string): string; [key: string]: unknown }\n");
     const broken = typeCheckExamples(examples, modules, { swap: true, only: ["overlay-test.ts"], hooks });
     expect(ofHookbox(broken, own)).toEqual([expect.stringMatching(/^overlay-test\.ts\(\d+,\d+\): error TS2345: .*Theme/)]);
+  });
+
+  it("control: with hookbox/hooks/omp in its place (oh-my-pi's roles merged into AgentMessage) a message handed back to pi fails the check", { timeout: 240_000 }, () => {
+    const wider = typeCheckExamples(examples, modules, { swap: true, only: ["confirm-destructive.ts", "handoff.ts"], hooks: join(ROOT, "src", "hooks-omp.ts") });
+    expect(ofHookbox(wider, own)).toEqual([
+      expect.stringMatching(/^confirm-destructive\.ts\(\d+,\d+\): error TS2677: /), // `(e): e is SessionMessageEntry` over pi's entries
+      expect.stringMatching(/^handoff\.ts\(\d+,\d+\): error TS2322: /), // an entry's message returned as pi's AgentMessage
+    ]);
   });
 });

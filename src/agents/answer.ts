@@ -2,8 +2,10 @@
  * The parts of an answer every agent's row builds the same way: a hook's text as the model or the
  * person reads it (terminal controls removed, a reason cut), failures named one by one up to a
  * bound, and the merge of outputs in Claude Code's shape, which Codex CLI copies (decision,
- * stopReason, hookSpecificOutput with a permission decision won by the strictest).
+ * stopReason, hookSpecificOutput with a permission decision won by the strictest), and the
+ * PermissionRequest decision of that shape.
  */
+import { z } from "zod";
 import type { HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
 import { cut } from "../../worker/describe.mjs";
@@ -83,3 +85,12 @@ export function mergeDecisions<O extends DecisionShape>(outputs: O[], order: rea
   }
   return out as O;
 }
+
+/** A PermissionRequest hook's `decision`, in Claude Code's shape, which Codex CLI copies (src/claude/output.ts, ./codex.ts). */
+export const permissionRequestDecision = z.strictObject({
+  behavior: z.enum(["allow", "deny"]),
+  updatedInput: z.record(z.string(), z.unknown()).optional(),
+  updatedPermissions: z.array(z.unknown()).optional(),
+  message: z.string().optional(),
+  interrupt: z.boolean().optional(),
+});

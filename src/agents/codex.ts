@@ -13,10 +13,9 @@ import { dirname, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import type { AgentHook, RefusedAgentHook } from "./dialect.js";
-import { mergeDecisions } from "./answer.js";
+import { mergeDecisions, permissionRequestDecision } from "./answer.js";
 import { commandDialect } from "./command-hooks.js";
 import { readHookTable } from "./settings.js";
-import { permissionRequestDecision } from "../claude/output.js";
 
 export const CODEX_EVENTS = [
   "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart", "SessionEnd",
@@ -53,6 +52,7 @@ const ORDER = ["allow", "ask", "deny"] as const;
 export const CODEX = commandDialect<CodexOutput>({
   agent: "Codex CLI",
   recordAs: "codex",
+  launcher: "codex",
   program: "codex",
   packageName: "@openai/codex",
   versions: ["0.169.0"],
@@ -81,8 +81,9 @@ export const CODEX = commandDialect<CodexOutput>({
     return undefined;
   },
   exitBlocks: new Set([2]),
-  // Codex gives a hook no variable naming the project (its cwd is the session's).
+  // Codex gives a hook no variable naming the project: it runs it in the session's folder (hookbox: the project's).
   projectDirVars: [],
+  approvableForm: "put what it runs in a script of the project and name it by its path from the project's folder, where Codex runs its hooks (Codex gives a hook no variable naming the project): bash .codex/hooks/<name>.sh",
   merge: (outputs, join) => mergeDecisions(outputs, ORDER, join),
   reply(verdict) {
     // Exit 2 blocks only with a non-empty stderr (an empty one is a failure, and Codex runs the call).

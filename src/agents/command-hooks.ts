@@ -9,28 +9,24 @@ import { Errors, HookFailure } from "../contract/errors.js";
 import { FingerprintError, PinReader, pinnedFingerprint, projectKey, type Fingerprint } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { runShellHook, tail, unanswered, type ShellOutcome } from "../shell/run.js";
-import { claudeHookPins, CLAUDE_PROJECT_POLICY } from "../claude/approval.js";
-import { APPROVABLE_FORM } from "../claude/command-pins.js";
-import { SANDBOX_MEMORY_MB, SANDBOX_PATH, SHELL, SYSTEM_READS } from "../claude/project-run.js";
+import { commandHookPins, hookKey, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
 import { hookText, joinTexts, MAX_REASON_CHARS, named } from "./answer.js";
-import { hookKey, isProject, runAsUser } from "./router.js";
+import { SANDBOX_MEMORY_MB, SHELL } from "./sandbox.js";
+import { SANDBOX_PATH, SYSTEM_READS } from "../isolation/bubblewrap/system-reads.js";
+import { isProject, runAsUser } from "./router.js";
 import type { AgentHook, AgentPlan, CommandDialect, Dialect, HookAnswer, RefusedRoutedHook } from "./dialect.js";
 
 /** A command-hook agent's row without the routing members, which `commandDialect` adds. */
-export type CommandData<O> = Omit<CommandDialect<O>, keyof Omit<Dialect<O, AgentHook, AgentPlan>, "agent" | "recordAs" | "events" | "failClosed">>;
-
-/** The approvals store's key of a project's hook: where it is defined. */
-export const agentHookKey = hookKey;
+export type CommandData<O> = Omit<CommandDialect<O>, keyof Omit<Dialect<O, AgentHook, AgentPlan>, "agent" | "recordAs" | "launcher" | "events" | "failClosed" | "projectDirVars" | "approvableForm">>;
 
 /** What an approval pins: the definition, every project file its command names (as bash parses it), and their folders below the root. */
-export async function agentHookFingerprint(d: Pick<CommandData<never>, "agent" | "projectDirVars">, project: string, hook: AgentHook, reader: PinReader = new PinReader()): Promise<Fingerprint> {
+export async function agentHookFingerprint(d: Pick<CommandData<never>, "agent" | "projectDirVars" | "approvableForm">, project: string, hook: AgentHook, reader: PinReader = new PinReader()): Promise<Fingerprint> {
   const root = projectKey(project);
-  const vars = d.projectDirVars.length > 0 ? new RegExp(`\\$\\{?(${d.projectDirVars.join("|")})\\}?`, "g") : undefined;
-  // As a Claude Code hook's: what bash can reach, or why it cannot be approved as it stands (src/claude/command-pins.ts).
-  const { files, folders, refusals } = claudeHookPins(root, { command: vars ? hook.command.replace(vars, root) : hook.command });
-  if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${APPROVABLE_FORM}`);
+  // As a Claude Code hook's: what bash can reach, or why it cannot be approved as it stands (src/approval/command-pins.ts).
+  const { files, folders, refusals } = commandHookPins(root, hook, d.projectDirVars);
+  if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${d.approvableForm}`);
   const definition = { agent: d.agent, event: hook.event, matcher: hook.matcher ?? null, command: hook.command, timeoutMs: hook.timeoutMs, env: hook.env ?? null };
-  return pinnedFingerprint(agentHookKey(hook), definition, { root, files, folders }, CLAUDE_PROJECT_POLICY, reader);
+  return pinnedFingerprint(hookKey(hook), definition, { root, files, folders }, PROJECT_HOOK_POLICY, reader);
 }
 
 /** The hooks of `event` whose matcher selects this input, by the agent's rule. */

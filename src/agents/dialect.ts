@@ -1,6 +1,6 @@
 /**
  * What differs between the agents whose command hooks hookbox routes, one row per agent, read from
- * that agent's pinned version: Claude Code (src/agents/claude.ts), Codex CLI (./codex.ts), Gemini
+ * that agent's pinned version: Claude Code (src/claude/dialect.ts), Codex CLI (./codex.ts), Gemini
  * CLI (./gemini.ts). The router (./router.ts) reads a `Dialect` row and holds no branch per agent.
  * Codex's and Gemini's hooks are plain command hooks (`CommandDialect`): their rows are data, and
  * the routing members come from ./command-hooks.ts. Claude Code's row routes with Claude Code's own
@@ -9,7 +9,7 @@
 import type { z } from "zod";
 import type { HookFailure } from "../contract/errors.js";
 import type { Fingerprint, PinReader } from "../approval/store.js";
-import type { Plan } from "../claude/plan.js";
+import type { Plan } from "./plan.js";
 
 /** What the router reads of a hook, whichever agent defines it. */
 export interface RoutedHook {
@@ -28,7 +28,7 @@ export interface RoutedHook {
 /** A hook the settings define that hookbox does not run, with the reason (named, never dropped silently). */
 export interface RefusedRoutedHook { source: string; file: string; at: string; event: string; matcher?: string; reason: string }
 
-/** What a launcher hands every routing run (src/claude/plan.ts, where the plans of the three launchers are written and checked). */
+/** What a launcher hands every routing run (./plan.ts, where the plans of the three launchers are written and checked). */
 export type RoutePlan<Hook extends RoutedHook = RoutedHook> = Plan<Hook, RefusedRoutedHook>;
 
 /** One hook's end as the router reads it; `notices`: what the sandbox refused a hook that still answered; `approved`: the digest of the approval it ran under. */
@@ -47,10 +47,16 @@ export interface Dialect<Output = Record<string, unknown>, Hook extends RoutedHo
   agent: string;
   /** Its name in decision records (`agent`: "claude", "codex", "gemini"). */
   recordAs: string;
+  /** The hookbox command that launches it (`hookbox codex`); its routing hook runs `hookbox <launcher>-hook <plan> <sha256>` (./routing-hook.ts). */
+  launcher: string;
   /** Every hook event the agent has. */
   events: readonly string[];
   /** Events where a failed hook blocks (fail closed). */
   failClosed: ReadonlySet<string>;
+  /** Variables the agent gives every hook the project folder in (an approval's parse knows them: src/approval/command-pins.ts). */
+  projectDirVars: readonly string[];
+  /** How to write a project hook's command that can be approved, in the agent's own terms: said when one cannot be approved as it stands. */
+  approvableForm: string;
   /** The hooks (or refused hooks) of `event` the agent's matching selects for this input. */
   select<S extends RefusedRoutedHook | Hook>(hooks: readonly S[], event: string, input: Record<string, unknown>): S[];
   /** A hook's deadline in milliseconds. */
@@ -58,7 +64,7 @@ export interface Dialect<Output = Record<string, unknown>, Hook extends RoutedHo
   /** How messages name a hook. */
   label(hook: Hook | RefusedRoutedHook): string;
   /** What an approval of a project's hook pins (`hookbox trust`); throws a FingerprintError when it cannot be approved as it stands. */
-  fingerprint(project: string, hook: Hook, reader: PinReader): Promise<Fingerprint>;
+  fingerprint(project: string, hook: Hook, reader?: PinReader): Promise<Fingerprint>;
   /** Run one of the user's hooks, as the user. */
   runUser(plan: Plan, hook: Hook, event: string, raw: string, signal: AbortSignal): Promise<HookAnswer<Output>>;
   /** Run one of the project's hooks, once approved: sandboxed, held to `restrict` (and its grants, where the agent has them). */
@@ -92,7 +98,7 @@ export interface Substitution { name: string; why: string }
 
 /** The row of a command-hook agent: its data, read by ./command-hooks.ts's routing members and by the launchers. */
 export interface CommandDialect<Output = Record<string, unknown>> extends Dialect<Output, AgentHook, AgentPlan> {
-  /** Its program on PATH and the hookbox subcommand that launches it. */
+  /** Its program on PATH. */
   program: string;
   /** Its npm package, whose version is read at start. */
   packageName: string;
@@ -111,8 +117,6 @@ export interface CommandDialect<Output = Record<string, unknown>> extends Dialec
   substitution(event: string, output: Output): Substitution | undefined;
   /** How the agent reads a hook's exit status other than 0: "block" (a deny with stderr as the reason). */
   exitBlocks: ReadonlySet<number>;
-  /** Variables the agent gives every hook the project folder in. */
-  projectDirVars: readonly string[];
   /** Merge the hooks' JSON answers into one, by the agent's rules. */
   merge(outputs: Output[], join: (values: Array<string | undefined>, reasons?: boolean) => string | undefined): Output;
   /** Write a verdict: blocked with a reason, or the merged answer (and failures that did not block). */

@@ -62,6 +62,7 @@ const DENY = new Set(["deny", "block"]);
 export const GEMINI = commandDialect<GeminiOutput>({
   agent: "Gemini CLI",
   recordAs: "gemini",
+  launcher: "gemini",
   program: "gemini",
   packageName: "@google/gemini-cli",
   versions: ["0.61.0"],
@@ -89,6 +90,7 @@ export const GEMINI = commandDialect<GeminiOutput>({
   },
   exitBlocks: new Set([2]),
   projectDirVars: ["GEMINI_PROJECT_DIR", "GEMINI_CWD", "CLAUDE_PROJECT_DIR"],
+  approvableForm: 'put what it runs in a script of the project and name it: bash "$GEMINI_PROJECT_DIR"/.gemini/hooks/<name>.sh',
   merge(outputs, join) {
     const out: GeminiOutput = {};
     if (outputs.some((o) => o.continue === false)) out.continue = false;

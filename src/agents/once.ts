@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { hookKey } from "../approval/command-hook.js";
 import type { RoutedHook } from "./dialect.js";
 
 /** The folder of the markers (one per user). */
@@ -19,7 +20,8 @@ export function onceDir(): string {
 export function claimOnce(hook: Pick<RoutedHook, "once" | "file" | "at" | "command">, input: Record<string, unknown>, dir = onceDir()): boolean {
   if (!hook.once) return true;
   const session = typeof input.session_id === "string" ? input.session_id : "";
-  const name = createHash("sha256").update(`${session}\0${hook.file}#${hook.at}\0${hook.command}`).digest("hex");
+  // The hook by its key (where it is defined) and its command: an edited `once` hook runs once more.
+  const name = createHash("sha256").update(`${session}\0${hookKey(hook)}\0${hook.command}`).digest("hex");
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     // A folder someone else made (another user's, squatting the name) is not trusted to say "already ran".

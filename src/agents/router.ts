@@ -13,19 +13,17 @@ import { terminalText } from "../gates/terminal-text.js";
 import { verifyPinnedEach, type Approved } from "../approval/store.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
-import { SHELL } from "../claude/project-run.js";
-import { CLAUDE_PROJECT_POLICY, claudeHookKey } from "../claude/approval.js";
-import { routerTimeoutMs } from "../claude/router.js";
+import { hookKey, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
 import { hookRecorder } from "../observe/launch.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { claimOnce } from "./once.js";
+import { routerTimeoutMs } from "./routing-hook.js";
+import { SHELL } from "./sandbox.js";
 import { describeFailure } from "./answer.js";
 import type { AgentReply, Dialect, HookAnswer, RoutedHook, RoutePlan } from "./dialect.js";
 
 /** How long before the agent's deadline the watchdog answers (at most a quarter of the timeout): node's exit and the agent's read fit in it. */
 const WATCHDOG_LEAD_MS = 5_000;
-
-export { routerTimeoutMs };
 
 export interface RouteOptions {
   /** Time already spent in this process before the call (the router's own start-up), in ms: the watchdog counts from the agent's start of it. */
@@ -33,8 +31,6 @@ export interface RouteOptions {
 }
 
 export const isProject = (hook: { source: string }): boolean => hook.source !== "user";
-/** The approvals store's key of a project's hook, where it is defined: one key for every agent's hooks (the launcher's, claude/approval.ts). */
-export const hookKey: (hook: Pick<RoutedHook, "file" | "at">) => string = claudeHookKey;
 
 /**
  * The approval check of each of the project's `hooks` (undefined for the user's): the store read
@@ -44,7 +40,7 @@ export const hookKey: (hook: Pick<RoutedHook, "file" | "at">) => string = claude
 export function approvalChecks<H extends RoutedHook>(d: Pick<Dialect<never, H, never>, "agent" | "fingerprint">, project: string, hooks: readonly H[], options: { approvals?: string; signal?: AbortSignal } = {}): Array<Promise<HookFailure | Approved> | undefined> {
   const project_ = hooks.filter(isProject);
   const checks = verifyPinnedEach(project, project_.map((hook) => ({
-    path: hookKey(hook), policy: CLAUDE_PROJECT_POLICY, noun: `a ${d.agent} hook`, pinned: (reader) => d.fingerprint(project, hook, reader),
+    path: hookKey(hook), policy: PROJECT_HOOK_POLICY, noun: `a ${d.agent} hook`, pinned: (reader) => d.fingerprint(project, hook, reader),
   })), options);
   return hooks.map((hook) => (isProject(hook) ? checks[project_.indexOf(hook)] : undefined));
 }

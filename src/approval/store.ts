@@ -67,7 +67,7 @@ export class ApprovalStoreError extends Error {
 export interface ProjectModule {
   path: string;
   policy: PolicyOption;
-  /** How to pin it when it is not a module (a Claude Code hook: src/claude/approval.ts); default `fingerprint(path, policy)`. */
+  /** How to pin it when it is not a module (a command hook: src/approval/command-hook.ts); default `fingerprint(path, policy)`. */
   pinned?: () => Fingerprint;
   /** What it is, in messages (default "a module"). */
   noun?: string;

@@ -1,15 +1,21 @@
 /**
- * What differs between agents whose hooks hookbox routes, as one row per agent: where the agent
+ * What Claude Code is to hookbox, as one row: its row of the one router's dialect table
+ * (src/agents/dialect.ts: its events, what fails closed, how it names the project to a hook and how
+ * a hook that cannot be approved should be written, with the routing members that read Claude
+ * Code's own rules from ./router.ts), and what its launcher (./launch.ts) reads: where the agent
  * reads its settings and its managed (administrator) layer, the key of that layer that keeps every
  * non-managed hook from running, the settings keys that run code or widen what the agent may do,
- * and the command-line route used where no private mount namespace can be made. Claude Code is the
- * one row today; the launcher (launch.ts) and the router read only this table.
+ * and the command-line route used where no private mount namespace can be made. Read from Claude
+ * Code 2.1.328.
  */
-import { CLAUDE_HOOK_EVENTS } from "./settings.js";
+import type { Dialect } from "../agents/dialect.js";
+import type { ClaudeHookOutput } from "./output.js";
+import type { ClaudePlan } from "./plan.js";
+import { claudeDialect, type ClaudeRouting } from "./router.js";
+import { CLAUDE_HOOK_EVENTS, type ClaudeHook } from "./settings.js";
 
-export interface AgentDialect {
-  /** The agent's name in messages. */
-  name: string;
+/** Claude Code's row: the router's members and the launcher's. */
+export interface ClaudeDialect extends Dialect<ClaudeHookOutput, ClaudeHook, ClaudePlan> {
   /** The program on PATH. */
   program: string;
   /** The folder of the agent's managed settings on Linux. */
@@ -30,8 +36,6 @@ export interface AgentDialect {
   envFileVariable: string;
   /** The project's file of MCP servers (each one a program from the repository), and how the managed document denies them by name. */
   projectMcp: { file: string; deny: (names: string[]) => Record<string, unknown> };
-  /** Hook events, in the agent's order. */
-  events: readonly string[];
   /** Arguments hookbox sets itself (refused on the command line). */
   reservedArgs: readonly string[];
   /** The arguments of the route without a namespace: the agent loads no settings file, and gets `settings` (JSON) instead. */
@@ -40,9 +44,15 @@ export interface AgentDialect {
   fallbackLoses: string;
 }
 
-export const CLAUDE_CODE: AgentDialect = {
-  name: "Claude Code",
+export const CLAUDE_CODE: ClaudeDialect = claudeDialect<Omit<ClaudeDialect, keyof ClaudeRouting>>({
+  agent: "Claude Code",
+  recordAs: "claude",
+  launcher: "claude",
   program: "claude",
+  events: CLAUDE_HOOK_EVENTS,
+  failClosed: new Set(["PreToolUse", "PermissionRequest"]),
+  projectDirVars: ["CLAUDE_PROJECT_DIR"],
+  approvableForm: 'put what it runs in a script of the project and name it: bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/<name>.sh',
   managedDir: "/etc/claude-code",
   // Claude Code 2.1.328 reads managed-settings.json, then managed-settings.d/*.json sorted by name,
   // concatenating their hooks; "~" sorts after every ASCII name, so hookbox's document is read last.
@@ -59,8 +69,7 @@ export const CLAUDE_CODE: AgentDialect = {
   envFileEvents: ["SessionStart", "Setup", "CwdChanged", "FileChanged"],
   envFileVariable: "CLAUDE_ENV_FILE",
   projectMcp: { file: ".mcp.json", deny: (names) => ({ deniedMcpServers: names.map((serverName) => ({ serverName })) }) },
-  events: CLAUDE_HOOK_EVENTS,
   reservedArgs: ["--settings", "--setting-sources"],
   fallbackArgs: (settings) => ["--setting-sources", "", "--settings", settings],
   fallbackLoses: "no CLAUDE.md memory (the project's, .claude/rules/*.md, ~/.claude/CLAUDE.md), no skills, agents, commands or output styles of the project or of ~/.claude",
-};
+});

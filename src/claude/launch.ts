@@ -10,7 +10,7 @@
  *   agents either) and gets one generated on its command line: the user's settings without hooks,
  *   the project's deny and ask rules, and the routing hooks; the plan sits in a private temp folder.
  *
- * On both, the routing hook's command carries the plan's sha256 (plan.ts).
+ * On both, the routing hook's command carries the plan's sha256 (src/agents/plan.ts).
  */
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,10 +18,12 @@ import { join } from "node:path";
 import { agentViewLaunch, type FileView } from "../isolation/bubblewrap/agent-view.js";
 
 export { agentViewAvailability } from "../isolation/bubblewrap/agent-view.js";
-import type { AgentDialect } from "./dialect.js";
+import type { ClaudeDialect } from "./dialect.js";
 import { mcpView as projectMcpView, type McpServer } from "./mcp.js";
-import { planText } from "./plan.js";
-import { routerTimeoutS, type ClaudePlan } from "./router.js";
+import { planText } from "../agents/plan.js";
+import type { ClaudePlan } from "./plan.js";
+import { routingCommand, type Hookbox } from "../agents/routing-hook.js";
+import { routerTimeoutS } from "./router.js";
 import type { ParsedSettings } from "./settings.js";
 
 
@@ -31,15 +33,10 @@ const PROJECT_COPY = "/etc/.hookbox-project";
 /** A started route: `afterSpawn` once the agent was spawned (or failed to), `afterExit` once it ended. */
 export interface Launch { route: "managed" | "fallback"; command: string; args: string[]; stdio: Array<"inherit" | number>; afterSpawn(): void; afterExit(): void }
 
-/** The routing hook's command: this hookbox's `claude-hook` with the plan's path and sha256. */
-export interface RouterCommand { node: string; script: string }
-
-const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
-
 /** The settings fragment with one routing hook for every event the plan has a hook (or a refused hook) for. */
-export function routingHooks(dialect: AgentDialect, plan: ClaudePlan, router: RouterCommand, planFile: string, sha256: string): Record<string, unknown> {
+export function routingHooks(dialect: ClaudeDialect, plan: ClaudePlan, router: Hookbox, planFile: string, sha256: string): Record<string, unknown> {
   const events = dialect.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
-  const command = `${quote(router.node)} ${quote(router.script)} claude-hook ${quote(planFile)} ${sha256}`;
+  const command = routingCommand(dialect, router, planFile, sha256);
   return Object.fromEntries(events.map((e) => {
     // Claude Code shows one routing hook's statusMessage while it runs: the event's hooks' own, joined.
     const status = [...new Set(plan.hooks.filter((h) => h.event === e && h.statusMessage).map((h) => h.statusMessage!))].join("; ");
@@ -48,7 +45,7 @@ export function routingHooks(dialect: AgentDialect, plan: ClaudePlan, router: Ro
 }
 
 /** A project settings file as the agent reads it on the managed route: no hooks (hookbox runs them), its power keys only if approved. */
-export function projectView(dialect: AgentDialect, parsed: ParsedSettings, powerApproved: boolean): Record<string, unknown> {
+export function projectView(dialect: ClaudeDialect, parsed: ParsedSettings, powerApproved: boolean): Record<string, unknown> {
   if (parsed.problems.length > 0) return {};
   return withoutKeys(parsed.settings, ["hooks", ...(powerApproved ? [] : dialect.powerKeys)]);
 }
@@ -70,7 +67,7 @@ function withoutKeys(settings: Record<string, unknown>, keys: readonly string[])
 export interface McpLaunch { file?: string; document?: Record<string, unknown>; approved: McpServer[]; denied: string[] }
 
 /** The managed route. `projectFiles`: each existing project settings file with its parse, and whether its power keys are approved. */
-export function managedLaunch(dialect: AgentDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: RouterCommand, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>, mcp: McpLaunch): Launch {
+export function managedLaunch(dialect: ClaudeDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: Hookbox, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>, mcp: McpLaunch): Launch {
   const mcpView = mcp.file && mcp.document ? mcp.file : undefined;
   // A project hook's (or server's) recording layer cannot be made from a folder holding the views: it reads this copy.
   const source = projectFiles.length > 0 || mcpView ? { source: plan.project, path: PROJECT_COPY } : undefined;
@@ -107,7 +104,7 @@ function viewTarget(path: string): string {
 }
 
 /** The fallback route: `user` without hooks, the project's deny and ask rules, the routing hooks; the plan in a private temp folder. */
-export function fallbackLaunch(dialect: AgentDialect, program: string, args: string[], plan: ClaudePlan, router: RouterCommand, user: ParsedSettings, project: ParsedSettings[]): Launch {
+export function fallbackLaunch(dialect: ClaudeDialect, program: string, args: string[], plan: ClaudePlan, router: Hookbox, user: ParsedSettings, project: ParsedSettings[]): Launch {
   const dir = mkdtempSync(join(tmpdir(), "hookbox-claude-"));
   const { text, sha256 } = planText(plan);
   const planFile = join(dir, "plan.json");

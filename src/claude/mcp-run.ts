@@ -14,7 +14,9 @@ import { grantCommand, parseGrants, type Grant } from "../policy/grants.js";
 import { grantedSandbox, type GrantedSandbox } from "./granted.js";
 import { checkMcpServers, expandGranted, mcpKey, type McpServer } from "./mcp.js";
 import type { ClaudePlan } from "./plan.js";
-import { projectGrants, SANDBOX_MEMORY_MB, SANDBOX_PATH, SYSTEM_READS } from "./project-run.js";
+import { projectGrants } from "./project-run.js";
+import { SANDBOX_MEMORY_MB } from "../agents/sandbox.js";
+import { SANDBOX_PATH, SYSTEM_READS } from "../isolation/bubblewrap/system-reads.js";
 
 /** Why a server was not started: said on stderr (Claude Code logs it as the server's failure). */
 export class McpRefused extends Error {

@@ -3,7 +3,7 @@
  * or an address Claude Code connects to itself (http, sse, ws), approved by content like a hook
  * (`hookbox trust`): the server's entry as written (command, args, env; url, headers,
  * headersHelper) and every project file and folder its command line names, parsed as bash parses
- * it (./approval.ts's pins, ./command-pins.ts). On the managed route Claude Code reads the file as
+ * it (src/approval/command-hook.ts's pins). On the managed route Claude Code reads the file as
  * a read-only view (./launch.ts) holding only the approved servers, each stdio one's command
  * replaced by `hookbox claude-mcp`, which checks the approval again and runs the real server in a
  * project hook's sandbox (./mcp-run.ts). Claude Code 2.1.328 also reads a `.mcp.json` in every
@@ -15,7 +15,8 @@ import { dirname, join, relative } from "node:path";
 import { FingerprintError, PinReader, pinnedFingerprint, projectKey, type ApprovalStore, type Fingerprint, type StoreData } from "../approval/store.js";
 import type { HookFailure } from "../contract/errors.js";
 import { SECRET_NAME } from "../policy/policy.js";
-import { CLAUDE_PROJECT_POLICY, claudeHookPins, filesNamed } from "./approval.js";
+import { commandHookPins, filesNamed, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
+import { CLAUDE_CODE } from "./dialect.js";
 
 /** One server of a `.mcp.json`, as written. */
 export interface McpServer {
@@ -102,18 +103,18 @@ export async function mcpFingerprint(project: string, server: McpServer, reader:
   const root = projectKey(project);
   if (server.kind === "unknown") throw new FingerprintError("it is neither a stdio server (a command) nor an http, sse or ws one (a url)");
   if (server.kind === "remote") {
-    const files = [...new Set(strings(server.entry).flatMap((s) => filesNamed(root, s)))];
-    return pinnedFingerprint(mcpKey(server), { mcpServer: server.entry }, { root, files, folders: [] }, CLAUDE_PROJECT_POLICY, reader);
+    const files = [...new Set(strings(server.entry).flatMap((s) => filesNamed(root, s, CLAUDE_CODE.projectDirVars)))];
+    return pinnedFingerprint(mcpKey(server), { mcpServer: server.entry }, { root, files, folders: [] }, PROJECT_HOOK_POLICY, reader);
   }
-  const { files, folders, refusals } = claudeHookPins(root, { command: mcpCommandLine(server.entry) });
+  const { files, folders, refusals } = commandHookPins(root, { command: mcpCommandLine(server.entry) }, CLAUDE_CODE.projectDirVars);
   if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${MCP_APPROVABLE_FORM}`);
-  return pinnedFingerprint(mcpKey(server), { mcpServer: server.entry }, { root, files, folders }, CLAUDE_PROJECT_POLICY, reader);
+  return pinnedFingerprint(mcpKey(server), { mcpServer: server.entry }, { root, files, folders }, PROJECT_HOOK_POLICY, reader);
 }
 
 /** Why each server may not run as it is now (undefined: approved exactly so); `data`: the store as read once. */
 export function checkMcpServers(store: ApprovalStore, project: string, servers: readonly McpServer[], data?: StoreData): Promise<Array<HookFailure | undefined>> {
   const reader = new PinReader();
-  return Promise.all(servers.map((server) => store.checkPinned(project, { path: mcpKey(server), policy: CLAUDE_PROJECT_POLICY, noun: "an MCP server (.mcp.json)", refusal: "it is not started (Claude Code is told to deny it by name)", pinned: () => mcpFingerprint(project, server, reader) }, data)));
+  return Promise.all(servers.map((server) => store.checkPinned(project, { path: mcpKey(server), policy: PROJECT_HOOK_POLICY, noun: "an MCP server (.mcp.json)", refusal: "it is not started (Claude Code is told to deny it by name)", pinned: () => mcpFingerprint(project, server, reader) }, data)));
 }
 
 /** How `hookbox trust` and the launcher name a server: its file (relative to the project) and name, what it runs or reaches, and its env keys. */

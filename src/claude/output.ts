@@ -12,16 +12,9 @@ import { tail, unanswered, type ShellOutcome } from "../shell/run.js";
 import { ANNOTATE_MAX_CHARS } from "../policy/grants.js";
 import { cut } from "../../worker/describe.mjs";
 import type { ClaudeHookEvent } from "./settings.js";
+import { permissionRequestDecision } from "../agents/answer.js";
 
 const record = z.record(z.string(), z.unknown());
-/** A PermissionRequest hook's `decision` (Codex copies Claude Code's shape: src/agents/codex.ts). */
-export const permissionRequestDecision = z.strictObject({
-  behavior: z.enum(["allow", "deny"]),
-  updatedInput: record.optional(),
-  updatedPermissions: z.array(z.unknown()).optional(),
-  message: z.string().optional(),
-  interrupt: z.boolean().optional(),
-});
 const specific = {
   PreToolUse: z.strictObject({
     hookEventName: z.literal("PreToolUse"),

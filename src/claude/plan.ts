@@ -1,32 +1,11 @@
 /**
- * The plan a launcher hands every routing run (`hookbox claude-hook`, and `codex-hook`,
- * `gemini-hook`, whose plans have the same shape): which hooks, the approvals folder, the bounds
- * and the routing hook's timeout. Its own file so that the router and what it calls
- * (./project-run.ts) both read it without importing each other. Its sha256 is part of the routing
- * hook's command, which lives where the model cannot write (the read-only managed settings file, or
- * Claude Code's own arguments on the fallback route), so a plan rewritten on disk is refused (the
- * call blocked), never followed.
+ * The plan `hookbox claude` hands every `claude-hook` (and `claude-mcp`) run: every launcher's plan
+ * (src/agents/plan.ts: written, pinned by its sha256 and checked the same way) with what only
+ * Claude Code's launcher adds, the project's source behind its read-only views and its approved
+ * MCP servers.
  */
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import type { Plan } from "../agents/plan.js";
 import type { ClaudeHook, RefusedHook } from "./settings.js";
-
-/** What a launcher hands every routing run (`claude-hook`, `codex-hook`, `gemini-hook`; a file only the user can read): src/agents/router.ts reads it. */
-export interface Plan<Hook, Refused> {
-  project: string;
-  hooks: Hook[];
-  refused: Refused[];
-  /** The approvals folder (default: the user's config folder). */
-  approvals?: string;
-  /** Largest stdout, and largest stderr, of one hook, in bytes. */
-  maxOutputBytes: number;
-  /** A file the launcher prints on its stderr when the agent ends: every failure and refusal, with what to do. */
-  notices?: string;
-  /** The launcher's OTEL_EXPORTER_OTLP_* variables, which an agent need not pass to hooks (Claude Code does not): the router exports its spans with them (src/observe/otlp.ts). */
-  otel?: Record<string, string>;
-  /** The routing hook's timeout the agent was given, in seconds (default: routerTimeoutMs of the hooks' timeouts). */
-  timeoutS?: number;
-}
 
 /** What `hookbox claude` hands every `claude-hook` run. */
 export interface ClaudePlan extends Plan<ClaudeHook, RefusedHook> {
@@ -36,18 +15,3 @@ export interface ClaudePlan extends Plan<ClaudeHook, RefusedHook> {
   mcp?: Record<string, { file: string; entry: Record<string, unknown> }>;
 }
 
-/** The plan's text and its sha256 (hex); any launcher's plan (`hookbox codex` and `gemini` pin theirs the same way). */
-export function planText(plan: object): { text: string; sha256: string } {
-  const text = JSON.stringify(plan);
-  return { text, sha256: sha256(text) };
-}
-
-const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
-
-/** Read the plan `launcher` wrote at `file`; throws, naming the file, if its sha256 is not `expected`. */
-export function loadPlan<P = ClaudePlan>(file: string, expected: string, launcher = "hookbox claude"): P {
-  const bytes = readFileSync(file);
-  const actual = sha256(bytes);
-  if (actual !== expected) throw new Error(`the plan ${file} is not the one ${launcher} wrote (sha256 ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}…): it was changed after the start; restart ${launcher}`);
-  return JSON.parse(bytes.toString("utf8")) as P;
-}

@@ -6,11 +6,11 @@
  */
 import { projectKey, type ApprovalStore, type Fingerprint } from "../approval/store.js";
 import { pinnedFingerprint, PinReader } from "../approval/pins.js";
-import { filesNamed, CLAUDE_PROJECT_POLICY } from "./approval.js";
-import type { AgentDialect } from "./dialect.js";
+import { filesNamed, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
+import { CLAUDE_CODE, type ClaudeDialect } from "./dialect.js";
 
 /** The power keys `settings` sets (dotted), with their values. */
-export function powerValues(dialect: AgentDialect, settings: Record<string, unknown>): Record<string, unknown> {
+export function powerValues(dialect: Pick<ClaudeDialect, "powerKeys">, settings: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of dialect.powerKeys) {
     const [a, b] = key.split(".");
@@ -29,14 +29,14 @@ const strings = (v: unknown): string[] => (typeof v === "string" ? [v] : typeof 
 /** The fingerprint of a settings file's power keys as they are now. */
 export function powerFingerprint(project: string, file: string, values: Record<string, unknown>): Promise<Fingerprint> {
   const root = projectKey(project);
-  const files = strings(values).flatMap((s) => filesNamed(root, s));
-  return pinnedFingerprint(powerKey(file), { settings: values }, { root, files: [...new Set(files)], folders: [] }, CLAUDE_PROJECT_POLICY, new PinReader());
+  const files = strings(values).flatMap((s) => filesNamed(root, s, CLAUDE_CODE.projectDirVars));
+  return pinnedFingerprint(powerKey(file), { settings: values }, { root, files: [...new Set(files)], folders: [] }, PROJECT_HOOK_POLICY, new PinReader());
 }
 
 /** Whether the store approves `values` of `file` as they are. */
 export async function powerApproved(store: ApprovalStore, project: string, file: string, values: Record<string, unknown>): Promise<boolean> {
   try {
-    return (await store.checkPinned(project, { path: powerKey(file), policy: CLAUDE_PROJECT_POLICY, pinned: () => powerFingerprint(project, file, values), noun: "a Claude Code settings file's keys" })) === undefined;
+    return (await store.checkPinned(project, { path: powerKey(file), policy: PROJECT_HOOK_POLICY, pinned: () => powerFingerprint(project, file, values), noun: "a Claude Code settings file's keys" })) === undefined;
   } catch {
     return false;
   }

@@ -4,31 +4,28 @@
  * (./output.ts), a Stop hook's `effects:continue` bounded per session, and what the sandbox refused
  * it reported once per hook and grant, each with the command that grants it.
  */
-import { existsSync } from "node:fs";
 import { Errors, HookFailure } from "../contract/errors.js";
 import { ApprovalStore, projectKey } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher } from "../isolation/bubblewrap/bwrap.js";
 import { CONTINUE_LIMIT, grantCommand, parseGrants, type Grant } from "../policy/grants.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
-import { claudeHookKey, filesNamed } from "./approval.js";
+import { filesNamed, hookKey } from "../approval/command-hook.js";
 import { grantedSandbox, type GrantedSandbox, type SandboxRefusal } from "./granted.js";
 import { NeedsStore } from "../approval/needs.js";
 import { interpretRun, type HookAnswer } from "./output.js";
 import type { ClaudeHook, ClaudeHookEvent } from "./settings.js";
 import type { ClaudePlan } from "./plan.js";
+import type { Dialect } from "../agents/dialect.js";
+import { SANDBOX_MEMORY_MB, SHELL } from "../agents/sandbox.js";
+import { SANDBOX_PATH, SYSTEM_READS } from "../isolation/bubblewrap/system-reads.js";
 
-export const SANDBOX_MEMORY_MB = 512;
 /** The most refusals one run reports (each once per hook and kind). */
 const MAX_NOTICES = 20;
-export const SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin";
-/** What a project's hook sees of the system: programs and their libraries, never /etc, /home, /root or /tmp of the host. */
-export const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
-export const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
 
 /** A short name for the hook in the text it adds: the project file it runs, else where it is defined. */
-function shortName(project: string, hook: ClaudeHook): string {
+function shortName(project: string, hook: ClaudeHook, projectDirVars: readonly string[]): string {
   const root = projectKey(project);
-  const file = filesNamed(root, hook.command)[0];
+  const file = filesNamed(root, hook.command, projectDirVars)[0];
   return file ? `hook ${file.slice(root.length + 1)}` : `hook ${hook.at}`;
 }
 
@@ -40,11 +37,11 @@ export function projectGrants(store: ApprovalStore, project: string): string[] {
 
 /**
  * Run the project's `hook` on `event`, once the router checked its approval (src/agents/router.ts's
- * approvalChecks); `name`: how messages call it; `signal` stops it (the router's watchdog).
+ * approvalChecks); `d`: Claude Code's row (the variables that name the project); `name`: how messages call it; `signal` stops it (the router's watchdog).
  */
-export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string, name: string, signal?: AbortSignal): Promise<HookAnswer> {
+export async function runProjectHook(d: Pick<Dialect, "projectDirVars">, plan: ClaudePlan, hook: ClaudeHook, event: ClaudeHookEvent, input: Record<string, unknown>, raw: string, name: string, signal?: AbortSignal): Promise<HookAnswer> {
   const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
-  const key = claudeHookKey(hook);
+  const key = hookKey(hook);
   const avail = sandboxAvailability();
   if (!avail.ok) return { kind: "failed", failure: Errors.crashed(name, event, `it must run in the sandbox, which cannot be built here: ${avail.reason}`) };
   const approved = store.grants(plan.project, key);
@@ -58,9 +55,9 @@ export async function runProjectHook(plan: ClaudePlan, hook: ClaudeHook, event: 
   const base = {
     project: plan.project, ...(plan.projectSource ? { projectSource: plan.projectSource } : {}), systemReads: SYSTEM_READS, path: SANDBOX_PATH, memoryMb: SANDBOX_MEMORY_MB,
     // HOME names the user's HOME path, where the sandbox mounts its own empty home (sandboxHome).
-    env: { LANG: "C.UTF-8", HOME: process.env.HOME, CLAUDE_PROJECT_DIR: plan.project },
+    env: { LANG: "C.UTF-8", HOME: process.env.HOME, ...Object.fromEntries(d.projectDirVars.map((v) => [v, plan.project])) },
   };
-  const label = { name, untrusted: true, command: hook.command, granted: new Set(approved), allow, short: shortName(plan.project, hook) };
+  const label = { name, untrusted: true, command: hook.command, granted: new Set(approved), allow, short: shortName(plan.project, hook, d.projectDirVars) };
   let ran = await runIn(await grantedSandbox(base, grants, event, input), plan, hook, raw, signal);
   // Why try first: a probe would cost every event a namespace; where the layer cannot be made, the hook runs on a read-only project.
   if (ran.layerFailed) ran = await runIn(await grantedSandbox(base, grants, event, input, false), plan, hook, raw, signal);

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { parseGrant } from "../policy/grants.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { findOnPath } from "../policy/runtime.js";
-import { filesNamed } from "./approval.js";
+import { filesNamed } from "../approval/command-hook.js";
+import { CLAUDE_CODE } from "./dialect.js";
 import type { ClaudeHook } from "./settings.js";
 
 /** The sandbox's PATH (src/claude/project-run.ts): a program found there needs no grant. */
@@ -27,7 +28,7 @@ const onSandboxPath = (name: string) => SANDBOX_DIRS.some((d) => { try { return 
 /** The grants `hook` of `project` would need, by reading it; each in its one spelling. */
 export function proposeGrants(project: string, hook: ClaudeHook, env: NodeJS.ProcessEnv = process.env): string[] {
   const texts = [hook.command];
-  for (const file of filesNamed(project, hook.command)) {
+  for (const file of filesNamed(project, hook.command, CLAUDE_CODE.projectDirVars)) {
     try { if (statSync(file).size <= MAX_SCRIPT_BYTES) texts.push(readFileSync(file, "utf8")); } catch { /* unreadable: the command alone */ }
   }
   const text = texts.join("\n");

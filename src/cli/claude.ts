@@ -4,7 +4,7 @@
  * loads everything it usually loads but runs only hookbox's managed routing hooks; where no
  * namespace can be made, with no settings file of its own (announced). What Claude Code then runs
  * (`hookbox claude-hook`, `hookbox claude-mcp`) is ./claude-hook.ts: the one router
- * (src/agents/router.ts) over Claude Code's row (src/agents/claude.ts).
+ * (src/agents/router.ts) over Claude Code's row (src/claude/dialect.ts).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { findOnPath } from "../policy/runtime.js";
 import { readClaudeSettings, type ClaudeHook } from "../claude/settings.js";
 import type { ClaudePlan } from "../claude/plan.js";
-import { CLAUDE_CODE_HOOKS } from "../agents/claude.js";
+import { thisHookbox } from "../agents/routing-hook.js";
 import { pendingApprovals } from "../agents/router.js";
-import { claudeHookKey, filesNamed } from "../claude/approval.js";
+import { filesNamed, hookKey } from "../approval/command-hook.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, type Launch, type McpLaunch } from "../claude/launch.js";
 import { checkMcpServers, describeMcpServer, readProjectMcp } from "../claude/mcp.js";
@@ -95,7 +95,7 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
   // Every failure and refusal of a hook, with the command that allows it, said again here when Claude Code ends.
   const noticesDir = mkdtempSync(join(tmpdir(), "hookbox-claude-notices-"));
   plan.notices = join(noticesDir, "notices.log");
-  const router = { node: process.execPath, script: hookboxScript() };
+  const router = thisHookbox();
   const available = agentViewAvailability();
   let launch: Launch;
   if (available.ok) {
@@ -133,7 +133,7 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
       }
       child.on("error", (e) => { say(`claude could not be started: ${e.message}`); resolve(EXIT.hookErrors); });
       // A check that cannot run says nothing here: the router refuses each such hook by name when it runs.
-      const changed = pendingApprovals(CLAUDE_CODE_HOOKS, { ...plan, hooks: approved }).catch(() => 0);
+      const changed = pendingApprovals(CLAUDE_CODE, { ...plan, hooks: approved }).catch(() => 0);
       child.on("close", async (code, signal) => {
         const n = await changed;
         if (n > 0) say(pendingLine(n).replace("not approved as", "changed since you approved, so not approved as"));
@@ -174,7 +174,7 @@ async function projectMcp(project: string, store: ApprovalStore, say: (line: str
 /** Whether `command`, or a project file it names, mentions `word`. */
 function mentions(project: string, command: string, word: string): boolean {
   if (command.includes(word)) return true;
-  return filesNamed(project, command).some((file) => {
+  return filesNamed(project, command, CLAUDE_CODE.projectDirVars).some((file) => {
     try { return readFileSync(file, "utf8").includes(word); } catch { return false; }
   });
 }
@@ -186,11 +186,6 @@ function approvalsFound(plan: ClaudePlan): { never: number; approved: ClaudeHook
   try {
     modules = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {}).read().projects[projectKey(plan.project)]?.modules ?? {};
   } catch { /* a corrupt store approves nothing: every hook is refused by name when it runs */ }
-  const approved = hooks.filter((h) => Object.hasOwn(modules, claudeHookKey(h)));
+  const approved = hooks.filter((h) => Object.hasOwn(modules, hookKey(h)));
   return { never: hooks.length - approved.length, approved };
-}
-
-/** The script that started this hookbox (bin/hookbox.mjs), which the routing hook runs again. */
-function hookboxScript(): string {
-  return process.env.HOOKBOX_SCRIPT || process.argv[1]!;
 }

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
-import { routerTimeoutMs } from "../agents/router.js";
+import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
 import type { AgentPlan } from "../agents/dialect.js";
 import { routingHook } from "./agent-hook.js";
@@ -51,7 +51,7 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
   for (const l of layers) for (const problem of l.problems) say(problem);
   const plan: AgentPlan = { project, hooks: layers.flatMap((l) => l.hooks), refused: layers.flatMap((l) => l.refused), maxOutputBytes: DEFAULTS.shellOutputBytes, otel: otlpEnv() };
   await announcePlan(CODEX, plan, say);
-  return runBehindRouter("codex", plan, (dir, command) => {
+  return runBehindRouter(CODEX, plan, (dir, command) => {
     const requirements = join(dir, "requirements.toml");
     const admin = existsSync(REQUIREMENTS) ? (parseToml(readFileSync(REQUIREMENTS, "utf8")) as Record<string, unknown>) : {};
     writeFileSync(requirements, stringifyToml(generatedRequirements(admin, plan, command)), { mode: 0o644 });
@@ -90,4 +90,4 @@ function etcWithRequirements(requirements: string): string[] {
 }
 
 /** `hookbox codex-hook <plan> <sha256>`: the routing hook's entry (src/cli/agent-hook.ts). */
-export const codexHook = routingHook(CODEX, "codex");
+export const codexHook = routingHook(CODEX);

@@ -12,12 +12,11 @@ import { approvalCommand } from "../approval/store.js";
 import type { AgentPlan, CommandDialect } from "../agents/dialect.js";
 import { pendingApprovals } from "../agents/router.js";
 import { unknownVersion } from "../agents/version.js";
-import { planText } from "../claude/plan.js";
+import { planText } from "../agents/plan.js";
+import { routingCommand, thisHookbox, type Hookbox } from "../agents/routing-hook.js";
 import { launchProblems } from "../observe/launch.js";
 import { findOnPath } from "../policy/runtime.js";
 import { EXIT, UsageError } from "./usage-error.js";
-
-const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 /** The agent's program on PATH, refused by name when missing or of a version whose hook contract the row was not read from. */
 export function agentProgram(d: Pick<CommandDialect<never>, "agent" | "program" | "packageName" | "versions">, say: (line: string) => void): string {
@@ -37,9 +36,12 @@ export async function announcePlan(d: Pick<CommandDialect<never>, "agent" | "fin
   if (pending > 0) say(`${pending} of the project's ${d.agent} hooks ${pending === 1 ? "is" : "are"} not approved as ${pending === 1 ? "it is" : "they are"}: each blocks the tool calls it guards until you review and approve them with ${approvalCommand(plan.project)}`);
 }
 
-/** The routing hook's command: this hookbox, `<name>-hook`, the plan and its sha256 (the agent reads the command from a read-only view, so a plan rewritten on disk is refused). */
-export function routingCommand(name: string, planFile: string, sha256: string): string {
-  return `${quote(process.execPath)} ${quote(process.env.HOOKBOX_SCRIPT || process.argv[1]!)} ${name}-hook ${quote(planFile)} ${sha256}`;
+/** Write the plan in `dir` (only the user can read it) and give the routing hook's command that follows it, by its sha256 (the agent reads the command from a read-only view, so a plan rewritten on disk is refused). */
+export function pinPlan(d: Pick<CommandDialect<never>, "launcher">, plan: AgentPlan, dir: string, hookbox: Hookbox = thisHookbox()): string {
+  const planFile = join(dir, "plan.json");
+  const { text, sha256 } = planText(plan);
+  writeFileSync(planFile, text, { mode: 0o600 });
+  return routingCommand(d, hookbox, planFile, sha256);
 }
 
 /**
@@ -47,14 +49,12 @@ export function routingCommand(name: string, planFile: string, sha256: string): 
  * the folder and the routing command), and run the agent under bubblewrap with `bwrapArgs(views)`;
  * resolves with the agent's exit code. The folder is removed when the agent ends.
  */
-export async function runBehindRouter<V>(name: string, plan: AgentPlan, views: (dir: string, command: string) => V, bwrapArgs: (views: V) => string[],
+export async function runBehindRouter<V>(d: Pick<CommandDialect<never>, "launcher">, plan: AgentPlan, views: (dir: string, command: string) => V, bwrapArgs: (views: V) => string[],
   program: string, args: string[], say: (line: string) => void): Promise<number> {
+  const name = d.launcher;
   const dir = mkdtempSync(join(tmpdir(), `hookbox-${name}-`));
   try {
-    const planFile = join(dir, "plan.json");
-    const { text, sha256 } = planText(plan);
-    writeFileSync(planFile, text, { mode: 0o600 });
-    const shown = views(dir, routingCommand(name, planFile, sha256));
+    const shown = views(dir, pinPlan(d, plan, dir));
     const bwrap = findOnPath("bwrap")!;
     return await new Promise<number>((resolve) => {
       const child = spawn(bwrap, [...bwrapArgs(shown), "--chdir", plan.project, "--", program, ...args], { stdio: "inherit", env: process.env });

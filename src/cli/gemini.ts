@@ -14,7 +14,7 @@ import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { GEMINI, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
-import { routerTimeoutMs } from "../agents/router.js";
+import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
 import type { AgentPlan } from "../agents/dialect.js";
 import { routingHook } from "./agent-hook.js";
@@ -69,7 +69,7 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
     maxOutputBytes: DEFAULTS.shellOutputBytes, otel: otlpEnv(),
   };
   await announcePlan(GEMINI, plan, say);
-  return runBehindRouter("gemini", plan, (dir, command) => {
+  return runBehindRouter(GEMINI, plan, (dir, command) => {
     const views: Array<[string, string]> = [];
     const view = (file: string, settings: Record<string, unknown>, name: string) => {
       const path = join(dir, name);
@@ -99,4 +99,4 @@ export function projectView(workspace: GeminiSettings): Record<string, unknown> 
 }
 
 /** `hookbox gemini-hook <plan> <sha256>`: the routing hook's entry (src/cli/agent-hook.ts). */
-export const geminiHook = routingHook(GEMINI, "gemini");
+export const geminiHook = routingHook(GEMINI);

@@ -12,7 +12,7 @@ import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, PinRe
 import { discoverHooks, isModulePath } from "../discovery/index.js";
 import { extensionsIn, piModules } from "../discovery/agents.js";
 import { presets, type PolicyName } from "../policy/policy.js";
-import { claudeHookFingerprint, claudeHookKey, claudeHookPins } from "../claude/approval.js";
+import { commandHookPins, hookKey } from "../approval/command-hook.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
 import { NeedsStore } from "../approval/needs.js";
@@ -22,7 +22,6 @@ import { proposeGrants } from "../claude/propose.js";
 import { covers, grantCommand, GrantError, moduleCanTake, parseGrant } from "../policy/grants.js";
 import { readClaudeSettings } from "../claude/settings.js";
 import { GEMINI, readGeminiSettings } from "../agents/gemini.js";
-import { agentHookFingerprint, agentHookKey } from "../agents/command-hooks.js";
 import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
 import { opencodeProjectPlugins } from "../opencode/discovery.js";
 import { OPENCODE_PROJECT_POLICY } from "../opencode/plan.js";
@@ -149,10 +148,10 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
     const settings = readClaudeSettings(join(project, ".claude", name), name === "settings.json" ? "project" : "local");
     for (const problem of settings.problems) warn(problem);
     for (const hook of settings.hooks) {
-      const pinned = () => claudeHookFingerprint(project, hook, reader);
-      const key = claudeHookKey(hook);
+      const pinned = () => CLAUDE_CODE.fingerprint(project, hook, reader);
+      const key = hookKey(hook);
       const origin = `Claude Code (.claude/${name}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`;
-      const { folders, notes } = claudeHookPins(project, hook);
+      const { folders, notes } = commandHookPins(project, hook, CLAUDE_CODE.projectDirVars);
       const scope = `its command, event, matcher and timeout; the files below${folders.length > 0 ? `, with ${folders.map((f) => relative(projectKey(project), f)).join(", ")} whole` : ""}; a link by its text and by the content it leads to`;
       let fp: Fingerprint;
       try {
@@ -179,16 +178,16 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
   const geminiSettings = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
   for (const problem of geminiSettings.problems) warn(problem);
   for (const hook of geminiSettings.hooks) {
-    const pinned = () => agentHookFingerprint(GEMINI as never, project, hook, reader);
-    await reviewAgentHook(modules, agentHookKey(hook), `Gemini CLI (.gemini/settings.json, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, pinned);
+    const pinned = () => GEMINI.fingerprint(project, hook, reader);
+    await reviewAgentHook(modules, hookKey(hook), `Gemini CLI (.gemini/settings.json, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, pinned);
   }
   // Codex CLI's hooks of the project (.codex/hooks.json, .codex/config.toml): they run under "untrusted" in hookbox codex.
   for (const dir of codexProjectDirs(project)) {
     const layer = readCodexLayer(dir, "project");
     for (const problem of layer.problems) warn(problem);
     for (const hook of layer.hooks) {
-      const pinned = () => agentHookFingerprint(CODEX as never, project, hook, reader);
-      await reviewAgentHook(modules, agentHookKey(hook), `Codex CLI (${relative(project, hook.file)}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, pinned);
+      const pinned = () => CODEX.fingerprint(project, hook, reader);
+      await reviewAgentHook(modules, hookKey(hook), `Codex CLI (${relative(project, hook.file)}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, pinned);
     }
   }
   // opencode's plugins of the project: they run under "untrusted" whatever --policy says (hookbox opencode).

@@ -1,8 +1,10 @@
 /**
  * The agent's own shapes that hooks read: content blocks, messages, session entries, the model and
- * the model registry. They follow the original's packages (its LLM package for messages and
- * models, its session manager for entries) so hooks written against the original type-check; the
- * hook contract itself (events, results, contexts, HookAPI) is `types.ts`, which re-exports these.
+ * the model registry. Messages are pi's (its LLM package and its own roles), so a message typed with
+ * them goes back to pi; oh-my-pi's and the original's further roles are `omp-messages.ts`. Entries,
+ * the model and the registry follow the original's packages, so hooks written against the original
+ * type-check; the hook contract itself (events, results, contexts, HookAPI) is `types.ts`, which
+ * re-exports these.
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -24,36 +26,49 @@ export interface Usage {
 }
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
 
-// `timestamp` (and a custom message's `display`) are optional here, unlike the original: hosts and
-// tests build messages by hand, and a hook that reads them sees the same fields either way.
-export interface UserMessage { role: "user"; content: string | (TextContent | ImageContent)[]; timestamp?: number; attribution?: "user" | "agent" }
+// Each message has pi's required fields (pi-ai's `Message`, pi-coding-agent's own roles), the
+// timestamp included, so a message typed with these goes back to pi wherever pi asks for its own
+// (`AgentMessage`, a session entry); `attribution` is the original's and oh-my-pi's, optional.
+// test/pi-examples-types.test.ts checks both directions against pi 0.73.1.
+export interface UserMessage { role: "user"; content: string | (TextContent | ImageContent)[]; timestamp: number; attribution?: "user" | "agent" }
 export interface AssistantMessage {
   role: "assistant"; content: (TextContent | ThinkingContent | ToolCall)[]; api: Api; provider: Provider; model: string;
-  usage: Usage; stopReason: StopReason; errorMessage?: string; timestamp?: number;
+  responseId?: string; usage: Usage; stopReason: StopReason; errorMessage?: string; timestamp: number;
 }
 export interface ToolResultMessage<TDetails = any> {
   role: "toolResult"; toolCallId: string; toolName: string; content: (TextContent | ImageContent)[]; details?: TDetails;
-  isError: boolean; timestamp?: number;
+  isError: boolean; timestamp: number;
 }
-/** An LLM message (`Message` of the original): user, assistant or tool result. */
+/** An LLM message (`Message` of the agent's LLM package): user, assistant or tool result. */
 export type Message = UserMessage | AssistantMessage | ToolResultMessage;
 
-/** A hook's message as it sits in the conversation (`CustomMessage` of the original). */
+/** A hook's message as it sits in the conversation (`CustomMessage` of the agent). */
 export interface CustomMessage<T = unknown> {
-  role: "custom"; customType: string; content: string | (TextContent | ImageContent)[]; display?: boolean; details?: T;
-  attribution?: "user" | "agent"; timestamp?: number;
+  role: "custom"; customType: string; content: string | (TextContent | ImageContent)[]; display: boolean; details?: T;
+  attribution?: "user" | "agent"; timestamp: number;
 }
+/** A shell command the user ran with `!` (`!!`: kept out of the model's context). */
+export interface BashExecutionMessage {
+  role: "bashExecution"; command: string; output: string; exitCode: number | undefined; cancelled: boolean; truncated: boolean;
+  fullOutputPath?: string; timestamp: number; excludeFromContext?: boolean;
+}
+export interface BranchSummaryMessage { role: "branchSummary"; summary: string; fromId: string; timestamp: number }
+export interface CompactionSummaryMessage { role: "compactionSummary"; summary: string; tokensBefore: number; timestamp: number }
 /**
- * The agent's other message roles (`bashExecution`, `branchSummary`, …). Their fields belong to
- * the agent; hookbox keeps them open so a hook that reads them type-checks.
+ * The agent's own message roles beyond the LLM's, keyed by role (pi-agent-core's
+ * `CustomAgentMessages`): pi's set here, so `AgentMessage` in `hookbox/hooks` is pi's;
+ * `hookbox/hooks/omp` adds oh-my-pi's and the original's (`pythonExecution`, `fileMention`, the
+ * legacy `hookMessage`, `developer`: `omp-messages.ts`) by declaration merging, as the agents' own
+ * packages do.
  */
-export interface OtherAgentMessage {
-  role: "bashExecution" | "pythonExecution" | "branchSummary" | "compactionSummary" | "fileMention";
-  timestamp?: number;
-  [key: string]: any;
+export interface CustomAgentMessages {
+  bashExecution: BashExecutionMessage;
+  custom: CustomMessage;
+  branchSummary: BranchSummaryMessage;
+  compactionSummary: CompactionSummaryMessage;
 }
-/** A message of the agent (`AgentMessage` of the original): an LLM message or one of the agent's own roles. */
-export type AgentMessage = Message | CustomMessage | HookMessageRecord | OtherAgentMessage;
+/** A message of the agent (`AgentMessage` of the agent): an LLM message or one of the agent's own roles. */
+export type AgentMessage = Message | CustomAgentMessages[keyof CustomAgentMessages];
 
 /** A custom message a hook sends or injects (`Pick<HookMessage, …>` of the original). */
 export interface HookMessage<T = unknown> {

@@ -122,7 +122,7 @@ const paths = z.array(z.string().max(LIMITS.maxPath)).max(LIMITS.maxHandlers).op
 /** The messages of the samples (`context`, `agent_end`, `session.compacting`). */
 export const SAMPLE_MESSAGES: readonly AgentMessage[] = [
   { role: "user", content: "hello", timestamp: 1 },
-  { role: "custom", customType: "debug-only", content: "noise", timestamp: 2 },
+  { role: "custom", customType: "debug-only", content: "noise", display: false, timestamp: 2 },
 ];
 const sampleMessages = () => SAMPLE_MESSAGES.map((m) => ({ ...m }) as AgentMessage);
 const preparation = () => ({

@@ -5,6 +5,7 @@
  * which run the agents' command hooks themselves. Each is one call from its launcher.
  */
 import type { HookErrorCode, HookFailure } from "../contract/errors.js";
+import { hookKey, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
 import { auditProblem, auditWorthy, defaultAuditLog } from "./audit-log.js";
 import { otlpProblem } from "./otlp.js";
 import { allowOf } from "./allow.js";
@@ -59,7 +60,7 @@ export function hookRecorder(agent: string, failClosed: ReadonlySet<string>, pro
   const tool = toolOf({ toolName: input.tool_name, toolCallId: input.tool_use_id });
   const base = (path: string, untrusted: boolean): DecisionRecord => ({
     v: 1, time: new Date(performance.timeOrigin + started).toISOString(), agent, project, hook: { path: cutText(path, 4000) }, event: cutText(event, 100),
-    ...(tool ? { tool } : {}), isolation: untrusted ? "sandbox" : "as-user", ...(untrusted ? { policy: "untrusted" } : {}), outcome: "allowed", blocked: false,
+    ...(tool ? { tool } : {}), isolation: untrusted ? "sandbox" : "as-user", ...(untrusted ? { policy: PROJECT_HOOK_POLICY } : {}), outcome: "allowed", blocked: false,
   });
   const failed = (record: DecisionRecord, failure: Pick<HookFailure, "code" | "message">) => {
     record.outcome = failure.code === "effect_refused" || failure.code === "not_approved" ? "refused" : "failed";
@@ -73,7 +74,7 @@ export function hookRecorder(agent: string, failClosed: ReadonlySet<string>, pro
     async run<A extends HookAnswer>(hook: RoutedHook, limitMs: number, pending: Promise<A>): Promise<A> {
       const answer = await pending;
       const ended = performance.now();
-      const record = base(`${hook.file}#${hook.at}`, hook.source !== "user");
+      const record = base(hookKey(hook), hook.source !== "user");
       record.durationMs = Math.round((ended - started) * 1000) / 1000;
       if (answer.approved) record.hook!.hash = answer.approved;
       if (answer.kind === "failed") {
@@ -90,8 +91,8 @@ export function hookRecorder(agent: string, failClosed: ReadonlySet<string>, pro
     },
     refused(hooks) {
       for (const r of hooks) {
-        const record = base(`${r.file}#${r.at}`, r.source !== "user");
-        failed(record, { code: "load_failed", message: `${r.file}#${r.at} was not run: ${r.reason}` });
+        const record = base(hookKey(r), r.source !== "user");
+        failed(record, { code: "load_failed", message: `${hookKey(r)} was not run: ${r.reason}` });
         observer.emit(record);
       }
     },

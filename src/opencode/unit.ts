@@ -11,6 +11,7 @@ import { dirname } from "node:path";
 import { Errors, HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
 import { sandboxLauncher, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
+import { SANDBOX_PATH, SYSTEM_READS } from "../isolation/bubblewrap/system-reads.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { childEnv } from "../../worker/child-env.mjs";
 
@@ -29,8 +30,14 @@ export interface UnitSpec {
   log: (line: string) => void;
 }
 
-const SYSTEM_READS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32"];
-const SANDBOX_MEMORY_MB = 1024;
+/**
+ * The memory bound of a plugin's sandbox: twice a command hook's (src/agents/sandbox.ts, 512 MiB).
+ * Why: where no cgroup can be made the bound is RLIMIT_DATA per process, and Bun (the opencode
+ * binary) reserves more than 512 MiB of private mappings as it starts: under 512 it dies before
+ * running a line (SIGTRAP), under 1024 it runs (test/opencode-unit.test.ts). Under a cgroup a
+ * plugin's process uses ~45 MiB.
+ */
+export const PLUGIN_SANDBOX_MEMORY_MB = 1024;
 /** The longest line the channel reads: past it the child is ended (protocol_violation). */
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
 const MAX_LOG_LINES = 200;
@@ -51,9 +58,9 @@ export class OpencodeUnit {
     if (spec.sandboxed) {
       const sandbox: SandboxSpec = {
         readOnly: [...SYSTEM_READS, spec.project, ...spec.reads, dirname(realpathSync(spec.bun)), dirname(spec.child)],
-        env: { PATH: "/usr/local/bin:/usr/bin:/bin", LANG: "C.UTF-8", HOME: process.env.HOME, BUN_BE_BUN: "1" },
+        env: { PATH: SANDBOX_PATH, LANG: "C.UTF-8", HOME: process.env.HOME, BUN_BE_BUN: "1" },
         chdir: spec.project,
-        memoryMb: SANDBOX_MEMORY_MB,
+        memoryMb: PLUGIN_SANDBOX_MEMORY_MB,
       };
       const launcher = sandboxLauncher(sandbox);
       this.afterDeath = () => launcher.afterDeath?.();

@@ -61,7 +61,7 @@ export function returned(fixture: string, type: string, index = 0): unknown {
 }
 
 const call = (fixture: string, type: string, index = 0) => `${fixture} ${type}#${index}`;
-const mark = (m: string): AgentMessage => ({ role: "custom", customType: "mark", content: m });
+const mark = (m: string): AgentMessage => ({ role: "custom", customType: "mark", content: m, display: true, timestamp: 0 });
 const TWO = "returns-two-results-from-one-hook";
 
 /** What an emit returns when no handler returned anything, by rule. */

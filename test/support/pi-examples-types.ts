@@ -101,10 +101,15 @@ export function typeCheckExamples(examples: string, piModules: string, options: 
       },
       include: (options.only ?? ["**/*.ts"]).map((f) => `examples/${f}`),
     }));
-    const r = spawnSync(process.execPath, [tsc, "-p", dir, "--pretty", "false"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-    const errors = `${r.stdout}${r.stderr}`.split("\n").filter((l) => / error TS\d+:/.test(l)).map((l) => l.replace(/^.*?examples\//, ""));
-    return { errors, swapped };
+    return { errors: tscErrors(dir, "examples/"), swapped };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** tsc's errors for the project in `dir`, each `file(line,col): error TSxxxx: …` (its first line), relative to `under` in it. */
+export function tscErrors(dir: string, under: string): string[] {
+  const r = spawnSync(process.execPath, [tsc, "-p", dir, "--pretty", "false"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const prefix = new RegExp(`^.*?${under.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`);
+  return `${r.stdout}${r.stderr}`.split("\n").filter((l) => / error TS\d+:/.test(l)).map((l) => l.replace(prefix, ""));
 }

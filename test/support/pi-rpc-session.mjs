@@ -1,7 +1,8 @@
 // One scripted session of pi in `--mode rpc` (pi's docs/rpc.md), driven over its stdin/stdout from
 // inside the network namespace of pi-netns-run.mjs, the same for every run so two runs compare:
 //   get_commands (the extension commands it lists are the session's commands), the prompt (the fake
-//   model answers it with tool calls), each command three times, with no, one and two arguments
+//   model answers it with tool calls), the `inputs` prompts when given (for a module with an `input`
+//   handler: prompts it rewrites or handles, each a step of its own), each command three times, with no, one and two arguments
 //   (`ARGUMENTS`), each followed by a second prompt (`AFTER_COMMAND`, which the model answers
 //   without tools: work a command left behind, a changed prompt or state, reaches a turn), a
 //   compaction, a model cycle, get_state and get_messages, then stdin closes (pi shuts down).
@@ -68,11 +69,11 @@ const DIALOGS = new Set(["select", "confirm", "input", "editor"]);
 export const MODEL_PORT = 41789;
 
 /**
- * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; protocol?: keyof typeof PROTOCOLS; skipCommands?: string[] }; timeoutMs: number }} config
+ * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; inputs?: string[]; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; protocol?: keyof typeof PROTOCOLS; skipCommands?: string[] }; timeoutMs: number }} config
  * @returns {Promise<{ code: number | null; signal: string | null; transcript: unknown[]; stderr: string; commands: string[]; timings: Array<[string, number]> }>}
  */
 export function runRpcSession(config) {
-  const { prompt = "", steps, quietMs = 300, stepTimeoutMs = 20_000 } = config.rpc;
+  const { prompt = "", inputs = [], steps, quietMs = 300, stepTimeoutMs = 20_000 } = config.rpc;
   const protocol = PROTOCOLS[config.rpc.protocol ?? "pi"];
   const child = spawn(config.program ?? process.execPath, [config.cli, ...config.args], { cwd: config.cwd, env: config.env, stdio: ["pipe", "pipe", "pipe"] });
   /** @type {unknown[]} */
@@ -180,6 +181,7 @@ export function runRpcSession(config) {
       // The agent's own bundled extensions' commands (`skipCommands`) are not the module's: not run.
       commands = (listed?.data?.commands ?? []).filter((/** @type {any} */ c) => c.source === "extension" && !config.rpc.skipCommands?.includes(c.name)).map((/** @type {any} */ c) => c.name);
       await run({ type: "prompt", message: prompt });
+      for (const message of inputs) await run({ type: "prompt", message });
       for (const name of commands) {
         for (const args of ARGUMENTS) {
           await run({ type: "prompt", message: `/${name}${args}` });

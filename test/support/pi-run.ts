@@ -196,6 +196,8 @@ export interface PiRunOptions {
 export interface PiRpcOptions {
   /** The session's prompt: while the conversation's last user message holds it, the model asks for `calls` in turn, then for each extension tool. */
   prompt: string;
+  /** Prompts sent after `prompt`, each a step of its own (the model answers "Done."). */
+  inputs?: string[];
   calls: Array<{ name: string; arguments: Record<string, unknown> }>;
   /** Extension files passed with -e. */
   extensions: string[];
@@ -243,7 +245,7 @@ function prepareRun(agent: Agent, world: PiWorld, options: PiRunOptions, rpc?: P
   const mode = rpc ? [] : options.rpc ? ["--mode", "rpc"] : ["-p", "Clean up the build folder.", ...(options.prompts ?? [])];
   const args = [...agent.quiet, ...(options.extensions ?? []).flatMap((e) => ["-e", e]), ...(options.hooks ?? []).flatMap((h) => ["--hook", h]), ...(options.args ?? []), ...mode];
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const session = rpc ? { session: { prompt: rpc.prompt, quietMs: rpc.quietMs, stepTimeoutMs: rpc.stepTimeoutMs, protocol: agent.name, skipCommands: agent.commands }, calls: rpc.calls } : {};
+  const session = rpc ? { session: { prompt: rpc.prompt, inputs: rpc.inputs, quietMs: rpc.quietMs, stepTimeoutMs: rpc.stepTimeoutMs, protocol: agent.name, skipCommands: agent.commands }, calls: rpc.calls } : {};
   writeFileSync(config, JSON.stringify({ cli: agent.cli, program: agent.program, modelsFile: agent.modelsFile, cwd: world.project, agentDir: world.agentDir, env, args, command: options.command, tool: options.tool, apiKey: options.apiKey, timeoutMs, out, reply: options.reply, rpc: options.rpc, ownTools: agent.tools, ...session }));
   const runner = join(ROOT, "test", "support", "pi-netns-run.mjs");
   return { argv: ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], out, timeoutMs };

@@ -1,14 +1,15 @@
 /**
- * What a Claude Code hook's command can run, found by parsing it as bash does (mvdan-sh: the
- * JavaScript build of mvdan/sh's parser, the one shfmt uses), so that an approval pins the files
- * that run and not only the names a regular expression sees. The parse follows `cd` (every folder
- * the command may be in when a word is used), resolves the variables Claude Code sets
- * (`CLAUDE_PROJECT_DIR`, `PWD`, `HOME`) and the ones the command assigns, reads `bash -c` strings
+ * What a command hook's command can run (Claude Code's, Codex's, Gemini's), found by parsing it as
+ * bash does (mvdan-sh: the JavaScript build of mvdan/sh's parser, the one shfmt uses), so that an
+ * approval pins the files that run and not only the names a regular expression sees. The parse
+ * follows `cd` (every folder the command may be in when a word is used), resolves the variables
+ * the agent names the project by (its row's `projectDirVars`: `CLAUDE_PROJECT_DIR` for Claude
+ * Code, none for Codex), `PWD`, `HOME` and the ones the command assigns, reads `bash -c` strings
  * as commands, and pins every project file and folder a word names (a script that does not exist
  * yet is pinned as absent: one appearing there asks again). A command whose files are known only
  * when it runs (a command substitution, a glob, an unknown variable, `eval`, `python -m`,
  * `npm run`, `npx`, `make`) is not approvable as it stands: `refusals` says why, and the fix is to
- * name a script of the project (`bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.sh`). The shell
+ * name a script of the project, in the agent's own form (its row's `approvableForm`). The shell
  * scripts it runs are read for what they `source`: a file named before it runs is pinned too, and
  * the user is told of each, and of one named only when it runs (`notes`). Words: ./shell-words.ts.
  */
@@ -28,9 +29,6 @@ export interface CommandPins {
   /** What the user should know before approving: a file a pinned script sources that is pinned only as named, or not at all. */
   notes: string[];
 }
-
-/** The form a command that cannot be pinned should take. */
-export const APPROVABLE_FORM = 'put what it runs in a script of the project and name it: bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/<name>.sh';
 
 const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh"]);
 const INTERPRETERS = new Set([...SHELLS, "node", "nodejs", "tsx", "bun", "deno", "python", "python3", "ruby", "perl", "php"]);
@@ -55,11 +53,11 @@ interface State extends WordScope {
   depth: number;
 }
 
-/** Parse `command` (run from `root`, the project's real path) and pin what it can run. */
-export function commandPins(root: string, command: string, home: string | undefined): CommandPins {
+/** Parse `command` (run from `root`, the project's real path, with each of `projectVars` naming it) and pin what it can run. */
+export function commandPins(root: string, command: string, home: string | undefined, projectVars: readonly string[]): CommandPins {
   const pins: CommandPins = { files: [], folders: [], refusals: [], notes: [] };
-  const vars = () => new Map<string, string[]>([["CLAUDE_PROJECT_DIR", [root]], ...(home ? [["HOME", [home]] as [string, string[]]] : [])]);
-  const state: State = { root, cwds: new Set([root]), vars: vars(), pins, depth: 0 };
+  const vars = () => new Map<string, string[]>([...projectVars.map((v) => [v, [root]] as [string, string[]]), ...(home ? [["HOME", [home]] as [string, string[]]] : [])]);
+  const state: State = { root, cwds: new Set([root]), vars: vars(), projectVars, pins, depth: 0 };
   analyse(command, state);
   // The scripts it runs, for what they source: pinned too when the name is known, else the user is told.
   const read = new Set<string>();
@@ -67,7 +65,7 @@ export function commandPins(root: string, command: string, home: string | undefi
     const script = pins.files[i]!;
     if (read.has(script) || read.size >= 32) continue;
     read.add(script);
-    sourced(script, { root, cwds: state.cwds, vars: vars(), pins, depth: 0 });
+    sourced(script, { root, cwds: state.cwds, vars: vars(), projectVars, pins, depth: 0 });
   }
   pins.files = [...new Set(pins.files)].sort();
   pins.folders = [...new Set(pins.folders)].sort();

@@ -1,4 +1,4 @@
-/** The part of mvdan-sh (the JavaScript build of mvdan/sh's syntax package) src/claude/command-pins.ts uses. */
+/** The part of mvdan-sh (the JavaScript build of mvdan/sh's syntax package) src/approval/command-pins.ts uses. */
 declare module "mvdan-sh" {
   /** A syntax node: fields as in mvdan/sh's Go types (`Stmts`, `Cmd`, `Args`, `Parts`, `Value`, …); positions have `Offset()`. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -20,6 +20,8 @@ export interface WordScope {
   /** Every folder the command may be in (cd followed in source order, the folders before kept: a cd may fail or be in a subshell). */
   cwds: Set<string>;
   vars: Map<string, string[]>;
+  /** The variables the agent names the project by (src/agents/dialect.ts `projectDirVars`), for a refusal's message. */
+  projectVars: readonly string[];
 }
 
 export class Refusal extends Error {}
@@ -73,7 +75,7 @@ function parameter(part: ShNode, source: string, state: WordScope): string[] {
   }
   const known = name === "PWD" ? [...state.cwds] : state.vars.get(name);
   if (known === undefined || (part.Exp && known.some((v) => v === ""))) {
-    throw new Refusal(`$${name} is not known before the hook runs (hookbox knows CLAUDE_PROJECT_DIR, PWD, HOME and what the command assigns)`);
+    throw new Refusal(`$${name} is not known before the hook runs (hookbox knows ${[...state.projectVars, "PWD", "HOME"].join(", ")} and what the command assigns)`);
   }
   return known;
 }
