@@ -8,6 +8,16 @@
 // 20.19+), in the same isolate, once; a read (a named import, `import * as`, `Object.keys`,
 // `export *`) gives what jiti's `import` of it gives. What is deferred is when the package's own
 // top-level code runs: on the module's first read of it, inside the factory or a handler.
+//
+// While the module loads (its top level and its factory), a read of a name the host's map places
+// (src/discovery/agent-exports.ts: the entry is only re-exports) evaluates the file that defines
+// it, and what that file imports, not the whole package: a factory that reads `truncateHead`
+// evaluates pi's `truncate.js`, not its 1400 files. The value is the binding the whole package
+// gives (that file is one module instance in the isolate, whoever evaluates it). What differs is
+// which top levels have run: the package's other files have not, so a registry one of them fills
+// at its top level (pi-ai's providers) is empty for the factory. Once the module is loaded, its
+// first read of the package (any name, in a handler) evaluates the whole package first, so
+// handlers see it as the agent's process has it.
 import { createRequire } from "node:module";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -29,16 +39,15 @@ function isEsm(file) {
 /**
  * What jiti 2's `import` returns for an ES module's namespace (its `jitiInteropDefault` with
  * `interopDefault: true`, as worker/entry.mjs sets it): a view that answers `__esModule`, a
- * default's members, and the namespace's own names.
- * @param {any} ns
+ * default's members, and the namespace's own names, each read once (`seen`: what it answered so far).
+ * @param {any} ns @param {Map<string | symbol, unknown>} [seen]
  */
-function jitiInterop(ns) {
+function jitiInterop(ns, seen = new Map()) {
   const def = ns.default;
   const none = def == null;
   const objectLike = typeof def === "object" || typeof def === "function";
   if (none && ns instanceof Promise) return ns;
   const delegates = objectLike && !(def instanceof Promise);
-  const seen = new Map();
   return new Proxy(ns, {
     get(target, prop) {
       if (seen.has(prop)) return seen.get(prop);
@@ -78,20 +87,38 @@ function evaluateOnce(name, file) {
   return done;
 }
 
+/** Whether the module is still loading (its top level and factory): named reads may evaluate one file. */
+let loading = true;
+
+/** The module is loaded (its factory resolved): from now on a read evaluates the whole package first. */
+export function agentPackagesLoaded() {
+  loading = false;
+}
+
 /**
  * One import of `file`: a namespace that evaluates the package at its first read (once per
- * isolate), then answers as the view jiti's `import` makes for each import.
+ * isolate), then answers as the view jiti's `import` makes for each import. While the module
+ * loads, a name `exports` places is read from the file that defines it.
  * @param {string} name the specifier, for the error @param {string} file
+ * @param {import("../src/contract/protocol.js").AgentExports | undefined} exports
  */
-function deferred(name, file) {
+function deferred(name, file, exports) {
   /** @type {any} */
   let view;
-  const load = () => (view ??= jitiInterop(evaluateOnce(name, file).ns));
+  /** What this import answered so far, shared with the view: a name reads the same before and after. */
+  const seen = new Map();
+  const load = () => (view ??= jitiInterop(evaluateOnce(name, file).ns, seen));
   const own = (/** @type {string | symbol} */ prop) => !(prop === "__esModule" && evaluated.get(file)?.facade);
+  const read = (/** @type {string | symbol} */ prop) => {
+    const at = loading && !view && typeof prop === "string" && exports && Object.hasOwn(exports.names, prop) ? exports.names[prop] : undefined;
+    if (!at || !exports) return load()[prop];
+    if (!seen.has(prop)) seen.set(prop, evaluateOnce(name, /** @type {string} */ (exports.files[at[0]])).ns[at[1]]);
+    return seen.get(prop);
+  };
   return new Proxy(Object.create(null), {
     // What jiti's view answers without reading the namespace; `then`, which awaiting the import
     // reads, is none of the agent's packages' exports (a thenable namespace would not be awaited whole).
-    get: (_, prop) => (prop === "__esModule" ? true : prop === "then" ? undefined : load()[prop]),
+    get: (_, prop) => (prop === "__esModule" ? true : prop === "then" ? undefined : read(prop)),
     has: (_, prop) => prop in load() && own(prop),
     ownKeys: () => Reflect.ownKeys(load()).filter(own),
     getOwnPropertyDescriptor: (_, prop) => {
@@ -111,11 +138,12 @@ const esm = new Map();
  * A deferred import of `id` when the alias table names it exactly and it is an ES module Node
  * can evaluate synchronously; undefined otherwise (jiti imports it as before).
  * @param {string} id @param {Record<string, string> | undefined} alias
+ * @param {Record<string, import("../src/contract/protocol.js").AgentExports> | undefined} [exports] the host's maps, by alias target
  * @returns {object | undefined}
  */
-export function deferredAgentPackage(id, alias) {
+export function deferredAgentPackage(id, alias, exports) {
   const file = alias && Object.hasOwn(alias, id) ? alias[id] : undefined;
   if (!file || !process.features.require_module) return undefined;
   if (!esm.has(file)) esm.set(file, existsSync(file) && isEsm(file));
-  return esm.get(file) ? deferred(id, file) : undefined;
+  return esm.get(file) ? deferred(id, file, exports && Object.hasOwn(exports, file) ? exports[file] : undefined) : undefined;
 }

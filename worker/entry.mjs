@@ -16,6 +16,7 @@ import { hostModuleObjects } from "./host-modules.mjs";
 import { deniedSoFar, watchDenials, withAccessDetail } from "./access.mjs";
 import { cut } from "./describe.mjs";
 import { importWithJiti } from "./typescript.mjs";
+import { agentPackagesLoaded } from "./agent-packages.mjs";
 import { serveRenders } from "./render.mjs";
 import { deliver } from "./bus.mjs";
 import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
@@ -61,7 +62,7 @@ async function importHook(specifier, virtualModules = {}, agentModules) {
   // natively ("Unknown file extension .ts"), and those written for Node load as before the table.
   const onBun = "Bun" in globalThis;
   const agent = agentModules ? { alias: agentModules.alias, ...(onBun ? { nativeModules: agentModules.native, tryNative: false } : {}) } : {};
-  return importWithJiti(specifier, { fsCache: false, moduleCache: false, interopDefault: true, transform: hostTransform, virtualModules, ...agent });
+  return importWithJiti(specifier, { fsCache: false, moduleCache: false, interopDefault: true, transform: hostTransform, virtualModules, ...agent }, agentModules?.exports);
 }
 
 /**
@@ -89,6 +90,7 @@ const controlApi = {
       if (typeof factory !== "function") return { ok: false, e: { message: "Hook must export a default function" } };
       await factory(createHookAPI(registry, spec.cwd, spec.agent));
       registry.loaded = true;
+      agentPackagesLoaded();
       return { ok: true, manifest: registry.manifest() };
     } catch (err) {
       const e = toWireError(withAccessDetail(err));

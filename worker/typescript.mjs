@@ -20,15 +20,16 @@ const TS_FILE = /\.[cm]?tsx?$/;
 /**
  * @param {string} filename an absolute path, as the host resolved it
  * @param {import("jiti").JitiOptions} options
+ * @param {Record<string, import("../src/contract/protocol.js").AgentExports>} [agentExports] where the agent's packages define each name (worker/agent-packages.mjs)
  * @returns {Promise<unknown>} what `jiti.import(filename)` returns, as far as a factory is concerned
  */
-export function importWithJiti(filename, options) {
+export function importWithJiti(filename, options, agentExports) {
   // Under Bun jiti tries Bun's own import first (`tryNative`); an environment variable `JITI_*`
   // changes jiti's defaults (source maps, jsx, aliases…): jiti itself decides those cases.
   if (!TS_FILE.test(filename) || "Bun" in globalThis || Object.keys(process.env).some((k) => k.startsWith("JITI_"))) {
     return rootJiti(options).import(filename);
   }
-  return evaluate(filename, options);
+  return evaluate(filename, options, agentExports);
 }
 
 /** @param {import("jiti").JitiOptions} options */
@@ -40,8 +41,11 @@ function rootJiti(options) {
   return createJiti(import.meta.url, options);
 }
 
-/** @param {string} filename @param {import("jiti").JitiOptions} options */
-async function evaluate(filename, options) {
+/**
+ * @param {string} filename @param {import("jiti").JitiOptions} options
+ * @param {Record<string, import("../src/contract/protocol.js").AgentExports>} [agentExports]
+ */
+async function evaluate(filename, options, agentExports) {
   let code = readFileSync(filename, "utf8");
   // jiti's transform request for a top module with these options and no JITI_* variable.
   code = /** @type {{ code: string }} */ (/** @type {any} */ (options.transform)({ babel: {}, interopDefault: options.interopDefault, filename, source: code, ts: true, async: true, jsx: false })).code;
@@ -71,7 +75,7 @@ async function evaluate(filename, options) {
   await wrapped(mod.exports, mod.require, mod, filename, dirname(filename),
     /** @param {string} id @param {any} [opts] */ (id, opts) => {
       // jiti's order: an offered host module of that name comes first; then the agent's package, deferred.
-      const deferred = opts === undefined && !(options.virtualModules && id in options.virtualModules) ? deferredAgentPackage(id, options.alias) : undefined;
+      const deferred = opts === undefined && !(options.virtualModules && id in options.virtualModules) ? deferredAgentPackage(id, options.alias, agentExports) : undefined;
       return deferred ? Promise.resolve(deferred) : jiti().import(id, opts);
     },
     /** @param {string} id @param {any} [opts] */ (id, opts) => jiti().esmResolve(id, opts));

@@ -276,7 +276,15 @@ export interface LoadSpec {
  * jiti aliases (a name, or a prefix ending in `/`, to an absolute file or folder) and the package
  * folders (`@scope/name/src`, under `node_modules`) the hook's runtime loads natively, not through jiti.
  */
-export interface AgentModules { alias: Record<string, string>; native: string[] }
+export interface AgentModules {
+  alias: Record<string, string>;
+  native: string[];
+  /** Per alias target whose entry is only re-exports: where each name it exports is defined (src/discovery/agent-exports.ts). */
+  exports?: Record<string, AgentExports>;
+}
+
+/** An entry's names → [index in `files`, the name there]; a name not here is read from the whole package. */
+export interface AgentExports { files: string[]; names: Record<string, [number, string]> }
 
 /** The object the worker exposes with comlink on the control port. */
 export interface WorkerControl {

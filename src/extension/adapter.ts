@@ -22,6 +22,7 @@ import { withAgentOutput } from "./output.js";
 import { alsoLoadedByAgent } from "./also-loaded.js";
 import type { OmpModule } from "../discovery/agents.js";
 import { runningOmpModules, runningPiModules } from "../discovery/agent-packages.js";
+import { withAgentExports } from "./agent-exports-cache.js";
 import { SCHEMAS, optionsProblem } from "../options/schemas.js";
 import { HookRunner } from "../runner/runner.js";
 import { auditRunner, unloadedRecord } from "../observe/launch.js";
@@ -138,7 +139,7 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const paths = resolved.filter((p) => !twice.some((t) => t.path === p));
     let modules: StartingModule[];
     try {
-      modules = prepareExtensionModules(paths, cwd, loadOptions, line === "omp" ? runningOmpModules() : runningPiModules());
+      modules = prepareExtensionModules(paths, cwd, loadOptions, line === "omp" ? runningOmpModules() : withAgentExports(runningPiModules(), loadOptions.transformCacheDir));
     } catch (err) {
       return failClosed("isolate", (err as Error).message)(pi);
     }
