@@ -109,7 +109,8 @@ export function typeCheckExamples(examples: string, piModules: string, options: 
 
 /** tsc's errors for the project in `dir`, each `file(line,col): error TSxxxx: …` (its first line), relative to `under` in it. */
 export function tscErrors(dir: string, under: string): string[] {
-  const r = spawnSync(process.execPath, [tsc, "-p", dir, "--pretty", "false"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  // From `dir`: tsc prints each file relative to its working folder, so `under` is found however far `dir` is from ours.
+  const r = spawnSync(process.execPath, [tsc, "-p", dir, "--pretty", "false"], { cwd: dir, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   const prefix = new RegExp(`^.*?${under.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`);
   return `${r.stdout}${r.stderr}`.split("\n").filter((l) => / error TS\d+:/.test(l)).map((l) => l.replace(prefix, ""));
 }
