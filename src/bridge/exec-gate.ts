@@ -13,6 +13,13 @@ import { execArgs } from "./methods.js";
 import { hostEnvValue } from "../../worker/child-env.mjs";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
+/**
+ * What runs a program, loaded at a module's first pi.exec that may run (an agent's start runs none),
+ * once however many calls arrive together (why once: src/isolation/supervisor.ts, `childModes`).
+ */
+let execLoad: Promise<typeof import("./exec.js")> | undefined;
+const execModule = () => (execLoad ??= import("./exec.js"));
+
 /** What the bridge enforces for `pi.exec`, from the hook's policy. */
 export interface ExecGate {
   policy: Policy;
@@ -44,8 +51,7 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
     gate.record(hookPath, { command, args, code: result.code, killed: false });
     return result;
   }
-  // What runs a program loads at a module's first pi.exec that may run: an agent's start runs none.
-  const { execCommand } = await import("./exec.js");
+  const { execCommand } = await execModule();
   const { timeoutMs = DEFAULTS.execTimeoutMs, maxOutputBytes = DEFAULTS.execOutputBytes } = gate.policy.exec;
   const timeout = Math.min(options.timeout && options.timeout > 0 ? options.timeout : Infinity, timeoutMs);
   const run: { command: string; args: string[]; env?: Record<string, string>; ended?: () => void } = gate.wrap ? gate.wrap(program, args, place.cwd) : { command: program, args };

@@ -42,7 +42,15 @@ export type { SandboxBounds, SandboxListener, SandboxState, SandboxView };
 
 /** Process and sandbox modes' modules, once the first such module started (a worker-only host never loads them). */
 let child: ChildModes | undefined;
-const childModes = async (): Promise<ChildModes> => (child ??= await import("./child-modes.js"));
+/**
+ * One import for every module that starts, however many start at once: the promise is kept, not
+ * its result. Why: an agent that loads hookbox through jiti (pi's loader, `moduleCache: false`)
+ * and is asked for the same file twice while the first is still in flight hands the second a copy
+ * whose re-exports read an unset binding ("Cannot read properties of undefined"): two sandboxed
+ * project modules failed their load so (e2e-pi-grants).
+ */
+let childLoad: Promise<ChildModes> | undefined;
+const childModes = (): Promise<ChildModes> => (childLoad ??= import("./child-modes.js").then((m) => (child = m)));
 
 export class HookSupervisor implements SandboxView {
   readonly hookPath: string;

@@ -45,6 +45,8 @@ export interface HookUnit {
  * in-process hook: a host whose hooks are all isolated (an agent's `isolate()`) never evaluates it.
  */
 let runHandlers: typeof RunHandlers | undefined;
+/** Its one import, however many first runs arrive together (why once: src/isolation/supervisor.ts, `childModes`). */
+let runLoad: Promise<typeof RunHandlers> | undefined;
 
 /** In-process handlers of a hand-built `LoadedHook`: trusted, no isolation, same rules. */
 export function inlineUnit(hook: LoadedHook): HookUnit {
@@ -52,7 +54,7 @@ export function inlineUnit(hook: LoadedHook): HookUnit {
     hook,
     count: (type) => hook.handlers.get(type)?.length ?? 0,
     run: async (event, plan, ctx, only) => {
-      const run = runHandlers ?? (runHandlers = (await import("../../worker/run.mjs")).runHandlers);
+      const run = runHandlers ?? (runHandlers = await (runLoad ??= import("../../worker/run.mjs").then((m) => m.runHandlers)));
       return (await run(hook.handlers.get(event.type) ?? [], event, only === undefined ? PLANS[plan] : { ...PLANS[plan], only }, ctx)) ?? NO_RESULTS;
     },
   };
