@@ -10,11 +10,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
 import { z } from "zod";
 import type { AgentExports, AgentModules } from "../contract/protocol.js";
 import { agentExports } from "../discovery/agent-exports.js";
-import { boundFolder, markUsed, privateDir } from "../gates/private-dir.js";
+import { boundFolder, defaultTransformCacheDir, markUsed, privateDir } from "../gates/private-dir.js";
 
 /** Bumped when the record's format or what the mapper answers changes: old records then miss. */
 const FORMAT = "hookbox-agent-exports-1";
@@ -68,7 +67,7 @@ function toRecord(file: string, exports: Record<string, AgentExports>, inputs: r
 
 /** The maps of `alias`, from the record in `cacheDir` when it still holds, else lexed (and recorded). */
 export function cachedAgentExports(alias: Readonly<Record<string, string>>, cacheDir: string | false | undefined): Record<string, AgentExports> {
-  const dir = cacheDir === false ? undefined : join(cacheDir ?? join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`), "exports");
+  const dir = cacheDir === false ? undefined : join(cacheDir ?? defaultTransformCacheDir(), "exports");
   const usable = dir !== undefined && privateDir(dir);
   const file = usable ? join(dir, `${createHash("sha256").update(JSON.stringify([FORMAT, Object.entries(alias).sort()])).digest("hex")}.json`) : undefined;
   const kept = file ? fromRecord(file) : undefined;

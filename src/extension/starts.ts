@@ -19,10 +19,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { tmpdir } from "node:os";
 import { z } from "zod";
 import { manifestSchema, type Manifest } from "../contract/protocol.js";
-import { boundFolder, markUsed, privateDir } from "../gates/private-dir.js";
+import { boundFolder, defaultTransformCacheDir, markUsed, privateDir } from "../gates/private-dir.js";
 import type { LoadOptions } from "../runner/loader.js";
 
 /** Bumped when the record's format or what it means changes: old records then miss. */
@@ -40,7 +39,7 @@ const sha256 = (data: string | Buffer) => createHash("sha256").update(data).dige
 /** Where each module's start record is (in `paths`' order), or undefined when the options keep no cache or a module cannot be read. */
 export async function startRecordFiles(paths: readonly string[], cwd: string, line: string, options: LoadOptions): Promise<string[] | undefined> {
   if (options.transformCacheDir === false) return undefined;
-  const dir = join(options.transformCacheDir ?? join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`), "starts");
+  const dir = join(options.transformCacheDir ?? defaultTransformCacheDir(), "starts");
   if (!privateDir(dir)) return undefined;
   let contents: string[];
   try {

@@ -5,7 +5,13 @@
  */
 import { mkdirSync, statSync } from "node:fs";
 import { readdir, stat, unlink, utimes } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+/** The host's transform cache folder when `transformCacheDir` is not given; start records and export maps live in folders of it. */
+export function defaultTransformCacheDir(): string {
+  return join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`);
+}
 
 export function privateDir(dir: string): boolean {
   try {

@@ -2,14 +2,13 @@
  * Options for the sandbox a hook runs in, and their defaults. Every limit has a name here and in
  * the README.
  */
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { ResourceLimits } from "node:worker_threads";
 import type { NetRecord } from "../net/proxy.js";
 import type { HookFailure } from "../contract/errors.js";
 import type { TerminalTextOptions } from "../gates/terminal-text.js";
 import { TRANSFORM_FILE_CHARACTERS, type TransformBudgetOptions } from "../transform/budget.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
+import { defaultTransformCacheDir } from "../gates/private-dir.js";
 import { resolveIsolation, resolvePolicy, type Isolation, type Policy, type PolicyOption } from "../policy/policy.js";
 import { hostIsolation } from "../policy/runtime.js";
 
@@ -179,7 +178,7 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
     maxLongRestarts: options.maxLongRestarts ?? DEFAULTS.maxLongRestarts,
     longRestartWindowMs: options.longRestartWindowMs ?? DEFAULTS.longRestartWindowMs,
     toolCallFailure: options.toolCallFailure ?? "closed",
-    transformCacheDir: options.transformCacheDir ?? join(tmpdir(), `hookbox-transforms-${process.getuid?.() ?? "user"}`),
+    transformCacheDir: options.transformCacheDir ?? defaultTransformCacheDir(),
     transformCacheMaxBytes: options.transformCacheMaxBytes ?? DEFAULTS.transformBytes,
     transformBudget: { fileCharacters: TRANSFORM_FILE_CHARACTERS, characters: DEFAULTS.transformBytes, ms: DEFAULTS.transformMs, ...options.transformBudget },
     syncTimeoutMs: options.syncTimeoutMs ?? DEFAULTS.syncTimeoutMs,
