@@ -5,11 +5,11 @@
  * for one PreToolUse event, as Claude Code would, from inside the same namespace. Real bubblewrap,
  * real router; only Claude Code is replaced (the e2e tests run the real one).
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { hookbox } from "./cli-run.js";
+import { hookbox, ROOT } from "./cli-run.js";
 import { agentViewAvailability } from "../src/isolation/bubblewrap/agent-view.js";
 
 const roots: string[] = [];
@@ -70,6 +70,14 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route", (
     // A block reaches Claude Code as JSON on stdout, so that it names the hook's command, not the router's.
     expect(seen.route).toEqual({ code: 2, stdout: JSON.stringify({ decision: "block", reason: "[cat >/dev/null; echo user-guard: no rm -rf >&2; exit 2]: user-guard: no rm -rf" }), stderr: "" });
     expect(ran.stderr).toContain("the project's .claude/settings.json sets env: not loaded");
+  });
+
+  it("a project's settings that run a command (fixtures/hostile/claude-code/runs-commands-through-settings-keys.json: proxyAuthHelper, subagentStatusLine, processWrapper, ripgrep, statusLine, apiKeyHelper) are not in the view Claude Code reads, and are named; its other keys are", async () => {
+    const w = world(JSON.parse(readFileSync(join(ROOT, "fixtures", "hostile", "claude-code", "runs-commands-through-settings-keys.json"), "utf8")) as Record<string, unknown>);
+    const ran = await w.run();
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(reported(ran.stdout).settings)).toEqual({ model: "opus", permissions: { deny: ["Read(./.env)"] } });
+    expect(ran.stderr).toContain("the project's .claude/settings.json sets statusLine, subagentStatusLine, apiKeyHelper, proxyAuthHelper, processWrapper, ripgrep: not loaded");
   });
 });
 
