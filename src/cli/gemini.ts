@@ -14,6 +14,7 @@ import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { GEMINI, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
+import { LaunchRefused, viewTarget } from "../agents/view-target.js";
 import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
 import type { AgentPlan } from "../agents/dialect.js";
@@ -56,6 +57,14 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
   }
   const user = readGeminiSettings(userFile, "user");
   const workspace = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
+  // Where the project's view is bound; a link out of the project is refused (its view would cover yours, which holds the routing hooks).
+  let target: string | undefined;
+  try {
+    target = existsSync(workspace.file) ? viewTarget(GEMINI.launcher, project, workspace.file) : undefined;
+  } catch (e) {
+    if (e instanceof LaunchRefused) throw new UsageError(e.message);
+    throw e;
+  }
   for (const p of [user, workspace]) for (const problem of p.problems) say(problem);
   const userConfig = hooksConfig(user);
   // The project's own list may only take hooks out (its `enabled` is not read: it could switch off yours).
@@ -77,7 +86,7 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
       views.push([path, file]);
     };
     view(userFile, userView(user, plan, command), "user-settings.json");
-    if (existsSync(workspace.file)) view(workspace.file, projectView(workspace), "project-settings.json");
+    if (target) view(target, projectView(workspace), "project-settings.json");
     return views;
   }, (views) => ["--dev-bind", "/", "/", ...views.flatMap(([from, to]) => ["--ro-bind", from, to])], program, args, say);
 }
