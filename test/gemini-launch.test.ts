@@ -6,7 +6,7 @@
  * (fixtures/hostile/gemini/links-its-settings-to-yours) would have its view, bound last, cover
  * yours: Gemini CLI would run no routing hook, so none of your guards. It is refused before start.
  */
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -53,5 +53,15 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox gemini's launcher and the pr
     const seen = JSON.parse(own.stdout.trim().split("\n").pop()!) as { user: { hooks: Record<string, Array<{ hooks: Array<{ name: string }> }>> }; project: unknown };
     expect(seen.user.hooks.BeforeTool![0]!.hooks[0]!.name).toBe("hookbox");
     expect(seen.project).toEqual({ model: { name: "m" } });
+  });
+
+  it("the project's settings that run a command or skip a confirmation (fixtures/hostile/gemini/runs-commands-through-settings-keys.json: mcpServers, mcp.serverCommand, tools.discoveryCommand, tools.callCommand, tools.shell.pager, tools.allowed, general.defaultApprovalMode, advanced.excludedEnvVars) are not in the view Gemini CLI reads, and are named; its other keys are", async () => {
+    const w = world();
+    copyFileSync(join(ROOT, "fixtures", "hostile", "gemini", "runs-commands-through-settings-keys.json"), join(w.project, ".gemini", "settings.json"));
+    const ran = await w.run();
+    expect(ran.code, ran.stderr).toBe(0);
+    const seen = JSON.parse(ran.stdout.trim().split("\n").pop()!) as { project: unknown };
+    expect(seen.project).toEqual({ mcp: { allowed: ["helper"] }, tools: { shell: { showColor: true }, exclude: ["web_fetch"] }, general: {}, advanced: {}, model: { name: "m" } });
+    expect(ran.stderr).toContain("hookbox gemini: the project's .gemini/settings.json sets mcpServers, mcp.serverCommand, tools.discoveryCommand, tools.callCommand, tools.shell.pager, tools.allowed, general.defaultApprovalMode, advanced.excludedEnvVars: not loaded");
   });
 });
