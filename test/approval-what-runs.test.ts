@@ -2,7 +2,8 @@
  * An approval of a project's command hook (Claude Code's, Codex CLI's, Gemini CLI's, and a Claude
  * Code MCP server's command line) pins what runs, not only the file its command names
  * (src/approval/command-pins.ts), for fixtures/hostile/claude-code/swaps-what-its-approved-hook-runs:
- * a script's body is read as commands (what it runs by a path, an interpreter's script), a module
+ * a script's body is read as commands (what it runs by a path, an interpreter's script, its `#!`
+ * line), a module
  * by its import graph (the project's modules, the packages of its node_modules), and a variable
  * through which a program loads code (`BASH_ENV`, `NODE_OPTIONS`), set by the command or by the
  * hook's definition, pins the files it names. Each swapped after approval asks again
@@ -45,6 +46,7 @@ const SWAPS: Array<[hook: number, file: string, what: string]> = [
   [1, "node_modules/left-pad/index.js", "a package of the project's node_modules its module imports"],
   [2, "tools/startup.sh", "the file BASH_ENV names in its command"],
   [3, "tools/preload.cjs", "the file NODE_OPTIONS --require names in its command"],
+  [5, "tools/interpreter", "the interpreter its script's #! line names by a path from the project"],
 ];
 
 describe("what an approval of a project's command hook pins: what runs", () => {

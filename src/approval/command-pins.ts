@@ -18,7 +18,7 @@
  * and a JavaScript or TypeScript file by its static import graph (../policy/import-graph.ts: the
  * project's modules, packages and `package.json` files it reaches). Words: ./shell-words.ts.
  */
-import { lstatSync, readFileSync } from "node:fs";
+import { lstatSync, readFileSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import type { ShNode } from "mvdan-sh";
 import { importGraph } from "../policy/import-graph.js";
@@ -89,8 +89,7 @@ export function commandPins(root: string, command: string, home: string | undefi
     const file = pins.files[i]!;
     if (read.has(file) || read.size >= 32) continue;
     read.add(file);
-    if (MODULE_FILE.test(file)) imported(file, pins, root);
-    else script(file, { root, cwds: new Set(state.cwds), vars: new Map([...vars(), ...Object.entries(env).map(([k, v]) => [k, [v]] as [string, string[]])]), projectVars, pins, depth: 0 });
+    script(file, { root, cwds: new Set(state.cwds), vars: new Map([...vars(), ...Object.entries(env).map(([k, v]) => [k, [v]] as [string, string[]])]), projectVars, pins, depth: 0 });
   }
   pins.files = [...new Set(pins.files)].sort();
   pins.folders = [...new Set(pins.folders)].sort();
@@ -104,19 +103,23 @@ export function commandPins(root: string, command: string, home: string | undefi
 function script(file: string, state: State): void {
   let body: string;
   try {
-    const s = lstatSync(file, { throwIfNoEntry: false });
+    // Followed: a link in the project is pinned by its content (./pins.ts), and that content is what runs.
+    const s = statSync(file, { throwIfNoEntry: false });
     if (!s?.isFile() || s.size > 1 << 20) return;
     body = readFileSync(file, "utf8");
   } catch {
     return;
   }
-  if (!/\.(sh|bash)$/.test(file) && !/^#!.*\b(ba|da|z|k)?sh\b/.test(body)) return;
-  analyse(body, { ...state, script: relative(state.root, file) }, file);
+  const scope = { ...state, script: relative(state.root, file) };
+  // The `#!` line is a command the kernel runs (a relative interpreter is found from the hook's folder).
+  const shebang = /^#!(.*)/.exec(body)?.[1];
+  if (shebang) analyse(shebang, { ...scope, cwds: new Set(state.cwds) }, file);
+  if (MODULE_FILE.test(file)) imported(file, state.pins, state.root);
+  else if (/\.(sh|bash)$/.test(file) || /^#!.*\b(ba|da|z|k)?sh\b/.test(body)) analyse(body, scope, file);
 }
 
 /** A pinned module's static import graph: the project's files it reaches, the packages it names and the `package.json` files its package scope reads. */
 function imported(file: string, pins: CommandPins, root: string): void {
-  if (!lstatSync(file, { throwIfNoEntry: false })?.isFile()) return;
   const graph = importGraph(file);
   for (const f of graph.files) if (inside(root, f.lexical)) pins.files.push(f.lexical);
   for (const m of graph.manifests) if (inside(root, m.lexical)) pins.manifests.push(m.lexical);
