@@ -44,7 +44,7 @@ describe("an atomic record write", () => {
     for (const variant of ["sync", "async"] as const) {
       const file = join(dir, `${variant}.json`);
       writeFileSync(file, "old record");
-      // 64 KB may be written per file, the record is 256 KB: the temporary is created, part written, then refused.
+      // A file may grow to 64 of ulimit's blocks (32-64 KB), the record is 256 KB: the temporary is created, part written, then refused.
       expect(await writer(variant, file, "n", 256 * 1024, 1, 64)).toEqual({ written: 0, code: "EFBIG" });
       expect(readFileSync(file, "utf8")).toBe("old record");
     }
