@@ -8,9 +8,9 @@
  * granted, so the secret behind it stays unreadable. The tree is built once at test time (hard
  * links to one empty file per folder: ~2 s for 100 000 entries) and removed after the file.
  */
-import { cpSync, linkSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, linkSync, mkdirSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { HookFailure, loadHooks } from "../src/index.js";
 import { MAX_ROOT_ENTRIES, ReadRefusal, hookReads } from "../src/policy/read-grants.js";
 import { tempDir, writeHook } from "./helpers/files.js";
@@ -143,3 +143,29 @@ describe("what a module is granted under a node_modules too large to walk whole"
   });
 });
 
+// Last: it empties the large node_modules.
+describe("a node_modules found too large to walk whole, across starts", () => {
+  it("is remembered (by real path, device, inode and modification time) until a package is added to or removed from it, and granted package by package meanwhile, never wider", () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    try {
+      const facts = join(tempDir("hookbox-large-roots-"), "large-roots");
+      // The links planted above lead to `outside`: readable here, so a root walked whole loads too.
+      const reads = () => hookReads(guard, { readable: [outside], walkRoots: true, largeRootsDir: facts });
+      const stamp = new Date(Math.floor(Date.now() / 1000) * 1000);
+      utimesSync(nodeModules, stamp, stamp);
+      expect(reads()).not.toContain(nodeModules);
+      expect(readdirSync(facts)).toHaveLength(1);
+      // Small now, as if emptied deep down: the record still matches, so no walk, and package by package.
+      for (let d = 0; d < FOLDERS; d++) rmSync(join(nodeModules, `filler-${d}`), { recursive: true, force: true });
+      utimesSync(nodeModules, stamp, stamp);
+      vi.setSystemTime(Date.now() + 2_001);
+      expect(reads()).not.toContain(nodeModules);
+      // A package added at its top: walked again, small, granted whole as any small root.
+      packageAt(join(nodeModules, "added"), "added", "export {};\n");
+      vi.setSystemTime(Date.now() + 2_001);
+      expect(reads()).toContain(nodeModules);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

@@ -12,8 +12,15 @@
  * before. So what is walked is exactly what is granted, and the walk costs what the hook can reach,
  * not what the project installed. The hook's own folder is always granted whole: past the bound it
  * fails the load, naming the folder.
+ *
+ * Which roots were too large is remembered across starts (`largeRootsDir`, a folder of the host's
+ * private transform cache), each by its real path, device, inode and modification time: walking
+ * 100 000 entries to find the bound again cost ~100 ms at every start. Why a stale record is safe:
+ * a root it names is granted package by package, never wider than whole; and a package added to or
+ * removed from the root changes its modification time, so the root is walked again.
  */
-import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { ancestors, realOrUndefined } from "./paths.js";
 import type { GraphPath } from "./import-graph.js";
@@ -61,10 +68,10 @@ export interface WalkedReads {
  * `packages`: the packages its import graph names, where the grant of a large root starts.
  */
 export function walkGrants(hookPath: string, own: string, roots: GraphPath[], packages: GraphPath[], readable: string[],
-  leaves: (path: GraphPath, what: string) => Error): WalkedReads {
+  leaves: (path: GraphPath, what: string) => Error, largeRootsDir?: string): WalkedReads {
   const now = Date.now();
-  const large = new Set<string>();
-  let whole = roots;
+  const large = new Set(roots.filter((r) => r.lexical !== own && basename(r.lexical) === "node_modules" && rememberedLarge(largeRootsDir, r.real)).map((r) => r.real));
+  let whole = roots.filter((r) => !large.has(r.real));
   let units: FolderWalk[];
   for (;;) {
     const outer = outermost(whole.map((r) => r.real));
@@ -75,6 +82,7 @@ export function walkGrants(hookPath: string, own: string, roots: GraphPath[], pa
       const root = whole.find((r) => r.real === dir)!;
       if (root.lexical === own || basename(root.lexical) !== "node_modules") throw ownFolderTooLarge(hookPath, root.lexical);
       large.add(dir);
+      rememberLarge(largeRootsDir, dir);
     }
     whole = roots.filter((r) => !large.has(r.real));
   }
@@ -118,6 +126,36 @@ export function walkGrants(hookPath: string, own: string, roots: GraphPath[], pa
   // Judged as before: a link is fine while it leads into a root (a large one's targets were reached above) or a readable area.
   for (const link of links) if (!covered(link.real, [...readable, ...large])) throw leaves(link, "a file in the hook's package roots");
   return { whole, reached };
+}
+
+/** What identifies a root's state: a package added or removed at its top changes its modification time. */
+function rootState(dir: string): string | undefined {
+  const st = statOrUndefined(dir);
+  return st && JSON.stringify({ dir, dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs });
+}
+
+const recordOf = (factsDir: string, dir: string) => join(factsDir, `${createHash("sha256").update(dir).digest("hex").slice(0, 32)}.json`);
+
+function rememberedLarge(factsDir: string | undefined, dir: string): boolean {
+  if (!factsDir) return false;
+  try {
+    return readFileSync(recordOf(factsDir, dir), "utf8") === rootState(dir);
+  } catch {
+    return false;
+  }
+}
+
+/** Best effort: a record that cannot be written only means the root is walked to the bound again next start. */
+function rememberLarge(factsDir: string | undefined, dir: string): void {
+  const state = factsDir && rootState(dir);
+  if (!factsDir || !state) return;
+  const file = recordOf(factsDir, dir);
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(factsDir, { recursive: true, mode: 0o700 });
+    writeFileSync(temp, state, { mode: 0o600 });
+    renameSync(temp, file);
+  } catch { /* not remembered */ }
 }
 
 /** The folders of `dirs` that lie in none of the others. */
