@@ -5,7 +5,8 @@
  * dependency), each walked for links (src/policy/link-walk.ts). What a link planted in that tree
  * can do is what it could before: in a package the module reaches, the load fails naming the link
  * and its target, as under a root walked whole (test/read-grants.test.ts); elsewhere it is not
- * granted, so the secret behind it stays unreadable. The tree is built once at test time (hard
+ * granted, so the secret behind it stays unreadable. A package's undeclared dependency is denied,
+ * named, until `policy.fsRead` grants it; the bounds that remain fail the load naming the folder. The tree is built once at test time (hard
  * links to one empty file per folder: ~2 s for 100 000 entries) and removed after the file.
  */
 import { cpSync, linkSync, mkdirSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
@@ -19,7 +20,7 @@ import { ROOT, host } from "./helpers/host.js";
 const SECRET = "hunter2-large-tree";
 const FOLDERS = 11;
 
-let project: string, nodeModules: string, outside: string, guard: string, plantedUser: string, linkedUser: string, installed: string;
+let project: string, nodeModules: string, outside: string, guard: string, plantedUser: string, linkedUser: string, installed: string, heavyUser: string, phantomUser: string;
 const importer = (pkg: string) => `import { greeting } from "${pkg}";\nexport default (pi: any) => { pi.on("tool_call", () => ({ block: true, reason: greeting })); };\n`;
 
 /** `dir/package.json` and `dir/index.js` (an ES module), with `deps` declared and `source` as its code. */
@@ -47,7 +48,14 @@ beforeAll(() => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "0"), "");
     for (let i = 1; i < perFolder; i++) linkSync(join(dir, "0"), join(dir, String(i)));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `filler-${d}` }));
   }
+  // Depends on every filler: what a module importing it reaches holds more than the bound.
+  packageAt(join(nodeModules, "heavy"), "heavy", `export const greeting = "heavy";\n`, Array.from({ length: FOLDERS }, (_, d) => `filler-${d}`));
+  heavyUser = writeHook(project, ".pi/heavy/imports-heavy.ts", importer("heavy"));
+  // Imports a package it does not declare (hoisted beside it, as npm installs it).
+  packageAt(join(nodeModules, "phantom-dep"), "phantom-dep", `import { name } from "big-tree-child";\nexport const greeting = "phantom with " + name;\n`);
+  phantomUser = writeHook(project, ".pi/phantom/imports-phantom.ts", importer("phantom-dep"));
   packageAt(join(nodeModules, "big-tree-dep"), "big-tree-dep", `import { name } from "big-tree-child";\nexport const greeting = "dep with " + name;\n`, ["big-tree-child"]);
   packageAt(join(nodeModules, "big-tree-child"), "big-tree-child", `export const name = "child";\n`);
   // Planted where the module reaches nothing: not granted, so it opens nothing.
@@ -90,7 +98,7 @@ describe.each(["worker", "process"] as const)("a project module under a node_mod
     expect((await runner.emitToolCall(call({ path: "node_modules/big-tree-child/index.js" })))!.reason).toContain("child");
   });
 
-  it("a link planted in that node_modules out of the roots, in no package the module reaches, leaves the secret unreadable", async () => {
+  it("a link planted in that node_modules out of the roots, in no package the module reaches, leaves the secret unreadable, as is every package there it does not reach", async () => {
     const { hooks, errors } = await loadHooks([guard], ROOT, { isolation });
     expect(errors).toEqual([]);
     const { runner } = host(hooks, { init: false });
@@ -99,6 +107,9 @@ describe.each(["worker", "process"] as const)("a project module under a node_mod
     expect(error.code).toBe("handler_threw");
     expect(error.message).toContain("ERR_ACCESS_DENIED");
     expect(error.message).not.toContain(SECRET);
+    // The control: a package there the module does not reach is not granted either.
+    const unreached = await runner.emitToolCall(call({ path: "node_modules/linked-dep/index.js" })).catch((e: unknown) => e) as HookFailure;
+    expect([unreached.code, unreached.message]).toEqual(["handler_threw", expect.stringContaining("ERR_ACCESS_DENIED")]);
   });
 
   it("a link planted in a package the module imports, leading out of the roots, fails the load naming the link, its target and policy.fsRead", async () => {
@@ -106,6 +117,23 @@ describe.each(["worker", "process"] as const)("a project module under a node_mod
     expect(errors.map((e) => e.code)).toEqual(["load_failed"]);
     expect(errors[0]!.error).toContain(`${join(nodeModules, "planted-dep", "notes")} -> ${outside}`);
     expect(errors[0]!.error).toContain("policy.fsRead");
+  });
+
+  it("a module whose reached packages hold more than 100 000 entries together fails the load, naming the module, the folder and what to do", async () => {
+    const { errors } = await loadHooks([heavyUser], ROOT, { isolation });
+    expect(errors.map((e) => [e.path, e.code])).toEqual([[heavyUser, "load_failed"]]);
+    expect(errors[0]!.error).toContain(`the packages the module ${heavyUser} reaches in ${nodeModules} (those its imports name and their dependencies) hold more than ${MAX_ROOT_ENTRIES} entries`);
+    expect(errors[0]!.error).toContain(`run it with isolation "sandbox"`);
+  });
+
+  it("a package that imports another it does not declare fails the load, naming the read denied, and loads once policy.fsRead grants that package", async () => {
+    const denied = await loadHooks([phantomUser], ROOT, { isolation });
+    expect(denied.errors.map((e) => e.code)).toEqual(["load_failed"]);
+    expect(denied.errors[0]!.error).toContain(`FileSystemRead of ${join(nodeModules, "big-tree-child")}/`);
+    expect(denied.errors[0]!.error).toContain("ERR_ACCESS_DENIED; grant it with policy.fsRead");
+    const granted = await loadHooks([phantomUser], ROOT, { isolation, policy: { fsRead: [join(nodeModules, "big-tree-child")] } });
+    expect(granted.errors).toEqual([]);
+    expect(await host(granted.hooks, { init: false }).runner.emitToolCall(call())).toEqual({ block: true, reason: "phantom with child" });
   });
 
   it("a module in the project's folder itself (whose own folder holds the node_modules) fails the load, naming the module, the folder and what to do", async () => {

@@ -1,7 +1,8 @@
 /**
  * What a hook may read from its package roots and its import graph, so a symbolic link never
- * widens it. The roots (the hook's folder and every `node_modules` above it) are granted whole;
- * the graph is granted file by file after `realpath`, and a package folder is never granted
+ * widens it. The roots (the hook's folder and every `node_modules` above it) are granted whole
+ * (a `node_modules` too large to walk: package by package, ./link-walk.ts); the graph is granted
+ * file by file after `realpath`, and a package folder is never granted
  * because it has a `package.json`: a package is readable when its real folder lies inside the
  * roots (or what is readable anyway: hookbox's runtime, `policy.fsRead`), and refused otherwise.
  *
@@ -9,8 +10,7 @@
  * and the kernel follows a symbolic link under it wherever it points (measured on Node 20: a
  * `node_modules/pkg -> /elsewhere` link made `/elsewhere/secret.key` readable). So a link under a
  * root whose target leaves every readable area fails the load (`load_failed`, naming the link and
- * its target); the user grants the target explicitly with `policy.fsRead`. A `node_modules` root
- * too large to walk is granted package by package instead, each walked (./link-walk.ts). The sandbox needs no
+ * its target); the user grants the target explicitly with `policy.fsRead`. The sandbox needs no
  * walk (a link there leads to what is bound, nothing else), only the graph check. A confined hook
  * cannot plant a link after the walk: the permission model refuses `symlink` and `link`.
  */
