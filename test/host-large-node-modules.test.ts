@@ -20,7 +20,7 @@ import { ROOT, host } from "./helpers/host.js";
 const SECRET = "hunter2-large-tree";
 const FOLDERS = 11;
 
-let project: string, nodeModules: string, outside: string, guard: string, plantedUser: string, linkedUser: string, installed: string, heavyUser: string, phantomUser: string;
+let project: string, nodeModules: string, outside: string, guard: string, plantedUser: string, linkedUser: string, installed: string, heavyUser: string, phantomUser: string, pnpmUser: string;
 const importer = (pkg: string) => `import { greeting } from "${pkg}";\nexport default (pi: any) => { pi.on("tool_call", () => ({ block: true, reason: greeting })); };\n`;
 
 /** `dir/package.json` and `dir/index.js` (an ES module), with `deps` declared and `source` as its code. */
@@ -56,6 +56,13 @@ beforeAll(() => {
   // Imports a package it does not declare (hoisted beside it, as npm installs it).
   packageAt(join(nodeModules, "phantom-dep"), "phantom-dep", `import { name } from "big-tree-child";\nexport const greeting = "phantom with " + name;\n`);
   phantomUser = writeHook(project, ".pi/phantom/imports-phantom.ts", importer("phantom-dep"));
+  // pnpm's layout: each package a link into .pnpm/, where its dependencies are links beside it.
+  const store = (name: string) => join(nodeModules, ".pnpm", `${name}@1.0.0`, "node_modules");
+  packageAt(join(store("pnpm-dep"), "pnpm-dep"), "pnpm-dep", `import { name } from "pnpm-child";\nexport const greeting = "pnpm-dep with " + name;\n`, ["pnpm-child"]);
+  packageAt(join(store("pnpm-child"), "pnpm-child"), "pnpm-child", `export const name = "pnpm-child";\n`);
+  symlinkSync("../../pnpm-child@1.0.0/node_modules/pnpm-child", join(store("pnpm-dep"), "pnpm-child"));
+  symlinkSync(".pnpm/pnpm-dep@1.0.0/node_modules/pnpm-dep", join(nodeModules, "pnpm-dep"));
+  pnpmUser = writeHook(project, ".pi/pnpm/imports-pnpm.ts", importer("pnpm-dep"));
   packageAt(join(nodeModules, "big-tree-dep"), "big-tree-dep", `import { name } from "big-tree-child";\nexport const greeting = "dep with " + name;\n`, ["big-tree-child"]);
   packageAt(join(nodeModules, "big-tree-child"), "big-tree-child", `export const name = "child";\n`);
   // Planted where the module reaches nothing: not granted, so it opens nothing.
@@ -96,6 +103,12 @@ describe.each(["worker", "process"] as const)("a project module under a node_mod
     const { runner } = host(hooks, { init: false });
     expect(await runner.emitToolCall(call())).toEqual({ block: true, reason: "dep with child" });
     expect((await runner.emitToolCall(call({ path: "node_modules/big-tree-child/index.js" })))!.reason).toContain("child");
+  });
+
+  it("a module importing a package installed by pnpm (links into .pnpm/) loads with that package's dependency", async () => {
+    const { hooks, errors } = await loadHooks([pnpmUser], ROOT, { isolation });
+    expect(errors).toEqual([]);
+    expect(await host(hooks, { init: false }).runner.emitToolCall(call())).toEqual({ block: true, reason: "pnpm-dep with pnpm-child" });
   });
 
   it("a link planted in that node_modules out of the roots, in no package the module reaches, leaves the secret unreadable, as is every package there it does not reach", async () => {

@@ -93,14 +93,14 @@ export function walkGrants(hookPath: string, own: string, roots: GraphPath[], pa
   const reached: string[] = [];
   if (large.size > 0) {
     const folders: string[] = [];
-    const largeNamed = roots.filter((r) => large.has(r.real)).map((r) => r.lexical);
-    const queue = closure(packages).filter((p) => {
+    const largeNamed = roots.filter((r) => large.has(r.real)).flatMap((r) => [r.lexical, r.real]);
+    const queue = closure(packages).flatMap((p) => {
+      const named = largeNamed.some((r) => inside(p.lexical, r));
       // A dependency named in a large root whose folder lies outside every root: the walk of the whole root refused its link, and so does this.
-      if (largeNamed.some((r) => inside(p.lexical, r)) && !covered(p.real, [...readable, ...large])) throw leaves(p, `the package ${p.lexical}, a dependency of what the hook imports,`);
-      return inLarge(p.real) && !covered(p.real, readable);
-    }).flatMap((p) => {
-      reached.push(`${p.lexical}/`);
-      return [p.real];
+      if (named && !covered(p.real, [...readable, ...large])) throw leaves(p, `the package ${p.lexical}, a dependency of what the hook imports,`);
+      // The path resolution reads it by (a link to a folder walked anyway, as in a pnpm layout, included).
+      if (named) reached.push(`${p.lexical}/`);
+      return inLarge(p.real) && !covered(p.real, readable) ? [p.real] : [];
     });
     let entries = 0;
     const reach = (link: GraphPath) => {
