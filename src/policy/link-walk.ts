@@ -20,7 +20,7 @@
  * removed from the root changes its modification time, so the root is walked again.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { ancestors, realOrUndefined } from "./paths.js";
 import type { GraphPath } from "./import-graph.js";
@@ -153,6 +153,9 @@ function rememberLarge(factsDir: string | undefined, dir: string): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(factsDir, { recursive: true, mode: 0o700 });
+    // Bounded as the walks kept in memory are: past 256 roots (most of them gone), start again.
+    const records = readdirSync(factsDir);
+    if (records.length >= 256) for (const name of records) rmSync(join(factsDir, name), { force: true });
     writeFileSync(temp, state, { mode: 0o600 });
     renameSync(temp, file);
   } catch { /* not remembered */ }
