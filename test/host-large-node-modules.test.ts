@@ -6,8 +6,9 @@
  * can do is what it could before: in a package the module reaches, the load fails naming the link
  * and its target, as under a root walked whole (test/read-grants.test.ts); elsewhere it is not
  * granted, so the secret behind it stays unreadable. A package's undeclared dependency is denied,
- * named, until `policy.fsRead` grants it; the bounds that remain fail the load naming the folder. The tree is built once at test time (hard
- * links to one empty file per folder: ~2 s for 100 000 entries) and removed after the file.
+ * named, until `policy.fsRead` grants it; the bounds that remain fail the load naming the folder.
+ * The tree is built once at test time (hard links to one empty file per folder: ~2 s for 100 000
+ * entries) and removed after the file; the whole file takes ~6 s on the shared 2-core machine.
  */
 import { cpSync, linkSync, mkdirSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
