@@ -22,6 +22,7 @@ import { ReadRefusal } from "../policy/read-grants.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
 import type { SandboxLauncher } from "./bubblewrap/bwrap.js";
+import { sandboxAvailability } from "./bubblewrap/availability.js";
 import type { HookNetwork } from "../net/proxy.js";
 import { spawnEndpoint, type ChildModes } from "./spawn.js";
 import { Components, type RenderClient, type RenderOutcome, type ToolRendererStandIn } from "./render.js";
@@ -196,11 +197,14 @@ export class HookSupervisor implements SandboxView {
     return this.#state;
   }
 
-  /** Sandbox mode: what bounds it here (never weaker without saying so). */
+  /**
+   * Sandbox mode: what bounds it here (never weaker without saying so); undefined where no sandbox
+   * can be built. Read before the first start, it is found then (./bubblewrap/availability.ts, as
+   * that start would: once per host), without process and sandbox modes' modules.
+   */
   get bounds(): SandboxBounds | undefined {
-    // Before its first start nothing is known of the sandbox yet (its availability is checked then).
-    if (this.options.isolation !== "sandbox" || !child) return undefined;
-    const a = child.sandboxAvailability();
+    if (this.options.isolation !== "sandbox") return undefined;
+    const a = sandboxAvailability();
     return a.ok ? { ...a.bounds, seccomp: true, ...(a.weaker ? { weaker: a.weaker } : {}) } : undefined;
   }
 
@@ -367,7 +371,7 @@ export class HookSupervisor implements SandboxView {
     const modes = options.isolation === "worker" ? undefined : await childModes();
     if (this.#state === "disposed") return Errors.disabled(this.hookPath, "load", "the runner was disposed");
     if (modes && options.isolation === "sandbox") {
-      const available = modes.sandboxAvailability();
+      const available = sandboxAvailability();
       if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
       try {
         this.#network ??= await modes.startHookNetwork(options.policy.network.allow, (record) => options.onNet(this.hookPath, record));
