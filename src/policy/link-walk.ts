@@ -20,9 +20,10 @@
  * removed from the root changes its modification time, so the root is walked again.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { ancestors, realOrUndefined } from "./paths.js";
+import { writeFileAtomicSync } from "../gates/atomic-write.js";
 import type { GraphPath } from "./import-graph.js";
 
 /** Entries walked under one folder (a root, or the packages a hook reaches under a large one) before it stops. */
@@ -150,14 +151,12 @@ function rememberLarge(factsDir: string | undefined, dir: string): void {
   const state = factsDir && rootState(dir);
   if (!factsDir || !state) return;
   const file = recordOf(factsDir, dir);
-  const temp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(factsDir, { recursive: true, mode: 0o700 });
     // Bounded as the walks kept in memory are: past 256 roots (most of them gone), start again.
     const records = readdirSync(factsDir);
     if (records.length >= 256) for (const name of records) rmSync(join(factsDir, name), { force: true });
-    writeFileSync(temp, state, { mode: 0o600 });
-    renameSync(temp, file);
+    writeFileAtomicSync(file, state);
   } catch { /* not remembered */ }
 }
 
