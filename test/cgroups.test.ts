@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runtimeFiles, sandboxAvailability, sandboxLauncher } from "../src/isolation/bubblewrap/bwrap.js";
-import { ADDRESS_SPACE_ALLOWANCE_MB, createV2Group, findCgroupHost, ownCgroupV2, SANDBOX_MAX_TASKS, v2Parent, weakerBounds } from "../src/isolation/bubblewrap/cgroups.js";
+import { ADDRESS_SPACE_ALLOWANCE_MB, createV2Group, findCgroupHost, SANDBOX_MAX_TASKS } from "../src/isolation/bubblewrap/cgroups.js";
+import { ownCgroupV2, v2Parent, weakerBounds } from "../src/isolation/bubblewrap/availability.js";
 
 const roots: string[] = [];
 afterAll(() => { for (const r of roots) rmSync(r, { recursive: true, force: true }); });

@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
-import { hookKey } from "../src/approval/command-hook.js";
+import { hookKey } from "../src/approval/keys.js";
 import { recordingLayerAvailable } from "../src/claude/granted.js";
 import { route as routeWith } from "../src/agents/router.js";
 import { CLAUDE_CODE } from "../src/claude/dialect.js";

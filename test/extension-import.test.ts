@@ -19,7 +19,7 @@ import { builtHookbox } from "./support/pi-run.js";
 /** The files a start whose modules run in worker threads, with no terminal, does not evaluate. */
 const DEFERRED = [
   "dist/src/isolation/child-modes.js", "dist/src/isolation/process-endpoint.js", "dist/src/isolation/frames.js", "dist/worker/frames.mjs",
-  "dist/src/isolation/bubblewrap/bwrap.js", "dist/src/isolation/bubblewrap/seccomp.js", "dist/src/isolation/bubblewrap/cgroups.js",
+  "dist/src/isolation/bubblewrap/bwrap.js", "dist/src/isolation/bubblewrap/cgroups.js",
   "dist/src/isolation/bubblewrap/sandbox-spec.js", "dist/src/net/proxy.js",
   "node_modules/devalue/", "node_modules/string-width/", "node_modules/get-east-asian-width/",
   // The handler loop of an in-process hook, and what runs a pi.exec program.

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { seccompFilter } from "../src/isolation/bubblewrap/seccomp.js";
+import { seccompFilter } from "../src/isolation/bubblewrap/availability.js";
 import { ROOT } from "./helpers/host.js";
 
 const PYTHON = "/usr/bin/python3";

@@ -19,22 +19,10 @@
 // first read of the package (any name, in a handler) evaluates the whole package first, so
 // handlers see it as the agent's process has it.
 import { createRequire } from "node:module";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
+import { moduleFormat } from "./module-format.mjs";
 
 const require = createRequire(import.meta.url);
-
-/** Whether `file` is an ES module as Node decides it (`.mjs`, or `.js` under a `"type": "module"` package). @param {string} file */
-function isEsm(file) {
-  if (file.endsWith(".mjs")) return true;
-  if (!file.endsWith(".js")) return false;
-  for (let dir = dirname(file); ; dir = dirname(dir)) {
-    try {
-      return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).type === "module";
-    } catch { /* no package.json here */ }
-    if (dirname(dir) === dir) return false;
-  }
-}
 
 /**
  * What jiti 2's `import` returns for an ES module's namespace (its `jitiInteropDefault` with
@@ -144,6 +132,6 @@ const esm = new Map();
 export function deferredAgentPackage(id, alias, exports) {
   const file = alias && Object.hasOwn(alias, id) ? alias[id] : undefined;
   if (!file || !process.features.require_module) return undefined;
-  if (!esm.has(file)) esm.set(file, existsSync(file) && isEsm(file));
+  if (!esm.has(file)) esm.set(file, existsSync(file) && moduleFormat(file) === "module");
   return esm.get(file) ? deferred(id, file, exports && Object.hasOwn(exports, file) ? exports[file] : undefined) : undefined;
 }

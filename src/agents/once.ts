@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hookKey } from "../approval/command-hook.js";
+import { hookKey } from "../approval/keys.js";
 import type { RoutedHook } from "./dialect.js";
 
 /** The folder of the markers (one per user). */

@@ -5,6 +5,7 @@
  * skipped; a hook of another type is kept as refused, with the reason.
  */
 import { z } from "zod";
+import { hookAt } from "../approval/keys.js";
 import type { AgentHook, CommandDialect, RefusedAgentHook } from "./dialect.js";
 
 const handlerSchema = z.object({
@@ -26,7 +27,7 @@ export function readHookTable(d: Pick<CommandDialect<never>, "events" | "timeout
       if (!group.success) return;
       const matcher = group.data.matcher;
       group.data.hooks.forEach((h, j) => {
-        const at = `hooks.${event}[${i}].hooks[${j}]`;
+        const at = hookAt(event, i, j);
         const handler = handlerSchema.safeParse(h);
         if (!handler.success) return;
         const { type, command, name } = handler.data;

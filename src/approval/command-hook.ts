@@ -1,9 +1,9 @@
 /**
  * A project's command hook (Claude Code's, Codex CLI's, Gemini CLI's) as the approvals store knows
- * it: its key is where it is defined (`<settings file>#hooks.<event>[i].hooks[j]`), it runs under
- * one policy, and its approval pins the files and folders its command can run or read, as bash
- * parses it (./command-pins.ts), with each named file's folder whole when it is below the project
- * root (a script sources its siblings), and the variables its definition sets (`env`: a loader's value names code). What each agent adds to the pinned definition is its row's
+ * it: its key is where it is defined (./keys.ts), it runs under one policy, and its approval pins
+ * the files and folders its command can run or read, as bash parses it (./command-pins.ts), with
+ * each named file's folder whole when it is below the project root (a script sources its siblings),
+ * and the variables its definition sets (`env`: a loader's value names code). What each agent adds to the pinned definition is its row's
  * (src/claude/approval.ts, src/agents/command-hooks.ts).
  */
 import { existsSync } from "node:fs";
@@ -13,13 +13,6 @@ import { projectKey } from "./store.js";
 
 /** The policy a project's command hook runs under, whichever agent's (the sandbox holds it, not the policy's permissions). */
 export const PROJECT_HOOK_POLICY = "untrusted";
-
-/**
- * The hook's key in the approvals store, its path in decision records (src/observe/launch.ts) and
- * what names its `once` marker (src/agents/once.ts): where it is defined. Messages name a hook by
- * the same `file#at` (labels, "is not run"), spelled where they are written.
- */
-export const hookKey = (hook: { file: string; at: string }): string => `${hook.file}#${hook.at}`;
 
 /**
  * What a project's hook's approval pins: the files and folders its command can run or read, and each named file's folder whole when below the project root.

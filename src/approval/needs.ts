@@ -5,9 +5,10 @@
  * Stop hook kept the agent going in a session (`effects:continue` is bounded). Parallel runs may
  * lose one another's update (read, change, rename): a refusal is then reported twice, never lost.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { writeFileAtomicSync } from "../gates/atomic-write.js";
 import { approvalsDir, projectKey, type ApprovalsOptions } from "./store.js";
 
 const FILE = "needs.json";
@@ -36,9 +37,7 @@ export class NeedsStore {
 
   #write(data: Needs): void {
     mkdirSync(join(this.file, ".."), { recursive: true, mode: 0o700 });
-    const temp = `${this.file}.${process.pid}.${Date.now()}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(data)}\n`, { mode: 0o600 });
-    renameSync(temp, this.file);
+    writeFileAtomicSync(this.file, `${JSON.stringify(data)}\n`);
   }
 
   /** The grants `hook` of `project` was seen to need. */

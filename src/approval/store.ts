@@ -4,12 +4,13 @@
  * `~/.config/hookbox/`), keyed by the project's real path, so a cloned repository can neither
  * approve itself nor carry an approval to another folder. A store that does not exist approves
  * nothing; one that cannot be read or is not what hookbox writes approves nothing either, and says
- * so (fail closed, named). Written atomically (a temporary file renamed over it).
+ * so (fail closed, named). Written atomically (src/gates/atomic-write.ts: a failed write leaves the old store as it was).
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { writeFileAtomicSync } from "../gates/atomic-write.js";
 import { Errors, HookFailure } from "../contract/errors.js";
 import type { PolicyOption } from "../policy/policy.js";
 import { fingerprint, FingerprintError, type Fingerprint } from "./fingerprint.js";
@@ -183,9 +184,7 @@ export class ApprovalStore {
 
   #write(data: StoreData): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const temp = `${this.file}.${process.pid}.${Date.now()}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temp, this.file);
+    writeFileAtomicSync(this.file, `${JSON.stringify(data, null, 2)}\n`);
   }
 }
 

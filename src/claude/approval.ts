@@ -8,7 +8,8 @@
  * project is not pinned: docs/approvals.md.
  */
 import { FingerprintError, PinReader, pinnedFingerprint, projectKey, type Fingerprint } from "../approval/store.js";
-import { commandHookPins, hookKey, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
+import { commandHookPins, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
+import { hookKey } from "../approval/keys.js";
 import type { Dialect } from "../agents/dialect.js";
 import type { ClaudeHook } from "./settings.js";
 

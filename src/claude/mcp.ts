@@ -16,6 +16,7 @@ import { FingerprintError, PinReader, pinnedFingerprint, projectKey, type Approv
 import type { HookFailure } from "../contract/errors.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { commandHookPins, filesNamed, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
+import { mcpKey } from "../approval/keys.js";
 import { CLAUDE_CODE } from "./dialect.js";
 
 /** One server of a `.mcp.json`, as written. */
@@ -81,8 +82,6 @@ export function readProjectMcp(project: string, name: string): ProjectMcp {
   return { ...(own.document ? { file, document: own.document } : {}), servers: own.servers, above, problems };
 }
 
-/** The server's key in the approvals store. */
-export const mcpKey = (server: Pick<McpServer, "file" | "name">): string => `${server.file}#mcpServers.${server.name}`;
 
 const shellWord = (s: string) => (/^[\w./@:+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
 

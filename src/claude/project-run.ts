@@ -9,7 +9,8 @@ import { ApprovalStore, projectKey } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher } from "../isolation/bubblewrap/bwrap.js";
 import { CONTINUE_LIMIT, grantCommand, parseGrants, type Grant } from "../policy/grants.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
-import { filesNamed, hookKey } from "../approval/command-hook.js";
+import { filesNamed } from "../approval/command-hook.js";
+import { hookKey, isHookKey, isMcpKey } from "../approval/keys.js";
 import { grantedSandbox, type GrantedSandbox, type SandboxRefusal } from "./granted.js";
 import { NeedsStore } from "../approval/needs.js";
 import { interpretRun, type HookAnswer } from "./output.js";
@@ -32,7 +33,7 @@ function shortName(project: string, hook: ClaudeHook, projectDirVars: readonly s
 /** Every grant approved for the project's Claude Code hooks and MCP servers, so a command built from them takes none away. */
 export function projectGrants(store: ApprovalStore, project: string): string[] {
   const modules = store.read().projects[projectKey(project)]?.modules ?? {};
-  return [...new Set(Object.entries(modules).filter(([k]) => k.includes("#hooks.") || k.includes("#mcpServers.")).flatMap(([, m]) => m.grants ?? []))];
+  return [...new Set(Object.entries(modules).filter(([k]) => isHookKey(k) || isMcpKey(k)).flatMap(([, m]) => m.grants ?? []))];
 }
 
 /**

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { z } from "zod";
+import { hookAt } from "../approval/keys.js";
 import { ifRuleSelects, parseIfRule } from "./if-rule.js";
 
 /** Every hook event of Claude Code 2.1.328, in its own order. */
@@ -122,7 +123,7 @@ export function parseClaudeSettings(text: string, file: string, source: ClaudeSe
   for (const [event, groups] of Object.entries(parsed.data.hooks ?? {})) {
     groups.forEach((group, g) => {
       group.hooks.forEach((raw, h) => {
-        const at = `hooks.${event}[${g}].hooks[${h}]`;
+        const at = hookAt(event, g, h);
         const refuse = (reason: string, fatal?: true) => out.refused.push({ source, file, event, ...(group.matcher !== undefined ? { matcher: group.matcher } : {}), at, reason, ...(fatal ? { fatal } : {}) });
         if (!isClaudeHookEvent(event)) return refuse(`"${event}" is not an event of Claude Code 2.1.328`);
         const command = commandHookSchema.safeParse(raw);

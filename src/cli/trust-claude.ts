@@ -7,7 +7,8 @@ import { relative } from "node:path";
 import { FingerprintError, projectKey, type Fingerprint, type PinReader } from "../approval/store.js";
 import { commandHookPins } from "../approval/command-hook.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
-import { describeMcpServer, mcpCommandLine, mcpEnv, mcpFingerprint, mcpKey, mcpProposedGrants, readProjectMcp } from "../claude/mcp.js";
+import { describeMcpServer, mcpCommandLine, mcpEnv, mcpFingerprint, mcpProposedGrants, readProjectMcp } from "../claude/mcp.js";
+import { mcpKey } from "../approval/keys.js";
 
 /**
  * One module of the project as the user reviews it: its fingerprint, or why it cannot be approved

@@ -12,7 +12,8 @@ import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, PinRe
 import { discoverHooks, isModulePath } from "../discovery/index.js";
 import { extensionsIn, piModules } from "../discovery/agents.js";
 import { presets, type PolicyName } from "../policy/policy.js";
-import { commandHookPins, hookKey } from "../approval/command-hook.js";
+import { commandHookPins } from "../approval/command-hook.js";
+import { hookKey } from "../approval/keys.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
 import { NeedsStore } from "../approval/needs.js";

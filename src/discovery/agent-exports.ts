@@ -15,9 +15,10 @@
  * first decides which sees the others uninitialized) or lead back to a file the read skips.
  */
 import { readFileSync, realpathSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { parse } from "es-module-lexer/js";
 import type { AgentExports } from "../contract/protocol.js";
+import { moduleFormat, packageScope } from "../../worker/module-format.mjs";
 
 interface Facts {
   /** Code besides `export … from` statements: an `import`, a local export, any statement. */
@@ -65,7 +66,7 @@ function fileOf(from: string, specifier: string): string | undefined {
 
 export class ExportMapper {
   private readonly facts = new Map<string, Facts | null>();
-  private readonly esmScopes = new Map<string, boolean>();
+  private readonly scopes = new Map<string, ReturnType<typeof packageScope>>();
   private readonly closures = new Map<string, Set<string> | null>();
   private readonly manifests = new Set<string>();
 
@@ -199,27 +200,16 @@ export class ExportMapper {
     return answer;
   }
 
-  /** Whether Node loads `file` as an ES module (`.mjs`, or `.js` under a `"type": "module"` package). */
+  /** Whether Node loads `file` as an ES module (worker/module-format.mjs), each folder's scope looked up once and its package.json kept as an input. */
   private esm(file: string): boolean {
-    if (file.endsWith(".mjs")) return true;
-    if (!file.endsWith(".js")) return false;
-    const dir = dirname(file);
-    let known = this.esmScopes.get(dir);
-    if (known === undefined) {
-      known = false;
-      for (let at = dir; ; at = dirname(at)) {
-        let manifest: string;
-        try { manifest = readFileSync(join(at, "package.json"), "utf8"); } catch { manifest = ""; }
-        if (manifest) {
-          this.manifests.add(join(at, "package.json"));
-          try { known = JSON.parse(manifest).type === "module"; } catch { /* not JSON: Node fails on it too */ }
-          break;
-        }
-        if (dirname(at) === at) break;
+    return moduleFormat(file, (dir) => {
+      if (!this.scopes.has(dir)) {
+        const scope = packageScope(dir);
+        if (scope) this.manifests.add(scope.manifest);
+        this.scopes.set(dir, scope);
       }
-      this.esmScopes.set(dir, known);
-    }
-    return known;
+      return this.scopes.get(dir);
+    }) === "module";
   }
 
   /** The map of a package entry, or undefined when the entry has code of its own or is not an ES module. */

@@ -7,12 +7,13 @@
  * the size and modification time of every file it read. A changed file, a missing record or
  * `transformCacheDir: false`: mapped again.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { AgentExports, AgentModules } from "../contract/protocol.js";
 import { agentExports } from "../discovery/agent-exports.js";
+import { writeFileAtomicSync } from "../gates/atomic-write.js";
 import { boundFolder, defaultTransformCacheDir, markUsed, privateDir } from "../gates/private-dir.js";
 
 /** Bumped when the record's format or what the mapper answers changes: old records then miss. */
@@ -55,13 +56,9 @@ function fromRecord(file: string): Record<string, AgentExports> | undefined {
 function toRecord(file: string, exports: Record<string, AgentExports>, inputs: readonly string[]): void {
   const ids = inputs.map(identity);
   if (ids.some((id) => id === undefined)) return;
-  const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
   try {
-    writeFileSync(temp, JSON.stringify({ format: FORMAT, inputs: ids, exports }), { mode: 0o600 });
-    renameSync(temp, file);
-  } catch {
-    try { unlinkSync(temp); } catch { /* not written */ }
-  }
+    writeFileAtomicSync(file, JSON.stringify({ format: FORMAT, inputs: ids, exports }));
+  } catch { /* not recorded: mapped again next time */ }
   void boundFolder(join(file, ".."), RECORD, EXPORT_RECORD_BYTES);
 }
 

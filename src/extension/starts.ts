@@ -15,12 +15,13 @@
  * the manifest schema when read, bounded as the transform cache is (`boundFolder`: the least
  * recently read or written first out, past `START_RECORD_BYTES` in total). `transformCacheDir: false` keeps none.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readFile, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { manifestSchema, type Manifest } from "../contract/protocol.js";
+import { writeFileAtomic } from "../gates/atomic-write.js";
 import { boundFolder, defaultTransformCacheDir, markUsed, privateDir } from "../gates/private-dir.js";
 import type { LoadOptions } from "../runner/loader.js";
 
@@ -75,13 +76,8 @@ async function writeOne(file: string, manifest: Manifest | undefined): Promise<v
     await unlink(file).catch(() => {});
     return;
   }
-  const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-  try {
-    await writeFile(temp, JSON.stringify({ format: FORMAT, manifest }), { mode: 0o600, flag: "wx" });
-    await rename(temp, file);
-  } catch {
-    await unlink(temp).catch(() => {});
-  }
+  // A record that cannot be written is a miss at the next start.
+  await writeFileAtomic(file, JSON.stringify({ format: FORMAT, manifest })).catch(() => {});
 }
 
 /** Whether a module registered what its record says (the same events, counts, tools, commands, flags, shortcuts, renderers). */

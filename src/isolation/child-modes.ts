@@ -5,6 +5,6 @@
  * modules run in worker threads (the default) evaluates none of it at its start.
  */
 export { processEndpoint } from "./process-endpoint.js";
-export { execProgram, sandboxAvailability, sandboxLauncher } from "./bubblewrap/bwrap.js";
+export { execProgram, sandboxLauncher } from "./bubblewrap/bwrap.js";
 export { execSandboxSpec, hookSandboxSpec } from "./bubblewrap/sandbox-spec.js";
 export { netExecArgv, startHookNetwork } from "../net/proxy.js";

@@ -4,7 +4,7 @@
  */
 import type { HookFailure } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
-import type { Bounds } from "./bubblewrap/cgroups.js";
+import type { Bounds } from "./bubblewrap/availability.js";
 
 /**
  * What bounds a sandboxed hook (and its `pi.exec` programs) on this machine: the seccomp filter

@@ -4,7 +4,7 @@
  * load (the comlink control call), requests with deadlines, death and its name, and restarts
  * within the budget. (`hook.sandbox`, its read-only view, keeps its public name.)
  */
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { Errors, HookFailure, describeThrown } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
 import type { HookMessageRenderer } from "../contract/types.js";
@@ -22,6 +22,7 @@ import { ReadRefusal } from "../policy/read-grants.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
 import type { SandboxLauncher } from "./bubblewrap/bwrap.js";
+import { sandboxAvailability } from "./bubblewrap/availability.js";
 import type { HookNetwork } from "../net/proxy.js";
 import { spawnEndpoint, type ChildModes } from "./spawn.js";
 import { Components, type RenderClient, type RenderOutcome, type ToolRendererStandIn } from "./render.js";
@@ -196,11 +197,14 @@ export class HookSupervisor implements SandboxView {
     return this.#state;
   }
 
-  /** Sandbox mode: what bounds it here (never weaker without saying so). */
+  /**
+   * Sandbox mode: what bounds it here (never weaker without saying so); undefined where no sandbox
+   * can be built. Read before the first start, it is found then (./bubblewrap/availability.ts, as
+   * that start would: once per host), without process and sandbox modes' modules.
+   */
   get bounds(): SandboxBounds | undefined {
-    // Before its first start nothing is known of the sandbox yet (its availability is checked then).
-    if (this.options.isolation !== "sandbox" || !child) return undefined;
-    const a = child.sandboxAvailability();
+    if (this.options.isolation !== "sandbox") return undefined;
+    const a = sandboxAvailability();
     return a.ok ? { ...a.bounds, seccomp: true, ...(a.weaker ? { weaker: a.weaker } : {}) } : undefined;
   }
 
@@ -352,7 +356,9 @@ export class HookSupervisor implements SandboxView {
     let execArgv: string[] | undefined;
     try {
       // The permission flag of the runtime that runs the hook: the child's node, or this host in worker mode.
-      execArgv = options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox");
+      // The roots too large to walk whole are remembered in the host's private cache folder (src/policy/link-walk.ts).
+      const largeRoots = this.#cache.dir ? join(this.#cache.dir, "large-roots") : undefined;
+      execArgv = options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox", largeRoots);
     } catch (err) {
       // A symbolic link out of the hook's package roots (src/policy/read-grants.ts): the message names it.
       if (err instanceof ReadRefusal) return Errors.loadFailed(this.hookPath, err.message);
@@ -365,7 +371,7 @@ export class HookSupervisor implements SandboxView {
     const modes = options.isolation === "worker" ? undefined : await childModes();
     if (this.#state === "disposed") return Errors.disabled(this.hookPath, "load", "the runner was disposed");
     if (modes && options.isolation === "sandbox") {
-      const available = modes.sandboxAvailability();
+      const available = sandboxAvailability();
       if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
       try {
         this.#network ??= await modes.startHookNetwork(options.policy.network.allow, (record) => options.onNet(this.hookPath, record));

@@ -5,7 +5,8 @@
  * (src/approval/command-hook.ts) are the routers' alone, and the agent does not load them at its start.
  */
 import type { HookFailure } from "../contract/errors.js";
-import { hookKey, PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
+import { PROJECT_HOOK_POLICY } from "../approval/command-hook.js";
+import { hookKey } from "../approval/keys.js";
 import { defaultAuditLog } from "./audit-log.js";
 import { allowOf } from "./allow.js";
 import { Observer, toolOf } from "./observer.js";

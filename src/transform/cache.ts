@@ -5,12 +5,13 @@
  * options and jiti's version), carry the sha256 of their code, are written atomically and are
  * bounded in total size (least recently used first out).
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
 import { jitiDir, transformInThread } from "./transformer.js";
+import { writeFileAtomic } from "../gates/atomic-write.js";
 import { boundFolder, markUsed, privateDir } from "../gates/private-dir.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
 import type { transformArgsSchema } from "../bridge/methods.js";
@@ -71,7 +72,10 @@ export class TransformCache {
     const file = join(this.dir, `${key}.js`);
     let text: string;
     try {
-      text = await readFile(file, "utf8");
+      // Why synchronous: the asker is a worker blocked on this answer, and an asynchronous read is
+      // four turns of this thread's event loop (open, stat, read, close), each a wait for a core
+      // while twenty workers boot; an entry is a few kilobytes, read in well under a millisecond.
+      text = readFileSync(file, "utf8");
     } catch {
       return undefined;
     }
@@ -86,19 +90,15 @@ export class TransformCache {
     return code;
   }
 
-  /** Write an entry atomically (a temporary file renamed over), then keep the folder under its bound. */
+  /** Write an entry atomically (src/gates/atomic-write.ts), then keep the folder under its bound. */
   async put(key: string, code: string): Promise<void> {
     if (!this.dir) return;
     const body = `// ${FORMAT} ${sha256(code)}\n${code}`;
     const size = Buffer.byteLength(body);
     if (size > this.maxBytes) return;
-    const file = join(this.dir, `${key}.js`);
-    const temp = join(this.dir, `.${key}.${randomBytes(6).toString("hex")}.tmp`);
     try {
-      await writeFile(temp, body, { mode: 0o600, flag: "wx" });
-      await rename(temp, file);
+      await writeFileAtomic(join(this.dir, `${key}.js`), body);
     } catch {
-      await unlink(temp).catch(() => {});
       return;
     }
     if (this.#bytes !== undefined) this.#bytes += size;

@@ -7,18 +7,21 @@
  *
  * Launch chain: host -> bash (host side: joins the sandbox's cgroups or sets its resource limits,
  * closes every inherited descriptor above 5, opens the seccomp filter, then execs) -> bwrap -> node.
- * Every sandbox, a hook's and each `pi.exec` program's, runs under the seccomp filter of
- * ./seccomp.ts and the memory and process bounds of ./cgroups.ts; a program shares its hook's.
+ * Every sandbox, a hook's and each `pi.exec` program's, runs under the seccomp filter and within
+ * the memory and process bounds ./availability.ts found here (./cgroups.ts makes its groups); a
+ * program shares its hook's.
  * macOS would need a `sandbox-exec` profile; not built.
  */
-import { execFileSync } from "node:child_process";
-import { closeSync, existsSync, openSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { isAbsolute, normalize } from "node:path";
-import { ADDRESS_SPACE_ALLOWANCE_MB, findCgroupHost, SANDBOX_MAX_TASKS, weakerBounds, type Bounds, type CgroupHost, type SandboxGroups } from "./cgroups.js";
+import { ADDRESS_SPACE_ALLOWANCE_MB, cgroupHost, SANDBOX_MAX_TASKS, type CgroupHost, type SandboxGroups } from "./cgroups.js";
 import type { Launcher } from "../process-endpoint.js";
 import { launcherEnv } from "../../../worker/child-env.mjs";
 import { findOnPath } from "../../policy/runtime.js";
-import { seccompFilter } from "./seccomp.js";
+import { BASH, bwrapOptions, cgroupPlaces, sandboxAvailability, type Bounds } from "./availability.js";
+
+// What the machine offers is found in ./availability.ts; it is asked through here by most callers.
+export { runtimeFiles, sandboxAvailability, type Availability } from "./availability.js";
 
 /** One bind into the sandbox. */
 export interface Bind {
@@ -67,78 +70,13 @@ export function sandboxHome(env: Record<string, string | undefined>): string {
   if (["/proc", "/dev"].some((root) => home === root || home.startsWith(`${root}/`))) return SANDBOX_HOME;
   return home;
 }
-const BASH = "/bin/bash";
+
 /** Why: no startup file of the host's user runs in the launcher (its environment holds no BASH_ENV or ENV: worker/child-env.mjs launcherEnv). */
 const BASH_FLAGS = ["--noprofile", "--norc"];
 
-/**
- * `bounds`: which mechanism bounds memory and processes here (./cgroups.ts); `weaker` says why a
- * cgroup is not used, for the load report. `memory` is the older summary of `bounds.memory`.
- */
-export type Availability =
-  | { ok: true; memory: "cgroup" | "rlimit"; bounds: Bounds; weaker?: string; seccomp: string }
-  | { ok: false; reason: string };
-let availability: Availability | undefined;
-let cgroups: CgroupHost | undefined;
-/** bwrap options that appeared in 0.8 (`--disable-userns`) or later than the oldest supported one (`--size`). */
-let bwrapHas = { disableUserns: false, size: false };
 /** The descriptor the launcher opens the seccomp filter on (the first one above the channel's). */
 const SECCOMP_FD = "6";
-
-/**
- * Whether a sandbox can be built here, and if not, what to install or enable. Checked once, by
- * starting a real (empty) sandbox. Tests use it to skip where the sandbox cannot exist.
- */
-export function sandboxAvailability(): Availability {
-  if (availability) return availability;
-  availability = probe();
-  return availability;
-}
-
-function probe(): Availability {
-  if (process.platform !== "linux") {
-    return { ok: false, reason: `isolation "sandbox" needs Linux with bubblewrap (this is ${process.platform}; on macOS a sandbox-exec profile would be needed, which hookbox does not ship)` };
-  }
-  const bwrap = findOnPath("bwrap");
-  if (!bwrap) return { ok: false, reason: `isolation "sandbox" needs bubblewrap: install it (e.g. "apt-get install bubblewrap")` };
-  if (!existsSync(BASH)) return { ok: false, reason: `isolation "sandbox" needs ${BASH} on the host to start the sandbox` };
-  const filter = seccompFilter();
-  if ("reason" in filter) return { ok: false, reason: filter.reason };
-  try {
-    const help = execFileSync(bwrap, ["--help"], { encoding: "utf8", stdio: "pipe", timeout: 10_000, env: launcherEnv() });
-    bwrapHas = { disableUserns: help.includes("--disable-userns"), size: /--size\b/.test(help) };
-  } catch { /* an old bwrap: neither option */ }
-  const fd = openSync(filter.path, "r");
-  try {
-    // Why with the filter: a kernel or bwrap that cannot apply it fails here, not at a hook's load.
-    execFileSync(bwrap, ["--unshare-user", "--unshare-pid", "--unshare-net", ...(bwrapHas.disableUserns ? ["--disable-userns"] : []), "--ro-bind", "/", "/", "--seccomp", "3", "true"], { stdio: ["ignore", "pipe", "pipe", fd], timeout: 10_000, env: launcherEnv() });
-  } catch (err) {
-    const said = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim();
-    return { ok: false, reason: `bubblewrap cannot create namespaces here (${said}): enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or user.max_user_namespaces > 0)` };
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    runtimeFiles(BASH);
-  } catch (err) {
-    return { ok: false, reason: `isolation "sandbox" needs ldd to list the hook runtime's shared libraries (${(err as Error).message})` };
-  }
-  cgroups = findCgroupHost();
-  const { bounds } = cgroups;
-  const weaker = weakerBounds(cgroups);
-  return { ok: true, memory: bounds.memory === "rlimit" ? "rlimit" : "cgroup", bounds, ...(weaker ? { weaker } : {}), seccomp: filter.path };
-}
-
-const runtimeFileLists = new Map<string, string[]>();
-/** A runtime's binary (the hook's node: src/policy/runtime.ts) and the shared libraries it loads (ldd), which every sandbox needs. */
-export function runtimeFiles(program: string): string[] {
-  let files = runtimeFileLists.get(program);
-  if (files) return files;
-  const out = execFileSync("ldd", [program], { encoding: "utf8", env: launcherEnv() });
-  files = [program, ...[...out.matchAll(/(\/\S+)/g)].map((m) => m[1]!)];
-  runtimeFileLists.set(program, files);
-  return files;
-}
+let groupsHost: CgroupHost | undefined;
 
 /** bwrap's arguments for `spec`, up to and excluding the command. */
 export function bwrapArgs(spec: SandboxSpec): string[] {
@@ -150,8 +88,8 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     "--clearenv",
     // Mounts first, binds after: a tmpfs mounted later would hide binds below it.
     "--proc", "/proc", "--dev", "/dev", ...tmpfs(spec, "/tmp"), ...tmpfs(spec, home),
-    // Why both: the seccomp filter (./seccomp.ts) refuses new user namespaces; bwrap >= 0.8 also stops them by its own means.
-    ...(bwrapHas.disableUserns ? ["--disable-userns"] : []), "--seccomp", SECCOMP_FD,
+    // Why both: the seccomp filter (./availability.ts) refuses new user namespaces; bwrap >= 0.8 also stops them by its own means.
+    ...(bwrapOptions().disableUserns ? ["--disable-userns"] : []), "--seccomp", SECCOMP_FD,
   ];
   for (const path of new Set(spec.readOnly)) {
     if (!existsSync(path)) continue;
@@ -185,7 +123,7 @@ function homeOverBinds(spec: SandboxSpec, home: string): string[] {
 
 /** A private tmpfs at `dest`, its size bounded by the sandbox's memory where bwrap can say so (its pages count in the cgroup too). */
 function tmpfs(spec: SandboxSpec, dest: string): string[] {
-  return [...(bwrapHas.size ? ["--size", String(spec.memoryMb * 1024 * 1024)] : []), "--tmpfs", dest];
+  return [...(bwrapOptions().size ? ["--size", String(spec.memoryMb * 1024 * 1024)] : []), "--tmpfs", dest];
 }
 
 /** The masked paths that a bound path would show (a mask below no bind is not needed, and bwrap could not mount it). */
@@ -244,7 +182,7 @@ export interface SandboxLauncher extends Launcher {
 export function sandboxLauncher(spec: SandboxSpec, host?: CgroupHost): SandboxLauncher {
   const avail = sandboxAvailability();
   if (!avail.ok) throw new Error(avail.reason);
-  const made = host ?? cgroups!;
+  const made = host ?? (groupsHost ??= cgroupHost(cgroupPlaces()!));
   const groups = made.create(spec.memoryMb, SANDBOX_MAX_TASKS);
   const { bounds } = made;
   /** OOM kills of the programs' doing, so only a rise after them is the hook's. */
