@@ -85,7 +85,7 @@ describe("opencode discovery", () => {
     const w = world();
     writeHook(w.project, "opencode.json", "{ plugin: [");
     const found = discoverOpencode(w.project, w.env);
-    expect(found.filtered).toEqual([{ path: join(w.project, "opencode.json"), content: "{}" }]);
+    expect(found.filtered).toEqual([{ path: join(w.project, "opencode.json"), content: "{}", origin: "project" }]);
     expect(found.problems.join("\n")).toContain("is not valid JSON(C)");
   });
 });
