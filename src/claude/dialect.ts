@@ -63,7 +63,7 @@ export const CLAUDE_CODE: ClaudeDialect = claudeDialect<Omit<ClaudeDialect, keyo
   // Every key of Claude Code's own list of settings that run a command (its binary holds it; test/claude-power-keys.test.ts reads it), then those that widen what it may do.
   powerKeys: [
     "env", "statusLine", "subagentStatusLine", "apiKeyHelper", "proxyAuthHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper", "gcpAuthRefresh",
-    "processWrapper", "policyHelpers", "ripgrep",
+    "processWrapper", "policyHelper", "policyHelpers", "ripgrep",
     "enableAllProjectMcpServers", "enabledMcpjsonServers", "enabledPlugins", "extraKnownMarketplaces", "pluginConfigs",
     "permissions.allow", "permissions.additionalDirectories", "permissions.defaultMode",
     "forceLoginMethod", "forceLoginOrgUUID", "fileSuggestion", "sandbox", "skipDangerousModePermissionPrompt",
