@@ -9,15 +9,11 @@
 // about 200 files (95 of them zod's) on the agent's main thread at every start, before any worker
 // starts; the CLI pays the same at every hook invocation of Claude Code, Codex and Gemini.
 // Why splitting over every entry at once: each module is in exactly one output file, so `hookbox`
-// and `hookbox/extension` share one HookError class, one transform cache and one transform thread,
-// as they did, and a module imported with import() is still loaded only when first used (its own
-// chunk), as in dist/src/.
-// What is inlined: what loads at import (zod, es-module-lexer, comlink…). What stays outside,
-// loaded from node_modules when first needed: jiti, typebox, undici, OpenTelemetry (optional),
-// mvdan-sh (required through createRequire).
-// import.meta.url keeps meaning the file tsc wrote (dist/src/…, dist/worker/…): each module that
-// reads it gets its own, so `new URL("../../worker/…", import.meta.url)`, the seccomp filters,
-// createRequire and the CLI's package.json resolve as they did from dist/src/.
+// and `hookbox/extension` share one HookFailure class, one transform cache and one transform
+// thread, as they did, and a module imported with import() is still loaded only when first used
+// (its own chunk), as in dist/src/. What is inlined and what stays in node_modules: HOST_EXTERNAL;
+// what is rewritten in hookbox's own modules (import.meta.url, zod's import): ownModules.
+// docs/internals.md, "The built package", says the same for readers of the package.
 //
 //   node scripts/bundle-host.mjs <dist dir>        (default: dist; reads <dist>/src, writes <dist>/host)
 import { build, transform } from "esbuild";
