@@ -4,59 +4,18 @@
  * refused, named), and held to what the hook's origin may do: a project's hook (`untrusted`,
  * effects `"restrict"`) may say no (block, deny, ask, stop) and give its reason, never make the
  * agent do something else (an edited tool input, added context, a permission granted, a turn forced
- * to continue): such an answer is `effect_refused`.
+ * to continue) unless its approval grants that class: such an answer is `effect_refused`. Each
+ * field's schema and class is one row of ./output-fields.ts.
  */
-import { z } from "zod";
 import { Errors, HookFailure } from "../contract/errors.js";
 import { tail, unanswered, type ShellOutcome } from "../shell/run.js";
 import { ANNOTATE_MAX_CHARS } from "../policy/grants.js";
 import { cut } from "../../worker/describe.mjs";
 import type { ClaudeHookEvent } from "./settings.js";
-import { permissionRequestDecision } from "../agents/answer.js";
+import { BLOCK_STOPS, claudeHookOutputSchema, NOT_ROUTED_FIELDS, effectOf, SPECIFIC_FIELDS, TOP_FIELDS, blockEffect, type ClaudeHookOutput, type FieldEffect, type OutputField } from "./output-fields.js";
 
-const record = z.record(z.string(), z.unknown());
-const specific = {
-  PreToolUse: z.strictObject({
-    hookEventName: z.literal("PreToolUse"),
-    permissionDecision: z.enum(["allow", "deny", "ask", "defer"]).optional(),
-    permissionDecisionReason: z.string().optional(),
-    updatedInput: record.optional(),
-    additionalContext: z.string().optional(),
-  }),
-  PermissionRequest: z.strictObject({
-    hookEventName: z.literal("PermissionRequest"),
-    decision: permissionRequestDecision.optional(),
-  }),
-  UserPromptSubmit: z.strictObject({ hookEventName: z.literal("UserPromptSubmit"), additionalContext: z.string().optional(), sessionTitle: z.string().optional(), suppressOriginalPrompt: z.boolean().optional() }),
-  SessionStart: z.strictObject({ hookEventName: z.literal("SessionStart"), additionalContext: z.string().optional(), initialUserMessage: z.string().optional(), sessionTitle: z.string().optional(), watchPaths: z.array(z.string()).optional(), reloadSkills: z.boolean().optional() }),
-  PostToolUse: z.strictObject({ hookEventName: z.literal("PostToolUse"), additionalContext: z.string().optional(), updatedMCPToolOutput: z.unknown().optional() }),
-  PostToolUseFailure: z.strictObject({ hookEventName: z.literal("PostToolUseFailure"), additionalContext: z.string().optional() }),
-  SubagentStart: z.strictObject({ hookEventName: z.literal("SubagentStart"), additionalContext: z.string().optional() }),
-  Setup: z.strictObject({ hookEventName: z.literal("Setup"), additionalContext: z.string().optional() }),
-  PostModelSwitch: z.strictObject({ hookEventName: z.literal("PostModelSwitch"), additionalContext: z.string().optional() }),
-  PreModelSwitch: z.strictObject({ hookEventName: z.literal("PreModelSwitch"), permissionDecision: z.enum(["allow", "deny", "ask"]).optional(), permissionDecisionReason: z.string().optional() }),
-} as const;
-/** The events whose `hookSpecificOutput` hookbox knows; another event's is refused as unknown. */
-export const SPECIFIC_OUTPUT_EVENTS = Object.keys(specific) as Array<keyof typeof specific>;
+export { claudeHookOutputSchema, type ClaudeHookOutput } from "./output-fields.js";
 
-/** The JSON a command hook may print on stdout (exit 0), as Claude Code 2.1.328 defines it. */
-export const claudeHookOutputSchema = z.strictObject({
-  continue: z.boolean().optional(),
-  suppressOutput: z.boolean().optional(),
-  stopReason: z.string().optional(),
-  decision: z.enum(["approve", "block"]).optional(),
-  reason: z.string().optional(),
-  systemMessage: z.string().optional(),
-  terminalSequence: z.string().optional(),
-  hookSpecificOutput: z.discriminatedUnion("hookEventName", [
-    specific.PreToolUse, specific.PermissionRequest, specific.UserPromptSubmit, specific.SessionStart, specific.PostToolUse,
-    specific.PostToolUseFailure, specific.SubagentStart, specific.Setup, specific.PostModelSwitch, specific.PreModelSwitch,
-  ]).optional(),
-});
-export type ClaudeHookOutput = z.infer<typeof claudeHookOutputSchema>;
-
-/** Events where saying no (exit 2, `decision: "block"`) stops something from happening; elsewhere it makes the agent go on (Stop) or feeds the model text. */
-const BLOCK_STOPS = new Set<string>(["PreToolUse", "PermissionRequest", "UserPromptSubmit", "UserPromptExpansion", "PreCompact", "PreModelSwitch", "ConfigChange", "Elicitation", "ElicitationResult", "WorktreeCreate", "TaskCreated"]);
 /** Events whose plain stdout on exit 0 Claude Code adds to the model's context. */
 const STDOUT_IS_CONTEXT = new Set<string>(["UserPromptSubmit", "SessionStart", "Setup", "SubagentStart"]);
 
@@ -78,12 +37,8 @@ const CLAUDE_READS: ReadonlySet<number> = new Set([0, 2]);
  */
 export interface HookLabel { name: string; untrusted: boolean; command?: string; granted?: ReadonlySet<string>; allow?: (grant: string) => string; short?: string }
 
-/** Events where a block makes the agent go on (`effects:continue`) rather than adding text (`effects:annotate`). */
-const CONTINUES = new Set<string>(["Stop", "SubagentStop"]);
-/** The grant that lets a project's hook say `field` on `event`, when one can. */
-const grantFor = (event: string, field: string): string | undefined =>
-  field === "exit 2" || field === "decision \"block\"" ? (CONTINUES.has(event) ? "effects:continue" : ["PostToolUse", "PostToolUseFailure"].includes(event) ? "effects:annotate" : undefined)
-    : ["stdout", "systemMessage", "hookSpecificOutput.additionalContext"].includes(field) ? "effects:annotate" : undefined;
+/** The grant that lets a project's hook have an effect of `cls`, when one can. */
+const GRANTS: Partial<Record<FieldEffect, string>> = { annotate: "effects:annotate", continue: "effects:continue" };
 const labelled = (hook: HookLabel, text: string) => `[${hook.short ?? hook.name}] ${cut(text, ANNOTATE_MAX_CHARS)}`;
 
 /** Read a finished run as Claude Code would, then apply the effects rule for an untrusted hook. */
@@ -96,8 +51,8 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
     const stderr = tail(outcome.stderr);
     const reason = stderr ? (hook.command ? `[${hook.command}]: ${stderr}` : stderr) : jsonReason(outcome.stdout) || `[${hook.command ?? hook.name}]: No stderr output`;
     if (hook.untrusted && !BLOCK_STOPS.has(event)) {
-      const grant = grantFor(event, "exit 2");
-      if (!grant || !hook.granted?.has(grant)) return fail(refused(hook, event, "exit 2", `on ${event} it would make the agent go on or feed the model the hook's text`));
+      const grant = GRANTS[blockEffect(event)];
+      if (!grant || !hook.granted?.has(grant)) return fail(refused(hook, event, "exit 2", `on ${event} it would make the agent go on or feed the model the hook's text`, grant));
       // Labelled with the hook's name already: its stderr as it is.
       return { kind: "block", reason: labelled(hook, stderr || reason) };
     }
@@ -106,7 +61,7 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
   const text = outcome.stdout.trim();
   if (!text.startsWith("{")) {
     if (text !== "" && hook.untrusted && STDOUT_IS_CONTEXT.has(event)) {
-      if (!hook.granted?.has("effects:annotate")) return fail(refused(hook, event, "stdout", "Claude Code adds it to the model's context"));
+      if (!hook.granted?.has("effects:annotate")) return fail(refused(hook, event, "stdout", "Claude Code adds it to the model's context", GRANTS.annotate));
       return { kind: "ok", text: labelled(hook, text) };
     }
     return { kind: "ok", ...(text ? { text } : {}) };
@@ -117,6 +72,8 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
   } catch (err) {
     return fail(Errors.invalidResult(hook.name, event, `stdout starts with "{" but is not JSON (${(err as Error).message}): ${tail(text, 200)}`));
   }
+  const unrouted = typeof value === "object" && value !== null ? Object.keys(value).find((k) => Object.hasOwn(NOT_ROUTED_FIELDS, k)) : undefined;
+  if (unrouted) return fail(Errors.invalidResult(hook.name, event, `its answer's ${unrouted} is ${NOT_ROUTED_FIELDS[unrouted]}`));
   const parsed = claudeHookOutputSchema.safeParse(value);
   if (!parsed.success) {
     return fail(Errors.invalidResult(hook.name, event, `not a Claude Code hook output: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(output)"}: ${i.message}`).join("; ")}`));
@@ -127,7 +84,7 @@ export function interpretRun(hook: HookLabel, event: ClaudeHookEvent, outcome: S
   }
   if (hook.untrusted) {
     const field = substitution(event, output, hook.granted ?? new Set());
-    if (field) return fail(refused(hook, event, field.name, field.why));
+    if (field) return fail(refused(hook, event, field.name, field.why, field.grant));
     return { kind: "ok", output: annotated(hook, output) };
   }
   return { kind: "ok", output };
@@ -151,34 +108,40 @@ function annotated(hook: HookLabel, output: ClaudeHookOutput): ClaudeHookOutput 
   const out = { ...output };
   if (out.systemMessage !== undefined) out.systemMessage = labelled(hook, out.systemMessage);
   if (out.decision === "block" && out.reason !== undefined) out.reason = labelled(hook, out.reason);
-  const s = out.hookSpecificOutput as Record<string, unknown> | undefined;
-  if (s && typeof s.additionalContext === "string") out.hookSpecificOutput = { ...s, additionalContext: labelled(hook, s.additionalContext) } as ClaudeHookOutput["hookSpecificOutput"];
+  const s = out.hookSpecificOutput;
+  if (s && typeof s.additionalContext === "string") out.hookSpecificOutput = { ...s, additionalContext: labelled(hook, s.additionalContext) };
   return out;
 }
 
-/** The first field of an untrusted hook's output above "restrict", or undefined. */
-function substitution(event: ClaudeHookEvent, output: ClaudeHookOutput, granted: ReadonlySet<string>): { name: string; why: string } | undefined {
-  const s = output.hookSpecificOutput as Record<string, unknown> | undefined;
-  const given = (name: string) => { const g = grantFor(event, name); return g !== undefined && granted.has(g); };
-  if (output.decision === "approve") return { name: "decision \"approve\"", why: "it grants a permission" };
-  if (output.decision === "block" && !BLOCK_STOPS.has(event) && !given("decision \"block\"")) return { name: "decision \"block\"", why: `on ${event} it would make the agent go on or feed the model the hook's text` };
-  if (output.systemMessage !== undefined && !given("systemMessage")) return { name: "systemMessage", why: "it speaks to the user in Claude Code's name" };
-  if (output.terminalSequence !== undefined) return { name: "terminalSequence", why: "it writes to the user's terminal" };
-  if (!s) return undefined;
-  for (const key of ["updatedInput", "additionalContext", "updatedMCPToolOutput", "initialUserMessage", "sessionTitle", "watchPaths", "reloadSkills", "updatedPermissions"]) {
-    if (s[key] !== undefined && !given(`hookSpecificOutput.${key}`)) return { name: `hookSpecificOutput.${key}`, why: key === "updatedInput" ? "it rewrites the tool's input" : "it changes what the agent does or reads" };
+/** The first field of an untrusted hook's output above "restrict" that its grants do not cover, or undefined. */
+function substitution(event: ClaudeHookEvent, output: ClaudeHookOutput, granted: ReadonlySet<string>): { name: string; why: string; grant?: string } | undefined {
+  const specific = output.hookSpecificOutput;
+  const rows: Array<[string, Readonly<Record<string, OutputField>>, Record<string, unknown>]> = [["", TOP_FIELDS, output as Record<string, unknown>]];
+  if (specific) rows.push(["hookSpecificOutput.", (SPECIFIC_FIELDS as Record<string, Record<string, OutputField>>)[specific.hookEventName] ?? {}, specific]);
+  for (const [prefix, row, values] of rows) {
+    for (const [key, f] of Object.entries(row)) {
+      const value = values[key];
+      if (value === undefined) continue;
+      const cls = effectOf(f, value, event);
+      if (cls === "observe" || cls === "restrict") continue;
+      const grant = GRANTS[cls];
+      if (grant && granted.has(grant)) continue;
+      return { name: `${prefix}${key}${said(f, value)}`, why: f.why, ...(grant ? { grant } : {}) };
+    }
   }
-  const decision = s.permissionDecision;
-  if (decision === "allow" || decision === "defer") return { name: `hookSpecificOutput.permissionDecision "${decision}"`, why: "it grants a permission or takes the decision away" };
-  const behavior = (s.decision as { behavior?: string; updatedInput?: unknown } | undefined);
-  if (behavior?.behavior === "allow") return { name: "hookSpecificOutput.decision.behavior \"allow\"", why: "it grants a permission" };
-  if (behavior?.updatedInput !== undefined) return { name: "hookSpecificOutput.decision.updatedInput", why: "it rewrites the tool's input" };
   return undefined;
 }
 
-function refused(hook: HookLabel, event: string, field: string, why: string): HookFailure {
+/** The value a class depends on, as messages name it (`permissionDecision "allow"`, `decision.behavior "allow"`). */
+function said(f: OutputField, value: unknown): string {
+  if (typeof f.effect !== "function") return "";
+  if (typeof value === "string") return ` "${value}"`;
+  const behavior = (value as { behavior?: unknown }).behavior;
+  return typeof behavior === "string" ? `.behavior "${behavior}"` : "";
+}
+
+function refused(hook: HookLabel, event: string, field: string, why: string, grant: string | undefined): HookFailure {
   const kept = event === "PreToolUse" ? "the tool call was blocked" : "the hook's answer was dropped";
-  const grant = grantFor(event, field);
   const then = grant
     ? ` To allow it, grant ${grant}: ${hook.allow ? hook.allow(grant) : `npx hookbox trust <project> --grant ${grant}`}`
     : " No grant allows it for a project's hook.";

@@ -101,7 +101,8 @@ function describeRefusal(name: string, r: SandboxRefusal, allow: (grant: string)
 
 /** A Stop hook that keeps the agent going past CONTINUE_LIMIT times in a session: refused, the agent stops. */
 function boundContinue(answer: HookAnswer, needs: NeedsStore, event: string, input: Record<string, unknown>, key: string, name: string): HookAnswer {
-  const continues = answer.kind === "block" || (answer.kind === "ok" && answer.output?.decision === "block");
+  // A Stop's additionalContext keeps the agent going too (Claude Code 2.1.328: "the conversation continues so the model can act on it").
+  const continues = answer.kind === "block" || (answer.kind === "ok" && (answer.output?.decision === "block" || answer.output?.hookSpecificOutput?.additionalContext !== undefined));
   if (!continues || (event !== "Stop" && event !== "SubagentStop")) return answer;
   const before = needs.continued(String(input.session_id ?? "no-session"), key);
   if (before < CONTINUE_LIMIT) return answer;
