@@ -14,6 +14,7 @@ import { ApprovalStore } from "../src/approval/store.js";
 import { route as routeWith } from "../src/agents/router.js";
 import { CLAUDE_CODE } from "../src/claude/dialect.js";
 import { recordingLayerAvailable } from "../src/claude/granted.js";
+import { proposeGrants } from "../src/claude/propose.js";
 import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
@@ -56,7 +57,7 @@ function world(event: string, script: string, source: "user" | "project") {
     const event_ = { hook_event_name: event, session_id: "s1", cwd: dir, ...input };
     return routeWith(CLAUDE_CODE, plan, event_, JSON.stringify(event_));
   };
-  return { approve, route };
+  return { dir, hook: plan.hooks[0]!, approve, route };
 }
 const answering = (output: unknown) => `#!/bin/sh\ncat >/dev/null\ncat <<'EOF'\n${JSON.stringify(output)}\nEOF\n`;
 
@@ -109,6 +110,8 @@ describe.skipIf(!(sandboxAvailability().ok && recordingLayerAvailable()))("a pro
       const s = JSON.parse(granted.stdout).hookSpecificOutput as Record<string, unknown>;
       if (c.event === "Stop") expect(s.additionalContext).toBe("[hook .claude/hooks/hook.sh] one more check");
       else expect(s).toEqual(output.hookSpecificOutput);
+      // hookbox trust proposes that grant, and only it, by reading the hook.
+      expect(proposeGrants(w.dir, w.hook)).toEqual([grant]);
     }
   });
 });

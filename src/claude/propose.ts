@@ -2,7 +2,8 @@
  * The grants a project's Claude Code hook will need, proposed by reading it (`hookbox trust`): its
  * command and the project files it names, as text, never run. A static read: it finds the common
  * shapes (a program called by name, a redirection or `mkdir` into a folder, a formatter given the
- * tool's `file_path`, JSON with `additionalContext`, a Stop hook's `exit 2`, a URL), not what a
+ * tool's `file_path`, JSON with `additionalContext`, a Stop hook's `exit 2` or added context, a
+ * PermissionDenied hook's `retry`, a URL), not what a
  * script computes. What the sandbox refused the hook at run time (src/approval/needs.ts) is proposed too.
  */
 import { readFileSync, statSync } from "node:fs";
@@ -53,10 +54,13 @@ export function proposeGrants(project: string, hook: ClaudeHook, env: NodeJS.Pro
     if (!dir.startsWith("/") && !dir.startsWith("$")) add(`write:${dir}`);
   }
   if (hook.event === "PostToolUse" && /file_path/.test(text) && (FORMATTER.test(text) || /\b(sed\s+-i|perl\s+-pi)\b/.test(text))) add("write:tool-target");
-  if (/additionalContext/.test(text) || /systemMessage/.test(text)) add("effects:annotate");
+  const stops = hook.event === "Stop" || hook.event === "SubagentStop";
+  if ((!stops && /additionalContext/.test(text)) || /systemMessage/.test(text)) add("effects:annotate");
   if (CONTEXT_EVENTS.has(hook.event) && /^\s*(echo|printf|cat)\b(?![^\n]*>)/m.test(text)) add("effects:annotate");
+  if (hook.event === "PermissionDenied" && /\bretry\b/.test(text)) add("effects:annotate");
   const blocks = /\bexit\s+2\b|"decision"\s*:\s*"block"|decision.{0,20}block/.test(text);
-  if (blocks && (hook.event === "Stop" || hook.event === "SubagentStop")) add("effects:continue");
+  // On Stop, added context keeps the agent going as a block does (src/claude/output-fields.ts).
+  if ((blocks || /additionalContext/.test(text)) && stops) add("effects:continue");
   if (blocks && (hook.event === "PostToolUse" || hook.event === "PostToolUseFailure")) add("effects:annotate");
   for (const m of text.matchAll(/\bhttps?:\/\/([A-Za-z0-9.-]+)(?::(\d+))?/g)) add(`network:${m[1]}${m[2] ? `:${m[2]}` : m[0].startsWith("http:") ? ":80" : ""}`);
   // A variable of the user's environment the script reads, other than the ones the sandbox sets. A
