@@ -15,6 +15,7 @@ import { route as routeWith } from "../src/agents/router.js";
 import { CLAUDE_CODE } from "../src/claude/dialect.js";
 import { recordingLayerAvailable } from "../src/claude/granted.js";
 import { proposeGrants } from "../src/claude/propose.js";
+import { CONTINUE_LIMIT } from "../src/policy/grants.js";
 import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
@@ -95,7 +96,7 @@ describe.skipIf(!(sandboxAvailability().ok && recordingLayerAvailable()))("a pro
     }
   });
 
-  it("gets a retry or a Stop's added context only with its grant (effects:annotate, effects:continue), labelled with its name", async () => {
+  it("gets a retry or a Stop's added context only with its grant (effects:annotate, effects:continue, bounded per session as a Stop's block is), labelled with its name", async () => {
     for (const [c, grant] of [[CASES.find((x) => x.event === "PermissionDenied")!, "effects:annotate"], [CASES.find((x) => x.event === "Stop")!, "effects:continue"]] as const) {
       const output = { hookSpecificOutput: { hookEventName: c.event, ...c.specific } };
       const w = world(c.event, answering(output), "project");
@@ -110,6 +111,13 @@ describe.skipIf(!(sandboxAvailability().ok && recordingLayerAvailable()))("a pro
       const s = JSON.parse(granted.stdout).hookSpecificOutput as Record<string, unknown>;
       if (c.event === "Stop") expect(s.additionalContext).toBe("[hook .claude/hooks/hook.sh] one more check");
       else expect(s).toEqual(output.hookSpecificOutput);
+      if (c.event === "Stop") {
+        // As a Stop block does, its context keeps the agent going at most CONTINUE_LIMIT times a session.
+        for (let i = 1; i < CONTINUE_LIMIT; i++) expect((await w.route(c.input)).code).toBe(0);
+        const bounded = await w.route(c.input);
+        expect(bounded.code).toBe(1);
+        expect(bounded.stderr).toContain(`kept the agent going ${CONTINUE_LIMIT} times this session, the bound of effects:continue; this time the agent stops. (effect_refused)`);
+      }
       // hookbox trust proposes that grant, and only it, by reading the hook.
       expect(proposeGrants(w.dir, w.hook)).toEqual([grant]);
     }
