@@ -10,6 +10,7 @@
  * The schema of ./output.ts and the effect gate are both built from these rows.
  */
 import { z } from "zod";
+import type { ClaudeHookEvent } from "./settings.js";
 
 export type FieldEffect = "observe" | "restrict" | "annotate" | "continue" | "substitute";
 /** One field: its schema, its class (or how its value and the event decide it), and why, said when a project's hook is refused it. */
@@ -58,7 +59,7 @@ export const TOP_FIELDS: Readonly<Record<string, OutputField>> = {
   terminalSequence: field(text, "substitute", "it writes to the user's terminal"),
 };
 
-/** Each event's `hookSpecificOutput` fields (besides `hookEventName`), in Claude Code's order of events. */
+/** Each event's `hookSpecificOutput` fields (besides `hookEventName`), keyed by the events of ./settings.ts (an event Claude Code gives no such output has no row). */
 export const SPECIFIC_FIELDS = {
   PreToolUse: {
     updatedInput: field(record, "substitute", "it rewrites the tool's input"),
@@ -115,7 +116,7 @@ export const SPECIFIC_FIELDS = {
   WorktreeCreate: { worktreePath: field(text, "substitute", "it chooses the folder the agent works in", true) },
   // Display-only in Claude Code: what the user sees of the model's message instead of what it wrote.
   MessageDisplay: { displayContent: field(text, "substitute", "it changes what the user reads of the model's message") },
-} satisfies Readonly<Record<string, Readonly<Record<string, OutputField>>>>;
+} satisfies Partial<Record<ClaudeHookEvent, Readonly<Record<string, OutputField>>>>;
 export type SpecificEvent = keyof typeof SPECIFIC_FIELDS;
 
 /**
