@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
@@ -158,5 +158,24 @@ describe("README: figures", () => {
       "tested with 0.73.1",
       "a version no script pins: 0.73.2",
     ]);
+  });
+});
+
+/** The folders the Layout section names (`name/`) that src/ lacks, and src/'s rooms it does not name. */
+function layoutMismatches(text: string): string[] {
+  const named = new Set([...section("Layout and more documentation", text).matchAll(/`([a-z-]+)\/`/g)].map((m) => m[1]!));
+  const src = new URL("../src/", import.meta.url);
+  const rooms = readdirSync(src, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  const isFolder = (name: string) => name === "src" || existsSync(new URL(`../${name}/`, import.meta.url)) || existsSync(new URL(name, src)) || rooms.some((r) => existsSync(new URL(`${r}/${name}/`, src)));
+  return [...rooms.filter((r) => !named.has(r)).map((r) => `not named: src/${r}/`), ...[...named].filter((n) => !isFolder(n)).map((n) => `no such folder: ${n}/`)];
+}
+
+describe("README: layout", () => {
+  it("names every room of src/ in its Layout section, and no folder that does not exist", () => {
+    expect(layoutMismatches(readme)).toEqual([]);
+  });
+
+  it("control: a Layout without `opencode/` and with a `plugins/` that does not exist fails the check, naming both", () => {
+    expect(layoutMismatches(readme.replace("`opencode/`, ", "`plugins/`, "))).toEqual(["not named: src/opencode/", "no such folder: plugins/"]);
   });
 });
