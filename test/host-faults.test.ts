@@ -41,10 +41,10 @@ describe("deadlines and liveness", () => {
     expect(errors[0]!.event).toBe("context");
   });
 
-  it("a tool_call whose handler times out is blocked (fail closed)", async () => {
+  it("a tool_call whose handler times out is blocked (fail closed), the reason naming the hook and the code as the README shows it", async () => {
     const { runner, errors } = await start(["faulty/hangs-async.ts"], { load: { deadlines: { tool_call: 100 } } });
     const result = await runner.emitToolCall(toolCall());
-    expect(result?.block).toBe(true);
+    expect(result).toEqual({ block: true, reason: `Blocked because hook "${fixture("faulty/hangs-async.ts")}" failed (timeout): ${errors[0]!.error}` });
     expect(errors.map((e) => e.code)).toEqual(["timeout"]);
   });
 
