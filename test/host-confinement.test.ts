@@ -49,6 +49,12 @@ describe.each(["worker", "process"] as const)("confinement in %s mode", (isolati
     expect(JSON.parse((await trusted.runner.emitToolCall(probe("env")))!.reason!).secret).toBe("sk-host-only");
   });
 
+  it("the env option replaces the policy's environment (PATH too), and execArgv its permission flags: the read denied above then succeeds", async () => {
+    const { runner } = await start(["hostile/probes-confinement.ts"], { load: { isolation, env: { OPENAI_API_KEY: "sk-given" }, execArgv: [] } });
+    expect(JSON.parse((await runner.emitToolCall(probe("env")))!.reason!)).toEqual({ secret: "sk-given", path: false });
+    expect(await runner.emitToolCall(probe("read", outside))).toEqual({ block: true, reason: "secret file" });
+  });
+
   it("pi.exec outside the policy is refused with a clear error, and recorded", async () => {
     const records: unknown[] = [];
     const { runner } = await start(["hostile/probes-confinement.ts"], { load: { isolation, policy: { exec: { allow: ["git"] } }, onExec: (_p, r) => records.push(r) } });
