@@ -41,6 +41,17 @@ describe("deadlines and liveness", () => {
     expect(errors[0]!.event).toBe("context");
   });
 
+  it("a hook's handlers for one event share one deadline, as they run in one round trip: three of 200 ms each time out under 500 ms, where one alone would not (the control: three of 100 ms finish)", async () => {
+    const { runner, errors, entries } = await start(["valid/waits-in-three-handlers.ts"], { load: { deadlines: { turn_start: 500 } } });
+    await runner.emit({ ...turnStart(), turnIndex: 100 });
+    expect(errors).toEqual([]);
+    expect(entries.map(([, name]) => name)).toEqual(["first", "second", "third"]);
+    entries.length = 0;
+    await runner.emit({ ...turnStart(), turnIndex: 200 });
+    expect(errors.map((e) => [e.code, e.event])).toEqual([["timeout", "turn_start"]]);
+    expect(entries.slice(0, 2).map(([, name]) => name)).toEqual(["first", "second"]); // the third was still waiting at the deadline
+  });
+
   it("a tool_call whose handler times out is blocked (fail closed), the reason naming the hook and the code as the README shows it", async () => {
     const { runner, errors } = await start(["faulty/hangs-async.ts"], { load: { deadlines: { tool_call: 100 } } });
     const result = await runner.emitToolCall(toolCall());
