@@ -4,7 +4,7 @@
  * load (the comlink control call), requests with deadlines, death and its name, and restarts
  * within the budget. (`hook.sandbox`, its read-only view, keeps its public name.)
  */
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { Errors, HookFailure, describeThrown } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
 import type { HookMessageRenderer } from "../contract/types.js";
@@ -356,7 +356,9 @@ export class HookSupervisor implements SandboxView {
     let execArgv: string[] | undefined;
     try {
       // The permission flag of the runtime that runs the hook: the child's node, or this host in worker mode.
-      execArgv = options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox");
+      // The roots too large to walk whole are remembered in the host's private cache folder (src/policy/link-walk.ts).
+      const largeRoots = this.#cache.dir ? join(this.#cache.dir, "large-roots") : undefined;
+      execArgv = options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox", largeRoots);
     } catch (err) {
       // A symbolic link out of the hook's package roots (src/policy/read-grants.ts): the message names it.
       if (err instanceof ReadRefusal) return Errors.loadFailed(this.hookPath, err.message);

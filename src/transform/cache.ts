@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { readFile, unlink } from "node:fs/promises";
+import { unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
 import { jitiDir, transformInThread } from "./transformer.js";
@@ -72,7 +72,10 @@ export class TransformCache {
     const file = join(this.dir, `${key}.js`);
     let text: string;
     try {
-      text = await readFile(file, "utf8");
+      // Why synchronous: the asker is a worker blocked on this answer, and an asynchronous read is
+      // four turns of this thread's event loop (open, stat, read, close), each a wait for a core
+      // while twenty workers boot; an entry is a few kilobytes, read in well under a millisecond.
+      text = readFileSync(file, "utf8");
     } catch {
       return undefined;
     }
