@@ -12,6 +12,7 @@ import * as api from "../src/index.js";
 import { HOOK_ERROR_CODES, SESSION_MANAGER_METHODS } from "../src/index.js";
 import { AUDIT_DEFAULTS } from "../src/observe/audit-log.js";
 import { resolveSandboxOptions } from "../src/options/options.js";
+import { MAX_ROOT_ENTRIES } from "../src/policy/link-walk.js";
 import { presets } from "../src/policy/policy.js";
 import { TRANSFORM_WINDOW_MS } from "../src/transform/budget.js";
 import { TRANSFORM_HEAP_MB } from "../src/transform/transformer.js";
@@ -137,6 +138,9 @@ function figureMismatches(text: string): string[] {
   ];
   missing.push(...phrases.filter((p) => !text.includes(p)));
   for (const [, depth] of text.matchAll(/nested deeper than (\d+) levels/g)) if (Number(depth) !== LIMITS.maxDepth) missing.push(`nested deeper than ${LIMITS.maxDepth} levels (README: ${depth})`);
+  const rootEntries = [...text.matchAll(/more than ([\d ]+) entries/g)].map((m) => m[1]!);
+  const spelt = MAX_ROOT_ENTRIES.toLocaleString("en").replaceAll(",", " ");
+  if (rootEntries.length === 0 || rootEntries.some((n) => n !== spelt)) missing.push(`more than ${spelt} entries (README: ${rootEntries.join(", ") || "none"})`);
   const pins = new Set(["install-pi.sh", "install-omp.sh", "install-claude.sh", "install-codex.sh", "install-gemini.sh", "install-opencode.sh", "install-bun.sh"].map(pinned));
   for (const [version] of text.matchAll(/(?<![\w.])\d+\.\d+\.\d+(?![\w.])/g)) if (!pins.has(version)) missing.push(`a version no script pins: ${version}`);
   return missing;
