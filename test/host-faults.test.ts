@@ -148,6 +148,16 @@ describe("death is contained and named", () => {
     expect(await runner.emitToolCall(toolCall("rm -rf /"))).toEqual({ block: true, reason: "rm -rf blocked (no UI)" });
   });
 
+  it.each([
+    ["out_of_memory", "faulty/exhausts-heap-on-tool-call.ts", { resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 }, unresponsiveMs: 10_000, maxRestarts: 0 }],
+    ["result_too_large", "faulty/returns-oversized-result.ts", { maxMessageBytes: 1_000_000 }],
+  ] as const)("a tool_call whose handler fails with %s is blocked (fail closed), the reason naming the hook and the code", async (code, name, load) => {
+    const { runner, errors } = await start([name], { load });
+    const result = await runner.emitToolCall(toolCall("ls"));
+    expect(result).toEqual({ block: true, reason: expect.stringMatching(new RegExp(`^Blocked because hook ".*${name.split("/")[1]!.replace(".", "\\.")}" failed \\(${code}\\): `)) });
+    expect(errors.map((e) => [e.code, e.event])).toEqual([[code, "tool_call"]]);
+  });
+
   it("non-Error values thrown by handlers become readable handler_threw messages", async () => {
     const { runner, errors } = await start(["faulty/throws-non-errors.ts"]);
     await runner.emit(turnStart());
