@@ -183,3 +183,39 @@ describe("README: layout", () => {
     expect(layoutMismatches(readme.replace("`opencode/`, ", "`plugins/`, "))).toEqual(["not named: src/opencode/", "no such folder: plugins/"]);
   });
 });
+
+/** A heading's anchor as GitHub makes it: lower case, punctuation but hyphens dropped, spaces to hyphens. */
+const anchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, "").replaceAll(" ", "-");
+
+/** The relative links of the README and docs/ (code left out) whose file, or whose heading, is not there. */
+function brokenLinks(files: Record<string, string>): string[] {
+  const root = new URL("../", import.meta.url);
+  const headings = (file: string, text?: string) => [...(text ?? readFileSync(new URL(file, root), "utf8")).matchAll(/^#+ (.*)$/gm)].map((m) => anchor(m[1]!));
+  const broken: string[] = [];
+  for (const [file, text] of Object.entries(files)) {
+    const prose = text.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
+    for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target!)) continue;
+      const [path, hash] = target!.split("#") as [string, string | undefined];
+      const resolved = path === "" ? file : new URL(path, new URL(file, root)).pathname.slice(root.pathname.length);
+      if (path !== "" && !existsSync(new URL(resolved, root))) broken.push(`${file}: ${target}`);
+      else if (hash && resolved.endsWith(".md") && !headings(resolved, resolved === file ? text : undefined).includes(hash)) broken.push(`${file}: ${target}`);
+    }
+  }
+  return broken;
+}
+
+describe("README and docs/: links", () => {
+  const files = Object.fromEntries(["README.md", ...readdirSync(new URL("../docs", import.meta.url)).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]
+    .map((f) => [f, readFileSync(new URL(`../${f}`, import.meta.url), "utf8")]));
+
+  it("every relative link names a file that exists and, with an anchor, a heading of that file", () => {
+    expect(Object.values(files).join("\n").match(/\]\((?![a-z]+:)[^)\s]+#[^)\s]+\)/g)!.length).toBeGreaterThan(20); // not a vacuous pass
+    expect(brokenLinks(files)).toEqual([]);
+  });
+
+  it("control: a link to a missing file and one to a missing heading are each named", () => {
+    const text = "See [cli](docs/cli.md#npm-start-the-demo), [gone](docs/gone.md) and [moved](docs/cli.md#no-such-heading); `[0](event)` is code.";
+    expect(brokenLinks({ "README.md": text })).toEqual(["README.md: docs/gone.md", "README.md: docs/cli.md#no-such-heading"]);
+  });
+});
