@@ -84,7 +84,7 @@ const PLANS = args.quick
 
 /** hookbox built as the package ships it (test/support/pi-run.ts `builtHookbox`): what `import { isolate } from "hookbox/extension"` loads. */
 function builtExtension(): string {
-  return join(builtHookbox("bench-extension", progress), "dist", "src", "extension.js");
+  return join(builtHookbox("bench-extension", progress), "dist", "host", "extension.js");
 }
 
 /**

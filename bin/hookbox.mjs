@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const source = new URL("../src/cli/main.ts", import.meta.url);
-const built = new URL("../dist/src/cli/main.js", import.meta.url);
+const built = new URL("../dist/host/cli.js", import.meta.url);
 
 function tsxResolves() {
   try {

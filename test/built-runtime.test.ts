@@ -51,7 +51,7 @@ const modes = sandboxAvailability().ok ? ["worker", "process", "sandbox"] : ["wo
 describe("the built package's one-file runtimes", { timeout: 300_000 }, () => {
   it(`a guard loaded from the built package runs in the bundle of its mode and guards (${modes.join(", ")})`, () => {
     const built = builtHookbox("built-runtime-test");
-    const out = guardIn(join(built, "dist", "src", "index.js"), modes);
+    const out = guardIn(join(built, "dist", "host", "index.js"), modes);
     for (const mode of modes) {
       const file = mode === "worker" ? "entry-thread.bundle.cjs" : "entry-process.bundle.cjs";
       expect(out[mode]).toEqual({ errors: [], blocked: { block: true, reason: `blocked in ${file}` }, allowed: null });

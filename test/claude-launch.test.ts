@@ -5,11 +5,11 @@
  * for one PreToolUse event, as Claude Code would, from inside the same namespace. Real bubblewrap,
  * real router; only Claude Code is replaced (the e2e tests run the real one).
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { hookbox } from "./cli-run.js";
+import { hookbox, ROOT } from "./cli-run.js";
 import { agentViewAvailability } from "../src/isolation/bubblewrap/agent-view.js";
 
 const roots: string[] = [];
@@ -71,6 +71,14 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route", (
     expect(seen.route).toEqual({ code: 2, stdout: JSON.stringify({ decision: "block", reason: "[cat >/dev/null; echo user-guard: no rm -rf >&2; exit 2]: user-guard: no rm -rf" }), stderr: "" });
     expect(ran.stderr).toContain("the project's .claude/settings.json sets env: not loaded");
   });
+
+  it("a project's settings that run a command (fixtures/hostile/claude-code/runs-commands-through-settings-keys.json: proxyAuthHelper, subagentStatusLine, processWrapper, ripgrep, statusLine, apiKeyHelper) are not in the view Claude Code reads, and are named; its other keys are", async () => {
+    const w = world(JSON.parse(readFileSync(join(ROOT, "fixtures", "hostile", "claude-code", "runs-commands-through-settings-keys.json"), "utf8")) as Record<string, unknown>);
+    const ran = await w.run();
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(reported(ran.stdout).settings)).toEqual({ model: "opus", permissions: { deny: ["Read(./.env)"] } });
+    expect(ran.stderr).toContain("the project's .claude/settings.json sets statusLine, subagentStatusLine, apiKeyHelper, proxyAuthHelper, processWrapper, ripgrep: not loaded");
+  });
 });
 
 describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and a project's MCP servers", () => {
@@ -104,14 +112,27 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and
 });
 
 describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route, refused", () => {
-  it("does not start when the project's settings file is a link into /etc, where its view could cover the managed document", async () => {
+  it("does not start when the project's settings file leads out of the project (into /etc, where its view could cover the managed document, or to your own ~/.claude/settings.json: fixtures/hostile/claude-code/links-its-settings-to-yours); a link inside the project is followed", async () => {
     const w = world({});
     rmSync(join(w.project, ".claude", "settings.json"));
     symlinkSync("/etc/hostname", join(w.project, ".claude", "settings.json"));
-    const ran = await w.run();
-    expect(ran.code).toBe(2);
-    expect(ran.stdout).toBe("");
-    expect(ran.stderr).toContain("is a link to /etc/hostname: hookbox claude does not start with a project settings file under /etc");
+    const etc = await w.run();
+    expect(etc.code).toBe(2);
+    expect(etc.stdout).toBe("");
+    expect(etc.stderr).toContain("is a link to /etc/hostname, outside the project: hookbox claude does not start with a project settings file that leads out of the project");
+    rmSync(join(w.project, ".claude", "settings.json"));
+    cpSync(join(ROOT, "fixtures", "hostile", "claude-code", "links-its-settings-to-yours"), w.project, { recursive: true, verbatimSymlinks: true });
+    const yours = await w.run();
+    expect(yours.code).toBe(2);
+    expect(yours.stdout).toBe("");
+    expect(yours.stderr).toContain(`is a link to ${join(w.project, "..", "home", ".claude", "settings.json")}, outside the project`);
+    // Control: a link inside the project is what Claude Code follows; the view is bound there and claude starts.
+    rmSync(join(w.project, ".claude", "settings.json"));
+    writeFileSync(join(w.project, ".claude", "shared.json"), JSON.stringify({ model: "opus" }));
+    symlinkSync("shared.json", join(w.project, ".claude", "settings.json"));
+    const inside = await w.run();
+    expect(inside.code, inside.stderr).toBe(0);
+    expect(JSON.parse(reported(inside.stdout).settings)).toEqual({ model: "opus" });
   });
 });
 

@@ -1,24 +1,33 @@
 /**
  * What importing `hookbox/extension` evaluates, in the built package as the agent imports it
- * (`builtHookbox`): the agent pays for every file at each start, before `isolate()` runs. What only
+ * (`builtHookbox`: dist/host/, scripts/bundle-host.mjs): the agent pays for every module at each
+ * start, before `isolate()` runs. The package's files are chunks of many modules each: a module
+ * counts as evaluated when a chunk holding it (esbuild names each module above its code) is loaded,
+ * so a module that became eager, moved into a chunk the entry loads, fails here. What only
  * process and sandbox isolation use (src/isolation/child-modes.ts) and what counts a terminal's
  * cells (src/extension/output.ts), an in-process hook's handler loop and what runs a `pi.exec`
  * program load when first used; the approvals stores and what only the
- * command-hook routers use, never by `isolate()`. The control, in the same process: once a module
- * in process isolation runs a pi.exec beside an in-process hook, output goes to a terminal and
- * `hookbox trust` and a router are imported, the same files are seen loaded.
+ * command-hook routers use, never by `isolate()`. The control, in the same process, through the
+ * package's own entries: once `hookbox` is imported (its StatusLine counts cells as the terminal
+ * output does), a module in process isolation runs a pi.exec beside an in-process hook, and the
+ * CLI's `trust` and `claude-hook` commands are loaded, the same modules are seen loaded.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "./helpers/files.js";
 import { ROOT } from "./helpers/host.js";
 import { builtHookbox } from "./support/pi-run.js";
 
-/** The files a start whose modules run in worker threads, with no terminal, does not evaluate. */
+/**
+ * The files a start whose modules run in worker threads, with no terminal, does not evaluate.
+ * (src/isolation/child-modes.ts, through which they load, only re-exports them: in a chunk it has no
+ * code of its own, so no name.)
+ */
 const DEFERRED = [
-  "dist/src/isolation/child-modes.js", "dist/src/isolation/process-endpoint.js", "dist/src/isolation/frames.js", "dist/worker/frames.mjs",
+  "dist/src/isolation/process-endpoint.js", "dist/src/isolation/frames.js", "dist/worker/frames.mjs",
   "dist/src/isolation/bubblewrap/bwrap.js", "dist/src/isolation/bubblewrap/cgroups.js",
   "dist/src/isolation/bubblewrap/sandbox-spec.js", "dist/src/net/proxy.js",
   "node_modules/devalue/", "node_modules/string-width/", "node_modules/get-east-asian-width/",
@@ -44,31 +53,41 @@ beforeAll(() => {
   writeFileSync(join(dir, "guard.mjs"), GUARD);
   const file = join(dir, "loads.txt");
   writeFileSync(join(dir, "main.mjs"), `import { appendFileSync } from "node:fs";
-await import(${JSON.stringify(join(built, "dist/src/extension.js"))});
+await import(${JSON.stringify(join(built, "dist/host/extension.js"))});
 appendFileSync(${JSON.stringify(file)}, "--imported--\\n");
-const { HookRunner, createModelRegistry, createSessionManager, loadHooks } = await import(${JSON.stringify(join(built, "dist/src/index.js"))});
+const { HookRunner, createModelRegistry, createSessionManager, loadHooks } = await import(${JSON.stringify(join(built, "dist/host/index.js"))});
 const { hooks, errors } = await loadHooks(["./guard.mjs"], process.cwd(), { isolation: "process", policy: { exec: { allow: ["true"] } } });
 if (errors.length > 0) throw new Error(JSON.stringify(errors));
 const inline = { path: "inline", resolvedPath: "inline", handlers: new Map([["tool_call", [() => undefined]]]), messageRenderers: new Map(), commands: new Map(), setSendMessageHandler() {}, setAppendEntryHandler() {} };
 const runner = new HookRunner([...hooks, inline], process.cwd(), createSessionManager(), createModelRegistry());
 await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "1", input: { command: "ls" } });
 await runner.dispose();
-const { AgentOutput } = await import(${JSON.stringify(join(built, "dist/src/extension/output.js"))});
-await new AgentOutput(() => "text", "/", () => {}, () => 80).ready;
-await import(${JSON.stringify(join(built, "dist/src/agents/router.js"))});
-await import(${JSON.stringify(join(built, "dist/src/cli/trust.js"))});
+const { main } = await import(${JSON.stringify(join(built, "dist/host/cli.js"))});
+const quiet = { write() {}, isTTY: false };
+for (const command of ["trust", "claude-hook"]) if (await main(["help", command], { stdout: quiet, stderr: quiet }) !== 0) throw new Error("hookbox help " + command);
 `);
   execFileSync(process.execPath, ["--import", join(ROOT, "test/support/records-loads.mjs"), "main.mjs"], { cwd: dir, env: { ...process.env, HOOKBOX_LOADS_FILE: file }, stdio: "inherit", timeout: 60_000 });
   const [atImport = "", afterUse = ""] = readFileSync(file, "utf8").split("--imported--\n");
-  const lines = (text: string) => text.split("\n").filter(Boolean);
+  const lines = (text: string) => text.split("\n").filter(Boolean).flatMap((url) => modulesOf(url, built));
   loads = { atImport: lines(atImport), afterUse: lines(afterUse) };
 }, 120_000);
+
+/**
+ * The modules a loaded file evaluates, as file URLs: a file of dist/host/ holds each module under
+ * the comment esbuild writes above it (its path from the package root); any other file is itself.
+ */
+function modulesOf(url: string, built: string): string[] {
+  if (!url.startsWith(pathToFileURL(join(built, "dist", "host")).href + "/")) return [url];
+  const named = readFileSync(fileURLToPath(url), "utf8").matchAll(/^\/\/ (\S+\.[cm]?js)$/gm);
+  return [url, ...[...named].map((m) => pathToFileURL(resolve(built, m[1]!)).href)];
+}
 
 const seenIn = (urls: string[], files: string[]) => files.filter((d) => urls.some((u) => u.includes(`/${d}`)));
 
 describe("importing hookbox/extension", () => {
   it("evaluates none of process and sandbox isolation's host modules, the terminal's cell counting, an in-process hook's handler loop or pi.exec's runner", () => {
-    expect(loads.atImport.some((u) => u.endsWith("/dist/src/extension.js"))).toBe(true);
+    expect(loads.atImport.some((u) => u.endsWith("/dist/host/extension.js"))).toBe(true);
+    expect(loads.atImport.some((u) => u.endsWith("/dist/src/extension/adapter.js"))).toBe(true);
     expect(seenIn(loads.atImport, DEFERRED)).toEqual([]);
   });
 
@@ -77,7 +96,7 @@ describe("importing hookbox/extension", () => {
     expect(seenIn(loads.afterUse, NOT_ISOLATE)).toEqual(NOT_ISOLATE);
   });
 
-  it("loads them once a module in process isolation runs a pi.exec beside an in-process hook and output goes to a terminal (the control: the recorder sees each)", () => {
+  it("loads them once a module in process isolation runs a pi.exec beside an in-process hook and hookbox's index counts cells (the control: the recorder sees each)", () => {
     expect(seenIn(loads.afterUse, DEFERRED)).toEqual(DEFERRED);
   });
 });

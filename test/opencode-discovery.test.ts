@@ -1,9 +1,10 @@
 /** src/opencode/discovery.ts: what opencode 1.18.33 would load for a project, by its own rules, and what hookbox opencode hides from it. */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { discoverOpencode, npmName } from "../src/opencode/discovery.js";
 import { tempDir, writeHook } from "./helpers/files.js";
+import { ROOT } from "./cli-run.js";
 
 const PLUGIN = "export default { id: 'x', server: async () => ({}) };\n";
 
@@ -55,6 +56,21 @@ describe("opencode discovery", () => {
     expect(copy.content).not.toContain("plugin");
   });
 
+  it("gives opencode a project's config without the keys that run a command, install a package, send your keys elsewhere or skip a question (fixtures/hostile/opencode/runs-commands-through-config-keys.json: mcp, formatter, lsp, provider, permission), named; your own config keeps them", () => {
+    const w = world();
+    const hostile = readFileSync(join(ROOT, "fixtures", "hostile", "opencode", "runs-commands-through-config-keys.json"), "utf8");
+    writeHook(w.project, "opencode.json", hostile);
+    writeHook(w.project, ".opencode/opencode.jsonc", hostile);
+    writeHook(w.home, ".config/opencode/opencode.json", hostile);
+    const found = discoverOpencode(w.project, w.env);
+    for (const file of [join(w.project, "opencode.json"), join(w.project, ".opencode/opencode.jsonc")]) {
+      expect(JSON.parse(found.filtered.find((f) => f.path === file)!.content)).toEqual({ model: "x/y", instructions: ["CONTRIBUTING.md"] });
+      expect(found.problems).toContain(`the project's ${file} sets mcp, formatter, lsp, provider, permission: not loaded (they run a command, install a package, send your keys elsewhere or skip a question; hookbox opencode does not approve them)`);
+    }
+    // Control: the user's own config names no plugin and is not filtered.
+    expect(found.filtered.map((f) => f.path)).not.toContain(join(w.home, ".config/opencode/opencode.json"));
+  });
+
   it("keeps the same plugin once, at its last place (a file by its path, a package by its name)", () => {
     const w = world();
     const shared = writeHook(w.project, ".opencode/plugins/shared.ts", PLUGIN);
@@ -69,7 +85,7 @@ describe("opencode discovery", () => {
     const w = world();
     writeHook(w.project, "opencode.json", "{ plugin: [");
     const found = discoverOpencode(w.project, w.env);
-    expect(found.filtered).toEqual([{ path: join(w.project, "opencode.json"), content: "{}" }]);
+    expect(found.filtered).toEqual([{ path: join(w.project, "opencode.json"), content: "{}", origin: "project" }]);
     expect(found.problems.join("\n")).toContain("is not valid JSON(C)");
   });
 });

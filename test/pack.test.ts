@@ -76,6 +76,7 @@ describe("the packed package", () => {
     for (const dep of ["comlink", "jiti", "zod"]) expect(existsSync(join(project, "node_modules", dep, "package.json"))).toBe(true);
     expect(existsSync(join(installed, "dist", "worker", "entry.mjs"))).toBe(true);
     expect(existsSync(join(installed, "dist", "src", "index.js"))).toBe(true);
+    expect(existsSync(join(installed, "dist", "host", "extension.js"))).toBe(true);
     expect(existsSync(join(installed, "src"))).toBe(false);
     expect(existsSync(join(installed, "test"))).toBe(false);
     const pkg = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
@@ -90,7 +91,7 @@ describe("the packed package", () => {
     expect(out.errors).toEqual([]);
     expect(out.blocked).toEqual({ block: true, reason: "blocked: rm -rf /" });
     expect(out.allowed).toBeNull();
-    expect(out.entry).toBe(`file://${join(project, "node_modules", "hookbox", "dist", "src", "index.js")}`);
+    expect(out.entry).toBe(`file://${join(project, "node_modules", "hookbox", "dist", "host", "index.js")}`);
   });
 
   it("gives hook authors the whole authoring surface as types from hookbox/hooks", () => {
@@ -166,7 +167,7 @@ describe("the packed package", () => {
     writeFileSync(join(project, "ext-probe.mjs"), `import { isolate } from "hookbox/extension";\nconsole.log(typeof isolate, typeof isolate([]), import.meta.resolve("hookbox/extension"));\n`);
     const r = run("node", ["ext-probe.mjs"], project);
     expect(r.stderr).toBe("");
-    expect(r.stdout).toBe(`function function file://${join(project, "node_modules", "hookbox", "dist", "src", "extension.js")}\n`);
+    expect(r.stdout).toBe(`function function file://${join(project, "node_modules", "hookbox", "dist", "host", "extension.js")}\n`);
   });
 
   it("README \"Use it in pi\" works as written with the installed package: pi -e ./isolated.ts blocks the model's rm -rf", (ctx) => {

@@ -1,6 +1,10 @@
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { terminalText } from "../src/gates/terminal-text.js";
+import { hookbox, ROOT } from "./cli-run.js";
 
 const SGR_ONLY = /\x1b\[[0-9;:]*m/g;
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
@@ -48,6 +52,30 @@ describe("terminalText", () => {
     ["a full reset", "\x1b[7mx\x1b[m"],
   ])("leaves a line whose styling is closed as it is (%s)", (_what, input) => {
     expect(terminalText(input)).toBe(input);
+  });
+
+  it("shows each format character that reorders or hides text (bidirectional controls, zero-width space, word joiner, byte order mark, line separators) by its code point, on one line and on several; emoji joiners stay", () => {
+    const hiding = ["\u061c", "\u200b", "\u200e", "\u200f", "\u2028", "\u2029", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2060", "\u2066", "\u2067", "\u2068", "\u2069", "\ufeff"];
+    for (const c of hiding) {
+      const code = `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`;
+      expect(terminalText(`a${c}b`)).toBe(`a${code}b`);
+      expect(terminalText(`a${c}b\nc`, { multiline: true })).toBe(`a${code}b\nc`);
+    }
+    expect(terminalText("👨\u200d👩")).toBe("👨\u200d👩");
+  });
+
+  it("hookbox trust lists a hook whose script name holds a zero-width space, or whose command holds a right-to-left override, with each shown (fixtures/hostile/claude-code/hides-its-script-name): the name does not read as the guard beside it", async () => {
+    const root = mkdtempSync(join(tmpdir(), "hookbox-hides-name-"));
+    try {
+      const project = join(root, "project");
+      cpSync(join(ROOT, "fixtures", "hostile", "claude-code", "hides-its-script-name"), project, { recursive: true });
+      const r = await hookbox(["trust", project, "--approvals", join(root, "approvals")], { env: { PATH: "/usr/bin:/bin", HOME: root } });
+      expect(r.stdout).toContain(".claude/hooks/gu<U+200B>ard.sh");
+      expect(r.stdout).toContain("# <U+202E>exit 0 <U+2066>");
+      expect(r.stdout).not.toMatch(/[\u200b\u202e\u2066]/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("returns plain text as it is (the same string)", () => {

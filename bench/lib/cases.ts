@@ -117,7 +117,7 @@ type LoadHooksFn = typeof loadHooks;
 
 /** `loadHooks` of hookbox built as the package ships it (test/support/pi-run.ts `builtHookbox`): each hook runtime is one file (scripts/bundle-runtime.mjs). */
 async function shippedLoadHooks(): Promise<LoadHooksFn> {
-  const dist = join(builtHookbox("bench-run", (line) => process.stderr.write(`bench: ${line}\n`)), "dist", "src", "index.js");
+  const dist = join(builtHookbox("bench-run", (line) => process.stderr.write(`bench: ${line}\n`)), "dist", "host", "index.js");
   return ((await import(pathToFileURL(dist).href)) as { loadHooks: LoadHooksFn }).loadHooks;
 }
 

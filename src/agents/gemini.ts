@@ -21,6 +21,16 @@ export const GEMINI_EVENTS = [
 ] as const;
 /** Keys of `hooks` that are not events (Gemini reads them as hooksConfig). */
 const CONFIG_KEYS = new Set(["enabled", "disabled", "notifications"]);
+/**
+ * Settings of a project's file (dotted paths) that run a command or widen what Gemini CLI may do
+ * without asking, read from 0.61.0's settings schema: its own list of what runs a command
+ * (`sanitizeSettingsForSandbox` drops `tools.discoveryCommand` and `tools.callCommand`), the MCP
+ * servers it starts, the pager every shell command gets, and what skips a confirmation.
+ */
+export const GEMINI_POWER_KEYS = [
+  "mcpServers", "mcp.serverCommand", "tools.discoveryCommand", "tools.callCommand", "tools.shell.pager",
+  "tools.allowed", "general.defaultApprovalMode", "advanced.excludedEnvVars", "security.enablePermanentToolApproval",
+] as const;
 /** Gemini CLI's default deadline of a command hook. */
 export const GEMINI_DEFAULT_TIMEOUT_MS = 60_000;
 

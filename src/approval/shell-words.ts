@@ -24,7 +24,10 @@ export interface WordScope {
   projectVars: readonly string[];
 }
 
-export class Refusal extends Error {}
+export class Refusal extends Error {
+  /** Its message is already the note a script's `source` gets (./command-pins.ts). */
+  constructor(message: string, readonly sourced = false) { super(message); }
+}
 
 /** Nodes already read through their parent. By position: the parser's JavaScript objects are new wrappers at each access. */
 export class Done {

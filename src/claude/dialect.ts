@@ -60,8 +60,10 @@ export const CLAUDE_CODE: ClaudeDialect = claudeDialect<Omit<ClaudeDialect, keyo
   managedOnly: { allowManagedHooksOnly: true },
   planFile: "hookbox-plan.json",
   projectSettings: [".claude/settings.json", ".claude/settings.local.json"],
+  // Every key of Claude Code's own list of settings that run a command (its binary holds it; test/claude-power-keys.test.ts reads it), then those that widen what it may do.
   powerKeys: [
-    "env", "statusLine", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper", "gcpAuthRefresh",
+    "env", "statusLine", "subagentStatusLine", "apiKeyHelper", "proxyAuthHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper", "gcpAuthRefresh",
+    "processWrapper", "policyHelper", "policyHelpers", "ripgrep",
     "enableAllProjectMcpServers", "enabledMcpjsonServers", "enabledPlugins", "extraKnownMarketplaces", "pluginConfigs",
     "permissions.allow", "permissions.additionalDirectories", "permissions.defaultMode",
     "forceLoginMethod", "forceLoginOrgUUID", "fileSuggestion", "sandbox", "skipDangerousModePermissionPrompt",

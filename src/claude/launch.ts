@@ -12,7 +12,7 @@
  *
  * On both, the routing hook's command carries the plan's sha256 (src/agents/plan.ts).
  */
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentViewLaunch, type FileView } from "../isolation/bubblewrap/agent-view.js";
@@ -24,6 +24,9 @@ import { planText } from "../agents/plan.js";
 import type { ClaudePlan } from "./plan.js";
 import { routingCommand, type Hookbox } from "../agents/routing-hook.js";
 import { routerTimeoutS } from "./router.js";
+import { viewTarget } from "../agents/view-target.js";
+
+export { LaunchRefused } from "../agents/view-target.js";
 import type { ParsedSettings } from "./settings.js";
 
 
@@ -81,26 +84,11 @@ export function managedLaunch(dialect: ClaudeDialect, bwrap: string, program: st
   const files: FileView[] = [
     { path: `${dialect.managedDir}/${dialect.managedFile}`, content: JSON.stringify(managed, null, 2) },
     { path: planFile, content: text },
-    ...projectFiles.map((f) => ({ path: viewTarget(f.path), content: JSON.stringify(projectView(dialect, f.parsed, f.powerApproved), null, 2) })),
-    ...(mcpView ? [{ path: viewTarget(mcpView), content: JSON.stringify(projectMcpView(mcp.document!, mcp.approved, wrap), null, 2) }] : []),
+    ...projectFiles.map((f) => ({ path: viewTarget(dialect.launcher, plan.project, f.path), content: JSON.stringify(projectView(dialect, f.parsed, f.powerApproved), null, 2) })),
+    ...(mcpView ? [{ path: viewTarget(dialect.launcher, plan.project, mcpView), content: JSON.stringify(projectMcpView(mcp.document!, mcp.approved, wrap), null, 2) }] : []),
   ];
   const view = agentViewLaunch(bwrap, files, program, args, source ? [source] : []);
   return { route: "managed", command: view.command, args: view.args, stdio: view.stdio, afterSpawn: view.close, afterExit: () => {} };
-}
-
-/** A reason not to start the agent at all (the CLI reports it as a usage error). */
-export class LaunchRefused extends Error {
-  override readonly name = "LaunchRefused";
-}
-
-/**
- * Where a project settings file's view is bound: the file it resolves to (a link is followed, as
- * Claude Code follows it), never under /etc, where a view could cover hookbox's own documents.
- */
-function viewTarget(path: string): string {
-  const real = realpathSync(path);
-  if (real === "/etc" || real.startsWith("/etc/")) throw new LaunchRefused(`${path} is a link to ${real}: hookbox claude does not start with a project settings file under /etc (its view could cover the managed settings); remove the link`);
-  return real;
 }
 
 /** The fallback route: `user` without hooks, the project's deny and ask rules, the routing hooks; the plan in a private temp folder. */

@@ -91,6 +91,8 @@ export function mcpCommandLine(entry: Record<string, unknown>): string {
   return [String(entry.command), ...args].map(shellWord).join(" ");
 }
 
+/** An entry's `env` as the variables it sets (a loader's value names code: src/approval/command-pins.ts). */
+export const mcpEnv = (env: unknown): Record<string, string> => (typeof env === "object" && env !== null ? Object.fromEntries(Object.entries(env).filter(([, v]) => typeof v === "string")) : {});
 const strings = (v: unknown): string[] => (typeof v === "string" ? [v] : typeof v === "object" && v !== null ? Object.values(v).flatMap(strings) : []);
 
 /**
@@ -105,7 +107,7 @@ export async function mcpFingerprint(project: string, server: McpServer, reader:
     const files = [...new Set(strings(server.entry).flatMap((s) => filesNamed(root, s, CLAUDE_CODE.projectDirVars)))];
     return pinnedFingerprint(mcpKey(server), { mcpServer: server.entry }, { root, files, folders: [] }, PROJECT_HOOK_POLICY, reader);
   }
-  const { files, folders, refusals } = commandHookPins(root, { command: mcpCommandLine(server.entry) }, CLAUDE_CODE.projectDirVars);
+  const { files, folders, refusals } = commandHookPins(root, { command: mcpCommandLine(server.entry), env: mcpEnv(server.entry.env) }, CLAUDE_CODE.projectDirVars);
   if (refusals.length > 0) throw new FingerprintError(`its command cannot be approved as it stands: ${refusals.join("; ")}; ${MCP_APPROVABLE_FORM}`);
   return pinnedFingerprint(mcpKey(server), { mcpServer: server.entry }, { root, files, folders }, PROJECT_HOOK_POLICY, reader);
 }

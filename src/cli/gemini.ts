@@ -13,7 +13,8 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { GEMINI, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
+import { GEMINI, GEMINI_POWER_KEYS, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
+import { LaunchRefused, viewTarget } from "../agents/view-target.js";
 import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
 import type { AgentPlan } from "../agents/dialect.js";
@@ -56,7 +57,17 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
   }
   const user = readGeminiSettings(userFile, "user");
   const workspace = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
+  // Where the project's view is bound; a link out of the project is refused (its view would cover yours, which holds the routing hooks).
+  let target: string | undefined;
+  try {
+    target = existsSync(workspace.file) ? viewTarget(GEMINI.launcher, project, workspace.file) : undefined;
+  } catch (e) {
+    if (e instanceof LaunchRefused) throw new UsageError(e.message);
+    throw e;
+  }
   for (const p of [user, workspace]) for (const problem of p.problems) say(problem);
+  const power = powerKeysOf(workspace.settings);
+  if (power.length > 0) say(`the project's .gemini/settings.json sets ${power.join(", ")}: not loaded (they run a command or skip a confirmation, and hookbox gemini does not approve them)`);
   const userConfig = hooksConfig(user);
   // The project's own list may only take hooks out (its `enabled` is not read: it could switch off yours).
   const disabled = new Set([...(userConfig.disabled ?? []), ...(hooksConfig(workspace).disabled ?? [])]);
@@ -77,7 +88,7 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
       views.push([path, file]);
     };
     view(userFile, userView(user, plan, command), "user-settings.json");
-    if (existsSync(workspace.file)) view(workspace.file, projectView(workspace), "project-settings.json");
+    if (target) view(target, projectView(workspace), "project-settings.json");
     return views;
   }, (views) => ["--dev-bind", "/", "/", ...views.flatMap(([from, to]) => ["--ro-bind", from, to])], program, args, say);
 }
@@ -92,10 +103,26 @@ export function userView(user: GeminiSettings, plan: AgentPlan, command: string)
   return { ...rest, hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [router] }]])) };
 }
 
-/** The project's settings as Gemini CLI sees them: without hooks and hooksConfig (a project could switch off or disable the routing hook). */
+/**
+ * The project's settings as Gemini CLI sees them: without hooks and hooksConfig (a project could
+ * switch off or disable the routing hook), and without its power keys (GEMINI_POWER_KEYS: what runs
+ * a command or skips a confirmation), which hookbox gemini does not approve.
+ */
 export function projectView(workspace: GeminiSettings): Record<string, unknown> {
   const { hooks: _hooks, hooksConfig: _config, ...rest } = workspace.settings;
-  return rest;
+  return powerKeysOf(rest).reduce<Record<string, unknown>>((view, key) => without(view, key.split(".")), rest);
+}
+
+/** The power keys `settings` sets (dotted). */
+export function powerKeysOf(settings: Record<string, unknown>): string[] {
+  return GEMINI_POWER_KEYS.filter((key) => key.split(".").reduce<unknown>((v, k) => (typeof v === "object" && v !== null && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined), settings) !== undefined);
+}
+
+/** `settings` without the value at `path`, copying only the objects on the way. */
+function without(settings: Record<string, unknown>, [head, ...rest]: string[]): Record<string, unknown> {
+  const { [head!]: inner, ...others } = settings;
+  if (rest.length === 0) return others;
+  return typeof inner === "object" && inner !== null ? { ...others, [head!]: without(inner as Record<string, unknown>, rest) } : settings;
 }
 
 /** `hookbox gemini-hook <plan> <sha256>`: the routing hook's entry (src/cli/agent-hook.ts). */

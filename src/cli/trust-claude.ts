@@ -7,7 +7,7 @@ import { relative } from "node:path";
 import { FingerprintError, projectKey, type Fingerprint, type PinReader } from "../approval/store.js";
 import { commandHookPins } from "../approval/command-hook.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
-import { describeMcpServer, mcpCommandLine, mcpFingerprint, mcpProposedGrants, readProjectMcp } from "../claude/mcp.js";
+import { describeMcpServer, mcpCommandLine, mcpEnv, mcpFingerprint, mcpProposedGrants, readProjectMcp } from "../claude/mcp.js";
 import { mcpKey } from "../approval/keys.js";
 
 /**
@@ -32,7 +32,7 @@ export async function reviewMcpServers(project: string, reader: PinReader, warn:
     const key = mcpKey(server);
     const origin = `Claude Code (${describeMcpServer(project, server)})`;
     const stdio = server.kind === "stdio";
-    const { folders, notes } = stdio ? commandHookPins(project, { command: mcpCommandLine(server.entry) }, CLAUDE_CODE.projectDirVars) : { folders: [], notes: [] };
+    const { folders, notes } = stdio ? commandHookPins(project, { command: mcpCommandLine(server.entry), env: mcpEnv(server.entry.env) }, CLAUDE_CODE.projectDirVars) : { folders: [], notes: [] };
     const scope = stdio
       ? `its entry (command, args, env); the files below${folders.length > 0 ? `, with ${folders.map((f) => relative(projectKey(project), f)).join(", ")} whole` : ""}; a link by its text and by the content it leads to`
       : "its entry (type, url, headers, headersHelper) and the project files it names; Claude Code connects to it itself, outside the sandbox, with the variables its headers name";

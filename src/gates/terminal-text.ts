@@ -7,7 +7,8 @@
  * Closed: every control sequence `ansi-regex` matches (OSC, DCS/SOS/PM/APC, CSI with ESC or C1
  * introducers, ESC escapes) is removed, except SGR styling that matches `ESC [ [0-9;:]* m` exactly
  * (kept unless `colors: false`); then every remaining C0 control, DEL and C1 (0x80-0x9f) character
- * is removed, so an unterminated sequence leaves visible litter at worst, never a live control.
+ * is removed, so an unterminated sequence leaves visible litter at worst, never a live control; a
+ * format character that reorders or hides text is shown by its code point.
  * Newline and tab are layout, not controls: where the text may have several lines (a dialog's title
  * or message, a notification, an editor's text) both are kept as the hook wrote them, as the agent
  * shows them in-process; on one line (a status, an option, a renderer line) a tab becomes spaces and
@@ -38,6 +39,16 @@ const SUSPECT = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 const SUSPECT_MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 const CONTROL_KEEP_LAYOUT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+/**
+ * Format characters that reorder or hide what the reader sees (bidirectional controls, zero-width
+ * spaces, the word joiner, the byte order mark, line and paragraph separators): shown as `<U+XXXX>`.
+ * Why shown and not removed: a file name with a zero-width space reads as another file's name, and a
+ * right-to-left override shows a command in an order it does not run in (Trojan Source); the reader
+ * must see that they are there (`hookbox trust` lists a project's commands this way).
+ */
+const HIDING = /[\u061c\u200b\u200e\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff]/g;
+const HIDING_TEST = /[\u061c\u200b\u200e\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff]/;
+const shown = (c: string) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}>`;
 const TAB = /\t/g;
 
 /** SGR `ESC[0m`: every attribute back to the terminal's default. */
@@ -89,10 +100,10 @@ function closeStyles(text: string): string {
 
 /** `text` with every terminal control removed but SGR styling (kept unless `colors: false`), each line's styling closed. */
 export function terminalText(text: string, options: GateOptions = {}): string {
-  if (options.multiline ? !SUSPECT_MULTILINE.test(text) : !SUSPECT.test(text) && !text.includes("\n")) return text;
+  if ((options.multiline ? !SUSPECT_MULTILINE.test(text) : !SUSPECT.test(text) && !text.includes("\n")) && !HIDING_TEST.test(text)) return text;
   const colors = options.colors ?? true;
-  const plain = options.multiline ? (part: string) => part.replace(CONTROL_KEEP_LAYOUT, "")
-    : (part: string) => part.replace(TAB, "    ").replace(CONTROL, (c) => (c === "\n" ? " " : ""));
+  const plain = options.multiline ? (part: string) => part.replace(CONTROL_KEEP_LAYOUT, "").replace(HIDING, shown)
+    : (part: string) => part.replace(TAB, "    ").replace(CONTROL, (c) => (c === "\n" ? " " : "")).replace(HIDING, shown);
   let out = "";
   let last = 0;
   for (const m of text.matchAll(SEQUENCE)) {

@@ -7,7 +7,7 @@
  * `opencode.json(c)`): in that order, a file path resolved against its config file, and the same
  * plugin kept once, at its last place (opencode's `deduplicatePluginOrigins`). Also what the launcher
  * hides from opencode so that it imports none of them itself: the folders, and each config file that
- * names plugins (given a copy without its `plugin` key).
+ * names plugins (given a copy without its `plugin` key), a project's without its power keys too.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -33,8 +33,8 @@ export interface PluginUnit {
   refusal?: { code: string; message: string };
 }
 
-/** A config file that names plugins, and its content without them. */
-export interface FilteredConfig { path: string; content: string }
+/** A config file that names plugins (or a project's that sets power keys), its content without them, and whose it is. */
+export interface FilteredConfig { path: string; content: string; origin: Origin }
 
 export interface Discovered {
   plugins: PluginUnit[];
@@ -47,6 +47,12 @@ export interface Discovered {
 }
 
 const CODE = /\.(ts|js)$/;
+/**
+ * Keys of a project's config file that run a command (a local MCP server, a formatter, a language
+ * server), install and import a package or send your credentials elsewhere (a provider's `npm`,
+ * `baseURL`), or let a tool run without asking (`permission`): kept from opencode, as plugins are.
+ */
+export const PROJECT_POWER_KEYS = ["mcp", "formatter", "lsp", "provider", "permission"] as const;
 
 function files(dir: string): string[] {
   try {
@@ -104,10 +110,12 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
     const config = parse(text, errors, { allowTrailingComma: true }) as Record<string, unknown> | undefined;
     if (errors.length > 0 || !config || typeof config !== "object") {
       out.problems.push(`${path} is not valid JSON(C): hidden from opencode, its plugins not run`);
-      out.filtered.push({ path, content: "{}" });
+      out.filtered.push({ path, content: "{}", origin });
       return;
     }
-    if (config.plugin === undefined) return;
+    const power = origin === "project" ? PROJECT_POWER_KEYS.filter((k) => config[k] !== undefined) : [];
+    if (power.length > 0) out.problems.push(`the project's ${path} sets ${power.join(", ")}: not loaded (they run a command, install a package, send your keys elsewhere or skip a question; hookbox opencode does not approve them)`);
+    if (config.plugin === undefined && power.length === 0) return;
     const entries = Array.isArray(config.plugin) ? config.plugin : [];
     for (const entry of entries) {
       const [spec, options] = Array.isArray(entry) ? entry : [entry, undefined];
@@ -116,7 +124,7 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
       const file = spec.startsWith("file://") ? fileURLToPath(spec) : resolve(base, spec);
       found.push({ path: local ? file : spec, kind: local ? "file" : "npm", origin, from: path, ...(options !== undefined ? { options } : {}) });
     }
-    out.filtered.push({ path, content: applyEdits(text, modify(text, ["plugin"], undefined, {})) });
+    out.filtered.push({ path, content: [...(config.plugin === undefined ? [] : ["plugin"]), ...power].reduce((t, key) => applyEdits(t, modify(t, [key], undefined, {})), text), origin });
   };
   const globalDir = join(env.XDG_CONFIG_HOME || join(home, ".config"), "opencode");
   for (const name of ["config.json", "opencode.json", "opencode.jsonc"]) readConfig(join(globalDir, name), "user", globalDir);

@@ -91,27 +91,26 @@ export function installBun(): string {
 }
 
 /**
- * hookbox built as the package ships it (`npm run build`'s tsc) for the current sources: a folder
- * `.cache/<folder>/<newest source mtime>/` (git ignores .cache/) with `dist/` and the package's
- * package.json, what `import { isolate } from "hookbox/extension"` loads once `node_modules/hookbox`
- * links to it. Built into a temporary folder and renamed into place, never removed while in use: a
- * run that started on one build keeps it when a source changes meanwhile, and two processes building
- * at once keep one. Why not the TypeScript source: pi's jiti would transform and evaluate hookbox's
- * ~60 source files at every start (1.1-4.4 s of CPU per start, against 0.2 s built).
+ * hookbox built as the package ships it (`npm run build`: scripts/build.mjs, run here into another
+ * folder) for the current sources: a folder `.cache/<folder>/<newest source mtime>/` (git ignores
+ * .cache/) with `dist/` and the package's package.json, what `import { isolate } from
+ * "hookbox/extension"` loads once `node_modules/hookbox` links to it. Built into a temporary folder
+ * and renamed into place, never removed while in use: a run that started on one build keeps it when
+ * a source changes meanwhile, and two processes building at once keep one. Why not the TypeScript
+ * source: pi's jiti would transform and evaluate hookbox's ~60 source files at every start (1.1-4.4 s
+ * of CPU per start, against 0.2 s built).
  */
 export function builtHookbox(folder: string, progress: (line: string) => void = () => {}): string {
   const newest = (dir: string): number => Math.max(0, ...readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile()).map((e) => statSync(join(e.parentPath, e.name)).mtimeMs));
-  const key = String(Math.floor(Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "worker")), statSync(join(ROOT, "package.json")).mtimeMs, statSync(join(ROOT, "scripts", "bundle-runtime.mjs")).mtimeMs)));
+  const inputs = [join(ROOT, "package.json"), ...["build.mjs", "bundle-host.mjs", "bundle-runtime.mjs"].map((f) => join(ROOT, "scripts", f))];
+  const key = String(Math.floor(Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "worker")), ...inputs.map((f) => statSync(f).mtimeMs))));
   const out = join(ROOT, ".cache", folder, key);
-  if (existsSync(join(out, "dist", "src", "extension.js"))) return out;
-  progress(`building hookbox (tsc -p tsconfig.build.json) into .cache/${folder}/${key}`);
+  if (existsSync(join(out, "dist", "host", "extension.js"))) return out;
+  progress(`building hookbox (scripts/build.mjs) into .cache/${folder}/${key}`);
   const building = `${out}.building-${process.pid}`;
   rmSync(building, { recursive: true, force: true });
-  execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", join(building, "dist")], { stdio: "inherit" });
-  // As `npm run build` does: the sandbox refuses to start without its seccomp filter.
-  cpSync(join(ROOT, "src", "isolation", "bubblewrap", "seccomp"), join(building, "dist", "src", "isolation", "bubblewrap", "seccomp"), { recursive: true });
-  execFileSync(process.execPath, [join(ROOT, "scripts", "bundle-runtime.mjs"), join(building, "dist", "worker")], { stdio: "inherit" });
+  execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs"), join(building, "dist")], { stdio: "inherit" });
   cpSync(join(ROOT, "package.json"), join(building, "package.json"));
   try {
     renameSync(building, out);

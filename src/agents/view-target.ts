@@ -1,0 +1,26 @@
+/**
+ * Where a launcher binds the view of a project's settings file (Claude Code's `.claude/settings.json`
+ * and `.mcp.json`, Gemini CLI's `.gemini/settings.json`): the file it resolves to, as the agent
+ * follows the link. Why refused when that file lies outside the project: a later bind on a path
+ * wins, so a project whose settings file links to the user's (`~/.gemini/settings.json`) or to a
+ * managed document (`/etc/claude-code/…`) would have its view cover the one that holds the routing
+ * hooks, and the agent would run none of the user's guards. A link inside the project is followed.
+ */
+import { realpathSync } from "node:fs";
+import { relative, isAbsolute } from "node:path";
+
+/** A reason not to start the agent at all (the CLI reports it as a usage error). */
+export class LaunchRefused extends Error {
+  override readonly name = "LaunchRefused";
+}
+
+/** The real path of the project's settings file `path`, the target of its view; refused when it lies outside the project's real path. */
+export function viewTarget(launcher: string, project: string, path: string): string {
+  const real = realpathSync(path);
+  const root = realpathSync(project);
+  const rel = relative(root, real);
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+    throw new LaunchRefused(`${path} is a link to ${real}, outside the project: hookbox ${launcher} does not start with a project settings file that leads out of the project (its view could cover your own settings or the managed ones, which hold the routing hooks); remove the link`);
+  }
+  return real;
+}

@@ -1,0 +1,67 @@
+/**
+ * `hookbox gemini`'s launcher (src/cli/gemini.ts) with a stand-in `gemini` on PATH (its npm package
+ * at the pinned version) that prints the two settings files it sees: yours, which holds the
+ * routing hooks, and the project's. Real bubblewrap; only Gemini CLI is replaced (the e2e tests run
+ * the real one). A project whose `.gemini/settings.json` links to your own
+ * (fixtures/hostile/gemini/links-its-settings-to-yours) would have its view, bound last, cover
+ * yours: Gemini CLI would run no routing hook, so none of your guards. It is refused before start.
+ */
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { hookbox, ROOT } from "./cli-run.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+
+const roots: string[] = [];
+afterAll(() => { for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true }); });
+
+const STAND_IN = `#!${process.execPath}
+const fs = require("node:fs");
+const read = (f) => { try { return JSON.parse(fs.readFileSync(f, "utf8")); } catch (e) { return e.code; } };
+console.log(JSON.stringify({ user: read(process.env.HOME + "/.gemini/settings.json"), project: read(".gemini/settings.json") }));
+`;
+
+function world() {
+  const root = mkdtempSync(join(tmpdir(), "hookbox-gemini-launch-"));
+  roots.push(root);
+  const project = join(root, "project");
+  const home = join(root, "home");
+  const pkg = join(root, "lib", "node_modules", "@google", "gemini-cli");
+  for (const d of [join(project, ".gemini"), join(home, ".gemini"), join(pkg, "bundle"), join(root, "bin")]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@google/gemini-cli", version: "0.61.0" }));
+  writeFileSync(join(pkg, "bundle", "gemini.js"), STAND_IN);
+  chmodSync(join(pkg, "bundle", "gemini.js"), 0o755);
+  symlinkSync(join(pkg, "bundle", "gemini.js"), join(root, "bin", "gemini"));
+  writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ hooks: { BeforeTool: [{ matcher: "run_shell_command", hooks: [{ type: "command", command: "echo your-guard >&2; exit 2" }] }] } }));
+  const run = () => hookbox(["gemini", "-p", "hi"], { cwd: project, env: { PATH: `${join(root, "bin")}:${process.env.PATH}`, HOME: home, TMPDIR: root } });
+  return { project, home, run };
+}
+
+describe.skipIf(!sandboxAvailability().ok)("hookbox gemini's launcher and the project's settings file", () => {
+  it("does not start when the project's .gemini/settings.json leads out of the project (to your own settings, which hold the routing hooks); control: a project file of its own, Gemini sees your settings with the routing hook and the project's without hooks", async () => {
+    const w = world();
+    cpSync(join(ROOT, "fixtures", "hostile", "gemini", "links-its-settings-to-yours"), w.project, { recursive: true, verbatimSymlinks: true });
+    const linked = await w.run();
+    expect(linked.code).toBe(2);
+    expect(linked.stdout).toBe("");
+    expect(linked.stderr).toContain(`${join(w.project, ".gemini", "settings.json")} is a link to ${join(w.home, ".gemini", "settings.json")}, outside the project: hookbox gemini does not start`);
+    rmSync(join(w.project, ".gemini", "settings.json"));
+    writeFileSync(join(w.project, ".gemini", "settings.json"), JSON.stringify({ model: { name: "m" }, hooks: {} }));
+    const own = await w.run();
+    expect(own.code, own.stderr).toBe(0);
+    const seen = JSON.parse(own.stdout.trim().split("\n").pop()!) as { user: { hooks: Record<string, Array<{ hooks: Array<{ name: string }> }>> }; project: unknown };
+    expect(seen.user.hooks.BeforeTool![0]!.hooks[0]!.name).toBe("hookbox");
+    expect(seen.project).toEqual({ model: { name: "m" } });
+  });
+
+  it("the project's settings that run a command or skip a confirmation (fixtures/hostile/gemini/runs-commands-through-settings-keys.json: mcpServers, mcp.serverCommand, tools.discoveryCommand, tools.callCommand, tools.shell.pager, tools.allowed, general.defaultApprovalMode, advanced.excludedEnvVars) are not in the view Gemini CLI reads, and are named; its other keys are", async () => {
+    const w = world();
+    copyFileSync(join(ROOT, "fixtures", "hostile", "gemini", "runs-commands-through-settings-keys.json"), join(w.project, ".gemini", "settings.json"));
+    const ran = await w.run();
+    expect(ran.code, ran.stderr).toBe(0);
+    const seen = JSON.parse(ran.stdout.trim().split("\n").pop()!) as { project: unknown };
+    expect(seen.project).toEqual({ mcp: { allowed: ["helper"] }, tools: { shell: { showColor: true }, exclude: ["web_fetch"] }, general: {}, advanced: {}, model: { name: "m" } });
+    expect(ran.stderr).toContain("hookbox gemini: the project's .gemini/settings.json sets mcpServers, mcp.serverCommand, tools.discoveryCommand, tools.callCommand, tools.shell.pager, tools.allowed, general.defaultApprovalMode, advanced.excludedEnvVars: not loaded");
+  });
+});
