@@ -6,20 +6,12 @@
  * project's hook is held to the field's class: a substitute is `effect_refused` whatever it was
  * granted, an annotate or continue only with its grant.
  */
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hookKey } from "../src/approval/keys.js";
-import { ApprovalStore } from "../src/approval/store.js";
-import { route as routeWith } from "../src/agents/router.js";
-import { CLAUDE_CODE } from "../src/claude/dialect.js";
 import { recordingLayerAvailable } from "../src/claude/granted.js";
 import { proposeGrants } from "../src/claude/propose.js";
 import { CONTINUE_LIMIT } from "../src/policy/grants.js";
-import type { ClaudePlan } from "../src/claude/plan.js";
-import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
-import { tempDir } from "./helpers/files.js";
+import { claudeProject } from "./support/claude-project.js";
 
 /** One answer per field hookbox used to refuse, on its event, with the input Claude Code gives that event. */
 const CASES: Array<{ event: string; input?: Record<string, unknown>; specific: Record<string, unknown> }> = [
@@ -40,26 +32,7 @@ const CASES: Array<{ event: string; input?: Record<string, unknown>; specific: R
   { event: "PreToolUse", input: { tool_name: "Bash", tool_input: { command: "ls" } }, specific: { permissionDecision: "ask", permissionDisplay: { title: "t", description: "d", displayName: "n" } } },
 ];
 
-/** A project whose `.claude/hooks/hook.sh` is `script`, the one hook of `event`, defined by `source`'s settings. */
-function world(event: string, script: string, source: "user" | "project") {
-  const root = tempDir("hookbox-claude-fields-");
-  const dir = join(root, "project");
-  mkdirSync(join(dir, ".claude", "hooks"), { recursive: true });
-  writeFileSync(join(dir, ".claude", "hooks", "hook.sh"), script);
-  chmodSync(join(dir, ".claude", "hooks", "hook.sh"), 0o755);
-  const settings = JSON.stringify({ hooks: { [event]: [{ hooks: [{ type: "command", command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/hook.sh", timeout: 20 }] }] } });
-  const file = source === "user" ? join(root, "home", ".claude", "settings.json") : join(dir, ".claude", "settings.json");
-  mkdirSync(join(file, ".."), { recursive: true });
-  writeFileSync(file, settings);
-  const plan: ClaudePlan = { project: dir, hooks: parseClaudeSettings(settings, file, source).hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20 };
-  const approve = async (...grants: string[]) =>
-    new ApprovalStore({ dir: plan.approvals }).approve(dir, [await CLAUDE_CODE.fingerprint(dir, plan.hooks[0]!)], { [hookKey(plan.hooks[0]!)]: grants });
-  const route = (input: Record<string, unknown> = {}) => {
-    const event_ = { hook_event_name: event, session_id: "s1", cwd: dir, ...input };
-    return routeWith(CLAUDE_CODE, plan, event_, JSON.stringify(event_));
-  };
-  return { dir, hook: plan.hooks[0]!, approve, route };
-}
+const world = (event: string, script: string, source: "user" | "project") => claudeProject(event, script, { source, prefix: "hookbox-claude-fields-" });
 const answering = (output: unknown) => `#!/bin/sh\ncat >/dev/null\ncat <<'EOF'\n${JSON.stringify(output)}\nEOF\n`;
 
 describe("a user's hook answering with a field Claude Code accepts", () => {

@@ -9,38 +9,16 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ApprovalStore } from "../src/approval/store.js";
-import { hookKey } from "../src/approval/keys.js";
 import { recordingLayerAvailable } from "../src/claude/granted.js";
-import { route as routeWith } from "../src/agents/router.js";
-import { CLAUDE_CODE } from "../src/claude/dialect.js";
-import type { ClaudePlan } from "../src/claude/plan.js";
-import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { GrantError, parseGrant } from "../src/policy/grants.js";
 import { tempDir } from "./helpers/files.js";
+import { claudeProject } from "./support/claude-project.js";
 
 const ok = sandboxAvailability().ok && recordingLayerAvailable();
 
-/** A project whose .claude/hooks/<name> is `script`, the hook of `event` (matcher `matcher`). */
-function project(event: string, script: string, matcher?: string) {
-  const root = tempDir("hookbox-claude-grants-");
-  const dir = join(root, "project");
-  mkdirSync(join(dir, ".claude", "hooks"), { recursive: true });
-  writeFileSync(join(dir, ".claude", "hooks", "hook.sh"), script);
-  chmodSync(join(dir, ".claude", "hooks", "hook.sh"), 0o755);
-  const settings = { hooks: { [event]: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: "command", command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/hook.sh", timeout: 20 }] }] } };
-  const file = join(dir, ".claude", "settings.json");
-  writeFileSync(file, JSON.stringify(settings));
-  const parsed = parseClaudeSettings(JSON.stringify(settings), file, "project");
-  const plan: ClaudePlan = { project: dir, hooks: parsed.hooks, refused: [], approvals: join(root, "approvals"), maxOutputBytes: 1 << 20, notices: join(root, "notices.log") };
-  const store = new ApprovalStore({ dir: plan.approvals });
-  const hook = plan.hooks[0]!;
-  const approve = async (...grants: string[]) => store.approve(dir, [await CLAUDE_CODE.fingerprint(dir, hook)], { [hookKey(hook)]: grants });
-  const route = (input: Record<string, unknown>) => routeWith(CLAUDE_CODE, plan, { hook_event_name: event, session_id: "s1", cwd: dir, ...input }, JSON.stringify({ hook_event_name: event, session_id: "s1", cwd: dir, ...input }));
-  const notices = () => (existsSync(plan.notices!) ? readFileSync(plan.notices!, "utf8") : "");
-  return { root, dir, plan, approve, route, notices };
-}
+/** A project whose .claude/hooks/hook.sh is `script`, the hook of `event` (matcher `matcher`). */
+const project = (event: string, script: string, matcher?: string) => claudeProject(event, script, { ...(matcher ? { matcher } : {}), prefix: "hookbox-claude-grants-" });
 
 const bash = { tool_name: "Bash", tool_input: { command: "ls" } };
 
