@@ -45,6 +45,14 @@ describe("a user's hook answering with a field Claude Code accepts", () => {
   });
 });
 
+describe("a user's hook replacing what the user reads of the model's message", () => {
+  it("has its displayContent pass the terminal-text gate, as every text a hook writes: a title-setting or clipboard sequence is removed, newlines kept", async () => {
+    const output = { hookSpecificOutput: { hookEventName: "MessageDisplay", displayContent: "\u001b]0;pwned\u0007HELLO\u001b]52;c;ZXZpbA==\u0007\nworld" } };
+    const answer = await world("MessageDisplay", answering(output), "user").route(CASES.find((c) => c.event === "MessageDisplay")!.input);
+    expect(JSON.parse(answer.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "MessageDisplay", displayContent: "HELLO\nworld" } });
+  });
+});
+
 describe("a user's hook answering in the background", () => {
   it("is refused by name (invalid_result): hookbox runs no async hook, so the answer it would give later is not lost silently", async () => {
     const answer = await world("PostToolUse", answering({ async: true, asyncTimeout: 30 }), "user").route({ tool_name: "Bash" });

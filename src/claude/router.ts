@@ -72,6 +72,9 @@ function combine(failClosed: ReadonlySet<string>, event: string, answers: HookAn
     return { code: 0, stdout: texts.join("\n"), stderr: notices.join("\n") };
   }
   const merged = mergeDecisions(outputs, ORDER);
+  // What the user reads in place of the model's words: through the terminal-text gate, as every other text a hook wrote.
+  const shown = merged.hookSpecificOutput;
+  if (typeof shown?.displayContent === "string") merged.hookSpecificOutput = { ...shown, displayContent: hookText(shown.displayContent) };
   if (failures.length > 0 || notices.length > 0) merged.systemMessage = [merged.systemMessage, failures.length > 0 ? `hookbox: ${failures.join(" ")}` : "", ...notices].filter(Boolean).join("\n");
   return { code: 0, stdout: JSON.stringify(merged), stderr: "" };
 }
