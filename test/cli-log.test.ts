@@ -14,6 +14,7 @@ import { planText } from "../src/agents/plan.js";
 import type { ClaudePlan } from "../src/claude/plan.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+import { AuditLog } from "../src/observe/audit-log.js";
 import { decisionRecordSchema } from "../src/observe/record.js";
 import { main } from "../src/cli/main.js";
 import { hookbox } from "./cli-run.js";
@@ -117,5 +118,27 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox log", () => {
     expect((await log(["--hook", join(project, "slow"), "-n", "1", "--json"])).stdout).toContain("toolu_slow");
     const bad = await log(["--outcome", "maybe"]);
     expect(bad.code).toBe(2);
+  });
+});
+
+describe("hookbox log with nothing to show", () => {
+  /** `hookbox log …args` in this process over `dir`. */
+  async function logIn(dir: string, args: string[]): Promise<{ code: number; stdout: string }> {
+    let stdout = "";
+    const out = { write: (t: string) => { stdout += t; }, isTTY: false, columns: 120 };
+    return { code: await main(["log", "--dir", dir, ...args], { stdout: out, stderr: out }), stdout };
+  }
+
+  it("says there is no decision and where it looked (exit 0), or that none matches the filters; --json prints nothing", async () => {
+    const dir = join(root, "quiet");
+    expect(await logIn(dir, [])).toEqual({ code: 0, stdout: `No decision in ${dir}.\n` });
+    expect(await logIn(dir, ["--json"])).toEqual({ code: 0, stdout: "" });
+    const log = new AuditLog({ dir });
+    log.append({ v: 1, time: new Date(0).toISOString(), agent: "library", event: "tool_call", tool: { name: "bash", callId: "c1" }, outcome: "blocked", blocked: true, hook: { path: "/h.ts" } });
+    log.close();
+    expect(await logIn(dir, ["--code", "crashed"])).toEqual({ code: 0, stdout: `No decision in ${dir} matches the filters.\n` });
+    // The control: the record is there, and listed.
+    const listed = await logIn(dir, []);
+    expect(listed.stdout).toMatch(/^1970-01-01 00:00:00Z {2}blocked .* tool_call bash\(c1\) {2}\/h\.ts\n$/);
   });
 });

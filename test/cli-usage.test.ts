@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Progress, statsTable, table, type Output } from "../src/cli/render.js";
 import { displayWidth } from "../src/runner/status-line.js";
-import { hookbox } from "./cli-run.js";
+import { spawn } from "node:child_process";
+import { BIN, ROOT, hookbox } from "./cli-run.js";
 
 function sink(isTTY: boolean): Output & { text: string } {
   const out = { text: "", isTTY, columns: 80, write(t: string) { out.text += t; } };
@@ -21,6 +22,21 @@ describe("hookbox --help and friends", () => {
     expect(r.stdout).toMatch(new RegExp(`^Usage: hookbox ${command} `));
     expect(r.stdout).toContain("--json");
     expect(r.stdout).toMatch(new RegExp(`Examples \\(examples/ ships in the package\\):\n  hookbox ${command} `));
+  });
+
+  it("runs every example its helps show on the shipped examples/ as written, from the package's folder: each exits 0", { timeout: 60_000 }, async () => {
+    const helps = await Promise.all([[], ["check"], ["emit"], ["replay"]].map(async (c) => (await hookbox([...c, "--help"])).stdout));
+    const examples = helps.flatMap((help) => help.slice(help.indexOf("\nExamples")).replace(/ \\\n +/g, " ").split("\n").filter((l) => l.startsWith("  hookbox ")))
+      .map((l) => l.trim()).filter((l) => [...l.matchAll(/\S+\.(ts|jsonl?)\b/g)].every(([file]) => file.startsWith("examples/")));
+    expect(examples.length).toBeGreaterThanOrEqual(8); // the overview's three, then each command's own
+    const ran = await Promise.all(examples.map((example) => new Promise<{ example: string; status: number | null; printed: boolean }>((resolve, reject) => {
+      const child = spawn("sh", ["-c", example.replace(/^hookbox /, `"${process.execPath}" "${BIN}" `)], { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] });
+      let printed = false;
+      child.stdout.on("data", () => { printed = true; });
+      child.on("error", reject);
+      child.on("close", (status) => resolve({ example, status, printed }));
+    })));
+    expect(ran).toEqual(examples.map((example) => ({ example, status: 0, printed: true })));
   });
 
   it("prints the package version", async () => {

@@ -49,6 +49,26 @@ describe.each(["worker", "process"] as const)("confinement in %s mode", (isolati
     expect(JSON.parse((await trusted.runner.emitToolCall(probe("env")))!.reason!).secret).toBe("sk-host-only");
   });
 
+  it("the env option replaces the policy's environment (PATH too), and execArgv its permission flags: the read denied above then succeeds", async () => {
+    const { runner } = await start(["hostile/probes-confinement.ts"], { load: { isolation, env: { OPENAI_API_KEY: "sk-given" }, execArgv: [] } });
+    expect(JSON.parse((await runner.emitToolCall(probe("env")))!.reason!)).toEqual({ secret: "sk-given", path: false });
+    expect(await runner.emitToolCall(probe("read", outside))).toEqual({ block: true, reason: "secret file" });
+  });
+
+  it("each read the permission model denied reaches onDenied once, caught by the hook or not; without onDenied it is one warn line in onLog naming the grant", async () => {
+    const records: unknown[] = [];
+    const { runner } = await start(["hostile/probes-confinement.ts"], { load: { isolation, onDenied: (_h, r) => records.push(r) } });
+    for (let i = 0; i < 2; i++) expect((await thrown(runner.emitToolCall(probe("read", outside)))).code).toBe("handler_threw");
+    expect(await runner.emitToolCall(probe("read-caught", "/etc/hostname"))).toEqual({ block: true, reason: "caught" });
+    await until(() => records.length >= 2, 5_000, "the denials");
+    expect(records).toEqual([{ permission: "FileSystemRead", resource: outside }, { permission: "FileSystemRead", resource: "/etc/hostname" }]);
+    const lines: Array<[string, string]> = [];
+    const logged = await start(["hostile/probes-confinement.ts"], { load: { isolation, onLog: (_h, level, line) => lines.push([level, line]) } });
+    expect(await logged.runner.emitToolCall(probe("read-caught", outside))).toEqual({ block: true, reason: "caught" });
+    await until(() => lines.length > 0, 5_000, "the warn line");
+    expect(lines).toEqual([["warn", `hookbox: FileSystemRead of ${outside} was denied by the module's policy (ERR_ACCESS_DENIED). The field that grants it: policy.fsRead (policy: { fsRead: [${JSON.stringify(outside)}] })`]]);
+  });
+
   it("pi.exec outside the policy is refused with a clear error, and recorded", async () => {
     const records: unknown[] = [];
     const { runner } = await start(["hostile/probes-confinement.ts"], { load: { isolation, policy: { exec: { allow: ["git"] } }, onExec: (_p, r) => records.push(r) } });

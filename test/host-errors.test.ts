@@ -96,6 +96,13 @@ describe("invalid results", () => {
     });
   }
 
+  it("a misspelt field ({ blok: true }, the README's compile error) is an invalid_result at run time naming the key, and the call is blocked", async () => {
+    const { runner, errors } = await start(["faulty/misspells-block.ts"]);
+    const result = await runner.emitToolCall(sample("tool_call") as never);
+    expect(result).toEqual({ block: true, reason: expect.stringContaining("failed (invalid_result)") });
+    expect(errors).toEqual([expect.objectContaining({ code: "invalid_result", event: "tool_call", error: expect.stringContaining('Unrecognized key: "blok"') })]);
+  });
+
   it("an invalid tool_call result is reported and blocks the call; later hooks are not asked", async () => {
     const { runner, errors, calls } = await start(["returns-invalid-results", "returns-first-result"]);
     const result = await runner.emitToolCall(sample("tool_call") as never);

@@ -41,10 +41,21 @@ describe("deadlines and liveness", () => {
     expect(errors[0]!.event).toBe("context");
   });
 
-  it("a tool_call whose handler times out is blocked (fail closed)", async () => {
+  it("a hook's handlers for one event share one deadline, as they run in one round trip: three of 200 ms each time out under 500 ms, where one alone would not (the control: three of 100 ms finish)", async () => {
+    const { runner, errors, entries } = await start(["valid/waits-in-three-handlers.ts"], { load: { deadlines: { turn_start: 500 } } });
+    await runner.emit({ ...turnStart(), turnIndex: 100 });
+    expect(errors).toEqual([]);
+    expect(entries.map(([, name]) => name)).toEqual(["first", "second", "third"]);
+    entries.length = 0;
+    await runner.emit({ ...turnStart(), turnIndex: 200 });
+    expect(errors.map((e) => [e.code, e.event])).toEqual([["timeout", "turn_start"]]);
+    expect(entries.slice(0, 2).map(([, name]) => name)).toEqual(["first", "second"]); // the third was still waiting at the deadline
+  });
+
+  it("a tool_call whose handler times out is blocked (fail closed), the reason naming the hook and the code as the README shows it", async () => {
     const { runner, errors } = await start(["faulty/hangs-async.ts"], { load: { deadlines: { tool_call: 100 } } });
     const result = await runner.emitToolCall(toolCall());
-    expect(result?.block).toBe(true);
+    expect(result).toEqual({ block: true, reason: `Blocked because hook "${fixture("faulty/hangs-async.ts")}" failed (timeout): ${errors[0]!.error}` });
     expect(errors.map((e) => e.code)).toEqual(["timeout"]);
   });
 
@@ -135,6 +146,16 @@ describe("death is contained and named", () => {
     await runner.emit(turnStart());
     expect(errors.map((e) => e.code)).toContain("out_of_memory");
     expect(await runner.emitToolCall(toolCall("rm -rf /"))).toEqual({ block: true, reason: "rm -rf blocked (no UI)" });
+  });
+
+  it.each([
+    ["out_of_memory", "faulty/exhausts-heap-on-tool-call.ts", { resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 }, unresponsiveMs: 10_000, maxRestarts: 0 }],
+    ["result_too_large", "faulty/returns-oversized-result.ts", { maxMessageBytes: 1_000_000 }],
+  ] as const)("a tool_call whose handler fails with %s is blocked (fail closed), the reason naming the hook and the code", async (code, name, load) => {
+    const { runner, errors } = await start([name], { load });
+    const result = await runner.emitToolCall(toolCall("ls"));
+    expect(result).toEqual({ block: true, reason: expect.stringMatching(new RegExp(`^Blocked because hook ".*${name.split("/")[1]!.replace(".", "\\.")}" failed \\(${code}\\): `)) });
+    expect(errors.map((e) => [e.code, e.event])).toEqual([[code, "tool_call"]]);
   });
 
   it("non-Error values thrown by handlers become readable handler_threw messages", async () => {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { CALLBACK_WINDOW_MS, EXEC_RECORDS_PER_WINDOW, LOG_LINES_PER_WINDOW } from "../src/gates/callback-budget.js";
 import { createNoOpUIContext } from "../src/index.js";
+import { LIMITS } from "../worker/wire.mjs";
 import { start, until } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";
 
@@ -90,5 +91,35 @@ describe("floods", () => {
     expect(errors[0]!.error).toContain("already settled");
     expect(errors.length).toBeLessThanOrEqual(11);
     expect(await runner.emit(redact)).toEqual(REDACTED);
+  });
+});
+
+describe("calls held at once", () => {
+  const HOLDS = "hostile/holds-many-host-calls-at-once.ts";
+  const turn = (type: "turn_start" | "turn_end", n: number) => ({ type, turnIndex: n, timestamp: Date.now(), ...(type === "turn_end" ? { message: { role: "assistant", content: [] }, toolResults: [] } : {}) }) as never;
+
+  it(`a hook's bridge calls are served ${LIMITS.maxConcurrentCalls} at once; past that each is refused as protocol_violation and its call rejects (the control: ${LIMITS.maxConcurrentCalls} at once are all answered)`, async () => {
+    const registry = { getApiKey: async () => { await new Promise((r) => setTimeout(r, 300)); return "sk"; }, find: () => null };
+    const { runner, entries, errors } = await start([HOLDS], { modelRegistry: registry, load: { policy: { modelRegistry: "keys" } }, init: { getModel: () => ({ id: "m1", provider: "p" }) as never } });
+    await runner.emit(turn("turn_start", LIMITS.maxConcurrentCalls));
+    expect(entries).toEqual([["settled", { answered: LIMITS.maxConcurrentCalls, refused: 0 }]]);
+    expect(errors).toEqual([]);
+    entries.length = 0;
+    await runner.emit(turn("turn_start", LIMITS.maxConcurrentCalls + 16));
+    expect(entries).toEqual([["settled", { answered: LIMITS.maxConcurrentCalls, refused: 16, reason: expect.stringContaining(`more than ${LIMITS.maxConcurrentCalls} bridge calls at once`) }]]);
+    expect(errors).toHaveLength(LIMITS.reportedViolations);
+    expect(errors.every((e) => e.code === "protocol_violation" && e.error.includes(`more than ${LIMITS.maxConcurrentCalls} bridge calls at once`))).toBe(true);
+  });
+
+  it(`a hook's UI prompts run one at a time with ${LIMITS.maxQueuedPrompts} waiting; past that each is refused as protocol_violation (the control: one on screen and ${LIMITS.maxQueuedPrompts} waiting are all answered)`, async () => {
+    const confirm = async () => { await new Promise((r) => setTimeout(r, 50)); return true; };
+    const { runner, entries, errors } = await start([HOLDS], { init: { hasUI: true, uiContext: { ...createNoOpUIContext(), confirm } } });
+    await runner.emit(turn("turn_end", 1 + LIMITS.maxQueuedPrompts));
+    expect(entries).toEqual([["settled", { answered: 1 + LIMITS.maxQueuedPrompts, refused: 0 }]]);
+    expect(errors).toEqual([]);
+    entries.length = 0;
+    await runner.emit(turn("turn_end", 1 + LIMITS.maxQueuedPrompts + 3));
+    expect(entries).toEqual([["settled", { answered: 1 + LIMITS.maxQueuedPrompts, refused: 3, reason: expect.stringContaining(`more than ${LIMITS.maxQueuedPrompts} UI prompts waiting`) }]]);
+    expect(errors.map((e) => e.code)).toEqual(["protocol_violation", "protocol_violation", "protocol_violation"]);
   });
 });

@@ -1,6 +1,8 @@
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { SandboxState } from "../src/index.js";
-import { start, until } from "./helpers/host.js";
+import { tempDir, writeHook } from "./helpers/files.js";
+import { fixture, start, until } from "./helpers/host.js";
 import { toolCall, turnStart } from "./helpers/events.js";
 
 describe("restart budget", () => {
@@ -15,6 +17,20 @@ describe("restart budget", () => {
     expect(states).toEqual(["restarting", "ready"]);
     // The factory ran again: its tool_call handler answers.
     expect(await runner.emitToolCall(toolCall())).toBeUndefined();
+  });
+
+  it("a hook whose restart fails to load (its file broken since it loaded) is disabled at once, reported once, and its tool calls stay blocked", async () => {
+    const path = writeHook(tempDir(), "exits.ts", readFileSync(fixture("faulty/exits-process.ts"), "utf8"));
+    const { runner, errors } = await start([path]);
+    const sandbox = runner.getHooks()[0]!.sandbox!;
+    writeFileSync(path, "export default 42;\n");
+    await runner.emit(turnStart());
+    await until(() => sandbox.state === "disabled", 10_000, "disabled");
+    expect(sandbox.restarts).toBe(1);
+    expect(errors.map((e) => e.code)).toEqual(["crashed", "disabled"]);
+    expect(errors[1]!.error).toContain("its restart failed to load");
+    expect((await runner.emitToolCall(toolCall()))?.reason).toContain("(disabled)");
+    expect(errors.map((e) => e.code)).toEqual(["crashed", "disabled"]);
   });
 
   it("after 3 restarts within the window the hook is disabled, reported once, and its calls are skipped", async () => {

@@ -69,6 +69,20 @@ describe("decision records", () => {
     expect(records.map((r) => [r.outcome, r.effect])).toEqual([["allowed", "annotate"]]);
   });
 
+  it("a tool call that reaches a hook while its worker restarts is skipped, code restarting, and blocked (fail closed); the crash before it failed", async () => {
+    const host = await start(["faulty/crashes-every-call.ts"]);
+    const records: DecisionRecord[] = [];
+    host.runner.onRecord((r) => records.push(r));
+    // Asked the moment the state changes, so the restart cannot have finished yet.
+    const asked = new Promise<void>((resolve) => {
+      host.runner.getHooks()[0]!.sandbox!.listen({ state: (s) => { if (s === "restarting") void host.runner.emitToolCall(toolCall("ls", "id-7")).then(() => resolve()); } });
+    });
+    await host.runner.emit(turnStart());
+    await asked;
+    for (const r of records) expect(decisionRecordSchema.parse(r)).toEqual(r);
+    expect(records.map((r) => [r.event, r.outcome, r.code, r.blocked ?? false])).toEqual([["turn_start", "failed", "crashed", false], ["tool_call", "skipped", "restarting", true]]);
+  });
+
   it("content (what the hook received and answered, its reason) is in a record only when asked for", async () => {
     const [r] = await recorded(["blocks-rm-rf"], {}, (h) => h.runner.emitToolCall(toolCall("rm -rf /", "id-6")), true);
     expect(r!.content).toEqual({ input: toolCall("rm -rf /", "id-6"), output: { block: true, reason: "rm -rf blocked (no UI)" }, reason: "rm -rf blocked (no UI)" });

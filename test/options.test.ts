@@ -48,6 +48,15 @@ describe("loadHooks options", () => {
     }
   });
 
+  it("a young generation above 16 MB is refused with a RangeError naming the bound and why, for all hooks and per hook (16, the default, loads: below)", async () => {
+    const message = "resourceLimits.maxYoungGenerationSizeMb must be at most 16: larger values can abort the whole process on Node 20 (nodejs/node#47224)";
+    for (const options of [{ resourceLimits: { maxYoungGenerationSizeMb: 17 } }, { perHook: { [probe]: { resourceLimits: { maxYoungGenerationSizeMb: 17 } } } }]) {
+      const error = await load(options).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RangeError);
+      expect((error as Error).message).toBe(message);
+    }
+  });
+
   it("every documented option is accepted", async () => {
     const { errors, hooks } = await load({
       deadlines: { default: 1000, load: Infinity }, unresponsiveMs: 3000, loadUnresponsiveMs: 10_000,

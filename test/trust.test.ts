@@ -142,9 +142,10 @@ describe("policy and isolation", () => {
     expect(errors).toEqual([{ path: probe, code: "load_failed", error: expect.stringContaining(`isolation "${isolation}" was asked for, but its policy is untrusted`) }]);
   });
 
-  it("a network allow-list with isolation worker fails to load: only the sandbox enforces it", async () => {
-    const { errors } = await loadHooks([probe], process.cwd(), { policy: { network: { allow: ["api.example.com:443"] } }, isolation: "worker" });
-    expect(errors).toEqual([{ path: probe, code: "load_failed", error: expect.stringContaining("allows network hosts (api.example.com:443), which only the sandbox enforces") }]);
+  it.each(["worker", "process"] as const)("a network allow-list with isolation %s fails to load with load_failed naming both: only the sandbox enforces it", async (isolation) => {
+    const { hooks, errors } = await loadHooks([probe], process.cwd(), { policy: { network: { allow: ["api.example.com:443"] } }, isolation });
+    loaded.push(...hooks);
+    expect(errors).toEqual([{ path: probe, code: "load_failed", error: expect.stringContaining(`isolation "${isolation}" was asked for, but its policy allows network hosts (api.example.com:443), which only the sandbox enforces`) }]);
   });
 
   it("a malformed network allow entry fails to load with load_failed saying what is accepted; an unknown preset is the host's TypeError", async () => {

@@ -70,7 +70,10 @@ export async function log(args: string[], out: Output): Promise<number> {
     out.write(`${(stops.length > 0 ? stops : about).map(explain).join("\n\n")}\n`);
     return EXIT.ok;
   }
-  const shown = filterRecords(records, { project: values.project, hook: values.hook, outcome: values.outcome, code: values.code }).slice(-last);
+  const filters = { project: values.project, hook: values.hook, outcome: values.outcome, code: values.code };
+  const shown = filterRecords(records, filters).slice(-last);
   for (const r of shown) out.write(`${values.json ? JSON.stringify(r) : line(r)}\n`);
+  // Said in words, as --why says it: an empty answer alone does not tell a first run from a wrong folder or filter.
+  if (shown.length === 0 && !values.json) out.write(`No decision in ${dir}${Object.values(filters).some((v) => v !== undefined) ? " matches the filters" : ""}.\n`);
   return EXIT.ok;
 }

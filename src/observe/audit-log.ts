@@ -14,14 +14,17 @@ import type { DecisionRecord } from "./record.js";
 
 export const AUDIT_FILE = "decisions.jsonl";
 
+/** The log's bounds when not given: a file of 4 MiB, 4 files kept, 50 records a second after a burst of 500. */
+export const AUDIT_DEFAULTS = Object.freeze({ maxBytes: 4 * 1024 * 1024, files: 4, rate: 50, burst: 500 });
+
 export interface AuditLogOptions {
   /** The folder (default `auditDir()`). */
   dir?: string;
-  /** A file is rotated when the next line would take it past this size. Default 4 MiB. */
+  /** A file is rotated when the next line would take it past this size (`AUDIT_DEFAULTS`, as the rest). */
   maxBytes?: number;
-  /** How many files are kept, the current one included. Default 4. */
+  /** How many files are kept, the current one included. */
   files?: number;
-  /** Records a second kept over time, and how many may come at once. Default 50 and 500. */
+  /** Records a second kept over time, and how many may come at once. */
   rate?: number;
   burst?: number;
   /** Where a write failure is said, once (default: stderr). */
@@ -37,7 +40,7 @@ export function auditDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The files of the log in `dir`, oldest first (`decisions.<n>.jsonl` … `decisions.jsonl`). */
-export function auditFiles(dir: string, files = 4): string[] {
+export function auditFiles(dir: string, files: number = AUDIT_DEFAULTS.files): string[] {
   return [...Array.from({ length: files - 1 }, (_, i) => join(dir, rotated(files - 1 - i))), join(dir, AUDIT_FILE)];
 }
 const rotated = (n: number) => AUDIT_FILE.replace(/\.jsonl$/, `.${n}.jsonl`);
@@ -61,10 +64,10 @@ export class AuditLog {
   constructor(options: AuditLogOptions = {}) {
     this.dir = options.dir ?? auditDir();
     this.file = join(this.dir, AUDIT_FILE);
-    this.#maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
-    this.#files = Math.max(1, options.files ?? 4);
-    this.#rate = options.rate ?? 50;
-    this.#burst = options.burst ?? 500;
+    this.#maxBytes = options.maxBytes ?? AUDIT_DEFAULTS.maxBytes;
+    this.#files = Math.max(1, options.files ?? AUDIT_DEFAULTS.files);
+    this.#rate = options.rate ?? AUDIT_DEFAULTS.rate;
+    this.#burst = options.burst ?? AUDIT_DEFAULTS.burst;
     this.#tokens = this.#burst;
     this.#onError = options.onError ?? ((m) => process.stderr.write(`${m}\n`));
   }

@@ -3,12 +3,12 @@
  * A line that is not a record (cut by a full disk, written by hand) is counted, not trusted.
  */
 import { readFileSync } from "node:fs";
-import { auditFiles } from "./audit-log.js";
+import { AUDIT_DEFAULTS, auditFiles } from "./audit-log.js";
 import { decisionRecordSchema, type DecisionRecord } from "./record.js";
 
 export interface ReadLog { records: DecisionRecord[]; invalid: number }
 
-export function readAuditLog(dir: string, files = 4): ReadLog {
+export function readAuditLog(dir: string, files: number = AUDIT_DEFAULTS.files): ReadLog {
   const records: DecisionRecord[] = [];
   let invalid = 0;
   for (const file of auditFiles(dir, files)) {
