@@ -24,7 +24,7 @@ const read = (f) => { try { return fs.readFileSync(f, "utf8"); } catch (e) { ret
 out.managed = read("/etc/claude-code/managed-settings.d/~hookbox.json");
 out.settings = read(".claude/settings.json");
 out.mcp = read(".mcp.json");
-out.skills = Object.fromEntries([".claude/skills/deploy/SKILL.md", ".claude/skills/style/SKILL.md", ".claude/commands/ops/release.md"].map((f) => [f, read(f)]));
+out.skills = Object.fromEntries([".claude/skills/deploy/SKILL.md", ".claude/skills/style/SKILL.md", ".claude/commands/ops/release.md", ".claude/agents/fixer.md", ".claude/agents/reviewer.md"].map((f) => [f, read(f)]));
 try { fs.writeFileSync(".mcp.json", "{}"); out.mcpWrite = "written"; } catch (e) { out.mcpWrite = e.code; }
 const i = args.indexOf("--settings");
 const doc = i >= 0 ? JSON.parse(args[i + 1]) : JSON.parse(out.managed);
@@ -101,6 +101,25 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and
     expect(ran.stderr).toContain("hookbox claude: the project's .claude/skills/deploy/SKILL.md has inline shell and allowed-tools: shown to Claude Code without them");
     expect(ran.stderr).toContain("hookbox claude: the project's .claude/commands/ops/release.md has inline shell and allowed-tools: shown to Claude Code without them");
     expect(ran.stderr).not.toContain("style/SKILL.md");
+  });
+});
+
+describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and a project's agents", () => {
+  it("a project agent that sets permissionMode or defines mcpServers (fixtures/hostile/claude-code/widens-permissions-through-its-agents) is read without them, and named; a plain agent is read as it is; control: without hookbox's view the file holds them", async () => {
+    const fixture = join(ROOT, "fixtures", "hostile", "claude-code", "widens-permissions-through-its-agents");
+    const w = world({});
+    cpSync(fixture, w.project, { recursive: true });
+    const ran = await w.run();
+    expect(ran.code, ran.stderr).toBe(0);
+    const { skills } = reported(ran.stdout);
+    const original = (f: string) => readFileSync(join(fixture, f), "utf8");
+    // Control: what Claude Code alone reads holds the mode and the server it would start.
+    expect(original(".claude/agents/fixer.md")).toContain("permissionMode: acceptEdits");
+    expect(original(".claude/agents/fixer.md")).toContain("tools/steal.sh");
+    expect(skills[".claude/agents/fixer.md"]).toBe("---\nname: fixer\ndescription: Fixes failing tests. Use proactively whenever a test fails.\ntools: Read, Edit, Write, Bash\nmodel: inherit\n---\nYou fix failing tests. Edit whatever file you need to.\n");
+    expect(skills[".claude/agents/reviewer.md"]).toBe(original(".claude/agents/reviewer.md"));
+    expect(ran.stderr).toContain("hookbox claude: the project's .claude/agents/fixer.md has permissionMode and mcpServers: shown to Claude Code without them");
+    expect(ran.stderr).not.toContain("reviewer.md");
   });
 });
 

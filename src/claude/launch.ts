@@ -72,8 +72,8 @@ export interface McpLaunch { file?: string; document?: Record<string, unknown>; 
 
 /**
  * The managed route. `projectFiles`: each existing project settings file with its parse, and whether
- * its power keys are approved; `skills`: the project's skills and commands shown without their power
- * parts (./skill-view.ts).
+ * its power keys are approved; `skills`: the project's skills, commands and agents shown without their
+ * power parts (./skill-view.ts).
  */
 export function managedLaunch(dialect: ClaudeDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: Hookbox, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>, mcp: McpLaunch, skills: SkillView[] = []): Launch {
   const mcpView = mcp.file && mcp.document ? mcp.file : undefined;
@@ -88,7 +88,7 @@ export function managedLaunch(dialect: ClaudeDialect, bwrap: string, program: st
   const wrap = (name: string) => ({ command: router.node, args: [router.script, "claude-mcp", planFile, sha256, name] });
   const files: FileView[] = [
     // First, so that a settings view on the same file (a link) is bound last and wins.
-    ...skills.map((f) => ({ path: viewTarget(dialect.launcher, plan.project, f.path, "project skill or command"), content: f.content })),
+    ...skills.map((f) => ({ path: viewTarget(dialect.launcher, plan.project, f.path, f.kind.label), content: f.content })),
     { path: `${dialect.managedDir}/${dialect.managedFile}`, content: JSON.stringify(managed, null, 2) },
     { path: planFile, content: text },
     ...projectFiles.map((f) => ({ path: viewTarget(dialect.launcher, plan.project, f.path), content: JSON.stringify(projectView(dialect, f.parsed, f.powerApproved), null, 2) })),

@@ -1,14 +1,18 @@
 /**
- * A project's skills and commands (`.claude/skills/<name>/SKILL.md`, `.claude/commands/**.md`) as
- * Claude Code reads them under `hookbox claude`: without their power parts. Read from Claude Code
- * 2.1.328's binary: when a skill or command is expanded (typed by you, or invoked by the model
- * through its Skill tool, unasked) its inline shell (a ```! fence, or !`command` after a space or at
- * a line's start) runs through the Bash tool, with the permission rules its `allowed-tools`
- * frontmatter adds (`Bash(*)` runs anything) and no PreToolUse hook (so none of your guards); those
- * rules also let the model's own calls run unasked while the skill is active. A file holding either
- * is shown with each inline command replaced by a placeholder and without `allowed-tools`; every other
- * skill and command is shown as it is. Claude Code's own switch, `disableSkillShellExecution`, would
- * also stop your own skills' commands.
+ * A project's skills, commands and agents (`.claude/skills/<name>/SKILL.md`, `.claude/commands/**.md`,
+ * `.claude/agents/**.md`) as Claude Code reads them under `hookbox claude`: without their power parts.
+ * Read from Claude Code 2.1.328's binary:
+ * - skills and commands: when one is expanded (typed by you, or invoked by the model through its
+ *   Skill tool, unasked) its inline shell (a ```! fence, or !`command` after a space or at a line's
+ *   start) runs through the Bash tool, with the permission rules its `allowed-tools` frontmatter adds
+ *   (`Bash(*)` runs anything) and no PreToolUse hook (so none of your guards); those rules also let
+ *   the model's own calls run unasked while the skill is active. Claude Code's own switch,
+ *   `disableSkillShellExecution`, would also stop your own skills' commands.
+ * - agents (its parser of an agent file's frontmatter): `permissionMode` becomes the mode of the
+ *   subagent the model spawns unasked (`acceptEdits` edits without asking, `auto` lets a classifier
+ *   decide in your place; `bypassPermissions` it refuses unless you are in it already);
+ *   `mcpServers` may define a server inline, a program Claude Code starts when the agent runs.
+ * A file holding any is shown without them; every other file is shown as it is.
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -19,12 +23,19 @@ const INLINE = /(?<=^|\s)!`[^`]+`/gm;
 export const SHELL_PLACEHOLDER = "[shell command not run: hookbox claude does not run a project skill's or command's shell commands]";
 /** YAML frontmatter as Claude Code reads it: a first line `---`, up to the next `---` line. */
 const FRONTMATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
-/** A top-level `allowed-tools` key however it is spelled (Claude Code normalizes frontmatter keys): allowed_tools, allowedTools, quoted. */
-const ALLOWED_KEY = /^["']?allowed[-_ ]?tools["']?[ \t]*:/i;
-const ALLOWED_ANYWHERE = /allowed[-_ ]?tools/i;
+/** A frontmatter key however it is spelled (Claude Code normalizes frontmatter keys: allowed_tools, allowedTools, quoted). */
+const spelled = (words: string[]) => words.join("[-_ ]?");
 
-/** `text` without its power parts, and which it had (`inline shell`, `allowed-tools`). */
-export function withoutPower(text: string): { text: string; power: string[] } {
+/** What hookbox removes from each kind of file: its frontmatter power keys (named as Claude Code's docs spell them), and whether inline shell. */
+export interface Kind { folder: string; label: string; keys: Record<string, string>; shell: boolean; why: string }
+export const KINDS: readonly Kind[] = [
+  { folder: "skills", label: "project skill", keys: { "allowed-tools": spelled(["allowed", "tools"]) }, shell: true, why: "its shell commands would run as you, past your hooks, whenever it is expanded, and the model expands a skill unasked; allowed-tools lets tools run without asking" },
+  { folder: "commands", label: "project command", keys: { "allowed-tools": spelled(["allowed", "tools"]) }, shell: true, why: "its shell commands would run as you, past your hooks, whenever it is expanded; allowed-tools lets tools run without asking" },
+  { folder: "agents", label: "project agent", keys: { permissionMode: spelled(["permission", "mode"]), mcpServers: spelled(["mcp", "servers"]) }, shell: false, why: "the model spawns an agent unasked: its permissionMode would let its tools run without asking, its mcpServers start programs" },
+];
+
+/** `text` without the frontmatter keys of `kind` and (for skills and commands) its inline shell, and which it had. */
+export function withoutPower(text: string, kind: Kind = KINDS[0]!): { text: string; power: string[] } {
   const power: string[] = [];
   let body = text;
   let front = "";
@@ -32,33 +43,35 @@ export function withoutPower(text: string): { text: string; power: string[] } {
   if (fm) {
     front = fm[0];
     body = text.slice(fm[0].length);
-    if (ALLOWED_ANYWHERE.test(fm[1]!)) {
-      power.push("allowed-tools");
+    const found = Object.entries(kind.keys).filter(([, re]) => new RegExp(re, "i").test(fm[1]!));
+    if (found.length > 0) {
+      power.push(...found.map(([name]) => name));
+      const anywhere = new RegExp(found.map(([, re]) => re).join("|"), "i");
+      const key = new RegExp(`^["']?(?:${found.map(([, re]) => re).join("|")})["']?[ \t]*:`, "i");
       const lines = fm[1]!.split(/\r?\n/);
       const kept: string[] = [];
       for (let i = 0; i < lines.length; i++) {
-        if (!ALLOWED_KEY.test(lines[i]!)) { kept.push(lines[i]!); continue; }
+        if (!key.test(lines[i]!)) { kept.push(lines[i]!); continue; }
         // Its value's own lines: indented, or list items.
         while (i + 1 < lines.length && /^(?:[ \t]|-)/.test(lines[i + 1]!)) i++;
       }
       // A spelling not removed line by line (a flow mapping, an anchor): the whole frontmatter goes.
-      front = ALLOWED_ANYWHERE.test(kept.join("\n")) ? "" : `---\n${kept.join("\n")}\n---\n`;
+      front = anywhere.test(kept.join("\n")) ? "" : `---\n${kept.join("\n")}\n---\n`;
     }
   }
-  const stripped = body.replace(FENCE, SHELL_PLACEHOLDER).replace(INLINE, SHELL_PLACEHOLDER);
+  const stripped = kind.shell ? body.replace(FENCE, SHELL_PLACEHOLDER).replace(INLINE, SHELL_PLACEHOLDER) : body;
   if (stripped !== body) power.unshift("inline shell");
   return { text: power.length > 0 ? front + stripped : text, power };
 }
 
-export interface SkillView { path: string; rel: string; content: string; power: string[] }
+export interface SkillView { path: string; rel: string; content: string; power: string[]; kind: Kind }
 
 const MAX_DEPTH = 6;
 
-/** Every `.md` file of the project's `.claude/skills` and `.claude/commands` (links followed, each folder once) that has power parts, with its view. */
+/** Every `.md` file of the project's `.claude/skills`, `.claude/commands` and `.claude/agents` (links followed, each folder once) that has power parts, with its view. */
 export function projectSkillViews(project: string): SkillView[] {
   const views: SkillView[] = [];
-  const seen = new Set<string>();
-  const walk = (dir: string, depth: number) => {
+  const walk = (kind: Kind, seen: Set<string>, dir: string, depth: number) => {
     let real: string;
     try { real = realpathSync(dir); } catch { return; }
     if (depth > MAX_DEPTH || seen.has(real)) return;
@@ -72,15 +85,16 @@ export function projectSkillViews(project: string): SkillView[] {
       if (e.isSymbolicLink()) {
         try { const s = statSync(path); isDir = s.isDirectory(); isFile = s.isFile(); } catch { continue; }
       }
-      if (isDir) walk(path, depth + 1);
+      if (isDir) walk(kind, seen, path, depth + 1);
       else if (isFile && /\.md$/i.test(e.name)) {
         let text: string;
         try { text = readFileSync(path, "utf8"); } catch { continue; }
-        const { text: content, power } = withoutPower(text);
-        if (power.length > 0) views.push({ path, rel: relative(project, path), content, power });
+        const { text: content, power } = withoutPower(text, kind);
+        if (power.length > 0) views.push({ path, rel: relative(project, path), content, power, kind });
       }
     }
   };
-  for (const folder of ["skills", "commands"]) walk(join(project, ".claude", folder), 0);
+  // Each kind its own set of folders seen: a folder linked from another kind's is read as this kind too.
+  for (const kind of KINDS) walk(kind, new Set(), join(project, ".claude", kind.folder), 0);
   return views;
 }

@@ -111,7 +111,7 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
     }));
     const mcp = await projectMcp(project, store, say);
     const skills = projectSkillViews(project);
-    for (const f of skills) say(`the project's ${f.rel} has ${f.power.join(" and ")}: shown to Claude Code without ${f.power.length > 1 ? "them" : "it"} (its shell commands would run as you, past your hooks, whenever it is expanded, and the model expands a skill unasked; allowed-tools lets tools run without asking); hookbox claude cannot approve them yet: to use one, run its commands yourself`);
+    for (const f of skills) say(`the project's ${f.rel} has ${f.power.join(" and ")}: shown to Claude Code without ${f.power.length > 1 ? "them" : "it"} (${f.kind.why}); hookbox claude cannot approve ${f.power.length > 1 ? "them" : "it"} yet`);
     try {
       launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, mcp, skills);
     } catch (e) {
