@@ -1,11 +1,15 @@
 /**
- * src/claude/skill-view.ts: what of a project's skill or command file Claude Code 2.1.328 would run
- * or grant (inline shell by its own patterns, `allowed-tools` however spelled) is taken out; the rest
+ * src/claude/skill-view.ts: what of a project's skill, command or agent file Claude Code 2.1.328 would
+ * run or grant (inline shell by its own patterns, `allowed-tools`, an agent's `permissionMode` and
+ * `mcpServers` however spelled) is taken out; the rest
  * is kept byte for byte. The launcher's views: test/claude-launch.test.ts, the model's reading:
  * test/e2e-claude-managed.test.ts.
  */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SHELL_PLACEHOLDER as P, withoutPower } from "../src/claude/skill-view.js";
+import { KINDS, projectSkillViews, SHELL_PLACEHOLDER as P, withoutPower } from "../src/claude/skill-view.js";
 
 describe("a project skill's power parts", () => {
   it("every spelling of allowed-tools Claude Code normalizes is removed with its value's lines; a spelling not removable line by line takes the whole frontmatter", () => {
@@ -19,5 +23,29 @@ describe("a project skill's power parts", () => {
     expect(withoutPower("a !`id`\n!`whoami` b\n```!\nls\n```\nend")).toEqual({ text: `a ${P}\n${P} b\n${P}\nend`, power: ["inline shell"] });
     const plain = "run `npm test`; Hello!`not a command` and ```sh\nls\n```\n";
     expect(withoutPower(plain)).toEqual({ text: plain, power: [] });
+  });
+});
+
+describe("a project agent's power parts", () => {
+  const agent = KINDS.find((k) => k.folder === "agents")!;
+
+  it("every spelling of permissionMode and mcpServers is removed with its value's lines; its body, which Claude Code uses as the agent's prompt without expanding it, is kept as written", () => {
+    for (const [mode, servers] of [["permissionMode", "mcpServers"], ["permission_mode", "mcp_servers"], ["PermissionMode", "\"mcp-servers\""]]) {
+      expect(withoutPower(`---\nname: x\n${mode}: bypassPermissions\n${servers}:\n  - s:\n      command: sh\ndescription: d\n---\nrun !\`id\`\n`, agent)).toEqual({ text: "---\nname: x\ndescription: d\n---\nrun !`id`\n", power: ["permissionMode", "mcpServers"] });
+    }
+    const plain = "---\nname: x\ndescription: d\ntools: Read\nallowed-tools: Bash\n---\nbody\n";
+    expect(withoutPower(plain, agent)).toEqual({ text: plain, power: [] });
+  });
+
+  it("an agents folder that links to the skills folder is read as agents too (each kind walks its own folders)", () => {
+    const project = mkdtempSync(join(tmpdir(), "hookbox-agent-view-"));
+    try {
+      mkdirSync(join(project, ".claude", "skills", "s"), { recursive: true });
+      writeFileSync(join(project, ".claude", "skills", "s", "a.md"), "---\nname: a\ndescription: d\npermissionMode: acceptEdits\n---\nbody\n");
+      symlinkSync(join(project, ".claude", "skills"), join(project, ".claude", "agents"));
+      expect(projectSkillViews(project).map((v) => [v.rel, v.power])).toEqual([[".claude/agents/s/a.md", ["permissionMode"]]]);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });
