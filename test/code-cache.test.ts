@@ -4,7 +4,8 @@
  * thread of its own, keeps it in its private folder, and every later hook thread compiles the
  * runtime with it (the thread says V8 accepted it). A cut, changed or garbage file is never fed to
  * V8; one from another V8 is refused by V8; each load then goes on and the file is made again. A
- * hook cannot get bytes taken as the cache, and `transformCacheDir: false` keeps none. The control:
+ * hook cannot get bytes taken as the cache; one that lies that V8 rejected its cache costs its host
+ * two makes at most; `transformCacheDir: false` keeps none. The control:
  * the source tree has no bundle, so no cache.
  */
 import { execFileSync } from "node:child_process";
@@ -161,6 +162,23 @@ describe("the worker runtime's code cache", { timeout: 180_000 }, () => {
     const [kept] = cacheFiles(dir);
     expect(kept!.bytes.equals(made!.bytes)).toBe(true);
     expect(kept!.mtimeMs).toBe(made!.mtimeMs);
+  });
+
+  it("a hook that says every cache it is given was rejected costs its host two makes, then that host gives none", () => {
+    const dir = join(caches, "cache-liar");
+    mkdirSync(join(dir, "code"), { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, "code", made.name), made.bytes);
+    const liar = fixture("hostile/says-its-code-cache-was-rejected.ts");
+    const seen = host([
+      { dir, hooks: [liar], settle: true },
+      { dir, hooks: [liar], settle: true },
+      { dir, hooks: [liar], pauseMs: 1_000 },
+      { dir, hooks: [guard] },
+    ]);
+    expect(seen.map((s) => s.errors)).toEqual([[], [], [], []]);
+    expect(seen.map((s) => s.verdicts)).toEqual([["rejected"], ["rejected"], ["rejected"], [null]]);
+    expect(seen[3]!.blocked).toEqual({ block: true, reason: "guarded" });
+    expect(cacheFiles(dir)).toEqual([]);
   });
 
   it("transformCacheDir false: no cache is made or given, and no file is written", () => {
