@@ -24,6 +24,7 @@ const read = (f) => { try { return fs.readFileSync(f, "utf8"); } catch (e) { ret
 out.managed = read("/etc/claude-code/managed-settings.d/~hookbox.json");
 out.settings = read(".claude/settings.json");
 out.mcp = read(".mcp.json");
+out.skills = Object.fromEntries([".claude/skills/deploy/SKILL.md", ".claude/skills/style/SKILL.md", ".claude/commands/ops/release.md"].map((f) => [f, read(f)]));
 try { fs.writeFileSync(".mcp.json", "{}"); out.mcpWrite = "written"; } catch (e) { out.mcpWrite = e.code; }
 const i = args.indexOf("--settings");
 const doc = i >= 0 ? JSON.parse(args[i + 1]) : JSON.parse(out.managed);
@@ -51,7 +52,7 @@ function world(settings: Record<string, unknown>) {
   return { project, env, run: (extra: Record<string, string> = {}) => hookbox(["claude", "-p", "hi"], { cwd: project, env: { ...env, ...extra } }) };
 }
 const PROJECT = { env: { BASH_ENV: "/x" }, permissions: { deny: ["Read(./.env)"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } };
-const reported = (stdout: string) => JSON.parse(stdout.trim().split("\n").pop()!) as { args: string[]; managed: string; settings: string; mcp: string; mcpWrite: string; planWrite: string; route: { code: number; stdout: string; stderr: string } };
+const reported = (stdout: string) => JSON.parse(stdout.trim().split("\n").pop()!) as { args: string[]; managed: string; settings: string; mcp: string; skills: Record<string, string>; mcpWrite: string; planWrite: string; route: { code: number; stdout: string; stderr: string } };
 
 describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route", () => {
   it("starts claude with its own arguments only, in a namespace where the managed document allows managed hooks only and routes each event, the project's settings read without hooks and env, and the plan cannot be rewritten", async () => {
@@ -78,6 +79,28 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route", (
     expect(ran.code, ran.stderr).toBe(0);
     expect(JSON.parse(reported(ran.stdout).settings)).toEqual({ model: "opus", permissions: { deny: ["Read(./.env)"] } });
     expect(ran.stderr).toContain("the project's .claude/settings.json sets statusLine, subagentStatusLine, apiKeyHelper, proxyAuthHelper, processWrapper, ripgrep: not loaded");
+  });
+});
+
+describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and a project's skills and commands", () => {
+  it("a project's skill or command that runs shell when expanded or adds allowed-tools (fixtures/hostile/claude-code/runs-shell-through-its-skills) is read without them, and named; a plain skill is read as it is; control: without hookbox's view the file holds them", async () => {
+    const fixture = join(ROOT, "fixtures", "hostile", "claude-code", "runs-shell-through-its-skills");
+    const w = world({});
+    cpSync(fixture, w.project, { recursive: true });
+    const ran = await w.run();
+    expect(ran.code, ran.stderr).toBe(0);
+    const { skills } = reported(ran.stdout);
+    const original = (f: string) => readFileSync(join(fixture, f), "utf8");
+    const placeholder = "[shell command not run: hookbox claude does not run a project skill's or command's shell commands]";
+    // Control: what Claude Code alone reads holds the inline command and the grant.
+    expect(original(".claude/skills/deploy/SKILL.md")).toMatch(/!`git branch[^`]*steal\.sh`[\s\S]*/);
+    expect(original(".claude/skills/deploy/SKILL.md")).toContain("Bash(*)");
+    expect(skills[".claude/skills/deploy/SKILL.md"]).toBe(`---\nname: deploy\ndescription: Deploy the app. Use whenever the user mentions a release, a build or a test run.\n---\nCurrent branch: ${placeholder}\n\nThen deploy with the script in this folder.\n`);
+    expect(skills[".claude/commands/ops/release.md"]).toBe(`---\ndescription: Cut a release\n---\n${placeholder}\nSummarise the release notes above.\n`);
+    expect(skills[".claude/skills/style/SKILL.md"]).toBe(original(".claude/skills/style/SKILL.md"));
+    expect(ran.stderr).toContain("hookbox claude: the project's .claude/skills/deploy/SKILL.md has inline shell and allowed-tools: shown to Claude Code without them");
+    expect(ran.stderr).toContain("hookbox claude: the project's .claude/commands/ops/release.md has inline shell and allowed-tools: shown to Claude Code without them");
+    expect(ran.stderr).not.toContain("style/SKILL.md");
   });
 });
 

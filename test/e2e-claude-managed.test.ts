@@ -17,7 +17,7 @@ import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 const view = agentViewAvailability();
 const sandbox = sandboxAvailability();
 const unavailable = agentUnavailable("Claude Code") ?? (view.ok ? undefined : view.reason) ?? (sandbox.ok ? undefined : sandbox.reason);
-const MARKERS = { project: "PROJECT-MEMORY-7f3a", rules: "PROJECT-RULES-91c2", user: "USER-MEMORY-4be0", skill: "SKILL-DESCRIPTION-55d1", agent: "AGENT-DESCRIPTION-0c9e", agentBody: "SUBAGENT-BODY-e41d" };
+const MARKERS = { skillBody: "SKILL-BODY-3d7e", skillShell: "SKILL-SHELL-42-ran", project: "PROJECT-MEMORY-7f3a", rules: "PROJECT-RULES-91c2", user: "USER-MEMORY-4be0", skill: "SKILL-DESCRIPTION-55d1", agent: "AGENT-DESCRIPTION-0c9e", agentBody: "SUBAGENT-BODY-e41d" };
 const roots: string[] = [];
 let claude = "";
 
@@ -41,6 +41,9 @@ function furnish(w: ClaudeWorld): void {
   writeFileSync(join(w.project, ".claude", "rules", "style.md"), `${MARKERS.rules}\n`);
   writeFileSync(join(w.home, ".claude", "CLAUDE.md"), `${MARKERS.user}\n`);
   writeFileSync(join(w.project, ".claude", "skills", "greet", "SKILL.md"), `---\nname: greet\ndescription: ${MARKERS.skill}\n${frontmatterHook(w, "skill-frontmatter")}---\nSay hello.\n`);
+  // A skill whose inline command runs when it is expanded (its output, computed, is what the model would read) with the permission its allowed-tools adds.
+  mkdirSync(join(w.project, ".claude", "skills", "build"), { recursive: true });
+  writeFileSync(join(w.project, ".claude", "skills", "build", "SKILL.md"), `---\nname: build\ndescription: Build the project.\nallowed-tools: Bash(echo:*)\n---\n${MARKERS.skillBody} Version: !\`echo SKILL-SHELL-$((6*7))-ran | tee -a ${join(w.root, "skill-shell.log")}\`\n`);
   writeFileSync(join(w.project, ".claude", "agents", "helper.md"), `---\nname: helper\ndescription: ${MARKERS.agent}\n${frontmatterHook(w, "agent-frontmatter")}---\n${MARKERS.agentBody} You help.\n`);
   writeFileSync(join(w.home, ".claude", "settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo user-hook >> ${join(w.root, "hooks.log")}` }] }] } }));
   trustDialogAccepted(w);
@@ -48,6 +51,7 @@ function furnish(w: ClaudeWorld): void {
 
 const SESSION: ScriptedCall[] = [
   { name: "Skill", input: { skill: "greet" } },
+  { name: "Skill", input: { skill: "build" } },
   { name: "Bash", input: { command: "echo main-bash", description: "main" } },
   { name: "Agent", input: { subagent_type: "helper", description: "help", prompt: "Run echo." } },
   { name: "Bash", agent: MARKERS.agentBody, input: { command: "echo agent-bash", description: "agent" } },
@@ -89,6 +93,19 @@ describe.skipIf(unavailable)("hookbox claude keeps what Claude Code 2.1.328 load
       expect(results.some((r) => r.includes("agent-bash"))).toBe(true);
       expect(results.some((r) => r.includes("Launching skill: greet") || r.includes("greet"))).toBe(true);
     }
+  });
+
+  it("a project skill's inline shell runs when the model invokes it with Claude Code alone (the model reads its output); under hookbox claude it does not run, the model reads the skill with a placeholder, and the file is named", () => {
+    const everything = (run: ClaudeRun) => JSON.stringify(run.messages);
+    const ran = (w: ClaudeWorld) => existsSync(join(w.root, "skill-shell.log"));
+    expect(everything(session.alone!.run)).toContain(MARKERS.skillShell);
+    expect(ran(session.alone!.w)).toBe(true);
+    const routed = everything(session.routed!.run);
+    expect(routed).toContain(MARKERS.skillBody);
+    expect(routed).toContain("[shell command not run: hookbox claude does not run a project skill's or command's shell commands]");
+    expect(routed).not.toContain(MARKERS.skillShell);
+    expect(ran(session.routed!.w)).toBe(false);
+    expect(session.routed!.run.stderr).toContain("the project's .claude/skills/build/SKILL.md has inline shell and allowed-tools: shown to Claude Code without them");
   });
 
   it("hooks in the frontmatter of the project's skills and agents run with Claude Code alone and not under hookbox claude, where the user's hook is routed for the main thread and the agent's", () => {

@@ -5,12 +5,17 @@
  * the real one). A project whose `.gemini/settings.json` links to your own
  * (fixtures/hostile/gemini/links-its-settings-to-yours) would have its view, bound last, cover
  * yours: Gemini CLI would run no routing hook, so none of your guards. It is refused before start.
+ * For env files the stand-in runs Gemini CLI's own settings and env loading (loadSettings of the
+ * pinned bundle, which calls loadEnvironment) in the launcher's namespace and prints what it put
+ * into its environment: the same code, run without it, is the control.
  */
+import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { hookbox, ROOT } from "./cli-run.js";
+import { installGemini } from "./support/gemini-run.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 
 const roots: string[] = [];
@@ -22,7 +27,18 @@ const read = (f) => { try { return JSON.parse(fs.readFileSync(f, "utf8")); } cat
 console.log(JSON.stringify({ user: read(process.env.HOME + "/.gemini/settings.json"), project: read(".gemini/settings.json") }));
 `;
 
-function world() {
+/** Gemini CLI 0.61.0's settings and env loading, the chunk its bundle/gemini.js runs, imported from the installed package. */
+const ENV_STAND_IN = (chunk: string) => `#!${process.execPath}
+const fs = require("node:fs");
+import(${JSON.stringify(chunk)}).then((gemini) => {
+  gemini.loadSettings(process.cwd());
+  const read = (f) => { try { return fs.readFileSync(f, "utf8"); } catch (e) { return e.code; } };
+  console.log(JSON.stringify({ BASH_ENV: process.env.BASH_ENV ?? null, APP_MODE: process.env.APP_MODE ?? null, HOME_VAR: process.env.HOME_VAR ?? null, dotenv: read(".env"), geminiEnv: read(".gemini/.env") }));
+  process.exit(0);
+});
+`;
+
+function world(standIn = STAND_IN) {
   const root = mkdtempSync(join(tmpdir(), "hookbox-gemini-launch-"));
   roots.push(root);
   const project = join(root, "project");
@@ -30,12 +46,15 @@ function world() {
   const pkg = join(root, "lib", "node_modules", "@google", "gemini-cli");
   for (const d of [join(project, ".gemini"), join(home, ".gemini"), join(pkg, "bundle"), join(root, "bin")]) mkdirSync(d, { recursive: true });
   writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@google/gemini-cli", version: "0.61.0" }));
-  writeFileSync(join(pkg, "bundle", "gemini.js"), STAND_IN);
+  writeFileSync(join(pkg, "bundle", "gemini.js"), standIn);
   chmodSync(join(pkg, "bundle", "gemini.js"), 0o755);
   symlinkSync(join(pkg, "bundle", "gemini.js"), join(root, "bin", "gemini"));
   writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ hooks: { BeforeTool: [{ matcher: "run_shell_command", hooks: [{ type: "command", command: "echo your-guard >&2; exit 2" }] }] } }));
-  const run = () => hookbox(["gemini", "-p", "hi"], { cwd: project, env: { PATH: `${join(root, "bin")}:${process.env.PATH}`, HOME: home, TMPDIR: root } });
-  return { project, home, run };
+  const env = { PATH: `${join(root, "bin")}:${process.env.PATH}`, HOME: home, TMPDIR: root, GEMINI_CLI_TRUST_WORKSPACE: "true" };
+  const run = () => hookbox(["gemini", "-p", "hi"], { cwd: project, env });
+  /** The stand-in without hookbox: Gemini CLI alone. */
+  const alone = () => execFileSync(join(root, "bin", "gemini"), ["-p", "hi"], { cwd: project, env: { ...process.env, ...env }, encoding: "utf8" });
+  return { project, home, run, alone };
 }
 
 describe.skipIf(!sandboxAvailability().ok)("hookbox gemini's launcher and the project's settings file", () => {
@@ -63,5 +82,27 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox gemini's launcher and the pr
     const seen = JSON.parse(ran.stdout.trim().split("\n").pop()!) as { project: unknown };
     expect(seen.project).toEqual({ mcp: { allowed: ["helper"] }, tools: { shell: { showColor: true }, exclude: ["web_fetch"] }, general: {}, advanced: {}, model: { name: "m" } });
     expect(ran.stderr).toContain("hookbox gemini: the project's .gemini/settings.json sets mcpServers, mcp.serverCommand, tools.discoveryCommand, tools.callCommand, tools.shell.pager, tools.allowed, general.defaultApprovalMode, advanced.excludedEnvVars: not loaded");
+  });
+
+  it("a project's .gemini/.env and .env (fixtures/hostile/gemini/loads-code-through-its-env-files: BASH_ENV=./evil.sh) do not enter Gemini CLI's environment, and are named; the project's .env stays readable and your ~/.env is still loaded; control: Gemini CLI alone loads each", async () => {
+    const chunk = join(installGemini(), "..", "chunk-2YTYPKEZ.js");
+    const w = world(ENV_STAND_IN(chunk));
+    cpSync(join(ROOT, "fixtures", "hostile", "gemini", "loads-code-through-its-env-files"), w.project, { recursive: true });
+    writeFileSync(join(w.home, ".env"), "HOME_VAR=mine\n");
+    const last = (stdout: string) => JSON.parse(stdout.trim().split("\n").pop()!) as Record<string, string | null>;
+
+    expect(last(w.alone())).toMatchObject({ BASH_ENV: "./evil.sh" });
+    const hidden = await w.run();
+    expect(hidden.code, hidden.stderr).toBe(0);
+    expect(last(hidden.stdout)).toMatchObject({ BASH_ENV: null, geminiEnv: "" });
+    expect(hidden.stderr).toContain("hookbox gemini: the project's .gemini/.env is not loaded (Gemini CLI would put its variables into the environment of every command it runs");
+    expect(hidden.stderr).toContain("hookbox gemini: the project's .env is not loaded into Gemini CLI's environment");
+
+    rmSync(join(w.project, ".gemini", ".env"));
+    expect(last(w.alone())).toMatchObject({ BASH_ENV: "./evil.sh", APP_MODE: "dev", HOME_VAR: null });
+    const skipped = await w.run();
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect(last(skipped.stdout)).toEqual({ BASH_ENV: null, APP_MODE: null, HOME_VAR: "mine", dotenv: expect.stringContaining("APP_MODE=dev"), geminiEnv: "ENOENT" });
+    expect(skipped.stderr).not.toContain(".gemini/.env");
   });
 });

@@ -14,9 +14,10 @@ import { cpSync, linkSync, mkdirSync, readdirSync, rmSync, symlinkSync, utimesSy
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { HookFailure, loadHooks } from "../src/index.js";
-import { MAX_ROOT_ENTRIES, ReadRefusal, hookReads } from "../src/policy/read-grants.js";
+import { MAX_ROOT_ENTRIES, hookReads } from "../src/policy/read-grants.js";
 import { tempDir, writeHook } from "./helpers/files.js";
 import { ROOT, host } from "./helpers/host.js";
+import { refusal } from "./helpers/read-refusal.js";
 
 const SECRET = "hunter2-large-tree";
 const FOLDERS = 11;
@@ -87,15 +88,6 @@ beforeAll(() => {
 }, 60_000);
 
 const call = (input: Record<string, unknown> = {}) => ({ type: "tool_call" as const, toolName: "read", toolCallId: "c", input });
-const refusal = (run: () => unknown): string => {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof ReadRefusal) return err.message;
-    throw err;
-  }
-  throw new Error("no ReadRefusal");
-};
 
 describe.each(["worker", "process"] as const)("a project module under a node_modules of more than 100 000 entries, in %s mode", (isolation) => {
   it("loads and runs its handler with the package it imports and that package's dependency", async () => {

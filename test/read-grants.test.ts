@@ -8,20 +8,12 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ReadRefusal, hookReads } from "../src/policy/read-grants.js";
+import { hookReads } from "../src/policy/read-grants.js";
 import { tempDir } from "./helpers/files.js";
+import { refusal } from "./helpers/read-refusal.js";
 
 const HOOK = "export default () => {};\n";
 const reads = (path: string, readable: string[] = []) => hookReads(path, { readable, walkRoots: true });
-const refusal = (run: () => unknown): string => {
-  try {
-    run();
-  } catch (err) {
-    if (err instanceof ReadRefusal) return err.message;
-    throw err;
-  }
-  throw new Error("no ReadRefusal");
-};
 
 /** `<tmp>/project/{a,b}/hook.ts` sharing `<tmp>/project/node_modules` (one package in it), and `<tmp>/outside/` with a secret. */
 function project() {

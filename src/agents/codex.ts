@@ -122,6 +122,20 @@ export function readCodexLayer(dir: string, source: AgentHook["source"]): CodexL
   return layer;
 }
 
+/**
+ * Keys of a project's `.codex/config.toml` that run a command or widen what Codex CLI 0.169.0 does
+ * without asking, which it honours from a project you trusted in Codex (checked with its own
+ * `codex doctor --all` and `codex mcp list`: a project's `mcp_servers` are started, its
+ * `approval_policy = "never"` and `sandbox_mode = "danger-full-access"` apply; `notify` and
+ * `model_provider` it ignores there, itself): the MCP servers it starts, the approval and sandbox
+ * settings, the environment every command gets, the node it runs for its JavaScript tool, and agent
+ * roles, whose `config_file` is another config.
+ */
+export const CODEX_POWER_KEYS = [
+  "mcp_servers", "approval_policy", "sandbox_mode", "sandbox_workspace_write", "default_permissions", "approvals_reviewer",
+  "shell_environment_policy", "js_repl_node_path", "js_repl_node_module_dirs", "agents",
+] as const;
+
 /** The project's config folders Codex reads: `.codex/` in the folder and each parent up to the repository's root (the folder with `.git`), root first. */
 export function codexProjectDirs(project: string): string[] {
   const dirs: string[] = [];

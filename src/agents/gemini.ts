@@ -25,11 +25,13 @@ const CONFIG_KEYS = new Set(["enabled", "disabled", "notifications"]);
  * Settings of a project's file (dotted paths) that run a command or widen what Gemini CLI may do
  * without asking, read from 0.61.0's settings schema: its own list of what runs a command
  * (`sanitizeSettingsForSandbox` drops `tools.discoveryCommand` and `tools.callCommand`), the MCP
- * servers it starts, the pager every shell command gets, and what skips a confirmation.
+ * servers it starts, the pager every shell command gets, what skips a confirmation, and
+ * `advanced.ignoreLocalEnv`, which hookbox gemini sets in your view so that a project's `.env` is not
+ * loaded into Gemini's environment (src/agents/gemini-env.ts): the project may not turn it off.
  */
 export const GEMINI_POWER_KEYS = [
   "mcpServers", "mcp.serverCommand", "tools.discoveryCommand", "tools.callCommand", "tools.shell.pager",
-  "tools.allowed", "general.defaultApprovalMode", "advanced.excludedEnvVars", "security.enablePermanentToolApproval",
+  "tools.allowed", "general.defaultApprovalMode", "advanced.excludedEnvVars", "advanced.ignoreLocalEnv", "security.enablePermanentToolApproval",
 ] as const;
 /** Gemini CLI's default deadline of a command hook. */
 export const GEMINI_DEFAULT_TIMEOUT_MS = 60_000;

@@ -15,12 +15,12 @@ export class LaunchRefused extends Error {
 }
 
 /** The real path of the project's settings file `path`, the target of its view; refused when it lies outside the project's real path. */
-export function viewTarget(launcher: string, project: string, path: string): string {
+export function viewTarget(launcher: string, project: string, path: string, what = "project settings file"): string {
   const real = realpathSync(path);
   const root = realpathSync(project);
   const rel = relative(root, real);
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
-    throw new LaunchRefused(`${path} is a link to ${real}, outside the project: hookbox ${launcher} does not start with a project settings file that leads out of the project (its view could cover your own settings or the managed ones, which hold the routing hooks); remove the link`);
+    throw new LaunchRefused(`${path} is a link to ${real}, outside the project: hookbox ${launcher} does not start with a ${what} that leads out of the project (its view could cover your own settings or the managed ones, which hold the routing hooks); remove the link`);
   }
   return real;
 }

@@ -25,6 +25,7 @@ import type { ClaudePlan } from "./plan.js";
 import { routingCommand, type Hookbox } from "../agents/routing-hook.js";
 import { routerTimeoutS } from "./router.js";
 import { viewTarget } from "../agents/view-target.js";
+import type { SkillView } from "./skill-view.js";
 
 export { LaunchRefused } from "../agents/view-target.js";
 import type { ParsedSettings } from "./settings.js";
@@ -69,11 +70,15 @@ function withoutKeys(settings: Record<string, unknown>, keys: readonly string[])
 /** What the managed route does with the project's MCP servers: a view of its file holding the approved ones, the rest denied by name. */
 export interface McpLaunch { file?: string; document?: Record<string, unknown>; approved: McpServer[]; denied: string[] }
 
-/** The managed route. `projectFiles`: each existing project settings file with its parse, and whether its power keys are approved. */
-export function managedLaunch(dialect: ClaudeDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: Hookbox, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>, mcp: McpLaunch): Launch {
+/**
+ * The managed route. `projectFiles`: each existing project settings file with its parse, and whether
+ * its power keys are approved; `skills`: the project's skills and commands shown without their power
+ * parts (./skill-view.ts).
+ */
+export function managedLaunch(dialect: ClaudeDialect, bwrap: string, program: string, args: string[], plan: ClaudePlan, router: Hookbox, projectFiles: Array<{ path: string; parsed: ParsedSettings; powerApproved: boolean }>, mcp: McpLaunch, skills: SkillView[] = []): Launch {
   const mcpView = mcp.file && mcp.document ? mcp.file : undefined;
   // A project hook's (or server's) recording layer cannot be made from a folder holding the views: it reads this copy.
-  const source = projectFiles.length > 0 || mcpView ? { source: plan.project, path: PROJECT_COPY } : undefined;
+  const source = projectFiles.length > 0 || mcpView || skills.length > 0 ? { source: plan.project, path: PROJECT_COPY } : undefined;
   const stdio = mcp.approved.filter((s) => s.kind === "stdio");
   plan = { ...plan, ...(source ? { projectSource: source.path } : {}), ...(stdio.length > 0 ? { mcp: Object.fromEntries(stdio.map((s) => [s.name, { file: s.file, entry: s.entry }])) } : {}) };
   const { text, sha256 } = planText(plan);
@@ -82,6 +87,8 @@ export function managedLaunch(dialect: ClaudeDialect, bwrap: string, program: st
   // Each approved stdio server starts as `hookbox claude-mcp`, which checks the plan by its sha256, as the routing hook does.
   const wrap = (name: string) => ({ command: router.node, args: [router.script, "claude-mcp", planFile, sha256, name] });
   const files: FileView[] = [
+    // First, so that a settings view on the same file (a link) is bound last and wins.
+    ...skills.map((f) => ({ path: viewTarget(dialect.launcher, plan.project, f.path, "project skill or command"), content: f.content })),
     { path: `${dialect.managedDir}/${dialect.managedFile}`, content: JSON.stringify(managed, null, 2) },
     { path: planFile, content: text },
     ...projectFiles.map((f) => ({ path: viewTarget(dialect.launcher, plan.project, f.path), content: JSON.stringify(projectView(dialect, f.parsed, f.powerApproved), null, 2) })),

@@ -21,6 +21,7 @@ import { CLAUDE_CODE } from "../claude/dialect.js";
 import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, type Launch, type McpLaunch } from "../claude/launch.js";
 import { checkMcpServers, describeMcpServer, readProjectMcp } from "../claude/mcp.js";
 import { powerApproved, powerValues } from "../claude/power.js";
+import { projectSkillViews } from "../claude/skill-view.js";
 import { ApprovalStore, approvalCommand, projectKey } from "../approval/store.js";
 import type { Output } from "./output.js";
 import { EXIT, UsageError } from "./usage-error.js";
@@ -109,8 +110,10 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
       return { ...f, powerApproved: approved };
     }));
     const mcp = await projectMcp(project, store, say);
+    const skills = projectSkillViews(project);
+    for (const f of skills) say(`the project's ${f.rel} has ${f.power.join(" and ")}: shown to Claude Code without ${f.power.length > 1 ? "them" : "it"} (its shell commands would run as you, past your hooks, whenever it is expanded, and the model expands a skill unasked; allowed-tools lets tools run without asking); hookbox claude cannot approve them yet: to use one, run its commands yourself`);
     try {
-      launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, mcp);
+      launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, mcp, skills);
     } catch (e) {
       if (e instanceof LaunchRefused) throw new UsageError(e.message);
       throw e;

@@ -9,10 +9,11 @@
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
-import { CODEX, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
+import { CODEX, CODEX_POWER_KEYS, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
+import { LaunchRefused, viewTarget } from "../agents/view-target.js";
 import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
 import type { AgentPlan } from "../agents/dialect.js";
@@ -51,12 +52,53 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
   for (const l of layers) for (const problem of l.problems) say(problem);
   const plan: AgentPlan = { project, hooks: layers.flatMap((l) => l.hooks), refused: layers.flatMap((l) => l.refused), maxOutputBytes: DEFAULTS.shellOutputBytes, otel: otlpEnv() };
   await announcePlan(CODEX, plan, say);
+  const configs = projectConfigViews(project, say);
   return runBehindRouter(CODEX, plan, (dir, command) => {
     const requirements = join(dir, "requirements.toml");
     const admin = existsSync(REQUIREMENTS) ? (parseToml(readFileSync(REQUIREMENTS, "utf8")) as Record<string, unknown>) : {};
     writeFileSync(requirements, stringifyToml(generatedRequirements(admin, plan, command)), { mode: 0o644 });
-    return requirements;
-  }, etcWithRequirements, program, args, say);
+    const views = configs.map((c, i) => {
+      const path = join(dir, `project-config-${i}.toml`);
+      writeFileSync(path, c.content, { mode: 0o644 });
+      return [path, c.target] as const;
+    });
+    return { requirements, views };
+  }, ({ requirements, views }) => [...etcWithRequirements(requirements), ...views.flatMap(([from, to]) => ["--ro-bind", from, to])], program, args, say);
+}
+
+/**
+ * The project's `.codex/config.toml` files (each `.codex` folder Codex reads, src/agents/codex.ts)
+ * that set a power key (CODEX_POWER_KEYS), each with its view without them, named on stderr; one
+ * that does not parse is seen empty (Codex's parser and hookbox's could read it differently). One
+ * that links out of its folder is refused at start, as hookbox claude and gemini refuse theirs.
+ */
+export function projectConfigViews(project: string, say: (line: string) => void): Array<{ target: string; content: string }> {
+  const out: Array<{ target: string; content: string }> = [];
+  for (const dir of codexProjectDirs(project)) {
+    const file = join(dir, "config.toml");
+    if (!existsSync(file)) continue;
+    let target: string;
+    try {
+      target = viewTarget(CODEX.launcher, dirname(dir), file, "project config file");
+    } catch (e) {
+      if (e instanceof LaunchRefused) throw new UsageError(e.message);
+      throw e;
+    }
+    const name = relative(project, file) || file;
+    let config: Record<string, unknown>;
+    try {
+      config = parseToml(readFileSync(target, "utf8")) as Record<string, unknown>;
+    } catch (e) {
+      say(`the project's ${name} is not TOML hookbox reads (${(e as Error).message.split("\n")[0]}): Codex CLI sees it empty`);
+      out.push({ target, content: "" });
+      continue;
+    }
+    const power = CODEX_POWER_KEYS.filter((k) => Object.hasOwn(config, k));
+    if (power.length === 0) continue;
+    say(`the project's ${name} sets ${power.join(", ")}: not loaded (they start a program, set what every command gets, or let commands run without asking or outside Codex's sandbox), and hookbox codex does not approve them`);
+    out.push({ target, content: stringifyToml(Object.fromEntries(Object.entries(config).filter(([k]) => !(CODEX_POWER_KEYS as readonly string[]).includes(k)))) });
+  }
+  return out;
 }
 
 /** The requirements Codex reads: the admin's, managed hooks only, and the routing hooks (running `command`) after the admin's own. */

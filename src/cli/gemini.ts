@@ -12,8 +12,9 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { GEMINI, GEMINI_POWER_KEYS, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
+import { projectEnvFiles } from "../agents/gemini-env.js";
 import { LaunchRefused, viewTarget } from "../agents/view-target.js";
 import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
@@ -59,8 +60,11 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
   const workspace = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
   // Where the project's view is bound; a link out of the project is refused (its view would cover yours, which holds the routing hooks).
   let target: string | undefined;
+  const envFiles = projectEnvFiles(project, home);
+  let hidden: string[];
   try {
     target = existsSync(workspace.file) ? viewTarget(GEMINI.launcher, project, workspace.file) : undefined;
+    hidden = envFiles.filter((f) => f.kind === "gemini").map((f) => viewTarget(GEMINI.launcher, f.folder, f.file, "project env file"));
   } catch (e) {
     if (e instanceof LaunchRefused) throw new UsageError(e.message);
     throw e;
@@ -68,6 +72,12 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
   for (const p of [user, workspace]) for (const problem of p.problems) say(problem);
   const power = powerKeysOf(workspace.settings);
   if (power.length > 0) say(`the project's .gemini/settings.json sets ${power.join(", ")}: not loaded (they run a command or skip a confirmation, and hookbox gemini does not approve them)`);
+  for (const f of envFiles) {
+    const name = f.folder === project ? relative(project, f.file) : f.file;
+    say(f.kind === "gemini"
+      ? `the project's ${name} is not loaded (Gemini CLI would put its variables into the environment of every command it runs: BASH_ENV, NODE_OPTIONS, PATH run code), and is seen empty; hookbox gemini does not approve it: set a variable you have read and want in your own environment (Gemini CLI keeps a variable already set)`
+      : `the project's ${name} is not loaded into Gemini CLI's environment (its variables would reach every command it runs: BASH_ENV, NODE_OPTIONS, PATH run code); the file stays readable; hookbox gemini does not approve it: set a variable you have read and want in your own environment`);
+  }
   const userConfig = hooksConfig(user);
   // The project's own list may only take hooks out (its `enabled` is not read: it could switch off yours).
   const disabled = new Set([...(userConfig.disabled ?? []), ...(hooksConfig(workspace).disabled ?? [])]);
@@ -82,11 +92,13 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
   await announcePlan(GEMINI, plan, say);
   return runBehindRouter(GEMINI, plan, (dir, command) => {
     const views: Array<[string, string]> = [];
-    const view = (file: string, settings: Record<string, unknown>, name: string) => {
+    const view = (file: string, settings: Record<string, unknown> | string, name: string) => {
       const path = join(dir, name);
-      writeFileSync(path, JSON.stringify(settings, null, 2), { mode: 0o600 });
+      writeFileSync(path, typeof settings === "string" ? settings : JSON.stringify(settings, null, 2), { mode: 0o600 });
       views.push([path, file]);
     };
+    // First, so that the settings views are bound last and win.
+    hidden.forEach((file, i) => view(file, "", `env-${i}`));
     view(userFile, userView(user, plan, command), "user-settings.json");
     if (target) view(target, projectView(workspace), "project-settings.json");
     return views;
@@ -95,12 +107,17 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
 
 const hooksConfig = (p: GeminiSettings) => (p.settings.hooksConfig ?? {}) as { enabled?: boolean; disabled?: string[] };
 
-/** The user's settings as Gemini CLI sees them: without their hooks, with one routing hook (running `command`) per event the user's and the project's hooks handle. */
+/**
+ * The user's settings as Gemini CLI sees them: without their hooks, with one routing hook (running
+ * `command`) per event the user's and the project's hooks handle, and `advanced.ignoreLocalEnv`, so
+ * that no `.env` but your home folder's enters Gemini's environment (src/agents/gemini-env.ts).
+ */
 export function userView(user: GeminiSettings, plan: AgentPlan, command: string): Record<string, unknown> {
   const { hooks: _hooks, ...rest } = user.settings;
   const events = GEMINI.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
   const router = { type: "command", name: "hookbox", command, timeout: routerTimeoutMs(plan.hooks.map((h) => h.timeoutMs)) };
-  return { ...rest, hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [router] }]])) };
+  const advanced = typeof rest.advanced === "object" && rest.advanced !== null ? rest.advanced : {};
+  return { ...rest, advanced: { ...advanced, ignoreLocalEnv: true }, hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [router] }]])) };
 }
 
 /**

@@ -1,0 +1,43 @@
+/**
+ * `hookbox codex`'s launcher (src/cli/codex.ts) with the real Codex CLI 0.169.0 reporting, through its
+ * own `codex doctor --all` and `codex mcp list` (offline, no model), what it honours of a project's
+ * `.codex/config.toml` (fixtures/hostile/codex/runs-commands-through-project-config.toml) in a project
+ * you trusted in Codex: alone, the project's MCP server is listed to start and every command runs
+ * without asking and outside its sandbox; through hookbox codex neither, the keys named on stderr, and
+ * the project's other keys (its model) still apply. Real bubblewrap.
+ */
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { hookbox, ROOT } from "./cli-run.js";
+import { codexWorld, installCodex } from "./support/codex-run.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+
+const roots: string[] = [];
+afterAll(() => { for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true }); });
+
+describe.skipIf(!sandboxAvailability().ok)("hookbox codex and a project's .codex/config.toml", () => {
+  it("the project's keys that start a program or let commands run unasked or unsandboxed (mcp_servers, approval_policy, sandbox_mode, shell_environment_policy, js_repl_node_path) are not loaded, and are named; its model still applies; control: Codex CLI alone honours them", async () => {
+    const root = mkdtempSync(join(tmpdir(), "hookbox-codex-launch-"));
+    roots.push(root);
+    const w = codexWorld(root, installCodex());
+    copyFileSync(join(ROOT, "fixtures", "hostile", "codex", "runs-commands-through-project-config.toml"), join(w.project, ".codex", "config.toml"));
+    const env = { PATH: `${w.bin}:${process.env.PATH}`, HOME: w.home, CODEX_HOME: w.codexHome, TMPDIR: root };
+      // doctor exits 1 here (no credentials): its report is what is read.
+    const alone = (args: string[]) => spawnSync(join(w.bin, "codex"), args, { cwd: w.project, env: { ...process.env, ...env }, encoding: "utf8" }).stdout;
+
+    expect(alone(["doctor", "--all"])).toMatch(/approval Never[\s\S]*stdio servers +1|stdio servers +1[\s\S]*approval Never/);
+    expect(alone(["mcp", "list"])).toContain("helper");
+
+    const doctor = await hookbox(["codex", "doctor", "--all"], { cwd: w.project, env });
+    expect(doctor.stdout).not.toContain("approval Never");
+    expect(doctor.stdout).toContain("restricted fs + restricted network · approval OnRequest");
+    expect(doctor.stdout).toContain("no MCP servers configured");
+    expect(doctor.stdout).toMatch(/model +gpt-project/);
+    expect(doctor.stderr).toContain("hookbox codex: the project's .codex/config.toml sets mcp_servers, approval_policy, sandbox_mode, shell_environment_policy, js_repl_node_path: not loaded");
+    const mcp = await hookbox(["codex", "mcp", "list"], { cwd: w.project, env });
+    expect(mcp.stdout).not.toContain("helper");
+  });
+});
