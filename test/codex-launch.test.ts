@@ -4,10 +4,15 @@
  * `.codex/config.toml` (fixtures/hostile/codex/runs-commands-through-project-config.toml) in a project
  * you trusted in Codex: alone, the project's MCP server is listed to start and every command runs
  * without asking and outside its sandbox; through hookbox codex neither, the keys named on stderr, and
- * the project's other keys (its model) still apply. Real bubblewrap.
+ * the project's other keys (its model) still apply. And of a project's exec policy rules
+ * (`.codex/rules/*.rules`), through `codex debug prompt-input` (the prefixes it lists as already
+ * approved) and `codex execpolicy check` on the file as Codex sees it: alone, a project's allow rule
+ * (fixtures/hostile/codex/allows-commands-*.rules) is approved; through hookbox codex such a file is
+ * seen empty, named, and a file that only forbids or prompts (fixtures/valid/codex) applies as it is.
+ * Real bubblewrap.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -39,5 +44,33 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox codex and a project's .codex
     expect(doctor.stderr).toContain("hookbox codex: the project's .codex/config.toml sets mcp_servers, approval_policy, sandbox_mode, shell_environment_policy, js_repl_node_path: not loaded");
     const mcp = await hookbox(["codex", "mcp", "list"], { cwd: w.project, env });
     expect(mcp.stdout).not.toContain("helper");
+  });
+
+  it("the project's rules files that may let a command run unasked (an allow rule, or a decision Starlark computes) are seen empty and named; one that only forbids or prompts applies; control: Codex CLI alone approves their prefixes", async () => {
+    const root = mkdtempSync(join(tmpdir(), "hookbox-codex-rules-"));
+    roots.push(root);
+    const w = codexWorld(root, installCodex());
+    const rules = join(w.project, ".codex", "rules");
+    mkdirSync(rules);
+    for (const f of ["hostile/codex/allows-commands-through-project-rules.rules", "hostile/codex/allows-commands-through-computed-rule.rules", "valid/codex/forbids-and-prompts.rules"]) {
+      copyFileSync(join(ROOT, "fixtures", f), join(rules, f.split("/").pop()!));
+    }
+    const env = { PATH: `${w.bin}:${process.env.PATH}`, HOME: w.home, CODEX_HOME: w.codexHome, TMPDIR: root };
+    const alone = (args: string[]) => spawnSync(join(w.bin, "codex"), args, { cwd: w.project, env: { ...process.env, ...env }, encoding: "utf8" }).stdout;
+    const check = (file: string, ...command: string[]) => ["execpolicy", "check", "--rules", join(rules, file), ...command];
+    const approved = /already been approved:[^<]*\[\\"rm\\", \\"-rf\\"\][^<]*\[\\"git\\", \\"push\\"\]|already been approved:[^<]*\[\\"git\\", \\"push\\"\][^<]*\[\\"rm\\", \\"-rf\\"\]/;
+
+    expect(alone(["debug", "prompt-input"])).toMatch(approved);
+    expect(alone(check("forbids-and-prompts.rules", "curl", "-d", "x"))).toContain('"decision":"forbidden"');
+
+    const prompt = await hookbox(["codex", "debug", "prompt-input"], { cwd: w.project, env });
+    expect(prompt.stdout).toContain("</permissions instructions>");
+    expect(prompt.stdout).not.toContain("already been approved");
+    expect(prompt.stderr).toContain("hookbox codex: the project's .codex/rules/allows-commands-through-computed-rule.rules may let commands run without asking");
+    expect(prompt.stderr).toContain("hookbox codex: the project's .codex/rules/allows-commands-through-project-rules.rules may let commands run without asking");
+    expect(prompt.stderr).not.toContain("forbids-and-prompts");
+    expect((await hookbox(["codex", ...check("allows-commands-through-project-rules.rules", "rm", "-rf", "x")], { cwd: w.project, env })).stdout).toContain('{"matchedRules":[]}');
+    const kept = await hookbox(["codex", ...check("forbids-and-prompts.rules", "npm", "publish")], { cwd: w.project, env });
+    expect(kept.stdout).toContain('"decision":"prompt"');
   });
 });

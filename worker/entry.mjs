@@ -16,6 +16,7 @@ import { hostModuleObjects } from "./host-modules.mjs";
 import { deniedSoFar, watchDenials, withAccessDetail } from "./access.mjs";
 import { cut } from "./describe.mjs";
 import { importWithJiti } from "./typescript.mjs";
+import { nativeImport, useImport } from "./native-import.mjs";
 import { agentPackagesLoaded } from "./agent-packages.mjs";
 import { serveRenders } from "./render.mjs";
 import { deliver } from "./bus.mjs";
@@ -24,12 +25,18 @@ import { LIMITS, METHOD, PLANS } from "./wire.mjs";
 
 const boot = /** @type {WorkerBoot} */ (booted);
 const { control, sync, syncState, render, renderState } = boot;
+/** What worker/entry-thread-cached.cjs left: whether V8 took the code cache, or how to make one. @type {import("../src/contract/protocol.js").RuntimeCodeCache | undefined} */
+const codeCache = /** @type {any} */ (boot).codeCache;
 // Why: hook code can read `workerData`; the ports are the runtime's, not the hook's.
 delete (/** @type {any} */ (boot)).control;
 delete (/** @type {any} */ (boot)).sync;
 delete (/** @type {any} */ (boot)).syncState;
 delete (/** @type {any} */ (boot)).render;
 delete (/** @type {any} */ (boot)).renderState;
+delete (/** @type {any} */ (boot)).codeCache;
+useImport(codeCache?.importModule);
+/** The load reply's word on the code cache: only when one was given. */
+const cacheVerdict = codeCache?.rejected === undefined ? {} : { codeCache: /** @type {"accepted" | "rejected"} */ (codeCache.rejected ? "rejected" : "accepted") };
 if (mode === "worker") setSyncChannel(sync, syncState);
 // Each read the permission model denies the module is reported once, naming the grant (worker/access.mjs).
 watchDenials((permission, resource) => post(METHOD.denied, [permission, resource]));
@@ -47,7 +54,7 @@ async function importHook(specifier, virtualModules = {}, agentModules) {
   const hasHostModules = Object.keys(virtualModules).length > 0;
   if (/\.(mjs|cjs|js)$/.test(specifier)) {
     try {
-      return await import(pathToFileURL(specifier).href);
+      return await nativeImport(pathToFileURL(specifier).href);
     } catch (err) {
       // A `.js` file in a CommonJS or TS-flavoured project: let jiti try before giving up.
       // A host module is only known to jiti: a native import of one is not found.
@@ -87,17 +94,19 @@ const controlApi = {
     try {
       const mod = /** @type {any} */ (await importHook(spec.resolvedPath, hostModuleObjects(spec.hostModules ?? {}), spec.agentModules));
       const factory = factoryOf(mod);
-      if (typeof factory !== "function") return { ok: false, e: { message: "Hook must export a default function" } };
+      if (typeof factory !== "function") return { ok: false, e: { message: "Hook must export a default function" }, ...cacheVerdict };
       await factory(createHookAPI(registry, spec.cwd, spec.agent));
       registry.loaded = true;
       agentPackagesLoaded();
-      return { ok: true, manifest: registry.manifest() };
+      // The host's own module loaded (src/isolation/code-cache.ts): the runtime's code, with every function compiled so far.
+      if (codeCache?.produce) return { ok: true, manifest: registry.manifest(), made: codeCache.produce() };
+      return { ok: true, manifest: registry.manifest(), ...cacheVerdict };
     } catch (err) {
       const e = toWireError(withAccessDetail(err));
       // A module that reads several files at start: every denial so far, not only the one that stopped it.
       const denied = deniedSoFar();
       if (denied?.includes(", ")) e.message = cut(`${e.message} (every access denied while loading: ${denied})`, LIMITS.maxText);
-      return { ok: false, e };
+      return { ok: false, e, ...cacheVerdict };
     }
   },
 };

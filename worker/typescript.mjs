@@ -8,6 +8,7 @@
 // jiti made then with the module as its parent, as jiti itself would have made it. An import of
 // one of the agent's own packages by its exact name needs no jiti either (worker/agent-packages.mjs).
 import { Module, createRequire } from "node:module";
+import { nativeImport } from "./native-import.mjs";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runInThisContext } from "node:vm";
@@ -94,7 +95,7 @@ function nestedJiti(filename, resolvedOptions, parentModule, parentCache) {
   const createNested = require(join(dirname(require.resolve("jiti")), "..", "dist", "jiti.cjs"));
   return createNested(filename, resolvedOptions, {
     parentModule, parentCache, createRequire,
-    nativeImport: (/** @type {string} */ id) => import(id),
+    nativeImport,
     onError: (/** @type {unknown} */ err) => { throw err; },
   }, true);
 }

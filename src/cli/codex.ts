@@ -7,12 +7,13 @@
  * user's or the project's hooks handles, one routing hook: `hookbox codex-hook <plan>`, which runs
  * them by Codex's matching (src/agents/router.ts, the Codex row of src/agents/codex.ts).
  */
-import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { CODEX, CODEX_POWER_KEYS, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
+import { codexRulesOnlyRestrict } from "../agents/codex-rules.js";
 import { LaunchRefused, viewTarget } from "../agents/view-target.js";
 import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
@@ -52,13 +53,13 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
   for (const l of layers) for (const problem of l.problems) say(problem);
   const plan: AgentPlan = { project, hooks: layers.flatMap((l) => l.hooks), refused: layers.flatMap((l) => l.refused), maxOutputBytes: DEFAULTS.shellOutputBytes, otel: otlpEnv() };
   await announcePlan(CODEX, plan, say);
-  const configs = projectConfigViews(project, say);
+  const configs = [...projectConfigViews(project, say), ...projectRulesViews(project, say)];
   return runBehindRouter(CODEX, plan, (dir, command) => {
     const requirements = join(dir, "requirements.toml");
     const admin = existsSync(REQUIREMENTS) ? (parseToml(readFileSync(REQUIREMENTS, "utf8")) as Record<string, unknown>) : {};
     writeFileSync(requirements, stringifyToml(generatedRequirements(admin, plan, command)), { mode: 0o644 });
     const views = configs.map((c, i) => {
-      const path = join(dir, `project-config-${i}.toml`);
+      const path = join(dir, `project-view-${i}`);
       writeFileSync(path, c.content, { mode: 0o644 });
       return [path, c.target] as const;
     });
@@ -77,13 +78,7 @@ export function projectConfigViews(project: string, say: (line: string) => void)
   for (const dir of codexProjectDirs(project)) {
     const file = join(dir, "config.toml");
     if (!existsSync(file)) continue;
-    let target: string;
-    try {
-      target = viewTarget(CODEX.launcher, dirname(dir), file, "project config file");
-    } catch (e) {
-      if (e instanceof LaunchRefused) throw new UsageError(e.message);
-      throw e;
-    }
+    const target = projectFile(dir, file, "project config file");
     const name = relative(project, file) || file;
     let config: Record<string, unknown>;
     try {
@@ -99,6 +94,36 @@ export function projectConfigViews(project: string, say: (line: string) => void)
     out.push({ target, content: stringifyToml(Object.fromEntries(Object.entries(config).filter(([k]) => !(CODEX_POWER_KEYS as readonly string[]).includes(k)))) });
   }
   return out;
+}
+
+/**
+ * The project's exec policy rules files (`rules/*.rules` of each `.codex` folder Codex reads) that
+ * may let a command run without asking (src/agents/codex-rules.ts), each seen empty, named on
+ * stderr; those that only forbid or prompt are left as they are.
+ */
+export function projectRulesViews(project: string, say: (line: string) => void): Array<{ target: string; content: string }> {
+  const out: Array<{ target: string; content: string }> = [];
+  for (const dir of codexProjectDirs(project)) {
+    const folder = join(dir, "rules");
+    if (!existsSync(folder)) continue;
+    for (const entry of readdirSync(folder).filter((n) => n.endsWith(".rules")).sort()) {
+      const target = projectFile(dir, join(folder, entry), "project rules file");
+      if (!statSync(target).isFile() || codexRulesOnlyRestrict(readFileSync(target, "utf8"))) continue;
+      say(`the project's ${relative(project, join(folder, entry))} may let commands run without asking (an allow rule, or rules hookbox does not read as forbid or prompt only): not loaded, and hookbox codex does not approve it`);
+      out.push({ target, content: "" });
+    }
+  }
+  return out;
+}
+
+/** The real path of a file of the project's `.codex` folder `dir`; one linking out of the project is refused at start. */
+function projectFile(dir: string, file: string, what: string): string {
+  try {
+    return viewTarget(CODEX.launcher, dirname(dir), file, what);
+  } catch (e) {
+    if (e instanceof LaunchRefused) throw new UsageError(e.message);
+    throw e;
+  }
 }
 
 /** The requirements Codex reads: the admin's, managed hooks only, and the routing hooks (running `command`) after the admin's own. */

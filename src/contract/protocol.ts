@@ -78,10 +78,19 @@ export type EmitReply = z.infer<typeof emitReplySchema>;
 /** What a worker's empty answer means: every handler ran and returned nothing. */
 export const NO_RESULTS: EmitReply = Object.freeze({ steps: [] }) as EmitReply;
 
+/** Whether V8 took the code cache the thread was given (absent: none was given). What a hook says here only ever makes the host make a new one, once. */
+const codeCacheVerdict = z.enum(["accepted", "rejected"]).optional();
 export const loadReplySchema = z.union([
-  z.strictObject({ ok: z.literal(true), manifest: manifestSchema }),
-  z.strictObject({ ok: z.literal(false), e: wireErrorSchema }),
+  z.strictObject({ ok: z.literal(true), manifest: manifestSchema, codeCache: codeCacheVerdict }),
+  z.strictObject({ ok: z.literal(false), e: wireErrorSchema, codeCache: codeCacheVerdict }),
 ]);
+/**
+ * The bound of a code cache's size: the runtime's is about 100 KB. Why a bound: the host keeps it and hands it to every
+ * hook thread.
+ */
+export const MAX_CODE_CACHE_BYTES = 4 * 1024 * 1024;
+/** The reply of the one thread the host started on its own module to make the code cache: the load's, with the bytes. */
+export const codeCacheReplySchema = z.strictObject({ ok: z.literal(true), manifest: manifestSchema, made: z.instanceof(Uint8Array).refine((b) => b.byteLength > 0 && b.byteLength <= MAX_CODE_CACHE_BYTES) });
 export type LoadReply = z.infer<typeof loadReplySchema>;
 
 /** A method name of the bridge table (anything else fails the envelope). */
@@ -288,7 +297,7 @@ export interface AgentExports { files: string[]; names: Record<string, [number, 
 
 /** The object the worker exposes with comlink on the control port. */
 export interface WorkerControl {
-  load(spec: LoadSpec): Promise<LoadReply>;
+  load(spec: LoadSpec): Promise<LoadReply | z.infer<typeof codeCacheReplySchema>>;
 }
 
 /** `workerData` the host passes to a worker. The worker removes the ports from it before any hook runs. */
@@ -301,7 +310,17 @@ export interface WorkerBoot {
   renderState: SharedArrayBuffer;
   maxMessageBytes: number;
   syncTimeoutMs: number;
+  /** Worker mode in the built package: the runtime's code cache (src/isolation/code-cache.ts). */
+  codeCache?: BootCodeCache;
 }
+
+/**
+ * The code cache a hook thread gets (src/isolation/code-cache.ts): `bytes` to compile the runtime
+ * with, or `produce` in the one thread the host starts on its own module to make them.
+ */
+export interface BootCodeCache { bytes?: Uint8Array; produce?: true }
+/** What the thread's entry (worker/entry-thread-cached.cjs) leaves in its place for the runtime. */
+export interface RuntimeCodeCache { rejected?: boolean; produce?: () => Uint8Array; importModule: (url: string) => Promise<unknown> }
 
 /** The model as JSON text (methods and cycles dropped the way JSON drops them); undefined when there is none or it cannot be one. */
 export function modelText(model: unknown): string | undefined {

@@ -5,7 +5,7 @@
 import * as Comlink from "comlink";
 import { Errors, HookFailure, describeThrown } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
-import { loadReplySchema, type LoadSpec, type Manifest, type WorkerControl } from "../contract/protocol.js";
+import { codeCacheReplySchema, loadReplySchema, type LoadSpec, type Manifest, type WorkerControl } from "../contract/protocol.js";
 import { describeIssues } from "../contract/schemas.js";
 import type { HookChannel } from "./channel.js";
 import type { HookEndpoint } from "./endpoint.js";
@@ -29,9 +29,16 @@ export function explainBunOnlyImport(message: string, resolvedPath: string, isol
     + `Run it where Bun runs it: inside a Bun agent, isolation "worker" with policy "trusted")`;
 }
 
+/**
+ * What a load's reply said of the runtime's code cache (src/isolation/code-cache.ts): a hook
+ * thread's word on the bytes it was given, or the bytes the host's own thread made (`made`, read
+ * only from a thread started with `produce`: from any other a reply that carries them is a violation).
+ */
+export interface CodeCacheReport { produce: boolean; verdict?: "accepted" | "rejected"; made?: Uint8Array }
+
 /** The hook's manifest, or the failure (with its code) that ended the load: a bad reply, a throw, a timeout, or `death`. */
 export async function loadWorker(endpoint: HookEndpoint, channel: HookChannel, hookPath: string, options: ResolvedSandboxOptions,
-  death: Promise<HookFailure>, spec: LoadSpec): Promise<HookFailure | Manifest> {
+  death: Promise<HookFailure>, spec: LoadSpec, cache: CodeCacheReport = { produce: false }): Promise<HookFailure | Manifest> {
   const remote = Comlink.wrap<WorkerControl>(endpoint.control);
   let timer: NodeJS.Timeout | undefined;
   const loadDeadline = options.deadlines.load ?? DEFAULTS.deadlineMs;
@@ -42,8 +49,15 @@ export async function loadWorker(endpoint: HookEndpoint, channel: HookChannel, h
   });
   const loaded = channel.trackLoad(
     remote.load(spec).then((reply): HookFailure | Manifest => {
+      if (cache.produce) {
+        const made = codeCacheReplySchema.safeParse(reply);
+        if (!made.success) return Errors.protocolViolation(hookPath, `bad code cache reply: ${describeIssues(made.error)}`);
+        cache.made = made.data.made;
+        return made.data.manifest;
+      }
       const parsed = loadReplySchema.safeParse(reply);
       if (!parsed.success) return Errors.protocolViolation(hookPath, `bad load reply: ${describeIssues(parsed.error)}`);
+      cache.verdict = parsed.data.codeCache;
       // An import of an offered host module the policy refused fails as "not found": say which policy field grants it.
       // A package for Bun only, loaded on Node, fails inside itself: say which and why.
       if (!parsed.data.ok) {

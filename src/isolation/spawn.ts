@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import type { ResolvedSandboxOptions } from "../options/options.js";
 import { workerEndpoint, type EndpointSpec, type HookEndpoint } from "./endpoint.js";
 import type { Launcher } from "./process-endpoint.js";
+import { CACHED_ENTRY, codeCacheUsable } from "./code-cache.js";
 
 /** Process and sandbox modes' modules, loaded when the first such module starts (./child-modes.ts). */
 export type ChildModes = typeof import("./child-modes.js");
@@ -24,7 +25,8 @@ const PROCESS_ENTRY = entry("process");
  * `launcher`: sandbox mode's (src/isolation/bubblewrap/bwrap.ts), made by the caller, who keeps it for `pi.exec`.
  */
 export function spawnEndpoint(options: ResolvedSandboxOptions, spec: Omit<EndpointSpec, "entry">, child?: ChildModes, launcher?: Launcher): HookEndpoint {
-  if (options.isolation === "worker") return workerEndpoint({ ...spec, entry: THREAD_ENTRY });
+  // On Node the built runtime starts through the entry that can take its code cache (./code-cache.ts).
+  if (options.isolation === "worker") return workerEndpoint({ ...spec, entry: codeCacheUsable() ? CACHED_ENTRY : THREAD_ENTRY });
   if (!child) throw new Error(`isolation "${options.isolation}" needs its modules loaded (src/isolation/child-modes.ts)`);
   const full = { ...spec, entry: PROCESS_ENTRY };
   if (options.isolation === "process") return child.processEndpoint(full);

@@ -56,6 +56,11 @@ export interface SandboxView {
   readonly unenforced?: readonly string[];
   /** The digest of the approval the loaded module runs under (`options.approval`): its decision records' `hook.hash`. */
   readonly approvedDigest?: string | undefined;
+  /**
+   * Worker mode in the built package on Node: whether V8 took the runtime's code cache this worker
+   * was given ("rejected": compiled anew, and the host makes a new cache); absent when none was given.
+   */
+  readonly codeCache?: "accepted" | "rejected" | undefined;
   listen(listener: SandboxListener): () => void;
   /** End the worker for good. Idempotent. */
   dispose(): Promise<void>;

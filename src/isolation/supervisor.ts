@@ -9,7 +9,8 @@ import { Errors, HookFailure, describeThrown } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
 import type { HookMessageRenderer } from "../contract/types.js";
 import type { AgentModules, HostRequest, Manifest } from "../contract/protocol.js";
-import { loadWorker } from "./load.js";
+import { loadWorker, type CodeCacheReport } from "./load.js";
+import { codeCacheFor, WARM_UP_MODULE, type CodeCache } from "./code-cache.js";
 import { HookChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
@@ -53,6 +54,9 @@ let child: ChildModes | undefined;
 let childLoad: Promise<ChildModes> | undefined;
 const childModes = (): Promise<ChildModes> => (childLoad ??= import("./child-modes.js").then((m) => (child = m)));
 
+/** The host's own threads that make the runtime's code cache (./code-cache.ts), with the cache each one makes. */
+const makers = new WeakMap<HookSupervisor, CodeCache>();
+
 export class HookSupervisor implements SandboxView {
   readonly hookPath: string;
   readonly resolvedPath: string;
@@ -60,6 +64,8 @@ export class HookSupervisor implements SandboxView {
   readonly options: ResolvedSandboxOptions;
   /** The digest of the approval the loaded module runs under (`options.approval`), for its decision records. */
   approvedDigest: string | undefined;
+  /** Worker mode in the built package: whether V8 took the runtime's code cache the current worker was given (./code-cache.ts). */
+  codeCache: "accepted" | "rejected" | undefined;
   #state: SandboxState = "starting";
   manifest: Manifest = { events: {}, commands: [], renderers: [] };
   restarts = 0;
@@ -168,6 +174,7 @@ export class HookSupervisor implements SandboxView {
       get bounds() { return self.bounds; },
       get unenforced() { return self.#unenforced; },
       get approvedDigest() { return self.approvedDigest; },
+      get codeCache() { return self.codeCache; },
       get state() { return self.#state; },
       get restarts() { return self.restarts; },
       get lastFailure() { return self.lastFailure; },
@@ -379,6 +386,12 @@ export class HookSupervisor implements SandboxView {
         return Errors.loadFailed(this.hookPath, `the hook's network proxy could not be started: ${describeThrown(err)}`);
       }
     }
+    // Worker mode: the runtime's code cache, or, in the host's own thread that makes it, the word to make it.
+    const maker = makers.get(this);
+    const codeCache = options.isolation === "worker" && !maker ? codeCacheFor(options.transformCacheDir) : undefined;
+    const cacheReport: CodeCacheReport = { produce: maker !== undefined };
+    const cacheBoot = maker ? { produce: true as const } : codeCache?.boot();
+    const settle = () => codeCache?.settled(cacheReport.verdict, () => this.#makeCodeCache(codeCache));
     let endpoint: HookEndpoint;
     try {
       const launcher = modes && options.isolation === "sandbox" ? modes.sandboxLauncher(modes.hookSandboxSpec(options, this.resolvedPath, plan.child!.path, this.#env(), this.#network, this.cwd)) : undefined;
@@ -388,6 +401,7 @@ export class HookSupervisor implements SandboxView {
           hookPath: this.hookPath,
           maxMessageBytes: options.maxMessageBytes,
           syncTimeoutMs: options.syncTimeoutMs,
+          ...(cacheBoot ? { codeCache: cacheBoot } : {}),
         },
         env: this.#env(),
         execArgv,
@@ -397,6 +411,7 @@ export class HookSupervisor implements SandboxView {
         onOutput: this.#onOutput,
       }, modes, launcher);
     } catch (err) {
+      settle();
       // A symbolic link out of the hook's package roots (src/policy/read-grants.ts): the message names it.
       if (err instanceof ReadRefusal) return Errors.loadFailed(this.hookPath, err.message);
       // Building the sandbox failed (its memory group, node's libraries): never start it with less.
@@ -445,7 +460,10 @@ export class HookSupervisor implements SandboxView {
 
     const outcome = await loadWorker(endpoint, channel, this.hookPath, options, death,
       { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI, agent: this.agent,
-        hostModules: hostModuleManifest(options.hostModules, options.policy), ...(this.agentModules ? { agentModules: this.agentModules } : {}) });
+        hostModules: hostModuleManifest(options.hostModules, options.policy), ...(this.agentModules ? { agentModules: this.agentModules } : {}) }, cacheReport);
+    this.codeCache = cacheReport.verdict;
+    settle();
+    if (maker && cacheReport.made) await maker.store(cacheReport.made);
     // The control plane is done after load: closing it leaves no handle that keeps the host alive.
     endpoint.closeControl();
     // A failure during load keeps its code (a factory that loops is `unresponsive`); the caller
@@ -454,6 +472,22 @@ export class HookSupervisor implements SandboxView {
     await Promise.race([channel.flush(), death]);
     this.manifest = outcome;
     return undefined;
+  }
+
+  /**
+   * Make the runtime's code cache: the host's own module (./code-cache.ts says why never a hook's),
+   * in a worker thread started as this hook's are, then ended. Nothing of it reaches this hook's
+   * listeners or the host's log.
+   */
+  async #makeCodeCache(cache: CodeCache): Promise<void> {
+    const options: ResolvedSandboxOptions = { ...this.options, approval: undefined, onLog: () => {}, onDenied: undefined, maxRestarts: 0 };
+    const maker = new HookSupervisor(WARM_UP_MODULE, WARM_UP_MODULE, dirname(WARM_UP_MODULE), options, this.agent);
+    makers.set(maker, cache);
+    try {
+      await maker.start();
+    } finally {
+      await maker.dispose();
+    }
   }
 
   #kill(worker: HookEndpoint, failure: (event: string) => HookFailure): void {

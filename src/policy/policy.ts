@@ -234,8 +234,9 @@ export function permissionArgs(policy: Policy, resolvedPath: string, flag: strin
   const reads = [...RUNTIME_READS, ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots, largeRootsDir }), ...policy.fsRead];
   const writes = policy.fsWrite;
   const args = [flag, "--no-warnings"];
-  for (const p of new Set(reads)) args.push(`--allow-fs-read=${grant(p)}`);
-  for (const p of new Set(writes)) args.push(`--allow-fs-write=${grant(p)}`);
+  // Why distinct grants, not distinct paths: Node 20 aborts the whole process when one folder is granted twice ("dir" and "dir/" both become dir/*).
+  for (const g of new Set(reads.map(grant))) args.push(`--allow-fs-read=${g}`);
+  for (const g of new Set(writes.map(grant))) args.push(`--allow-fs-write=${g}`);
   if (policy.childProcess) args.push("--allow-child-process");
   return args;
 }
