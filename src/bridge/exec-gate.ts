@@ -15,7 +15,7 @@ import { DEFAULTS } from "../../worker/wire.mjs";
 
 /**
  * What runs a program, loaded at a module's first pi.exec that may run (an agent's start runs none),
- * once however many calls arrive together (why once: src/isolation/supervisor.ts, `childModes`).
+ * once however many calls arrive together (why once: src/isolation/launch.ts, `childModes`).
  */
 let execLoad: Promise<typeof import("./exec.js")> | undefined;
 const execModule = () => (execLoad ??= import("./exec.js"));

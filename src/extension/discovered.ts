@@ -56,7 +56,7 @@ export function isolateDiscovered(options: IsolateDiscoveredOptions = {}): Isola
     }
     for (const warning of found.warnings) console.error(`hookbox: ${warning}`);
     // The approvals and needs stores load here, not with hookbox/extension: `isolate()` alone never reads them.
-    // One after the other: an agent that loads hookbox through jiti must not be asked for two files with shared imports at once (src/isolation/supervisor.ts, `childModes`).
+    // One after the other: an agent that loads hookbox through jiti must not be asked for two files with shared imports at once (src/isolation/launch.ts, `childModes`).
     const { ApprovalStore } = await import("../approval/store.js");
     const { NeedsStore } = await import("../approval/needs.js");
     // On Bun (oh-my-pi) the user's confined modules run in their own process on Node: the default

@@ -4,28 +4,23 @@
  * load (the comlink control call), requests with deadlines, death and its name, and restarts
  * within the budget. (`hook.sandbox`, its read-only view, keeps its public name.)
  */
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { Errors, HookFailure, describeThrown } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
 import type { HookMessageRenderer } from "../contract/types.js";
 import type { AgentModules, HostRequest, Manifest } from "../contract/protocol.js";
-import { loadWorker, type CodeCacheReport } from "./load.js";
-import { codeCacheFor, WARM_UP_MODULE, type CodeCache } from "./code-cache.js";
+import { loadWorker } from "./load.js";
+import { WARM_UP_MODULE, type CodeCache } from "./code-cache.js";
+import { hookEnvironment, launch, loadedChildModes, type Placement } from "./launch.js";
 import { HookChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
 import { withCallerTheme } from "../bridge/render-theme.js";
-import { grantReaching, hookEnv, permissionArgs } from "../policy/policy.js";
-import { childEnv } from "../../worker/child-env.mjs";
 import { cut } from "../../worker/describe.mjs";
 import { deniedLine } from "../../worker/access.mjs";
-import { ReadRefusal } from "../policy/read-grants.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
-import type { SandboxLauncher } from "./bubblewrap/bwrap.js";
 import { sandboxAvailability } from "./bubblewrap/availability.js";
-import type { HookNetwork } from "../net/proxy.js";
-import { spawnEndpoint, type ChildModes } from "./spawn.js";
 import { Components, type RenderClient, type RenderOutcome, type ToolRendererStandIn } from "./render.js";
 import { RenderGuard } from "./render-guard.js";
 import { outputText } from "../gates/terminal-text.js";
@@ -36,23 +31,10 @@ import { transformCacheFor, transformCall, type TransformCache, type TransformRe
 import { hostModuleManifest } from "../bridge/host-modules.js";
 import { TransformBudget } from "../transform/budget.js";
 import { TransformOutOfMemory } from "../transform/transformer.js";
-import { ownPermissionFlag, runtimePlan, type ChildRuntime } from "../policy/runtime.js";
 import { NEXT, type SandboxBounds, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 
 export type { SandboxBounds, SandboxListener, SandboxState, SandboxView };
 
-
-/** Process and sandbox modes' modules, once the first such module started (a worker-only host never loads them). */
-let child: ChildModes | undefined;
-/**
- * One import for every module that starts, however many start at once: the promise is kept, not
- * its result. Why: an agent that loads hookbox through jiti (pi's loader, `moduleCache: false`)
- * and is asked for the same file twice while the first is still in flight hands the second a copy
- * whose re-exports read an unset binding ("Cannot read properties of undefined"): two sandboxed
- * project modules failed their load so (e2e-pi-grants).
- */
-let childLoad: Promise<ChildModes> | undefined;
-const childModes = (): Promise<ChildModes> => (childLoad ??= import("./child-modes.js").then((m) => (child = m)));
 
 /** The host's own threads that make the runtime's code cache (./code-cache.ts), with the cache each one makes. */
 const makers = new WeakMap<HookSupervisor, CodeCache>();
@@ -98,14 +80,8 @@ export class HookSupervisor implements SandboxView {
   /** The death already reached callers as rejected requests (so it is not reported again). */
   #deathSeenByRequests = false;
   #exited: Promise<void> = Promise.resolve();
-  /** The proxy of a sandboxed hook whose policy allows hosts; one for the hook's whole life, restarts included. */
-  #network: HookNetwork | undefined;
-  /** Sandbox mode: the current child's launcher, whose cgroups its `pi.exec` programs join. */
-  #launcher: SandboxLauncher | undefined;
-  /** Process and sandbox modes: the node that runs the hook (src/policy/runtime.ts). */
-  #runtime: ChildRuntime | undefined;
-  /** Limits this host's runtime does not enforce for this hook (worker mode on Bun), said in the load report. */
-  #unenforced: readonly string[] | undefined;
+  /** Its runtime, network proxy and sandbox launcher (./launch.ts). */
+  readonly #placement: Placement = {};
 
   /**
    * What the current worker sent over the channel as its stdout and stderr (worker/stdio-bound.mjs),
@@ -157,13 +133,14 @@ export class HookSupervisor implements SandboxView {
       ...(sandboxed ? {
         sandboxed,
         wrap: (command: string, args: string[], execCwd: string) => {
-          const launcher = this.#launcher;
+          const launcher = this.#placement.launcher;
           // A launcher exists only once the sandbox started, which loaded `child`.
+          const child = loadedChildModes();
           if (!launcher || !child) throw new Error("pi.exec: the hook's sandbox is not running");
-          const node = this.#runtime!.path;
-          const spec = child.execSandboxSpec(child.hookSandboxSpec(options, resolvedPath, node, this.#env(), this.#network), execCwd);
+          const node = this.#placement.runtime!.path;
+          const spec = child.execSandboxSpec(child.hookSandboxSpec(options, resolvedPath, node, hookEnvironment(options), this.#placement.network), execCwd);
           // With a network, the program runs behind a bridge of its own to the hook's proxy (its sandbox has its own network namespace).
-          const run = this.#network ? child.netExecArgv(node, child.execProgram(command), args) : { command: child.execProgram(command), args };
+          const run = this.#placement.network ? child.netExecArgv(node, child.execProgram(command), args) : { command: child.execProgram(command), args };
           return { ...launcher.exec(spec, run.command, run.args), ended: () => launcher.execEnded() };
         },
       } : {}),
@@ -172,7 +149,7 @@ export class HookSupervisor implements SandboxView {
     this.view = Object.freeze({
       hookPath, resolvedPath, cwd, options,
       get bounds() { return self.bounds; },
-      get unenforced() { return self.#unenforced; },
+      get unenforced() { return self.#placement.unenforced; },
       get approvedDigest() { return self.approvedDigest; },
       get codeCache() { return self.codeCache; },
       get state() { return self.#state; },
@@ -239,7 +216,7 @@ export class HookSupervisor implements SandboxView {
       this.lastFailure = failure;
       this.#to("failed");
       await this.#terminate();
-      await this.#network?.close();
+      await this.#placement.network?.close();
       return failure;
     }
     // Initialized while it loaded (hookbox/extension starts some modules after the agent's first event): its load spec said not yet.
@@ -280,12 +257,7 @@ export class HookSupervisor implements SandboxView {
     this.#deathFailure ??= (event) => Errors.disabled(this.hookPath, event, "the runner was disposed");
     this.#channel?.close(this.#deathFailure);
     await this.#terminate();
-    await this.#network?.close();
-  }
-
-  /** The hook's environment: the embedder's `env` option (its own entries) or the policy's, always through the environment gate. */
-  #env(): Record<string, string> {
-    return this.options.env ? childEnv(this.options.env) : hookEnv(this.options.policy);
+    await this.#placement.network?.close();
   }
 
   /** Why a request cannot run now, by state: a restarting hook comes back, a disabled one does not. */
@@ -344,79 +316,16 @@ export class HookSupervisor implements SandboxView {
 
   async #spawnAndLoad(): Promise<HookFailure | undefined> {
     const { options } = this;
-    // Every load, restarts included, reads the module from disk again: it must still be what was approved.
-    const verdict = options.approval?.();
-    if (verdict instanceof HookFailure) return verdict;
-    this.approvedDigest = verdict?.digest;
-    // Why refuse: a hook that could read the cache reads other hooks' code; one that could write it poisons them.
-    // A sandbox binds what the policy names whether or not Node's permission model is on.
-    const reachPolicy = options.isolation === "sandbox" ? { ...options.policy, permissionModel: true } : options.policy;
-    const reach = this.#cache.dir && !options.execArgv ? grantReaching(reachPolicy, this.resolvedPath, this.#cache.dir) : undefined;
-    if (reach) {
-      return Errors.loadFailed(this.hookPath, `its policy grants access to ${reach}, which holds the host's transform cache (${this.#cache.dir}); set the transformCacheDir option to a folder no hook may read, or narrow the policy`);
-    }
-    // What runs the hook here, or why nothing can without less than asked (a Bun host: src/policy/runtime.ts).
-    const plan = runtimePlan(options);
-    if (typeof plan === "string") return Errors.loadFailed(this.hookPath, plan);
-    this.#runtime = plan.child;
-    this.#unenforced = plan.unenforced;
-    let execArgv: string[] | undefined;
-    try {
-      // The permission flag of the runtime that runs the hook: the child's node, or this host in worker mode.
-      // The roots too large to walk whole are remembered in the host's private cache folder (src/policy/link-walk.ts).
-      const largeRoots = this.#cache.dir ? join(this.#cache.dir, "large-roots") : undefined;
-      execArgv = options.execArgv ?? permissionArgs(options.policy, this.resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox", largeRoots);
-    } catch (err) {
-      // A symbolic link out of the hook's package roots (src/policy/read-grants.ts): the message names it.
-      if (err instanceof ReadRefusal) return Errors.loadFailed(this.hookPath, err.message);
-      return Errors.loadFailed(this.hookPath, `the hook's ${options.isolation} could not be started: ${describeThrown(err)}`);
-    }
-    // Why wait one turn: the modules of one load compute their grants (above) before any of their
-    // threads starts. A booting thread takes a core from this one: 20 of them on 2 cores stretched
-    // 60 ms of grants to 250-450 ms, and the last module's start by as much.
-    await null;
-    const modes = options.isolation === "worker" ? undefined : await childModes();
-    if (this.#state === "disposed") return Errors.disabled(this.hookPath, "load", "the runner was disposed");
-    if (modes && options.isolation === "sandbox") {
-      const available = sandboxAvailability();
-      if (!available.ok) return Errors.loadFailed(this.hookPath, available.reason);
-      try {
-        this.#network ??= await modes.startHookNetwork(options.policy.network.allow, (record) => options.onNet(this.hookPath, record));
-      } catch (err) {
-        return Errors.loadFailed(this.hookPath, `the hook's network proxy could not be started: ${describeThrown(err)}`);
-      }
-    }
-    // Worker mode: the runtime's code cache, or, in the host's own thread that makes it, the word to make it.
-    const maker = makers.get(this);
-    const codeCache = options.isolation === "worker" && !maker ? codeCacheFor(options.transformCacheDir) : undefined;
-    const cacheReport: CodeCacheReport = { produce: maker !== undefined };
-    const cacheBoot = maker ? { produce: true as const } : codeCache?.boot();
-    const settle = () => codeCache?.settled(cacheReport.verdict, () => this.#makeCodeCache(codeCache));
-    let endpoint: HookEndpoint;
-    try {
-      const launcher = modes && options.isolation === "sandbox" ? modes.sandboxLauncher(modes.hookSandboxSpec(options, this.resolvedPath, plan.child!.path, this.#env(), this.#network, this.cwd)) : undefined;
-      this.#launcher = launcher;
-      endpoint = spawnEndpoint(options, {
-        boot: {
-          hookPath: this.hookPath,
-          maxMessageBytes: options.maxMessageBytes,
-          syncTimeoutMs: options.syncTimeoutMs,
-          ...(cacheBoot ? { codeCache: cacheBoot } : {}),
-        },
-        env: this.#env(),
-        execArgv,
-        runtime: plan.child?.path,
-        resourceLimits: options.resourceLimits,
-        renderTimeoutMs: options.renderTimeoutMs,
-        onOutput: this.#onOutput,
-      }, modes, launcher);
-    } catch (err) {
-      settle();
-      // A symbolic link out of the hook's package roots (src/policy/read-grants.ts): the message names it.
-      if (err instanceof ReadRefusal) return Errors.loadFailed(this.hookPath, err.message);
-      // Building the sandbox failed (its memory group, node's libraries): never start it with less.
-      return Errors.loadFailed(this.hookPath, `the hook's ${options.isolation} could not be started: ${describeThrown(err)}`);
-    }
+    const launched = await launch({
+      hookPath: this.hookPath, resolvedPath: this.resolvedPath, cwd: this.cwd, options,
+      cacheDir: this.#cache.dir, placement: this.#placement, onOutput: this.#onOutput,
+      approved: (digest) => { this.approvedDigest = digest; },
+      disposed: () => this.#state === "disposed",
+      maker: makers.get(this),
+      makeCodeCache: (cache) => this.#makeCodeCache(cache),
+    });
+    if (launched instanceof HookFailure) return launched;
+    const { endpoint, cacheReport } = launched;
     this.#worker = endpoint;
     const sent = this.#sentOutput = { stdout: new OutputLines("stdout", this.#onOutput), stderr: new OutputLines("stderr", this.#onOutput) };
     this.generation++;
@@ -462,8 +371,7 @@ export class HookSupervisor implements SandboxView {
       { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI, agent: this.agent,
         hostModules: hostModuleManifest(options.hostModules, options.policy), ...(this.agentModules ? { agentModules: this.agentModules } : {}) }, cacheReport);
     this.codeCache = cacheReport.verdict;
-    settle();
-    if (maker && cacheReport.made) await maker.store(cacheReport.made);
+    await launched.loaded();
     // The control plane is done after load: closing it leaves no handle that keeps the host alive.
     endpoint.closeControl();
     // A failure during load keeps its code (a factory that loops is `unresponsive`); the caller

@@ -45,7 +45,7 @@ export interface HookUnit {
  * in-process hook: a host whose hooks are all isolated (an agent's `isolate()`) never evaluates it.
  */
 let runHandlers: typeof RunHandlers | undefined;
-/** Its one import, however many first runs arrive together (why once: src/isolation/supervisor.ts, `childModes`). */
+/** Its one import, however many first runs arrive together (why once: src/isolation/launch.ts, `childModes`). */
 let runLoad: Promise<typeof RunHandlers> | undefined;
 
 /** In-process handlers of a hand-built `LoadedHook`: trusted, no isolation, same rules. */
