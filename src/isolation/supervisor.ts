@@ -11,12 +11,12 @@ import type { HookMessageRenderer } from "../contract/types.js";
 import type { AgentModules, HostRequest, Manifest } from "../contract/protocol.js";
 import { loadWorker } from "./load.js";
 import { WARM_UP_MODULE, type CodeCache } from "./code-cache.js";
-import { hookEnvironment, launch, loadedChildModes, type Placement } from "./launch.js";
+import { launch, type Placement } from "./launch.js";
+import { hookExecGate } from "./hook-exec.js";
 import { HookChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
 import { withCallerTheme } from "../bridge/render-theme.js";
-import { cut } from "../../worker/describe.mjs";
 import { deniedLine } from "../../worker/access.mjs";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
@@ -26,7 +26,7 @@ import { RenderGuard } from "./render-guard.js";
 import { outputText } from "../gates/terminal-text.js";
 import { RestartBudget } from "./restart-budget.js";
 import { OutputLines, type OutputSink } from "./output.js";
-import { CALLBACK_WINDOW_MS, CallbackBudget, EXEC_RECORDS_PER_WINDOW, LOG_LINES_PER_WINDOW } from "../gates/callback-budget.js";
+import { CALLBACK_WINDOW_MS, CallbackBudget, LOG_LINES_PER_WINDOW } from "../gates/callback-budget.js";
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform/cache.js";
 import { hostModuleManifest } from "../bridge/host-modules.js";
 import { TransformBudget } from "../transform/budget.js";
@@ -107,7 +107,6 @@ export class HookSupervisor implements SandboxView {
     this.resolvedPath = resolvedPath;
     this.cwd = cwd;
     this.options = options;
-    const sandboxed = options.isolation === "sandbox";
     this.#logBudget = new CallbackBudget(LOG_LINES_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) =>
       options.onLog(hookPath, "warn", `[hookbox: ${dropped} log lines dropped (over ${LOG_LINES_PER_WINDOW} per ${CALLBACK_WINDOW_MS / 1000} s)]`));
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs, options.maxLongRestarts, options.longRestartWindowMs);
@@ -122,29 +121,7 @@ export class HookSupervisor implements SandboxView {
         return { ok: false, failure };
       }
     }, new RenderGuard(this.hookPath, this.options.renderBudgetMs, this.options.terminalText, (f) => this.#fault(f)));
-    const execBudget = new CallbackBudget(EXEC_RECORDS_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) => options.onExec(hookPath, { command: "", args: [], dropped }));
-    this.execGate = {
-      policy: options.policy,
-      // Why bounded and cut: a hook chooses how often it calls pi.exec and what it names (a refusal is cheap to cause).
-      record: (path, record) => { if (execBudget.take()) options.onExec(path, cutExecRecord(record)); },
-      // A confined hook's programs start only where the hook may read (src/bridge/exec-gate.ts).
-      ...(options.policy.permissionModel || sandboxed ? { reads: { folder: dirname(resolvedPath), fsRead: options.policy.fsRead, fsWrite: options.policy.fsWrite } } : {}),
-      // Sandbox mode: pi.exec runs its program in a sandbox of the hook's shape and bounds, never in the host.
-      ...(sandboxed ? {
-        sandboxed,
-        wrap: (command: string, args: string[], execCwd: string) => {
-          const launcher = this.#placement.launcher;
-          // A launcher exists only once the sandbox started, which loaded `child`.
-          const child = loadedChildModes();
-          if (!launcher || !child) throw new Error("pi.exec: the hook's sandbox is not running");
-          const node = this.#placement.runtime!.path;
-          const spec = child.execSandboxSpec(child.hookSandboxSpec(options, resolvedPath, node, hookEnvironment(options), this.#placement.network), execCwd);
-          // With a network, the program runs behind a bridge of its own to the hook's proxy (its sandbox has its own network namespace).
-          const run = this.#placement.network ? child.netExecArgv(node, child.execProgram(command), args) : { command: child.execProgram(command), args };
-          return { ...launcher.exec(spec, run.command, run.args), ended: () => launcher.execEnded() };
-        },
-      } : {}),
-    };
+    this.execGate = hookExecGate(hookPath, resolvedPath, options, this.#placement);
     const self = this;
     this.view = Object.freeze({
       hookPath, resolvedPath, cwd, options,
@@ -438,14 +415,4 @@ export class HookSupervisor implements SandboxView {
     if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });
     this.#to("ready");
   }
-}
-
-/** An `onExec` record as the embedder gets it: command and arguments cut to 200 characters, at most 32 arguments, the refusal to 400. */
-function cutExecRecord<R extends { command: string; args: string[]; refused?: string }>(record: R): R {
-  return {
-    ...record,
-    command: cut(record.command, 200),
-    args: record.args.slice(0, 32).map((a) => cut(a, 200)),
-    ...(record.refused === undefined ? {} : { refused: cut(record.refused, 400) }),
-  };
 }
