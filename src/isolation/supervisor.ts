@@ -17,16 +17,13 @@ import { HookChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
 import { withCallerTheme } from "../bridge/render-theme.js";
-import { deniedLine } from "../../worker/access.mjs";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
 import { sandboxAvailability } from "./bubblewrap/availability.js";
 import { Components, type RenderClient, type RenderOutcome, type ToolRendererStandIn } from "./render.js";
 import { RenderGuard } from "./render-guard.js";
-import { outputText } from "../gates/terminal-text.js";
 import { RestartBudget } from "./restart-budget.js";
-import { OutputLines, type OutputSink } from "./output.js";
-import { CALLBACK_WINDOW_MS, CallbackBudget, LOG_LINES_PER_WINDOW } from "../gates/callback-budget.js";
+import { HookLog } from "./hook-log.js";
 import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform/cache.js";
 import { hostModuleManifest } from "../bridge/host-modules.js";
 import { TransformBudget } from "../transform/budget.js";
@@ -72,8 +69,8 @@ export class HookSupervisor implements SandboxView {
   readonly #transformBudget: TransformBudget;
   #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
-  /** The hook's log lines (stdout, stderr, pi.logger) per window, across restarts; past it one summary line. */
-  readonly #logBudget: CallbackBudget;
+  /** Its stdout, stderr, logger lines and denial reports, bounded across restarts (./hook-log.ts). */
+  readonly #log: HookLog;
   #initialized = false;
   #hasUI = false;
   #deathFailure: ((event: string) => HookFailure) | undefined;
@@ -82,18 +79,6 @@ export class HookSupervisor implements SandboxView {
   #exited: Promise<void> = Promise.resolve();
   /** Its runtime, network proxy and sandbox launcher (./launch.ts). */
   readonly #placement: Placement = {};
-
-  /**
-   * What the current worker sent over the channel as its stdout and stderr (worker/stdio-bound.mjs),
-   * cut into lines as its pipes are (./output.ts): one pair per worker, so a line one left open
-   * never continues in the next.
-   */
-  #sentOutput: Record<"stdout" | "stderr", OutputLines> | undefined;
-  /** Hook text bound for wherever the host prints it: as policy.terminal passes it (src/gates/terminal-text.ts). */
-  readonly #onOutput: OutputSink = (stream, line, unterminated) => {
-    const { options } = this;
-    if (this.#logBudget.take()) options.onLog(this.hookPath, stream, outputText(line, options.policy.terminal === "raw", options.terminalText), ...(unterminated ? [true] as const : []));
-  };
 
   /** Whether the module is an agent's extension (hookbox/extension): the agent-only registrations work in it. */
   readonly agent: boolean;
@@ -107,8 +92,7 @@ export class HookSupervisor implements SandboxView {
     this.resolvedPath = resolvedPath;
     this.cwd = cwd;
     this.options = options;
-    this.#logBudget = new CallbackBudget(LOG_LINES_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) =>
-      options.onLog(hookPath, "warn", `[hookbox: ${dropped} log lines dropped (over ${LOG_LINES_PER_WINDOW} per ${CALLBACK_WINDOW_MS / 1000} s)]`));
+    const log = this.#log = new HookLog(hookPath, options);
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs, options.maxLongRestarts, options.longRestartWindowMs);
     this.#components = new Components((body) => {
       if (this.#state !== "ready" || !this.#render) return { ok: false };
@@ -138,14 +122,8 @@ export class HookSupervisor implements SandboxView {
     this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
     this.#transformBudget = new TransformBudget(hookPath, options.transformBudget);
     this.bridge = new SandboxBridge({
-      hookPath, cwd, gate: this.execGate, onLog: options.onLog, output: (stream, text) => this.#sentOutput?.[stream].write(text), takeLog: () => this.#logBudget.take(),
-      // The worker reports each denial once; the embedder's onDenied gets it, else a line in the hook's log.
-      // Why within the log budget: a hook can post reports itself, as many as it likes.
-      denied: (permission, resource) => {
-        if (!this.#logBudget.take()) return;
-        if (options.onDenied) options.onDenied(hookPath, { permission, resource });
-        else options.onLog(hookPath, "warn", deniedLine(permission, resource));
-      }, hostModules: options.hostModules, policy: options.policy,
+      hookPath, cwd, gate: this.execGate, onLog: options.onLog, output: (stream, text) => log.sent(stream, text), takeLog: () => log.take(),
+      denied: (permission, resource) => log.denied(permission, resource), hostModules: options.hostModules, policy: options.policy,
       isolation: options.isolation, terminal: options.terminalText,
       transform: (a) => this.#transform(a),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
@@ -295,7 +273,7 @@ export class HookSupervisor implements SandboxView {
     const { options } = this;
     const launched = await launch({
       hookPath: this.hookPath, resolvedPath: this.resolvedPath, cwd: this.cwd, options,
-      cacheDir: this.#cache.dir, placement: this.#placement, onOutput: this.#onOutput,
+      cacheDir: this.#cache.dir, placement: this.#placement, onOutput: this.#log.sink,
       approved: (digest) => { this.approvedDigest = digest; },
       disposed: () => this.#state === "disposed",
       maker: makers.get(this),
@@ -304,7 +282,7 @@ export class HookSupervisor implements SandboxView {
     if (launched instanceof HookFailure) return launched;
     const { endpoint, cacheReport } = launched;
     this.#worker = endpoint;
-    const sent = this.#sentOutput = { stdout: new OutputLines("stdout", this.#onOutput), stderr: new OutputLines("stderr", this.#onOutput) };
+    const sent = this.#log.nextWorker();
     this.generation++;
     this.#deathFailure = undefined;
     const channel = new HookChannel(endpoint, this.hookPath, this.bridge, {
