@@ -24,10 +24,8 @@ import { Components, type RenderClient, type RenderOutcome, type ToolRendererSta
 import { RenderGuard } from "./render-guard.js";
 import { RestartBudget } from "./restart-budget.js";
 import { HookLog } from "./hook-log.js";
-import { transformCacheFor, transformCall, type TransformCache, type TransformRequest } from "../transform/cache.js";
 import { hostModuleManifest } from "../bridge/host-modules.js";
-import { TransformBudget } from "../transform/budget.js";
-import { TransformOutOfMemory } from "../transform/transformer.js";
+import { HookTransforms } from "./hook-transform.js";
 import { NEXT, type SandboxBounds, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 
 export type { SandboxBounds, SandboxListener, SandboxState, SandboxView };
@@ -64,9 +62,8 @@ export class HookSupervisor implements SandboxView {
   readonly #components: Components;
   #channel: HookChannel | undefined;
 
-  readonly #cache: TransformCache;
-  /** Kept across restarts: a hook cannot reset its budget by crashing. */
-  readonly #transformBudget: TransformBudget;
+  /** Its transforms, cache and budget (./hook-transform.ts). */
+  readonly #transforms: HookTransforms;
   #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
   /** Its stdout, stderr, logger lines and denial reports, bounded across restarts (./hook-log.ts). */
@@ -119,13 +116,12 @@ export class HookSupervisor implements SandboxView {
       listen: (listener: SandboxListener) => this.listen(listener),
       dispose: () => this.dispose(),
     });
-    this.#cache = transformCacheFor(options.transformCacheDir, options.transformCacheMaxBytes);
-    this.#transformBudget = new TransformBudget(hookPath, options.transformBudget);
+    this.#transforms = new HookTransforms(hookPath, options);
     this.bridge = new SandboxBridge({
       hookPath, cwd, gate: this.execGate, onLog: options.onLog, output: (stream, text) => log.sent(stream, text), takeLog: () => log.take(),
       denied: (permission, resource) => log.denied(permission, resource), hostModules: options.hostModules, policy: options.policy,
       isolation: options.isolation, terminal: options.terminalText,
-      transform: (a) => this.#transform(a),
+      transform: (a) => this.#transforms.call(a, () => this.#worker),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
       renderer: (key) => withCallerTheme(this.renderer(key)),
       customRender: (op, key) => this.#components.custom(op, key),
@@ -226,19 +222,6 @@ export class HookSupervisor implements SandboxView {
     }
   }
 
-  /** Why the endpoint check: an answer that comes after its worker died is never written to a closed pipe. */
-  #transform(args: unknown[]): Promise<unknown> {
-    const asker = this.#worker;
-    // Charged to this hook (src/transform/budget.ts): over budget, refused before any work.
-    this.#transformBudget.admit((args as [TransformRequest])[0]);
-    return transformCall(this.#cache, args as [TransformRequest], (ms) => this.#transformBudget.charge(ms)).then(
-      (v) => (asker === this.#worker ? v : new Promise(() => {})),
-      (err) => (asker !== this.#worker ? new Promise(() => {})
-        // Out of the thread's heap: this hook's source did it (the thread runs one request at a time).
-        : Promise.reject(err instanceof TransformOutOfMemory ? Errors.protocolViolation(this.hookPath, err.message, "transform") : err)),
-    );
-  }
-
   /**
    * The one place the state changes. Why `disposed` absorbs every later move: a load or restart
    * that settles after `dispose()` must not bring the sandbox back. Any other move the table
@@ -273,7 +256,7 @@ export class HookSupervisor implements SandboxView {
     const { options } = this;
     const launched = await launch({
       hookPath: this.hookPath, resolvedPath: this.resolvedPath, cwd: this.cwd, options,
-      cacheDir: this.#cache.dir, placement: this.#placement, onOutput: this.#log.sink,
+      cacheDir: this.#transforms.cache.dir, placement: this.#placement, onOutput: this.#log.sink,
       approved: (digest) => { this.approvedDigest = digest; },
       disposed: () => this.#state === "disposed",
       maker: makers.get(this),
