@@ -1,0 +1,63 @@
+/**
+ * pi.exec from an approved project module runs only project files its approval pinned, as approved
+ * (src/bridge/exec-pins.ts), for fixtures/hostile/runs-a-project-script-changed-after-approval: a
+ * project script no approval pinned, the module's own script swapped after approval, and a shell's
+ * -c string that sources one are refused (not_approved, the file named) and do not run. Controls:
+ * the pinned script runs as approved, and a module that is not a project's (no approval) runs them.
+ */
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ApprovalStore, fingerprint } from "../src/approval/store.js";
+import { approvalCommand } from "../src/approval/project.js";
+import { fixture, start } from "./helpers/host.js";
+import { toolCall } from "./helpers/events.js";
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "hookbox-exec-pins-")));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function project() {
+  const dir = join(root, "project");
+  const module = join(dir, ".pi", "extensions", "guard.ts");
+  mkdirSync(join(dir, "tools"), { recursive: true });
+  mkdirSync(join(dir, ".pi", "extensions"), { recursive: true });
+  cpSync(fixture("hostile/runs-a-project-script-changed-after-approval.ts"), module);
+  writeFileSync(join(dir, "tools", "check.sh"), "echo unpinned script ran\n");
+  writeFileSync(join(dir, ".pi", "extensions", "own.sh"), "echo approved script ran\n");
+  return { dir, module, approvals: join(root, "approvals") };
+}
+
+const exec = (args: string[]) => ({ ...toolCall(), input: { args } });
+
+describe("pi.exec from an approved project module", () => {
+  it("runs its own folder's script as approved; refuses (not_approved, the file named) one swapped after approval, a project script no approval pinned, and a -c string sourcing one; a module without an approval runs them", async () => {
+    const p = project();
+    const policy = { fsRead: [p.dir], exec: { allow: ["bash"] } };
+    const store = new ApprovalStore({ dir: p.approvals });
+    store.approve(p.dir, [fingerprint(p.module, policy)]);
+    const records: Array<{ refused?: string }> = [];
+    const { runner, errors } = await start([p.module], { cwd: p.dir, load: { policy, approval: () => store.verify(p.dir, { path: p.module, policy }), onExec: (_h, r) => records.push(r) } });
+    const reason = async (args: string[]) => (await runner.emitToolCall(exec(args)))!.reason!;
+    const refused = (name: string, why: string) =>
+      `refused: pi.exec("bash") was given ${JSON.stringify(name)}, ${why} (not_approved): what a program reads as code from the project must be what you approved; ` +
+      `put it in the module's own folder (pinned whole) or import it, then review and run: ${approvalCommand(p.dir)}`;
+
+    // Control: the script its approval pinned (the module's folder, pinned whole) runs as approved.
+    expect(await reason([".pi/extensions/own.sh"])).toBe("ran: code 0: approved script ran");
+    expect(await reason(["tools/check.sh"])).toBe(refused("tools/check.sh", "a file of the project that its approval did not pin"));
+    expect(await reason(["-c", ". tools/check.sh"])).toBe(refused(join(p.dir, "tools", "check.sh"), "a file of the project that its approval did not pin"));
+    expect(await reason(["-c", ". $(echo tools/check.sh)"])).toContain("a command whose files are known only when it runs");
+    writeFileSync(join(p.dir, ".pi", "extensions", "own.sh"), "echo swapped script ran\n");
+    const own = join(p.dir, ".pi", "extensions", "own.sh");
+    expect(await reason([".pi/extensions/own.sh"])).toBe(refused(".pi/extensions/own.sh", `a file of the project that changed since you approved it (${own} differs)`));
+    expect(await reason([own])).toBe(refused(own, `a file of the project that changed since you approved it (${own} differs)`));
+    expect(records.filter((r) => r.refused).every((r) => r.refused!.includes("(not_approved)"))).toBe(true);
+    expect(records.filter((r) => r.refused)).toHaveLength(5);
+    expect(errors).toEqual([]);
+
+    // Control: the same module with no approval (not a project's) is not judged by one.
+    const { runner: plain } = await start([p.module], { cwd: p.dir, load: { policy } });
+    expect((await plain.emitToolCall(exec(["tools/check.sh"])))!.reason).toBe("ran: code 0: unpinned script ran");
+  });
+});
