@@ -8,7 +8,7 @@
 import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore, fingerprint } from "../src/approval/store.js";
 import { approvalCommand } from "../src/approval/project.js";
 import { fixture, start } from "./helpers/host.js";
@@ -17,8 +17,8 @@ import { toolCall } from "./helpers/events.js";
 const root = realpathSync(mkdtempSync(join(tmpdir(), "hookbox-exec-pins-")));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function project() {
-  const dir = join(root, "project");
+function project(name = "project") {
+  const dir = join(root, name);
   const module = join(dir, ".pi", "extensions", "guard.ts");
   mkdirSync(join(dir, "tools"), { recursive: true });
   mkdirSync(join(dir, ".pi", "extensions"), { recursive: true });
@@ -27,6 +27,8 @@ function project() {
   writeFileSync(join(dir, ".pi", "extensions", "own.sh"), "echo approved script ran\n");
   return { dir, module, approvals: join(root, "approvals") };
 }
+
+afterEach(() => { delete process.env.BASH_ENV; });
 
 const exec = (args: string[]) => ({ ...toolCall(), input: { args } });
 
@@ -59,5 +61,17 @@ describe("pi.exec from an approved project module", () => {
     // Control: the same module with no approval (not a project's) is not judged by one.
     const { runner: plain } = await start([p.module], { cwd: p.dir, load: { policy } });
     expect((await plain.emitToolCall(exec(["tools/check.sh"])))!.reason).toBe("ran: code 0: unpinned script ran");
+  });
+
+  it("a loader variable of its programs' environment (BASH_ENV, granted env:BASH_ENV) naming a project file its approval did not pin is refused (not_approved, the variable and the file named); control: without it the pinned script runs", async () => {
+    const p = project("loader");
+    const policy = { fsRead: [p.dir], env: ["BASH_ENV"], exec: { allow: ["bash"] } };
+    const store = new ApprovalStore({ dir: p.approvals });
+    store.approve(p.dir, [fingerprint(p.module, policy)]);
+    const { runner } = await start([p.module], { cwd: p.dir, load: { policy, approval: () => store.verify(p.dir, { path: p.module, policy }) } });
+    expect((await runner.emitToolCall(exec([".pi/extensions/own.sh"])))!.reason).toBe("ran: code 0: approved script ran");
+    process.env.BASH_ENV = "tools/check.sh";
+    const reason = (await runner.emitToolCall(exec([".pi/extensions/own.sh"])))!.reason!;
+    expect(reason).toMatch(/^refused: pi\.exec\("bash"\) was given "BASH_ENV=tools\/check\.sh", which names tools\/check\.sh, a file of the project that its approval did not pin \(not_approved\)/);
   });
 });

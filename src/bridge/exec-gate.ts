@@ -36,6 +36,8 @@ export interface ExecGate {
   sandboxed?: boolean;
   /** Sandbox mode: the command line that runs the program inside the hook's sandbox (src/isolation/bubblewrap/bwrap.ts), then a call when it ended. */
   wrap?: (command: string, args: string[], cwd: string) => { command: string; args: string[]; env: Record<string, string>; ended?: () => void };
+  /** Sandbox mode: the environment its programs get (the hook's, `options.env` when given). */
+  env?: () => Record<string, string>;
   /** An approved project module: what its approval pinned, which a project file it runs must be, unchanged (./exec-pins.ts). */
   pinned?: () => ApprovedPins | undefined;
 }
@@ -47,7 +49,7 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
   const [command, args, options] = parsed.data;
   const place = execCwd(gate, cwd, options.cwd);
   const pins = gate.pinned?.();
-  const refused = execRefusal(gate.policy, command, args) ?? ("refused" in place ? place.refused : pins ? execPinRefusal(pins, place.cwd, command, args) : undefined);
+  const refused = execRefusal(gate.policy, command, args) ?? ("refused" in place ? place.refused : pins ? execPinRefusal(pins, place.cwd, command, args, gate.env?.() ?? hookEnv(gate.policy)) : undefined);
   gate.record(hookPath, refused ? { command, args, refused } : { command, args });
   if (refused || "refused" in place) throw new Error(refused);
   const program = isAbsolute(command) || gate.policy.exec.allow === "*" ? command : onHostPath(command);

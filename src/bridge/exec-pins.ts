@@ -5,14 +5,16 @@
  * the files its `pi.exec` calls name when it is approved: a name computed at run time could not be
  * pinned, so it would stay the same hole; this rule holds for every name, literal or computed.
  * Every argument is read as a path (whole and after a `=`, as in `--require=x.js`), relative to the
- * program's working directory, and a shell's `-c` string as commands (../approval/command-pins.ts):
- * each existing file inside the project must be pinned unchanged. A folder is not judged (a
+ * program's working directory, a shell's `-c` string as commands (../approval/command-pins.ts), and
+ * each variable of the program's environment through which it loads code (`BASH_ENV`,
+ * `NODE_OPTIONS`, …: command-pins' `LOADERS`) by the paths its value names: each existing file
+ * inside the project must be pinned unchanged. A folder is not judged (a
  * program that searches one, like `PYTHONPATH`, is named by its grant, not by this rule).
  */
 import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { commandPins } from "../approval/command-pins.js";
+import { commandPins, LOADERS } from "../approval/command-pins.js";
 import { approvalCommand } from "../approval/project.js";
 import type { ApprovedPins } from "../approval/store.js";
 
@@ -21,7 +23,7 @@ const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh"]);
 const inside = (root: string, path: string) => path === root || path.startsWith(`${root}/`);
 
 /** Why this `pi.exec` is refused (`not_approved`, the file named), or undefined when every project file it names is pinned as it runs. */
-export function execPinRefusal(pins: ApprovedPins, cwd: string, command: string, args: readonly string[]): string | undefined {
+export function execPinRefusal(pins: ApprovedPins, cwd: string, command: string, args: readonly string[], env: Readonly<Record<string, string>>): string | undefined {
   let root: string;
   try {
     root = realpathSync(pins.project);
@@ -35,6 +37,13 @@ export function execPinRefusal(pins: ApprovedPins, cwd: string, command: string,
   for (const name of names) {
     const why = judge(pins, root, resolve(cwd, name));
     if (why) return refuse(name, why);
+  }
+  for (const [name, value] of Object.entries(env)) {
+    if (!LOADERS.has(name)) continue;
+    for (const token of value.split(/[\s:]+/)) {
+      const why = token && judge(pins, root, resolve(cwd, token.slice(token.indexOf("=") + 1)));
+      if (why) return refuse(`${name}=${value}`, `which names ${token}, ${why}`);
+    }
   }
   const program = command.slice(command.lastIndexOf("/") + 1);
   const c = args.indexOf("-c");

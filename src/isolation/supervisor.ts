@@ -161,6 +161,7 @@ export class HookSupervisor implements SandboxView {
       // Sandbox mode: pi.exec runs its program in a sandbox of the hook's shape and bounds, never in the host.
       ...(sandboxed ? {
         sandboxed,
+        env: () => this.#env(),
         wrap: (command: string, args: string[], execCwd: string) => {
           const launcher = this.#launcher;
           // A launcher exists only once the sandbox started, which loaded `child`.
