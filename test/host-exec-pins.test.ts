@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore, fingerprint } from "../src/approval/store.js";
 import { approvalCommand } from "../src/approval/project.js";
+import { Notices } from "../src/extension/notices.js";
 import { fixture, start } from "./helpers/host.js";
 import { toolCall } from "./helpers/events.js";
 
@@ -39,23 +40,31 @@ describe("pi.exec from an approved project module", () => {
     const store = new ApprovalStore({ dir: p.approvals });
     store.approve(p.dir, [fingerprint(p.module, policy)]);
     const records: Array<{ refused?: string }> = [];
-    const { runner, errors } = await start([p.module], { cwd: p.dir, load: { policy, approval: () => store.verify(p.dir, { path: p.module, policy }), onExec: (_h, r) => records.push(r) } });
+    // What pi's UI shows (isolateDiscovered's notices): the refusal as recorded, proposing no grant (exec:bash is granted; approving again is the fix).
+    const shown: string[] = [];
+    const proposed: string[] = [];
+    const notices = new Notices({ project: p.dir, modules: new Set([p.module]), command: (g) => `trust --grant ${g}`, record: (_h, g) => proposed.push(g) });
+    notices.attach((line) => shown.push(line));
+    const load = notices.watch({ policy, approval: () => store.verify(p.dir, { path: p.module, policy }), onExec: (_h: string, r: { refused?: string }) => records.push(r) });
+    const { runner, errors } = await start([p.module], { cwd: p.dir, load });
     const reason = async (args: string[]) => (await runner.emitToolCall(exec(args)))!.reason!;
     const refused = (name: string, why: string) =>
-      `refused: pi.exec("bash") was given ${JSON.stringify(name)}, ${why} (not_approved): what a program reads as code from the project must be what you approved; ` +
-      `put it in the module's own folder (pinned whole) or import it, then review and run: ${approvalCommand(p.dir)}`;
+      `refused: pi.exec("bash") was given ${JSON.stringify(name)} (not_approved): ${why}; a script it runs belongs in the module's own folder (pinned whole), then review and run: ${approvalCommand(p.dir)}`;
 
     // Control: the script its approval pinned (the module's folder, pinned whole) runs as approved.
     expect(await reason([".pi/extensions/own.sh"])).toBe("ran: code 0: approved script ran");
-    expect(await reason(["tools/check.sh"])).toBe(refused("tools/check.sh", "a file of the project that its approval did not pin"));
-    expect(await reason(["-c", ". tools/check.sh"])).toBe(refused(join(p.dir, "tools", "check.sh"), "a file of the project that its approval did not pin"));
+    expect(await reason(["tools/check.sh"])).toBe(refused("tools/check.sh", "a file of the project its approval did not pin"));
+    expect(await reason(["-c", ". tools/check.sh"])).toBe(refused(join(p.dir, "tools", "check.sh"), "a file of the project its approval did not pin"));
     expect(await reason(["-c", ". $(echo tools/check.sh)"])).toContain("a command whose files are known only when it runs");
     writeFileSync(join(p.dir, ".pi", "extensions", "own.sh"), "echo swapped script ran\n");
     const own = join(p.dir, ".pi", "extensions", "own.sh");
-    expect(await reason([".pi/extensions/own.sh"])).toBe(refused(".pi/extensions/own.sh", `a file of the project that changed since you approved it (${own} differs)`));
-    expect(await reason([own])).toBe(refused(own, `a file of the project that changed since you approved it (${own} differs)`));
-    expect(records.filter((r) => r.refused).every((r) => r.refused!.includes("(not_approved)"))).toBe(true);
+    expect(await reason([".pi/extensions/own.sh"])).toBe(refused(".pi/extensions/own.sh", `a file of the project changed since you approved it (${own} differs)`));
+    expect(await reason([own])).toBe(refused(own, `a file of the project changed since you approved it (${own} differs)`));
+    // The record (cut at 400 characters) keeps the code and the command that approves.
+    expect(records.filter((r) => r.refused).every((r) => r.refused!.includes("(not_approved)") && r.refused!.endsWith(approvalCommand(p.dir)))).toBe(true);
     expect(records.filter((r) => r.refused)).toHaveLength(5);
+    expect(shown).toEqual([`hookbox: ${p.module}: ${records.find((r) => r.refused)!.refused}`]);
+    expect(proposed).toEqual([]);
     expect(errors).toEqual([]);
 
     // Control: the same module with no approval (not a project's) is not judged by one.
@@ -72,6 +81,6 @@ describe("pi.exec from an approved project module", () => {
     expect((await runner.emitToolCall(exec([".pi/extensions/own.sh"])))!.reason).toBe("ran: code 0: approved script ran");
     process.env.BASH_ENV = "tools/check.sh";
     const reason = (await runner.emitToolCall(exec([".pi/extensions/own.sh"])))!.reason!;
-    expect(reason).toMatch(/^refused: pi\.exec\("bash"\) was given "BASH_ENV=tools\/check\.sh", which names tools\/check\.sh, a file of the project that its approval did not pin \(not_approved\)/);
+    expect(reason).toMatch(/^refused: pi\.exec\("bash"\) was given "BASH_ENV=tools\/check\.sh" \(not_approved\): tools\/check\.sh: a file of the project its approval did not pin; /);
   });
 });

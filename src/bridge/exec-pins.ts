@@ -30,9 +30,9 @@ export function execPinRefusal(pins: ApprovedPins, cwd: string, command: string,
   } catch {
     return undefined;
   }
+  // Short, the code first: a record of it is cut at 400 characters, and pi's UI shows the record.
   const refuse = (name: string, why: string) =>
-    `pi.exec(${JSON.stringify(command)}) was given ${JSON.stringify(name)}, ${why} (not_approved): what a program reads as code from the project must be what you approved; ` +
-    `put it in the module's own folder (pinned whole) or import it, then review and run: ${approvalCommand(pins.project)}`;
+    `pi.exec(${JSON.stringify(command)}) was given ${JSON.stringify(name)} (not_approved): ${why}; a script it runs belongs in the module's own folder (pinned whole), then review and run: ${approvalCommand(pins.project)}`;
   const names = [...(command.includes("/") ? [command] : []), ...args.flatMap((a) => (/^[^=]*=./s.test(a) ? [a, a.slice(a.indexOf("=") + 1)] : [a]))];
   for (const name of names) {
     const why = judge(pins, root, resolve(cwd, name));
@@ -42,7 +42,7 @@ export function execPinRefusal(pins: ApprovedPins, cwd: string, command: string,
     if (!LOADERS.has(name)) continue;
     for (const token of value.split(/[\s:]+/)) {
       const why = token && judge(pins, root, resolve(cwd, token.slice(token.indexOf("=") + 1)));
-      if (why) return refuse(`${name}=${value}`, `which names ${token}, ${why}`);
+      if (why) return refuse(`${name}=${value}`, `${token}: ${why}`);
     }
   }
   const program = command.slice(command.lastIndexOf("/") + 1);
@@ -69,12 +69,12 @@ function judge(pins: ApprovedPins, root: string, path: string): string | undefin
   }
   if (!inside(root, real)) return undefined;
   const pinned = Object.entries(pins.files).filter(([key]) => key === path || key === real || key.endsWith(` -> ${real}`)).map(([, hash]) => hash);
-  if (pinned.length === 0) return `a file of the project that its approval did not pin`;
+  if (pinned.length === 0) return "a file of the project its approval did not pin";
   let now: string;
   try {
     now = createHash("sha256").update(readFileSync(real)).digest("hex");
   } catch {
     return "a file of the project that cannot be read to check it";
   }
-  return pinned.includes(now) ? undefined : `a file of the project that changed since you approved it (${real} differs)`;
+  return pinned.includes(now) ? undefined : `a file of the project changed since you approved it (${real} differs)`;
 }
