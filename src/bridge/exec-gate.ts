@@ -10,7 +10,6 @@ import { Errors } from "../contract/errors.js";
 import { execRefusal, hookEnv, type Policy } from "../policy/policy.js";
 import { describeIssues } from "../contract/schemas.js";
 import { execArgs } from "./methods.js";
-import { execPinRefusal } from "./exec-pins.js";
 import type { ApprovedPins } from "../approval/store.js";
 import { hostEnvValue } from "../../worker/child-env.mjs";
 import { DEFAULTS } from "../../worker/wire.mjs";
@@ -49,7 +48,9 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
   const [command, args, options] = parsed.data;
   const place = execCwd(gate, cwd, options.cwd);
   const pins = gate.pinned?.();
-  const refused = execRefusal(gate.policy, command, args) ?? ("refused" in place ? place.refused : pins ? execPinRefusal(pins, place.cwd, command, args, gate.env?.() ?? hookEnv(gate.policy)) : undefined);
+  // Loaded only for an approved project module's pi.exec: a host without one never reads it.
+  const refused = execRefusal(gate.policy, command, args) ?? ("refused" in place ? place.refused
+    : pins ? (await import("./exec-pins.js")).execPinRefusal(pins, place.cwd, command, args, gate.env?.() ?? hookEnv(gate.policy)) : undefined);
   gate.record(hookPath, refused ? { command, args, refused } : { command, args });
   if (refused || "refused" in place) throw new Error(refused);
   const program = isAbsolute(command) || gate.policy.exec.allow === "*" ? command : onHostPath(command);
