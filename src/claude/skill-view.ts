@@ -12,7 +12,7 @@
  *   subagent the model spawns unasked (`acceptEdits` edits without asking, `auto` lets a classifier
  *   decide in your place; `bypassPermissions` it refuses unless you are in it already);
  *   `mcpServers` may define a server inline, a program Claude Code starts when the agent runs.
- * A file holding any is shown without them; every other file is shown as it is.
+ * A file holding any is shown without them until approved (./skill-approval.ts); every other file is shown as it is.
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
