@@ -7,16 +7,19 @@
 import { dirname } from "node:path";
 import type { ResolvedSandboxOptions } from "../options/options.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
+import type { ApprovedPins } from "../approval/store.js";
 import { cut } from "../../worker/describe.mjs";
 import { CALLBACK_WINDOW_MS, CallbackBudget, EXEC_RECORDS_PER_WINDOW } from "../gates/callback-budget.js";
 import { hookEnvironment, loadedChildModes, type Placement } from "./launch.js";
 
-/** `placement`: the supervisor's, read at each run (the launcher is the current child's). */
-export function hookExecGate(hookPath: string, resolvedPath: string, options: ResolvedSandboxOptions, placement: Placement): ExecGate {
+/** `placement`: the supervisor's, read at each run (the launcher is the current child's); `pinned`: what the loaded module's approval pinned. */
+export function hookExecGate(hookPath: string, resolvedPath: string, options: ResolvedSandboxOptions, placement: Placement, pinned: () => ApprovedPins | undefined): ExecGate {
   const sandboxed = options.isolation === "sandbox";
   const execBudget = new CallbackBudget(EXEC_RECORDS_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) => options.onExec(hookPath, { command: "", args: [], dropped }));
   return {
     policy: options.policy,
+    // What the loaded module's approval pinned: a project file its programs run must be one of them, unchanged.
+    pinned,
     // Why bounded and cut: a hook chooses how often it calls pi.exec and what it names (a refusal is cheap to cause).
     record: (path, record) => { if (execBudget.take()) options.onExec(path, cutExecRecord(record)); },
     // A confined hook's programs start only where the hook may read (src/bridge/exec-gate.ts).
@@ -24,6 +27,7 @@ export function hookExecGate(hookPath: string, resolvedPath: string, options: Re
     // Sandbox mode: pi.exec runs its program in a sandbox of the hook's shape and bounds, never in the host.
     ...(sandboxed ? {
       sandboxed,
+      env: () => hookEnvironment(options),
       wrap: (command: string, args: string[], execCwd: string) => {
         const launcher = placement.launcher;
         // A launcher exists only once the sandbox started, which loaded `child`.

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { Errors, HookFailure, describeThrown } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
+import type { ApprovedPins } from "../approval/store.js";
 import type { CodeCacheReport } from "./load.js";
 import { codeCacheFor, type CodeCache } from "./code-cache.js";
 import { grantReaching, hookEnv, permissionArgs } from "../policy/policy.js";
@@ -61,8 +62,8 @@ export interface LaunchSpec {
   cacheDir: string | false;
   /** Filled in as the launch goes: what it found stays even when a later step fails (the network is closed by the caller). */
   placement: Placement;
-  /** The digest of the approval this load runs under. */
-  approved(digest: string | undefined): void;
+  /** The digest of the approval this load runs under, and what it pinned. */
+  approved(digest: string | undefined, pinned: ApprovedPins | undefined): void;
   disposed(): boolean;
   onOutput: OutputSink;
   /** The cache this worker makes, when it is the host's own thread that makes the runtime's code cache. */
@@ -85,7 +86,7 @@ export async function launch(spec: LaunchSpec): Promise<HookFailure | Launched> 
   // Every load, restarts included, reads the module from disk again: it must still be what was approved.
   const verdict = options.approval?.();
   if (verdict instanceof HookFailure) return verdict;
-  spec.approved(verdict?.digest);
+  spec.approved(verdict?.digest, verdict?.pinned);
   // Why refuse: a hook that could read the cache reads other hooks' code; one that could write it poisons them.
   // A sandbox binds what the policy names whether or not Node's permission model is on.
   const reachPolicy = options.isolation === "sandbox" ? { ...options.policy, permissionModel: true } : options.policy;

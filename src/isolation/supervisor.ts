@@ -16,6 +16,7 @@ import { hookExecGate } from "./hook-exec.js";
 import { HookChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
+import type { ApprovedPins } from "../approval/store.js";
 import { withCallerTheme } from "../bridge/render-theme.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";
@@ -41,6 +42,8 @@ export class HookSupervisor implements SandboxView {
   readonly options: ResolvedSandboxOptions;
   /** The digest of the approval the loaded module runs under (`options.approval`), for its decision records. */
   approvedDigest: string | undefined;
+  /** What that approval pinned (`options.approval`): the files `pi.exec` judges a project file it runs by (src/bridge/exec-pins.ts). */
+  #approvedPins: ApprovedPins | undefined;
   /** Worker mode in the built package: whether V8 took the runtime's code cache the current worker was given (./code-cache.ts). */
   codeCache: "accepted" | "rejected" | undefined;
   #state: SandboxState = "starting";
@@ -102,7 +105,7 @@ export class HookSupervisor implements SandboxView {
         return { ok: false, failure };
       }
     }, new RenderGuard(this.hookPath, this.options.renderBudgetMs, this.options.terminalText, (f) => this.#fault(f)));
-    this.execGate = hookExecGate(hookPath, resolvedPath, options, this.#placement);
+    this.execGate = hookExecGate(hookPath, resolvedPath, options, this.#placement, () => this.#approvedPins);
     const self = this;
     this.view = Object.freeze({
       hookPath, resolvedPath, cwd, options,
@@ -257,7 +260,7 @@ export class HookSupervisor implements SandboxView {
     const launched = await launch({
       hookPath: this.hookPath, resolvedPath: this.resolvedPath, cwd: this.cwd, options,
       cacheDir: this.#transforms.cache.dir, placement: this.#placement, onOutput: this.#log.sink,
-      approved: (digest) => { this.approvedDigest = digest; },
+      approved: (digest, pinned) => { this.approvedDigest = digest; this.#approvedPins = pinned; },
       disposed: () => this.#state === "disposed",
       maker: makers.get(this),
       makeCodeCache: (cache) => this.#makeCodeCache(cache),
