@@ -7,13 +7,12 @@
 import { dirname } from "node:path";
 import type { ResolvedSandboxOptions } from "../options/options.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
-import type { ApprovedPins } from "../approval/store.js";
 import { cut } from "../../worker/describe.mjs";
 import { CALLBACK_WINDOW_MS, CallbackBudget, EXEC_RECORDS_PER_WINDOW } from "../gates/callback-budget.js";
 import { hookEnvironment, loadedChildModes, type Placement } from "./launch.js";
 
 /** `placement`: the supervisor's, read at each run (the launcher is the current child's); `pinned`: what the loaded module's approval pinned. */
-export function hookExecGate(hookPath: string, resolvedPath: string, options: ResolvedSandboxOptions, placement: Placement, pinned: () => ApprovedPins | undefined): ExecGate {
+export function hookExecGate(hookPath: string, resolvedPath: string, options: ResolvedSandboxOptions, placement: Placement, pinned: NonNullable<ExecGate["pinned"]>): ExecGate {
   const sandboxed = options.isolation === "sandbox";
   const execBudget = new CallbackBudget(EXEC_RECORDS_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) => options.onExec(hookPath, { command: "", args: [], dropped }));
   return {

@@ -7,13 +7,13 @@
 import { join } from "node:path";
 import { Errors, HookFailure, describeThrown } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
-import type { ApprovedPins } from "../approval/store.js";
 import type { CodeCacheReport } from "./load.js";
 import { codeCacheFor, type CodeCache } from "./code-cache.js";
 import { grantReaching, hookEnv, permissionArgs } from "../policy/policy.js";
 import { childEnv } from "../../worker/child-env.mjs";
 import { ReadRefusal } from "../policy/read-grants.js";
 import type { HookEndpoint } from "./endpoint.js";
+import type { ExecGate } from "../bridge/exec-gate.js";
 import type { SandboxLauncher } from "./bubblewrap/bwrap.js";
 import { sandboxAvailability } from "./bubblewrap/availability.js";
 import type { HookNetwork } from "../net/proxy.js";
@@ -63,7 +63,7 @@ export interface LaunchSpec {
   /** Filled in as the launch goes: what it found stays even when a later step fails (the network is closed by the caller). */
   placement: Placement;
   /** The digest of the approval this load runs under, and what it pinned. */
-  approved(digest: string | undefined, pinned: ApprovedPins | undefined): void;
+  approved(digest: string | undefined, pinned: ReturnType<NonNullable<ExecGate["pinned"]>>): void;
   disposed(): boolean;
   onOutput: OutputSink;
   /** The cache this worker makes, when it is the host's own thread that makes the runtime's code cache. */
