@@ -82,6 +82,20 @@ describe("Codex CLI's row", () => {
     expect(layer.refused.map((r) => r.reason)).toEqual(['a "prompt" hook, which hookbox does not run']);
   });
 
+  it("an Interrupt hook (Codex CLI 0.169.0 has one: its answer is only a systemMessage) is read from hooks.json and routed: your own hook's systemMessage reaches Codex; a project's is effect_refused (control: a project's hook that prints nothing passes)", async () => {
+    const folder = join(dir, "interrupt");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "hooks.json"), JSON.stringify({ hooks: { Interrupt: [{ hooks: [{ type: "command", command: `echo '{"systemMessage":"saved"}'` }] }] } }));
+    const layer = readCodexLayer(folder, "user");
+    expect(layer.hooks.map((h) => [h.event, h.at])).toEqual([["Interrupt", "hooks.Interrupt[0].hooks[0]"]]);
+    const input = { hook_event_name: "Interrupt", session_id: "s", turn_id: "t", cwd: dir, model: "m", permission_mode: "default", transcript_path: null };
+    const r = await routeAgentEvent(CODEX, plan(layer.hooks), input, JSON.stringify(input));
+    expect(r).toEqual({ code: 0, stdout: JSON.stringify({ systemMessage: "saved" }), stderr: "" });
+    const project = interpretAgentRun(CODEX, "h", true, "Interrupt", exit(0, JSON.stringify({ systemMessage: "saved" })));
+    expect(project.kind === "failed" && project.failure.code).toBe("effect_refused");
+    expect(interpretAgentRun(CODEX, "h", true, "Interrupt", exit(0, "")).kind).toBe("ok");
+  });
+
   it("the generated requirements keep the admin's, allow managed hooks only, and add the routing hook after the admin's own, its timeout above the slowest hook's", () => {
     const admin = { allowed_sandbox_modes: ["read-only"], hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "admin" }] }] } };
     const req = generatedRequirements(admin, plan([hook("a", { timeoutMs: 10_000 })]), routingCommand(CODEX, thisHookbox(), "/plan.json", "0123")) as { allow_managed_hooks_only: boolean; allowed_sandbox_modes: string[]; hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };

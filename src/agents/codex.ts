@@ -17,9 +17,10 @@ import { mergeDecisions, permissionRequestDecision } from "./answer.js";
 import { commandDialect } from "./command-hooks.js";
 import { readHookTable } from "./settings.js";
 
+/** Every event Codex CLI 0.169.0 has a command hook's schema for (test/codex-output-fields.test.ts reads them from its binary); Interrupt: the user stopped a turn, its answer only a systemMessage. */
 export const CODEX_EVENTS = [
   "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart", "SessionEnd",
-  "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop",
+  "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "Interrupt",
 ] as const;
 
 const record = z.record(z.string(), z.unknown());

@@ -1,0 +1,95 @@
+/**
+ * hookbox reads a Codex CLI hook's answer with the fields Codex itself accepts (src/agents/codex.ts).
+ * Codex CLI 0.169.0 validates a command hook's JSON against a JSON schema per event, generated from
+ * its Rust wire types and embedded in its binary (`<event>.command.output`, beside
+ * `<event>.command.input`); this test reads those schemas from the pinned binary and compares every
+ * field, value and event with hookbox's schema, so a field Codex adds fails here rather than
+ * blocking a user's hook with `invalid_result`.
+ */
+import { createReadStream, existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { CODEX, CODEX_EVENTS } from "../src/agents/codex.js";
+import { permissionRequestDecision } from "../src/agents/answer.js";
+import { installCodex } from "./support/codex-run.js";
+
+type Schema = { title?: string; properties?: Record<string, Schema>; definitions?: Record<string, Schema>; allOf?: Schema[]; $ref?: string; enum?: string[]; const?: string };
+
+/** Every `<event>.command.{input,output}` JSON schema embedded in the binary, by title. */
+async function embeddedSchemas(binary: string): Promise<Map<string, Schema>> {
+  const out = new Map<string, Schema>();
+  let text = "";
+  for await (const chunk of createReadStream(binary, { encoding: "latin1", highWaterMark: 1 << 22 })) {
+    text = text.slice(-200_000) + (chunk as string);
+    for (const m of text.matchAll(/[a-z-]+\.command\.(?:input|output)\{\n {2}"\$schema"/g)) {
+      const open = m.index + m[0].indexOf("{");
+      const end = closing(text, open);
+      if (end < 0) continue;
+      const schema = JSON.parse(text.slice(open, end)) as Schema;
+      out.set(schema.title!, schema);
+    }
+  }
+  return out;
+}
+
+/** The index just past the `}` closing the one at `open` (JSON strings skipped), or -1 when the text ends first. */
+function closing(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '"') for (i++; text[i] !== '"' && i < text.length; i++) { if (text[i] === "\\") i++; }
+    else if (ch === "{") depth++;
+    else if (ch === "}" && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
+/** A property's own schema, its `allOf`/`$ref` resolved in `root`. */
+function resolve(root: Schema, s: Schema): Schema {
+  const ref = s.$ref ?? s.allOf?.[0]?.$ref;
+  return ref ? resolve(root, root.definitions![ref.split("/").pop()!]!) : s;
+}
+
+const pascal = (kebab: string) => kebab.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+const keys = (o: z.ZodObject) => Object.keys(o.shape).sort();
+const values = (t: z.ZodType) => [...((t as unknown as { unwrap(): { options: string[] } }).unwrap().options)].sort();
+
+describe("the fields of a Codex CLI hook's answer", { timeout: 60_000 }, () => {
+  it("every field, value and event Codex CLI 0.169.0's own schemas of a hook's answer accept is one hookbox's schema accepts, and hookbox accepts none that no event of Codex does", async () => {
+    const program = installCodex();
+    const binary = join(dirname(program), "..", "..", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex");
+    expect(existsSync(binary), binary).toBe(true);
+    const schemas = await embeddedSchemas(binary);
+    // Control: the schemas were found, PreToolUse's with its permission decision.
+    expect(schemas.get("pre-tool-use.command.output")?.definitions?.PreToolUsePermissionDecisionWire?.enum).toEqual(["allow", "deny", "ask"]);
+
+    const events = new Set([...schemas.keys()].map((t) => pascal(t.split(".")[0]!)));
+    expect([...events].sort()).toEqual([...CODEX_EVENTS].sort());
+
+    const top = new Set<string>(), specific = new Set<string>(), decisions = new Set<string>(), permission = new Set<string>(), request = new Set<string>();
+    for (const [title, root] of schemas) {
+      if (!title.endsWith(".output")) continue;
+      for (const [name, prop] of Object.entries(root.properties ?? {})) {
+        top.add(name);
+        const own = resolve(root, prop);
+        if (name === "decision") own.enum!.forEach((v) => decisions.add(v));
+        if (name !== "hookSpecificOutput") continue;
+        for (const [field, p] of Object.entries(own.properties!)) {
+          specific.add(field);
+          const s = resolve(root, p);
+          if (field === "permissionDecision") s.enum!.forEach((v) => permission.add(v));
+          if (field === "decision") Object.keys(s.properties!).forEach((k) => request.add(k));
+          if (field === "hookEventName") expect(CODEX_EVENTS as readonly string[]).toContain(s.const);
+        }
+      }
+    }
+    const ours = CODEX.output as unknown as z.ZodObject;
+    expect([...top].sort()).toEqual(keys(ours));
+    expect([...decisions].sort()).toEqual(values(ours.shape.decision as z.ZodType));
+    const hso = (ours.shape.hookSpecificOutput as unknown as { unwrap(): z.ZodObject }).unwrap();
+    expect([...specific].sort()).toEqual(keys(hso));
+    expect([...permission].sort()).toEqual(values(hso.shape.permissionDecision as z.ZodType));
+    expect([...request].sort()).toEqual(keys(permissionRequestDecision as unknown as z.ZodObject));
+  });
+});
