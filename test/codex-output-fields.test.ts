@@ -53,10 +53,15 @@ function resolve(root: Schema, s: Schema): Schema {
 
 const pascal = (kebab: string) => kebab.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 const keys = (o: z.ZodObject) => Object.keys(o.shape).sort();
-const values = (t: z.ZodType) => [...((t as unknown as { unwrap(): { options: string[] } }).unwrap().options)].sort();
+/** The values an enum or literal (optional or not) allows. */
+const options = (t: z.ZodType): string[] => {
+  const inner = (t as unknown as { unwrap?(): z.ZodType }).unwrap?.() ?? t;
+  const o = inner as unknown as { options?: string[]; values?: Set<string> };
+  return [...(o.options ?? o.values ?? [])].sort();
+};
 
 describe("the fields of a Codex CLI hook's answer", { timeout: 60_000 }, () => {
-  it("every field, value and event Codex CLI 0.169.0's own schemas of a hook's answer accept is one hookbox's schema accepts, and hookbox accepts none that no event of Codex does", async () => {
+  it("every field, value and event Codex CLI 0.169.0's own schema of a hook's answer on each event accepts is one hookbox's schema of that event accepts, and hookbox accepts none there that Codex does not", async () => {
     const program = installCodex();
     const binary = join(dirname(program), "..", "..", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex");
     expect(existsSync(binary), binary).toBe(true);
@@ -67,29 +72,44 @@ describe("the fields of a Codex CLI hook's answer", { timeout: 60_000 }, () => {
     const events = new Set([...schemas.keys()].map((t) => pascal(t.split(".")[0]!)));
     expect([...events].sort()).toEqual([...CODEX_EVENTS].sort());
 
+    const byEvent = (CODEX as { eventOutput?: Record<string, z.ZodType> }).eventOutput!;
+    const outputs = [...schemas].filter(([title]) => title.endsWith(".output"));
+    expect(outputs.map(([t]) => pascal(t.split(".")[0]!)).sort()).toEqual(Object.keys(byEvent).sort());
     const top = new Set<string>(), specific = new Set<string>(), decisions = new Set<string>(), permission = new Set<string>(), request = new Set<string>();
-    for (const [title, root] of schemas) {
-      if (!title.endsWith(".output")) continue;
+    for (const [title, root] of outputs) {
+      const event = pascal(title.split(".")[0]!);
+      const theirs = { top: [] as string[], decision: [] as string[], specific: [] as string[], permission: [] as string[], request: [] as string[] };
       for (const [name, prop] of Object.entries(root.properties ?? {})) {
-        top.add(name);
+        theirs.top.push(name);
         const own = resolve(root, prop);
-        if (name === "decision") own.enum!.forEach((v) => decisions.add(v));
+        if (name === "decision") theirs.decision.push(...own.enum!);
         if (name !== "hookSpecificOutput") continue;
         for (const [field, p] of Object.entries(own.properties!)) {
-          specific.add(field);
+          theirs.specific.push(field);
           const s = resolve(root, p);
-          if (field === "permissionDecision") s.enum!.forEach((v) => permission.add(v));
-          if (field === "decision") Object.keys(s.properties!).forEach((k) => request.add(k));
-          if (field === "hookEventName") expect(CODEX_EVENTS as readonly string[]).toContain(s.const);
+          if (field === "permissionDecision") theirs.permission.push(...s.enum!);
+          if (field === "decision") theirs.request.push(...Object.keys(s.properties!));
+          if (field === "hookEventName") expect(s.const).toBe(event);
         }
       }
+      const row = byEvent[event] as unknown as z.ZodObject;
+      const hso = row.shape.hookSpecificOutput ? (row.shape.hookSpecificOutput as unknown as { unwrap(): z.ZodObject }).unwrap() : undefined;
+      const decision = row.shape.decision as z.ZodType | undefined;
+      expect({
+        top: keys(row), decision: decision ? options(decision) : [], specific: hso ? keys(hso) : [],
+        permission: hso?.shape.permissionDecision ? options(hso.shape.permissionDecision as z.ZodType) : [],
+        request: hso?.shape.decision ? keys((hso.shape.decision as unknown as { unwrap(): z.ZodObject }).unwrap()) : [],
+      }, event).toEqual(Object.fromEntries(Object.entries(theirs).map(([k, v]) => [k, v.sort()])));
+      theirs.top.forEach((f) => top.add(f)); theirs.specific.forEach((f) => specific.add(f)); theirs.decision.forEach((f) => decisions.add(f));
+      theirs.permission.forEach((f) => permission.add(f)); theirs.request.forEach((f) => request.add(f));
     }
+    // The answer of an event without a schema of its own (SessionEnd): any field some event takes.
     const ours = CODEX.output as unknown as z.ZodObject;
     expect([...top].sort()).toEqual(keys(ours));
-    expect([...decisions].sort()).toEqual(values(ours.shape.decision as z.ZodType));
+    expect([...decisions].sort()).toEqual(options(ours.shape.decision as z.ZodType));
     const hso = (ours.shape.hookSpecificOutput as unknown as { unwrap(): z.ZodObject }).unwrap();
     expect([...specific].sort()).toEqual(keys(hso));
-    expect([...permission].sort()).toEqual(values(hso.shape.permissionDecision as z.ZodType));
+    expect([...permission].sort()).toEqual(options(hso.shape.permissionDecision as z.ZodType));
     expect([...request].sort()).toEqual(keys(permissionRequestDecision as unknown as z.ZodObject));
   });
 });

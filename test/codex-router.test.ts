@@ -96,6 +96,19 @@ describe("Codex CLI's row", () => {
     expect(interpretAgentRun(CODEX, "h", true, "Interrupt", exit(0, "")).kind).toBe("ok");
   });
 
+  it("a field Codex CLI takes on another event only is invalid_result from the hook that gave it, and the call blocked: Codex would discard the merged answer with it, another hook's deny included, and run the call (control: on its own event it passes)", async () => {
+    const deny = hook(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}'`);
+    const stray = (event: string) => hook(`echo '{"hookSpecificOutput":{"hookEventName":"${event}","updatedMCPToolOutput":"x"}}'`, { event, at: `hooks.${event}[0].hooks[0]` });
+    const input = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -r x" }, cwd: dir };
+    const r = await routeAgentEvent(CODEX, plan([deny, stray("PreToolUse")]), input, JSON.stringify(input));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("(invalid_result)");
+    expect(r.stderr).toContain("updatedMCPToolOutput");
+    const post = { ...input, hook_event_name: "PostToolUse", tool_response: "out" };
+    const own = await routeAgentEvent(CODEX, plan([stray("PostToolUse")]), post, JSON.stringify(post));
+    expect(own).toEqual({ code: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: "x" } }), stderr: "" });
+  });
+
   it("the generated requirements keep the admin's, allow managed hooks only, and add the routing hook after the admin's own, its timeout above the slowest hook's", () => {
     const admin = { allowed_sandbox_modes: ["read-only"], hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "admin" }] }] } };
     const req = generatedRequirements(admin, plan([hook("a", { timeoutMs: 10_000 })]), routingCommand(CODEX, thisHookbox(), "/plan.json", "0123")) as { allow_managed_hooks_only: boolean; allowed_sandbox_modes: string[]; hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };

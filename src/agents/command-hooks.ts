@@ -117,7 +117,7 @@ export function interpretAgentRun<O>(d: CommandData<O>, name: string, untrusted:
     if (untrusted) return refuse("plain text", `${d.agent} shows it to the user in its own name`);
     return { kind: "ok", output: { systemMessage: text } as O };
   }
-  const parsed = d.output.safeParse(value);
+  const parsed = (d.eventOutput?.[event] ?? d.output).safeParse(value);
   if (!parsed.success) return fail(Errors.invalidResult(name, event, `not a ${d.agent} hook output: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(output)"}: ${i.message}`).join("; ")}`));
   if (untrusted) {
     const field = d.substitution.call(d, event, parsed.data);
