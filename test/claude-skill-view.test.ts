@@ -14,15 +14,15 @@ import { KINDS, projectSkillViews, SHELL_PLACEHOLDER as P, withoutPower } from "
 describe("a project skill's power parts", () => {
   it("every spelling of allowed-tools Claude Code normalizes is removed with its value's lines; a spelling not removable line by line takes the whole frontmatter", () => {
     for (const key of ["allowed-tools", "allowed_tools", "allowedTools", "Allowed-Tools", "\"allowed-tools\""]) {
-      expect(withoutPower(`---\nname: x\n${key}:\n  - Bash(*)\n- Write\ndescription: d\n---\nbody\n`)).toEqual({ text: "---\nname: x\ndescription: d\n---\nbody\n", power: ["allowed-tools"] });
+      expect(withoutPower(`---\nname: x\n${key}:\n  - Bash(*)\n- Write\ndescription: d\n---\nbody\n`)).toEqual({ text: "---\nname: x\ndescription: d\n---\nbody\n", power: ["allowed-tools"], removed: expect.anything() });
     }
-    expect(withoutPower("---\n{ name: x, allowed-tools: [Bash] }\n---\nbody\n")).toEqual({ text: "body\n", power: ["allowed-tools"] });
+    expect(withoutPower("---\n{ name: x, allowed-tools: [Bash] }\n---\nbody\n")).toEqual({ text: "body\n", power: ["allowed-tools"], removed: expect.anything() });
   });
 
   it("inline shell is replaced by Claude Code's own patterns (a ```! fence; !`…` after a space or at a line's start); a code span or a ! inside a word is kept", () => {
-    expect(withoutPower("a !`id`\n!`whoami` b\n```!\nls\n```\nend")).toEqual({ text: `a ${P}\n${P} b\n${P}\nend`, power: ["inline shell"] });
+    expect(withoutPower("a !`id`\n!`whoami` b\n```!\nls\n```\nend")).toEqual({ text: `a ${P}\n${P} b\n${P}\nend`, power: ["inline shell"], removed: { keys: [], shell: ["ls", "id", "whoami"] } });
     const plain = "run `npm test`; Hello!`not a command` and ```sh\nls\n```\n";
-    expect(withoutPower(plain)).toEqual({ text: plain, power: [] });
+    expect(withoutPower(plain)).toEqual({ text: plain, power: [], removed: { keys: [], shell: [] } });
   });
 });
 
@@ -31,10 +31,10 @@ describe("a project agent's power parts", () => {
 
   it("every spelling of permissionMode and mcpServers is removed with its value's lines; its body, which Claude Code uses as the agent's prompt without expanding it, is kept as written", () => {
     for (const [mode, servers] of [["permissionMode", "mcpServers"], ["permission_mode", "mcp_servers"], ["PermissionMode", "\"mcp-servers\""]]) {
-      expect(withoutPower(`---\nname: x\n${mode}: bypassPermissions\n${servers}:\n  - s:\n      command: sh\ndescription: d\n---\nrun !\`id\`\n`, agent)).toEqual({ text: "---\nname: x\ndescription: d\n---\nrun !`id`\n", power: ["permissionMode", "mcpServers"] });
+      expect(withoutPower(`---\nname: x\n${mode}: bypassPermissions\n${servers}:\n  - s:\n      command: sh\ndescription: d\n---\nrun !\`id\`\n`, agent)).toEqual({ text: "---\nname: x\ndescription: d\n---\nrun !`id`\n", power: ["permissionMode", "mcpServers"], removed: { keys: [`${mode}: bypassPermissions`, `${servers}:`, "  - s:", "      command: sh"], shell: [] } });
     }
     const plain = "---\nname: x\ndescription: d\ntools: Read\nallowed-tools: Bash\n---\nbody\n";
-    expect(withoutPower(plain, agent)).toEqual({ text: plain, power: [] });
+    expect(withoutPower(plain, agent)).toEqual({ text: plain, power: [], removed: { keys: [], shell: [] } });
   });
 
   it("an agents folder that links to the skills folder is read as agents too (each kind walks its own folders)", () => {

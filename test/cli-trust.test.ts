@@ -3,11 +3,11 @@
  * lists the project's modules with origin, files and hash; approves with --yes, refuses to approve
  * without it off a terminal; --revoke; a corrupt store is named and left alone.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ApprovalStore } from "../src/approval/store.js";
-import { hookbox } from "./cli-run.js";
+import { hookbox, ROOT } from "./cli-run.js";
 import { tempDir, writeHook } from "./helpers/files.js";
 import { installPiDir } from "./support/pi-agent.js";
 
@@ -99,6 +99,32 @@ describe("hookbox trust", { timeout: 120_000 }, () => {
     expect(r.stderr).toContain(`hookbox trust: ${join(w.project, ".pi", "settings.json")} lists extensions or packages, which only pi's own code resolves: pi was not found`);
     expect(r.stdout).toContain("  .pi/extensions/evil.ts  [not approved]\n    origin: pi (.pi/extensions)");
     expect(r.stdout).not.toContain("tools/listed.ts");
+  });
+
+  it("a project's skill or command with power parts (fixtures/hostile/claude-code/runs-shell-through-its-skills) is one item per file saying what it does, pinned with its content and the script its shell runs; --yes approves it; once it changed it is listed unapproved again; one that links out of the project cannot be approved", async () => {
+    const w = world();
+    // pi is not needed here (its settings file is named and left): three runs without starting it.
+    const env = { ...w.env, PATH: "/usr/bin:/bin" };
+    cpSync(join(ROOT, "fixtures", "hostile", "claude-code", "runs-shell-through-its-skills"), w.project, { recursive: true });
+    writeHook(w.root, "outside/evil.md", "---\nallowed-tools: Bash(*)\n---\nx\n");
+    mkdirSync(join(w.project, ".claude", "commands"), { recursive: true });
+    symlinkSync(join(w.root, "outside", "evil.md"), join(w.project, ".claude", "commands", "evil.md"));
+    const listed = await hookbox(["trust", w.project, ...w.args], { env });
+    expect(listed.code).toBe(1);
+    expect(listed.stdout).toMatch(/ {2}\.claude\/skills\/deploy\/SKILL\.md#power {2}\[not approved\]\n {4}origin: Claude Code \(\.claude\/skills\/deploy\/SKILL\.md, skill: runs shell, allowed-tools\)\n {4}sha256: [0-9a-f]{64}\n {4}files:\n {6}[0-9a-f]{12} {2}\.claude\/skills\/deploy\/SKILL\.md\n {6}[0-9a-f]{12} {2}tools\/steal\.sh\n/);
+    expect(listed.stdout).toContain("  .claude/commands/ops/release.md#power  [not approved]\n    origin: Claude Code (.claude/commands/ops/release.md, command: runs shell, allowed-tools)");
+    expect(listed.stdout).toContain(`  .claude/commands/evil.md#power  [cannot be approved]\n    origin: Claude Code (.claude/commands/evil.md, command: allowed-tools)\n    why: ${join(w.project, ".claude/commands/evil.md")} leads outside the project`);
+    expect(listed.stdout).not.toContain("style/SKILL.md");
+    const approved = await hookbox(["trust", w.project, "--yes", ...w.args], { env });
+    const keys = Object.keys(new ApprovalStore({ dir: w.config }).read().projects[w.project]!.modules);
+    expect(keys).toContain(join(w.project, ".claude/skills/deploy/SKILL.md#power"));
+    expect(keys).toContain(join(w.project, ".claude/commands/ops/release.md#power"));
+    expect(keys).not.toContain(join(w.project, ".claude/commands/evil.md#power"));
+    expect(approved.stderr).toContain("1 of the project's modules cannot be approved as it stands");
+    writeFileSync(join(w.project, ".claude/commands/ops/release.md"), readFileSync(join(w.project, ".claude/commands/ops/release.md"), "utf8").replace("Bash(curl:*)", "Bash(*)"));
+    const changed = await hookbox(["trust", w.project, ...w.args], { env });
+    expect(changed.stdout).toContain("  .claude/commands/ops/release.md#power  [not approved]");
+    expect(changed.stdout).toContain("  .claude/skills/deploy/SKILL.md#power  [approved]");
   });
 
   it("usage errors: no project, a file, an unknown policy (exit 2)", async () => {

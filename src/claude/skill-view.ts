@@ -12,7 +12,7 @@
  *   subagent the model spawns unasked (`acceptEdits` edits without asking, `auto` lets a classifier
  *   decide in your place; `bypassPermissions` it refuses unless you are in it already);
  *   `mcpServers` may define a server inline, a program Claude Code starts when the agent runs.
- * A file holding any is shown without them; every other file is shown as it is.
+ * A file holding any is shown without them until approved (./skill-approval.ts); every other file is shown as it is.
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -34,9 +34,10 @@ export const KINDS: readonly Kind[] = [
   { folder: "agents", label: "project agent", keys: { permissionMode: spelled(["permission", "mode"]), mcpServers: spelled(["mcp", "servers"]) }, shell: false, why: "the model spawns an agent unasked: its permissionMode would let its tools run without asking, its mcpServers start programs" },
 ];
 
-/** `text` without the frontmatter keys of `kind` and (for skills and commands) its inline shell, and which it had. */
-export function withoutPower(text: string, kind: Kind = KINDS[0]!): { text: string; power: string[] } {
+/** `text` without the frontmatter keys of `kind` and (for skills and commands) its inline shell, and which it had; `removed`: the frontmatter lines and the inline commands it leaves out. */
+export function withoutPower(text: string, kind: Kind = KINDS[0]!): { text: string; power: string[]; removed: Removed } {
   const power: string[] = [];
+  const removed: Removed = { keys: [], shell: [] };
   let body = text;
   let front = "";
   const fm = FRONTMATTER.exec(text);
@@ -52,19 +53,25 @@ export function withoutPower(text: string, kind: Kind = KINDS[0]!): { text: stri
       const kept: string[] = [];
       for (let i = 0; i < lines.length; i++) {
         if (!key.test(lines[i]!)) { kept.push(lines[i]!); continue; }
+        removed.keys.push(lines[i]!);
         // Its value's own lines: indented, or list items.
-        while (i + 1 < lines.length && /^(?:[ \t]|-)/.test(lines[i + 1]!)) i++;
+        while (i + 1 < lines.length && /^(?:[ \t]|-)/.test(lines[i + 1]!)) removed.keys.push(lines[++i]!);
       }
       // A spelling not removed line by line (a flow mapping, an anchor): the whole frontmatter goes.
-      front = anywhere.test(kept.join("\n")) ? "" : `---\n${kept.join("\n")}\n---\n`;
+      if (anywhere.test(kept.join("\n"))) { front = ""; removed.keys.push(fm[1]!); } else front = `---\n${kept.join("\n")}\n---\n`;
     }
   }
-  const stripped = kind.shell ? body.replace(FENCE, SHELL_PLACEHOLDER).replace(INLINE, SHELL_PLACEHOLDER) : body;
+  const cut = (found: string) => { removed.shell.push(found.replace(/^```!|```$/g, "").replace(/^!`|`$/g, "").trim()); return SHELL_PLACEHOLDER; };
+  const stripped = kind.shell ? body.replace(FENCE, cut).replace(INLINE, cut) : body;
   if (stripped !== body) power.unshift("inline shell");
-  return { text: power.length > 0 ? front + stripped : text, power };
+  return { text: power.length > 0 ? front + stripped : text, power, removed };
 }
 
-export interface SkillView { path: string; rel: string; content: string; power: string[]; kind: Kind }
+/** What a view leaves out: its frontmatter power keys' lines, its inline shell commands. */
+export interface Removed { keys: string[]; shell: string[] }
+
+/** A file with power parts: `content` its view, `original` the file as read (shown when approved), `removed` what the view leaves out. */
+export interface SkillView { path: string; rel: string; content: string; original: string; power: string[]; removed: Removed; kind: Kind }
 
 const MAX_DEPTH = 6;
 
@@ -89,8 +96,8 @@ export function projectSkillViews(project: string): SkillView[] {
       else if (isFile && /\.md$/i.test(e.name)) {
         let text: string;
         try { text = readFileSync(path, "utf8"); } catch { continue; }
-        const { text: content, power } = withoutPower(text, kind);
-        if (power.length > 0) views.push({ path, rel: relative(project, path), content, power, kind });
+        const { text: content, power, removed } = withoutPower(text, kind);
+        if (power.length > 0) views.push({ path, rel: relative(project, path), content, original: text, power, removed, kind });
       }
     }
   };

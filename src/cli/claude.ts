@@ -22,6 +22,7 @@ import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, ty
 import { checkMcpServers, describeMcpServer, readProjectMcp } from "../claude/mcp.js";
 import { powerApproved, powerValues } from "../claude/power.js";
 import { projectSkillViews } from "../claude/skill-view.js";
+import { viewApproval } from "../claude/skill-approval.js";
 import { ApprovalStore, approvalCommand, projectKey } from "../approval/store.js";
 import type { Output } from "./output.js";
 import { EXIT, UsageError } from "./usage-error.js";
@@ -110,8 +111,13 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
       return { ...f, powerApproved: approved };
     }));
     const mcp = await projectMcp(project, store, say);
-    const skills = projectSkillViews(project);
-    for (const f of skills) say(`the project's ${f.rel} has ${f.power.join(" and ")}: shown to Claude Code without ${f.power.length > 1 ? "them" : "it"} (${f.kind.why}); hookbox claude cannot approve ${f.power.length > 1 ? "them" : "it"} yet`);
+    const skills = await Promise.all(projectSkillViews(project).map(async (f) => {
+      const { approved, changed } = await viewApproval(store, project, f);
+      if (approved) return { ...f, content: f.original };
+      const them = f.power.length > 1 ? "them" : "it";
+      say(`the project's ${f.rel} has ${f.power.join(" and ")}: shown to Claude Code without ${them} (${f.kind.why}); ${changed ? "it changed since you approved it: review it and approve it again" : `review ${them} and approve`} with ${approvalCommand(project)}`);
+      return f;
+    }));
     try {
       launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, mcp, skills);
     } catch (e) {

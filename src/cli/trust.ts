@@ -16,6 +16,8 @@ import { commandHookPins } from "../approval/command-hook.js";
 import { hookKey } from "../approval/keys.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
 import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
+import { projectSkillViews } from "../claude/skill-view.js";
+import { viewFingerprint, viewKey, viewOrigin } from "../claude/skill-approval.js";
 import { NeedsStore } from "../approval/needs.js";
 import { proposeModuleGrants } from "../policy/module-proposals.js";
 import { reviewMcpServers, type Reviewed } from "./trust-claude.js";
@@ -171,6 +173,16 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
       const file = join(project, ".claude", name);
       const pinned = () => powerFingerprint(project, file, values);
       modules.push({ key: powerKey(file), origin: `Claude Code (.claude/${name}, settings: ${Object.keys(values).join(", ")})`, fingerprint: await pinned(), pinned });
+    }
+  }
+  // Claude Code's skills, commands and agents with power parts (inline shell, allowed-tools, permissionMode, mcpServers): one approval per file.
+  for (const view of projectSkillViews(project)) {
+    const pinned = () => viewFingerprint(project, view, reader);
+    try {
+      modules.push({ key: viewKey(view.path), origin: viewOrigin(view), fingerprint: await pinned(), pinned });
+    } catch (e) {
+      if (!(e instanceof FingerprintError)) throw e;
+      modules.push({ key: viewKey(view.path), origin: viewOrigin(view), refusal: e.message, pinned });
     }
   }
   // Claude Code's MCP servers of the project (.mcp.json): a stdio one runs in the sandbox with its grants in hookbox claude.
