@@ -53,9 +53,14 @@ function resolve(root: Schema, s: Schema): Schema {
 
 const pascal = (kebab: string) => kebab.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 const keys = (o: z.ZodObject) => Object.keys(o.shape).sort();
+/** A field's own schema: past the step that reads null as absent, and `.optional()`. */
+const own = (t: z.ZodType): z.ZodType => {
+  const out = (t as unknown as { out?: z.ZodType }).out ?? t;
+  return (out as unknown as { unwrap?(): z.ZodType }).unwrap?.() ?? out;
+};
 /** The values an enum or literal (optional or not) allows. */
 const options = (t: z.ZodType): string[] => {
-  const inner = (t as unknown as { unwrap?(): z.ZodType }).unwrap?.() ?? t;
+  const inner = own(t);
   const o = inner as unknown as { options?: string[]; values?: Set<string> };
   return [...(o.options ?? o.values ?? [])].sort();
 };
@@ -93,12 +98,18 @@ describe("the fields of a Codex CLI hook's answer", { timeout: 60_000 }, () => {
         }
       }
       const row = byEvent[event] as unknown as z.ZodObject;
-      const hso = row.shape.hookSpecificOutput ? (row.shape.hookSpecificOutput as unknown as { unwrap(): z.ZodObject }).unwrap() : undefined;
+      const hso = row.shape.hookSpecificOutput ? own(row.shape.hookSpecificOutput as z.ZodType) as unknown as z.ZodObject : undefined;
+      // A field whose default is null (a serde Option) takes null as absent; one with a default of its own refuses it.
+      const takesNull = (props: Record<string, Schema>) => Object.entries(props).filter(([k, p]) => k !== "hookEventName" && (p as { default?: unknown }).default === null).map(([k]) => k).sort();
+      const hookboxNull = (o: z.ZodObject) => Object.entries(o.shape).filter(([k, t]) => k !== "hookEventName" && (t as z.ZodType).safeParse(null).success).map(([k]) => k).sort();
+      expect(hookboxNull(row), `${event}: fields that take null`).toEqual(takesNull(root.properties ?? {}));
+      const theirHso = root.properties?.hookSpecificOutput ? resolve(root, root.properties.hookSpecificOutput) : undefined;
+      if (theirHso) expect(hookboxNull(hso!), `${event}: hookSpecificOutput fields that take null`).toEqual(takesNull(theirHso.properties!));
       const decision = row.shape.decision as z.ZodType | undefined;
       expect({
         top: keys(row), decision: decision ? options(decision) : [], specific: hso ? keys(hso) : [],
         permission: hso?.shape.permissionDecision ? options(hso.shape.permissionDecision as z.ZodType) : [],
-        request: hso?.shape.decision ? keys((hso.shape.decision as unknown as { unwrap(): z.ZodObject }).unwrap()) : [],
+        request: hso?.shape.decision ? keys(own(hso.shape.decision as z.ZodType) as unknown as z.ZodObject) : [],
       }, event).toEqual(Object.fromEntries(Object.entries(theirs).map(([k, v]) => [k, v.sort()])));
       theirs.top.forEach((f) => top.add(f)); theirs.specific.forEach((f) => specific.add(f)); theirs.decision.forEach((f) => decisions.add(f));
       theirs.permission.forEach((f) => permission.add(f)); theirs.request.forEach((f) => request.add(f));

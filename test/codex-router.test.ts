@@ -109,6 +109,17 @@ describe("Codex CLI's row", () => {
     expect(own).toEqual({ code: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: "x" } }), stderr: "" });
   });
 
+  it("null is read as Codex reads it: absent where its field is a serde Option (a Python hook's \"reason\": None beside a deny: the deny reaches Codex, without the null), invalid_result where the field has a default of its own (continue)", async () => {
+    const input = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -r x" }, cwd: dir };
+    const deny = { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no", additionalContext: null };
+    const r = await routeAgentEvent(CODEX, plan([hook(`echo '${JSON.stringify({ reason: null, systemMessage: null, hookSpecificOutput: deny })}'`)]), input, JSON.stringify(input));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no" } });
+    const refused = await routeAgentEvent(CODEX, plan([hook(`echo '${JSON.stringify({ continue: null })}'`)]), input, JSON.stringify(input));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("(invalid_result)");
+  });
+
   it("the generated requirements keep the admin's, allow managed hooks only, and add the routing hook after the admin's own, its timeout above the slowest hook's", () => {
     const admin = { allowed_sandbox_modes: ["read-only"], hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "admin" }] }] } };
     const req = generatedRequirements(admin, plan([hook("a", { timeoutMs: 10_000 })]), routingCommand(CODEX, thisHookbox(), "/plan.json", "0123")) as { allow_managed_hooks_only: boolean; allowed_sandbox_modes: string[]; hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };

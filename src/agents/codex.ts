@@ -47,7 +47,10 @@ const text = z.string();
 const common = { continue: z.boolean(), stopReason: text, suppressOutput: z.boolean(), systemMessage: text };
 const blocks = { decision: z.literal("block"), reason: text };
 const specific = (event: string, fields: z.ZodRawShape) => ({ hookSpecificOutput: z.strictObject({ hookEventName: z.literal(event), ...optional(fields) }) });
-const optional = (shape: z.ZodRawShape) => Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, (v as z.ZodType).optional()]));
+/** Fields with a default of their own in Codex's schema; every other is a serde `Option`, which reads `null` as absent (a Python hook's `"reason": None`). */
+const HAS_DEFAULT = new Set(["continue", "suppressOutput"]);
+const optional = (shape: z.ZodRawShape) => Object.fromEntries(Object.entries(shape).map(([k, v]) => [k,
+  HAS_DEFAULT.has(k) ? (v as z.ZodType).optional() : z.preprocess((x) => (x === null ? undefined : x), (v as z.ZodType).optional())]));
 /**
  * Each event's answer as Codex CLI 0.169.0's own schema for it (`<event>.command.output` in its
  * binary, strict; test/codex-output-fields.test.ts compares) takes it: Codex discards an answer with
