@@ -45,7 +45,8 @@ describe("the fields of a Gemini CLI hook's answer", { timeout: 60_000 }, () => 
 
     const ours = GEMINI.output as unknown as z.ZodObject;
     expect(top.sort()).toEqual(Object.keys(ours.shape).sort());
-    const hso = (ours.shape.hookSpecificOutput as unknown as { unwrap(): z.ZodObject }).unwrap();
+    const field = ours.shape.hookSpecificOutput as unknown as { out: { unwrap(): z.ZodObject } };
+    const hso = field.out.unwrap();
     // hookEventName: hookbox accepts it as Claude-style hooks print it; Gemini ignores it, as any field it does not read.
     expect([...specific].sort()).toEqual(Object.keys(hso.shape).filter((k) => k !== "hookEventName").sort());
 

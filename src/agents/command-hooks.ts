@@ -123,5 +123,6 @@ export function interpretAgentRun<O>(d: CommandData<O>, name: string, untrusted:
     const field = d.substitution.call(d, event, parsed.data);
     if (field) return refuse(field.name, field.why);
   }
-  return { kind: "ok", output: parsed.data };
+  // A null the agent reads as absent is parsed to undefined: dropped here, so that in the merge it does not cover another hook's value.
+  return { kind: "ok", output: JSON.parse(JSON.stringify(parsed.data)) as O };
 }
