@@ -8,7 +8,7 @@ if (!sandbox.ok) console.log(`vitest project "sandbox" skipped: ${sandbox.reason
 const BOTH_MODES = [
   "test/host-conformance.test.ts", "test/host-conformance-examples.test.ts", "test/host-errors.test.ts", "test/tool-wrapper.test.ts",
   "test/host-faults.test.ts", "test/host-hostile.test.ts", "test/host-restarts.test.ts", "test/host-bridge.test.ts",
-  "test/host-limits.test.ts", "test/host-soak.test.ts", "test/host-wire.test.ts", "test/host-floods.test.ts", "test/host-exec-policy.test.ts",
+  "test/host-limits.test.ts", "test/host-soak.test.ts", "test/host-wire.test.ts", "test/host-floods.test.ts", "test/host-exec-policy.test.ts", "test/host-exec-pins.test.ts",
   "test/host-transport.test.ts", "test/host-transform-hostile.test.ts",
   // Hooks written for the original run unchanged
   "test/host-in-place-edits.test.ts", "test/host-async-host-methods.test.ts", "test/host-abort-signals.test.ts", "test/host-command-context.test.ts", "test/host-renderer-theme.test.ts", "test/host-default-exports.test.ts", "test/host-tool-call-errors.test.ts", "test/host-import-graph.test.ts", "test/host-pi-extras.test.ts", "test/host-modules.test.ts",

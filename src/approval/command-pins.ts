@@ -43,7 +43,7 @@ const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh"]);
  * Variables through which a program loads code (a startup file, a preloaded module or library, a
  * search path): each project file or folder their value names runs, so it is pinned like a script.
  */
-const LOADERS = new Set(["BASH_ENV", "ENV", "PATH", "NODE_OPTIONS", "NODE_PATH", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE",
+export const LOADERS = new Set(["BASH_ENV", "ENV", "PATH", "NODE_OPTIONS", "NODE_PATH", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE",
   "PERL5LIB", "PERLLIB", "PERL5OPT", "RUBYLIB", "RUBYOPT", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BUN_OPTIONS", "DENO_DIR", "GEM_PATH", "GEM_HOME", "CLASSPATH", "GIT_EXEC_PATH"]);
 const MODULE_FILE = /\.(m|c)?(j|t)sx?$/;
 const INTERPRETERS = new Set([...SHELLS, "node", "nodejs", "tsx", "bun", "deno", "python", "python3", "ruby", "perl", "php"]);

@@ -113,7 +113,7 @@ export class ApprovalStore {
       if (err instanceof FingerprintError) return found.refuse(`it cannot be pinned: ${err.message}`);
       throw err;
     }
-    return judge(found, now);
+    return judge(found, now, project);
   }
 
   /**
@@ -206,14 +206,19 @@ export function verifyPinnedEach(project: string, modules: ReadonlyArray<Omit<Pr
   return modules.map((m) => store.verifyPinned(project, { ...m, pinned: () => m.pinned(reader) }, data));
 }
 
-/** A module approved as it is now: the digest of its approval (the fingerprint's). */
-export interface Approved { digest: string }
+/**
+ * A module approved as it is now: the digest of its approval (the fingerprint's), and (a module's,
+ * from `verify`) what it pinned, by which `pi.exec` judges the project files it is asked to run
+ * (src/bridge/exec-pins.ts).
+ */
+export interface Approved { digest: string; pinned?: ApprovedPins }
+export interface ApprovedPins { project: string; files: Readonly<Record<string, string>> }
 
 /** The failure of a verdict, or undefined when it approves. */
 export const failureOf = (verdict: HookFailure | Approved | undefined): HookFailure | undefined => (verdict instanceof HookFailure ? verdict : undefined);
 
-function judge({ approved, refuse }: Approval, now: Fingerprint): HookFailure | Approved {
-  if (approved.digest === now.digest) return { digest: approved.digest };
+function judge({ approved, refuse }: Approval, now: Fingerprint, project?: string): HookFailure | Approved {
+  if (approved.digest === now.digest) return { digest: approved.digest, ...(project ? { pinned: { project, files: now.files } } : {}) };
   return refuse(`it changed since you approved it (${difference(approved, now)})`);
 }
 

@@ -10,6 +10,7 @@ import { Errors } from "../contract/errors.js";
 import { execRefusal, hookEnv, type Policy } from "../policy/policy.js";
 import { describeIssues } from "../contract/schemas.js";
 import { execArgs } from "./methods.js";
+import type { ApprovedPins } from "../approval/store.js";
 import { hostEnvValue } from "../../worker/child-env.mjs";
 import { DEFAULTS } from "../../worker/wire.mjs";
 
@@ -34,6 +35,10 @@ export interface ExecGate {
   sandboxed?: boolean;
   /** Sandbox mode: the command line that runs the program inside the hook's sandbox (src/isolation/bubblewrap/bwrap.ts), then a call when it ended. */
   wrap?: (command: string, args: string[], cwd: string) => { command: string; args: string[]; env: Record<string, string>; ended?: () => void };
+  /** Sandbox mode: the environment its programs get (the hook's, `options.env` when given). */
+  env?: () => Record<string, string>;
+  /** An approved project module: what its approval pinned, which a project file it runs must be, unchanged (./exec-pins.ts). */
+  pinned?: () => ApprovedPins | undefined;
 }
 
 /** Works from the factory on (before a runner exists), as in the original. */
@@ -42,7 +47,10 @@ export async function mediatedExec(hookPath: string, gate: ExecGate, cwd: string
   if (!parsed.success) throw Errors.protocolViolation(hookPath, `bad arguments to exec: ${describeIssues(parsed.error)}`);
   const [command, args, options] = parsed.data;
   const place = execCwd(gate, cwd, options.cwd);
-  const refused = execRefusal(gate.policy, command, args) ?? ("refused" in place ? place.refused : undefined);
+  const pins = gate.pinned?.();
+  // Loaded only for an approved project module's pi.exec: a host without one never reads it.
+  const refused = execRefusal(gate.policy, command, args) ?? ("refused" in place ? place.refused
+    : pins ? (await import("./exec-pins.js")).execPinRefusal(pins, place.cwd, command, args, gate.env?.() ?? hookEnv(gate.policy)) : undefined);
   gate.record(hookPath, refused ? { command, args, refused } : { command, args });
   if (refused || "refused" in place) throw new Error(refused);
   const program = isAbsolute(command) || gate.policy.exec.allow === "*" ? command : onHostPath(command);

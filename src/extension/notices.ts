@@ -147,6 +147,11 @@ export class Notices {
 
   #exec(hookPath: string, record: ExecRecord): void {
     if (!record.refused) return;
+    // A project file its approval did not pin (src/bridge/exec-pins.ts): no grant allows it, approving it again does; the record names how.
+    if (record.refused.includes("(not_approved)")) {
+      this.show(hookPath, "exec:not_approved", () => `hookbox: ${hookPath}: ${record.refused}`);
+      return;
+    }
     const where = /working directory/.test(record.refused);
     const command = cut(record.command, MAX_NAME_CHARS);
     const grant = where ? `policy: { fsRead: ["<that folder>"] }` : `policy: { exec: { allow: [${JSON.stringify(command)}] } }`;

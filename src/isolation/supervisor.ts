@@ -14,6 +14,7 @@ import { codeCacheFor, WARM_UP_MODULE, type CodeCache } from "./code-cache.js";
 import { HookChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
+import type { ApprovedPins } from "../approval/store.js";
 import { withCallerTheme } from "../bridge/render-theme.js";
 import { grantReaching, hookEnv, permissionArgs } from "../policy/policy.js";
 import { childEnv } from "../../worker/child-env.mjs";
@@ -64,6 +65,8 @@ export class HookSupervisor implements SandboxView {
   readonly options: ResolvedSandboxOptions;
   /** The digest of the approval the loaded module runs under (`options.approval`), for its decision records. */
   approvedDigest: string | undefined;
+  /** What that approval pinned (`options.approval`): the files `pi.exec` judges a project file it runs by (src/bridge/exec-pins.ts). */
+  #approvedPins: ApprovedPins | undefined;
   /** Worker mode in the built package: whether V8 took the runtime's code cache the current worker was given (./code-cache.ts). */
   codeCache: "accepted" | "rejected" | undefined;
   #state: SandboxState = "starting";
@@ -149,6 +152,8 @@ export class HookSupervisor implements SandboxView {
     const execBudget = new CallbackBudget(EXEC_RECORDS_PER_WINDOW, CALLBACK_WINDOW_MS, (dropped) => options.onExec(hookPath, { command: "", args: [], dropped }));
     this.execGate = {
       policy: options.policy,
+      // What the loaded module's approval pinned: a project file its programs run must be one of them, unchanged.
+      pinned: () => this.#approvedPins,
       // Why bounded and cut: a hook chooses how often it calls pi.exec and what it names (a refusal is cheap to cause).
       record: (path, record) => { if (execBudget.take()) options.onExec(path, cutExecRecord(record)); },
       // A confined hook's programs start only where the hook may read (src/bridge/exec-gate.ts).
@@ -156,6 +161,7 @@ export class HookSupervisor implements SandboxView {
       // Sandbox mode: pi.exec runs its program in a sandbox of the hook's shape and bounds, never in the host.
       ...(sandboxed ? {
         sandboxed,
+        env: () => this.#env(),
         wrap: (command: string, args: string[], execCwd: string) => {
           const launcher = this.#launcher;
           // A launcher exists only once the sandbox started, which loaded `child`.
@@ -348,6 +354,7 @@ export class HookSupervisor implements SandboxView {
     const verdict = options.approval?.();
     if (verdict instanceof HookFailure) return verdict;
     this.approvedDigest = verdict?.digest;
+    this.#approvedPins = verdict?.pinned;
     // Why refuse: a hook that could read the cache reads other hooks' code; one that could write it poisons them.
     // A sandbox binds what the policy names whether or not Node's permission model is on.
     const reachPolicy = options.isolation === "sandbox" ? { ...options.policy, permissionModel: true } : options.policy;

@@ -5,6 +5,7 @@
 import type { ResourceLimits } from "node:worker_threads";
 import type { NetRecord } from "../net/proxy.js";
 import type { HookFailure } from "../contract/errors.js";
+import type { Approved } from "../approval/store.js";
 import type { TerminalTextOptions } from "../gates/terminal-text.js";
 import { TRANSFORM_FILE_CHARACTERS, type TransformBudgetOptions } from "../transform/budget.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
@@ -121,9 +122,11 @@ export interface SandboxOptions {
    * that load with its code (`not_approved`), and a restart it refuses disables the hook. Given by
    * `discoverAndLoadHooks` and `isolateDiscovered` for a project's module: the approval re-checked
    * on the files as they are when they load (src/approval/store.ts). What it returns when the load
-   * may go on, `{ digest }`, is the approval the module runs under: its decision records carry it.
+   * may go on, `{ digest }`, is the approval the module runs under: its decision records carry it;
+   * `pinned`, what it pinned: a project file `pi.exec` is asked to run must be one of them, unchanged
+   * (src/bridge/exec-pins.ts).
    */
-  approval?: () => HookFailure | { digest: string } | undefined;
+  approval?: () => HookFailure | Approved | undefined;
   /** Environment of the worker, replacing the policy's. */
   env?: Record<string, string | undefined>;
   /** `execArgv` of the worker, replacing the policy's permission flags. */
