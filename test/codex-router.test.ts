@@ -82,6 +82,44 @@ describe("Codex CLI's row", () => {
     expect(layer.refused.map((r) => r.reason)).toEqual(['a "prompt" hook, which hookbox does not run']);
   });
 
+  it("an Interrupt hook (Codex CLI 0.169.0 has one: its answer is only a systemMessage) is read from hooks.json and routed: your own hook's systemMessage reaches Codex; a project's is effect_refused (control: a project's hook that prints nothing passes)", async () => {
+    const folder = join(dir, "interrupt");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "hooks.json"), JSON.stringify({ hooks: { Interrupt: [{ hooks: [{ type: "command", command: `echo '{"systemMessage":"saved"}'` }] }] } }));
+    const layer = readCodexLayer(folder, "user");
+    expect(layer.hooks.map((h) => [h.event, h.at])).toEqual([["Interrupt", "hooks.Interrupt[0].hooks[0]"]]);
+    const input = { hook_event_name: "Interrupt", session_id: "s", turn_id: "t", cwd: dir, model: "m", permission_mode: "default", transcript_path: null };
+    const r = await routeAgentEvent(CODEX, plan(layer.hooks), input, JSON.stringify(input));
+    expect(r).toEqual({ code: 0, stdout: JSON.stringify({ systemMessage: "saved" }), stderr: "" });
+    const project = interpretAgentRun(CODEX, "h", true, "Interrupt", exit(0, JSON.stringify({ systemMessage: "saved" })));
+    expect(project.kind === "failed" && project.failure.code).toBe("effect_refused");
+    expect(interpretAgentRun(CODEX, "h", true, "Interrupt", exit(0, "")).kind).toBe("ok");
+  });
+
+  it("a field Codex CLI takes on another event only is invalid_result from the hook that gave it, and the call blocked: Codex would discard the merged answer with it, another hook's deny included, and run the call (control: on its own event it passes)", async () => {
+    const deny = hook(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}'`);
+    const stray = (event: string) => hook(`echo '{"hookSpecificOutput":{"hookEventName":"${event}","updatedMCPToolOutput":"x"}}'`, { event, at: `hooks.${event}[0].hooks[0]` });
+    const input = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -r x" }, cwd: dir };
+    const r = await routeAgentEvent(CODEX, plan([deny, stray("PreToolUse")]), input, JSON.stringify(input));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("(invalid_result)");
+    expect(r.stderr).toContain("updatedMCPToolOutput");
+    const post = { ...input, hook_event_name: "PostToolUse", tool_response: "out" };
+    const own = await routeAgentEvent(CODEX, plan([stray("PostToolUse")]), post, JSON.stringify(post));
+    expect(own).toEqual({ code: 0, stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: "x" } }), stderr: "" });
+  });
+
+  it("null is read as Codex reads it: absent where its field is a serde Option (a Python hook's \"reason\": None beside a deny: the deny reaches Codex, without the null), invalid_result where the field has a default of its own (continue)", async () => {
+    const input = { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -r x" }, cwd: dir };
+    const deny = { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no", additionalContext: null };
+    const r = await routeAgentEvent(CODEX, plan([hook(`echo '${JSON.stringify({ reason: null, systemMessage: null, hookSpecificOutput: deny })}'`)]), input, JSON.stringify(input));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no" } });
+    const refused = await routeAgentEvent(CODEX, plan([hook(`echo '${JSON.stringify({ continue: null })}'`)]), input, JSON.stringify(input));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("(invalid_result)");
+  });
+
   it("the generated requirements keep the admin's, allow managed hooks only, and add the routing hook after the admin's own, its timeout above the slowest hook's", () => {
     const admin = { allowed_sandbox_modes: ["read-only"], hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "admin" }] }] } };
     const req = generatedRequirements(admin, plan([hook("a", { timeoutMs: 10_000 })]), routingCommand(CODEX, thisHookbox(), "/plan.json", "0123")) as { allow_managed_hooks_only: boolean; allowed_sandbox_modes: string[]; hooks: Record<string, Array<{ hooks: Array<{ command: string; timeout: number }> }>> };

@@ -58,6 +58,19 @@ describe("Gemini CLI's row: a hook's end", () => {
 });
 
 describe("Gemini CLI's row: matching and the verdict", () => {
+  it("null is absent, as Gemini reads every field (a Python hook's None): a deny with null beside it still denies, and one hook's null does not cover another's value in the merge (control: a value of the wrong type is invalid_result)", async () => {
+    const [input, raw] = event("BeforeTool");
+    const denies = userHook(`echo '${JSON.stringify({ decision: "deny", reason: "no", systemMessage: null, hookSpecificOutput: { tool_input: null, additionalContext: null } })}'`);
+    const r = await routeAgentEvent(GEMINI, plan([denies]), input, raw);
+    expect(JSON.parse(r.stdout)).toEqual({ decision: "deny", reason: "no", hookSpecificOutput: {} });
+    const rewrites = userHook(`echo '${JSON.stringify({ hookSpecificOutput: { tool_input: { command: "ls" } } })}'`);
+    const blank = userHook(`sleep 0.2; echo '${JSON.stringify({ hookSpecificOutput: { tool_input: null } })}'`);
+    const merged = await routeAgentEvent(GEMINI, plan([rewrites, blank]), input, raw);
+    expect(JSON.parse(merged.stdout)).toEqual({ hookSpecificOutput: { tool_input: { command: "ls" } } });
+    const wrong = interpretAgentRun(GEMINI, "h", false, "BeforeTool", exit(0, JSON.stringify({ decision: 1 })));
+    expect(wrong.kind === "failed" && wrong.failure.code).toBe("invalid_result");
+  });
+
   it("a tool event's matcher is an unanchored regular expression on tool_name (an invalid one compared as a string); SessionStart compares its source exactly", () => {
     const hooks = [userHook("a", { matcher: "shell" }), userHook("b", { matcher: "^write_file$" }), userHook("c", { matcher: "(" }), userHook("d", { matcher: "*" }), userHook("e")];
     expect(selectAgentHooks(GEMINI as never, hooks, "BeforeTool", event("BeforeTool")[0]).map((h) => h.command)).toEqual(["a", "d", "e"]);

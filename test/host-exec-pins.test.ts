@@ -34,7 +34,7 @@ afterEach(() => { delete process.env.BASH_ENV; });
 const exec = (args: string[]) => ({ ...toolCall(), input: { args } });
 
 describe("pi.exec from an approved project module", () => {
-  it("runs its own folder's script as approved; refuses (not_approved, the file named) one swapped after approval, a project script no approval pinned, and a -c string sourcing one; a module without an approval runs them", async () => {
+  it("runs its own folder's script as approved; refuses (not_approved, the file named) one swapped after approval, a project script no approval pinned, and a -c string sourcing one; a file it only reads or writes is not judged; a module without an approval runs them", async () => {
     const p = project();
     const policy = { fsRead: [p.dir], exec: { allow: ["bash"] } };
     const store = new ApprovalStore({ dir: p.approvals });
@@ -54,12 +54,14 @@ describe("pi.exec from an approved project module", () => {
     // Control: the script its approval pinned (the module's folder, pinned whole) runs as approved.
     expect(await reason([".pi/extensions/own.sh"])).toBe("ran: code 0: approved script ran");
     expect(await reason(["tools/check.sh"])).toBe(refused("tools/check.sh", "a file of the project its approval did not pin"));
-    expect(await reason(["-c", ". tools/check.sh"])).toBe(refused(join(p.dir, "tools", "check.sh"), "a file of the project its approval did not pin"));
+    expect(await reason(["-c", ". tools/check.sh"])).toBe(refused("tools/check.sh", "a file of the project its approval did not pin"));
     expect(await reason(["-c", ". $(echo tools/check.sh)"])).toContain("a command whose files are known only when it runs");
+    // A project file a program only reads or writes is not what runs (a formatter's file): not judged.
+    expect(await reason(["-c", "cat tools/check.sh; cat < tools/check.sh > /dev/null; echo done"])).toBe("ran: code 0: echo unpinned script ran\ndone");
     writeFileSync(join(p.dir, ".pi", "extensions", "own.sh"), "echo swapped script ran\n");
     const own = join(p.dir, ".pi", "extensions", "own.sh");
     expect(await reason([".pi/extensions/own.sh"])).toBe(refused(".pi/extensions/own.sh", `a file of the project changed since you approved it (${own} differs)`));
-    expect(await reason([own])).toBe(refused(own, `a file of the project changed since you approved it (${own} differs)`));
+    expect(await reason([own])).toBe(refused(".pi/extensions/own.sh", `a file of the project changed since you approved it (${own} differs)`));
     // The record (cut at 400 characters) keeps the code and the command that approves.
     expect(records.filter((r) => r.refused).every((r) => r.refused!.includes("(not_approved)") && r.refused!.endsWith(approvalCommand(p.dir)))).toBe(true);
     expect(records.filter((r) => r.refused)).toHaveLength(5);

@@ -17,9 +17,10 @@ import { mergeDecisions, permissionRequestDecision } from "./answer.js";
 import { commandDialect } from "./command-hooks.js";
 import { readHookTable } from "./settings.js";
 
+/** Every event Codex CLI 0.169.0 has a command hook's schema for (test/codex-output-fields.test.ts reads them from its binary); Interrupt: the user stopped a turn, its answer only a systemMessage. */
 export const CODEX_EVENTS = [
   "PreToolUse", "PermissionRequest", "PostToolUse", "PreCompact", "PostCompact", "SessionStart", "SessionEnd",
-  "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop",
+  "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "Interrupt",
 ] as const;
 
 const record = z.record(z.string(), z.unknown());
@@ -41,6 +42,36 @@ const codexOutputSchema = z.strictObject({
   }).optional(),
 });
 export type CodexOutput = z.infer<typeof codexOutputSchema>;
+
+const text = z.string();
+const common = { continue: z.boolean(), stopReason: text, suppressOutput: z.boolean(), systemMessage: text };
+const blocks = { decision: z.literal("block"), reason: text };
+const specific = (event: string, fields: z.ZodRawShape) => ({ hookSpecificOutput: z.strictObject({ hookEventName: z.literal(event), ...optional(fields) }) });
+/** Fields with a default of their own in Codex's schema; every other is a serde `Option`, which reads `null` as absent (a Python hook's `"reason": None`). */
+const HAS_DEFAULT = new Set(["continue", "suppressOutput"]);
+const optional = (shape: z.ZodRawShape) => Object.fromEntries(Object.entries(shape).map(([k, v]) => [k,
+  HAS_DEFAULT.has(k) ? (v as z.ZodType).optional() : z.preprocess((x) => (x === null ? undefined : x), (v as z.ZodType).optional())]));
+/**
+ * Each event's answer as Codex CLI 0.169.0's own schema for it (`<event>.command.output` in its
+ * binary, strict; test/codex-output-fields.test.ts compares) takes it: Codex discards an answer with
+ * a field its event does not take, and runs the call, so a field one hook gave on the wrong event
+ * would take the other hooks' denies down with it in the router's merged answer. hookbox refuses it
+ * there, by name, from the hook that gave it (`invalid_result`). SessionEnd has no such schema.
+ */
+export const CODEX_EVENT_FIELDS: Readonly<Partial<Record<(typeof CODEX_EVENTS)[number], z.ZodRawShape>>> = {
+  PreToolUse: { ...common, decision: z.enum(["approve", "block"]), reason: text, ...specific("PreToolUse", { permissionDecision: z.enum(["allow", "deny", "ask"]), permissionDecisionReason: text, updatedInput: record, additionalContext: text }) },
+  PermissionRequest: { ...common, ...specific("PermissionRequest", { decision: permissionRequestDecision }) },
+  PostToolUse: { ...common, ...blocks, ...specific("PostToolUse", { additionalContext: text, updatedMCPToolOutput: z.unknown() }) },
+  PreCompact: common,
+  PostCompact: common,
+  SessionStart: { ...common, ...specific("SessionStart", { additionalContext: text }) },
+  SubagentStart: { ...common, ...specific("SubagentStart", { additionalContext: text }) },
+  UserPromptSubmit: { ...common, ...blocks, ...specific("UserPromptSubmit", { additionalContext: text }) },
+  Stop: { ...common, ...blocks },
+  SubagentStop: { ...common, ...blocks },
+  Interrupt: { systemMessage: text },
+};
+const eventOutput = Object.fromEntries(Object.entries(CODEX_EVENT_FIELDS).map(([event, shape]) => [event, z.strictObject(optional(shape)) as unknown as z.ZodType<CodexOutput>]));
 
 const SUBSTITUTES: Record<string, string> = {
   updatedInput: "it rewrites the tool's input",
@@ -68,6 +99,7 @@ export const CODEX = commandDialect<CodexOutput>({
   failClosed: new Set(["PreToolUse", "PermissionRequest"]),
   blockStops: new Set(["PreToolUse", "PermissionRequest", "UserPromptSubmit", "PreCompact"]),
   output: codexOutputSchema,
+  eventOutput,
   substitution(event, output) {
     if (output.decision === "approve") return { name: 'decision "approve"', why: "it grants a permission" };
     if (output.decision === "block" && !this.blockStops.has(event)) return { name: 'decision "block"', why: `on ${event} it makes the agent go on or feeds the model the hook's text` };

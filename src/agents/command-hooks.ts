@@ -117,11 +117,12 @@ export function interpretAgentRun<O>(d: CommandData<O>, name: string, untrusted:
     if (untrusted) return refuse("plain text", `${d.agent} shows it to the user in its own name`);
     return { kind: "ok", output: { systemMessage: text } as O };
   }
-  const parsed = d.output.safeParse(value);
+  const parsed = (d.eventOutput?.[event] ?? d.output).safeParse(value);
   if (!parsed.success) return fail(Errors.invalidResult(name, event, `not a ${d.agent} hook output: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(output)"}: ${i.message}`).join("; ")}`));
   if (untrusted) {
     const field = d.substitution.call(d, event, parsed.data);
     if (field) return refuse(field.name, field.why);
   }
-  return { kind: "ok", output: parsed.data };
+  // A null the agent reads as absent is parsed to undefined: dropped here, so that in the merge it does not cover another hook's value.
+  return { kind: "ok", output: JSON.parse(JSON.stringify(parsed.data)) as O };
 }

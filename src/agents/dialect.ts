@@ -113,6 +113,8 @@ export interface CommandDialect<Output = Record<string, unknown>> extends Dialec
   blockStops: ReadonlySet<string>;
   /** The JSON a hook may print, as the agent defines it (strict: an unknown field is refused, named). */
   output: z.ZodType<Output>;
+  /** Where the agent takes a narrower answer on some events (a field another event takes makes it discard the whole answer): that event's schema. */
+  eventOutput?: Readonly<Partial<Record<string, z.ZodType<Output>>>>;
   /** The first field of a project hook's output above `restrict` (it may block, deny, stop, with a reason). */
   substitution(event: string, output: Output): Substitution | undefined;
   /** How the agent reads a hook's exit status other than 0: "block" (a deny with stderr as the reason). */

@@ -37,24 +37,26 @@ export const GEMINI_POWER_KEYS = [
 export const GEMINI_DEFAULT_TIMEOUT_MS = 60_000;
 
 const record = z.record(z.string(), z.unknown());
+/** Gemini reads every field by its truth or by `===` (`if (output.reason)`, `continue === false`): `null` is absent (a Python hook's None). */
+const field = <T extends z.ZodType>(t: T) => z.preprocess((x) => (x === null ? undefined : x), t.optional());
 /** A hook's JSON answer (HookOutput of 0.61.0); hookSpecificOutput holds each event's fields. */
 const geminiOutputSchema = z.strictObject({
-  continue: z.boolean().optional(),
-  stopReason: z.string().optional(),
-  suppressOutput: z.boolean().optional(),
-  systemMessage: z.string().optional(),
-  decision: z.enum(["allow", "approve", "ask", "deny", "block"]).optional(),
-  reason: z.string().optional(),
-  hookSpecificOutput: z.strictObject({
-    hookEventName: z.enum(GEMINI_EVENTS).optional(),
-    additionalContext: z.string().optional(),
-    tool_input: record.optional(),
-    tailToolCallRequest: record.optional(),
-    llm_request: record.optional(),
-    llm_response: record.optional(),
-    toolConfig: record.optional(),
-    clearContext: z.boolean().optional(),
-  }).optional(),
+  continue: field(z.boolean()),
+  stopReason: field(z.string()),
+  suppressOutput: field(z.boolean()),
+  systemMessage: field(z.string()),
+  decision: field(z.enum(["allow", "approve", "ask", "deny", "block"])),
+  reason: field(z.string()),
+  hookSpecificOutput: field(z.strictObject({
+    hookEventName: field(z.enum(GEMINI_EVENTS)),
+    additionalContext: field(z.string()),
+    tool_input: field(record),
+    tailToolCallRequest: field(record),
+    llm_request: field(record),
+    llm_response: field(record),
+    toolConfig: field(record),
+    clearContext: field(z.boolean()),
+  })),
 });
 export type GeminiOutput = z.infer<typeof geminiOutputSchema>;
 

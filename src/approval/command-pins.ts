@@ -68,16 +68,19 @@ interface State extends WordScope {
   depth: number;
   /** Reading a pinned script's body (its name from the root): what cannot be pinned there is a note, not a refusal, and only what runs is pinned (its writes are not). */
   script?: string;
+  /** A program's arguments at run time (`runPins`): only what runs is pinned, as in a script's body, but what cannot be is a refusal. */
+  runsOnly?: boolean;
 }
 
 /**
  * Parse `command` (run from `root`, the project's real path, with each of `projectVars` naming it,
  * and `env`, the variables the hook's definition sets) and pin what it can run.
  */
-export function commandPins(root: string, command: string, home: string | undefined, projectVars: readonly string[], env: Readonly<Record<string, string>> = {}): CommandPins {
+export function commandPins(root: string, command: string, home: string | undefined, projectVars: readonly string[], env: Readonly<Record<string, string>> = {},
+  how: { cwd?: string; runsOnly?: boolean } = {}): CommandPins {
   const pins: CommandPins = { files: [], folders: [], manifests: [], refusals: [], notes: [] };
   const vars = () => new Map<string, string[]>([...projectVars.map((v) => [v, [root]] as [string, string[]]), ...(home ? [["HOME", [home]] as [string, string[]]] : [])]);
-  const state: State = { root, cwds: new Set([root]), vars: vars(), projectVars, pins, depth: 0 };
+  const state: State = { root, cwds: new Set([how.cwd ?? root]), vars: vars(), projectVars, pins, depth: 0, runsOnly: how.runsOnly };
   for (const [name, value] of Object.entries(env)) {
     state.vars.set(name, [value]);
     loads(name, [value], state);
@@ -97,6 +100,20 @@ export function commandPins(root: string, command: string, home: string | undefi
   pins.refusals = [...new Set(pins.refusals)];
   pins.notes = [...new Set(pins.notes)];
   return pins;
+}
+
+/**
+ * What a program started with `argv` from `cwd` runs of the project (`pi.exec` of an approved
+ * project module, src/bridge/exec-pins.ts): the program when it is a path, an interpreter's script
+ * and its options that load code, a shell's `-c` commands, and what those run in turn. Its other
+ * arguments may be files it reads or writes (a formatter's file), so, as in a script's body, they
+ * are not pinned; a word in a position that runs, known only when it runs, is a refusal. A program
+ * that finds what it runs by name (`npm test`, `make`) is not refused here: the policy's
+ * `exec.allow` names the programs a module may start, and that grant is the user's say.
+ */
+export function runPins(root: string, cwd: string, argv: readonly string[]): CommandPins {
+  const quoted = argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
+  return commandPins(root, quoted, undefined, [], {}, { cwd, runsOnly: true });
 }
 
 /** A pinned shell script's body, read as commands: what it runs by a name known before it runs is pinned; the rest is a note. */
@@ -149,7 +166,7 @@ function analyse(source: string, state: State, name = "command"): void {
     try {
       if (kind === "CallExpr") call(node, source, state, done);
       else if (kind === "DeclClause") for (const assign of node.Args) assignment(assign, source, state, done);
-      else if (state.script && (kind === "Redirect" || kind === "Word")) {
+      else if ((state.script || state.runsOnly) && (kind === "Redirect" || kind === "Word")) {
         // In a script's body only what runs is pinned: a redirection or a loose word may be a file it writes.
         done.add(node.Word ?? node);
       } else if (kind === "Redirect") {
@@ -182,7 +199,7 @@ function call(node: ShNode, source: string, state: State, done: Done): void {
     try {
       return values(w, source, state);
     } catch (err) {
-      if (!state.script || !(err instanceof Refusal)) throw err;
+      if (!(state.script || state.runsOnly) || !(err instanceof Refusal)) throw err;
       return err;
     }
   });
@@ -205,7 +222,7 @@ function call(node: ShNode, source: string, state: State, done: Done): void {
   const program = known(i)[0]!;
   const rest = args.slice(i + 1);
   if (state.script && (program === "source" || program === ".")) return sourced(node, source, state, words[i + 1]);
-  const why = findsWhatItRuns(program, rest.map((a) => a ?? ""));
+  const why = state.runsOnly ? undefined : findsWhatItRuns(program, rest.map((a) => a ?? ""));
   if (why) throw new Refusal(why);
   if (program === "cd" || program === "pushd") {
     const at = rest.findIndex((a) => !a?.startsWith("-"));
@@ -230,7 +247,7 @@ function call(node: ShNode, source: string, state: State, done: Done): void {
   words.forEach((_, j) => {
     const script = j === i ? program.includes("/") : j === i + 1 + scriptAt;
     // A script's body pins only what runs: its other words may name files it writes.
-    if (state.script && !script) return;
+    if ((state.script || state.runsOnly) && !script) return;
     for (const v of known(j)) pinPath(v, state, script);
   });
 }

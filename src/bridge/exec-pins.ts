@@ -4,21 +4,21 @@
  * module's own folder, pinned whole, or a file it imports), with the content approved. Why not pin
  * the files its `pi.exec` calls name when it is approved: a name computed at run time could not be
  * pinned, so it would stay the same hole; this rule holds for every name, literal or computed.
- * Every argument is read as a path (whole and after a `=`, as in `--require=x.js`), relative to the
- * program's working directory, a shell's `-c` string as commands (../approval/command-pins.ts), and
- * each variable of the program's environment through which it loads code (`BASH_ENV`,
- * `NODE_OPTIONS`, …: command-pins' `LOADERS`) by the paths its value names: each existing file
- * inside the project must be pinned unchanged. A folder is not judged (a
+ * What runs is read as a command hook's command is (../approval/command-pins.ts `runPins`): the
+ * program when it is a path, an interpreter's script and the options that load code, a shell's `-c`
+ * string as commands, and what those run in turn; its other arguments may be files it reads or
+ * writes (a formatter's), so they are not judged. Each variable of the program's environment through
+ * which it loads code (`BASH_ENV`, `NODE_OPTIONS`, …: command-pins' `LOADERS`) is read by the paths its
+ * value names. Each existing file inside the project that runs must be pinned unchanged. A folder is not judged (a
  * program that searches one, like `PYTHONPATH`, is named by its grant, not by this rule).
  */
 import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, statSync } from "node:fs";
-import { resolve } from "node:path";
-import { commandPins, LOADERS } from "../approval/command-pins.js";
+import { relative, resolve } from "node:path";
+import { LOADERS, runPins } from "../approval/command-pins.js";
 import { approvalCommand } from "../approval/project.js";
 import type { ApprovedPins } from "../approval/store.js";
 
-const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh"]);
 
 const inside = (root: string, path: string) => path === root || path.startsWith(`${root}/`);
 
@@ -33,26 +33,23 @@ export function execPinRefusal(pins: ApprovedPins, cwd: string, command: string,
   // Short, the code first: a record of it is cut at 400 characters, and pi's UI shows the record.
   const refuse = (name: string, why: string) =>
     `pi.exec(${JSON.stringify(command)}) was given ${JSON.stringify(name)} (not_approved): ${why}; a script it runs belongs in the module's own folder (pinned whole), then review and run: ${approvalCommand(pins.project)}`;
-  const names = [...(command.includes("/") ? [command] : []), ...args.flatMap((a) => (/^[^=]*=./s.test(a) ? [a, a.slice(a.indexOf("=") + 1)] : [a]))];
-  for (const name of names) {
-    const why = judge(pins, root, resolve(cwd, name));
-    if (why) return refuse(name, why);
+  // What runs of the project: the program by a path, an interpreter's script, a shell's -c commands
+  // (../approval/command-pins.ts, as for a command hook); its other arguments may be files it reads
+  // or writes (a formatter's), never judged here.
+  // Read both as named and as real: a word may name the project through a link to it, or its real folder.
+  const real = (p: string) => { try { return realpathSync(p); } catch { return p; } };
+  const views = [...new Map([[resolve(pins.project), resolve(cwd)], [root, real(cwd)]])].map(([r, c]) => runPins(r, c, [command, ...args]));
+  const refusal = views.flatMap((v) => v.refusals)[0];
+  if (refusal) return refuse(args.join(" "), `a command whose files are known only when it runs (${refusal})`);
+  for (const file of new Set(views.flatMap((v) => v.files))) {
+    const why = judge(pins, root, file);
+    if (why) return refuse(relative(cwd, file) || file, why);
   }
   for (const [name, value] of Object.entries(env)) {
     if (!LOADERS.has(name)) continue;
     for (const token of value.split(/[\s:]+/)) {
       const why = token && judge(pins, root, resolve(cwd, token.slice(token.indexOf("=") + 1)));
       if (why) return refuse(`${name}=${value}`, `${token}: ${why}`);
-    }
-  }
-  const program = command.slice(command.lastIndexOf("/") + 1);
-  const c = args.indexOf("-c");
-  if (SHELLS.has(program) && c >= 0 && args[c + 1] !== undefined) {
-    const ran = commandPins(root, args[c + 1]!, undefined, []);
-    if (ran.refusals.length > 0) return refuse(args[c + 1]!, `a command whose files are known only when it runs (${ran.refusals[0]})`);
-    for (const file of ran.files) {
-      const why = judge(pins, root, file);
-      if (why) return refuse(file, why);
     }
   }
   return undefined;
