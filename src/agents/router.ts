@@ -10,7 +10,8 @@
 import { appendFileSync } from "node:fs";
 import { describeThrown, Errors, HookFailure } from "../contract/errors.js";
 import { terminalText } from "../gates/terminal-text.js";
-import { verifyPinnedEach, type Approved } from "../approval/store.js";
+import { verifyPinnedEach } from "../approval/store.js";
+import type { Approved } from "../contract/approved.js";
 import { SECRET_NAME } from "../policy/policy.js";
 import { runShellHook, type ShellOutcome } from "../shell/run.js";
 import { PROJECT_HOOK_POLICY } from "../approval/command-hook.js";

@@ -20,6 +20,7 @@ export { PinReader, pinnedFingerprint } from "./pins.js";
 export { approvalCommand, projectKey } from "./project.js";
 import { approvalCommand, projectKey } from "./project.js";
 import { PinReader } from "./pins.js";
+import type { Approved } from "../contract/approved.js";
 
 /** Where approvals are kept: `{ dir }` to choose the folder (tests, embedders); the default is the user's config folder. */
 export interface ApprovalsOptions {
@@ -206,13 +207,6 @@ export function verifyPinnedEach(project: string, modules: ReadonlyArray<Omit<Pr
   return modules.map((m) => store.verifyPinned(project, { ...m, pinned: () => m.pinned(reader) }, data));
 }
 
-/**
- * A module approved as it is now: the digest of its approval (the fingerprint's), and (a module's,
- * from `verify`) what it pinned, by which `pi.exec` judges the project files it is asked to run
- * (src/bridge/exec-pins.ts).
- */
-export interface Approved { digest: string; pinned?: ApprovedPins }
-export interface ApprovedPins { project: string; files: Readonly<Record<string, string>> }
 
 /** The failure of a verdict, or undefined when it approves. */
 export const failureOf = (verdict: HookFailure | Approved | undefined): HookFailure | undefined => (verdict instanceof HookFailure ? verdict : undefined);

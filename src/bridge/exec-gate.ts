@@ -10,7 +10,7 @@ import { Errors } from "../contract/errors.js";
 import { execRefusal, hookEnv, type Policy } from "../policy/policy.js";
 import { describeIssues } from "../contract/schemas.js";
 import { execArgs } from "./methods.js";
-import type { ApprovedPins } from "../approval/store.js";
+import type { ApprovedPins } from "../contract/approved.js";
 import { hostEnvValue } from "../../worker/child-env.mjs";
 import { DEFAULTS } from "../../worker/wire.mjs";
 

@@ -16,7 +16,7 @@ import { hookExecGate } from "./hook-exec.js";
 import { HookChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
-import type { ApprovedPins } from "../approval/store.js";
+import type { ApprovedPins } from "../contract/approved.js";
 import { withCallerTheme } from "../bridge/render-theme.js";
 import type { HookEndpoint } from "./endpoint.js";
 import { classifyDeath } from "./death.js";

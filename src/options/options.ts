@@ -5,7 +5,7 @@
 import type { ResourceLimits } from "node:worker_threads";
 import type { NetRecord } from "../net/proxy.js";
 import type { HookFailure } from "../contract/errors.js";
-import type { Approved } from "../approval/store.js";
+import type { Approved } from "../contract/approved.js";
 import type { TerminalTextOptions } from "../gates/terminal-text.js";
 import { TRANSFORM_FILE_CHARACTERS, type TransformBudgetOptions } from "../transform/budget.js";
 import { DEFAULTS } from "../../worker/wire.mjs";
