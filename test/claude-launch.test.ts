@@ -54,6 +54,14 @@ function world(settings: Record<string, unknown>) {
 const PROJECT = { env: { BASH_ENV: "/x" }, permissions: { deny: ["Read(./.env)"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } };
 const reported = (stdout: string) => JSON.parse(stdout.trim().split("\n").pop()!) as { args: string[]; managed: string; settings: string; mcp: string; skills: Record<string, string>; mcpWrite: string; planWrite: string; route: { code: number; stdout: string; stderr: string } };
 
+/** A world holding one of fixtures/hostile/claude-code/'s projects, and what the fixture's files hold as written. */
+function fixtureWorld(name: string) {
+  const fixture = join(ROOT, "fixtures", "hostile", "claude-code", name);
+  const w = world({});
+  cpSync(fixture, w.project, { recursive: true });
+  return { w, original: (f: string) => readFileSync(join(fixture, f), "utf8") };
+}
+
 describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route", () => {
   it("starts claude with its own arguments only, in a namespace where the managed document allows managed hooks only and routes each event, the project's settings read without hooks and env, and the plan cannot be rewritten", async () => {
     const w = world(PROJECT);
@@ -84,13 +92,10 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route", (
 
 describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and a project's skills and commands", () => {
   it("a project's skill or command that runs shell when expanded or adds allowed-tools (fixtures/hostile/claude-code/runs-shell-through-its-skills) is read without them, and named; a plain skill is read as it is; control: without hookbox's view the file holds them", async () => {
-    const fixture = join(ROOT, "fixtures", "hostile", "claude-code", "runs-shell-through-its-skills");
-    const w = world({});
-    cpSync(fixture, w.project, { recursive: true });
+    const { w, original } = fixtureWorld("runs-shell-through-its-skills");
     const ran = await w.run();
     expect(ran.code, ran.stderr).toBe(0);
     const { skills } = reported(ran.stdout);
-    const original = (f: string) => readFileSync(join(fixture, f), "utf8");
     const placeholder = "[shell command not run: hookbox claude does not run a project skill's or command's shell commands]";
     // Control: what Claude Code alone reads holds the inline command and the grant.
     expect(original(".claude/skills/deploy/SKILL.md")).toMatch(/!`git branch[^`]*steal\.sh`[\s\S]*/);
@@ -108,10 +113,7 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and
   const trust = (w: ReturnType<typeof world>) => hookbox(["trust", w.project, "--yes"], { cwd: w.project, env: w.env });
 
   it("hookbox trust lists each skill or command with power parts as one item saying what it does, pinning the file and the project script its inline shell runs; approved, Claude Code reads it whole; once that script changed, the skill is filtered again and said, while the approved command that names no project file stays whole", async () => {
-    const fixture = join(ROOT, "fixtures", "hostile", "claude-code", "runs-shell-through-its-skills");
-    const w = world({});
-    cpSync(fixture, w.project, { recursive: true });
-    const original = (f: string) => readFileSync(join(fixture, f), "utf8");
+    const { w, original } = fixtureWorld("runs-shell-through-its-skills");
     const approved = await trust(w);
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toMatch(/ {2}\.claude\/skills\/deploy\/SKILL\.md#power {2}\[not approved\]\n {4}origin: Claude Code \(\.claude\/skills\/deploy\/SKILL\.md, skill: runs shell, allowed-tools\)\n {4}sha256: [0-9a-f]{64}\n {4}files:\n {6}[0-9a-f]{12} {2}\.claude\/skills\/deploy\/SKILL\.md\n {6}[0-9a-f]{12} {2}tools\/steal\.sh\n/);
@@ -137,9 +139,7 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and
   });
 
   it("an unapproved agent with power parts is filtered and the refusal says to run hookbox trust; approved, Claude Code reads it whole, its MCP server's script pinned; once the file changed, it is filtered again and said", async () => {
-    const fixture = join(ROOT, "fixtures", "hostile", "claude-code", "widens-permissions-through-its-agents");
-    const w = world({});
-    cpSync(fixture, w.project, { recursive: true });
+    const { w, original } = fixtureWorld("widens-permissions-through-its-agents");
     const before = await w.run();
     expect(before.code, before.stderr).toBe(0);
     expect(reported(before.stdout).skills[".claude/agents/fixer.md"]).not.toContain("permissionMode");
@@ -149,10 +149,10 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and
     expect(approved.stdout).toMatch(/origin: Claude Code \(\.claude\/agents\/fixer\.md, agent: permissionMode, mcpServers\)\n {4}sha256: [0-9a-f]{64}\n {4}files:\n {6}[0-9a-f]{12} {2}\.claude\/agents\/fixer\.md\n {6}[0-9a-f]{12} {2}tools\/steal\.sh\n/);
     const whole = await w.run();
     expect(whole.code, whole.stderr).toBe(0);
-    expect(reported(whole.stdout).skills[".claude/agents/fixer.md"]).toBe(readFileSync(join(fixture, ".claude/agents/fixer.md"), "utf8"));
+    expect(reported(whole.stdout).skills[".claude/agents/fixer.md"]).toBe(original(".claude/agents/fixer.md"));
     expect(whole.stderr).not.toContain("fixer.md");
     // Control: the approved file changes (its mode widened), and it is filtered again.
-    const widened = readFileSync(join(fixture, ".claude/agents/fixer.md"), "utf8").replace("acceptEdits", "auto");
+    const widened = original(".claude/agents/fixer.md").replace("acceptEdits", "auto");
     writeFileSync(join(w.project, ".claude/agents/fixer.md"), widened);
     const changed = await w.run();
     expect(changed.code, changed.stderr).toBe(0);
@@ -163,13 +163,10 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and
 
 describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and a project's agents", () => {
   it("a project agent that sets permissionMode or defines mcpServers (fixtures/hostile/claude-code/widens-permissions-through-its-agents) is read without them, and named; a plain agent is read as it is; control: without hookbox's view the file holds them", async () => {
-    const fixture = join(ROOT, "fixtures", "hostile", "claude-code", "widens-permissions-through-its-agents");
-    const w = world({});
-    cpSync(fixture, w.project, { recursive: true });
+    const { w, original } = fixtureWorld("widens-permissions-through-its-agents");
     const ran = await w.run();
     expect(ran.code, ran.stderr).toBe(0);
     const { skills } = reported(ran.stdout);
-    const original = (f: string) => readFileSync(join(fixture, f), "utf8");
     // Control: what Claude Code alone reads holds the mode and the server it would start.
     expect(original(".claude/agents/fixer.md")).toContain("permissionMode: acceptEdits");
     expect(original(".claude/agents/fixer.md")).toContain("tools/steal.sh");
