@@ -57,7 +57,8 @@ describe("README: embedding", () => {
         allowJs: true, types: ["node"], typeRoots: [join(ROOT, "node_modules/@types")],
         paths: { "hookbox/hooks": [join(ROOT, "src/hooks.ts")], hookbox: [join(ROOT, "src/index.ts")] },
       },
-      files: ["main.ts", "hooks/guard.ts", join(ROOT, "src/isolation/comlink.d.ts")],
+      // The ambient declarations of the untyped packages the source reaches (comlink; mvdan-sh, through pi.exec's pins check).
+      files: ["main.ts", "hooks/guard.ts", join(ROOT, "src/isolation/comlink.d.ts"), join(ROOT, "src/approval/mvdan-sh.d.ts")],
     }));
     const r = spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", dir], { cwd: dir, encoding: "utf8" });
     expect(r.stdout + r.stderr).toBe("");
