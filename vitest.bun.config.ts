@@ -34,6 +34,7 @@ const NOT_IN_A_BUN_WORKER: Record<string, string> = {
   "every synchronous member works, including modelRegistry methods and the theme": "a worker named with the default policy (confined): refused on Bun",
   "an error claiming ERR_WORKER_OUT_OF_MEMORY and V8's fatal text on stderr are reported as crashed, not out_of_memory": "output capture: a Bun worker writes to the host's streams",
   "heap exhaustion is reported as out_of_memory and the host keeps running": "memory: Bun ignores a worker's resourceLimits (it would take the host's memory)",
+  "a tool_call whose handler fails with out_of_memory is blocked (fail closed), the reason naming the hook and the code": "memory: Bun ignores a worker's resourceLimits (it would take the host's memory)",
   "a stdout flood written without waiting (256 MiB, then 200 000 lines) lags the host's event loop under 1 s": "output capture: a Bun worker writes to the host's streams",
   "console output and a 512 MiB stdout flood reach onLog bounded, never the host's stdout, and the host's memory stays bounded": "output capture: a Bun worker writes to the host's streams",
   // test/host-values.test.ts: the frames of process and sandbox modes carry these values on Bun too.
