@@ -17,10 +17,10 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { LOADERS, runPins } from "../approval/command-pins.js";
 import { approvalCommand } from "../approval/project.js";
+import { inside } from "../approval/shell-words.js";
 import type { ApprovedPins } from "../contract/approved.js";
 
 
-const inside = (root: string, path: string) => path === root || path.startsWith(`${root}/`);
 
 /** Why this `pi.exec` is refused (`not_approved`, the file named), or undefined when every project file it names is pinned as it runs. */
 export function execPinRefusal(pins: ApprovedPins, cwd: string, command: string, args: readonly string[], env: Readonly<Record<string, string>>): string | undefined {

@@ -18,7 +18,7 @@ import { pendingApprovals } from "../agents/router.js";
 import { filesNamed } from "../approval/command-hook.js";
 import { hookKey } from "../approval/keys.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
-import { agentViewAvailability, fallbackLaunch, LaunchRefused, managedLaunch, type Launch, type McpLaunch } from "../claude/launch.js";
+import { agentViewAvailability, fallbackLaunch, managedLaunch, type Launch, type McpLaunch } from "../claude/launch.js";
 import { checkMcpServers, describeMcpServer, readProjectMcp } from "../claude/mcp.js";
 import { powerApproved, powerValues } from "../claude/power.js";
 import { projectSkillViews } from "../claude/skill-view.js";
@@ -118,12 +118,7 @@ export async function claude(args: string[], _out: Output, _signal?: AbortSignal
       say(`the project's ${f.rel} has ${f.power.join(" and ")}: shown to Claude Code without ${them} (${f.kind.why}); ${changed ? "it changed since you approved it: review it and approve it again" : `review ${them} and approve`} with ${approvalCommand(project)}`);
       return f;
     }));
-    try {
-      launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, mcp, skills);
-    } catch (e) {
-      if (e instanceof LaunchRefused) throw new UsageError(e.message);
-      throw e;
-    }
+    launch = managedLaunch(dialect, available.bwrap, program, args, plan, router, views, mcp, skills);
   } else {
     say(`no private mount namespace (${available.reason}), so Claude Code runs with --setting-sources "": it loads ${dialect.fallbackLoses}, and of the project's settings only the permission deny and ask rules`);
     for (const f of projectFiles) {

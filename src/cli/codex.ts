@@ -14,7 +14,7 @@ import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { CODEX, CODEX_POWER_KEYS, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
 import { codexRulesOnlyRestrict } from "../agents/codex-rules.js";
-import { LaunchRefused, viewTarget } from "../agents/view-target.js";
+import { viewTarget } from "../agents/view-target.js";
 import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
 import type { AgentPlan } from "../agents/dialect.js";
@@ -118,12 +118,7 @@ export function projectRulesViews(project: string, say: (line: string) => void):
 
 /** The real path of a file of the project's `.codex` folder `dir`; one linking out of the project is refused at start. */
 function projectFile(dir: string, file: string, what: string): string {
-  try {
-    return viewTarget(CODEX.launcher, dirname(dir), file, what);
-  } catch (e) {
-    if (e instanceof LaunchRefused) throw new UsageError(e.message);
-    throw e;
-  }
+  return viewTarget(CODEX.launcher, dirname(dir), file, what);
 }
 
 /** The requirements Codex reads: the admin's, managed hooks only, and the routing hooks (running `command`) after the admin's own. */

@@ -15,7 +15,7 @@ import { homedir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { GEMINI, GEMINI_POWER_KEYS, readGeminiSettings, type GeminiSettings } from "../agents/gemini.js";
 import { projectEnvFiles } from "../agents/gemini-env.js";
-import { LaunchRefused, viewTarget } from "../agents/view-target.js";
+import { viewTarget } from "../agents/view-target.js";
 import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
 import type { AgentPlan } from "../agents/dialect.js";
@@ -59,16 +59,9 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
   const user = readGeminiSettings(userFile, "user");
   const workspace = readGeminiSettings(join(project, ".gemini", "settings.json"), "project");
   // Where the project's view is bound; a link out of the project is refused (its view would cover yours, which holds the routing hooks).
-  let target: string | undefined;
+  const target = existsSync(workspace.file) ? viewTarget(GEMINI.launcher, project, workspace.file) : undefined;
   const envFiles = projectEnvFiles(project, home);
-  let hidden: string[];
-  try {
-    target = existsSync(workspace.file) ? viewTarget(GEMINI.launcher, project, workspace.file) : undefined;
-    hidden = envFiles.filter((f) => f.kind === "gemini").map((f) => viewTarget(GEMINI.launcher, f.folder, f.file, "project env file"));
-  } catch (e) {
-    if (e instanceof LaunchRefused) throw new UsageError(e.message);
-    throw e;
-  }
+  const hidden = envFiles.filter((f) => f.kind === "gemini").map((f) => viewTarget(GEMINI.launcher, f.folder, f.file, "project env file"));
   for (const p of [user, workspace]) for (const problem of p.problems) say(problem);
   const power = powerKeysOf(workspace.settings);
   if (power.length > 0) say(`the project's .gemini/settings.json sets ${power.join(", ")}: not loaded (they run a command or skip a confirmation, and hookbox gemini does not approve them)`);

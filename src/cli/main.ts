@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { gatedOutput, type Output } from "./output.js";
 import { EXIT, UsageError } from "./usage-error.js";
+import { LaunchRefused } from "../agents/view-target.js";
 
 export const HELP = `hookbox: try coding-agent hooks without an agent, each hook in its own worker.
 
@@ -107,7 +108,8 @@ export async function main(argv: string[], given: MainIO = processIO()): Promise
   try {
     return await command.run(rest, io.stdout, io.signal, io.stderr);
   } catch (err) {
-    if (err instanceof UsageError) {
+    // A launcher that refuses to start the agent (a project file leading out of the project) is a usage error too.
+    if (err instanceof UsageError || err instanceof LaunchRefused) {
       io.stderr.write(`hookbox ${name}: ${err.message}\n(see hookbox ${name} --help)\n`);
       return EXIT.usage;
     }

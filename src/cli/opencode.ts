@@ -7,7 +7,7 @@
  * opencode would have loaded, each in its own process on Bun. Everything else opencode loads
  * (AGENTS.md, agents, commands, skills, permissions, providers) it loads as it does alone.
  */
-import { LaunchRefused, viewTarget } from "../agents/view-target.js";
+import { viewTarget } from "../agents/view-target.js";
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -78,12 +78,7 @@ export async function opencode(args: string[], out: Output, _signal?: AbortSigna
   // A project's config view is bound where its link leads; one leading out of the project could cover yours.
   for (const f of found.filtered) {
     if (f.origin !== "project") continue;
-    try {
-      f.path = viewTarget("opencode", project, f.path);
-    } catch (e) {
-      if (e instanceof LaunchRefused) throw new UsageError(e.message);
-      throw e;
-    }
+    f.path = viewTarget("opencode", project, f.path);
   }
   for (const tool of found.tools) say(`the custom tool ${tool.path} is not loaded: hookbox opencode does not run custom tools`);
   if (process.env.OPENCODE_CONFIG_DIR) say(`OPENCODE_CONFIG_DIR (${process.env.OPENCODE_CONFIG_DIR}) is replaced by hookbox's: its plugins run through hookbox, its agents and commands are not loaded`);
