@@ -28,8 +28,8 @@ function named(root: string, view: SkillView): string[] {
 
 /** The fingerprint of `view`'s file as it is now: its content, and every project file its power parts name. */
 export function viewFingerprint(project: string, view: SkillView, reader: PinReader = new PinReader()): Promise<Fingerprint> {
-  const root = projectKey(project);
-  return pinnedFingerprint(viewKey(view.path), { kind: view.kind.folder, power: view.power }, { root, files: [view.path, ...named(root, view)], folders: [] }, PROJECT_HOOK_POLICY, reader);
+  // Names read as the shell reads them, from the project (Claude Code's working folder); pinned within the file's own tree, which holds the project.
+  return pinnedFingerprint(viewKey(view.path), { kind: view.kind.folder, power: view.power }, { root: projectKey(view.root), files: [view.path, ...named(projectKey(project), view)], folders: [] }, PROJECT_HOOK_POLICY, reader);
 }
 
 /**

@@ -14,6 +14,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { applyEdits, modify, parse, type ParseError } from "jsonc-parser";
+import { gitRoot } from "../policy/paths.js";
 
 export type Origin = "user" | "project";
 
@@ -68,12 +69,7 @@ function files(dir: string): string[] {
 const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
 
 /** The worktree's root: the nearest folder up from `cwd` holding `.git`, else `cwd`. */
-export function worktreeRoot(cwd: string): string {
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, ".git"))) return dir;
-    if (dirname(dir) === dir) return cwd;
-  }
-}
+export const worktreeRoot = (cwd: string): string => gitRoot(cwd) ?? cwd;
 
 /** Folders from `cwd` up to `root`, nearest first. */
 function upTo(cwd: string, root: string): string[] {
