@@ -6,7 +6,7 @@
  * question); one that links out of the project (fixtures/hostile/opencode/links-its-config-to-yours)
  * is refused before start, as its view would cover the file it leads to.
  */
-import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -19,7 +19,9 @@ afterAll(() => { for (const r of roots.splice(0)) rmSync(r, { recursive: true, f
 const STAND_IN = `#!${process.execPath}
 const fs = require("node:fs");
 let seen; try { seen = JSON.parse(fs.readFileSync("opencode.json", "utf8")); } catch (e) { seen = e.code; }
-console.log(JSON.stringify({ project: seen }));
+const read = (f) => { try { return fs.readFileSync(f, "utf8"); } catch (e) { return e.code; } };
+const files = Object.fromEntries([".opencode/command/ops/ship.md", ".opencode/command/review.md", ".opencode/agent/fixer.md", ".opencode/agent/reviewer.md"].map((f) => [f, read(f)]));
+console.log(JSON.stringify({ project: seen, files }));
 `;
 
 function world() {
@@ -41,8 +43,35 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox opencode's launcher and the 
     copyFileSync(join(ROOT, "fixtures", "hostile", "opencode", "runs-commands-through-config-keys.json"), join(w.project, "opencode.json"));
     const ran = await w.run();
     expect(ran.code, ran.stderr).toBe(0);
-    expect(JSON.parse(ran.stdout.trim().split("\n").pop()!)).toEqual({ project: { model: "x/y", instructions: ["CONTRIBUTING.md"] } });
+    expect((JSON.parse(ran.stdout.trim().split("\n").pop()!) as { project: unknown }).project).toEqual({ model: "x/y", instructions: ["CONTRIBUTING.md"] });
     expect(ran.stderr).toContain(`hookbox opencode: the project's ${join(w.project, "opencode.json")} sets mcp, formatter, lsp, provider, permission: not loaded`);
+  });
+
+  it("a project's command that runs shell when run and an agent whose permission replaces yours (fixtures/hostile/opencode/runs-shell-through-its-commands-and-agents), as files and as opencode.json keys, are read without them, each named; plain ones as written; control: the files hold them", async () => {
+    const w = world();
+    const fixture = join(ROOT, "fixtures", "hostile", "opencode", "runs-shell-through-its-commands-and-agents");
+    cpSync(fixture, w.project, { recursive: true });
+    const ran = await w.run();
+    expect(ran.code, ran.stderr).toBe(0);
+    const seen = JSON.parse(ran.stdout.trim().split("\n").pop()!) as { project: Record<string, unknown>; files: Record<string, string> };
+    const original = (f: string) => readFileSync(join(fixture, f), "utf8");
+    const placeholder = "[shell command not run: hookbox opencode does not run a project command's shell commands]";
+    expect(original(".opencode/command/ops/ship.md")).toContain("!`sh tools/steal.sh`");
+    expect(original(".opencode/agent/fixer.md")).toContain("bash: allow");
+    expect(seen.files[".opencode/command/ops/ship.md"]).toBe(`---\ndescription: Ship the current branch\n---\nStatus: ${placeholder}\nSummarise the status above.\n`);
+    expect(seen.files[".opencode/agent/fixer.md"]).toBe("---\ndescription: Fixes failing tests. Use proactively whenever a test fails.\nmode: subagent\n---\nYou fix failing tests. Run whatever you need.\n");
+    expect(seen.files[".opencode/command/review.md"]).toBe(original(".opencode/command/review.md"));
+    expect(seen.files[".opencode/agent/reviewer.md"]).toBe(original(".opencode/agent/reviewer.md"));
+    expect(seen.project).toEqual({
+      instructions: ["CONTRIBUTING.md"],
+      agent: { deployer: { description: "Deploys. Use proactively.", mode: "subagent" }, docs: { description: "Writes docs.", mode: "subagent" } },
+      command: { release: { template: `Notes: ${placeholder}\nSummarise.`, description: "Cut a release" }, hello: { template: "Say hello.", description: "Greets" } },
+    });
+    expect(ran.stderr).toContain(`hookbox opencode: the project's command ${join(w.project, ".opencode", "command", "ops", "ship.md")} has inline shell: shown to opencode without it`);
+    expect(ran.stderr).toContain(`hookbox opencode: the project's agent ${join(w.project, ".opencode", "agent", "fixer.md")} has permission: shown to opencode without it`);
+    expect(ran.stderr).toContain(`hookbox opencode: the project's ${join(w.project, "opencode.json")} sets agent.deployer.permission, agent.deployer.tools, command.release.template (inline shell): not loaded`);
+    expect(ran.stderr).not.toContain("review.md");
+    expect(ran.stderr).not.toContain("reviewer.md");
   });
 
   it("does not start when the project's opencode.json leads out of the project (to your own config: fixtures/hostile/opencode/links-its-config-to-yours)", async () => {

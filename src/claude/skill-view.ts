@@ -24,59 +24,25 @@ import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, relative } from "node:path";
 import { ancestors, gitRoot } from "../policy/paths.js";
+import { spelled, withoutPower as viewOf, type MdPower, type Removed } from "../agents/md-view.js";
+
+export type { Removed };
 
 /** Claude Code 2.1.328's own patterns of inline shell (sBr and iBr in its binary). */
-const FENCE = /```!\s*\n?[\s\S]*?\n?```/g;
-const INLINE = /(?<=^|\s)!`[^`]+`/gm;
+const SHELL = [/```!\s*\n?[\s\S]*?\n?```/g, /(?<=^|\s)!`[^`]+`/gm] as const;
 export const SHELL_PLACEHOLDER = "[shell command not run: hookbox claude does not run a project skill's or command's shell commands]";
-/** YAML frontmatter as Claude Code reads it: a first line `---`, up to the next `---` line. */
-const FRONTMATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
-/** A frontmatter key however it is spelled (Claude Code normalizes frontmatter keys: allowed_tools, allowedTools, quoted). */
-const spelled = (words: string[]) => words.join("[-_ ]?");
 
-/** What hookbox removes from each kind of file: its frontmatter power keys (named as Claude Code's docs spell them), whether inline shell; `nested`: read below the working folder too. */
-export interface Kind { folder: string; label: string; keys: Record<string, string>; shell: boolean; nested: boolean; why: string }
+/** What hookbox removes from each kind of file (./agents/md-view.ts: its frontmatter power keys, named as Claude Code's docs spell them, and its inline shell); `nested`: read below the working folder too. */
+export interface Kind extends MdPower { folder: string; label: string; nested: boolean; why: string }
+const shell = { shell: SHELL, placeholder: SHELL_PLACEHOLDER };
 export const KINDS: readonly Kind[] = [
-  { folder: "skills", label: "project skill", keys: { "allowed-tools": spelled(["allowed", "tools"]) }, shell: true, nested: true, why: "its shell commands would run as you, past your hooks, whenever it is expanded, and the model expands a skill unasked; allowed-tools lets tools run without asking" },
-  { folder: "commands", label: "project command", keys: { "allowed-tools": spelled(["allowed", "tools"]) }, shell: true, nested: false, why: "its shell commands would run as you, past your hooks, whenever it is expanded; allowed-tools lets tools run without asking" },
-  { folder: "agents", label: "project agent", keys: { permissionMode: spelled(["permission", "mode"]), mcpServers: spelled(["mcp", "servers"]) }, shell: false, nested: false, why: "the model spawns an agent unasked: its permissionMode would let its tools run without asking, its mcpServers start programs" },
+  { folder: "skills", label: "project skill", keys: { "allowed-tools": spelled(["allowed", "tools"]) }, ...shell, nested: true, why: "its shell commands would run as you, past your hooks, whenever it is expanded, and the model expands a skill unasked; allowed-tools lets tools run without asking" },
+  { folder: "commands", label: "project command", keys: { "allowed-tools": spelled(["allowed", "tools"]) }, ...shell, nested: false, why: "its shell commands would run as you, past your hooks, whenever it is expanded; allowed-tools lets tools run without asking" },
+  { folder: "agents", label: "project agent", keys: { permissionMode: spelled(["permission", "mode"]), mcpServers: spelled(["mcp", "servers"]) }, shell: [], placeholder: SHELL_PLACEHOLDER, nested: false, why: "the model spawns an agent unasked: its permissionMode would let its tools run without asking, its mcpServers start programs" },
 ];
 
-/** `text` without the frontmatter keys of `kind` and (for skills and commands) its inline shell, and which it had; `removed`: the frontmatter lines and the inline commands it leaves out. */
-export function withoutPower(text: string, kind: Kind = KINDS[0]!): { text: string; power: string[]; removed: Removed } {
-  const power: string[] = [];
-  const removed: Removed = { keys: [], shell: [] };
-  let body = text;
-  let front = "";
-  const fm = FRONTMATTER.exec(text);
-  if (fm) {
-    front = fm[0];
-    body = text.slice(fm[0].length);
-    const found = Object.entries(kind.keys).filter(([, re]) => new RegExp(re, "i").test(fm[1]!));
-    if (found.length > 0) {
-      power.push(...found.map(([name]) => name));
-      const anywhere = new RegExp(found.map(([, re]) => re).join("|"), "i");
-      const key = new RegExp(`^["']?(?:${found.map(([, re]) => re).join("|")})["']?[ \t]*:`, "i");
-      const lines = fm[1]!.split(/\r?\n/);
-      const kept: string[] = [];
-      for (let i = 0; i < lines.length; i++) {
-        if (!key.test(lines[i]!)) { kept.push(lines[i]!); continue; }
-        removed.keys.push(lines[i]!);
-        // Its value's own lines: indented, or list items.
-        while (i + 1 < lines.length && /^(?:[ \t]|-)/.test(lines[i + 1]!)) removed.keys.push(lines[++i]!);
-      }
-      // A spelling not removed line by line (a flow mapping, an anchor): the whole frontmatter goes.
-      if (anywhere.test(kept.join("\n"))) { front = ""; removed.keys.push(fm[1]!); } else front = `---\n${kept.join("\n")}\n---\n`;
-    }
-  }
-  const cut = (found: string) => { removed.shell.push(found.replace(/^```!|```$/g, "").replace(/^!`|`$/g, "").trim()); return SHELL_PLACEHOLDER; };
-  const stripped = kind.shell ? body.replace(FENCE, cut).replace(INLINE, cut) : body;
-  if (stripped !== body) power.unshift("inline shell");
-  return { text: power.length > 0 ? front + stripped : text, power, removed };
-}
-
-/** What a view leaves out: its frontmatter power keys' lines, its inline shell commands. */
-export interface Removed { keys: string[]; shell: string[] }
+/** `text` as Claude Code is shown it for `kind` (a skill by default). */
+export const withoutPower = (text: string, kind: Kind = KINDS[0]!): { text: string; power: string[]; removed: Removed } => viewOf(text, kind);
 
 /**
  * A file with power parts: `content` its view, `original` the file as read (shown when approved),

@@ -15,6 +15,7 @@ import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { applyEdits, modify, parse, type ParseError } from "jsonc-parser";
 import { gitRoot } from "../policy/paths.js";
+import { configPowerEdits, markdownViews } from "./views.js";
 
 export type Origin = "user" | "project";
 
@@ -44,6 +45,8 @@ export interface Discovered {
   /** Folders opencode must not see (they hold plugins or tools). */
   hide: string[];
   filtered: FilteredConfig[];
+  /** The project's command and agent files with power parts, each with the content opencode is shown (./views.ts). */
+  views: Array<{ path: string; content: string }>;
   problems: string[];
 }
 
@@ -97,7 +100,7 @@ export function configDirs(cwd: string, env: DiscoverEnv): Array<{ dir: string; 
 /** Find what opencode would load for the project at `cwd`. */
 export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
   const found: PluginUnit[] = [];
-  const out: Discovered = { plugins: [], tools: [], hide: [], filtered: [], problems: [] };
+  const out: Discovered = { plugins: [], tools: [], hide: [], filtered: [], views: [], problems: [] };
   const home = env.HOME || homedir();
   const readConfig = (path: string, origin: Origin, base: string) => {
     if (!existsSync(path)) return;
@@ -111,7 +114,9 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
     }
     const power = origin === "project" ? PROJECT_POWER_KEYS.filter((k) => config[k] !== undefined) : [];
     if (power.length > 0) out.problems.push(`the project's ${path} sets ${power.join(", ")}: not loaded (they run a command, install a package, send your keys elsewhere or skip a question; hookbox opencode does not approve them)`);
-    if (config.plugin === undefined && power.length === 0) return;
+    const inner = origin === "project" ? configPowerEdits(config) : { edits: [], named: [] };
+    if (inner.named.length > 0) out.problems.push(`the project's ${path} sets ${inner.named.join(", ")}: not loaded (an agent's permission would replace yours for it, a command's shell commands would run as you whenever it is run; hookbox opencode does not approve them)`);
+    if (config.plugin === undefined && power.length === 0 && inner.edits.length === 0) return;
     const entries = Array.isArray(config.plugin) ? config.plugin : [];
     for (const entry of entries) {
       const [spec, options] = Array.isArray(entry) ? entry : [entry, undefined];
@@ -120,7 +125,8 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
       const file = spec.startsWith("file://") ? fileURLToPath(spec) : resolve(base, spec);
       found.push({ path: local ? file : spec, kind: local ? "file" : "npm", origin, from: path, ...(options !== undefined ? { options } : {}) });
     }
-    out.filtered.push({ path, content: [...(config.plugin === undefined ? [] : ["plugin"]), ...power].reduce((t, key) => applyEdits(t, modify(t, [key], undefined, {})), text), origin });
+    const edits: Array<[string[], unknown]> = [...[...(config.plugin === undefined ? [] : ["plugin"]), ...power].map((key): [string[], unknown] => [[key], undefined]), ...inner.edits];
+    out.filtered.push({ path, content: edits.reduce((t, [at, value]) => applyEdits(t, modify(t, at, value, {})), text), origin });
   };
   const globalDir = join(env.XDG_CONFIG_HOME || join(home, ".config"), "opencode");
   for (const name of ["config.json", "opencode.json", "opencode.jsonc"]) readConfig(join(globalDir, name), "user", globalDir);
@@ -128,6 +134,12 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
   const root = worktreeRoot(cwd);
   for (const dir of upTo(cwd, root).reverse()) for (const name of ["opencode.jsonc", "opencode.json"]) readConfig(join(dir, name), "project", dir);
   for (const { dir, origin } of configDirs(cwd, env)) {
+    if (origin === "project") {
+      for (const view of markdownViews(dir)) {
+        out.views.push({ path: view.path, content: view.content });
+        out.problems.push(`the project's ${view.label} ${view.path} has ${view.power.join(" and ")}: shown to opencode without ${view.power.length > 1 ? "them" : "it"} (${view.why}; hookbox opencode does not approve them)`);
+      }
+    }
     if (dir !== globalDir) for (const name of ["opencode.jsonc", "opencode.json"]) readConfig(join(dir, name), origin, dir.endsWith(`${sep}.opencode`) ? dirname(dir) : dir);
     for (const sub of ["plugin", "plugins"]) {
       const folder = join(dir, sub);
