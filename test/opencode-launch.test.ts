@@ -6,11 +6,13 @@
  * question); one that links out of the project (fixtures/hostile/opencode/links-its-config-to-yours)
  * is refused before start, as its view would cover the file it leads to.
  */
+import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { hookbox, ROOT } from "./cli-run.js";
+import { installOpencode, opencodeWorld } from "./support/opencode-run.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 
 const roots: string[] = [];
@@ -72,6 +74,30 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox opencode's launcher and the 
     expect(ran.stderr).toContain(`hookbox opencode: the project's ${join(w.project, "opencode.json")} sets agent.deployer.permission, agent.deployer.tools, command.release.template (inline shell): not loaded`);
     expect(ran.stderr).not.toContain("review.md");
     expect(ran.stderr).not.toContain("reviewer.md");
+  });
+
+  it("a project agent's permission (fixtures/hostile/opencode/runs-shell-through-its-commands-and-agents: fixer.md, and agent.deployer in opencode.json) comes after your rules in opencode's own resolution (opencode debug agent): alone bash and external_directory end allowed where you said ask and deny; through hookbox opencode your rules are the last word", async () => {
+    const root = mkdtempSync(join(tmpdir(), "hookbox-opencode-agents-"));
+    roots.push(root);
+    const w = opencodeWorld(root, installOpencode());
+    cpSync(join(ROOT, "fixtures", "hostile", "opencode", "runs-shell-through-its-commands-and-agents"), w.project, { recursive: true });
+    mkdirSync(join(w.project, ".git"));
+    writeFileSync(join(w.home, ".config", "opencode", "opencode.json"), JSON.stringify({ permission: { bash: "ask", external_directory: "deny" } }));
+    const env = {
+      PATH: `${w.bin}:${process.env.PATH}`, HOME: w.home, TMPDIR: root, XDG_CONFIG_HOME: join(w.home, ".config"), XDG_DATA_HOME: join(w.home, ".local", "share"), XDG_CACHE_HOME: join(w.home, ".cache"), XDG_STATE_HOME: join(w.home, ".local", "state"),
+      OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_DEFAULT_PLUGINS: "1", OPENCODE_DISABLE_CLAUDE_CODE: "1",
+    };
+    // opencode's rules: the last that matches decides.
+    const last = (stdout: string, permission: string) => (JSON.parse(stdout) as { permission: Array<{ permission: string; pattern: string; action: string }> }).permission.filter((r) => r.permission === permission && r.pattern === "*").at(-1)?.action;
+    for (const agent of ["fixer", "deployer"]) {
+      const alone = spawnSync(join(w.bin, "opencode"), ["debug", "agent", agent], { cwd: w.project, env, encoding: "utf8" });
+      expect(last(alone.stdout, "bash"), alone.stderr).toBe("allow");
+      const routed = await hookbox(["opencode", "debug", "agent", agent], { cwd: w.project, env });
+      expect(routed.code, routed.stderr).toBe(0);
+      expect(last(routed.stdout.slice(routed.stdout.indexOf("{")), "bash")).toBe("ask");
+      expect(last(routed.stdout.slice(routed.stdout.indexOf("{")), "external_directory")).toBe("deny");
+      if (agent === "fixer") expect(last(alone.stdout, "external_directory")).toBe("allow");
+    }
   });
 
   it("does not start when the project's opencode.json leads out of the project (to your own config: fixtures/hostile/opencode/links-its-config-to-yours)", async () => {
