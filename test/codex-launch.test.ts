@@ -106,5 +106,5 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox codex and a project's .codex
     expect(changedPrompt.stdout).not.toContain("already been approved");
     expect(changedPrompt.stderr).toContain(`hookbox codex: the project's .codex/rules/allows-git-push.rules may let commands run without asking (an allow rule, or rules hookbox does not read as forbid or prompt only): not loaded; ${again}`);
     expect(readFileSync(join(w.project, ".codex", "rules", "allows-git-push.rules"), "utf8")).toContain('"rm", "-rf"');
-  });
+  }, 60_000);
 });

@@ -144,5 +144,5 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox gemini's launcher and the pr
     expect(last(whole.stdout)).toMatchObject({ BASH_ENV: "./evil.sh", APP_MODE: null, geminiEnv: "GEMINI_ONLY=1\nBASH_ENV=./evil.sh\n", discovery: "bash tools/discover.sh" });
     expect(whole.stderr).toContain("hookbox gemini: the project's .gemini/.env is loaded into Gemini CLI's environment as you approved it");
     expect(whole.stderr).toContain("hookbox gemini: the project's .env is approved, but Gemini CLI loads only the first env file of its walk");
-  });
+  }, 60_000);
 });

@@ -72,5 +72,5 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox opencode's launcher and the 
     expect(changed.code, changed.stderr).toBe(0);
     expect(JSON.parse(changed.stdout.trim().split("\n").pop()!)).toEqual({ project: { model: "x/y" } });
     expect(changed.stderr).toContain(`hookbox opencode: the project's ${join(w.project, "opencode.json")} sets formatter, permission: not loaded (they run a command, install a package, send your keys elsewhere or skip a question); it changed since you approved it: review it and approve it again with npx hookbox trust ${w.project}`);
-  });
+  }, 60_000);
 });
