@@ -23,6 +23,7 @@ import { projectEnvFiles } from "../agents/gemini-env.js";
 import { CODEX, CODEX_POWER_KEYS, codexProjectDirs } from "../agents/codex.js";
 import { codexRulesOnlyRestrict } from "../agents/codex-rules.js";
 import { discoverOpencode } from "../opencode/discovery.js";
+import { SECRET_NAME } from "../policy/policy.js";
 
 /** The value at a dotted `path` of `settings`, if set. */
 export const valueAt = (settings: Record<string, unknown>, path: string): unknown =>
@@ -44,6 +45,10 @@ const commandOf = (e: Record<string, unknown>, envKey: string) => {
   const env = stringMap(e[envKey]);
   return typeof words[0] === "string" ? [{ command: line(words), ...(env ? { env } : {}) }] : [];
 };
+
+/** An env file's variables as `hookbox trust` lists them: a secret-looking one by its length only (the listing may land in a log; its value is pinned all the same). */
+export const showEnv = (vars: Record<string, string>): string[] =>
+  Object.entries(vars).map(([k, v]) => (SECRET_NAME.test(k) ? `${k} = (a secret-looking value of ${v.length} characters, not shown)` : `${k} = ${JSON.stringify(v)}`));
 
 /** A file of keys as an item: `values` what it sets, `commands` what they run. */
 function keysItem(agent: string, file: string, rel: string, values: Record<string, unknown>, commands: PowerItem["commands"], projectVars: readonly string[]): PowerItem {
@@ -85,7 +90,7 @@ const gemini: PowerRow = {
       const text = readFileSync(f.file, "utf8");
       const vars = parseDotenv(text);
       items.push(wholeItem(GEMINI.agent, f.file, rel(project, f.file), `env file: ${Object.keys(vars).join(", ") || "no variable"}`, text,
-        { commands: [{ command: "true", env: vars }], shows: showValues(vars) }, GEMINI.projectDirVars));
+        { commands: [{ command: "true", env: vars }], shows: showEnv(vars) }, GEMINI.projectDirVars));
     }
     return items;
   },
