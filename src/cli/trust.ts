@@ -50,7 +50,9 @@ hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (an
 servers), of Codex CLI's .codex/ and of Gemini CLI's
 .gemini/settings.json (with the files they name; they run under "untrusted" in hookbox claude,
 hookbox codex and hookbox gemini), and opencode's plugin files (.opencode/plugin(s)/ and those its
-config files name; "untrusted" in hookbox opencode). Each is shown with its origin, every file it
+config files name; "untrusted" in hookbox opencode); and, one item per file, what each of these
+agents reads of the project's files that runs a command or skips a question (settings keys with
+their values, Gemini CLI's .env files, Codex CLI's rules files, skills with inline shell). Each is shown with its origin, every file it
 could load and its hash. Then approve exactly that: hookbox/extension's isolateDiscovered() and
 discoverAndLoadHooks load a project's module only as it was approved; a changed or new file, a
 moved project or another policy needs approval again. Approvals are kept in
