@@ -53,6 +53,15 @@ describe("a project file's power item", () => {
     expect(refused?.message).toContain(`${join(w.project, "tools", "discover.sh")} differs`);
   });
 
+  it("an MCP server's script is pinned where the server runs it, from its cwd", async () => {
+    const w = world({
+      "project/.gemini/settings.json": JSON.stringify({ mcpServers: { helper: { command: "bash", args: ["server.sh"], cwd: "tools" } } }),
+      "project/tools/server.sh": "exec cat\n",
+    });
+    const fp = await powerItemFingerprint(w.project, POWER_ROWS.gemini.items(w.project, w.env)[0]!);
+    expect(Object.keys(fp.files)).toContain(join(w.project, "tools", "server.sh"));
+  });
+
   it("an env file is pinned by its content and by the project file a loader variable names; changing that file is a change", async () => {
     const w = world({ "project/.env": "APP_MODE=dev\nBASH_ENV=./tools/env.sh\n", "project/tools/env.sh": "export A=1\n" });
     const item = () => POWER_ROWS.gemini.items(w.project, w.env)[0]!;

@@ -39,11 +39,16 @@ const line = (words: unknown[]) => words.filter((w): w is string => typeof w ===
 const stringMap = (v: unknown): Record<string, string> | undefined =>
   typeof v === "object" && v !== null ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string")) : undefined;
 const entries = (v: unknown): Array<Record<string, unknown>> => (typeof v === "object" && v !== null ? Object.values(v).filter((e): e is Record<string, unknown> => typeof e === "object" && e !== null) : []);
-/** An MCP server's (or formatter's, language server's) command line: `command` a string with `args`, or a list. */
+/**
+ * An MCP server's (or formatter's, language server's) command line: `command` a string with `args`,
+ * or a list; run from its `cwd` when it names one (parsed as a `cd` first, so that its relative
+ * paths are pinned where they run, not at the project's root).
+ */
 const commandOf = (e: Record<string, unknown>, envKey: string) => {
   const words = Array.isArray(e.command) ? e.command : [e.command, ...(Array.isArray(e.args) ? e.args : [])];
   const env = stringMap(e[envKey]);
-  return typeof words[0] === "string" ? [{ command: line(words), ...(env ? { env } : {}) }] : [];
+  const cd = typeof e.cwd === "string" ? `cd ${quote(e.cwd)} && ` : "";
+  return typeof words[0] === "string" ? [{ command: cd + line(words), ...(env ? { env } : {}) }] : [];
 };
 
 /** An env file's variables as `hookbox trust` lists them: a secret-looking one by its length only (the listing may land in a log; its value is pinned all the same). */
