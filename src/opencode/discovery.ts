@@ -35,8 +35,12 @@ export interface PluginUnit {
   refusal?: { code: string; message: string };
 }
 
-/** A config file that names plugins (or a project's that sets power keys), its content without them, and whose it is. */
-export interface FilteredConfig { path: string; content: string; origin: Origin }
+/**
+ * A config file that names plugins (or a project's that sets power keys), its content without them,
+ * and whose it is; a project's with power keys also with them (`power`, their values) and its content
+ * without its plugins only (`withPower`), shown once they are approved.
+ */
+export interface FilteredConfig { path: string; content: string; origin: Origin; power?: Record<string, unknown>; withPower?: string }
 
 export interface Discovered {
   plugins: PluginUnit[];
@@ -113,7 +117,7 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
       return;
     }
     const power = origin === "project" ? PROJECT_POWER_KEYS.filter((k) => config[k] !== undefined) : [];
-    if (power.length > 0) out.problems.push(`the project's ${path} sets ${power.join(", ")}: not loaded (they run a command, install a package, send your keys elsewhere or skip a question; hookbox opencode does not approve them)`);
+    // An agent's permission and a command's inline shell are not approvable: taken out of every view of the file.
     const inner = origin === "project" ? configPowerEdits(config) : { edits: [], named: [] };
     if (inner.named.length > 0) out.problems.push(`the project's ${path} sets ${inner.named.join(", ")}: not loaded (an agent's permission would replace yours for it, a command's shell commands would run as you whenever it is run; hookbox opencode does not approve them)`);
     if (config.plugin === undefined && power.length === 0 && inner.edits.length === 0) return;
@@ -125,8 +129,10 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
       const file = spec.startsWith("file://") ? fileURLToPath(spec) : resolve(base, spec);
       found.push({ path: local ? file : spec, kind: local ? "file" : "npm", origin, from: path, ...(options !== undefined ? { options } : {}) });
     }
-    const edits: Array<[string[], unknown]> = [...[...(config.plugin === undefined ? [] : ["plugin"]), ...power].map((key): [string[], unknown] => [[key], undefined]), ...inner.edits];
-    out.filtered.push({ path, content: edits.reduce((t, [at, value]) => applyEdits(t, modify(t, at, value, {})), text), origin });
+    const drop = (keys: string[]) => [...keys.map((key): [string[], unknown] => [[key], undefined]), ...inner.edits].reduce((t, [at, value]) => applyEdits(t, modify(t, at, value, {})), text);
+    const plugins = config.plugin === undefined ? [] : ["plugin"];
+    out.filtered.push({ path, content: drop([...plugins, ...power]), origin,
+      ...(power.length > 0 ? { power: Object.fromEntries(power.map((k) => [k, config[k]])), withPower: drop(plugins) } : {}) });
   };
   const globalDir = join(env.XDG_CONFIG_HOME || join(home, ".config"), "opencode");
   for (const name of ["config.json", "opencode.json", "opencode.jsonc"]) readConfig(join(globalDir, name), "user", globalDir);
