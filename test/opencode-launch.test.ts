@@ -6,7 +6,8 @@
  * question); one that links out of the project (fixtures/hostile/opencode/links-its-config-to-yours)
  * is refused before start, as its view would cover the file it leads to.
  */
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { appendFileSync, chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -91,16 +92,20 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox opencode's launcher and the 
     };
     // opencode's rules: the last that matches decides.
     const last = (stdout: string, permission: string) => (JSON.parse(stdout) as { permission: Array<{ permission: string; pattern: string; action: string }> }).permission.filter((r) => r.permission === permission && r.pattern === "*").at(-1)?.action;
-    for (const agent of ["fixer", "deployer"]) {
-      const alone = spawnSync(join(w.bin, "opencode"), ["debug", "agent", agent], { cwd: w.project, env, encoding: "utf8" });
-      expect(last(alone.stdout, "bash"), alone.stderr).toBe("allow");
-      const routed = await hookbox(["opencode", "debug", "agent", agent], { cwd: w.project, env });
-      expect(routed.code, routed.stderr).toBe(0);
-      expect(last(routed.stdout.slice(routed.stdout.indexOf("{")), "bash")).toBe("ask");
-      expect(last(routed.stdout.slice(routed.stdout.indexOf("{")), "external_directory")).toBe("deny");
-      if (agent === "fixer") expect(last(alone.stdout, "external_directory")).toBe("allow");
-    }
-  });
+    // The four opencode starts at once: each spends most of its time starting.
+    const agents = ["fixer", "deployer"];
+    const [alone, routed] = await Promise.all([
+      Promise.all(agents.map((agent) => promisify(execFile)(join(w.bin, "opencode"), ["debug", "agent", agent], { cwd: w.project, env, encoding: "utf8" }))),
+      Promise.all(agents.map((agent) => hookbox(["opencode", "debug", "agent", agent], { cwd: w.project, env }))),
+    ]);
+    agents.forEach((_, i) => {
+      expect(last(alone[i]!.stdout, "bash"), alone[i]!.stderr).toBe("allow");
+      expect(routed[i]!.code, routed[i]!.stderr).toBe(0);
+      expect(last(routed[i]!.stdout.slice(routed[i]!.stdout.indexOf("{")), "bash")).toBe("ask");
+      expect(last(routed[i]!.stdout.slice(routed[i]!.stdout.indexOf("{")), "external_directory")).toBe("deny");
+    });
+    expect(last(alone[0]!.stdout, "external_directory")).toBe("allow");
+  }, 60_000);
 
   it("does not start when the project's opencode.json leads out of the project (to your own config: fixtures/hostile/opencode/links-its-config-to-yours)", async () => {
     const w = world();
