@@ -30,9 +30,10 @@ export const HOST_ENTRIES = { index: "index.js", hooks: "hooks.js", "hooks-omp":
  * typebox and undici (heavy, loaded lazily), OpenTelemetry (optional), mvdan-sh (required by name
  * through createRequire), jsonc-parser (its main file is UMD, whose factory requires the package's
  * own files through a `require` esbuild cannot follow: inlined, that require throws at run time),
- * dotenv (CommonJS requiring Node's built-ins by name, which an ES module output cannot inline).
+ * dotenv and yaml (CommonJS, in yaml's case its `node` export, requiring Node's built-ins by name,
+ * which an ES module output cannot inline).
  */
-export const HOST_EXTERNAL = ["jiti", "@sinclair/typebox", "undici", "@opentelemetry/*", "mvdan-sh", "jsonc-parser", "dotenv"];
+export const HOST_EXTERNAL = ["jiti", "@sinclair/typebox", "undici", "@opentelemetry/*", "mvdan-sh", "jsonc-parser", "dotenv", "yaml"];
 
 const ZOD_IMPORT = /^import \{ z \} from "zod";$/m;
 

@@ -19,6 +19,20 @@ describe("a project skill's power parts", () => {
     expect(withoutPower("---\n{ name: x, allowed-tools: [Bash] }\n---\nbody\n")).toEqual({ text: "body\n", power: ["allowed-tools"], removed: expect.anything() });
   });
 
+  it("the frontmatter is read as YAML keys: a description that mentions allowed-tools keeps the whole frontmatter; the file beside it that sets the key loses that key only", () => {
+    const mentions = "---\nname: reviewer\ndescription: \"Reviews diffs; never sets allowed-tools: or allowed_tools, asks before Bash\"\nwhen_to_use: |\n  allowed-tools: Bash(*) is what a hostile skill would say\n---\nbody\n";
+    expect(withoutPower(mentions)).toEqual({ text: mentions, power: [], removed: { keys: [], shell: [] } });
+    const sets = "---\nname: deployer\ndescription: mentions allowed tools too\nallowed-tools: Bash(*)\n---\nbody\n";
+    expect(withoutPower(sets)).toEqual({ text: "---\nname: deployer\ndescription: mentions allowed tools too\n---\nbody\n", power: ["allowed-tools"], removed: { keys: ["allowed-tools: Bash(*)"], shell: [] } });
+  });
+
+  it("a frontmatter not readable as YAML that names a power key, or whose view would still set one (a merge key), is left out whole and says so", () => {
+    const unreadable = "---\nname: x\ndescription: [allowed-tools: Bash\n---\nbody\n";
+    expect(withoutPower(unreadable)).toEqual({ text: "body\n", power: ["allowed-tools", "frontmatter not readable as YAML"], removed: { keys: ["name: x\ndescription: [allowed-tools: Bash"], shell: [] } });
+    const merged = "---\nbase: &b { allowed-tools: Bash }\nname: x\n<<: *b\n---\nbody\n";
+    expect(withoutPower(merged)).toEqual({ text: "body\n", power: ["allowed-tools"], removed: expect.anything() });
+  });
+
   it("inline shell is replaced by Claude Code's own patterns (a ```! fence; !`…` after a space or at a line's start); a code span or a ! inside a word is kept", () => {
     expect(withoutPower("a !`id`\n!`whoami` b\n```!\nls\n```\nend")).toEqual({ text: `a ${P}\n${P} b\n${P}\nend`, power: ["inline shell"], removed: { keys: [], shell: ["ls", "id", "whoami"] } });
     const plain = "run `npm test`; Hello!`not a command` and ```sh\nls\n```\n";
