@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalStore, failureOf, PinReader } from "../src/approval/store.js";
 import { commandHookPins } from "../src/approval/command-hook.js";
+import { commandPins } from "../src/approval/command-pins.js";
 import { CLAUDE_CODE } from "../src/claude/dialect.js";
 import { parseClaudeSettings } from "../src/claude/settings.js";
 import { GEMINI, readGeminiSettings } from "../src/agents/gemini.js";
@@ -95,5 +96,15 @@ describe("what an approval of a project's command hook pins: what runs", () => {
     expect(reason).toContain("(not_approved)");
     expect(reason).toContain(`${join(w.dir, "tools", "startup.sh")} differs`);
     expect(reason).not.toContain("unapproved code ran");
+  });
+
+  it("NODE_OPTIONS is read as Node reads it: only the values of the options that load code (--require, -r, --import, --loader, --experimental-loader, --openssl-config, --snapshot-blob, --experimental-policy) name files; --max-old-space-size=4096 pins no file called 4096", () => {
+    const w = project();
+    const files = (command: string) => commandPins(w.dir, command, "/home/u", CLAUDE_CODE.projectDirVars).files.map((f) => f.slice(w.dir.length + 1));
+    expect(files(`NODE_OPTIONS=--max-old-space-size=4096 node -v`)).toEqual([]);
+    expect(files(`NODE_OPTIONS="--max-old-space-size=4096 --require tools/preload.cjs --enable-source-maps" node -v`)).toEqual(["tools/preload.cjs"]);
+    expect(files(`NODE_OPTIONS='--import=./tools/a.mjs -r tools/b.cjs --experimental-loader "tools/c d.mjs" --openssl-config=tools/ssl.cnf' node -v`)).toEqual(["tools/a.mjs", "tools/b.cjs", "tools/c d.mjs", "tools/ssl.cnf"]);
+    // Control: another loader variable is still read word by word.
+    expect(files(`BASH_ENV=tools/startup.sh bash -c true`)).toEqual(["tools/startup.sh"]);
   });
 });

@@ -23,6 +23,7 @@ import { relative, resolve } from "node:path";
 import type { ShNode } from "mvdan-sh";
 import { importGraph } from "../policy/import-graph.js";
 import { Done, inside, Refusal, sh, text, values, type WordScope } from "./shell-words.js";
+import { nodeOptionFiles } from "./node-options.js";
 
 /** What a command's approval pins, or why it cannot be approved as it stands. */
 export interface CommandPins {
@@ -143,10 +144,15 @@ function imported(file: string, pins: CommandPins, root: string): void {
   for (const p of graph.packages) if (inside(root, p.lexical)) pins.folders.push(p.lexical);
 }
 
-/** A loader variable's value (`NODE_OPTIONS="--require ./x.js"`, `PATH=tools:/usr/bin`): each project file or folder it names is pinned. */
+/** The words of a loader variable's value that may name a file: NODE_OPTIONS's as Node reads it (./node-options.ts), another's split at spaces and colons. */
+export const loaderWords = (name: string, value: string): string[] => (name === "NODE_OPTIONS" ? nodeOptionFiles(value) : value.split(/[\s:]+/));
+
+/** A loader variable's value (`NODE_OPTIONS="--require ./x.js"`, read as Node reads it: ./node-options.ts; `PATH=tools:/usr/bin`): each project file or folder it names is pinned. */
 function loads(name: string, values_: string[], state: State): void {
   if (!LOADERS.has(name)) return;
-  for (const value of values_) for (const token of value.split(/[\s:]+/)) pinPath(token, state, true);
+  for (const value of values_) {
+    for (const token of loaderWords(name, value)) pinPath(token, state, true);
+  }
 }
 
 function analyse(source: string, state: State, name = "command"): void {

@@ -15,7 +15,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
-import { LOADERS, runPins } from "../approval/command-pins.js";
+import { LOADERS, loaderWords, runPins } from "../approval/command-pins.js";
 import { approvalCommand } from "../approval/project.js";
 import { inside } from "../approval/shell-words.js";
 import type { ApprovedPins } from "../contract/approved.js";
@@ -47,7 +47,7 @@ export function execPinRefusal(pins: ApprovedPins, cwd: string, command: string,
   }
   for (const [name, value] of Object.entries(env)) {
     if (!LOADERS.has(name)) continue;
-    for (const token of value.split(/[\s:]+/)) {
+    for (const token of loaderWords(name, value)) {
       const why = token && judge(pins, root, resolve(cwd, token.slice(token.indexOf("=") + 1)));
       if (why) return refuse(`${name}=${value}`, `${token}: ${why}`);
     }
