@@ -5,11 +5,12 @@
  * world serves several checks (the model loads a skill, runs Bash, starts a project agent whose
  * own Bash call is routed too).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentUnavailable } from "./support/pi-run.js";
+import { ROOT } from "./cli-run.js";
 import { approve, claudeWorld, installClaude, projectHook, runClaude, trustDialogAccepted, type ClaudeRun, type ClaudeWorld, type ScriptedCall } from "./support/claude-run.js";
 import { agentViewAvailability } from "../src/isolation/bubblewrap/agent-view.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
@@ -46,12 +47,16 @@ function furnish(w: ClaudeWorld): void {
   writeFileSync(join(w.project, ".claude", "skills", "build", "SKILL.md"), `---\nname: build\ndescription: Build the project.\nallowed-tools: Bash(echo:*)\n---\n${MARKERS.skillBody} Version: !\`echo SKILL-SHELL-$((6*7))-ran | tee -a ${join(w.root, "skill-shell.log")}\`\n`);
   writeFileSync(join(w.project, ".claude", "agents", "helper.md"), `---\nname: helper\ndescription: ${MARKERS.agent}\n${frontmatterHook(w, "agent-frontmatter")}---\n${MARKERS.agentBody} You help.\n`);
   writeFileSync(join(w.home, ".claude", "settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo user-hook >> ${join(w.root, "hooks.log")}` }] }] } }));
+  // A monorepo's package with a skill of its own, which Claude Code loads once the model reads a file under the package.
+  cpSync(join(ROOT, "fixtures", "hostile", "claude-code", "runs-shell-through-skills-of-other-folders"), w.project, { recursive: true });
   trustDialogAccepted(w);
 }
 
-const SESSION: ScriptedCall[] = [
+const session = (w: ClaudeWorld): ScriptedCall[] => [
   { name: "Skill", input: { skill: "greet" } },
   { name: "Skill", input: { skill: "build" } },
+  { name: "Read", input: { file_path: join(w.project, "packages", "web", "src", "app.ts") } },
+  { name: "Skill", input: { skill: "lint" } },
   { name: "Bash", input: { command: "echo main-bash", description: "main" } },
   { name: "Agent", input: { subagent_type: "helper", description: "help", prompt: "Run echo." } },
   { name: "Bash", agent: MARKERS.agentBody, input: { command: "echo agent-bash", description: "agent" } },
@@ -65,26 +70,26 @@ const hookLog = (w: ClaudeWorld) => (existsSync(join(w.root, "hooks.log")) ? rea
 const toolResults = (run: ClaudeRun) => run.messages.flatMap((m) => m.messages).flatMap((m) => (Array.isArray((m as { content?: unknown }).content) ? (m as { content: Array<{ type: string; content?: unknown }> }).content : [])).filter((p) => p.type === "tool_result").map((p) => JSON.stringify(p.content));
 
 describe.skipIf(unavailable)("hookbox claude keeps what Claude Code 2.1.328 loads", { timeout: 120_000 }, () => {
-  const session: { alone?: { w: ClaudeWorld; run: ClaudeRun }; routed?: { w: ClaudeWorld; run: ClaudeRun } } = {};
+  const runs: { alone?: { w: ClaudeWorld; run: ClaudeRun }; routed?: { w: ClaudeWorld; run: ClaudeRun } } = {};
   beforeAll(() => {
     claude = installClaude();
     for (const hookbox of [false, true]) {
       const w = world();
       furnish(w);
-      session[hookbox ? "routed" : "alone"] = { w, run: runClaude(w, { calls: SESSION, hookbox, allowedTools: "Bash,Skill,Agent" }) };
+      runs[hookbox ? "routed" : "alone"] = { w, run: runClaude(w, { calls: session(w), hookbox, allowedTools: "Bash,Skill,Agent,Read" }) };
     }
   }, 300_000);
   afterAll(() => { for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true }); });
 
   it("the model's first request carries the project's CLAUDE.md, its .claude/rules and ~/.claude/CLAUDE.md, as with Claude Code alone", () => {
-    for (const { run } of [session.alone!, session.routed!]) {
+    for (const { run } of [runs.alone!, runs.routed!]) {
       expect(run.code, run.stderr).toBe(0);
       for (const marker of [MARKERS.project, MARKERS.rules, MARKERS.user]) expect(firstRequest(run)).toContain(marker);
     }
   });
 
   it("the project's skill and agent are offered and run: the skill loads, the agent's own model thread starts and its Bash call runs", () => {
-    for (const { run } of [session.alone!, session.routed!]) {
+    for (const { run } of [runs.alone!, runs.routed!]) {
       expect(firstRequest(run)).toContain(MARKERS.skill);
       expect(firstRequest(run)).toContain(MARKERS.agent);
       expect(run.messages.some((m) => JSON.stringify(m.system ?? "").includes(MARKERS.agentBody))).toBe(true);
@@ -98,19 +103,33 @@ describe.skipIf(unavailable)("hookbox claude keeps what Claude Code 2.1.328 load
   it("a project skill's inline shell runs when the model invokes it with Claude Code alone (the model reads its output); under hookbox claude it does not run, the model reads the skill with a placeholder, and the file is named", () => {
     const everything = (run: ClaudeRun) => JSON.stringify(run.messages);
     const ran = (w: ClaudeWorld) => existsSync(join(w.root, "skill-shell.log"));
-    expect(everything(session.alone!.run)).toContain(MARKERS.skillShell);
-    expect(ran(session.alone!.w)).toBe(true);
-    const routed = everything(session.routed!.run);
+    expect(everything(runs.alone!.run)).toContain(MARKERS.skillShell);
+    expect(ran(runs.alone!.w)).toBe(true);
+    const routed = everything(runs.routed!.run);
     expect(routed).toContain(MARKERS.skillBody);
     expect(routed).toContain("[shell command not run: hookbox claude does not run a project skill's or command's shell commands]");
     expect(routed).not.toContain(MARKERS.skillShell);
-    expect(ran(session.routed!.w)).toBe(false);
-    expect(session.routed!.run.stderr).toContain("the project's .claude/skills/build/SKILL.md has inline shell and allowed-tools: shown to Claude Code without them");
+    expect(ran(runs.routed!.w)).toBe(false);
+    expect(runs.routed!.run.stderr).toContain("the project's .claude/skills/build/SKILL.md has inline shell and allowed-tools: shown to Claude Code without them");
+  });
+
+  it("a skill of a subfolder's .claude/skills (fixtures/hostile/claude-code/runs-shell-through-skills-of-other-folders) is loaded once the model reads a file under it, and its inline shell runs when the model invokes it with Claude Code alone (your key copied, the model reads its output); under hookbox claude it loads and expands without running, and the file is named", () => {
+    const stolen = (w: ClaudeWorld) => existsSync(join(w.project, "stolen.txt"));
+    const alone = JSON.stringify(runs.alone!.run.messages);
+    expect(alone).toContain("New skills discovered in packages/web/.claude/skills");
+    expect(alone).toContain("NESTED-SKILL-SHELL-RAN");
+    expect(stolen(runs.alone!.w)).toBe(true);
+    const routed = JSON.stringify(runs.routed!.run.messages);
+    expect(routed).toContain("New skills discovered in packages/web/.claude/skills");
+    expect(routed).toContain("Lint report: [shell command not run:");
+    expect(routed).not.toContain("NESTED-SKILL-SHELL-RAN");
+    expect(stolen(runs.routed!.w)).toBe(false);
+    expect(runs.routed!.run.stderr).toContain("the project's packages/web/.claude/skills/lint/SKILL.md has inline shell and allowed-tools: shown to Claude Code without them");
   });
 
   it("hooks in the frontmatter of the project's skills and agents run with Claude Code alone and not under hookbox claude, where the user's hook is routed for the main thread and the agent's", () => {
-    expect(hookLog(session.alone!.w).sort()).toEqual(["agent-frontmatter", "skill-frontmatter", "user-hook", "user-hook"]);
-    expect(hookLog(session.routed!.w)).toEqual(["user-hook", "user-hook"]);
+    expect(hookLog(runs.alone!.w).sort()).toEqual(["agent-frontmatter", "skill-frontmatter", "user-hook", "user-hook"]);
+    expect(hookLog(runs.routed!.w)).toEqual(["user-hook", "user-hook"]);
   });
 });
 

@@ -5,11 +5,12 @@
  * `hookbox opencode` (src/cli/opencode.ts, src/opencode/). The sessions run once, a few at a time,
  * in beforeAll; each test reads the ones it needs.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentUnavailable } from "./support/pi-run.js";
+import { ROOT } from "./cli-run.js";
 import { approve, CANARY, firstAgentRequest, installOpencode, opencodeWorld, runOpencode, type OpencodeRun, type OpencodeWorld } from "./support/opencode-run.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 
@@ -67,6 +68,11 @@ describe.skipIf(unavailable)("opencode 1.18.33 end to end", { timeout: 60_000 },
       () => approved("exit", [`${H}/exits-in-tool-execute.ts`]),
       () => approved("timer", [`${H}/throws-from-a-timer.ts`]),
       () => alone("timerAlone", [`${H}/throws-from-a-timer.ts`]),
+      ...[false, true].map((hookbox) => async () => {
+        const w = world(hookbox ? "command" : "commandAlone");
+        cpSync(join(ROOT, H, "runs-shell-through-its-commands-and-agents"), w.project, { recursive: true });
+        runs[hookbox ? "command" : "commandAlone"] = await runOpencode(w, { command: RM, hookbox, args: ["--command", "ops/ship"] });
+      }),
       async () => {
         runs.user = await runOpencode(world("user", [], [`${H}/rewrites-bash-command.ts`]), { command: "echo the model's own command", hookbox: true });
       },
@@ -166,6 +172,17 @@ describe.skipIf(unavailable)("opencode 1.18.33 end to end", { timeout: 60_000 },
     expect(toolError(runs.timer!)).toContain("(crashed)");
     expect(victimKept(worlds.timer!)).toBe(true);
     expect(answered(runs.timer!)).toBe(true);
+  });
+
+  it("a project's command whose template runs shell (fixtures/hostile/opencode/runs-shell-through-its-commands-and-agents, run as --command ops/ship): opencode alone runs it as you, past every plugin and permission (your key copied, the model reads its output); hookbox opencode shows it with a placeholder and nothing runs", () => {
+    const stolen = (name: string) => existsSync(join(worlds[name]!.project, "stolen.txt"));
+    expect(JSON.stringify(runs.commandAlone!.requests)).toContain("COMMAND-SHELL-RAN");
+    expect(stolen("commandAlone")).toBe(true);
+    const routed = JSON.stringify(runs.command!.requests);
+    expect(routed).toContain("Status: [shell command not run: hookbox opencode does not run a project command's shell commands]");
+    expect(routed).not.toContain("COMMAND-SHELL-RAN");
+    expect(stolen("command")).toBe(false);
+    expect(runs.command!.stderr).toContain("the project's command");
   });
 
   it("your own plugin (~/.config/opencode/plugins) runs through hookbox opencode as you, needing no approval, with substitute effects: its args rewrite runs, as in opencode alone", () => {

@@ -21,6 +21,8 @@ import type { ApprovalStore } from "./store.js";
 export interface PowerItem {
   /** The file as found: the agent reads it there. */
   file: string;
+  /** The tree it is pinned within when that is wider than the project (a `.claude` folder above the working folder, up to the git root): no link may lead out of it. */
+  root?: string;
   /** How `hookbox trust` names it: `Gemini CLI (.gemini/.env, env file: BASH_ENV, APP_MODE)`. */
   origin: string;
   /** What it is in a refusal: "a Gemini CLI env file". */
@@ -76,7 +78,7 @@ export function powerItemPins(project: string, item: PowerItem): { files: string
 
 /** The fingerprint of `item` as it is now; a FingerprintError when it cannot be approved as it stands. */
 export function powerItemFingerprint(project: string, item: PowerItem, reader: PinReader = new PinReader()): Promise<Fingerprint> {
-  const root = projectKey(project);
+  const root = projectKey(item.root ?? project);
   const { files, folders, refusals } = powerItemPins(project, item);
   if (refusals.length > 0) return Promise.reject(new FingerprintError(`${refusals.join("; ")}: name a script of the project instead`));
   return pinnedFingerprint(powerKey(item.file), item.subject, { root, files, folders }, PROJECT_HOOK_POLICY, reader);

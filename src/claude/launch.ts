@@ -88,7 +88,7 @@ export function managedLaunch(dialect: ClaudeDialect, bwrap: string, program: st
   const wrap = (name: string) => ({ command: router.node, args: [router.script, "claude-mcp", planFile, sha256, name] });
   const files: FileView[] = [
     // First, so that a settings view on the same file (a link) is bound last and wins.
-    ...skills.map((f) => ({ path: viewTarget(dialect.launcher, plan.project, f.path, f.kind.label), content: f.content })),
+    ...skills.map((f) => ({ path: viewTarget(dialect.launcher, f.root, f.path, f.kind.label), content: f.content })),
     { path: `${dialect.managedDir}/${dialect.managedFile}`, content: JSON.stringify(managed, null, 2) },
     { path: planFile, content: text },
     ...projectFiles.map((f) => ({ path: viewTarget(dialect.launcher, plan.project, f.path), content: JSON.stringify(projectView(dialect, f.parsed, f.powerApproved), null, 2) })),

@@ -23,7 +23,7 @@ export const viewOrigin = (view: SkillView): string =>
 export function viewItem(view: SkillView): PowerItem {
   const words = view.removed.keys.join("\n").split(/[\s"'[\]{}(),]+/).filter((w) => w !== "" && !w.endsWith(":"));
   return {
-    file: view.path, origin: viewOrigin(view), noun: `a Claude Code ${view.kind.label}`, subject: { kind: view.kind.folder, power: view.power }, original: view.original,
+    file: view.path, root: view.root, origin: viewOrigin(view), noun: `a Claude Code ${view.kind.label}`, subject: { kind: view.kind.folder, power: view.power }, original: view.original,
     mentions: [...view.removed.shell, ...words], projectVars: CLAUDE_CODE.projectDirVars,
     shows: [...view.removed.shell.map((c) => `runs: ${JSON.stringify(c)}`), ...(view.removed.keys.length > 0 ? [`frontmatter: ${JSON.stringify(view.removed.keys.join("\n"))}`] : [])],
   };

@@ -12,73 +12,99 @@
  *   subagent the model spawns unasked (`acceptEdits` edits without asking, `auto` lets a classifier
  *   decide in your place; `bypassPermissions` it refuses unless you are in it already);
  *   `mcpServers` may define a server inline, a program Claude Code starts when the agent runs.
+ * - where: each kind from the `.claude` folder of the working folder and of every folder above it up
+ *   to the git root (with no git root, up to your home, not included); skills also from every
+ *   `.claude/skills` below the working folder that git does not ignore, which Claude Code loads
+ *   during the session as soon as the model reads or edits a file under that folder (its nested
+ *   discovery, on Read, Write and Edit), without asking.
  * A file holding any is shown without them until approved (./skill-approval.ts); every other file is shown as it is.
  */
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
 import { join, relative } from "node:path";
+import { ancestors, gitRoot } from "../policy/paths.js";
+import { spelled, withoutPower as viewOf, type MdPower, type Removed } from "../agents/md-view.js";
+
+export type { Removed };
 
 /** Claude Code 2.1.328's own patterns of inline shell (sBr and iBr in its binary). */
-const FENCE = /```!\s*\n?[\s\S]*?\n?```/g;
-const INLINE = /(?<=^|\s)!`[^`]+`/gm;
+const SHELL = [/```!\s*\n?[\s\S]*?\n?```/g, /(?<=^|\s)!`[^`]+`/gm] as const;
 export const SHELL_PLACEHOLDER = "[shell command not run: hookbox claude does not run a project skill's or command's shell commands]";
-/** YAML frontmatter as Claude Code reads it: a first line `---`, up to the next `---` line. */
-const FRONTMATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
-/** A frontmatter key however it is spelled (Claude Code normalizes frontmatter keys: allowed_tools, allowedTools, quoted). */
-const spelled = (words: string[]) => words.join("[-_ ]?");
 
-/** What hookbox removes from each kind of file: its frontmatter power keys (named as Claude Code's docs spell them), and whether inline shell. */
-export interface Kind { folder: string; label: string; keys: Record<string, string>; shell: boolean; why: string }
+/** What hookbox removes from each kind of file (./agents/md-view.ts: its frontmatter power keys, named as Claude Code's docs spell them, and its inline shell); `nested`: read below the working folder too. */
+export interface Kind extends MdPower { folder: string; label: string; nested: boolean; why: string }
+const shell = { shell: SHELL, placeholder: SHELL_PLACEHOLDER };
 export const KINDS: readonly Kind[] = [
-  { folder: "skills", label: "project skill", keys: { "allowed-tools": spelled(["allowed", "tools"]) }, shell: true, why: "its shell commands would run as you, past your hooks, whenever it is expanded, and the model expands a skill unasked; allowed-tools lets tools run without asking" },
-  { folder: "commands", label: "project command", keys: { "allowed-tools": spelled(["allowed", "tools"]) }, shell: true, why: "its shell commands would run as you, past your hooks, whenever it is expanded; allowed-tools lets tools run without asking" },
-  { folder: "agents", label: "project agent", keys: { permissionMode: spelled(["permission", "mode"]), mcpServers: spelled(["mcp", "servers"]) }, shell: false, why: "the model spawns an agent unasked: its permissionMode would let its tools run without asking, its mcpServers start programs" },
+  { folder: "skills", label: "project skill", keys: { "allowed-tools": spelled(["allowed", "tools"]) }, ...shell, nested: true, why: "its shell commands would run as you, past your hooks, whenever it is expanded, and the model expands a skill unasked; allowed-tools lets tools run without asking" },
+  { folder: "commands", label: "project command", keys: { "allowed-tools": spelled(["allowed", "tools"]) }, ...shell, nested: false, why: "its shell commands would run as you, past your hooks, whenever it is expanded; allowed-tools lets tools run without asking" },
+  { folder: "agents", label: "project agent", keys: { permissionMode: spelled(["permission", "mode"]), mcpServers: spelled(["mcp", "servers"]) }, shell: [], placeholder: SHELL_PLACEHOLDER, nested: false, why: "the model spawns an agent unasked: its permissionMode would let its tools run without asking, its mcpServers start programs" },
 ];
 
-/** `text` without the frontmatter keys of `kind` and (for skills and commands) its inline shell, and which it had; `removed`: the frontmatter lines and the inline commands it leaves out. */
-export function withoutPower(text: string, kind: Kind = KINDS[0]!): { text: string; power: string[]; removed: Removed } {
-  const power: string[] = [];
-  const removed: Removed = { keys: [], shell: [] };
-  let body = text;
-  let front = "";
-  const fm = FRONTMATTER.exec(text);
-  if (fm) {
-    front = fm[0];
-    body = text.slice(fm[0].length);
-    const found = Object.entries(kind.keys).filter(([, re]) => new RegExp(re, "i").test(fm[1]!));
-    if (found.length > 0) {
-      power.push(...found.map(([name]) => name));
-      const anywhere = new RegExp(found.map(([, re]) => re).join("|"), "i");
-      const key = new RegExp(`^["']?(?:${found.map(([, re]) => re).join("|")})["']?[ \t]*:`, "i");
-      const lines = fm[1]!.split(/\r?\n/);
-      const kept: string[] = [];
-      for (let i = 0; i < lines.length; i++) {
-        if (!key.test(lines[i]!)) { kept.push(lines[i]!); continue; }
-        removed.keys.push(lines[i]!);
-        // Its value's own lines: indented, or list items.
-        while (i + 1 < lines.length && /^(?:[ \t]|-)/.test(lines[i + 1]!)) removed.keys.push(lines[++i]!);
-      }
-      // A spelling not removed line by line (a flow mapping, an anchor): the whole frontmatter goes.
-      if (anywhere.test(kept.join("\n"))) { front = ""; removed.keys.push(fm[1]!); } else front = `---\n${kept.join("\n")}\n---\n`;
-    }
-  }
-  const cut = (found: string) => { removed.shell.push(found.replace(/^```!|```$/g, "").replace(/^!`|`$/g, "").trim()); return SHELL_PLACEHOLDER; };
-  const stripped = kind.shell ? body.replace(FENCE, cut).replace(INLINE, cut) : body;
-  if (stripped !== body) power.unshift("inline shell");
-  return { text: power.length > 0 ? front + stripped : text, power, removed };
-}
+/** `text` as Claude Code is shown it for `kind` (a skill by default). */
+export const withoutPower = (text: string, kind: Kind = KINDS[0]!): { text: string; power: string[]; removed: Removed } => viewOf(text, kind);
 
-/** What a view leaves out: its frontmatter power keys' lines, its inline shell commands. */
-export interface Removed { keys: string[]; shell: string[] }
-
-/** A file with power parts: `content` its view, `original` the file as read (shown when approved), `removed` what the view leaves out. */
-export interface SkillView { path: string; rel: string; content: string; original: string; power: string[]; removed: Removed; kind: Kind }
+/**
+ * A file with power parts: `content` its view, `original` the file as read (shown when approved),
+ * `removed` what the view leaves out; `root`: the tree it belongs to (the git root, else the folder
+ * whose `.claude` holds it), which a link in it may not lead out of.
+ */
+export interface SkillView { path: string; rel: string; root: string; content: string; original: string; power: string[]; removed: Removed; kind: Kind }
 
 const MAX_DEPTH = 6;
 
-/** Every `.md` file of the project's `.claude/skills`, `.claude/commands` and `.claude/agents` (links followed, each folder once) that has power parts, with its view. */
+/** A `.claude` folder Claude Code reads `kinds` from, and the tree it belongs to. */
+export interface ClaudeFolder { dir: string; kinds: readonly Kind[]; root: string }
+
+/**
+ * The `.claude` folders Claude Code 2.1.328 reads a project's skills, commands and agents from, for a
+ * session started in `project` (its `getProjectDirsUpToHome` and nested skills discovery): every kind
+ * from `project` and each folder above it up to the git root (up to your home, not included, when
+ * there is none); the `nested` kinds from each folder below `project` not ignored by git (not
+ * following links: a link inside the project leads to a folder this walk reaches by its own path,
+ * whose view covers the link's target).
+ */
+export function claudeFolders(project: string): ClaudeFolder[] {
+  const git = gitRoot(project);
+  const home = homedir();
+  const out: ClaudeFolder[] = [];
+  for (const dir of ancestors(project)) {
+    if (dir === home) break;
+    out.push({ dir: join(dir, ".claude"), kinds: KINDS, root: git ?? dir });
+    if (dir === git) break;
+  }
+  const nested = KINDS.filter((k) => k.nested);
+  const ignored = gitIgnored(project);
+  const walk = (dir: string) => {
+    let entries;
+    try { entries = readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const e of entries) {
+      if (!e.isDirectory() || e.name === ".git") continue;
+      const sub = join(dir, e.name);
+      if (ignored.has(sub)) continue;
+      if (e.name === ".claude") out.push({ dir: sub, kinds: nested, root: git ?? project });
+      walk(sub);
+    }
+  };
+  walk(project);
+  return out;
+}
+
+/**
+ * The folders below `project` that git ignores (Claude Code does not read their skills), as git
+ * lists them; none where git cannot say (no repository, no git), so every folder is read. The
+ * repository's `core.fsmonitor` would be a command git runs: it is switched off.
+ */
+function gitIgnored(project: string): Set<string> {
+  const r = spawnSync("git", ["-c", "core.fsmonitor=false", "ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z"], { cwd: project, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] });
+  if (r.status !== 0 || typeof r.stdout !== "string") return new Set();
+  return new Set(r.stdout.split("\0").filter((p) => p.endsWith("/")).map((p) => join(project, p.slice(0, -1))));
+}
+
+/** Every `.md` file of the skills, commands and agents Claude Code reads for `project` (./claudeFolders; links followed, each folder once) that has power parts, with its view. */
 export function projectSkillViews(project: string): SkillView[] {
   const views: SkillView[] = [];
-  const walk = (kind: Kind, seen: Set<string>, dir: string, depth: number) => {
+  const walk = (kind: Kind, root: string, seen: Set<string>, dir: string, depth: number) => {
     let real: string;
     try { real = realpathSync(dir); } catch { return; }
     if (depth > MAX_DEPTH || seen.has(real)) return;
@@ -92,16 +118,17 @@ export function projectSkillViews(project: string): SkillView[] {
       if (e.isSymbolicLink()) {
         try { const s = statSync(path); isDir = s.isDirectory(); isFile = s.isFile(); } catch { continue; }
       }
-      if (isDir) walk(kind, seen, path, depth + 1);
+      if (isDir) walk(kind, root, seen, path, depth + 1);
       else if (isFile && /\.md$/i.test(e.name)) {
         let text: string;
         try { text = readFileSync(path, "utf8"); } catch { continue; }
         const { text: content, power, removed } = withoutPower(text, kind);
-        if (power.length > 0) views.push({ path, rel: relative(project, path), content, original: text, power, removed, kind });
+        if (power.length > 0) views.push({ path, rel: relative(project, path), root, content, original: text, power, removed, kind });
       }
     }
   };
   // Each kind its own set of folders seen: a folder linked from another kind's is read as this kind too.
-  for (const kind of KINDS) walk(kind, new Set(), join(project, ".claude", kind.folder), 0);
+  const seen = new Map(KINDS.map((k) => [k, new Set<string>()]));
+  for (const { dir, kinds, root } of claudeFolders(project)) for (const kind of kinds) walk(kind, root, seen.get(kind)!, join(dir, kind.folder), 0);
   return views;
 }

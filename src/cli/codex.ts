@@ -14,6 +14,7 @@ import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { sandboxAvailability } from "../isolation/bubblewrap/bwrap.js";
 import { CODEX, CODEX_POWER_KEYS, codexProjectDirs, readCodexLayer } from "../agents/codex.js";
 import { codexRulesOnlyRestrict } from "../agents/codex-rules.js";
+import { codexSkillMetadata, skillMetadataView, skillOf } from "../agents/codex-skills.js";
 import { viewTarget } from "../agents/view-target.js";
 import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
@@ -57,7 +58,7 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
   const plan: AgentPlan = { project, hooks: layers.flatMap((l) => l.hooks), refused: layers.flatMap((l) => l.refused), maxOutputBytes: DEFAULTS.shellOutputBytes, otel: otlpEnv() };
   await announcePlan(CODEX, plan, say);
   const items = await judgeItems(new ApprovalStore(), project, POWER_ROWS.codex.items(project));
-  const configs = [...projectConfigViews(project, say, items), ...projectRulesViews(project, say, items)];
+  const configs = [...projectConfigViews(project, say, items), ...projectRulesViews(project, say, items), ...projectSkillViews(project, say)];
   return runBehindRouter(CODEX, plan, (dir, command) => {
     const requirements = join(dir, "requirements.toml");
     const admin = existsSync(REQUIREMENTS) ? (parseToml(readFileSync(REQUIREMENTS, "utf8")) as Record<string, unknown>) : {};
@@ -132,6 +133,25 @@ export function projectRulesViews(project: string, say: (line: string) => void, 
       say(`the project's ${relative(project, file)} may let commands run without asking (an allow rule, or rules hookbox does not read as forbid or prompt only): not loaded; ${approveTail(project, item?.changed ?? false)}`);
       out.push({ target, content: "" });
     }
+  }
+  return out;
+}
+
+/**
+ * The project's skills' metadata files (`agents/openai.yaml`, src/agents/codex-skills.ts) that hold
+ * more than how the skill looks (its `dependencies`: MCP servers Codex installs into your config),
+ * each seen with only that, named on stderr.
+ */
+export function projectSkillViews(project: string, say: (line: string) => void): Array<{ target: string; content: string }> {
+  const out: Array<{ target: string; content: string }> = [];
+  const dirs = codexProjectDirs(project).map(dirname);
+  for (const file of codexSkillMetadata(dirs)) {
+    // Within the repository's root (the first folder Codex reads), as a rules file is within its folder's.
+    const target = viewTarget(CODEX.launcher, dirs[0]!, file, "project skill file");
+    const view = skillMetadataView(readFileSync(target, "utf8"));
+    if (!view.changed) continue;
+    say(`the project's skill ${relative(project, skillOf(file)) || "."} declares more than its interface and policy in agents/openai.yaml (its dependencies: MCP servers Codex would write into your ~/.codex/config.toml and start when the skill is mentioned): seen without them, and hookbox codex does not approve them`);
+    out.push({ target, content: view.content });
   }
   return out;
 }

@@ -90,6 +90,7 @@ export async function opencode(args: string[], out: Output, _signal?: AbortSigna
     if (f.origin !== "project") continue;
     f.path = viewTarget("opencode", project, f.path);
   }
+  for (const v of found.views) v.path = viewTarget("opencode", project, v.path, "project command or agent file");
   for (const tool of found.tools) say(`the custom tool ${tool.path} is not loaded: hookbox opencode does not run custom tools`);
   if (process.env.OPENCODE_CONFIG_DIR) say(`OPENCODE_CONFIG_DIR (${process.env.OPENCODE_CONFIG_DIR}) is replaced by hookbox's: its plugins run through hookbox, its agents and commands are not loaded`);
   // Checked here, where the plugin files are in view (opencode's namespace hides them), as opencode starts.
@@ -123,6 +124,11 @@ export async function opencode(args: string[], out: Output, _signal?: AbortSigna
       const copy = join(dir, `config-${i}.json`);
       writeFileSync(copy, f.content);
       binds.push("--ro-bind", copy, f.path);
+    });
+    found.views.forEach((v, i) => {
+      const copy = join(dir, `view-${i}.md`);
+      writeFileSync(copy, v.content);
+      binds.push("--ro-bind", copy, v.path);
     });
     const env = { ...process.env, OPENCODE_CONFIG_DIR: config, HOOKBOX_OPENCODE_PLAN: planFile };
     return await new Promise<number>((resolve) => {

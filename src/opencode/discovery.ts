@@ -14,6 +14,8 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { applyEdits, modify, parse, type ParseError } from "jsonc-parser";
+import { gitRoot } from "../policy/paths.js";
+import { configPowerEdits, markdownViews } from "./views.js";
 
 export type Origin = "user" | "project";
 
@@ -47,6 +49,8 @@ export interface Discovered {
   /** Folders opencode must not see (they hold plugins or tools). */
   hide: string[];
   filtered: FilteredConfig[];
+  /** The project's command and agent files with power parts, each with the content opencode is shown (./views.ts). */
+  views: Array<{ path: string; content: string }>;
   problems: string[];
 }
 
@@ -72,12 +76,7 @@ function files(dir: string): string[] {
 const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
 
 /** The worktree's root: the nearest folder up from `cwd` holding `.git`, else `cwd`. */
-export function worktreeRoot(cwd: string): string {
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, ".git"))) return dir;
-    if (dirname(dir) === dir) return cwd;
-  }
-}
+export const worktreeRoot = (cwd: string): string => gitRoot(cwd) ?? cwd;
 
 /** Folders from `cwd` up to `root`, nearest first. */
 function upTo(cwd: string, root: string): string[] {
@@ -105,7 +104,7 @@ export function configDirs(cwd: string, env: DiscoverEnv): Array<{ dir: string; 
 /** Find what opencode would load for the project at `cwd`. */
 export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
   const found: PluginUnit[] = [];
-  const out: Discovered = { plugins: [], tools: [], hide: [], filtered: [], problems: [] };
+  const out: Discovered = { plugins: [], tools: [], hide: [], filtered: [], views: [], problems: [] };
   const home = env.HOME || homedir();
   const readConfig = (path: string, origin: Origin, base: string) => {
     if (!existsSync(path)) return;
@@ -118,7 +117,10 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
       return;
     }
     const power = origin === "project" ? PROJECT_POWER_KEYS.filter((k) => config[k] !== undefined) : [];
-    if (config.plugin === undefined && power.length === 0) return;
+    // An agent's permission and a command's inline shell are not approvable: taken out of every view of the file.
+    const inner = origin === "project" ? configPowerEdits(config) : { edits: [], named: [] };
+    if (inner.named.length > 0) out.problems.push(`the project's ${path} sets ${inner.named.join(", ")}: not loaded (an agent's permission would replace yours for it, a command's shell commands would run as you whenever it is run; hookbox opencode does not approve them)`);
+    if (config.plugin === undefined && power.length === 0 && inner.edits.length === 0) return;
     const entries = Array.isArray(config.plugin) ? config.plugin : [];
     for (const entry of entries) {
       const [spec, options] = Array.isArray(entry) ? entry : [entry, undefined];
@@ -127,7 +129,7 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
       const file = spec.startsWith("file://") ? fileURLToPath(spec) : resolve(base, spec);
       found.push({ path: local ? file : spec, kind: local ? "file" : "npm", origin, from: path, ...(options !== undefined ? { options } : {}) });
     }
-    const drop = (keys: string[]) => keys.reduce((t, key) => applyEdits(t, modify(t, [key], undefined, {})), text);
+    const drop = (keys: string[]) => [...keys.map((key): [string[], unknown] => [[key], undefined]), ...inner.edits].reduce((t, [at, value]) => applyEdits(t, modify(t, at, value, {})), text);
     const plugins = config.plugin === undefined ? [] : ["plugin"];
     out.filtered.push({ path, content: drop([...plugins, ...power]), origin,
       ...(power.length > 0 ? { power: Object.fromEntries(power.map((k) => [k, config[k]])), withPower: drop(plugins) } : {}) });
@@ -138,6 +140,12 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
   const root = worktreeRoot(cwd);
   for (const dir of upTo(cwd, root).reverse()) for (const name of ["opencode.jsonc", "opencode.json"]) readConfig(join(dir, name), "project", dir);
   for (const { dir, origin } of configDirs(cwd, env)) {
+    if (origin === "project") {
+      for (const view of markdownViews(dir)) {
+        out.views.push({ path: view.path, content: view.content });
+        out.problems.push(`the project's ${view.label} ${view.path} has ${view.power.join(" and ")}: shown to opencode without ${view.power.length > 1 ? "them" : "it"} (${view.why}; hookbox opencode does not approve them)`);
+      }
+    }
     if (dir !== globalDir) for (const name of ["opencode.jsonc", "opencode.json"]) readConfig(join(dir, name), origin, dir.endsWith(`${sep}.opencode`) ? dirname(dir) : dir);
     for (const sub of ["plugin", "plugins"]) {
       const folder = join(dir, sub);

@@ -1,5 +1,5 @@
 /** Path resolution as the original's `resolvePath` / `expandPath` do it; walks up a path that always ends; the folders of hookbox's own dependencies. */
-import { lstatSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve, win32 } from "node:path";
@@ -41,6 +41,12 @@ export function* ancestors(dir: string): Generator<string> {
     yield d;
     if (dirname(d) === d) return;
   }
+}
+
+/** The worktree's root of `cwd`: the nearest folder up from it holding `.git` (a folder, or a worktree's file), else undefined. */
+export function gitRoot(cwd: string): string | undefined {
+  for (const d of ancestors(cwd)) if (existsSync(join(d, ".git"))) return d;
+  return undefined;
 }
 
 const require = createRequire(import.meta.url);

@@ -67,11 +67,11 @@ export interface OpencodeRun {
   requests: Array<{ url?: string; at: number; body: { messages?: Array<{ role: string; content: unknown }>; tools?: unknown[] } }>;
 }
 
-/** Runs `opencode run` (or `hookbox opencode run`) once in `w`, in a network namespace with only loopback; the model asks bash to run `command`. */
-export async function runOpencode(w: OpencodeWorld, options: { command: string; hookbox: boolean; timeoutMs?: number; env?: Record<string, string> }): Promise<OpencodeRun> {
+/** Runs `opencode run` (or `hookbox opencode run`) once in `w`, in a network namespace with only loopback; the model asks bash to run `command`. `args`: before the message (`--command ship`). */
+export async function runOpencode(w: OpencodeWorld, options: { command: string; hookbox: boolean; timeoutMs?: number; env?: Record<string, string>; args?: string[] }): Promise<OpencodeRun> {
   const out = join(w.root, `run-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const config = `${out}.config.json`;
-  const args = ["run", "--format", "json", "-m", "fake/m", "Clean up the victim folder."];
+  const args = ["run", "--format", "json", "-m", "fake/m", ...(options.args ?? []), "Clean up the victim folder."];
   const provider = { npm: "@ai-sdk/openai-compatible", name: "fake", options: { baseURL: `http://127.0.0.1:${MODEL_PORT}/v1`, apiKey: "fake-key" }, models: { m: { name: "m", tool_call: true } } };
   const env = {
     PATH: `${w.bin}:${process.env.PATH ?? "/usr/bin:/bin"}`, HOME: w.home, SECRET_TOKEN: CANARY.secret, NO_COLOR: "1", TERM: "dumb",
