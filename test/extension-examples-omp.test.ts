@@ -6,6 +6,9 @@
  * with oh-my-pi's differences from pi's protocol), compared after the same normalizing. The outcomes
  * must be docs/omp-examples.md's table (`npm run examples-table -- --agent oh-my-pi` regenerates it).
  * A control run changes the isolated module and must be classified `differs`: the comparison can fail.
+ * Another delays the isolated plan-mode example's agent_end handler by a second before it opens its
+ * dialog (longer than the session's quiet time, as a starved machine can): it must stay `identical`,
+ * as the session settles each step on every agent_end handler having returned, not on quiet time.
  * The same differential runs again in sandbox isolation (the module on Node inside bubblewrap, a Bun
  * host), each example under `untrusted` with what it needs (SANDBOX_NEEDS): the outcomes must be the
  * doc's sandbox table; its control runs extensions/chalk-logger.ts without its grant, whose lines
@@ -31,16 +34,29 @@ const committedOutcomes = (isolation?: Isolation) => outcomesOf(tableOf(readFile
 describe.skipIf(unavailable !== undefined)("oh-my-pi 18.2.3's examples: in oh-my-pi's process against isolate([example], { policy: \"trusted\" })", () => {
   let rows: ExampleRow[];
   let control: ExampleRow;
+  let late: ExampleRow;
 
   beforeAll(async () => {
     // The control: the isolated run's legacy hook (--hook) titles its dialog otherwise than the example oh-my-pi runs.
-    control = await classifyExample("hooks/permission-gate.ts", { agent: "oh-my-pi", changeB: (source) => source.replace("Dangerous command:", "Risky command:") });
+    const [changed, delayed] = await Promise.all([
+      classifyExample("hooks/permission-gate.ts", { agent: "oh-my-pi", changeB: (source) => source.replace("Dangerous command:", "Risky command:") }),
+      classifyExample("extensions/plan-mode.ts", { agent: "oh-my-pi", changeB: (source) => {
+        const handler = 'pi.on("agent_end", async (event, ctx) => {';
+        expect(source).toContain(handler);
+        return source.replace(handler, `${handler}\n\t\tawait new Promise((resolve) => setTimeout(resolve, 1000));`);
+      } }),
+    ]);
+    [control, late] = [changed, delayed];
     rows = await classifyAll({ agent: "oh-my-pi", parallel: 2 });
   }, 1_800_000);
 
   it("control: an isolated module that answers differently is classified differs, naming the difference", () => {
     expect(control.outcome).toBe("differs");
     expect(control.detail).toContain("Risky command:");
+  });
+
+  it("an isolated module whose agent_end handler opens its dialog a second late (past any quiet time) is still identical: a step settles once every agent_end handler returned", () => {
+    expect(late).toMatchObject({ outcome: "identical", detail: "" });
   });
 
   it("every example oh-my-pi ships is in the run, once: its extensions and its legacy hooks", () => {

@@ -22,7 +22,8 @@ import { lstatSync, readFileSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import type { ShNode } from "mvdan-sh";
 import { importGraph } from "../policy/import-graph.js";
-import { Done, inside, Refusal, sh, text, values, type WordScope } from "./shell-words.js";
+import { inside, strictlyInside } from "../gates/inside.js";
+import { Done, Refusal, sh, text, values, type WordScope } from "./shell-words.js";
 import { nodeOptionFiles } from "./node-options.js";
 
 /** What a command's approval pins, or why it cannot be approved as it stands. */
@@ -237,7 +238,7 @@ function call(node: ShNode, source: string, state: State, done: Done): void {
     const next = new Set(state.cwds);
     for (const cwd of state.cwds) for (const t of at < 0 ? [target] : known(i + 1 + at)) next.add(resolve(cwd, t));
     if (next.size > 16) throw new Refusal("it changes folder too many ways to follow");
-    for (const cwd of next) if (inside(state.root, cwd) && cwd !== state.root && lstatSync(cwd, { throwIfNoEntry: false })) state.pins.folders.push(cwd);
+    for (const cwd of next) if (strictlyInside(state.root, cwd) && lstatSync(cwd, { throwIfNoEntry: false })) state.pins.folders.push(cwd);
     state.cwds = next;
     return;
   }
@@ -314,7 +315,7 @@ function pinPath(value: string, state: State, script: boolean): void {
     if (candidate === "") continue;
     for (const cwd of state.cwds) {
       const path = resolve(cwd, candidate);
-      if (!inside(state.root, path) || path === state.root) continue;
+      if (!strictlyInside(state.root, path)) continue;
       const kind = lstatSync(path, { throwIfNoEntry: false });
       if (!kind) {
         if (script || candidate.includes("/")) state.pins.files.push(path);

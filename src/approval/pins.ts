@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import type { BigIntStats } from "node:fs";
 import { lstat, open, readdir, readlink, realpath, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { inside } from "../gates/inside.js";
 import { resolvePolicy, type PolicyOption } from "../policy/policy.js";
 import { FingerprintError, MAX_PINNED_BYTES, MAX_PINNED_FILES, type Fingerprint } from "./fingerprint.js";
 
@@ -173,8 +174,6 @@ export class PinReader {
     return files;
   }
 }
-
-const inside = (root: string, path: string) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
 
 /**
  * The fingerprint of something that is not a module (a Claude Code hook's command): `subject`

@@ -6,7 +6,6 @@
  * transformed variable) is a `Refusal` naming it. Parsed by mvdan-sh (./command-pins.ts says why).
  */
 import { createRequire } from "node:module";
-import { isAbsolute, relative } from "node:path";
 import type { ShNode } from "mvdan-sh";
 
 // Why loaded on first use: the parser is a 1.5 MB script (~60 ms), needed only to pin an approved project's hooks.
@@ -84,7 +83,3 @@ function parameter(part: ShNode, source: string, state: WordScope): string[] {
 }
 
 export const text = (node: ShNode, source: string) => `\`${source.slice(node.Pos().Offset(), node.End().Offset())}\``;
-export const inside = (root: string, path: string) => {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-};

@@ -17,7 +17,7 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { LOADERS, loaderWords, runPins } from "../approval/command-pins.js";
 import { approvalCommand } from "../approval/project.js";
-import { inside } from "../approval/shell-words.js";
+import { inside } from "../gates/inside.js";
 import type { ApprovedPins } from "../contract/approved.js";
 
 

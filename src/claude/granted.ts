@@ -20,8 +20,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inside, strictlyInside } from "../gates/inside.js";
 import { runtimeFiles, type Bind, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { startNetProxy, sandboxNetSpec, netExecArgv, type NetProxy } from "../net/proxy.js";
 import { grantedFolder, NEVER_WRITABLE, type Grant } from "../policy/grants.js";
@@ -100,7 +101,6 @@ export function recordingLayerAvailable(): boolean {
   return layerWorks;
 }
 
-const inside = (root: string, path: string) => { const rel = relative(root, path); return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel); };
 const neverWritable = (rel: string) => NEVER_WRITABLE.includes(rel.split(sep)[0]!);
 
 /** The file a PostToolUse's tool just wrote, when it is a file of the project a hook may write; else why not. */
@@ -114,7 +114,7 @@ function toolTarget(project: string, event: string, input: Record<string, unknow
   const st = lstatSync(path, { throwIfNoEntry: false });
   if (!st?.isFile()) return { why: `${named} is not a regular file (a link, a folder, or gone)` };
   const real = realpathSync(path);
-  if (!inside(project, real)) return { why: `${named} is not a file of the project` };
+  if (!strictlyInside(project, real)) return { why: `${named} is not a file of the project` };
   if (neverWritable(relative(project, real))) return { why: `${named} is in ${relative(project, real).split(sep)[0]}, where git or an agent runs code from` };
   return { file: real };
 }
@@ -199,7 +199,7 @@ export async function grantedSandbox(base: SandboxBase, grants: readonly Grant[]
   const projectBind: Bind[] = layer ? [{ src: base.project, dest: base.project, writable: true }] : [];
   const spec: SandboxSpec = {
     // A read below a system folder is visible already (and bwrap cannot bind a file into a read-only bind).
-    readOnly: [...base.systemReads, ...(layer ? [] : [base.project]), ...reads.filter((r) => !base.systemReads.some((s) => r === s || r.startsWith(`${s}/`)))],
+    readOnly: [...base.systemReads, ...(layer ? [] : [base.project]), ...reads.filter((r) => !base.systemReads.some((s) => inside(s, r)))],
     extraBinds: [...projectBind, ...writable, ...(layer ? [{ src: join(dir, "layer", "report"), dest: REPORT_DIR, writable: true }] : []), ...(net?.extraBinds ?? [])],
     env: { ...env, PATH: [base.path, ...new Set(pathDirs)].join(":"), ...(layer ? { "BASH_FUNC_command_not_found_handle%%": `() { printf '%s\\n' "$1" >> ${REPORT_DIR}/missing 2>/dev/null; printf 'bash: %s: command not found\\n' "$1" >&2; return 127; }` } : {}) },
     ...(net ? { extraEnv: net.extraEnv } : {}),

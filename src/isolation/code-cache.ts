@@ -83,7 +83,7 @@ export class CodeCache {
   /**
    * A load begun with `boot` ended. `verdict`: what the thread said of the bytes (a hook may lie:
    * "rejected" only drops the file and makes one more, within `MAX_MAKES`). `make`: how to start
-   * the host's own thread that makes them (src/isolation/supervisor.ts), kept until the loads settle.
+   * the host's own thread that makes them (`makeCodeCache`), kept until the loads settle.
    */
   settled(verdict: "accepted" | "rejected" | undefined, make: () => Promise<void>): void {
     this.#inFlight--;
@@ -146,4 +146,24 @@ export function codeCacheFor(dir: string | false): CodeCache | undefined {
     caches.set(dir, cache);
   }
   return cache;
+}
+
+/** The host's own threads that make the runtime's code cache (their supervisors), with the cache each one makes. */
+const makers = new WeakMap<object, CodeCache>();
+
+/** The cache `supervisor` makes, when it is one of the host's own threads that make one. */
+export const cacheMadeBy = (supervisor: object): CodeCache | undefined => makers.get(supervisor);
+
+/**
+ * Make the runtime's code cache: the host's own module (above: never a hook's), in a thread started
+ * as a hook's are (`supervise`: a supervisor of it, as of a hook), then ended.
+ */
+export async function makeCodeCache(cache: CodeCache, supervise: (module: string) => { start(): Promise<unknown>; dispose(): Promise<void> }): Promise<void> {
+  const maker = supervise(WARM_UP_MODULE);
+  makers.set(maker, cache);
+  try {
+    await maker.start();
+  } finally {
+    await maker.dispose();
+  }
 }

@@ -1,8 +1,9 @@
 /**
- * The states of a hook's sandbox, the moves allowed between them, and the read-only face a
- * `LoadedHook` shows of it. `HookSupervisor` (./supervisor.ts) changes state in one place, by this table.
+ * The states of a hook's sandbox, the moves allowed between them, who hears of them, what a call
+ * meets in each, and the read-only face a `LoadedHook` shows of it. `HookSupervisor`
+ * (./supervisor.ts) changes state in one place (`Lifecycle.to`), by this table.
  */
-import type { HookFailure } from "../contract/errors.js";
+import { Errors, type HookFailure } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
 import type { Bounds } from "./bubblewrap/availability.js";
 
@@ -64,4 +65,62 @@ export interface SandboxView {
   listen(listener: SandboxListener): () => void;
   /** End the worker for good. Idempotent. */
   dispose(): Promise<void>;
+}
+
+/** The read-only face of `s`: what it shows follows `s`; nothing else of it is reachable. */
+export function sandboxView(s: SandboxView): SandboxView {
+  return Object.freeze({
+    hookPath: s.hookPath, resolvedPath: s.resolvedPath, cwd: s.cwd, options: s.options,
+    get bounds() { return s.bounds; },
+    get unenforced() { return s.unenforced; },
+    get approvedDigest() { return s.approvedDigest; },
+    get codeCache() { return s.codeCache; },
+    get state() { return s.state; },
+    get restarts() { return s.restarts; },
+    get lastFailure() { return s.lastFailure; },
+    listen: (listener: SandboxListener) => s.listen(listener),
+    dispose: () => s.dispose(),
+  });
+}
+
+/** A sandbox's state and its listeners (`HookSupervisor`'s). */
+export class Lifecycle {
+  /** Only `to` writes it. Why a field, not a getter: every request reads it, and reading runs no code of this file. */
+  state: SandboxState = "starting";
+  readonly #listeners = new Set<SandboxListener>();
+
+  constructor(private readonly hookPath: string, private readonly view: () => SandboxView) {}
+
+  listen(listener: SandboxListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * The one place the state changes. Why `disposed` absorbs every later move: a load or restart
+   * that settles after `dispose()` must not bring the sandbox back. Any other move the table
+   * (`NEXT`) does not allow is a bug in hookbox.
+   */
+  to(state: SandboxState): void {
+    if (this.state === "disposed") return;
+    if (!NEXT[this.state].includes(state)) throw new Error(`hookbox: sandbox of ${this.hookPath} cannot go from ${this.state} to ${state}`);
+    this.state = state;
+    const view = this.view();
+    for (const l of this.#listeners) l.state?.(state, view);
+  }
+
+  fault(failure: HookFailure): void {
+    for (const l of this.#listeners) l.fault?.(failure);
+  }
+
+  /** Why a request cannot run now, by state: a restarting hook comes back, a disabled one does not (`exceeded`: the restart budget's words). */
+  unavailable(event: string, lastFailure: HookFailure | undefined, exceeded: string): HookFailure {
+    const last = lastFailure?.message ?? "unknown";
+    switch (this.state) {
+      case "restarting": return Errors.restarting(this.hookPath, event, last);
+      case "disposed": return Errors.disabled(this.hookPath, event, "the runner was disposed");
+      case "failed": return Errors.disabled(this.hookPath, event, `it failed to load: ${last}`);
+      default: return Errors.disabled(this.hookPath, event, `it failed ${exceeded}: ${last}`);
+    }
+  }
 }

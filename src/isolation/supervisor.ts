@@ -1,8 +1,9 @@
 /**
  * `HookSupervisor`: one hook's isolated runtime (a worker thread, a child process, or a child
  * process in the bubblewrap sandbox; "worker" below, whichever it is), for its whole life: spawn,
- * load (the comlink control call), requests with deadlines, death and its name, and restarts
- * within the budget. (`hook.sandbox`, its read-only view, keeps its public name.)
+ * load (the comlink control call), requests with deadlines, and restarts within the budget; each
+ * worker's channel and death are its generation's (./generation.ts), its states and listeners
+ * its lifecycle's (./state.ts). (`hook.sandbox`, its read-only view, keeps its public name.)
  */
 import { dirname } from "node:path";
 import { Errors, HookFailure, describeThrown } from "../contract/errors.js";
@@ -10,30 +11,24 @@ import type { ResolvedSandboxOptions } from "../options/options.js";
 import type { HookMessageRenderer } from "../contract/types.js";
 import type { AgentModules, HostRequest, Manifest } from "../contract/protocol.js";
 import { loadWorker } from "./load.js";
-import { WARM_UP_MODULE, type CodeCache } from "./code-cache.js";
+import { cacheMadeBy, makeCodeCache } from "./code-cache.js";
 import { launch, type Placement } from "./launch.js";
 import { hookExecGate } from "./hook-exec.js";
-import { HookChannel } from "./channel.js";
 import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
 import type { ApprovedPins } from "../contract/approved.js";
 import { withCallerTheme } from "../bridge/render-theme.js";
-import type { HookEndpoint } from "./endpoint.js";
-import { classifyDeath } from "./death.js";
 import { sandboxAvailability } from "./bubblewrap/availability.js";
-import { Components, type RenderClient, type RenderOutcome, type ToolRendererStandIn } from "./render.js";
+import { Components, type RenderOutcome, type ToolRendererStandIn } from "./render.js";
 import { RenderGuard } from "./render-guard.js";
 import { RestartBudget } from "./restart-budget.js";
 import { HookLog } from "./hook-log.js";
 import { hostModuleManifest } from "../bridge/host-modules.js";
 import { HookTransforms } from "./hook-transform.js";
-import { NEXT, type SandboxBounds, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
+import { Lifecycle, sandboxView, type SandboxBounds, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
+import { Generation } from "./generation.js";
 
 export type { SandboxBounds, SandboxListener, SandboxState, SandboxView };
-
-
-/** The host's own threads that make the runtime's code cache (./code-cache.ts), with the cache each one makes. */
-const makers = new WeakMap<HookSupervisor, CodeCache>();
 
 export class HookSupervisor implements SandboxView {
   readonly hookPath: string;
@@ -46,7 +41,7 @@ export class HookSupervisor implements SandboxView {
   #approvedPins: ApprovedPins | undefined;
   /** Worker mode in the built package: whether V8 took the runtime's code cache the current worker was given (./code-cache.ts). */
   codeCache: "accepted" | "rejected" | undefined;
-  #state: SandboxState = "starting";
+  readonly #life: Lifecycle;
   manifest: Manifest = { events: {}, commands: [], renderers: [] };
   restarts = 0;
   /** Counts the workers this sandbox started: state a worker keeps (its last context) is per generation. */
@@ -60,22 +55,18 @@ export class HookSupervisor implements SandboxView {
   /** What the worker may ask of the host; the runner installs its surface (`bridge.install`). */
   readonly bridge: SandboxBridge;
 
-  #worker: HookEndpoint | undefined;
-  #render: RenderClient | undefined;
+  /** The current worker; none while it is restarted. */
+  #gen: Generation | undefined;
   readonly #components: Components;
-  #channel: HookChannel | undefined;
 
   /** Its transforms, cache and budget (./hook-transform.ts). */
   readonly #transforms: HookTransforms;
-  #listeners = new Set<SandboxListener>();
   #budget: RestartBudget;
   /** Its stdout, stderr, logger lines and denial reports, bounded across restarts (./hook-log.ts). */
   readonly #log: HookLog;
   #initialized = false;
   #hasUI = false;
-  #deathFailure: ((event: string) => HookFailure) | undefined;
-  /** The death already reached callers as rejected requests (so it is not reported again). */
-  #deathSeenByRequests = false;
+  /** When nothing of the last worker is left. */
   #exited: Promise<void> = Promise.resolve();
   /** Its runtime, network proxy and sandbox launcher (./launch.ts). */
   readonly #placement: Placement = {};
@@ -94,11 +85,12 @@ export class HookSupervisor implements SandboxView {
     this.options = options;
     const log = this.#log = new HookLog(hookPath, options);
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs, options.maxLongRestarts, options.longRestartWindowMs);
+    this.#life = new Lifecycle(hookPath, () => this.view);
     this.#components = new Components((body) => {
-      if (this.#state !== "ready" || !this.#render) return { ok: false };
+      const gen = this.#gen;
+      if (this.state !== "ready" || !gen?.endpoint.render) return { ok: false };
       try {
-        const channel = this.#channel;
-        return { ok: true, v: this.#render.call(body, (id, m, a) => channel?.answerSync(id, m, a)) };
+        return { ok: true, v: gen.endpoint.render.call(body, (id, m, a) => gen.channel.answerSync(id, m, a)) };
       } catch (err) {
         const failure = err instanceof HookFailure ? err : Errors.handlerThrew(this.hookPath, "render", describeThrown(err));
         this.#fault(failure);
@@ -106,25 +98,13 @@ export class HookSupervisor implements SandboxView {
       }
     }, new RenderGuard(this.hookPath, this.options.renderBudgetMs, this.options.terminalText, (f) => this.#fault(f)));
     this.execGate = hookExecGate(hookPath, resolvedPath, options, this.#placement, () => this.#approvedPins);
-    const self = this;
-    this.view = Object.freeze({
-      hookPath, resolvedPath, cwd, options,
-      get bounds() { return self.bounds; },
-      get unenforced() { return self.#placement.unenforced; },
-      get approvedDigest() { return self.approvedDigest; },
-      get codeCache() { return self.codeCache; },
-      get state() { return self.#state; },
-      get restarts() { return self.restarts; },
-      get lastFailure() { return self.lastFailure; },
-      listen: (listener: SandboxListener) => this.listen(listener),
-      dispose: () => this.dispose(),
-    });
+    this.view = sandboxView(this);
     this.#transforms = new HookTransforms(hookPath, options);
     this.bridge = new SandboxBridge({
       hookPath, cwd, gate: this.execGate, onLog: options.onLog, output: (stream, text) => log.sent(stream, text), takeLog: () => log.take(),
       denied: (permission, resource) => log.denied(permission, resource), hostModules: options.hostModules, policy: options.policy,
       isolation: options.isolation, terminal: options.terminalText,
-      transform: (a) => this.#transforms.call(a, () => this.#worker),
+      transform: (a) => this.#transforms.call(a, () => this.#gen?.endpoint),
       runSetup: async () => { await this.request({ t: "setup" }, "command", Infinity); },
       renderer: (key) => withCallerTheme(this.renderer(key)),
       customRender: (op, key) => this.#components.custom(op, key),
@@ -132,7 +112,11 @@ export class HookSupervisor implements SandboxView {
   }
 
   get state(): SandboxState {
-    return this.#state;
+    return this.#life.state;
+  }
+
+  get unenforced(): readonly string[] | undefined {
+    return this.#placement.unenforced;
   }
 
   /**
@@ -147,20 +131,19 @@ export class HookSupervisor implements SandboxView {
   }
 
   listen(listener: SandboxListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#life.listen(listener);
   }
 
   /** The runner was initialized: `sendMessage` / `appendEntry` work from now on. */
   /** `pi.events` data for this hook's listeners (fire and forget; dropped when the worker is not running). */
   deliverEvent(channel: string, data: unknown): void {
-    if (this.#state === "ready") this.#channel?.notify({ t: "bus", channel, data });
+    if (this.state === "ready") this.#gen?.channel.notify({ t: "bus", channel, data });
   }
 
   markInitialized(hasUI: boolean): void {
     this.#initialized = true;
     this.#hasUI = hasUI;
-    this.#channel?.notify({ t: "initialized", hasUI });
+    this.#gen?.channel.notify({ t: "initialized", hasUI });
   }
 
   /** Start the worker and load the hook. Resolves with the failure if loading failed (the worker is ended). */
@@ -168,21 +151,21 @@ export class HookSupervisor implements SandboxView {
     const failure = await this.#spawnAndLoad();
     if (failure) {
       this.lastFailure = failure;
-      this.#to("failed");
+      this.#life.to("failed");
       await this.#terminate();
       await this.#placement.network?.close();
       return failure;
     }
     // Initialized while it loaded (hookbox/extension starts some modules after the agent's first event): its load spec said not yet.
-    if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });
-    this.#to("ready");
+    if (this.#initialized) this.#gen?.channel.notify({ t: "initialized", hasUI: this.#hasUI });
+    this.#life.to("ready");
     return undefined;
   }
 
   /** Send one request to the worker. Rejects with a `HookFailure` carrying the code. */
   request(body: HostRequest, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
-    if (this.#state !== "ready" || !this.#channel) return Promise.reject(this.#unavailable(event));
-    return this.#channel.request(body, event, deadlineMs, signals);
+    if (this.state !== "ready" || !this.#gen) return Promise.reject(this.#life.unavailable(event, this.lastFailure, this.#budget.exceeded));
+    return this.#gen.channel.request(body, event, deadlineMs, signals);
   }
 
   /**
@@ -206,43 +189,19 @@ export class HookSupervisor implements SandboxView {
 
   /** End the worker for good. Idempotent. */
   async dispose(): Promise<void> {
-    if (this.#state === "disposed") return this.#exited;
-    this.#to("disposed");
-    this.#deathFailure ??= (event) => Errors.disabled(this.hookPath, event, "the runner was disposed");
-    this.#channel?.close(this.#deathFailure);
+    if (this.state === "disposed") return this.#exited;
+    this.#life.to("disposed");
+    this.#gen?.close((event) => Errors.disabled(this.hookPath, event, "the runner was disposed"));
     await this.#terminate();
     await this.#placement.network?.close();
   }
 
-  /** Why a request cannot run now, by state: a restarting hook comes back, a disabled one does not. */
-  #unavailable(event: string): HookFailure {
-    const last = this.lastFailure?.message ?? "unknown";
-    switch (this.#state) {
-      case "restarting": return Errors.restarting(this.hookPath, event, last);
-      case "disposed": return Errors.disabled(this.hookPath, event, "the runner was disposed");
-      case "failed": return Errors.disabled(this.hookPath, event, `it failed to load: ${last}`);
-      default: return Errors.disabled(this.hookPath, event, `it failed ${this.#budget.exceeded}: ${last}`);
-    }
-  }
-
-  /**
-   * The one place the state changes. Why `disposed` absorbs every later move: a load or restart
-   * that settles after `dispose()` must not bring the sandbox back. Any other move the table
-   * (`NEXT`) does not allow is a bug in hookbox.
-   */
-  #to(state: SandboxState): void {
-    if (this.#state === "disposed") return;
-    if (!NEXT[this.#state].includes(state)) throw new Error(`hookbox: sandbox of ${this.hookPath} cannot go from ${this.#state} to ${state}`);
-    this.#state = state;
-    for (const l of this.#listeners) l.state?.(state, this.view);
-  }
-
   #fault(failure: HookFailure): void {
-    for (const l of this.#listeners) l.fault?.(failure);
+    this.#life.fault(failure);
   }
 
   async #terminate(): Promise<void> {
-    const worker = this.#worker;
+    const worker = this.#gen?.endpoint;
     if (!worker) return;
     // Why a timer: the worker is unref'd when idle, and a caller awaiting dispose() must not see
     // the process exit under it before the worker's ports have closed.
@@ -261,54 +220,33 @@ export class HookSupervisor implements SandboxView {
       hookPath: this.hookPath, resolvedPath: this.resolvedPath, cwd: this.cwd, options,
       cacheDir: this.#transforms.cache.dir, placement: this.#placement, onOutput: this.#log.sink,
       approved: (digest, pinned) => { this.approvedDigest = digest; this.#approvedPins = pinned; },
-      disposed: () => this.#state === "disposed",
-      maker: makers.get(this),
-      makeCodeCache: (cache) => this.#makeCodeCache(cache),
+      disposed: () => this.state === "disposed",
+      maker: cacheMadeBy(this),
+      // Nothing of the thread that makes it reaches this hook's listeners or the host's log.
+      makeCodeCache: (cache) => makeCodeCache(cache, (module) => new HookSupervisor(module, module, dirname(module),
+        { ...options, approval: undefined, onLog: () => {}, onDenied: undefined, maxRestarts: 0 }, this.agent)),
     });
     if (launched instanceof HookFailure) return launched;
     const { endpoint, cacheReport } = launched;
-    this.#worker = endpoint;
-    const sent = this.#log.nextWorker();
-    this.generation++;
-    this.#deathFailure = undefined;
-    const channel = new HookChannel(endpoint, this.hookPath, this.bridge, {
-      maxMessageBytes: options.maxMessageBytes,
-      unresponsiveMs: options.unresponsiveMs,
-      maxPostsPerSecond: options.maxPostsPerSecond,
-      maxPausedMs: options.maxPausedMs,
-    }, {
+    const gen: Generation = new Generation(endpoint, this.hookPath, this.bridge, options, this.#log.nextWorker(), {
       fault: (f) => this.#fault(f),
       manifest: (m) => { this.manifest = m; },
-      end: (failure) => this.#kill(endpoint, failure),
-    });
-    this.#channel = channel;
-    this.#render = endpoint.render;
-
-    let died!: (f: HookFailure) => void;
-    const death = new Promise<HookFailure>((resolve) => (died = resolve));
-    this.#deathSeenByRequests = false;
-    this.#exited = new Promise((resolve) => endpoint.onDeath((end) => {
-      this.#deathFailure ??= classifyDeath(this.hookPath, end);
-      sent.stdout.end();
-      sent.stderr.end();
-      if (channel.close(this.#deathFailure) > 0) this.#deathSeenByRequests = true;
-      died(this.#deathFailure("load"));
-      // Ports close asynchronously; `dispose()` resolves once nothing of this worker is left.
-      if (end.abandoned) resolve();
-      else void endpoint.released.then(() => resolve());
-      if (this.#worker === endpoint) {
-        this.#worker = undefined;
-        this.#channel = undefined;
-        this.#render = undefined;
-        if (this.#state !== "ready") return;
+      ended: (failure) => { this.lastFailure = failure("worker"); },
+      died: () => {
+        if (this.#gen !== gen) return;
+        this.#gen = undefined;
+        if (this.state !== "ready") return;
         // From now on calls are skipped (and tool calls blocked) until the restart is decided.
-        this.#to("restarting");
+        this.#life.to("restarting");
         // Why setImmediate: callers whose requests were just rejected report the death first.
-        setImmediate(() => this.#onExit());
-      }
-    }));
+        setImmediate(() => this.#onExit(gen));
+      },
+    });
+    this.#gen = gen;
+    this.generation++;
+    this.#exited = gen.exited;
 
-    const outcome = await loadWorker(endpoint, channel, this.hookPath, options, death,
+    const outcome = await loadWorker(endpoint, gen.channel, this.hookPath, options, gen.death,
       { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI, agent: this.agent,
         hostModules: hostModuleManifest(options.hostModules, options.policy), ...(this.agentModules ? { agentModules: this.agentModules } : {}) }, cacheReport);
     this.codeCache = cacheReport.verdict;
@@ -318,43 +256,19 @@ export class HookSupervisor implements SandboxView {
     // A failure during load keeps its code (a factory that loops is `unresponsive`); the caller
     // does not restart a module that cannot load.
     if (outcome instanceof HookFailure) return outcome;
-    await Promise.race([channel.flush(), death]);
+    await Promise.race([gen.channel.flush(), gen.death]);
     this.manifest = outcome;
     return undefined;
   }
 
-  /**
-   * Make the runtime's code cache: the host's own module (./code-cache.ts says why never a hook's),
-   * in a worker thread started as this hook's are, then ended. Nothing of it reaches this hook's
-   * listeners or the host's log.
-   */
-  async #makeCodeCache(cache: CodeCache): Promise<void> {
-    const options: ResolvedSandboxOptions = { ...this.options, approval: undefined, onLog: () => {}, onDenied: undefined, maxRestarts: 0 };
-    const maker = new HookSupervisor(WARM_UP_MODULE, WARM_UP_MODULE, dirname(WARM_UP_MODULE), options, this.agent);
-    makers.set(maker, cache);
-    try {
-      await maker.start();
-    } finally {
-      await maker.dispose();
-    }
-  }
-
-  #kill(worker: HookEndpoint, failure: (event: string) => HookFailure): void {
-    if (this.#deathFailure) return;
-    this.#deathFailure = failure;
-    if (this.#channel && this.#channel.close(failure) > 0) this.#deathSeenByRequests = true;
-    this.lastFailure = failure("worker");
-    void worker.terminate();
-  }
-
-  #onExit(): void {
-    const failure = this.#deathFailure!("worker");
-    if (this.#state !== "restarting") return;
+  #onExit(gen: Generation): void {
+    const failure = gen.failure!("worker");
+    if (this.state !== "restarting") return;
     this.lastFailure = failure;
     // A death between events has no caller to hear about it: report it here.
-    if (!this.#deathSeenByRequests) this.#fault(failure);
+    if (!gen.seenByRequests) this.#fault(failure);
     if (!this.#budget.allow(Date.now())) {
-      this.#to("disabled");
+      this.#life.to("disabled");
       this.#fault(Errors.disabled(this.hookPath, "worker", `its worker died ${this.#budget.exceeded}; last: ${failure.message}`));
       return;
     }
@@ -364,19 +278,19 @@ export class HookSupervisor implements SandboxView {
   async #restart(): Promise<void> {
     this.restarts++;
     const failure = await this.#spawnAndLoad();
-    if (this.#state !== "restarting") {
-      if (this.#state === "disposed") await this.#terminate();
+    if (this.state !== "restarting") {
+      if (this.state === "disposed") await this.#terminate();
       return;
     }
     if (failure) {
       this.lastFailure = failure;
       await this.#terminate();
-      this.#to("disabled");
+      this.#life.to("disabled");
       // A module changed since its approval is reported as that (not_approved, the file named), not as a failed load.
       this.#fault(failure.code === "not_approved" ? failure : Errors.disabled(this.hookPath, "worker", `its restart failed to load: ${failure.message}`));
       return;
     }
-    if (this.#initialized) this.#channel?.notify({ t: "initialized", hasUI: this.#hasUI });
-    this.#to("ready");
+    if (this.#initialized) this.#gen?.channel.notify({ t: "initialized", hasUI: this.#hasUI });
+    this.#life.to("ready");
   }
 }

@@ -24,6 +24,7 @@ import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } 
 import { basename, join, resolve } from "node:path";
 import { ancestors, realOrUndefined } from "./paths.js";
 import { writeFileAtomicSync } from "../gates/atomic-write.js";
+import { inside } from "../gates/inside.js";
 import type { GraphPath } from "./import-graph.js";
 
 /** Entries walked under one folder (a root, or the packages a hook reaches under a large one) before it stops. */
@@ -88,15 +89,15 @@ export function walkGrants(hookPath: string, own: string, roots: GraphPath[], pa
     whole = roots.filter((r) => !large.has(r.real));
   }
   const wholeReal = whole.map((r) => r.real);
-  const covered = (p: string, more: string[]) => [...wholeReal, ...more].some((a) => inside(p, a));
-  const inLarge = (p: string) => [...large].some((r) => inside(p, r));
+  const covered = (p: string, more: string[]) => [...wholeReal, ...more].some((a) => inside(a, p));
+  const inLarge = (p: string) => [...large].some((r) => inside(r, p));
   const links = units.flatMap((u) => u.links);
   const reached: string[] = [];
   if (large.size > 0) {
     const folders: string[] = [];
     const largeNamed = roots.filter((r) => large.has(r.real)).flatMap((r) => [r.lexical, r.real]);
     const queue = closure(packages).flatMap((p) => {
-      const named = largeNamed.some((r) => inside(p.lexical, r));
+      const named = largeNamed.some((r) => inside(r, p.lexical));
       // A dependency named in a large root whose folder lies outside every root: the walk of the whole root refused its link, and so does this.
       if (named && !covered(p.real, [...readable, ...large])) throw leaves(p, `the package ${p.lexical}, a dependency of what the hook imports,`);
       // The path resolution reads it by (a link to a folder walked anyway, as in a pnpm layout, included).
@@ -117,7 +118,7 @@ export function walkGrants(hookPath: string, own: string, roots: GraphPath[], pa
       if (covered(dir, folders)) continue;
       const walk = walkOf(dir, now, MAX_ROOT_ENTRIES - entries);
       entries += walk.entries;
-      if (walk.over || entries > MAX_ROOT_ENTRIES) throw reachTooLarge(hookPath, [...large].find((r) => inside(dir, r))!);
+      if (walk.over || entries > MAX_ROOT_ENTRIES) throw reachTooLarge(hookPath, [...large].find((r) => inside(r, dir))!);
       folders.push(dir);
       reached.push(`${dir}/`);
       links.push(...walk.links);
@@ -163,7 +164,7 @@ function rememberLarge(factsDir: string | undefined, dir: string): void {
 /** The folders of `dirs` that lie in none of the others. */
 function outermost(dirs: string[]): string[] {
   const unique = [...new Set(dirs)];
-  return unique.filter((d) => !unique.some((o) => o !== d && inside(d, o)));
+  return unique.filter((d) => !unique.some((o) => o !== d && inside(o, d)));
 }
 
 /** The packages `start` names and every package they depend on (their `package.json`'s dependencies, optional and peer ones), as Node resolves each from the depending package's real folder. */
@@ -263,8 +264,3 @@ function reachTooLarge(hookPath: string, root: string): ReadRefusal {
     `too many to check for symbolic links leading out of them (Node's permission model follows them): import fewer packages, or run it with isolation "sandbox"`);
 }
 
-/** Whether `path` is `area` or lies under it (both real, absolute). */
-export function inside(path: string, area: string): boolean {
-  const a = area.replace(/\/+$/, "");
-  return a === "" || path === a || path.startsWith(`${a}/`);
-}

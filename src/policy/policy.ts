@@ -10,6 +10,7 @@ import { childEnv } from "../../worker/child-env.mjs";
 import { EFFECTS, allows } from "../../worker/effects.mjs";
 import { hookReads, importRoots } from "./read-grants.js";
 import { dependencyDir, realOrUndefined, requiredDependencyDir } from "./paths.js";
+import { inside } from "../gates/inside.js";
 
 export { importRoots };
 
@@ -250,8 +251,7 @@ export function grantReaching(policy: Policy, resolvedPath: string, dir: string)
   const target = real(dir);
   const grants = [...RUNTIME_READS, ...importRoots(resolvedPath), ...policy.fsRead, ...policy.fsWrite];
   return grants.find((g) => {
-    const granted = real(g).replace(/\/+$/, "");
-    return target === granted || target.startsWith(`${granted}/`) || granted === "";
+    return inside(real(g), target);
   });
 }
 

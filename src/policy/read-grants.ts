@@ -18,9 +18,10 @@ import { lstatSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { ancestors, realOrUndefined } from "./paths.js";
 import { importGraph, type GraphPath } from "./import-graph.js";
-import { ReadRefusal, inside, walkGrants } from "./link-walk.js";
+import { inside } from "../gates/inside.js";
+import { ReadRefusal, walkGrants } from "./link-walk.js";
 
-export { MAX_ROOT_ENTRIES, ReadRefusal, inside } from "./link-walk.js";
+export { MAX_ROOT_ENTRIES, ReadRefusal } from "./link-walk.js";
 
 export interface ReadGrantOptions {
   /** Paths readable anyway (hookbox's runtime, `policy.fsRead`): a link into them opens nothing new. */
@@ -48,7 +49,7 @@ export function hookReads(resolvedPath: string, options: ReadGrantOptions): stri
   const roots = existingRoots(resolvedPath);
   const readable = options.readable.map((p) => realOrUndefined(resolve(p)) ?? resolve(p));
   const areas = [...roots.map((r) => r.real), ...readable];
-  const within = (p: string) => areas.some((a) => inside(p, a));
+  const within = (p: string) => areas.some((a) => inside(a, p));
   const graph = importGraph(resolvedPath);
   const grants: string[] = [];
   for (const file of graph.files) {

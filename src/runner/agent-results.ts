@@ -12,7 +12,8 @@
  * - `input`: the transformed text is shown as the user's message: it passes the same gate.
  */
 import { dirname, resolve } from "node:path";
-import { importRoots, inside, realOrUndefined } from "../policy/read-grants.js";
+import { importRoots, realOrUndefined } from "../policy/read-grants.js";
+import { inside } from "../gates/inside.js";
 import { terminalText } from "../gates/terminal-text.js";
 import type { LoadedHook } from "./hook.js";
 
@@ -49,7 +50,7 @@ function resourcePaths(result: Record<string, unknown>, modulePath: string): Rec
     out[key] = [];
     for (const path of list) {
       const real = CONTROL.test(path) ? undefined : realOrUndefined(resolve(dirname(modulePath), path));
-      if (!real || CONTROL.test(real) || !roots.some((root) => inside(real, root))) {
+      if (!real || CONTROL.test(real) || !roots.some((root) => inside(root, real))) {
         return `${key}: ${JSON.stringify(terminalText(path, { colors: false }))} is not a file or folder in the module's own folder (an isolated module names only resources it may read itself)`;
       }
       out[key].push(real);

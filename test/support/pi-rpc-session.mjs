@@ -11,8 +11,9 @@
 // three runs meet all three: answered, dismissed (`cancelled`: escape), and a third, which leaves a
 // dialog with a timeout to time out and answers one without otherwise (the last option, false, an
 // empty text). After each step the driver waits for the step's response, for the agent to be idle
-// (as many agent_end as agent_start, no compaction running) and for `quietMs` without output, at
-// most `stepTimeoutMs` (then a `timeout` marker is recorded).
+// (as many agent_end as agent_start, no compaction running; where the agent tells extensions of
+// agent_end only after it wrote it, for every extension's handler of it to have returned) and for
+// `quietMs` without output, at most `stepTimeoutMs` (then a `timeout` marker is recorded).
 // The transcript is every line pi wrote to stdout, in order, with a marker for each command sent.
 // With `steps`, the session is those commands instead (each settled as above), then stdin closes;
 // its dialogs are all answered (the first option, true, the text, the prefill), but one with a
@@ -25,13 +26,25 @@ import { spawn } from "node:child_process";
  * `get_available_commands`, each with the same `name` and `source`; it answers a `prompt` at once,
  * before the agent starts, and a prompt that runs no agent (a command) ends with a `prompt_result`
  * of the prompt's id (`promptEnd`): a prompt step settles once the agent started, or on that
- * record. The session's other commands, its events, responses and dialogs are pi's.
- * @type {Record<string, { listCommands: string; promptEnd?: string }>}
+ * record. It writes `agent_end`, then runs extensions' agent_end handlers, unawaited
+ * (src/session/agent-session.ts `#emitAgentEndNotification`): what a handler does after (a dialog,
+ * a message) comes when the handler gets to it, which for an isolated module on a starved machine
+ * can be after any quiet time. The driver loads a last extension (`agentEndPassed`) whose handler
+ * sets a status line once every earlier one returned (oh-my-pi runs them in turn), and a step
+ * settles only once each agent_end was so passed; those lines are not in the transcript. The
+ * session's other commands, its events, responses and dialogs are pi's.
+ * @type {Record<string, { listCommands: string; promptEnd?: string; agentEndPassed?: { flag: string; file: string } }>}
  */
 export const PROTOCOLS = {
   pi: { listCommands: "get_commands" },
-  "oh-my-pi": { listCommands: "get_available_commands", promptEnd: "prompt_result" },
+  "oh-my-pi": {
+    listCommands: "get_available_commands", promptEnd: "prompt_result",
+    // --hook: oh-my-pi loads its -e extensions, then its hooks (src/main.ts), so the differential's legacy hooks come before it too.
+    agentEndPassed: { flag: "--hook", file: new URL("./marks-agent-end-passed.ts", import.meta.url).pathname },
+  },
 };
+/** The status line key of ./marks-agent-end-passed.ts. */
+const AGENT_END_PASSED = "differential-agent-end-passed";
 
 /** The text an `input` or `editor` dialog (without a prefill) is answered with. */
 export const ANSWER_TEXT = "differential";
@@ -75,7 +88,8 @@ export const MODEL_PORT = 41789;
 export function runRpcSession(config) {
   const { prompt = "", inputs = [], steps, quietMs = 300, stepTimeoutMs = 20_000 } = config.rpc;
   const protocol = PROTOCOLS[config.rpc.protocol ?? "pi"];
-  const child = spawn(config.program ?? process.execPath, [config.cli, ...config.args], { cwd: config.cwd, env: config.env, stdio: ["pipe", "pipe", "pipe"] });
+  const passedFlag = protocol.agentEndPassed ? [protocol.agentEndPassed.flag, protocol.agentEndPassed.file] : [];
+  const child = spawn(config.program ?? process.execPath, [config.cli, ...config.args, ...passedFlag], { cwd: config.cwd, env: config.env, stdio: ["pipe", "pipe", "pipe"] });
   /** @type {unknown[]} */
   const transcript = [];
   let stderr = "";
@@ -86,6 +100,9 @@ export function runRpcSession(config) {
   let started = 0;
   const ended = new Set();
   let compacting = false;
+  /** How many agent_end the agent wrote, and how many of them passed every extension's handler (`agentEndPassed`). */
+  let agentEnds = 0;
+  let agentEndsPassed = 0;
   /** How many dialogs the session has had (dialogAnswer). */
   let dialogs = 0;
   /** @type {Map<string, (record: any) => void>} */
@@ -113,10 +130,11 @@ export function runRpcSession(config) {
     /** @type {any} */
     let record;
     try { record = JSON.parse(line); } catch { transcript.push({ stdout: line }); return; }
+    if (protocol.agentEndPassed && record?.type === "extension_ui_request" && record.method === "setStatus" && record.statusKey === AGENT_END_PASSED) { agentEndsPassed++; return; }
     transcript.push(record);
     if (record?.type === "agent_start") { running++; started++; }
     if (protocol.promptEnd !== undefined && record?.type === protocol.promptEnd) ended.add(record.id);
-    if (record?.type === "agent_end") running = Math.max(0, running - 1);
+    if (record?.type === "agent_end") { running = Math.max(0, running - 1); agentEnds++; }
     if (record?.type === "compaction_start") compacting = true;
     if (record?.type === "compaction_end") compacting = false;
     if (record?.type === "response" && typeof record.id === "string") waiting.get(record.id)?.(record);
@@ -158,7 +176,7 @@ export function runRpcSession(config) {
     const settled = async () => {
       await Promise.race([responded, exit, sleep(bound)]);
       while (!exited && performance.now() < deadline) {
-        if (response !== undefined && promptDone() && running === 0 && !compacting && performance.now() - lastOutput >= quiet) return true;
+        if (response !== undefined && promptDone() && running === 0 && !compacting && agentEndsPassed >= agentEnds && performance.now() - lastOutput >= quiet) return true;
         await sleep(50);
       }
       return exited;
