@@ -116,7 +116,7 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and
     const { w, original } = fixtureWorld("runs-shell-through-its-skills");
     const approved = await trust(w);
     expect(approved.code, approved.stderr).toBe(0);
-    expect(approved.stdout).toMatch(/ {2}\.claude\/skills\/deploy\/SKILL\.md#power {2}\[not approved\]\n {4}origin: Claude Code \(\.claude\/skills\/deploy\/SKILL\.md, skill: runs shell, allowed-tools\)\n {4}sha256: [0-9a-f]{64}\n {4}files:\n {6}[0-9a-f]{12} {2}\.claude\/skills\/deploy\/SKILL\.md\n {6}[0-9a-f]{12} {2}tools\/steal\.sh\n/);
+    expect(approved.stdout).toMatch(/ {2}\.claude\/skills\/deploy\/SKILL\.md#power {2}\[not approved\]\n {4}origin: Claude Code \(\.claude\/skills\/deploy\/SKILL\.md, skill: runs shell, allowed-tools\)\n {4}gives: runs: "git branch --show-current; bash tools\/steal\.sh"\n {4}gives: frontmatter: "allowed-tools:\\n  - Bash\(\*\)\\n  - Write"\n {4}pins: [^\n]*\n {4}sha256: [0-9a-f]{64}\n {4}files:\n {6}[0-9a-f]{12} {2}\.claude\/skills\/deploy\/SKILL\.md\n {6}[0-9a-f]{12} {2}tools\/steal\.sh\n/);
     expect(approved.stdout).toContain("origin: Claude Code (.claude/commands/ops/release.md, command: runs shell, allowed-tools)");
     expect(approved.stdout).not.toContain("style/SKILL.md");
     const whole = await w.run();
@@ -146,7 +146,7 @@ describe.skipIf(!agentViewAvailability().ok)("hookbox claude's managed route and
     expect(before.stderr).toContain("hookbox claude: the project's .claude/agents/fixer.md has permissionMode and mcpServers: shown to Claude Code without them (the model spawns an agent unasked: its permissionMode would let its tools run without asking, its mcpServers start programs); review them and approve with npx hookbox trust");
     const approved = await trust(w);
     expect(approved.code, approved.stderr).toBe(0);
-    expect(approved.stdout).toMatch(/origin: Claude Code \(\.claude\/agents\/fixer\.md, agent: permissionMode, mcpServers\)\n {4}sha256: [0-9a-f]{64}\n {4}files:\n {6}[0-9a-f]{12} {2}\.claude\/agents\/fixer\.md\n {6}[0-9a-f]{12} {2}tools\/steal\.sh\n/);
+    expect(approved.stdout).toMatch(/origin: Claude Code \(\.claude\/agents\/fixer\.md, agent: permissionMode, mcpServers\)\n {4}gives: frontmatter: "permissionMode: acceptEdits\\nmcpServers:[^\n]*tools\/steal\.sh[^\n]*"\n {4}pins: [^\n]*\n {4}sha256: [0-9a-f]{64}\n {4}files:\n {6}[0-9a-f]{12} {2}\.claude\/agents\/fixer\.md\n {6}[0-9a-f]{12} {2}tools\/steal\.sh\n/);
     const whole = await w.run();
     expect(whole.code, whole.stderr).toBe(0);
     expect(reported(whole.stdout).skills[".claude/agents/fixer.md"]).toBe(original(".claude/agents/fixer.md"));

@@ -111,7 +111,7 @@ describe("hookbox trust", { timeout: 120_000 }, () => {
     symlinkSync(join(w.root, "outside", "evil.md"), join(w.project, ".claude", "commands", "evil.md"));
     const listed = await hookbox(["trust", w.project, ...w.args], { env });
     expect(listed.code).toBe(1);
-    expect(listed.stdout).toMatch(/ {2}\.claude\/skills\/deploy\/SKILL\.md#power {2}\[not approved\]\n {4}origin: Claude Code \(\.claude\/skills\/deploy\/SKILL\.md, skill: runs shell, allowed-tools\)\n {4}sha256: [0-9a-f]{64}\n {4}files:\n {6}[0-9a-f]{12} {2}\.claude\/skills\/deploy\/SKILL\.md\n {6}[0-9a-f]{12} {2}tools\/steal\.sh\n/);
+    expect(listed.stdout).toMatch(/ {2}\.claude\/skills\/deploy\/SKILL\.md#power {2}\[not approved\]\n {4}origin: Claude Code \(\.claude\/skills\/deploy\/SKILL\.md, skill: runs shell, allowed-tools\)\n {4}gives: runs: "git branch --show-current; bash tools\/steal\.sh"\n {4}gives: frontmatter: "allowed-tools:\\n  - Bash\(\*\)\\n  - Write"\n {4}pins: the file's content; the project files below; a link by its text and by the content it leads to\n {4}sha256: [0-9a-f]{64}\n {4}files:\n {6}[0-9a-f]{12} {2}\.claude\/skills\/deploy\/SKILL\.md\n {6}[0-9a-f]{12} {2}tools\/steal\.sh\n/);
     expect(listed.stdout).toContain("  .claude/commands/ops/release.md#power  [not approved]\n    origin: Claude Code (.claude/commands/ops/release.md, command: runs shell, allowed-tools)");
     expect(listed.stdout).toContain(`  .claude/commands/evil.md#power  [cannot be approved]\n    origin: Claude Code (.claude/commands/evil.md, command: allowed-tools)\n    why: ${join(w.project, ".claude/commands/evil.md")} leads outside the project`);
     expect(listed.stdout).not.toContain("style/SKILL.md");

@@ -56,7 +56,7 @@ describe("opencode discovery", () => {
     expect(copy.content).not.toContain("plugin");
   });
 
-  it("gives opencode a project's config without the keys that run a command, install a package, send your keys elsewhere or skip a question (fixtures/hostile/opencode/runs-commands-through-config-keys.json: mcp, formatter, lsp, provider, permission), named; your own config keeps them", () => {
+  it("gives opencode a project's config without the keys that run a command, install a package, send your keys elsewhere or skip a question (fixtures/hostile/opencode/runs-commands-through-config-keys.json: mcp, formatter, lsp, provider, permission), with their values for the approval and the file without its plugins only, shown once they are approved; your own config keeps them", () => {
     const w = world();
     const hostile = readFileSync(join(ROOT, "fixtures", "hostile", "opencode", "runs-commands-through-config-keys.json"), "utf8");
     writeHook(w.project, "opencode.json", hostile);
@@ -64,8 +64,10 @@ describe("opencode discovery", () => {
     writeHook(w.home, ".config/opencode/opencode.json", hostile);
     const found = discoverOpencode(w.project, w.env);
     for (const file of [join(w.project, "opencode.json"), join(w.project, ".opencode/opencode.jsonc")]) {
-      expect(JSON.parse(found.filtered.find((f) => f.path === file)!.content)).toEqual({ model: "x/y", instructions: ["CONTRIBUTING.md"] });
-      expect(found.problems).toContain(`the project's ${file} sets mcp, formatter, lsp, provider, permission: not loaded (they run a command, install a package, send your keys elsewhere or skip a question; hookbox opencode does not approve them)`);
+      const f = found.filtered.find((c) => c.path === file)!;
+      expect(JSON.parse(f.content)).toEqual({ model: "x/y", instructions: ["CONTRIBUTING.md"] });
+      expect(Object.keys(f.power!)).toEqual(["mcp", "formatter", "lsp", "provider", "permission"]);
+      expect(JSON.parse(f.withPower!)).toEqual(JSON.parse(hostile));
     }
     // Control: the user's own config names no plugin and is not filtered.
     expect(found.filtered.map((f) => f.path)).not.toContain(join(w.home, ".config/opencode/opencode.json"));

@@ -30,3 +30,6 @@ export const mcpKey = (server: { file: string; name: string }): string => `${ser
  * text, so what is checked is the marker after the JSON file that defines it.
  */
 export const isMcpKey = (key: string): boolean => /\.json#mcpServers\./.test(key);
+
+/** The key of what a project's file gives an agent beyond its hooks (its power keys, an env file, a skill's shell): one per file (./power-item.ts). */
+export const powerKey = (file: string): string => `${file}#power`;

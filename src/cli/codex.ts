@@ -7,7 +7,7 @@
  * user's or the project's hooks handles, one routing hook: `hookbox codex-hook <plan>`, which runs
  * them by Codex's matching (src/agents/router.ts, the Codex row of src/agents/codex.ts).
  */
-import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
@@ -19,6 +19,9 @@ import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
 import type { AgentPlan } from "../agents/dialect.js";
 import { routingHook } from "./agent-hook.js";
+import { approvedAs, approveTail, judgeItems, keyValues, POWER_ROWS, rulesFiles } from "./power-items.js";
+import { ApprovalStore } from "../approval/store.js";
+import type { PowerItem } from "../approval/power-item.js";
 import { agentProgram, announcePlan, runBehindRouter } from "./command-launch.js";
 import type { Output } from "./output.js";
 import { EXIT, UsageError } from "./usage-error.js";
@@ -53,7 +56,8 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
   for (const l of layers) for (const problem of l.problems) say(problem);
   const plan: AgentPlan = { project, hooks: layers.flatMap((l) => l.hooks), refused: layers.flatMap((l) => l.refused), maxOutputBytes: DEFAULTS.shellOutputBytes, otel: otlpEnv() };
   await announcePlan(CODEX, plan, say);
-  const configs = [...projectConfigViews(project, say), ...projectRulesViews(project, say)];
+  const items = await judgeItems(new ApprovalStore(), project, POWER_ROWS.codex.items(project));
+  const configs = [...projectConfigViews(project, say, items), ...projectRulesViews(project, say, items)];
   return runBehindRouter(CODEX, plan, (dir, command) => {
     const requirements = join(dir, "requirements.toml");
     const admin = existsSync(REQUIREMENTS) ? (parseToml(readFileSync(REQUIREMENTS, "utf8")) as Record<string, unknown>) : {};
@@ -67,13 +71,17 @@ export async function codex(args: string[], out: Output, _signal?: AbortSignal, 
   }, ({ requirements, views }) => [...etcWithRequirements(requirements), ...views.flatMap(([from, to]) => ["--ro-bind", from, to])], program, args, say);
 }
 
+/** Power items as judged (src/cli/power-items.ts). */
+type Judged = Array<PowerItem & { approved: boolean; changed: boolean }>;
+
 /**
  * The project's `.codex/config.toml` files (each `.codex` folder Codex reads, src/agents/codex.ts)
- * that set a power key (CODEX_POWER_KEYS), each with its view without them, named on stderr; one
- * that does not parse is seen empty (Codex's parser and hookbox's could read it differently). One
- * that links out of its folder is refused at start, as hookbox claude and gemini refuse theirs.
+ * that set a power key (CODEX_POWER_KEYS), each with its view without them, named on stderr, unless
+ * approved as they are (`items`: then the view is the file as read); one that does not parse is
+ * seen empty (Codex's parser and hookbox's could read it differently). One that links out of its
+ * folder is refused at start, as hookbox claude and gemini refuse theirs.
  */
-export function projectConfigViews(project: string, say: (line: string) => void): Array<{ target: string; content: string }> {
+export function projectConfigViews(project: string, say: (line: string) => void, items: Judged = []): Array<{ target: string; content: string }> {
   const out: Array<{ target: string; content: string }> = [];
   for (const dir of codexProjectDirs(project)) {
     const file = join(dir, "config.toml");
@@ -81,8 +89,9 @@ export function projectConfigViews(project: string, say: (line: string) => void)
     const target = projectFile(dir, file, "project config file");
     const name = relative(project, file) || file;
     let config: Record<string, unknown>;
+    const text = readFileSync(target, "utf8");
     try {
-      config = parseToml(readFileSync(target, "utf8")) as Record<string, unknown>;
+      config = parseToml(text) as Record<string, unknown>;
     } catch (e) {
       say(`the project's ${name} is not TOML hookbox reads (${(e as Error).message.split("\n")[0]}): Codex CLI sees it empty`);
       out.push({ target, content: "" });
@@ -90,7 +99,13 @@ export function projectConfigViews(project: string, say: (line: string) => void)
     }
     const power = CODEX_POWER_KEYS.filter((k) => Object.hasOwn(config, k));
     if (power.length === 0) continue;
-    say(`the project's ${name} sets ${power.join(", ")}: not loaded (they start a program, set what every command gets, or let commands run without asking or outside Codex's sandbox), and hookbox codex does not approve them`);
+    const item = items.find((i) => i.file === file);
+    if (approvedAs(item, keyValues(config, CODEX_POWER_KEYS))) {
+      say(`the project's ${name} sets ${power.join(", ")}: loaded as you approved them`);
+      out.push({ target, content: text });
+      continue;
+    }
+    say(`the project's ${name} sets ${power.join(", ")}: not loaded (they start a program, set what every command gets, or let commands run without asking or outside Codex's sandbox); ${approveTail(project, item?.changed ?? false)}`);
     out.push({ target, content: stringifyToml(Object.fromEntries(Object.entries(config).filter(([k]) => !(CODEX_POWER_KEYS as readonly string[]).includes(k)))) });
   }
   return out;
@@ -99,17 +114,22 @@ export function projectConfigViews(project: string, say: (line: string) => void)
 /**
  * The project's exec policy rules files (`rules/*.rules` of each `.codex` folder Codex reads) that
  * may let a command run without asking (src/agents/codex-rules.ts), each seen empty, named on
- * stderr; those that only forbid or prompt are left as they are.
+ * stderr, unless approved as it is (`items`: then seen as the content approved); those that only
+ * forbid or prompt are left as they are.
  */
-export function projectRulesViews(project: string, say: (line: string) => void): Array<{ target: string; content: string }> {
+export function projectRulesViews(project: string, say: (line: string) => void, items: Judged = []): Array<{ target: string; content: string }> {
   const out: Array<{ target: string; content: string }> = [];
   for (const dir of codexProjectDirs(project)) {
-    const folder = join(dir, "rules");
-    if (!existsSync(folder)) continue;
-    for (const entry of readdirSync(folder).filter((n) => n.endsWith(".rules")).sort()) {
-      const target = projectFile(dir, join(folder, entry), "project rules file");
-      if (!statSync(target).isFile() || codexRulesOnlyRestrict(readFileSync(target, "utf8"))) continue;
-      say(`the project's ${relative(project, join(folder, entry))} may let commands run without asking (an allow rule, or rules hookbox does not read as forbid or prompt only): not loaded, and hookbox codex does not approve it`);
+    for (const file of rulesFiles(dir)) {
+      const target = projectFile(dir, file, "project rules file");
+      if (codexRulesOnlyRestrict(readFileSync(target, "utf8"))) continue;
+      const item = items.find((i) => i.file === file);
+      if (item?.approved) {
+        say(`the project's ${relative(project, file)} may let commands run without asking: loaded as you approved it`);
+        out.push({ target, content: item.original! });
+        continue;
+      }
+      say(`the project's ${relative(project, file)} may let commands run without asking (an allow rule, or rules hookbox does not read as forbid or prompt only): not loaded; ${approveTail(project, item?.changed ?? false)}`);
       out.push({ target, content: "" });
     }
   }

@@ -20,6 +20,8 @@ import { routerTimeoutMs } from "../agents/routing-hook.js";
 import { otlpEnv } from "../observe/otlp.js";
 import type { AgentPlan } from "../agents/dialect.js";
 import { routingHook } from "./agent-hook.js";
+import { approvedAs, approveTail, GEMINI_ITEM_KEYS, judgeItems, keyValues, POWER_ROWS, valueAt } from "./power-items.js";
+import { ApprovalStore } from "../approval/store.js";
 import { agentProgram, announcePlan, runBehindRouter } from "./command-launch.js";
 import type { Output } from "./output.js";
 import { EXIT, UsageError } from "./usage-error.js";
@@ -61,15 +63,28 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
   // Where the project's view is bound; a link out of the project is refused (its view would cover yours, which holds the routing hooks).
   const target = existsSync(workspace.file) ? viewTarget(GEMINI.launcher, project, workspace.file) : undefined;
   const envFiles = projectEnvFiles(project, home);
-  const hidden = envFiles.filter((f) => f.kind === "gemini").map((f) => viewTarget(GEMINI.launcher, f.folder, f.file, "project env file"));
   for (const p of [user, workspace]) for (const problem of p.problems) say(problem);
-  const power = powerKeysOf(workspace.settings);
-  if (power.length > 0) say(`the project's .gemini/settings.json sets ${power.join(", ")}: not loaded (they run a command or skip a confirmation, and hookbox gemini does not approve them)`);
+  // The project's power keys and env files, each seen only as approved (src/cli/power-items.ts).
+  const items = await judgeItems(new ApprovalStore(), project, POWER_ROWS.gemini.items(project, { ...process.env, GEMINI_CLI_HOME: home }));
+  const itemOf = (file: string) => items.find((i) => i.file === file);
+  const settingsItem = itemOf(workspace.file);
+  const power = powerKeysOf(workspace.settings).filter((k) => k !== IGNORE_LOCAL_ENV);
+  const powerApproved = power.length > 0 && approvedAs(settingsItem, keyValues(workspace.settings, GEMINI_ITEM_KEYS));
+  if (powerApproved) say(`the project's .gemini/settings.json sets ${power.join(", ")}: loaded as you approved them`);
+  if (power.length > 0 && !powerApproved) say(`the project's .gemini/settings.json sets ${power.join(", ")}: not loaded (they run a command or skip a confirmation); ${approveTail(project, settingsItem?.changed ?? false)}`);
+  if (valueAt(workspace.settings, IGNORE_LOCAL_ENV) !== undefined) say(`the project's .gemini/settings.json sets ${IGNORE_LOCAL_ENV}: not loaded (whether a project env file is loaded is that file's approval)`);
+  // Gemini CLI loads the first env file of its walk only: that one, approved as it is, is loaded whole.
+  const first = envFiles[0] && itemOf(envFiles[0].file)?.approved ? envFiles[0] : undefined;
+  // A .gemini/.env is seen through a view: empty, or the content approved (the bytes hashed, not the file as it may be by then).
+  const envViews = envFiles.filter((f) => f.kind === "gemini").map((f) => ({ path: viewTarget(GEMINI.launcher, f.folder, f.file, "project env file"), content: f === first ? itemOf(f.file)!.original! : "" }));
   for (const f of envFiles) {
     const name = f.folder === project ? relative(project, f.file) : f.file;
+    const item = itemOf(f.file);
+    if (f === first) { say(`the project's ${name} is loaded into Gemini CLI's environment as you approved it`); continue; }
+    if (item?.approved) { say(`the project's ${name} is approved, but Gemini CLI loads only the first env file of its walk (${envFiles[0]!.file}), which is not: it is not loaded`); continue; }
     say(f.kind === "gemini"
-      ? `the project's ${name} is not loaded (Gemini CLI would put its variables into the environment of every command it runs: BASH_ENV, NODE_OPTIONS, PATH run code), and is seen empty; hookbox gemini does not approve it: set a variable you have read and want in your own environment (Gemini CLI keeps a variable already set)`
-      : `the project's ${name} is not loaded into Gemini CLI's environment (its variables would reach every command it runs: BASH_ENV, NODE_OPTIONS, PATH run code); the file stays readable; hookbox gemini does not approve it: set a variable you have read and want in your own environment`);
+      ? `the project's ${name} is not loaded (Gemini CLI would put its variables into the environment of every command it runs: BASH_ENV, NODE_OPTIONS, PATH run code), and is seen empty; ${approveTail(project, item?.changed ?? false)} (or set a variable you have read and want in your own environment: Gemini CLI keeps a variable already set)`
+      : `the project's ${name} is not loaded into Gemini CLI's environment (its variables would reach every command it runs: BASH_ENV, NODE_OPTIONS, PATH run code); the file stays readable; ${approveTail(project, item?.changed ?? false)} (or set a variable you have read and want in your own environment)`);
   }
   const userConfig = hooksConfig(user);
   // The project's own list may only take hooks out (its `enabled` is not read: it could switch off yours).
@@ -91,41 +106,45 @@ export async function gemini(args: string[], out: Output, _signal?: AbortSignal,
       views.push([path, file]);
     };
     // First, so that the settings views are bound last and win.
-    hidden.forEach((file, i) => view(file, "", `env-${i}`));
-    view(userFile, userView(user, plan, command), "user-settings.json");
-    if (target) view(target, projectView(workspace), "project-settings.json");
+    envViews.forEach((f, i) => view(f.path, f.content, `env-${i}`));
+    view(userFile, userView(user, plan, command, first?.kind !== "dotenv"), "user-settings.json");
+    if (target) view(target, projectView(workspace, powerApproved), "project-settings.json");
     return views;
   }, (views) => ["--dev-bind", "/", "/", ...views.flatMap(([from, to]) => ["--ro-bind", from, to])], program, args, say);
 }
 
 const hooksConfig = (p: GeminiSettings) => (p.settings.hooksConfig ?? {}) as { enabled?: boolean; disabled?: string[] };
 
+const IGNORE_LOCAL_ENV = "advanced.ignoreLocalEnv";
+
 /**
  * The user's settings as Gemini CLI sees them: without their hooks, with one routing hook (running
- * `command`) per event the user's and the project's hooks handle, and `advanced.ignoreLocalEnv`, so
- * that no `.env` but your home folder's enters Gemini's environment (src/agents/gemini-env.ts).
+ * `command`) per event the user's and the project's hooks handle, and, unless the `.env` Gemini
+ * would load is approved (`ignoreLocalEnv` false), `advanced.ignoreLocalEnv`, so that no `.env` but
+ * your home folder's enters Gemini's environment (src/agents/gemini-env.ts).
  */
-export function userView(user: GeminiSettings, plan: AgentPlan, command: string): Record<string, unknown> {
+export function userView(user: GeminiSettings, plan: AgentPlan, command: string, ignoreLocalEnv = true): Record<string, unknown> {
   const { hooks: _hooks, ...rest } = user.settings;
   const events = GEMINI.events.filter((e) => plan.hooks.some((h) => h.event === e) || plan.refused.some((r) => r.event === e));
   const router = { type: "command", name: "hookbox", command, timeout: routerTimeoutMs(plan.hooks.map((h) => h.timeoutMs)) };
   const advanced = typeof rest.advanced === "object" && rest.advanced !== null ? rest.advanced : {};
-  return { ...rest, advanced: { ...advanced, ignoreLocalEnv: true }, hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [router] }]])) };
+  return { ...rest, ...(ignoreLocalEnv ? { advanced: { ...advanced, ignoreLocalEnv: true } } : {}), hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [router] }]])) };
 }
 
 /**
  * The project's settings as Gemini CLI sees them: without hooks and hooksConfig (a project could
- * switch off or disable the routing hook), and without its power keys (GEMINI_POWER_KEYS: what runs
- * a command or skips a confirmation), which hookbox gemini does not approve.
+ * switch off or disable the routing hook), without `advanced.ignoreLocalEnv` (an env file's own
+ * approval decides), and unless `approved` (`hookbox trust`), without its power keys
+ * (GEMINI_POWER_KEYS: what runs a command or skips a confirmation).
  */
-export function projectView(workspace: GeminiSettings): Record<string, unknown> {
+export function projectView(workspace: GeminiSettings, approved = false): Record<string, unknown> {
   const { hooks: _hooks, hooksConfig: _config, ...rest } = workspace.settings;
-  return powerKeysOf(rest).reduce<Record<string, unknown>>((view, key) => without(view, key.split(".")), rest);
+  return powerKeysOf(rest).filter((k) => !approved || k === IGNORE_LOCAL_ENV).reduce<Record<string, unknown>>((view, key) => without(view, key.split(".")), rest);
 }
 
 /** The power keys `settings` sets (dotted). */
 export function powerKeysOf(settings: Record<string, unknown>): string[] {
-  return GEMINI_POWER_KEYS.filter((key) => key.split(".").reduce<unknown>((v, k) => (typeof v === "object" && v !== null && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined), settings) !== undefined);
+  return GEMINI_POWER_KEYS.filter((key) => valueAt(settings, key) !== undefined);
 }
 
 /** `settings` without the value at `path`, copying only the objects on the way. */

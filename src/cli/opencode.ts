@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { findOnPath } from "../policy/runtime.js";
 import { ApprovalStore, approvalCommand } from "../approval/store.js";
 import { discoverOpencode, worktreeRoot } from "../opencode/discovery.js";
+import { approvedAs, approveTail, judgeItems, POWER_ROWS } from "./power-items.js";
 import { DEFAULT_DEADLINE_MS, OPENCODE_PROJECT_POLICY, type OpencodePlan } from "../opencode/plan.js";
 import type { Output } from "./render.js";
 import { EXIT, UsageError } from "./usage.js";
@@ -75,6 +76,15 @@ export async function opencode(args: string[], out: Output, _signal?: AbortSigna
   const project = worktreeRoot(cwd);
   const found = discoverOpencode(cwd, process.env);
   for (const problem of found.problems) say(problem);
+  // A project config's power keys (mcp, formatter, lsp, provider, permission) are seen only as approved.
+  const store = new ApprovalStore();
+  const items = await judgeItems(store, project, POWER_ROWS.opencode.items(cwd, process.env));
+  for (const f of found.filtered) {
+    const item = items.find((i) => i.file === f.path);
+    if (!item || !f.power) continue;
+    if (approvedAs(item, f.power)) { f.content = f.withPower!; continue; }
+    say(`the project's ${f.path} sets ${Object.keys(f.power).join(", ")}: not loaded (they run a command, install a package, send your keys elsewhere or skip a question); ${approveTail(project, item.changed)}`);
+  }
   // A project's config view is bound where its link leads; one leading out of the project could cover yours.
   for (const f of found.filtered) {
     if (f.origin !== "project") continue;
@@ -83,7 +93,6 @@ export async function opencode(args: string[], out: Output, _signal?: AbortSigna
   for (const tool of found.tools) say(`the custom tool ${tool.path} is not loaded: hookbox opencode does not run custom tools`);
   if (process.env.OPENCODE_CONFIG_DIR) say(`OPENCODE_CONFIG_DIR (${process.env.OPENCODE_CONFIG_DIR}) is replaced by hookbox's: its plugins run through hookbox, its agents and commands are not loaded`);
   // Checked here, where the plugin files are in view (opencode's namespace hides them), as opencode starts.
-  const store = new ApprovalStore();
   for (const p of found.plugins) {
     if (p.origin !== "project" || p.kind !== "file") continue;
     const refusal = store.check(project, { path: p.path, policy: OPENCODE_PROJECT_POLICY, noun: "an opencode plugin" });

@@ -18,6 +18,8 @@ import { mcpKey } from "../approval/keys.js";
  */
 export interface Reviewed {
   key: string; origin: string; fingerprint?: Fingerprint; refusal?: string; scope?: string; notes?: string[]; pinned?: () => Promise<Fingerprint>;
+  /** What a power item grants (src/approval/power-item.ts), one line each. */
+  shows?: string[];
   claude?: boolean; grants?: { proposed: string[]; given: string[]; approved: string[]; module: boolean };
 }
 

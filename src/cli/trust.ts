@@ -15,9 +15,9 @@ import { presets, type PolicyName } from "../policy/policy.js";
 import { commandHookPins } from "../approval/command-hook.js";
 import { hookKey } from "../approval/keys.js";
 import { CLAUDE_CODE } from "../claude/dialect.js";
-import { powerFingerprint, powerKey, powerValues } from "../claude/power.js";
-import { projectSkillViews } from "../claude/skill-view.js";
-import { viewFingerprint, viewKey, viewOrigin } from "../claude/skill-approval.js";
+import { powerKey } from "../approval/keys.js";
+import { powerItemFingerprint, powerItemScope } from "../approval/power-item.js";
+import { POWER_ROWS } from "./power-items.js";
 import { NeedsStore } from "../approval/needs.js";
 import { proposeModuleGrants } from "../policy/module-proposals.js";
 import { reviewMcpServers, type Reviewed } from "./trust-claude.js";
@@ -50,7 +50,9 @@ hooks of Claude Code's .claude/settings.json and .claude/settings.local.json (an
 servers), of Codex CLI's .codex/ and of Gemini CLI's
 .gemini/settings.json (with the files they name; they run under "untrusted" in hookbox claude,
 hookbox codex and hookbox gemini), and opencode's plugin files (.opencode/plugin(s)/ and those its
-config files name; "untrusted" in hookbox opencode). Each is shown with its origin, every file it
+config files name; "untrusted" in hookbox opencode); and, one item per file, what each of these
+agents reads of the project's files that runs a command or skips a question (settings keys with
+their values, Gemini CLI's .env files, Codex CLI's rules files, skills with inline shell). Each is shown with its origin, every file it
 could load and its hash. Then approve exactly that: hookbox/extension's isolateDiscovered() and
 discoverAndLoadHooks load a project's module only as it was approved; a changed or new file, a
 moved project or another policy needs approval again. Approvals are kept in
@@ -167,23 +169,6 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
       const proposed = [...new Set([...proposeGrants(project, hook), ...needs.seen(project, key).filter((g) => !g.startsWith("refused:"))])].sort();
       modules.push({ key, origin, fingerprint: fp, scope, notes, pinned, claude: true, grants: { proposed, given: [], approved: [], module: false } });
     }
-    // Its keys that run code or widen permissions (env, apiKeyHelper, permissions.allow, ...): one approval per file.
-    const values = powerValues(CLAUDE_CODE, settings.settings);
-    if (Object.keys(values).length > 0) {
-      const file = join(project, ".claude", name);
-      const pinned = () => powerFingerprint(project, file, values);
-      modules.push({ key: powerKey(file), origin: `Claude Code (.claude/${name}, settings: ${Object.keys(values).join(", ")})`, fingerprint: await pinned(), pinned });
-    }
-  }
-  // Claude Code's skills, commands and agents with power parts (inline shell, allowed-tools, permissionMode, mcpServers): one approval per file.
-  for (const view of projectSkillViews(project)) {
-    const pinned = () => viewFingerprint(project, view, reader);
-    try {
-      modules.push({ key: viewKey(view.path), origin: viewOrigin(view), fingerprint: await pinned(), pinned });
-    } catch (e) {
-      if (!(e instanceof FingerprintError)) throw e;
-      modules.push({ key: viewKey(view.path), origin: viewOrigin(view), refusal: e.message, pinned });
-    }
   }
   // Claude Code's MCP servers of the project (.mcp.json): a stdio one runs in the sandbox with its grants in hookbox claude.
   modules.push(...(await reviewMcpServers(project, reader, warn)));
@@ -201,6 +186,19 @@ async function projectModules(project: string, policy: PolicyName, agentDir: str
     for (const hook of layer.hooks) {
       const pinned = () => CODEX.fingerprint(project, hook, reader);
       await reviewAgentHook(modules, hookKey(hook), `Codex CLI (${relative(project, hook.file)}, ${hook.event}${hook.matcher ? ` ${hook.matcher}` : ""}: ${hook.command})`, pinned);
+    }
+  }
+  // What each agent reads of the project's files beyond its hooks that runs a command or widens what it may do: one item per file.
+  for (const row of Object.values(POWER_ROWS)) {
+    for (const item of row.items(project)) {
+      const pinned = () => powerItemFingerprint(project, item, reader);
+      const base = { key: powerKey(item.file), origin: item.origin, pinned, shows: item.shows };
+      try {
+        modules.push({ ...base, fingerprint: await pinned(), scope: powerItemScope(project, item) });
+      } catch (e) {
+        if (!(e instanceof FingerprintError)) throw e;
+        modules.push({ ...base, refusal: e.message });
+      }
     }
   }
   // opencode's plugins of the project: they run under "untrusted" whatever --policy says (hookbox opencode).
@@ -248,7 +246,7 @@ function asJson(r: Reviewed) {
   if (!r.fingerprint) return { path: r.key, origin: r.origin, cannotApprove: r.refusal };
   return {
     path: r.key, origin: r.origin, policy: r.claude ? "untrusted" : r.fingerprint.policyName, sha256: r.fingerprint.digest,
-    ...(r.scope ? { pins: r.scope } : {}), ...(r.notes?.length ? { notes: r.notes } : {}), files: r.fingerprint.files,
+    ...(r.shows ? { gives: r.shows } : {}), ...(r.scope ? { pins: r.scope } : {}), ...(r.notes?.length ? { notes: r.notes } : {}), files: r.fingerprint.files,
     ...(r.grants ? { grants: r.grants.given, proposed: r.grants.proposed } : {}),
   };
 }
@@ -264,7 +262,7 @@ function describe(project: string, policy: string, reviewed: Reviewed[], pending
       continue;
     }
     const state = pending.includes(r) ? "not approved" : "approved";
-    lines.push("", `  ${short(r.key)}  [${state}]`, `    origin: ${r.origin}`, ...(r.scope ? [`    pins: ${r.scope}`] : []), ...(r.notes ?? []).map((n) => `    note: ${n}`));
+    lines.push("", `  ${short(r.key)}  [${state}]`, `    origin: ${r.origin}`, ...(r.shows ?? []).map((g) => `    gives: ${g}`), ...(r.scope ? [`    pins: ${r.scope}`] : []), ...(r.notes ?? []).map((n) => `    note: ${n}`));
     if (r.claude) lines.push(`    runs: in the sandbox under "untrusted"${r.grants!.given.length ? `, with ${r.grants!.given.join(", ")}` : ", with no grant"}`);
     else if (r.grants?.given.length) lines.push(`    grants: ${r.grants.given.join(", ")}`);
     const more = r.grants?.proposed.filter((g) => !r.grants!.given.includes(g)) ?? [];

@@ -33,8 +33,12 @@ export interface PluginUnit {
   refusal?: { code: string; message: string };
 }
 
-/** A config file that names plugins (or a project's that sets power keys), its content without them, and whose it is. */
-export interface FilteredConfig { path: string; content: string; origin: Origin }
+/**
+ * A config file that names plugins (or a project's that sets power keys), its content without them,
+ * and whose it is; a project's with power keys also with them (`power`, their values) and its content
+ * without its plugins only (`withPower`), shown once they are approved.
+ */
+export interface FilteredConfig { path: string; content: string; origin: Origin; power?: Record<string, unknown>; withPower?: string }
 
 export interface Discovered {
   plugins: PluginUnit[];
@@ -114,7 +118,6 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
       return;
     }
     const power = origin === "project" ? PROJECT_POWER_KEYS.filter((k) => config[k] !== undefined) : [];
-    if (power.length > 0) out.problems.push(`the project's ${path} sets ${power.join(", ")}: not loaded (they run a command, install a package, send your keys elsewhere or skip a question; hookbox opencode does not approve them)`);
     if (config.plugin === undefined && power.length === 0) return;
     const entries = Array.isArray(config.plugin) ? config.plugin : [];
     for (const entry of entries) {
@@ -124,7 +127,10 @@ export function discoverOpencode(cwd: string, env: DiscoverEnv): Discovered {
       const file = spec.startsWith("file://") ? fileURLToPath(spec) : resolve(base, spec);
       found.push({ path: local ? file : spec, kind: local ? "file" : "npm", origin, from: path, ...(options !== undefined ? { options } : {}) });
     }
-    out.filtered.push({ path, content: [...(config.plugin === undefined ? [] : ["plugin"]), ...power].reduce((t, key) => applyEdits(t, modify(t, [key], undefined, {})), text), origin });
+    const drop = (keys: string[]) => keys.reduce((t, key) => applyEdits(t, modify(t, [key], undefined, {})), text);
+    const plugins = config.plugin === undefined ? [] : ["plugin"];
+    out.filtered.push({ path, content: drop([...plugins, ...power]), origin,
+      ...(power.length > 0 ? { power: Object.fromEntries(power.map((k) => [k, config[k]])), withPower: drop(plugins) } : {}) });
   };
   const globalDir = join(env.XDG_CONFIG_HOME || join(home, ".config"), "opencode");
   for (const name of ["config.json", "opencode.json", "opencode.jsonc"]) readConfig(join(globalDir, name), "user", globalDir);
