@@ -29,9 +29,10 @@ export const HOST_ENTRIES = { index: "index.js", hooks: "hooks.js", "hooks-omp":
  * Packages left to node_modules, loaded from there when first needed, as from dist/src/: jiti,
  * typebox and undici (heavy, loaded lazily), OpenTelemetry (optional), mvdan-sh (required by name
  * through createRequire), jsonc-parser (its main file is UMD, whose factory requires the package's
- * own files through a `require` esbuild cannot follow: inlined, that require throws at run time).
+ * own files through a `require` esbuild cannot follow: inlined, that require throws at run time),
+ * dotenv (CommonJS requiring Node's own modules: inlined, each `require("fs")` throws in an ES module).
  */
-export const HOST_EXTERNAL = ["jiti", "@sinclair/typebox", "undici", "@opentelemetry/*", "mvdan-sh", "jsonc-parser"];
+export const HOST_EXTERNAL = ["jiti", "@sinclair/typebox", "undici", "@opentelemetry/*", "mvdan-sh", "jsonc-parser", "dotenv"];
 
 const ZOD_IMPORT = /^import \{ z \} from "zod";$/m;
 
