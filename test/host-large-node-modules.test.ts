@@ -182,13 +182,13 @@ describe("a node_modules found too large to walk whole, across starts", () => {
   it("is remembered (by real path, device, inode and modification time) until a package is added to or removed from it, and granted package by package meanwhile, never wider", () => {
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     try {
-      const facts = join(tempDir("hookbox-large-roots-"), "large-roots");
+      const facts = join(tempDir("hookbox-large-roots-"), "walks");
       // The links planted above lead to `outside`: readable here, so a root walked whole loads too.
-      const reads = () => hookReads(guard, { readable: [outside], walkRoots: true, largeRootsDir: facts });
+      const reads = () => hookReads(guard, { readable: [outside], walkRoots: true, factsDir: facts });
       const stamp = new Date(Math.floor(Date.now() / 1000) * 1000);
       utimesSync(nodeModules, stamp, stamp);
       expect(reads()).not.toContain(nodeModules);
-      expect(readdirSync(facts)).toHaveLength(1);
+      expect(readdirSync(join(facts, "large"))).toHaveLength(1);
       // Small now, as if emptied deep down: the record still matches, so no walk, and package by package.
       for (let d = 0; d < FOLDERS; d++) rmSync(join(nodeModules, `filler-${d}`), { recursive: true, force: true });
       utimesSync(nodeModules, stamp, stamp);

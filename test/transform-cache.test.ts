@@ -31,6 +31,18 @@ describe("the host's transform cache", () => {
     expect(readdirSync(cache.dir as string).filter((n) => n.endsWith(".tmp"))).toEqual([]);
   });
 
+  it("an entry read is marked used (its modification time now) before the answer, so the bound keeps what was just read", async () => {
+    const cache = new TransformCache(join(tempDir(), "cache"));
+    const r = request("export const used: number = 1;");
+    const code = await cache.transform(r);
+    const file = entryFile(cache, r);
+    utimesSync(file, new Date(2000, 0), new Date(2000, 0));
+    const answer = cache.get(TransformCache.key(r));
+    // Marked by the time get() returned, not on a later turn.
+    expect(statSync(file).mtime.getFullYear()).toBeGreaterThan(2000);
+    expect(await answer).toBe(code);
+  });
+
   it("a corrupted or truncated entry is removed and the source is transformed again", async () => {
     const cache = new TransformCache(join(tempDir(), "cache"));
     const r = request("export const answer: number = 42;");

@@ -46,7 +46,7 @@ function fromRecord(file: string): Record<string, AgentExports> | undefined {
       const now = identity(path);
       if (!now || now[1] !== size || now[2] !== mtime) return undefined;
     }
-    void markUsed(file);
+    markUsed(file);
     return parsed.data.exports;
   } catch {
     return undefined;

@@ -58,7 +58,7 @@ export async function readStart(file: string): Promise<Manifest | undefined> {
   try {
     const parsed = recordSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
     if (!parsed.success) return undefined;
-    await markUsed(file);
+    markUsed(file);
     return parsed.data.manifest;
   } catch {
     return undefined;

@@ -102,9 +102,9 @@ export async function launch(spec: LaunchSpec): Promise<HookFailure | Launched> 
   let execArgv: string[] | undefined;
   try {
     // The permission flag of the runtime that runs the hook: the child's node, or this host in worker mode.
-    // The roots too large to walk whole are remembered in the host's private cache folder (src/policy/link-walk.ts).
-    const largeRoots = spec.cacheDir ? join(spec.cacheDir, "large-roots") : undefined;
-    execArgv = options.execArgv ?? permissionArgs(options.policy, resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox", largeRoots);
+    // What the walks found is remembered in the host's private cache folder (src/policy/link-walk.ts).
+    const walks = spec.cacheDir ? join(spec.cacheDir, "walks") : undefined;
+    execArgv = options.execArgv ?? permissionArgs(options.policy, resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox", walks);
   } catch (err) {
     // A symbolic link out of the hook's package roots (src/policy/read-grants.ts): the message names it.
     if (err instanceof ReadRefusal) return Errors.loadFailed(hookPath, err.message);

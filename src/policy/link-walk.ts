@@ -13,19 +13,16 @@
  * not what the project installed. The hook's own folder is always granted whole: past the bound it
  * fails the load, naming the folder.
  *
- * Which roots were too large is remembered across starts (`largeRootsDir`, a folder of the host's
- * private transform cache), each by its real path, device, inode and modification time: walking
- * 100 000 entries to find the bound again cost ~100 ms at every start. Why a stale record is safe:
- * a root it names is granted package by package, never wider than whole; and a package added to or
- * removed from the root changes its modification time, so the root is walked again.
+ * What the walks found is remembered across starts in `factsDir`, a folder of the host's private
+ * transform cache (./walk-records.ts): which roots were too large, and what a walk of a folder
+ * found, taken again while every folder it read is unchanged.
  */
-import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { ancestors, realOrUndefined } from "./paths.js";
-import { writeFileAtomicSync } from "../gates/atomic-write.js";
 import { inside } from "../gates/inside.js";
 import type { GraphPath } from "./import-graph.js";
+import { rememberedLarge, rememberLarge, rememberedWalk, rememberWalk, type FolderWalk, type WalkedFolders } from "./walk-records.js";
 
 /** Entries walked under one folder (a root, or the packages a hook reaches under a large one) before it stops. */
 export const MAX_ROOT_ENTRIES = 100_000;
@@ -43,13 +40,6 @@ export const MAX_ROOT_ENTRIES = 100_000;
  */
 const WALK_CACHE_MS = 2_000;
 
-/** What one walk of a folder found: its links (as named, and where each leads), its entry count, and whether it stopped at the bound. */
-interface FolderWalk {
-  at: number;
-  entries: number;
-  links: GraphPath[];
-  over: boolean;
-}
 const walked = new Map<string, FolderWalk>();
 
 /** A read the gate refuses: the loader reports it as `load_failed` with this message. */
@@ -70,21 +60,23 @@ export interface WalkedReads {
  * `packages`: the packages its import graph names, where the grant of a large root starts.
  */
 export function walkGrants(hookPath: string, own: string, roots: GraphPath[], packages: GraphPath[], readable: string[],
-  leaves: (path: GraphPath, what: string) => Error, largeRootsDir?: string): WalkedReads {
+  leaves: (path: GraphPath, what: string) => Error, factsDir?: string): WalkedReads {
   const now = Date.now();
-  const large = new Set(roots.filter((r) => r.lexical !== own && basename(r.lexical) === "node_modules" && rememberedLarge(largeRootsDir, r.real)).map((r) => r.real));
+  const largeDir = factsDir && join(factsDir, "large");
+  const walkedDir = factsDir && join(factsDir, "walked");
+  const large = new Set(roots.filter((r) => r.lexical !== own && basename(r.lexical) === "node_modules" && rememberedLarge(largeDir, r.real)).map((r) => r.real));
   let whole = roots.filter((r) => !large.has(r.real));
   let units: FolderWalk[];
   for (;;) {
     const outer = outermost(whole.map((r) => r.real));
-    units = outer.map((dir) => walkOf(dir, now, MAX_ROOT_ENTRIES));
+    units = outer.map((dir) => walkOf(dir, now, MAX_ROOT_ENTRIES, walkedDir));
     const over = outer.filter((_, i) => units[i]!.over);
     if (over.length === 0) break;
     for (const dir of over) {
       const root = whole.find((r) => r.real === dir)!;
       if (root.lexical === own || basename(root.lexical) !== "node_modules") throw ownFolderTooLarge(hookPath, root.lexical);
       large.add(dir);
-      rememberLarge(largeRootsDir, dir);
+      rememberLarge(largeDir, dir);
     }
     whole = roots.filter((r) => !large.has(r.real));
   }
@@ -116,7 +108,7 @@ export function walkGrants(hookPath: string, own: string, roots: GraphPath[], pa
     while (queue.length > 0) {
       const dir = queue.shift()!;
       if (covered(dir, folders)) continue;
-      const walk = walkOf(dir, now, MAX_ROOT_ENTRIES - entries);
+      const walk = walkOf(dir, now, MAX_ROOT_ENTRIES - entries, walkedDir);
       entries += walk.entries;
       if (walk.over || entries > MAX_ROOT_ENTRIES) throw reachTooLarge(hookPath, [...large].find((r) => inside(r, dir))!);
       folders.push(dir);
@@ -128,37 +120,6 @@ export function walkGrants(hookPath: string, own: string, roots: GraphPath[], pa
   // Judged as before: a link is fine while it leads into a root (a large one's targets were reached above) or a readable area.
   for (const link of links) if (!covered(link.real, [...readable, ...large])) throw leaves(link, "a file in the hook's package roots");
   return { whole, reached };
-}
-
-/** What identifies a root's state: a package added or removed at its top changes its modification time. */
-function rootState(dir: string): string | undefined {
-  const st = statOrUndefined(dir);
-  return st && JSON.stringify({ dir, dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs });
-}
-
-const recordOf = (factsDir: string, dir: string) => join(factsDir, `${createHash("sha256").update(dir).digest("hex").slice(0, 32)}.json`);
-
-function rememberedLarge(factsDir: string | undefined, dir: string): boolean {
-  if (!factsDir) return false;
-  try {
-    return readFileSync(recordOf(factsDir, dir), "utf8") === rootState(dir);
-  } catch {
-    return false;
-  }
-}
-
-/** Best effort: a record that cannot be written only means the root is walked to the bound again next start. */
-function rememberLarge(factsDir: string | undefined, dir: string): void {
-  const state = factsDir && rootState(dir);
-  if (!factsDir || !state) return;
-  const file = recordOf(factsDir, dir);
-  try {
-    mkdirSync(factsDir, { recursive: true, mode: 0o700 });
-    // Bounded as the walks kept in memory are: past 256 roots (most of them gone), start again.
-    const records = readdirSync(factsDir);
-    if (records.length >= 256) for (const name of records) rmSync(join(factsDir, name), { force: true });
-    writeFileAtomicSync(file, state);
-  } catch { /* not remembered */ }
 }
 
 /** The folders of `dirs` that lie in none of the others. */
@@ -209,23 +170,43 @@ function packageFolder(from: string, name: string): GraphPath | undefined {
   return undefined;
 }
 
-/** The walk of `dir`, fresh or trusted from the last `WALK_CACHE_MS`; `bound`: entries past which it stops. */
-function walkOf(dir: string, now: number, bound: number): FolderWalk {
+/**
+ * The walk of `dir`, fresh, trusted from the last `WALK_CACHE_MS`, or remembered from a previous
+ * start (`walkedDir`) and unchanged since; `bound`: entries past which it stops.
+ */
+function walkOf(dir: string, now: number, bound: number, walkedDir?: string): FolderWalk {
   const fresh = walked.get(dir);
   if (fresh && fresh.at > now - WALK_CACHE_MS && (!fresh.over || fresh.entries > bound)) return fresh;
-  const walk = walkFolder(dir, now, bound);
+  const remembered = rememberedWalk(walkedDir, dir, now);
+  let walk: FolderWalk;
+  if (remembered && remembered.entries <= bound) walk = remembered;
+  else {
+    const folders: WalkedFolders | undefined = walkedDir ? [] : undefined;
+    walk = walkFolder(dir, now, bound, folders);
+    if (folders) rememberWalk(walkedDir, dir, walk, folders, now);
+  }
   if (walked.size >= 256) walked.clear();
   walked.set(dir, walk);
   return walk;
 }
 
-/** The links under `root` and its entry count; stops counting past `bound`. */
-function walkFolder(root: string, at: number, bound: number): FolderWalk {
+/**
+ * The links under `root` and its entry count; stops counting past `bound`. `folders`: filled with
+ * each folder read (relative to `root`) and its inode, modification and change times, taken before
+ * its read, so a change during the walk shows at the next start.
+ */
+function walkFolder(root: string, at: number, bound: number, folders?: WalkedFolders): FolderWalk {
   const links: GraphPath[] = [];
   const stack = [root];
+  const rootPrefix = root.endsWith("/") ? root : `${root}/`;
   let entries = 0;
   while (stack.length > 0 && entries <= bound) {
     const dir = stack.pop()!;
+    if (folders) {
+      const st = lstatSync(dir, { throwIfNoEntry: false });
+      if (!st?.isDirectory()) continue;
+      folders.push([dir === root ? "" : dir.slice(rootPrefix.length), st.ino, st.mtimeMs, st.ctimeMs]);
+    }
     let names;
     try {
       names = readdirSync(dir, { withFileTypes: true });

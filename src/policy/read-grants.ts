@@ -28,8 +28,8 @@ export interface ReadGrantOptions {
   readable: string[];
   /** Walk the roots for links that leave them (Node's permission model: worker and process modes). */
   walkRoots: boolean;
-  /** Where the roots too large to walk whole are remembered across starts (a folder of the host's private cache; ./link-walk.ts). */
-  largeRootsDir?: string;
+  /** Where what the walks found is remembered across starts: the roots too large to walk whole, and each walk's links with the times of the folders it read (a folder of the host's private cache; ./link-walk.ts). */
+  factsDir?: string;
 }
 
 /** Folders a path may import from: its own folder and every `node_modules` above it. */
@@ -67,7 +67,7 @@ export function hookReads(resolvedPath: string, options: ReadGrantOptions): stri
       `a package folder is never granted because it has a package.json: grant it explicitly with policy.fsRead (fsRead: [${JSON.stringify(pkg.real)}]) if the hook may read it`);
   }
   if (!options.walkRoots) return [...roots.map((r) => r.lexical), ...grants];
-  const walked = walkGrants(resolvedPath, dirname(resolvedPath), roots, graph.packages, readable, leaves, options.largeRootsDir);
+  const walked = walkGrants(resolvedPath, dirname(resolvedPath), roots, graph.packages, readable, leaves, options.factsDir);
   return [...walked.whole.map((r) => r.lexical), ...walked.reached, ...grants];
 }
 

@@ -86,7 +86,7 @@ export class TransformCache {
       await unlink(file).catch(() => {});
       return undefined;
     }
-    void markUsed(file);
+    markUsed(file);
     return code;
   }
 
