@@ -19,12 +19,11 @@ import { withoutPower, withoutShell, type MdPower } from "../agents/md-view.js";
 /** opencode's own pattern of inline shell (ConfigMarkdown.SHELL_REGEX): anywhere in a template. */
 const SHELL = [/!`[^`]+`/g] as const;
 export const OPENCODE_SHELL_PLACEHOLDER = "[shell command not run: hookbox opencode does not run a project command's shell commands]";
-/** A frontmatter key as opencode reads it (no spellings normalized), in its key position. */
-const key = (name: string) => `${name}(?=["']?[ \\t]*:)`;
 
 /** One kind of markdown file: the folders it is read from in a config folder (`deep`: their subfolders too), and its power parts. */
 interface MdKind { folders: readonly string[]; deep: boolean; label: string; power: MdPower; why: string }
-const AGENT: MdPower = { keys: { permission: key("permissions?"), tools: key("tools") }, shell: [], placeholder: OPENCODE_SHELL_PLACEHOLDER };
+/** An agent's power keys as opencode reads them (no spellings normalized): each the pattern of one whole top-level key (agents/md-view.ts). */
+const AGENT: MdPower = { keys: { permission: "permissions?", tools: "tools" }, shell: [], placeholder: OPENCODE_SHELL_PLACEHOLDER };
 export const MD_KINDS: readonly MdKind[] = [
   { folders: ["command", "commands"], deep: true, label: "command", power: { keys: {}, shell: SHELL, placeholder: OPENCODE_SHELL_PLACEHOLDER }, why: "its shell commands would run as you, past your plugins and permissions, whenever it is run" },
   { folders: ["agent", "agents"], deep: true, label: "agent", power: AGENT, why: "the model spawns an agent unasked: its permission would replace yours for it" },
