@@ -176,7 +176,7 @@ export function runRpcSession(config) {
     const settled = async () => {
       await Promise.race([responded, exit, sleep(bound)]);
       while (!exited && performance.now() < deadline) {
-        if (response !== undefined && promptDone() && running === 0 && !compacting && agentEndsPassed >= agentEnds && performance.now() - lastOutput >= quiet) return true;
+        if (response !== undefined && promptDone() && running === 0 && !compacting && (!protocol.agentEndPassed || agentEndsPassed >= agentEnds) && performance.now() - lastOutput >= quiet) return true;
         await sleep(50);
       }
       return exited;
