@@ -9,19 +9,13 @@ import { powerItemApproval, powerItemFingerprint, showValues, strings, type Powe
 import { powerKey } from "../approval/keys.js";
 import type { ApprovalStore, Fingerprint } from "../approval/store.js";
 import { CLAUDE_CODE, type ClaudeDialect } from "./dialect.js";
+import { keyValues } from "../agents/dotted.js";
 
 export { powerKey };
 
 /** The power keys `settings` sets (dotted), with their values. */
 export function powerValues(dialect: Pick<ClaudeDialect, "powerKeys">, settings: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of dialect.powerKeys) {
-    const [a, b] = key.split(".");
-    const outer = settings[a!];
-    const v = b === undefined ? outer : typeof outer === "object" && outer !== null ? (outer as Record<string, unknown>)[b] : undefined;
-    if (v !== undefined) out[key] = v;
-  }
-  return out;
+  return keyValues(settings, dialect.powerKeys);
 }
 
 /** A settings file's power keys as one power item; `rel` how the file is named. */

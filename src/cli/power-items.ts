@@ -24,15 +24,7 @@ import { CODEX, CODEX_POWER_KEYS, codexProjectDirs } from "../agents/codex.js";
 import { codexRulesOnlyRestrict } from "../agents/codex-rules.js";
 import { discoverOpencode } from "../opencode/discovery.js";
 import { SECRET_NAME } from "../policy/policy.js";
-
-/** The value at a dotted `path` of `settings`, if set. */
-export const valueAt = (settings: Record<string, unknown>, path: string): unknown =>
-  path.split(".").reduce<unknown>((v, k) => (typeof v === "object" && v !== null && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined), settings);
-
-/** The dotted `keys` `settings` sets, with their values. */
-export function keyValues(settings: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(keys.flatMap((k) => { const v = valueAt(settings, k); return v === undefined ? [] : [[k, v]]; }));
-}
+import { keyValues } from "../agents/dotted.js";
 
 const quote = (w: string) => (/^[\w./:=@%+-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`);
 const line = (words: unknown[]) => words.filter((w): w is string => typeof w === "string").map(quote).join(" ");
