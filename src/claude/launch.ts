@@ -19,6 +19,7 @@ import { agentViewLaunch, type FileView } from "../isolation/bubblewrap/agent-vi
 
 export { agentViewAvailability } from "../isolation/bubblewrap/agent-view.js";
 import type { ClaudeDialect } from "./dialect.js";
+import { withoutKeys } from "../agents/dotted.js";
 import { mcpView as projectMcpView, type McpServer } from "./mcp.js";
 import { planText } from "../agents/plan.js";
 import type { ClaudePlan } from "./plan.js";
@@ -52,19 +53,6 @@ export function routingHooks(dialect: ClaudeDialect, plan: ClaudePlan, router: H
 export function projectView(dialect: ClaudeDialect, parsed: ParsedSettings, powerApproved: boolean): Record<string, unknown> {
   if (parsed.problems.length > 0) return {};
   return withoutKeys(parsed.settings, ["hooks", ...(powerApproved ? [] : dialect.powerKeys)]);
-}
-
-function withoutKeys(settings: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...settings };
-  for (const key of keys) {
-    const [a, b] = key.split(".");
-    if (b === undefined) { delete out[a!]; continue; }
-    const inner = out[a!];
-    if (typeof inner !== "object" || inner === null) continue;
-    const { [b]: _dropped, ...rest } = inner as Record<string, unknown>;
-    out[a!] = rest;
-  }
-  return out;
 }
 
 /** What the managed route does with the project's MCP servers: a view of its file holding the approved ones, the rest denied by name. */

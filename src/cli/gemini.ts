@@ -21,7 +21,7 @@ import { otlpEnv } from "../observe/otlp.js";
 import type { AgentPlan } from "../agents/dialect.js";
 import { routingHook } from "./agent-hook.js";
 import { approvedAs, approveTail, GEMINI_ITEM_KEYS, judgeItems, POWER_ROWS } from "./power-items.js";
-import { keyValues, valueAt } from "../agents/dotted.js";
+import { keyValues, valueAt, withoutKeys } from "../agents/dotted.js";
 import { ApprovalStore } from "../approval/store.js";
 import { agentProgram, announcePlan, runBehindRouter } from "./command-launch.js";
 import type { Output } from "./output.js";
@@ -140,19 +140,12 @@ export function userView(user: GeminiSettings, plan: AgentPlan, command: string,
  */
 export function projectView(workspace: GeminiSettings, approved = false): Record<string, unknown> {
   const { hooks: _hooks, hooksConfig: _config, ...rest } = workspace.settings;
-  return powerKeysOf(rest).filter((k) => !approved || k === IGNORE_LOCAL_ENV).reduce<Record<string, unknown>>((view, key) => without(view, key.split(".")), rest);
+  return withoutKeys(rest, powerKeysOf(rest).filter((k) => !approved || k === IGNORE_LOCAL_ENV));
 }
 
 /** The power keys `settings` sets (dotted). */
 export function powerKeysOf(settings: Record<string, unknown>): string[] {
   return GEMINI_POWER_KEYS.filter((key) => valueAt(settings, key) !== undefined);
-}
-
-/** `settings` without the value at `path`, copying only the objects on the way. */
-function without(settings: Record<string, unknown>, [head, ...rest]: string[]): Record<string, unknown> {
-  const { [head!]: inner, ...others } = settings;
-  if (rest.length === 0) return others;
-  return typeof inner === "object" && inner !== null ? { ...others, [head!]: without(inner as Record<string, unknown>, rest) } : settings;
 }
 
 /** `hookbox gemini-hook <plan> <sha256>`: the routing hook's entry (src/cli/agent-hook.ts). */
