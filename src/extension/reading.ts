@@ -7,7 +7,7 @@
  * The reading answers only when it is certain, and then only event handlers: in the module's file
  * and every file its static imports reach (`importGraph`), tokenized (js-tokens; comments do not
  * count), every `on` is `.on("<literal>", …)`, no name or string names a member the agent takes at
- * load (`LOAD_TIME_MEMBERS`), nothing evaluates code or imports a computed name, and every package
+ * load (`LOAD_TIME_MEMBERS`, and any name starting with `register`), nothing evaluates code or imports a computed name, and every package
  * imported is a Node builtin or one of the agent's own (whose code is the agent's). Anything else
  * is "not readable" (undefined), and the module loads before the factory returns, as at any start
  * with no record. What a module hides from the reading (a name built at run time) is taken on
@@ -38,6 +38,9 @@ export const LOAD_TIME_MEMBERS: Readonly<Record<"pi" | "omp", ReadonlySet<string
     omp: members([...Object.keys(REFUSED_MEMBERS), ...Object.keys(OMP_REFUSED_MEMBERS), "setLabel"]),
   };
 })();
+/** A registration of the agent's, or a name like one (a member of a newer agent, a helper that may call one): not read. */
+const REGISTRATION = /^(?:un)?register[A-Za-z0-9_$]*$/;
+const loadTime = (members: ReadonlySet<string>, name: string) => REGISTRATION.test(name) || members.has(name);
 /** The module's parameter is conventionally `pi`, so oh-my-pi's refused member `pi.pi` counts only as a member or a string. */
 const PARAMETER = "pi";
 /** Names that evaluate code or load a module the reading cannot see. */
@@ -89,13 +92,13 @@ function readFile(file: string, line: "omp" | "pi", agentModules: AgentModules |
     const previous = tokens[i - 1]?.value;
     const text = literal(token);
     if (text !== undefined) {
-      if (text === "on" || members.has(text)) return undefined;
+      if (text === "on" || loadTime(members, text)) return undefined;
       continue;
     }
     if (token.type !== "IdentifierName") continue;
     const name = unescape(token.value);
     if (UNSEEN_CODE.has(name)) return undefined;
-    if (members.has(name) && (name !== PARAMETER || previous === "." || previous === "?.")) return undefined;
+    if (loadTime(members, name) && (name !== PARAMETER || previous === "." || previous === "?.")) return undefined;
     if (name === "on") {
       const event = literalAt(tokens, i + 2);
       if (previous !== "." || tokens[i + 1]?.value !== "(" || event === undefined || tokens[i + 3]?.value !== ",") return undefined;
