@@ -51,20 +51,23 @@ const MAX_SOURCE_BYTES = 512 * 1024;
 
 /** What `entry` registers, read from its source for an agent of `line`, or undefined when the reading is not certain. */
 export function readModule(entry: string, line: "omp" | "pi", agentModules: AgentModules | undefined): Manifest | undefined {
-  let files: string[];
+  // The entry first: most modules the reading cannot read say so there, before the graph is walked.
+  const found = [readFile(entry, line, agentModules)];
+  if (found[0] === undefined) return undefined;
   try {
     const graph = importGraph(entry);
     if (graph.files.length >= MAX_FILES) return undefined;
-    files = [entry, ...new Set(graph.files.map((f) => f.real))];
+    for (const file of new Set(graph.files.map((f) => f.real))) {
+      found.push(readFile(file, line, agentModules));
+      if (found.at(-1) === undefined) return undefined;
+    }
   } catch {
     return undefined;
   }
   const carried = carriedEvents(line);
   const events: Record<string, number> = {};
-  for (const file of files) {
-    const found = readFile(file, line, agentModules);
-    if (found === undefined) return undefined;
-    for (const event of found) {
+  for (const fileEvents of found) {
+    for (const event of fileEvents!) {
       if (Object.hasOwn(carried.refused, event)) return undefined;
       if (carried.results.includes(event) || carried.notified.includes(event)) events[event] = (events[event] ?? 0) + 1;
     }
