@@ -183,7 +183,8 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
 
 /**
  * The early start, when at least one module has a record of the agent's previous start or is read
- * from its source (src/extension/reading.ts: one that registers event handlers only): the modules
+ * from its source (src/extension/reading.ts: one that registers event handlers only, of events pi
+ * sends after its first request: `startsLate`): the modules
  * with neither (new or changed since, and registering more than handlers) load now, since the agent
  * takes their commands, flags and shortcuts only while the factory runs; the others are mirrored
  * from their record or reading, which is checked as a record is when the module arrives. Undefined
@@ -192,7 +193,7 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
  */
 async function earlyStart(modules: StartingModule[], records: string[], carried: Carried, line: "omp" | "pi", read: (path: string) => Manifest | undefined): Promise<Early | undefined> {
   const recorded = await Promise.all(records.map(readStart));
-  const known = recorded.map((m, i) => m ?? read(modules[i]!.path));
+  const known = recorded.map((m, i) => m ?? startsLate(read(modules[i]!.path)));
   if (known.every((m) => m === undefined)) return undefined;
   const fresh = modules.filter((_, i) => known[i] === undefined);
   const failures = await Promise.all(fresh.map((m) => m.begin()));
@@ -373,6 +374,12 @@ const WAIT_FOR_ALL = new Set(["tool_call", "session_shutdown"]);
  * idle a second after the first ones arrived (an interactive agent waiting for its prompt).
  */
 const BEFORE_FIRST_REQUEST = ["session_start", "resources_discover", "input", "before_agent_start", "agent_start", "turn_start", "message_start", "message_end", "context", "before_provider_request"];
+/**
+ * A reading whose module no event before the agent's first request waits for, or undefined: one
+ * that handles such an event is waited for by the start anyway, and loads before the factory
+ * returns, as with no reading (mirrored, it would hold the agent after it accepted the first prompt).
+ */
+const startsLate = (read: Manifest | undefined) => (read && !BEFORE_FIRST_REQUEST.some((type) => (read.events[type] ?? 0) > 0) ? read : undefined);
 /** How long after the first modules arrived the others start when nothing needed them sooner. */
 const IDLE_START_MS = 1_000;
 
