@@ -1,7 +1,7 @@
 /**
  * isolate() at a start with no record of a module (the agent's first start, or the first after the
- * module changed): a module whose source shows it registers event handlers only
- * (src/extension/reading.ts) is mirrored from that reading, as a recorded module is mirrored from
+ * module changed): a module whose source shows it registers event handlers only, of events pi
+ * sends after its first request (src/extension/reading.ts), is mirrored from that reading, as a recorded module is mirrored from
  * its record, so the factory returns before it loads; a module the reading cannot read loads
  * before the factory returns, as before. Inside pi 0.73.1's own loader and runner, in every
  * isolation mode. A module's top level waits for a file the test writes (or never ends), so
@@ -100,6 +100,21 @@ describe(`isolate() at a first start reads event-only modules (${ISOLATION} isol
     const { runner, errors } = await factory;
     expect(order).toEqual(["gate opened", "factory returned"]);
     expect(await runner.emitToolCall(rmRoot)).toEqual({ block: true, reason: "blocked by control" });
+    expect(errors).toEqual([]);
+    await runner.emit(quit);
+  }, 60_000);
+
+  it("an event-only module that handles an event pi sends before its first request (session_start) is waited for by the factory, as the start would wait for it anyway", async () => {
+    const gate = join(dir, `gate-early-${ISOLATION}`);
+    const file = gatedGuard("early", gate, `pi.on("session_start", () => {});`);
+    const order: string[] = [];
+    const factory = start([file], join(caches, `early-${ISOLATION}`)).then((s) => { order.push("factory returned"); return s; });
+    await pause(1_000);
+    order.push("gate opened");
+    writeFileSync(gate, "");
+    const { runner, errors } = await factory;
+    expect(order).toEqual(["gate opened", "factory returned"]);
+    expect(await runner.emitToolCall(rmRoot)).toEqual({ block: true, reason: "blocked by early" });
     expect(errors).toEqual([]);
     await runner.emit(quit);
   }, 60_000);
