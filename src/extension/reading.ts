@@ -1,24 +1,25 @@
 /**
  * What an event-only module registers, read from its source before it runs, so a start with no
  * record of it (src/extension/starts.ts: the agent's first start, or the first after the module
- * changed) can mirror it as a recorded module is mirrored (src/extension/adapter.ts `earlyStart`):
+ * changed) can mirror it as a recorded module is mirrored (src/extension/adapter.ts `earlyStart`,
+ * which takes a reading only of a module no event before the agent's first request waits for):
  * the factory returns at once and the module starts when an event needs it.
  *
  * The reading answers only when it is certain, and then only event handlers: in the module's file
  * and every file its static imports reach (`importGraph`), tokenized (js-tokens; comments do not
- * count), every `on` is `.on("<literal>", …)`, no name or string names a member the agent takes at
- * load (`LOAD_TIME_MEMBERS`, and any name starting with `register`), nothing evaluates code or imports a computed name, and every package
- * imported is a Node builtin or one of the agent's own (whose code is the agent's). Anything else
- * is "not readable" (undefined), and the module loads before the factory returns, as at any start
- * with no record. What a module hides from the reading (a name built at run time) is taken on
- * arrival as a changed record is: a handler from then on, a command, flag or shortcut at the next
- * start, with one warning (src/extension/adapter.ts `#arrive`).
+ * count), every `on` is `.on("<literal>", …)`, no name or string names a member the agent takes
+ * at load (`LOAD_TIME_MEMBERS`, and any name starting with `register`), nothing evaluates code or
+ * imports a computed name, and every package imported by value is a Node builtin or one of the
+ * agent's own (whose code is the agent's). Anything else is "not readable" (undefined), and the
+ * module loads before the factory returns, as at any start with no record. What a module hides
+ * from the reading (a name built at run time) is taken on arrival as a changed record is: a
+ * handler from then on, a tool at once, a command, flag or shortcut at the next start, with one
+ * warning (src/extension/adapter.ts `#arrive`).
  */
 import { readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import jsTokens, { type Token } from "js-tokens";
-import type { Manifest } from "../contract/protocol.js";
-import type { AgentModules } from "../contract/protocol.js";
+import type { AgentModules, Manifest } from "../contract/protocol.js";
 import { importGraph } from "../policy/import-graph.js";
 import { CARRIED_MEMBERS, OMP_CARRIED_MEMBERS, OMP_REFUSED_MEMBERS, REFUSED_MEMBERS } from "../../worker/extension-members.mjs";
 import { carriedEvents } from "./carried.js";
