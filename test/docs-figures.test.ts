@@ -1,7 +1,8 @@
 /**
- * docs/confinement.md copies bounds from the code into its prose and its threat table, as the README
- * does into its own (test/readme.test.ts). Each is built here from the code's one definition and
- * looked for in the page, so a bound changed in the code and not in the page fails.
+ * docs/confinement.md and the agents' pages (claude-code, codex, gemini, opencode) copy bounds from
+ * the code into their prose and threat tables, as the README does into its own (test/readme.test.ts).
+ * Each is built here from the code's one definition and looked for in its page, so a bound changed in
+ * the code and not in the page fails.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -16,8 +17,13 @@ import { MAX_ROOT_ENTRIES } from "../src/policy/link-walk.js";
 import { resolveSandboxOptions } from "../src/options/options.js";
 import { TRANSFORM_FILE_CHARACTERS, TRANSFORM_WINDOW_MS } from "../src/transform/budget.js";
 import { TRANSFORM_HEAP_MB } from "../src/transform/transformer.js";
+import { ROUTER_MARGIN_MS } from "../src/agents/routing-hook.js";
+import { SANDBOX_MEMORY_MB } from "../src/agents/sandbox.js";
+import { DEFAULT_DEADLINE_MS, LOAD_DEADLINE_MS } from "../src/opencode/plan.js";
+import { PLUGIN_SANDBOX_MEMORY_MB } from "../src/opencode/unit.js";
 
-const page = readFileSync(new URL("../docs/confinement.md", import.meta.url), "utf8");
+const read = (doc: string) => readFileSync(new URL(`../docs/${doc}`, import.meta.url), "utf8");
+const page = read("confinement.md");
 const MiB = 2 ** 20;
 
 /** The phrases of `text` (its whitespace runs as one space) that do not say what the code defines. */
@@ -69,5 +75,35 @@ describe("docs/confinement.md: figures", () => {
       "hook and programs share 128 tasks",
       "cut to 1000 characters (`LIMITS.maxBlockReason`)",
     ]);
+  });
+});
+
+/** Each agent page's phrases that do not say what the code defines (the router's margin, the hooks' output bound, opencode's deadlines and memory). */
+function agentMismatches(pages: Record<string, string>): string[] {
+  const margin = `with a timeout ${ROUTER_MARGIN_MS / 1000} s above the slowest hook's`;
+  const output = `at most ${DEFAULTS.shellOutputBytes / MiB} MiB of stdout and of stderr`;
+  const wanted: Record<string, string[]> = {
+    "claude-code.md": [margin, output],
+    "codex.md": [margin, output, `(the slowest hook's timeout plus ${ROUTER_MARGIN_MS / 1000} s)`],
+    "gemini.md": [margin, output, `(the slowest hook's timeout plus ${ROUTER_MARGIN_MS / 1000} s)`],
+    "opencode.md": [
+      `(\`HOOKBOX_OPENCODE_DEADLINE_MS\`, default ${DEFAULT_DEADLINE_MS} ms; loading ${LOAD_DEADLINE_MS / 1000} s)`,
+      `a memory bound of ${PLUGIN_SANDBOX_MEMORY_MB} MiB, ${PLUGIN_SANDBOX_MEMORY_MB / SANDBOX_MEMORY_MB === 2 ? "twice" : `${PLUGIN_SANDBOX_MEMORY_MB / SANDBOX_MEMORY_MB} times`} a command hook's`,
+      `Bun reserves more than ${SANDBOX_MEMORY_MB} MiB`,
+    ],
+  };
+  return Object.entries(wanted).flatMap(([doc, phrases]) => phrases.filter((p) => !pages[doc]!.replace(/\s+/g, " ").includes(p)).map((p) => `${doc}: ${p}`));
+}
+
+describe("the agents' pages: figures", () => {
+  const pages = Object.fromEntries(["claude-code.md", "codex.md", "gemini.md", "opencode.md"].map((doc) => [doc, read(doc)]));
+
+  it("say the router's margin, the hooks' output bound and opencode's deadlines and memory bound as the code defines them", () => {
+    expect(agentMismatches(pages)).toEqual([]);
+  });
+
+  it("control: an opencode page with another default deadline fails the check, naming it", () => {
+    const changed = { ...pages, "opencode.md": pages["opencode.md"]!.replace("default 5000 ms", "default 3000 ms") };
+    expect(agentMismatches(changed)).toEqual([`opencode.md: (\`HOOKBOX_OPENCODE_DEADLINE_MS\`, default ${DEFAULT_DEADLINE_MS} ms; loading ${LOAD_DEADLINE_MS / 1000} s)`]);
   });
 });
