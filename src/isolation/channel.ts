@@ -1,20 +1,24 @@
 /**
  * `HookChannel`: the host's side of one hook's wire, in every isolation (a worker thread's port or
- * a child process's framed pipe, behind `HookEndpoint`): a pending table where every request has a deadline and
- * rejects the moment the worker dies, liveness (pings), the bridge for what the worker
- * asks of the host, and a budget of protocol violations. Every message read from the worker is
- * validated first (`protocol.ts`); a result must be JSON data within the size and depth bounds.
+ * a child process's framed pipe, behind `HookEndpoint`): what goes out (requests batched per
+ * synchronous run, notices, flushes) and what comes in. Every message read from the worker is
+ * validated first (`protocol.ts`), and an answer to a request is accepted or refused by `reply.ts`.
+ * Around it: the pending table, where every request has a deadline and rejects the moment the
+ * worker dies (`pending.ts`), liveness (`liveness.ts`), the bridge for what the worker asks of the
+ * host (`host-calls.ts`), and a budget of protocol violations (`violations.ts`).
  */
 import { Errors, HookFailure } from "../contract/errors.js";
-import { emitReplySchema, isBatch, parseWorkerMessage, type HostMessage, type HostRequest, type Manifest, type WireError, type WorkerMessage } from "../contract/protocol.js";
+import { isBatch, parseWorkerMessage, type HostMessage, type HostRequest, type Manifest, type WireError, type WorkerMessage } from "../contract/protocol.js";
 import { describeIssues } from "../contract/schemas.js";
-import { PausableDeadline } from "./deadline.js";
 import { HostCalls } from "./host-calls.js";
 import type { BridgeHost } from "../bridge/bridge.js";
 import { innerCall } from "../bridge/methods.js";
 import { Liveness } from "./liveness.js";
+import { PendingRequests } from "./pending.js";
+import { replyFailure } from "./reply.js";
+import { ViolationBudget } from "./violations.js";
 import type { HookEndpoint } from "./endpoint.js";
-import { LIMITS, METHOD, measure } from "../../worker/wire.mjs";
+import { LIMITS, METHOD } from "../../worker/wire.mjs";
 
 export interface ChannelLimits {
   /** A message from the worker over this many bytes (estimated) is refused. */
@@ -25,18 +29,6 @@ export interface ChannelLimits {
   maxPostsPerSecond: number;
   /** A request's total time paused on UI prompts; past it the request times out. */
   maxPausedMs: number;
-}
-
-interface Pending {
-  /** The request's message type: `emit`, `command` or `setup` (command-only methods check it). */
-  kind: string;
-  event: string;
-  deadlineMs: number;
-  deadline: PausableDeadline;
-  resolve(value: unknown): void;
-  reject(error: HookFailure): void;
-  /** Detach AbortSignal listeners relayed for this request. */
-  detach?: () => void;
 }
 
 export interface ChannelEvents {
@@ -56,7 +48,7 @@ export class HookChannel {
   readonly #hookPath: string;
   readonly #limits: ChannelLimits;
   readonly #events: ChannelEvents;
-  readonly #pending = new Map<number, Pending>();
+  readonly #pending: PendingRequests;
   readonly #flushes = new Map<number, () => void>();
   readonly #outbox: HostMessage[] = [];
   readonly #calls: HostCalls;
@@ -70,27 +62,30 @@ export class HookChannel {
    */
   readonly #held: Array<() => void> = [];
   readonly #live: Liveness;
-  #nextId = 1;
+  readonly #violations: ViolationBudget;
   #closed: HookFailure | undefined;
-  /** Requests that timed out lately: one late reply each is expected, not a violation. */
-  readonly #expired = new Set<number>();
-  #violations = 0;
 
   constructor(endpoint: HookEndpoint, hookPath: string, bridge: BridgeHost, limits: ChannelLimits, events: ChannelEvents) {
     this.#worker = endpoint;
     this.#hookPath = hookPath;
     this.#limits = limits;
     this.#events = events;
+    this.#violations = new ViolationBudget(hookPath, events);
+    this.#pending = new PendingRequests(hookPath, limits.maxPausedMs, {
+      occupancy: (now) => this.#live.update(now),
+      notify: (m) => this.notify(m),
+      timedOut: (event) => this.#live.probe(event),
+    });
     this.#calls = new HostCalls(hookPath, bridge, limits, {
       fault: (f) => events.fault(f),
-      violation: (f) => this.#violation(f),
+      violation: (f) => this.#violations.count(f),
       reply: (m) => this.notify(m),
       answerSync: (r) => endpoint.answerSync(r),
       hostWork: (work) => this.#live.hostWork(work),
     }, this.#held);
     this.#live = new Liveness(endpoint, limits.unresponsiveMs, {
       pending: () => this.#pending.size,
-      firstEvent: () => this.#pending.values().next().value?.event,
+      firstEvent: () => this.#pending.firstEvent(),
       // A probe is a flush whose answer only matters as a sign of life (any message is one).
       ping: () => void this.flush(),
       unresponsive: (ms, event) => events.end((e) => Errors.unresponsive(hookPath, e === "worker" ? event : e, ms)),
@@ -106,18 +101,13 @@ export class HookChannel {
   /** Send a request; it settles with the worker's value, a `timeout`, or the worker's death. */
   request(body: HostRequest, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
     if (this.#closed) return Promise.reject(this.#closed);
-    const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      const now = performance.now();
-      const deadline = new PausableDeadline(deadlineMs, (paused) => this.#expire(id, paused), this.#limits.maxPausedMs, now);
-      const pending: Pending = { kind: body.t, event, deadlineMs, deadline, resolve, reject };
-      this.#pending.set(id, pending);
-      if (this.#pending.size === 1) this.#live.update(now);
+      const id = this.#pending.add(body.t, event, deadlineMs, resolve, reject);
       // The body becomes the message (no copy on the hot path): the caller's object is the channel's now.
       const message = body as HostRequest & { id: number };
       message.id = id;
       this.#queue(message);
-      if (signals) pending.detach = this.#relaySignals(id, signals);
+      if (signals) this.#pending.relaySignals(id, signals);
     });
   }
 
@@ -143,7 +133,7 @@ export class HookChannel {
         try {
           this.#worker.post(message);
         } catch (err) {
-          const p = "id" in message ? this.#settle(message.id) : undefined;
+          const p = "id" in message ? this.#pending.settle(message.id) : undefined;
           p?.reject(Errors.handlerThrew(this.#hookPath, p.event,
             `the ${p.event} payload cannot be sent to a worker: ${(err as Error).message.replace(/\.+$/, "")}. Hooks receive plain data (no functions or class instances with private state).`));
         }
@@ -158,7 +148,7 @@ export class HookChannel {
    */
   flush(): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    const id = this.#nextId++;
+    const id = this.#pending.newId();
     return this.#live.track(new Promise<void>((resolve) => {
       this.#flushes.set(id, resolve);
       this.notify({ t: "ping", id });
@@ -189,65 +179,15 @@ export class HookChannel {
     this.#live.stop();
     for (const flushed of this.#flushes.values()) flushed();
     this.#flushes.clear();
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const p of pending) {
-      p.deadline.clear();
-      p.detach?.();
-      p.reject(failure(p.event));
-    }
-    return pending.length;
-  }
-
-  #relaySignals(id: number, signals: Array<[string, AbortSignal]>): () => void {
-    const detach: Array<() => void> = [];
-    for (const [field, signal] of signals) {
-      const onAbort = () => this.notify({ t: "abort", id, field });
-      if (signal.aborted) { onAbort(); continue; }
-      signal.addEventListener("abort", onAbort, { once: true });
-      detach.push(() => signal.removeEventListener("abort", onAbort));
-    }
-    return () => { for (const d of detach) d(); };
-  }
-
-  #settle(id: number): Pending | undefined {
-    const p = this.#pending.get(id);
-    if (!p) return undefined;
-    this.#pending.delete(id);
-    p.deadline.clear();
-    p.detach?.();
-    if (this.#pending.size === 0) this.#live.update();
-    return p;
-  }
-
-  #expire(id: number, paused: boolean): void {
-    const p = this.#settle(id);
-    if (!p) return;
-    if (this.#expired.size >= 1024) this.#expired.delete(this.#expired.values().next().value!);
-    this.#expired.add(id);
-    this.notify({ t: "cancel", id });
-    p.reject(paused ? Errors.pausedTooLong(this.#hookPath, p.event, this.#limits.maxPausedMs) : Errors.timeout(this.#hookPath, p.event, p.deadlineMs));
-    this.#live.probe(p.event);
+    return this.#pending.rejectAll(failure);
   }
 
   #onMessage(raw: unknown): void {
     if (this.#closed) return;
     if (!isBatch(raw)) return this.#onOne(raw);
-    if (raw.m.length > LIMITS.maxBatch) return this.#violation(Errors.protocolViolation(this.#hookPath, `a batch of ${raw.m.length} messages (at most ${LIMITS.maxBatch})`));
+    if (raw.m.length > LIMITS.maxBatch) return this.#violations.count(Errors.protocolViolation(this.#hookPath, `a batch of ${raw.m.length} messages (at most ${LIMITS.maxBatch})`));
     // One level only: a batch inside a batch fails the envelope check below.
     for (const one of raw.m) if (!this.#closed) this.#onOne(one);
-  }
-
-  /**
-   * Each violation is counted; the first few are reported one by one, and past the budget the
-   * worker is ended as `protocol_violation`, reported once (a flood costs the host a bounded amount).
-   */
-  #violation(failure: HookFailure): void {
-    const n = ++this.#violations;
-    if (n <= LIMITS.reportedViolations) this.#events.fault(failure);
-    if (n !== LIMITS.maxViolations + 1) return;
-    const detail = `more than ${LIMITS.maxViolations} messages outside the protocol (last: ${failure.message.replace(/^.*?which was dropped: /, "")}); its worker was ended`;
-    this.#events.end((event) => Errors.protocolViolation(this.#hookPath, detail, event));
   }
 
   #onOne(raw: unknown): void {
@@ -255,7 +195,7 @@ export class HookChannel {
     const parsed = parseWorkerMessage(raw);
     if (!parsed.success) {
       // comlink traffic uses its own port; anything else here is outside the protocol.
-      this.#violation(Errors.protocolViolation(this.#hookPath, describeIssues(parsed.error)));
+      this.#violations.count(Errors.protocolViolation(this.#hookPath, describeIssues(parsed.error)));
       return;
     }
     const msg = parsed.data;
@@ -282,49 +222,26 @@ export class HookChannel {
   }
 
   #onResult(id: number, ok: boolean, value: unknown, error: WireError | undefined): void {
-    const p = this.#settle(id);
+    const p = this.#pending.settle(id);
     if (!p) {
       // One late answer to a request that timed out is expected; anything else is forged, and not read.
-      if (this.#expired.delete(id)) return;
-      this.#violation(Errors.protocolViolation(this.#hookPath, id >= this.#nextId
+      if (this.#pending.late(id)) return;
+      this.#violations.count(Errors.protocolViolation(this.#hookPath, !this.#pending.sent(id)
         ? `a reply to request ${id}, which the host never sent`
         : `a second reply to request ${id}, which was already settled`));
       return;
     }
-    if (!ok) {
-      const e = error ?? { message: "the handler failed without a message" };
-      p.reject(Errors.handlerThrew(this.#hookPath, p.event, e.message, e.stack));
-      return;
-    }
-    // The result sits 3 levels down an emit reply ({ steps: [{ r }] }).
-    const { bytes, issue } = measure(value, this.#limits.maxMessageBytes, 3);
-    if (issue) {
-      p.reject(Errors.invalidResult(this.#hookPath, p.event, `it is not JSON data: ${issue}`));
-      return;
-    }
-    if (bytes > this.#limits.maxMessageBytes) {
-      p.reject(Errors.resultTooLarge(this.#hookPath, p.event, bytes, this.#limits.maxMessageBytes));
-      return;
-    }
-    // Where the reply's kind is known, it is checked once: an emit's reply is `emitReplySchema`
-    // (each result in it is checked against its event's schema by the runner); nothing is an empty one.
-    if (p.kind === "emit" && value !== undefined) {
-      const parsed = emitReplySchema.safeParse(value);
-      if (!parsed.success) {
-        p.reject(Errors.protocolViolation(this.#hookPath, `bad ${p.event} reply: ${describeIssues(parsed.error)}`, p.event));
-        return;
-      }
-    }
-    p.resolve(value);
+    const failure = replyFailure(this.#hookPath, p, ok, value, error, this.#limits.maxMessageBytes);
+    if (failure) p.reject(failure);
+    else p.resolve(value);
   }
 
   /** The worker refused to send something (too large, not JSON): the host never held it. */
   #onRefused(id: number | undefined, method: string | undefined, failure: (event: string) => HookFailure): void {
-    const p = id === undefined ? undefined : this.#settle(id);
+    const p = id === undefined ? undefined : this.#pending.settle(id);
     if (p) p.reject(failure(p.event));
-    else if (id === undefined || !this.#expired.delete(id)) this.#events.fault(failure(method ?? "message"));
+    else if (id === undefined || !this.#pending.late(id)) this.#events.fault(failure(method ?? "message"));
   }
-
 }
 
 /** A message whose effect waits for the worker's turn to end: a post, a setter of the agent's. */

@@ -118,7 +118,7 @@ export class IsolatedHook implements LoadedHook, HookUnit {
       this.#sent = undefined;
       throw err;
     }
-    // The channel checked the reply against emitReplySchema (src/isolation/channel.ts).
+    // The channel checked the reply against emitReplySchema (src/isolation/reply.ts).
     return raw === undefined ? NO_RESULTS : raw as EmitReply;
   }
 
