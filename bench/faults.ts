@@ -2,12 +2,19 @@
  * `npm run faults`: inject each fault kind into a real runner beside a healthy hook and print the
  * code reported, the time to detection, and whether the host and the other hook kept working;
  * then a soak with random faults. Figures, not assertions: the tests check the codes.
+ *
+ *   npm run faults -- --save     the rows, the soak and the machine saved to
+ *                                bench/results/faults-<isolation>.json (npm run docs:faults)
+ *   npm run faults -- 10000      a soak of 10 000 events
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { faultsTable, soakLine, type FaultResults, type FaultRow, type Soak } from "./lib/faults-table.js";
+import { machine, resultsFile } from "./lib/table.js";
 import { createModelRegistry, createSessionManager, HookRunner, createNoOpUIContext, loadHooks, type HookError, type ToolResultEvent } from "../src/index.js";
 
 const f = (rel: string) => fileURLToPath(new URL(`../fixtures/${rel}`, import.meta.url));
@@ -213,7 +220,7 @@ function render(r: HookRunner, customType: string, times: number): number {
 /** `FAULT=<text> npm run faults` runs only the cases whose name contains it. */
 const CASES = ALL_CASES.filter((c) => !process.env.FAULT || c.fault.includes(process.env.FAULT));
 
-async function runCase(c: Case) {
+async function runCase(c: Case): Promise<FaultRow> {
   // The case's policy is the faulty hook's; the healthy one keeps the default.
   const faulty = await loadHooks([c.prepare?.() ?? f(c.fixture)], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...(c.policy ? { policy: c.policy } : {}), ...c.load });
   const healthy = await loadHooks([f("valid/redacts-api-key.ts")], process.cwd(), { ...OPTIONS, maxMessageBytes: 1_000_000, ...c.load });
@@ -242,11 +249,16 @@ async function runCase(c: Case) {
   const disposeMs = performance.now() - d0;
   const codes = [...new Set(errors.map((e) => e.code))].join(", ") || "(none)";
   const code = c.measure ? `${codes}; ${c.measure()}` : codes;
-  return { fault: c.fault, code: c.observe ? `${code}; hook got: ${c.observe(fired, appended)}` : code, detectedMs: errors[0]?.at ?? NaN, hostLagMs: lag.max / 1e6, otherHookOk: other, disposeMs };
+  const round = (v: number) => Math.round(v * 10) / 10;
+  return {
+    fault: c.fault, code: c.observe ? `${code}; hook got: ${c.observe(fired, appended)}` : code,
+    detectedMs: errors[0] ? round(errors[0].at) : null, hostLagMs: round(lag.max / 1e6), otherHookOk: other, disposeMs: round(disposeMs),
+  };
 }
 
-async function soak(events: number) {
-  const { hooks } = await loadHooks([f("valid/sends-sequence.ts"), f("faulty/fails-on-command.ts")], process.cwd(), { ...OPTIONS, deadlines: { tool_call: 100 } });
+const SOAK_DEADLINE_MS = 100;
+async function soak(events: number): Promise<Soak> {
+  const { hooks } = await loadHooks([f("valid/sends-sequence.ts"), f("faulty/fails-on-command.ts")], process.cwd(), { ...OPTIONS, deadlines: { tool_call: SOAK_DEADLINE_MS } });
   const runner = new HookRunner(hooks, process.cwd(), createSessionManager(), {} as never);
   const sent: number[] = [];
   let faults = 0;
@@ -265,14 +277,22 @@ async function soak(events: number) {
   await runner.dispose();
   const lost = events - new Set(sent).size;
   const inOrder = sent.every((v, i) => v === i);
-  return { events, faultsInjected: faults, settled, lost, inOrder, worstSettleMs: Math.round(worst.ms) };
+  return { events, faultsInjected: faults, settled, lost, inOrder, worstSettleMs: Math.round(worst.ms), deadlineMs: SOAK_DEADLINE_MS };
 }
 
-const rows = [];
+const args = parseArgs({ options: { save: { type: "boolean", default: false } }, allowPositionals: true });
+// A subset saved would drop the other rows from the document.
+if (args.values.save && process.env.FAULT) throw new Error("--save records every case: run it without FAULT");
+const rows: FaultRow[] = [];
 for (const c of CASES) if (!c.only || c.only.includes(ISOLATION)) rows.push(await runCase(c));
 console.log(`isolation: ${ISOLATION}\n`);
-console.log("| fault | code reported | detected after | host's worst event-loop lag | other hook answered after | dispose took |");
-console.log("| --- | --- | --- | --- | --- | --- |");
-for (const r of rows) console.log(`| ${r.fault} | \`${r.code}\` | ${Number.isNaN(r.detectedMs) ? "-" : `${r.detectedMs.toFixed(0)} ms`} | ${r.hostLagMs.toFixed(0)} ms | ${r.otherHookOk ? "yes" : "no"} | ${r.disposeMs.toFixed(0)} ms |`);
-const s = await soak(Number(process.argv[2] ?? 3_000));
-console.log(`\nsoak: ${s.events} events, ${s.faultsInjected} faults injected, ${s.settled} settled, lost = ${s.lost}, in order: ${s.inOrder ? "yes" : "no"}, slowest emit ${s.worstSettleMs} ms (tool_call deadline 100 ms)`);
+console.log(faultsTable(rows));
+const s = await soak(Number(args.positionals[0] ?? 3_000));
+console.log(`\n${soakLine(s)}`);
+if (args.values.save) {
+  const bench = `faults-${ISOLATION}`;
+  const results: FaultResults = { bench, isolation: ISOLATION, machine: machine(), rows, soak: s };
+  mkdirSync(dirname(resultsFile(bench)), { recursive: true });
+  writeFileSync(resultsFile(bench), `${JSON.stringify(results, null, 1)}\n`);
+  console.error(`saved ${resultsFile(bench)}; npm run docs:faults regenerates docs/faults.md`);
+}

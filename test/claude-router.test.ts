@@ -62,17 +62,21 @@ describe("hookbox claude-hook's runner", () => {
     expect(changed.stderr).toContain("(not_approved)");
   });
 
-  it.skipIf(!sandboxAvailability().ok)("runs an approved project hook with no network: a listener on the host's loopback is out of its reach", async () => {
+  it.skipIf(!sandboxAvailability().ok)("runs an approved project hook with no network: a listener on the host's loopback is out of its reach (control: the same lines as your own hook, outside the sandbox, connect)", async () => {
     const server = createServer((socket) => socket.end("hello"));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as { port: number }).port;
     try {
-      const { dir, plan, store } = project(`#!/bin/bash\ncat >/dev/null\nif exec 3<>/dev/tcp/127.0.0.1/${port}; then echo connected >&2; else echo unreachable >&2; fi\nexit 2\n`);
+      const probe = `cat >/dev/null; if exec 3<>/dev/tcp/127.0.0.1/${port}; then echo connected >&2; else echo unreachable >&2; fi; exit 2`;
+      const { dir, plan, store } = project(`#!/bin/bash\n${probe}\n`);
       store.approve(dir, [await CLAUDE_CODE.fingerprint(dir, plan.hooks[0]!)]);
       const answer = await route(plan);
       expect(answer.code).toBe(2);
       expect(answer.stderr).toContain("unreachable");
       expect(answer.stderr).not.toContain("connected");
+      const mine = parseClaudeSettings(JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: probe }] }] } }), "/home/u/.claude/settings.json", "user").hooks;
+      const control = await routeWith(CLAUDE_CODE, { project: tmpdir(), hooks: mine, refused: [], maxOutputBytes: 1 << 20 }, event, JSON.stringify(event));
+      expect(control.stderr).toContain("connected");
     } finally {
       server.close();
     }

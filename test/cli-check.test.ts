@@ -1,11 +1,22 @@
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { hookbox } from "./cli-run.js";
+import { hookbox, ROOT } from "./cli-run.js";
 import { tempDir, writeHook } from "./helpers/files.js";
 import { examplesDir } from "../scripts/pi-examples.js";
 import { installPiDir } from "./support/pi-agent.js";
 
 describe("hookbox check", () => {
+  it("prints docs/cli.md's sample run line for line, the checkout's path aside, and exits 1 as it says", async () => {
+    const docs = readFileSync(join(ROOT, "docs", "cli.md"), "utf8");
+    const [, command, shown, code] = /^## A sample run\n\n```\n\$ npx hookbox (.*)\n([\s\S]*?)\(exit code (\d)\)\n```/m.exec(docs)!;
+    const r = await hookbox(command!.split(" "));
+    const checkout = (text: string) => text.replace(/file not found: \/\S*\/missing\.ts/g, "file not found: <checkout>/missing.ts");
+    expect(r.stderr).toBe("");
+    expect(checkout(r.stdout)).toBe(checkout(shown!));
+    expect(r.code).toBe(Number(code));
+  });
+
   it("prints each hook's events, commands with their descriptions and renderers, and exits 0", async () => {
     const r = await hookbox(["check", "fixtures/valid/blocks-rm-rf.ts", "fixtures/valid/handoff-command.ts", "fixtures/valid/registers-note-renderer.ts"]);
     expect(r.stderr).toBe("");

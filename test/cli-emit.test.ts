@@ -24,6 +24,14 @@ describe("hookbox emit", () => {
     expect(r.stdout).toBe("event     tool_call\nblocked   yes: rm -rf blocked (no UI)\nerrors    none\n");
   });
 
+  it("passes a payload's fields beyond the contract to the hooks as given (docs/cli.md: fields beyond the contract pass through)", async () => {
+    const dir = tempDir();
+    const hook = writeHook(dir, "reads-extra.ts", "export default (pi: any) => pi.on(\"tool_call\", (e: any) => ({ block: true, reason: `host field: ${JSON.stringify(e.hostField)}` }));\n");
+    const r = await hookbox(["emit", hook, "--event", "tool_call", "--payload", JSON.stringify({ ...JSON.parse(LS), hostField: { n: 1 } })]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('host field: {"n":1}');
+  });
+
   it("says a tool_call would be allowed when no hook blocks it", async () => {
     const r = await hookbox(["emit", "fixtures/valid/blocks-rm-rf.ts", "--event", "tool_call", "--payload", LS, "--json"]);
     expect(r.code).toBe(0);

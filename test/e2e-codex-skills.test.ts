@@ -9,7 +9,7 @@
  * SKILL.md's inline shell (Claude Code's and opencode's syntax) is text to Codex, run by neither.
  * End to end against the fake model server, in a network namespace with only loopback.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,6 +48,20 @@ describe.skipIf(unavailable)("a project's Codex skill and the MCP servers it dep
     expect(started(runs.routed.w)).toBe(false);
     expect(runs.routed.run.requests).toContain("Deploy with the helper's tools.");
     expect(runs.routed.run.stderr).toContain("hookbox codex: the project's skill .agents/skills/deploy declares more than its interface and policy in agents/openai.yaml");
+  });
+
+  it("Codex alone starts that server again in a later session that does not mention the skill, because it is in your config now (control: the same session with that entry removed starts nothing)", () => {
+    const { w } = runs.alone;
+    const later = () => expect(runCodex(w, { command: "echo done", hookbox: false, prompt: "Say hello.", env: { CODEX_INTERNAL_ORIGINATOR_OVERRIDE: "codex_cli_rs" } }).code).toBe(0);
+    rmSync(join(w.project, "helper.log"));
+    later();
+    expect(readFileSync(join(w.project, "helper.log"), "utf8")).toBe("started\n");
+    rmSync(join(w.project, "helper.log"));
+    const file = join(w.codexHome, "config.toml");
+    writeFileSync(file, config(w).replace(/^\[mcp_servers\.helper[\s\S]*?(?=^\[(?!mcp_servers\.helper)|(?![\s\S]))/m, ""));
+    expect(config(w)).not.toContain("mcp_servers");
+    later();
+    expect(started(w)).toBe(false);
   });
 
   it("a SKILL.md's inline shell (!`…`) reaches the model as text with Codex alone, and runs in neither", () => {

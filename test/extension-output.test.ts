@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import stringWidth from "string-width";
-import { AgentOutput } from "../src/extension/output.js";
+import { AgentOutput, MAX_BYTES, MAX_LINES, droppedNotice } from "../src/extension/output.js";
 import { terminalText } from "../src/gates/terminal-text.js";
 
 /** A module's gated line written by an AgentOutput onto a terminal of `columns`; the rows it makes. */
@@ -30,5 +30,24 @@ describe("AgentOutput on a terminal", () => {
 
   it("counts wide characters as two cells: a row never holds more than the terminal's width", async () => {
     for (const row of await rows("漢".repeat(40), 21)) expect(stringWidth(row)).toBeLessThanOrEqual(21);
+  });
+});
+
+describe("AgentOutput's bound", () => {
+  /** What `count` lines of `chars` characters from one module make on a stderr that is not a terminal. */
+  function flood(count: number, chars: number): string[] {
+    let out = "";
+    const output = new AgentOutput(() => "text", "/project", (text) => { out += text; }, () => undefined);
+    for (let i = 0; i < count; i++) output.onLog("/project/m.ts", "stderr", `${i} ${"x".repeat(chars)}`);
+    return out.split("\n").slice(0, -1);
+  }
+
+  it(`${MAX_BYTES / 1024} KiB in a window: fewer than ${MAX_LINES} lines of 4000 characters are shown, then one line says the rest is dropped (control: as many short lines all show)`, () => {
+    const shown = Math.floor(MAX_BYTES / Buffer.byteLength(`[m.ts] 10 ${"x".repeat(4000)}\n`));
+    const lines = flood(40, 4000);
+    expect(lines).toHaveLength(shown + 1);
+    expect(lines.slice(0, shown).every((l, i) => l.startsWith(`[m.ts] ${i} x`))).toBe(true);
+    expect(lines.at(-1)).toBe(droppedNotice("m.ts"));
+    expect(flood(40, 10)).toHaveLength(40);
   });
 });

@@ -60,6 +60,13 @@ describe("deadlines and liveness", () => {
     expect(noted).not.toContain("third");
   });
 
+  it("a deadline of Infinity is no deadline: three handlers waiting 200 ms each all finish, none reported (Node's own timers would fire at once past 2^31-1 ms)", async () => {
+    const { runner, errors, entries } = await start(["valid/waits-in-three-handlers.ts"], { load: { deadlines: { default: Infinity, turn_start: Infinity } } });
+    await runner.emit({ ...turnStart(), turnIndex: 200 });
+    expect(errors).toEqual([]);
+    expect(entries.map(([, name]) => name)).toEqual(["first", "second", "third"]);
+  });
+
   it("a tool_call whose handler times out is blocked (fail closed), the reason naming the hook and the code as the README shows it", async () => {
     const { runner, errors } = await start(["faulty/hangs-async.ts"], { load: { deadlines: { tool_call: 100 } } });
     const result = await runner.emitToolCall(toolCall());

@@ -1,10 +1,11 @@
 /** loadHooks over real files and workers: path resolution, order, load failures, the factory. */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSessionManager, HookRunner, loadHooks, type LoadOptions } from "../src/index.js";
 import { MARKER } from "../fixtures/valid/waits-for-sibling-at-load.js";
+import { DEFAULTS } from "../worker/wire.mjs";
 import { sample } from "./helpers/events.js";
 import { blocksWith, tempDir, writeHook } from "./helpers/files.js";
 import { ROOT, fixture, start, track } from "./helpers/host.js";
@@ -210,6 +211,18 @@ describe("pi.exec and pi.logger", () => {
     const { runner } = await start(["runs-exec"], { load: { policy: { fsRead: [dir], exec: { allow: [process.execPath] } } } });
     const prompt = JSON.stringify({ command: process.execPath, args: ["-e", "process.stdout.write(process.cwd())"], cwd: dir });
     expect((await runner.emitBeforeAgentStart(prompt))?.message?.content).toBe(dir);
+  });
+
+  it("pi.exec is bounded by policy.exec: a program past timeoutMs is killed, output past maxOutputBytes is cut with a marker (defaults 30 s and 1 MiB, as docs/confinement.md says)", async () => {
+    expect([DEFAULTS.execTimeoutMs, DEFAULTS.execOutputBytes]).toEqual([30_000, 2 ** 20]);
+    expect(readFileSync(join(ROOT, "docs", "confinement.md"), "utf8")).toContain("(`timeoutMs` 30 s, `maxOutputBytes` 1 MiB)");
+    const { runner } = await start(["runs-exec"], { load: { policy: { exec: { allow: [process.execPath], timeoutMs: 300, maxOutputBytes: 10 } } } });
+    const hangs = JSON.stringify({ command: process.execPath, args: ["-e", "setTimeout(() => {}, 20_000)"] });
+    const started = Date.now();
+    expect((await runner.emitBeforeAgentStart(hangs))?.message?.details).toMatchObject({ killed: true });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const talks = JSON.stringify({ command: process.execPath, args: ["-e", "process.stdout.write('x'.repeat(50))"] });
+    expect((await runner.emitBeforeAgentStart(talks))?.message?.details).toMatchObject({ stdout: "xxxxxxxxxx\n[output cut at 10 bytes]", code: 0, killed: false });
   });
 
   it("pi.exec works inside the factory, before any runner exists", async () => {

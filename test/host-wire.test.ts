@@ -91,6 +91,18 @@ describe("results are JSON data", () => {
     expect(sent).toEqual([]);
   });
 
+  it("a bad_argument during a tool_call is reported on the bridge method, not the event, and the call stands on the handler's answer; control: a BigInt in the tool_call result itself blocks the call as invalid_result", async () => {
+    const { runner, errors, sent } = await start(["hostile/returns-non-json-results.ts", HEALTHY]);
+    expect(await runner.emitToolCall(toolCall("ls", "message"))).toBeUndefined();
+    await until(() => errors.length >= 1, 5_000, "a report");
+    expect(errors.map((e) => [e.code, e.event])).toEqual([["bad_argument", "sendMessage"]]);
+    expect(sent).toEqual([]);
+    const blocked = await runner.emitToolCall(toolCall("ls", "bigint"));
+    expect(blocked?.block).toBe(true);
+    expect(blocked?.reason).toContain("(invalid_result)");
+    expect(errors.map((e) => [e.code, e.event])).toEqual([["bad_argument", "sendMessage"], ["invalid_result", "tool_call"]]);
+  });
+
   it("bridge arguments forged past the worker's check and nested past the bound are refused on the host as bad_argument", async () => {
     const { runner, errors, sent } = await start(["hostile/forges-deep-bridge-arguments.ts", HEALTHY]);
     await runner.emit(turnStart());

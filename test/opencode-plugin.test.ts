@@ -73,4 +73,12 @@ describe.skipIf(!sandbox.ok)("hookbox's opencode plugin", { timeout: 60_000 }, (
     const refused = await start([{ ...unit("rewrites-bash-command.ts", "project"), refusal: { code: "not_approved", message: "not approved" } }]);
     await expect(refused["tool.execute.before"]!({ tool: "bash", sessionID: "s", callID: "c" }, { args: { command: "ls" } })).rejects.toThrow("(not_approved)");
   });
+
+  it("an output its hook's schema refuses is not applied and blocks the tool call (invalid_result), even from your own plugin, whose valid rewrite is applied (above)", async () => {
+    const hooks = await start([unit("answers-args-of-the-wrong-shape.ts", "user")]);
+    const output = { args: { command: "ls" } };
+    await expect(hooks["tool.execute.before"]!({ tool: "bash", sessionID: "s", callID: "c" }, output)).rejects.toThrow("(invalid_result)");
+    expect(output).toEqual({ args: { command: "ls" } });
+    await hooks.dispose!(undefined);
+  });
 });

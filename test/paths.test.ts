@@ -3,7 +3,10 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { expandPath, resolvePath } from "../src/policy/paths.js";
+import { mkdirSync, renameSync, symlinkSync } from "node:fs";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { expandPath, realThisTurn, resolvePath } from "../src/policy/paths.js";
+import { tempDir } from "./helpers/files.js";
 
 const HOME = "/home/author";
 const CWD = "/work/project";
@@ -80,5 +83,21 @@ describe("unicode spaces", () => {
     expect(expandPath("~/my\u3000hooks/a.ts", HOME)).toBe("/home/author/my hooks/a.ts");
     expect(() => expandPath("file:///my\u00a0hooks/a.ts", HOME)).not.toThrow();
     expect(expandPath("file:///my\u00a0hooks/a.ts", HOME)).toBe("/my hooks/a.ts");
+  });
+});
+
+describe("realThisTurn", () => {
+  it("answers a path as the file system did at its first question in this turn of the event loop, and asks again in the next", async () => {
+    const root = tempDir("hookbox-real-turn-");
+    const roots = join(root, "node_modules");
+    mkdirSync(roots);
+    mkdirSync(join(root, "elsewhere"));
+    expect(realThisTurn(roots)).toBe(roots);
+    renameSync(roots, join(root, "moved"));
+    symlinkSync(join(root, "elsewhere"), roots);
+    expect(realThisTurn(roots)).toBe(roots);
+    expect(realThisTurn(join(root, "missing"))).toBeUndefined();
+    await nextTurn();
+    expect(realThisTurn(roots)).toBe(join(root, "elsewhere"));
   });
 });

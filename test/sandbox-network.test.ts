@@ -57,6 +57,14 @@ describe.skipIf(noSandbox)("the network of a sandboxed hook", () => {
     expect(records.filter((r) => r.refused).map((r) => r.port)).toEqual([other, other, other]);
   });
 
+  it("a client that does not go through the proxy (an http agent of its own, a raw net.connect) does not reach even an allowed host: ECONNREFUSED (control: the same host through the global agent answers, above)", async () => {
+    const { reach, records } = await start({ isolation: "sandbox", policy: { network: { allow: [`127.0.0.1:${allowed}`] } } });
+    expect(await reach("own-agent", `http://127.0.0.1:${allowed}/a`)).toBe("error ECONNREFUSED");
+    expect(await reach("net", `http://127.0.0.1:${allowed}/`)).toBe("error ECONNREFUSED");
+    expect(await reach("http", `http://127.0.0.1:${allowed}/h`)).toBe("200 hello /h");
+    expect(records.map((r) => r.port)).toEqual([allowed]);
+  });
+
   it("a hook flooding its proxy yields at most 100 onNet records per 10 s, then one record saying how many were dropped", async () => {
     const records: NetRecord[] = [];
     const result = await loadHooks([FLOOD], process.cwd(), { policy: { network: { allow: [`127.0.0.1:${allowed}`] } }, onNet: (_path, r) => records.push(r) });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { gatedOutput } from "../src/cli/output.js";
 import { terminalText } from "../src/gates/terminal-text.js";
 import { hookbox, ROOT } from "./cli-run.js";
 
@@ -93,5 +94,19 @@ describe("terminalText", () => {
       if (!multiline) expect(out.includes("\n")).toBe(false);
       expect(terminalText(input, { multiline, colors: false }).includes("\x1b")).toBe(false);
     }), { numRuns: 2000 });
+  });
+});
+
+describe("the CLI's output (gatedOutput)", () => {
+  const through = (isTTY: boolean, text: string) => {
+    let out = "";
+    gatedOutput({ write: (t) => { out += t; }, isTTY }).write(text);
+    return out;
+  };
+  const TEXT = "\u001b[31mred\u001b[0m \u001b]52;c;c2VjcmV0\u0007done\n";
+
+  it("keeps SGR colours on a terminal and removes them when piped (docs/cli.md); an OSC 52 clipboard write is removed in both", () => {
+    expect(through(true, TEXT)).toBe("\u001b[31mred\u001b[0m done\n");
+    expect(through(false, TEXT)).toBe("red done\n");
   });
 });

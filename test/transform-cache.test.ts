@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, readdirSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, readFileSync, readdirSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TransformCache, type TransformRequest } from "../src/transform/cache.js";
@@ -91,6 +91,15 @@ describe("the host's transform cache", () => {
     expect(cache.dir).toBe(false);
     expect(await cache.transform(request("export const y: string = 'y';"))).toContain("exports.y");
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("a folder another user owns is not used, however private (control: the same folder given back to this user is)", async () => {
+    const dir = join(tempDir(), "theirs");
+    new TransformCache(dir);
+    chownSync(dir, 65534, 65534);
+    expect(new TransformCache(dir).dir).toBe(false);
+    chownSync(dir, process.getuid!(), process.getgid!());
+    expect(new TransformCache(dir).dir).toBe(dir);
   });
 
   it("a syntax error comes back as jiti's error module, which jiti turns into the load error", async () => {

@@ -8,6 +8,15 @@ import { CUT_MARK, toWireError } from "../worker/describe.mjs";
 import { KIND, LIMITS, METHOD, SESSION_METHODS, measure } from "../worker/wire.mjs";
 
 describe("the bridge table", () => {
+  // First in this file: the tests below read every row.
+  it("makes a row when it is first read, once (a start calls a handful of its methods)", () => {
+    expect(Object.getOwnPropertyDescriptor(BRIDGE, METHOD.agentCompact)?.get).toBeTypeOf("function");
+    const row = BRIDGE[METHOD.agentCompact];
+    expect(row.kind).toBe("call");
+    expect(Object.getOwnPropertyDescriptor(BRIDGE, METHOD.agentCompact)?.value).toBe(row);
+    expect(methodSpec(METHOD.agentCompact)).toBe(row);
+  });
+
   // The worker names methods only through METHOD, and its call, post and callSync take only names of
   // their kind (worker/wire.mjs CallMethod…): tsc checks every use. This checks the kinds at run time too.
   it("every row travels the way the wire's KIND says", () => {

@@ -59,9 +59,13 @@ export function table(rows: Row[]): string {
 }
 
 /** What a bench run saves (`--save`): its rows and the machine they were measured on; docs/performance.md is generated from it. */
-export interface Results { bench: string; machine: { node: string; cpus: number; cpu: string; loadavg: number }; rows: Row[] }
+export interface Results { bench: string; machine: Machine; rows: Row[] }
 
-/** Where `--save` writes a bench's results (scripts/performance-doc.ts reads them). */
+/** The machine a bench ran on, with its load as the run ended (the machine is shared). */
+export interface Machine { node: string; cpus: number; cpu: string; loadavg: number }
+export const machine = (): Machine => ({ node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model.trim() ?? "unknown", loadavg: Number(loadavg()[0]!.toFixed(1)) });
+
+/** Where `--save` writes a bench's results (scripts/generated-docs.ts reads them). */
 export const resultsFile = (bench: string) => fileURLToPath(new URL(`../results/${bench}.json`, import.meta.url));
 
 /**
@@ -74,13 +78,13 @@ export function report(rows: Row[], json: boolean, save?: string, merge = false)
   const failed = rows.filter((r) => passes(r) === false).map((r) => r.key);
   console.log(failed.length ? `\ntargets missed: ${failed.join(", ")}` : "\nevery target met");
   if (save) {
-    const machine = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model.trim() ?? "unknown", loadavg: Number(loadavg()[0]!.toFixed(1)) };
+    const here = machine();
     const earlier = merge && existsSync(resultsFile(save)) ? (JSON.parse(readFileSync(resultsFile(save), "utf8")) as Results) : undefined;
     // Merged rows go where their keys were, new ones at the end, each saying its own run's load; the file keeps the earlier run's machine.
-    const apart = rows.map((r) => ({ ...r, detail: `${r.detail} (measured apart, load average ${machine.loadavg})` }));
+    const apart = rows.map((r) => ({ ...r, detail: `${r.detail} (measured apart, load average ${here.loadavg})` }));
     const before = earlier?.rows ?? [];
     const merged = earlier ? [...before.map((r) => apart.find((n) => n.key === r.key) ?? r), ...apart.filter((r) => !before.some((b) => b.key === r.key))] : rows;
-    const results: Results = { bench: save, machine: earlier?.machine ?? machine, rows: merged };
+    const results: Results = { bench: save, machine: earlier?.machine ?? here, rows: merged };
     mkdirSync(dirname(resultsFile(save)), { recursive: true });
     writeFileSync(resultsFile(save), `${JSON.stringify(results, null, 1)}\n`);
     console.error(`saved ${resultsFile(save)}; npm run docs:performance regenerates docs/performance.md`);

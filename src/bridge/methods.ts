@@ -142,70 +142,94 @@ export const agentSetArgs = z.tuple([z.enum(AGENT_SETTERS as unknown as [string,
     if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: [1, ...issue.path] });
   });
 
-/** The table. A method not in it does not exist; each row travels the way `KIND` (worker/wire.mjs) says, checked here by tsc. */
-export const BRIDGE = {
-  [METHOD.select]: prompt(z.tuple([text, z.array(text).max(LIMITS.maxOptions), dialog.optional()]), z.string().optional()),
-  [METHOD.confirm]: prompt(z.tuple([text, text, dialog.optional()]), z.boolean()),
+/** The rows of the table, each made when first read (`BRIDGE`). */
+const ROWS = {
+  [METHOD.select]: () => prompt(z.tuple([text, z.array(text).max(LIMITS.maxOptions), dialog.optional()]), z.string().optional()),
+  [METHOD.confirm]: () => prompt(z.tuple([text, text, dialog.optional()]), z.boolean()),
   // A placeholder or prefill left out before a dialog's options arrives as null from a JSON frame: the same as left out.
-  [METHOD.input]: prompt(z.tuple([text, text.nullish(), dialog.optional()]), z.string().optional()),
+  [METHOD.input]: () => prompt(z.tuple([text, text.nullish(), dialog.optional()]), z.string().optional()),
   // The prefill is bounded by `maxMessageBytes`, as every argument is.
-  [METHOD.editor]: prompt(z.tuple([text, z.string().nullish(), dialog.optional()]), z.string().optional()),
-  [METHOD.exec]: call("any", execArgs, execResult, { atLoad: true }),
-  [METHOD.waitForIdle]: call("command", none, z.undefined()),
-  [METHOD.newSession]: call("command", z.tuple([z.strictObject({ parentSession: text.optional() }), z.boolean()]), cancelled),
-  [METHOD.branch]: call("command", z.tuple([text]), cancelled),
-  [METHOD.navigateTree]: call("command", z.tuple([text, z.strictObject({ summarize: z.boolean().optional() })]), cancelled),
-  [METHOD.setupCall]: call("setup", memberCall, z.unknown()),
-  [METHOD.sendMessage]: post(z.tuple([hookMessage, sendOptions])),
-  [METHOD.appendEntry]: post(z.tuple([name]).rest(z.unknown())),
-  [METHOD.notify]: post(z.tuple([text, z.enum(["info", "warning", "error"]).optional()])),
-  [METHOD.setStatus]: post(z.tuple([name, text.optional()])),
+  [METHOD.editor]: () => prompt(z.tuple([text, z.string().nullish(), dialog.optional()]), z.string().optional()),
+  [METHOD.exec]: () => call("any", execArgs, execResult, { atLoad: true }),
+  [METHOD.waitForIdle]: () => call("command", none, z.undefined()),
+  [METHOD.newSession]: () => call("command", z.tuple([z.strictObject({ parentSession: text.optional() }), z.boolean()]), cancelled),
+  [METHOD.branch]: () => call("command", z.tuple([text]), cancelled),
+  [METHOD.navigateTree]: () => call("command", z.tuple([text, z.strictObject({ summarize: z.boolean().optional() })]), cancelled),
+  [METHOD.setupCall]: () => call("setup", memberCall, z.unknown()),
+  [METHOD.sendMessage]: () => post(z.tuple([hookMessage, sendOptions])),
+  [METHOD.appendEntry]: () => post(z.tuple([name]).rest(z.unknown())),
+  [METHOD.notify]: () => post(z.tuple([text, z.enum(["info", "warning", "error"]).optional()])),
+  [METHOD.setStatus]: () => post(z.tuple([name, text.optional()])),
   // undefined as pi's own extensions pass it (qna.ts clears the editor with setEditorText(undefined)).
-  [METHOD.setEditorText]: post(z.tuple([z.string().optional()])),
-  [METHOD.abortEditor]: post(z.tuple([z.number().int().nonnegative()])),
-  [METHOD.abort]: post(none),
-  [METHOD.log]: post(z.tuple([z.enum(["debug", "info", "warn", "error"]), z.string()]), { atLoad: true }),
+  [METHOD.setEditorText]: () => post(z.tuple([z.string().optional()])),
+  [METHOD.abortEditor]: () => post(z.tuple([z.number().int().nonnegative()])),
+  [METHOD.abort]: () => post(none),
+  [METHOD.log]: () => post(z.tuple([z.enum(["debug", "info", "warn", "error"]), z.string()]), { atLoad: true }),
   // A permission Node's model denied the module, and its resource (a path): reported by hookbox's code in the module's process.
-  [METHOD.denied]: post(z.tuple([name, z.string().max(LIMITS.maxPath)]), { atLoad: true }),
+  [METHOD.denied]: () => post(z.tuple([name, z.string().max(LIMITS.maxPath)]), { atLoad: true }),
   // pi.events between the modules of one isolate(): a channel name and data (within the message bounds).
-  [METHOD.busEmit]: post(z.tuple([name]).rest(z.unknown()), { atLoad: true }),
+  [METHOD.busEmit]: () => post(z.tuple([name]).rest(z.unknown()), { atLoad: true }),
   // What the hook wrote to process.stdout / process.stderr (worker/stdio-bound.mjs), in order with everything else it sends.
-  [METHOD.output]: post(z.tuple([z.enum(["stdout", "stderr"]), text]), { atLoad: true }),
-  [METHOD.isIdle]: sync(none, z.boolean()),
-  [METHOD.hasQueuedMessages]: sync(none, z.boolean()),
-  [METHOD.getEditorText]: sync(none, z.string()),
-  [METHOD.theme]: sync(memberCall, z.string()),
-  [METHOD.modelRegistry]: sync(memberCall, maybeLater),
+  [METHOD.output]: () => post(z.tuple([z.enum(["stdout", "stderr"]), text]), { atLoad: true }),
+  [METHOD.isIdle]: () => sync(none, z.boolean()),
+  [METHOD.hasQueuedMessages]: () => sync(none, z.boolean()),
+  [METHOD.getEditorText]: () => sync(none, z.string()),
+  [METHOD.theme]: () => sync(memberCall, z.string()),
+  [METHOD.modelRegistry]: () => sync(memberCall, maybeLater),
   // Served by the sandbox itself (src/transform/cache.ts): the hook's jiti asks, the worker blocks until the host answers.
-  [METHOD.transform]: sync(transformArgsSchema, z.strictObject({ code: z.string() }), { atLoad: true }),
-  [METHOD.session]: sync(z.tuple([z.enum(SESSION_METHODS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)]), maybeLater),
-  [METHOD.await]: call("any", heldId, z.unknown()),
+  [METHOD.transform]: () => sync(transformArgsSchema, z.strictObject({ code: z.string() }), { atLoad: true }),
+  [METHOD.session]: () => sync(z.tuple([z.enum(SESSION_METHODS as unknown as [string, ...string[]]), z.array(z.unknown()).max(LIMITS.maxArgs)]), maybeLater),
+  [METHOD.await]: () => call("any", heldId, z.unknown()),
   // ctx.ui.custom(): a UI wait like a prompt; its component renders through the renderer path.
-  [METHOD.custom]: prompt(z.tuple([customKey, customOptions]), z.unknown()),
-  [METHOD.customDone]: post(z.tuple([customKey, z.unknown()])),
-  [METHOD.customTui]: post(z.tuple([customKey, z.literal("requestRender")])),
-  [METHOD.customReady]: post(z.tuple([customKey, z.boolean()])),
-  [METHOD.setHeader]: sync(z.tuple([customKey.nullable()]), z.undefined()),
-  [METHOD.setFooter]: sync(z.tuple([customKey.nullable()]), z.undefined()),
-  [METHOD.footerData]: sync(z.tuple([customKey, z.enum(["getGitBranch", "getExtensionStatuses", "getAvailableProviderCount"])]), z.unknown()),
-  [METHOD.hostModule]: sync(z.tuple([name, memberName, z.array(z.unknown()).max(LIMITS.maxArgs)]), maybeLater, { atLoad: true }),
-  [METHOD.hostModuleAwait]: call("any", heldId, z.unknown(), { atLoad: true }),
+  [METHOD.custom]: () => prompt(z.tuple([customKey, customOptions]), z.unknown()),
+  [METHOD.customDone]: () => post(z.tuple([customKey, z.unknown()])),
+  [METHOD.customTui]: () => post(z.tuple([customKey, z.literal("requestRender")])),
+  [METHOD.customReady]: () => post(z.tuple([customKey, z.boolean()])),
+  [METHOD.setHeader]: () => sync(z.tuple([customKey.nullable()]), z.undefined()),
+  [METHOD.setFooter]: () => sync(z.tuple([customKey.nullable()]), z.undefined()),
+  [METHOD.footerData]: () => sync(z.tuple([customKey, z.enum(["getGitBranch", "getExtensionStatuses", "getAvailableProviderCount"])]), z.unknown()),
+  [METHOD.hostModule]: () => sync(z.tuple([name, memberName, z.array(z.unknown()).max(LIMITS.maxArgs)]), maybeLater, { atLoad: true }),
+  [METHOD.hostModuleAwait]: () => call("any", heldId, z.unknown(), { atLoad: true }),
   // The inner method is checked against its own row (kind, scope, arguments, result) by the channel.
-  [METHOD.scopedCall]: call("any", scopedArgs, z.unknown()),
-  [METHOD.scopedPost]: post(scopedArgs),
-  [METHOD.scopedSync]: sync(scopedArgs, z.unknown()),
+  [METHOD.scopedCall]: () => call("any", scopedArgs, z.unknown()),
+  [METHOD.scopedPost]: () => post(scopedArgs),
+  [METHOD.scopedSync]: () => sync(scopedArgs, z.unknown()),
   // An isolated tool's partial result, for the execution the number names (src/bridge/bridge.ts serves it).
-  [METHOD.toolUpdate]: post(z.tuple([z.number().int().nonnegative(), toolResult])),
+  [METHOD.toolUpdate]: () => post(z.tuple([z.number().int().nonnegative(), toolResult])),
   // The agent's value of a flag the module registered (the adapter checks it did): pi's getFlag is synchronous.
-  [METHOD.getFlag]: sync(z.tuple([flagName]), z.union([z.boolean(), z.string(), z.undefined()])),
+  [METHOD.getFlag]: () => sync(z.tuple([flagName]), z.union([z.boolean(), z.string(), z.undefined()])),
   // pi's agent members (hookbox/extension, src/bridge/agent-gate.ts): getters answer data, setters as policy.agent allows.
-  [METHOD.agentGet]: sync(z.tuple([z.enum(AGENT_GETTERS as unknown as [string, ...string[]]), none]), z.unknown()),
+  [METHOD.agentGet]: () => sync(z.tuple([z.enum(AGENT_GETTERS as unknown as [string, ...string[]]), none]), z.unknown()),
   // A setter answers nothing, but those the agent answers at once with an outcome (ANSWERED_SETTERS: pi's setTheme).
-  [METHOD.agentSet]: sync(agentSetArgs, z.union([z.undefined(), z.strictObject({ success: z.boolean(), error: text.optional() })])),
-  [METHOD.agentSetModel]: call("any", z.tuple([name, name]), z.boolean()),
+  [METHOD.agentSet]: () => sync(agentSetArgs, z.union([z.undefined(), z.strictObject({ success: z.boolean(), error: text.optional() })])),
+  [METHOD.agentSetModel]: () => call("any", z.tuple([name, name]), z.boolean()),
   // The compaction's result (pi's CompactionResult: data) for the module's onComplete; a failure its onError gets.
-  [METHOD.agentCompact]: call("any", z.tuple([compactOptions.optional()]), z.unknown()),
-} satisfies { [M in MethodName]: MethodSpec & { kind: (typeof KIND)[M] } };
+  [METHOD.agentCompact]: () => call("any", z.tuple([compactOptions.optional()]), z.unknown()),
+} satisfies { [M in MethodName]: () => MethodSpec & { kind: (typeof KIND)[M] } };
+
+/**
+ * The table. A method not in it does not exist; each row travels the way `KIND` (worker/wire.mjs)
+ * says, checked here by tsc. Why each row is made at its first read: a host imports the table at
+ * every start, on the agent's thread before any hook thread starts, and a start calls a handful of
+ * its 47 methods (building every row's schemas cost 2-3 ms of that import).
+ */
+export const BRIDGE: { readonly [M in keyof typeof ROWS]: ReturnType<(typeof ROWS)[M]> } = madeWhenRead(ROWS);
+
+function madeWhenRead<T extends Record<string, () => unknown>>(rows: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
+  const table = {} as { [K in keyof T]: ReturnType<T[K]> };
+  for (const key of Object.keys(rows) as Array<keyof T & string>) {
+    Object.defineProperty(table, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const value = rows[key]!() as ReturnType<T[typeof key]>;
+        Object.defineProperty(table, key, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return table;
+}
 
 /** The row of `method`, or undefined for a name that is not a bridge method. */
 export function methodSpec(method: string): MethodSpec | undefined {

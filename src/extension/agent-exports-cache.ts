@@ -6,27 +6,31 @@
  * host's transform cache folder (the same private folder as the start records), checked against
  * the size and modification time of every file it read. A changed file, a missing record or
  * `transformCacheDir: false`: mapped again.
+ *
+ * Why a record is checked by its hash and not by a schema: the folder is the host's own (a folder
+ * others can write is not used, and no hook may reach it), so what it holds is what this format's
+ * writer wrote, or a file cut or changed since; the header's sha256 of the body tells those apart,
+ * as the runtime's code cache does (src/isolation/code-cache.ts). Parsing its 25 KB with zod cost
+ * the host's thread 1-4 ms at every start, while its hook threads waited for their load specs.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
 import type { AgentExports, AgentModules } from "../contract/protocol.js";
 import { agentExports } from "../discovery/agent-exports.js";
 import { writeFileAtomicSync } from "../gates/atomic-write.js";
 import { boundFolder, defaultTransformCacheDir, markUsed, privateDir } from "../gates/private-dir.js";
 
 /** Bumped when the record's format or what the mapper answers changes: old records then miss. */
-const FORMAT = "hookbox-agent-exports-1";
+const FORMAT = "hookbox-agent-exports-2";
 /** A record is 20-30 KB for pi's packages: a few agent versions. */
 const EXPORT_RECORD_BYTES = 512 * 1024;
 const RECORD = /^[0-9a-f]{64}\.json$/;
 
-const recordSchema = z.strictObject({
-  format: z.literal(FORMAT),
-  inputs: z.array(z.tuple([z.string(), z.number(), z.number()])),
-  exports: z.record(z.string(), z.strictObject({ files: z.array(z.string()), names: z.record(z.string(), z.tuple([z.number().int().nonnegative(), z.string()])) })),
-});
+/** What a record's body holds: each file the map was made from (path, size, modification time), and the map. */
+interface ExportRecord { inputs: Array<[string, number, number]>; exports: Record<string, AgentExports> }
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /** A file's identity as the record keeps it: path, size, modification time. */
 function identity(file: string): [string, number, number] | undefined {
@@ -40,14 +44,19 @@ function identity(file: string): [string, number, number] | undefined {
 
 function fromRecord(file: string): Record<string, AgentExports> | undefined {
   try {
-    const parsed = recordSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
-    if (!parsed.success) return undefined;
-    for (const [path, size, mtime] of parsed.data.inputs) {
+    const data = readFileSync(file, "utf8");
+    const first = data.indexOf("\n");
+    const second = first < 0 ? -1 : data.indexOf("\n", first + 1);
+    if (second < 0 || data.slice(0, first) !== FORMAT) return undefined;
+    const body = data.slice(second + 1);
+    if (data.slice(first + 1, second) !== sha256(body)) return undefined;
+    const record = JSON.parse(body) as ExportRecord;
+    for (const [path, size, mtime] of record.inputs) {
       const now = identity(path);
       if (!now || now[1] !== size || now[2] !== mtime) return undefined;
     }
     markUsed(file);
-    return parsed.data.exports;
+    return record.exports;
   } catch {
     return undefined;
   }
@@ -55,9 +64,10 @@ function fromRecord(file: string): Record<string, AgentExports> | undefined {
 
 function toRecord(file: string, exports: Record<string, AgentExports>, inputs: readonly string[]): void {
   const ids = inputs.map(identity);
-  if (ids.some((id) => id === undefined)) return;
+  if (!ids.every((id) => id !== undefined)) return;
   try {
-    writeFileAtomicSync(file, JSON.stringify({ format: FORMAT, inputs: ids, exports }));
+    const body = JSON.stringify({ inputs: ids, exports } satisfies ExportRecord);
+    writeFileAtomicSync(file, `${FORMAT}\n${sha256(body)}\n${body}`);
   } catch { /* not recorded: mapped again next time */ }
   void boundFolder(join(file, ".."), RECORD, EXPORT_RECORD_BYTES);
 }
@@ -66,7 +76,7 @@ function toRecord(file: string, exports: Record<string, AgentExports>, inputs: r
 export function cachedAgentExports(alias: Readonly<Record<string, string>>, cacheDir: string | false | undefined): Record<string, AgentExports> {
   const dir = cacheDir === false ? undefined : join(cacheDir ?? defaultTransformCacheDir(), "exports");
   const usable = dir !== undefined && privateDir(dir);
-  const file = usable ? join(dir, `${createHash("sha256").update(JSON.stringify([FORMAT, Object.entries(alias).sort()])).digest("hex")}.json`) : undefined;
+  const file = usable ? join(dir, `${sha256(JSON.stringify([FORMAT, Object.entries(alias).sort()]))}.json`) : undefined;
   const kept = file ? fromRecord(file) : undefined;
   if (kept) return kept;
   const { exports, inputs } = agentExports(alias);

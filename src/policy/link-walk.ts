@@ -42,6 +42,15 @@ const WALK_CACHE_MS = 2_000;
 
 const walked = new Map<string, FolderWalk>();
 
+/**
+ * The areas (joined) each walk's links were all found to lead into. Why: the modules of one start
+ * share their roots (every example of one folder, every module under one `node_modules`), so each
+ * judged the same links against the same areas again (20 modules: 2 800 path comparisons on the
+ * host's thread before any hook thread started). A verdict is a function of the walk's links and
+ * the areas only, and lives as long as the walk it judged.
+ */
+const judged = new WeakMap<FolderWalk, Set<string>>();
+
 /** A read the gate refuses: the loader reports it as `load_failed` with this message. */
 export class ReadRefusal extends Error {
   override name = "ReadRefusal";
@@ -118,7 +127,19 @@ export function walkGrants(hookPath: string, own: string, roots: GraphPath[], pa
     }
   }
   // Judged as before: a link is fine while it leads into a root (a large one's targets were reached above) or a readable area.
-  for (const link of links) if (!covered(link.real, [...readable, ...large])) throw leaves(link, "a file in the hook's package roots");
+  const areas = [...wholeReal, ...readable, ...large];
+  const areasKey = areas.join("\0");
+  const judge = (link: GraphPath) => {
+    if (!areas.some((a) => inside(a, link.real))) throw leaves(link, "a file in the hook's package roots");
+  };
+  for (const unit of units) {
+    const passed = judged.get(unit);
+    if (passed?.has(areasKey)) continue;
+    unit.links.forEach(judge);
+    if (passed) passed.add(areasKey);
+    else judged.set(unit, new Set([areasKey]));
+  }
+  links.slice(units.reduce((n, u) => n + u.links.length, 0)).forEach(judge);
   return { whole, reached };
 }
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { childEnv } from "../../worker/child-env.mjs";
 import { EFFECTS, allows } from "../../worker/effects.mjs";
 import { hookReads, importRoots } from "./read-grants.js";
-import { dependencyDir, realOrUndefined, requiredDependencyDir } from "./paths.js";
+import { dependencyDir, realThisTurn, requiredDependencyDir } from "./paths.js";
 import { inside } from "../gates/inside.js";
 
 export { importRoots };
@@ -256,7 +256,7 @@ export function grantReaching(policy: Policy, resolvedPath: string, dir: string)
 }
 
 function real(p: string): string {
-  return realOrUndefined(resolve(p)) ?? resolve(p);
+  return realThisTurn(resolve(p)) ?? resolve(p);
 }
 
 /** A folder is granted with everything below it (`dir/*`); a file as is. */

@@ -16,7 +16,7 @@
  */
 import { lstatSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { ancestors, realOrUndefined } from "./paths.js";
+import { ancestors, realOrUndefined, realThisTurn } from "./paths.js";
 import { importGraph, type GraphPath } from "./import-graph.js";
 import { inside } from "../gates/inside.js";
 import { ReadRefusal, walkGrants } from "./link-walk.js";
@@ -47,7 +47,7 @@ export function importRoots(resolvedPath: string): string[] {
  */
 export function hookReads(resolvedPath: string, options: ReadGrantOptions): string[] {
   const roots = existingRoots(resolvedPath);
-  const readable = options.readable.map((p) => realOrUndefined(resolve(p)) ?? resolve(p));
+  const readable = options.readable.map((p) => realThisTurn(resolve(p)) ?? resolve(p));
   const areas = [...roots.map((r) => r.real), ...readable];
   const within = (p: string) => areas.some((a) => inside(a, p));
   const graph = importGraph(resolvedPath);
@@ -80,7 +80,7 @@ function existingRoots(resolvedPath: string): GraphPath[] {
   const own = dirname(resolvedPath);
   const out: GraphPath[] = [];
   for (const lexical of importRoots(resolvedPath)) {
-    const real = realOrUndefined(lexical);
+    const real = realThisTurn(lexical);
     if (!real) continue;
     if (lexical !== own && real !== lexical && basename(real) !== "node_modules") throw leaves({ lexical, real }, "the hook's package root");
     out.push({ lexical, real });
