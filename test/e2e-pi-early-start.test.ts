@@ -72,11 +72,11 @@ export default function (pi) {
     expect(control.toolResult).not.toContain("answered by");
   });
 
-  it("at a first start an event-only guard that hangs at load does not hold pi's first request, and the model's rm -rf is blocked (timeout); control: the same guard naming registerCommand holds the start, reported at session_start", () => {
+  it("at a first start an event-only guard that hangs at load does not hold pi's first request, and the model's rm -rf is blocked (timeout); control: the same guard naming registerFlag holds the start, reported at session_start", () => {
     const world = piWorld();
     const hangs = join(ROOT, "fixtures", "hostile", "hangs-at-load-guarding-tool-calls.ts");
     const control = join(world.project, "hangs-unread.ts");
-    writeFileSync(control, readFileSync(hangs, "utf8").replace(`pi.on("tool_call"`, `if (Date.now() < 0) pi.registerCommand("never", { handler: async () => {} });\n  pi.on("tool_call"`));
+    writeFileSync(control, readFileSync(hangs, "utf8").replace(`pi.on("tool_call"`, `if (Date.now() < 0) pi.registerFlag("never", { type: "boolean" });\n  pi.on("tool_call"`));
     const dir = victim(world);
     const run = (module: string) => {
       const file = join(world.project, `isolated-${module === hangs ? "read" : "unread"}.ts`);

@@ -1,7 +1,7 @@
 /**
  * isolate() at a start with no record of a module (the agent's first start, or the first after the
- * module changed): a module whose source shows it registers event handlers only, of events pi
- * sends after its first request (src/extension/reading.ts), is mirrored from that reading, as a recorded module is mirrored from
+ * module changed): a module whose source shows it registers event handlers and commands only, no
+ * handler of an event pi sends before its first request (src/extension/reading.ts), is mirrored from that reading, as a recorded module is mirrored from
  * its record, so the factory returns before it loads; a module the reading cannot read loads
  * before the factory returns, as before. Inside pi 0.73.1's own loader and runner, in every
  * isolation mode. A module's top level waits for a file the test writes (or never ends), so
@@ -31,7 +31,7 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => { for (const d of [dir, caches]) rmSync(d, { recursive: true, force: true }); });
 
-/** A guard whose top level waits until `gate` exists; `extra` goes in its factory (a line naming registerCommand makes it unreadable). */
+/** A guard whose top level waits until `gate` exists; `extra` goes in its factory (a command, read or not). */
 function gatedGuard(name: string, gate: string, extra = ""): string {
   const file = join(dir, `${name}-${ISOLATION}.mjs`);
   writeFileSync(file, `import { existsSync } from "node:fs";
@@ -89,16 +89,39 @@ describe(`isolate() at a first start reads event-only modules (${ISOLATION} isol
     await first.runner.emit(quit);
   }, 60_000);
 
-  it("control: the same module whose source names registerCommand (even on a line that never runs) is not read, and the factory waits for it", async () => {
+  it("a module that registers a command is read: the factory returns before it loads, with the command and its read description on pi; running the command waits for the module and runs its handler", async () => {
+    const gate = join(dir, `gate-command-${ISOLATION}`);
+    const file = gatedGuard("command", gate, `pi.registerCommand("greet", { description: "says hello", handler: async (args, ctx) => { ctx.ui.notify("hello " + args, "info"); } });`);
+    const cacheDir = join(caches, `command-${ISOLATION}`);
+    const first = await Promise.race([start([file], cacheDir), pause(20_000).then(() => undefined)]);
+    if (!first) throw new Error("the factory waited for the command module to load");
+    expect(first.commands()).toEqual(["greet"]);
+    expect(first.runner.getCommand("greet").description).toBe("says hello");
+    const order: string[] = [];
+    const ran = first.runner.getCommand("greet").handler("you", first.runner.createCommandContext()).then(() => order.push("command ran"));
+    await pause(200);
+    order.push("gate opened");
+    writeFileSync(gate, "");
+    await ran;
+    expect(order).toEqual(["gate opened", "command ran"]);
+    expect(first.notified).toEqual(["hello you"]);
+    expect(first.errors).toEqual([]);
+    const [record] = records(cacheDir);
+    expect(JSON.parse(readFileSync(join(cacheDir, "starts", record!), "utf8")).manifest.commands).toEqual([{ name: "greet", description: "says hello" }]);
+    await first.runner.emit(quit);
+  }, 60_000);
+
+  it("control: the same module whose command's description is a variable is not read, and the factory waits for it", async () => {
     const gate = join(dir, `gate-control-${ISOLATION}`);
-    const file = gatedGuard("control", gate, `if (Date.now() < 0) pi.registerCommand("never", { handler: async () => {} });`);
+    const file = gatedGuard("control", gate, `const description = "says hello";\n  pi.registerCommand("greet", { description, handler: async () => {} });`);
     const order: string[] = [];
     const factory = start([file], join(caches, `control-${ISOLATION}`)).then((s) => { order.push("factory returned"); return s; });
     await pause(1_000);
     order.push("gate opened");
     writeFileSync(gate, "");
-    const { runner, errors } = await factory;
+    const { runner, errors, commands } = await factory;
     expect(order).toEqual(["gate opened", "factory returned"]);
+    expect(commands()).toEqual(["greet"]);
     expect(await runner.emitToolCall(rmRoot)).toEqual({ block: true, reason: "blocked by control" });
     expect(errors).toEqual([]);
     await runner.emit(quit);
@@ -130,9 +153,9 @@ describe(`isolate() at a first start reads event-only modules (${ISOLATION} isol
     await runner.emit(quit);
   }, 60_000);
 
-  it("control: the same hanging guard with registerCommand in its source is not read: the factory waits out its load deadline, and session_start already reports it (timeout)", async () => {
+  it("control: the same hanging guard with registerFlag in its source is not read: the factory waits out its load deadline, and session_start already reports it (timeout)", async () => {
     const control = join(dir, `hangs-control-${ISOLATION}.ts`);
-    writeFileSync(control, readFileSync(HANGS, "utf8").replace(`pi.on("tool_call"`, `if (Date.now() < 0) pi.registerCommand("never", { handler: async () => {} });\n  pi.on("tool_call"`));
+    writeFileSync(control, readFileSync(HANGS, "utf8").replace(`pi.on("tool_call"`, `if (Date.now() < 0) pi.registerFlag("never", { type: "boolean" });\n  pi.on("tool_call"`));
     const { runner, errors } = await start([control], join(caches, `hangs-control-${ISOLATION}`), { load: 1_500 });
     await runner.emit(sessionStart);
     expect(errors.join("\n")).toContain(`${control} did not load (timeout)`);

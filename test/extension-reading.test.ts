@@ -43,7 +43,7 @@ describe("reading an event-only module's source", () => {
     expect(read(`pi.on(\`tool_\${"call"}\`, () => undefined);`)).toBeUndefined();
   });
 
-  it("is not certain of a module that names a member the agent takes at load, as a name or as a string, however spelt", () => {
+  it("is not certain of a module that names a member the agent takes at load, as a name or as a string, however spelt (registerCommand but in the form it reads)", () => {
     for (const member of ["registerCommand", "registerTool", "registerFlag", "getFlag", "registerShortcut", "registerMessageRenderer", "registerProvider"]) {
       expect(LOAD_TIME_MEMBERS.pi.has(member), member).toBe(true);
       expect(read(`pi.on("tool_call", () => undefined);\npi.${member}("x", {});`), member).toBeUndefined();
@@ -100,13 +100,82 @@ describe("reading an event-only module's source", () => {
     const lib = join(dir, "lib");
     mkdirSync(lib, { recursive: true });
     writeFileSync(join(lib, "guards.ts"), `export function guard(pi) { pi.on("tool_call", () => undefined); pi.on("context", () => undefined); }\n`);
-    writeFileSync(join(lib, "commands.ts"), `export function add(pi) { pi.registerCommand("x", { handler: async () => {} }); }\n`);
+    writeFileSync(join(lib, "flags.ts"), `export function add(pi) { pi.registerFlag("x", { type: "boolean" }); }\n`);
+    writeFileSync(join(lib, "commands.ts"), `export function add(pi) { pi.registerCommand("lib", { handler: async () => {} }); }\n`);
     expect(events(read(`guard(pi);`, { top: `import { guard } from "./lib/guards.js";` }))).toEqual({ tool_call: 1, context: 1 });
-    expect(read(`pi.on("tool_call", () => undefined);\nadd(pi);`, { top: `import { add } from "./lib/commands.ts";` })).toBeUndefined();
+    expect(read(`pi.on("tool_call", () => undefined);\nadd(pi);`, { top: `import { add } from "./lib/flags.ts";` })).toBeUndefined();
+    // Commands in source order, the module's file first.
+    expect(read(`pi.registerCommand("own", { handler: async () => {} });\nadd(pi);`, { top: `import { add } from "./lib/commands.ts";` })?.commands)
+      .toEqual([{ name: "own" }, { name: "lib" }]);
+    expect(read(`pi.registerCommand("lib", { handler: async () => {} });\nadd(pi);`, { top: `import { add } from "./lib/commands.ts";` })).toBeUndefined();
   });
 
   it("is not certain of a source that does not tokenize (an unclosed string) or that it cannot read", () => {
     expect(read(`pi.on("tool_call, () => undefined);`)).toBeUndefined();
     expect(readModule(join(dir, "missing.ts"), "pi", undefined)).toBeUndefined();
+  });
+});
+
+describe("reading a command registration", () => {
+  const handler = "handler: async (args, ctx) => { ctx.ui.notify(args, \"info\"); }";
+  const commands = (body: string, options?: Parameters<typeof read>[1]) => read(body, options)?.commands;
+
+  it("reads .registerCommand(\"<literal>\", { … }) as the worker lists it: name, a literal description, completions when getArgumentCompletions is there; in source order", () => {
+    expect(read(`pi.registerCommand("one", { description: "first", ${handler} });\npi.registerCommand(\`two\`, {\n  description: \`second\`,\n  getArgumentCompletions: (prefix) => [prefix].map((p) => ({ value: p, label: p })),\n  async handler(args, ctx) { return; },\n},);`))
+      .toEqual({ events: {}, commands: [{ name: "one", description: "first" }, { name: "two", description: "second", completions: true }], renderers: [] });
+    // A command's handler may register handlers and name other members as any code may; keys other than the worker's are ignored by it.
+    expect(read(`pi.registerCommand("x", { handler, extra: [1, 2], "description": "quoted key" });\npi.on("tool_call", () => undefined);`, { top: "const handler = async () => {};" }))
+      .toEqual({ events: { tool_call: 1 }, commands: [{ name: "x", description: "quoted key" }], renderers: [] });
+    // Control: the same call with a description built at run time.
+    expect(read(`pi.registerCommand("x", { description: "a" + "b", ${handler} });`)).toBeUndefined();
+  });
+
+  it("is not certain of a name that is not one literal, or of a call that is not exactly (name, { … })", () => {
+    expect(commands(`pi.registerCommand("x", { ${handler} });`)).toEqual([{ name: "x" }]);
+    expect(read(`const name = "x";\npi.registerCommand(name, { ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand(\`x\${1}\`, { ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x" + "y", { ${handler} });`)).toBeUndefined();
+    expect(read(`const options = { ${handler} };\npi.registerCommand("x", options);`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { ${handler} }, "more");`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { ${handler} }).then(() => {});`)).toBeDefined();
+    expect(read(`pi?.registerCommand("x", { ${handler} });`)).toBeUndefined();
+    expect(read(`pi["registerCommand"]("x", { ${handler} });`)).toBeUndefined();
+    expect(read(`const registerCommand = pi.registerCommand;`)).toBeUndefined();
+    // A name the adapter refuses (not a command name) fails the load: not read.
+    expect(read(`pi.registerCommand("two words", { ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x\\101", { ${handler} });`)).toBeUndefined();
+  });
+
+  it("is not certain of options it cannot read: a spread, a computed key, a getter or setter, __proto__, a key twice, no handler", () => {
+    expect(read(`pi.registerCommand("x", { ...base, ${handler} });`, { top: "const base = {};" })).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { ["description"]: "d", ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { get description() { return "d"; }, ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { set description(v) {}, ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { *handler() {} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { __proto__: { description: "inherited" }, ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { description: "a", description: "b", ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { description: "d" });`)).toBeUndefined();
+    // Control: the same options, read.
+    expect(commands(`pi.registerCommand("x", { description: "d", async handler() {} });`)).toEqual([{ name: "x", description: "d" }]);
+  });
+
+  it("is not certain of a description or completions whose value is not plain: a variable, an expression, undefined", () => {
+    expect(read(`pi.registerCommand("x", { description, ${handler} });`, { top: "const description = \"d\";" })).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { description: text, ${handler} });`, { top: "const text = \"d\";" })).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { description: \`d \${1}\`, ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { description: "d".trim(), ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { description: "d" as string, ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { description() { return "d"; }, ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { getArgumentCompletions: undefined, ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { getArgumentCompletions, ${handler} });`, { top: "const getArgumentCompletions = () => null;" })).toBeUndefined();
+    // Control: a function-valued completions by name is read as one.
+    expect(commands(`pi.registerCommand("x", { getArgumentCompletions: complete, ${handler} });`, { top: "const complete = () => null;" })).toEqual([{ name: "x", completions: true }]);
+  });
+
+  it("is not certain of a command registered twice in a module (the worker keeps one), or of any other load-time member beside it", () => {
+    expect(read(`pi.registerCommand("x", { ${handler} });\npi.registerCommand("x", { description: "again", ${handler} });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { ${handler} });\npi.registerFlag("f", { type: "boolean" });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { handler: async () => { pi.registerTool({}); } });`)).toBeUndefined();
+    expect(read(`pi.registerCommand("x", { ${handler} });\nconst member = "registerCommand";`)).toBeUndefined();
   });
 });

@@ -1,27 +1,30 @@
 /**
- * What an event-only module registers, read from its source before it runs, so a start with no
- * record of it (src/extension/starts.ts: the agent's first start, or the first after the module
- * changed) can mirror it as a recorded module is mirrored (src/extension/adapter.ts `earlyStart`,
- * which takes a reading only of a module no event before the agent's first request waits for):
- * the factory returns at once and the module starts when an event needs it.
+ * What a module registers, read from its source before it runs, so a start with no record of it
+ * (src/extension/starts.ts: the agent's first start, or the first after the module changed) can
+ * mirror it as a recorded module is mirrored (src/extension/adapter.ts `earlyStart`, which takes a
+ * reading only of a module no event before the agent's first request waits for): the factory
+ * returns at once and the module starts when an event or one of its commands needs it.
  *
- * The reading answers only when it is certain, and then only event handlers: in the module's file
- * and every file its static imports reach (`importGraph`), tokenized (js-tokens; comments do not
- * count), every `on` is `.on("<literal>", …)`, no name or string names a member the agent takes
- * at load (`LOAD_TIME_MEMBERS`, and any name starting with `register`), nothing evaluates code or
- * imports a computed name, and every package imported by value is a Node builtin or one of the
- * agent's own (whose code is the agent's). Anything else is "not readable" (undefined), and the
- * module loads before the factory returns, as at any start with no record. What a module hides
- * from the reading (a name built at run time) is taken on arrival as a changed record is: a
- * handler from then on, a tool at once, a command, flag or shortcut at the next start, with one
- * warning (src/extension/adapter.ts `#arrive`).
+ * The reading answers only when it is certain, and then only event handlers and commands: in the
+ * module's file and every file its static imports reach (`importGraph`), tokenized (js-tokens;
+ * comments do not count), every `on` is `.on("<literal>", …)`, every `registerCommand` is
+ * `.registerCommand("<literal>", { … })` with an object literal the reading can read
+ * (`readCommand`), no other name or string names a member the agent takes at load
+ * (`LOAD_TIME_MEMBERS`, and any name starting with `register`), nothing evaluates code or imports a
+ * computed name, and every package imported by value is a Node builtin or one of the agent's own
+ * (whose code is the agent's). Anything else is "not readable" (undefined), and the module loads
+ * before the factory returns, as at any start with no record. What a module hides from the reading
+ * (a name built at run time), or reads otherwise than it registers (a command on a line that never
+ * runs), is taken on arrival as a changed record is: a handler from then on, a tool at once, a
+ * command, flag or shortcut at the next start, with one warning (src/extension/adapter.ts `#arrive`).
  */
 import { readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import jsTokens, { type Token } from "js-tokens";
-import type { AgentModules, Manifest } from "../contract/protocol.js";
+import { manifestSchema, type AgentModules, type Manifest } from "../contract/protocol.js";
 import { importGraph } from "../policy/import-graph.js";
 import { CARRIED_MEMBERS, OMP_CARRIED_MEMBERS, OMP_REFUSED_MEMBERS, REFUSED_MEMBERS } from "../../worker/extension-members.mjs";
+import { NAME_PATTERNS } from "../../worker/wire.mjs";
 import { carriedEvents } from "./carried.js";
 
 /**
@@ -67,17 +70,27 @@ export function readModule(entry: string, line: "omp" | "pi", agentModules: Agen
   }
   const carried = carriedEvents(line);
   const events: Record<string, number> = {};
-  for (const fileEvents of found) {
-    for (const event of fileEvents!) {
+  const commands: Manifest["commands"] = [];
+  for (const read of found) {
+    for (const event of read!.events) {
       if (Object.hasOwn(carried.refused, event)) return undefined;
       if (carried.results.includes(event) || carried.notified.includes(event)) events[event] = (events[event] ?? 0) + 1;
     }
+    commands.push(...read!.commands);
   }
-  return { events, commands: [], renderers: [] };
+  // A name registered twice is the agent's to settle (the worker keeps the last, in the first's place), and a name
+  // the adapter refuses fails the load: neither is mirrored before the module ran.
+  if (new Set(commands.map((c) => c.name)).size < commands.length || commands.some((c) => !NAME_PATTERNS.command.test(c.name))) return undefined;
+  // What the worker's manifest would fail (a description over the bound) fails the load too.
+  const manifest = manifestSchema.safeParse({ events, commands, renderers: [] });
+  return manifest.success ? manifest.data : undefined;
 }
 
-/** The event names of every `.on("<name>", …)` in `file`, or undefined when a rule of the reading fails there. */
-function readFile(file: string, line: "omp" | "pi", agentModules: AgentModules | undefined): string[] | undefined {
+/** A file's `.on("<name>", …)` event names and `.registerCommand(…)` commands, in source order. */
+interface FileReading { events: string[]; commands: Manifest["commands"] }
+
+/** What `file` registers, or undefined when a rule of the reading fails there. */
+function readFile(file: string, line: "omp" | "pi", agentModules: AgentModules | undefined): FileReading | undefined {
   let source: string;
   try {
     if (statSync(file).size > MAX_SOURCE_BYTES) return undefined;
@@ -89,6 +102,7 @@ function readFile(file: string, line: "omp" | "pi", agentModules: AgentModules |
   if (tokens === undefined) return undefined;
   const members = LOAD_TIME_MEMBERS[line];
   const events: string[] = [];
+  const commands: Manifest["commands"] = [];
   // The `from` of an `import type … from` / `export type … from`: erased by the transform, its package never loaded.
   let typeFrom = -1;
   for (let i = 0; i < tokens.length; i++) {
@@ -99,9 +113,17 @@ function readFile(file: string, line: "omp" | "pi", agentModules: AgentModules |
       if (text === "on" || loadTime(members, text)) return undefined;
       continue;
     }
+    if (token.type === "StringLiteral" || token.type === "NoSubstitutionTemplate") return undefined;
     if (token.type !== "IdentifierName") continue;
     const name = unescape(token.value);
     if (UNSEEN_CODE.has(name)) return undefined;
+    // Read where it stands; the tokens of its call (the handler's body among them) are read on by the other rules.
+    if (name === "registerCommand" && previous === ".") {
+      const command = readCommand(tokens, i + 1);
+      if (command === undefined) return undefined;
+      commands.push(command);
+      continue;
+    }
     if (loadTime(members, name) && (name !== PARAMETER || previous === "." || previous === "?.")) return undefined;
     if (name === "on") {
       const event = literalAt(tokens, i + 2);
@@ -117,7 +139,60 @@ function readFile(file: string, line: "omp" | "pi", agentModules: AgentModules |
     const specifier = name === "from" ? literalAt(tokens, i + 1) : name === "import" || name === "require" ? specifierAfter(tokens, i) : undefined;
     if (specifier !== undefined && !seenPackage(specifier, agentModules)) return undefined;
   }
-  return events;
+  return { events, commands };
+}
+
+/** The keys of a command's options that reach the manifest (worker/api.mjs `registerCommand`, `Registrations.manifest`). */
+const COMMAND_KEYS = new Set(["description", "handler", "getArgumentCompletions"]);
+
+/**
+ * The command of `("<name>", { … })` at `i` (after `.registerCommand`), as the worker's manifest
+ * would list it, or undefined unless the call is exactly that: a literal name, then an object
+ * literal closed and followed by `)`, whose own properties are plain `key: value` or `key(…) {…}`
+ * (`async` allowed; no spread, computed key, getter, setter, generator or `__proto__`, each key
+ * once), with a `handler`, a `description` if any that is one literal alone, and a
+ * `getArgumentCompletions` if any that is not `undefined` (the worker lists a command with one as
+ * `completions: true`, and fails the load on one that is not a function).
+ */
+function readCommand(tokens: readonly Token[], i: number): Manifest["commands"][number] | undefined {
+  const name = literalAt(tokens, i + 1);
+  if (tokens[i]?.value !== "(" || name === undefined || tokens[i + 2]?.value !== "," || tokens[i + 3]?.value !== "{") return undefined;
+  const keys = new Set<string>();
+  let description: string | undefined;
+  let completions = false;
+  let j = i + 4;
+  for (;;) {
+    // A property starts at j (depth 1 of the object); `}` closes the object (after a trailing comma too).
+    if (tokens[j]?.value === "}") break;
+    if (tokens[j]?.value === "async" && tokens[j + 1]?.type === "IdentifierName" && tokens[j + 2]?.value === "(") j++;
+    const key = tokens[j]?.type === "IdentifierName" ? unescape(tokens[j]!.value) : tokens[j] ? literal(tokens[j]!) : undefined;
+    const after = tokens[j + 1]?.value;
+    if (key === undefined || key === "__proto__" || keys.has(key) || !(after === ":" || after === "(" || after === "," || after === "}")) return undefined;
+    keys.add(key);
+    // A shorthand `key,` takes a variable's value: only the handler may (the worker checks it is a function).
+    if ((after === "," || after === "}") && key !== "handler" && COMMAND_KEYS.has(key)) return undefined;
+    if (key === "description") {
+      description = after === ":" ? literalAt(tokens, j + 2) : undefined;
+      if (description === undefined || (tokens[j + 3]?.value !== "," && tokens[j + 3]?.value !== "}")) return undefined;
+    }
+    if (key === "getArgumentCompletions") {
+      if (tokens[j + 2]?.value === "undefined" || tokens[j + 2]?.value === "void") return undefined;
+      completions = true;
+    }
+    // The value (or method) runs to the `,` or `}` at depth 1.
+    let depth = 0;
+    for (j++; j < tokens.length; j++) {
+      const value = tokens[j]!.value;
+      if (depth === 0 && (value === "," || value === "}")) break;
+      if (value === "(" || value === "[" || value === "{") depth++;
+      else if (value === ")" || value === "]" || value === "}") depth--;
+    }
+    if (j >= tokens.length) return undefined;
+    if (tokens[j]!.value === ",") j++;
+  }
+  const close = tokens[j + 1]?.value === "," ? j + 2 : j + 1;
+  if (!keys.has("handler") || tokens[close]?.value !== ")") return undefined;
+  return { name, ...(description === undefined ? {} : { description }), ...(completions ? { completions: true as const } : {}) };
 }
 
 /** The tokens that carry meaning (no white space, line ends or comments), or undefined when the source does not tokenize. */
@@ -131,10 +206,16 @@ function significant(source: string, jsx: boolean): Token[] | undefined {
   return out;
 }
 
-/** A string literal's or a template's (without substitutions) value, or undefined for any other token. */
+/**
+ * A string literal's or a template's (without substitutions) value, or undefined for any other
+ * token and for one spelt with an octal escape (`"\1"`, a syntax error in a module), which the
+ * reading does not decode. A template's line ends are `\n`, as the language reads them.
+ */
 function literal(token: Token): string | undefined {
   if (token.type !== "StringLiteral" && token.type !== "NoSubstitutionTemplate") return undefined;
-  return unescape(token.value.slice(1, -1));
+  const body = token.value.slice(1, -1);
+  if (/\\(?:[1-9]|0[0-9])/.test(body)) return undefined;
+  return unescape(token.type === "NoSubstitutionTemplate" ? body.replace(/\r\n?/g, "\n") : body);
 }
 
 /** Where the `from` of a type-only import or export whose names start at `i` is (`{ A, B }`, `* as N`, `X`), or -1. */
