@@ -112,7 +112,7 @@ interface StartFigures {
   twenty?: Ratio & { isolated: Summary };
   /** The 20 in pi's process (the floor of both starts of 20). */
   native20?: Summary;
-  /** The same 10 and 20 isolated at a first start (no record of a previous one: isolate() waits for every module it cannot read as handling only events after the first request). */
+  /** The same 10 and 20 isolated at a first start (no record of a previous one: isolate() waits for every module it cannot read as registering only commands and handlers of events after the first request). */
   first?: Ratio & { start: Summary; twenty: Ratio & { start: Summary }; changed: Ratio & { start: Summary } };
 }
 
@@ -356,7 +356,7 @@ async function main(): Promise<void> {
     );
     if (st.first) rows.push(
       { key: "agent_start_first_ratio", value: st.first.ratio, rounds: st.first.rounds, unit: "x", target: { op: "<=", value: 1.5 },
-        detail: `the same 10 isolated at a first start (no record of the previous one: isolate() waits for every module it cannot read as handling only events after the first request) ${spread(st.first.start, ms)} / ${floor}` },
+        detail: `the same 10 isolated at a first start (no record of the previous one: isolate() waits for every module it cannot read as registering only commands and handlers of events after the first request) ${spread(st.first.start, ms)} / ${floor}` },
       { key: "agent_start_20_first_ratio", value: st.first.twenty.ratio, rounds: st.first.twenty.rounds, unit: "x", target: { op: "<=", value: 1.5 },
         detail: `20 extensions (ten more of pi's examples) isolated at a first start ${spread(st.first.twenty.start, ms)} / 20 in pi's process ${spread(st.native20!, ms)}` },
       { key: "agent_start_changed_ratio", value: st.first.changed.ratio, rounds: st.first.changed.rounds, unit: "x",

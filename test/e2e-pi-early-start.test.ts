@@ -128,4 +128,28 @@ export default function (pi) {
     expect(asked(second)).toBe(false);
     expect(existsSync(join(dir, "keep.txt"))).toBe(true);
   });
+
+  it("at a first start a module that registers a command is read: pi has the command when its factory returns, and /greet runs the handler in the module (not sent to the model), with no warning", () => {
+    const world = piWorld();
+    const ran = join(world.project, "greeted.txt");
+    const module = join(world.project, "greets.mjs");
+    writeFileSync(module, `import { writeFileSync } from "node:fs";
+export default function (pi) {
+  pi.registerCommand("greet", { description: "writes a file", handler: async (args) => { writeFileSync(${JSON.stringify(ran)}, "greeted " + args); } });
+  pi.on("tool_call", (event) => (String(event.input?.command ?? "").startsWith("rm -rf") ? { block: true, reason: "blocked by the greeter" } : undefined));
+}
+`);
+    const file = join(world.project, "isolated.ts");
+    const options = { policy: { fsWrite: [world.project] }, transformCacheDir: join(world.home, "hookbox-cache") };
+    writeFileSync(file, `import { isolate } from ${JSON.stringify(join(ROOT, "src", "extension.ts"))};\nexport default isolate(${JSON.stringify([module])}, ${JSON.stringify(options)});\n`);
+    const dir = victim(world);
+    const first = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [file], prompts: ["/greet you"] });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.toolResult).toContain("blocked by the greeter");
+    expect(readFileSync(ran, "utf8")).toBe("greeted you");
+    // Control (the hider above): a command pi does not have when the factory returns goes to the model as text.
+    expect(first.requests.some((q) => JSON.stringify(q.body.messages ?? []).includes("/greet"))).toBe(false);
+    expect(first.stderr).not.toContain("registered otherwise");
+    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+  });
 });
