@@ -113,7 +113,7 @@ export interface Unloaded { path: string; code: HookErrorCode; error: string }
  * path naming `isolate` and the option, as `isolateConfig` does for its file.
  * The factory resolves when every module has loaded (or failed to) and every event is mirrored; or,
  * for the modules that loaded cleanly at the agent's previous start (src/extension/starts.ts) or
- * whose source shows they register event handlers only (src/extension/reading.ts), at once with
+ * whose source shows they register commands and event handlers only (src/extension/reading.ts), at once with
  * what they registered then or what the reading found: each event then waits for the modules that
  * handle it, every tool call for all of them, and what a module registers otherwise when it arrives
  * is taken as far as the agent takes it at that point, with one warning naming the rest.
@@ -146,7 +146,7 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     } catch (err) {
       return failClosed("isolate", (err as Error).message)(pi);
     }
-    // What the same modules registered at the agent's previous start, or (no record) what an event-only module's source says: mirrored now, each module checked as it arrives.
+    // What the same modules registered at the agent's previous start, or (no record) what a module's source says it registers (commands and handlers): mirrored now, each module checked as it arrives.
     const records = await startRecordFiles(paths, cwd, line, loadOptions);
     const early = records && twice.length === 0 && before.length === 0 && modules.every((m) => m.hook)
       ? await earlyStart(modules, records, carried, line, (path) => readModule(path, line, agentModules)) : undefined;
@@ -183,9 +183,9 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
 
 /**
  * The early start, when at least one module has a record of the agent's previous start or is read
- * from its source (src/extension/reading.ts: one that registers event handlers only, of events pi
- * sends after its first request: `startsLate`): the modules
- * with neither (new or changed since, and registering more than handlers) load now, since the agent
+ * from its source (src/extension/reading.ts: one that registers commands and event handlers only,
+ * none of an event pi sends before its first request: `startsLate`): the modules
+ * with neither (new or changed since, or registering more than commands and handlers) load now, since the agent
  * takes their commands, flags and shortcuts only while the factory runs; the others are mirrored
  * from their record or reading, which is checked as a record is when the module arrives. Undefined
  * (the start waits for every module) when no module has either, one that loaded now failed or would
