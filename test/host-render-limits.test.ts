@@ -45,18 +45,25 @@ describe.runIf(ISOLATION === "worker")("render bounds", () => {
     expect(component).toBeDefined();
     let blocked = 0;
     const frames: string[][] = [];
+    // The render after which the budget's report came (it is reported as the render that spent it ends).
+    let demotedAt = -1;
     for (let i = 0; i < 30; i++) {
       const t0 = performance.now();
       frames.push(component.render(80));
       blocked += performance.now() - t0;
+      if (demotedAt < 0 && errors.some((e) => e.error.includes("the renderBudgetMs option"))) demotedAt = i;
     }
     // Every fault is a timeout; exactly one is the budget's (a loaded machine may also time out a render).
     expect(new Set(errors.map((e) => [e.code, e.event].join(" ")))).toEqual(new Set(["timeout render"]));
     const budget = errors.filter((e) => e.error.includes("the renderBudgetMs option"));
     expect(budget).toHaveLength(1);
     expect(budget[0]!.error).toContain("its messages and components use default rendering from now on");
-    // Demoted: no more renders in the worker, default rendering for new messages.
-    expect(frames.slice(-20).every((f) => f.length === 0)).toBe(true);
+    // Demoted: no more renders in the worker from then on, default rendering for new messages. Which
+    // render spends the budget depends on the machine (the budget is host time per one-second window:
+    // a loaded machine that stalls the host between renders starts a new window), not whether.
+    expect(demotedAt).toBeGreaterThanOrEqual(0);
+    expect(demotedAt).toBeLessThan(29);
+    expect(frames.slice(demotedAt + 1).every((f) => f.length === 0)).toBe(true);
     expect(render(message("slow"), { expanded: false }, theme)).toBeUndefined();
     // Loose bound: the budget (500 ms) plus at most one render over it, never the 2.5 s of 30 renders.
     expect(blocked).toBeLessThan(500 * 2);
