@@ -6,12 +6,8 @@
  * host's transform cache folder (the same private folder as the start records), checked against
  * the size and modification time of every file it read. A changed file, a missing record or
  * `transformCacheDir: false`: mapped again.
- *
- * Why a record is checked by its hash and not by a schema: the folder is the host's own (a folder
- * others can write is not used, and no hook may reach it), so what it holds is what this format's
- * writer wrote, or a file cut or changed since; the header's sha256 of the body tells those apart,
- * as the runtime's code cache does (src/isolation/code-cache.ts). Parsing its 25 KB with zod cost
- * the host's thread 1-4 ms at every start, while its hook threads waited for their load specs.
+ * A record is sealed (src/gates/sealed.ts: its body's hash, not a schema), as the runtime's code
+ * cache is: parsing its 25 KB with zod cost the host's thread 1-4 ms at every start.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
@@ -20,6 +16,7 @@ import type { AgentExports, AgentModules } from "../contract/protocol.js";
 import { agentExports } from "../discovery/agent-exports.js";
 import { writeFileAtomicSync } from "../gates/atomic-write.js";
 import { boundFolder, defaultTransformCacheDir, markUsed, privateDir } from "../gates/private-dir.js";
+import { seal, unseal } from "../gates/sealed.js";
 
 /** Bumped when the record's format or what the mapper answers changes: old records then miss. */
 const FORMAT = "hookbox-agent-exports-2";
@@ -44,13 +41,9 @@ function identity(file: string): [string, number, number] | undefined {
 
 function fromRecord(file: string): Record<string, AgentExports> | undefined {
   try {
-    const data = readFileSync(file, "utf8");
-    const first = data.indexOf("\n");
-    const second = first < 0 ? -1 : data.indexOf("\n", first + 1);
-    if (second < 0 || data.slice(0, first) !== FORMAT) return undefined;
-    const body = data.slice(second + 1);
-    if (data.slice(first + 1, second) !== sha256(body)) return undefined;
-    const record = JSON.parse(body) as ExportRecord;
+    const body = unseal(FORMAT, readFileSync(file));
+    if (!body) return undefined;
+    const record = JSON.parse(body.toString("utf8")) as ExportRecord;
     for (const [path, size, mtime] of record.inputs) {
       const now = identity(path);
       if (!now || now[1] !== size || now[2] !== mtime) return undefined;
@@ -67,7 +60,7 @@ function toRecord(file: string, exports: Record<string, AgentExports>, inputs: r
   if (!ids.every((id) => id !== undefined)) return;
   try {
     const body = JSON.stringify({ inputs: ids, exports } satisfies ExportRecord);
-    writeFileAtomicSync(file, `${FORMAT}\n${sha256(body)}\n${body}`);
+    writeFileAtomicSync(file, seal(FORMAT, body));
   } catch { /* not recorded: mapped again next time */ }
   void boundFolder(join(file, ".."), RECORD, EXPORT_RECORD_BYTES);
 }

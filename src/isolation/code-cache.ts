@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeFileAtomic } from "../gates/atomic-write.js";
 import { privateDir } from "../gates/private-dir.js";
+import { seal, unseal } from "../gates/sealed.js";
 import { HOST_BUN } from "../policy/runtime.js";
 import type { BootCodeCache } from "../contract/protocol.js";
 
@@ -112,8 +113,7 @@ export class CodeCache {
   /** Bytes from the host's own thread (never a hook's): kept, and written for the next host. */
   async store(bytes: Uint8Array): Promise<void> {
     this.#bytes = bytes;
-    const header = Buffer.from(`${FORMAT}\n${sha256(bytes)}\n`);
-    await writeFileAtomic(this.file, Buffer.concat([header, bytes])).catch(() => {});
+    await writeFileAtomic(this.file, seal(FORMAT, bytes)).catch(() => {});
   }
 }
 
@@ -125,10 +125,8 @@ function read(file: string): Uint8Array | null {
   } catch {
     return null;
   }
-  const first = data.indexOf(10);
-  const second = first < 0 ? -1 : data.indexOf(10, first + 1);
-  const sound = second > 0 && data.subarray(0, first).toString() === FORMAT && data.subarray(first + 1, second).toString() === sha256(data.subarray(second + 1));
-  if (sound && data.length > second + 1) return data.subarray(second + 1);
+  const body = unseal(FORMAT, data);
+  if (body && body.length > 0) return body;
   try { unlinkSync(file); } catch { /* already gone */ }
   return null;
 }
