@@ -1,5 +1,5 @@
 /** `npm run faults`' figures: one row per fault, printed as one markdown table, then the soak. */
-import type { Machine } from "./table.js";
+import { markdownTable, type Machine } from "./table.js";
 
 export interface FaultRow {
   fault: string;
@@ -20,11 +20,8 @@ export interface FaultResults { bench: string; isolation: string; machine: Machi
 const msCell = (v: number | null) => (v === null ? "-" : `${v.toFixed(0)} ms`);
 
 export function faultsTable(rows: readonly FaultRow[]): string {
-  return [
-    "| fault | code reported | detected after | host's worst event-loop lag | other hook answered after | dispose took |",
-    "| --- | --- | --- | --- | --- | --- |",
-    ...rows.map((r) => `| ${r.fault} | \`${r.code}\` | ${msCell(r.detectedMs)} | ${msCell(r.hostLagMs)} | ${r.otherHookOk ? "yes" : "no"} | ${msCell(r.disposeMs)} |`),
-  ].join("\n");
+  return markdownTable(["fault", "code reported", "detected after", "host's worst event-loop lag", "other hook answered after", "dispose took"],
+    rows.map((r) => [r.fault, `\`${r.code}\``, msCell(r.detectedMs), msCell(r.hostLagMs), r.otherHookOk ? "yes" : "no", msCell(r.disposeMs)]));
 }
 
 export function soakLine(s: Soak): string {

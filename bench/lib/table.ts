@@ -52,9 +52,13 @@ export function table(rows: Row[]): string {
       r.detail,
     ];
   });
-  const head = ["figure", "value", "target", "result", "spread of the alternated rounds", "measured (median, p99) / floor"];
+  return markdownTable(["figure", "value", "target", "result", "spread of the alternated rounds", "measured (median, p99) / floor"], cells);
+}
+
+/** A markdown table of `head` and `cells`, each column padded to its widest cell. */
+export function markdownTable(head: readonly string[], cells: ReadonlyArray<readonly string[]>): string {
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => `| ${c.map((v, i) => v.padEnd(widths[i]!)).join(" | ")} |`;
+  const line = (c: readonly string[]) => `| ${c.map((v, i) => v.padEnd(widths[i]!)).join(" | ")} |`;
   return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...cells.map(line)].join("\n");
 }
 
