@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { below, inside, strictlyInside } from "../src/gates/inside.js";
 import { insideResolved, realOrLexical } from "../src/policy/paths.js";
+import { execCwd } from "../src/bridge/exec-gate.js";
 
 describe("inside", () => {
   it("holds the folder itself and what lies under it, not a sibling whose name starts the same", () => {
@@ -89,5 +90,21 @@ describe("insideResolved", () => {
     expect(realOrLexical(join(dir, "p", "missing", "..", "a"))).toBe(join(dir, "p", "a"));
     expect(insideResolved(join(dir, "p"), join(dir, "p", "missing"))).toBe(true);
     expect(insideResolved(join(dir, "p"), join(dir, "p", "missing", "..", "..", "etc"))).toBe(false);
+  });
+});
+
+describe("a path where a folder shows under another name", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hookbox-inside-names-"));
+  mkdirSync(join(dir, "real", "sub"), { recursive: true });
+  mkdirSync(join(dir, "own"));
+  symlinkSync(join(dir, "real"), join(dir, "granted"));
+  symlinkSync("/", join(dir, "root"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const gate = (fsRead: string[]) => ({ sandboxed: true, reads: { folder: join(dir, "own"), fsRead, fsWrite: [] } });
+
+  it("pi.exec's working directory reached through a linked grant is named through the grant, a link to / included", () => {
+    expect(execCwd(gate([join(dir, "granted")]), "/", join(dir, "granted", "sub"))).toEqual({ cwd: join(dir, "granted", "sub") });
+    expect(execCwd(gate([join(dir, "root")]), "/", "/usr")).toEqual({ cwd: join(dir, "root", "usr") });
+    expect(execCwd(gate([]), "/", "/usr")).toMatchObject({ refused: expect.stringContaining("outside what this hook may read") });
   });
 });

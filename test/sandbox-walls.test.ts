@@ -183,17 +183,19 @@ describe.skipIf(!available.ok)("the sandbox's empty home", () => {
   symlinkSync(join(dir, "users"), join(dir, "link"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const env = { HOME: home, PATH: "/usr/bin:/bin" };
-  const read = async (fsRead: string[], path: string, isolation: "sandbox" | "process" = "sandbox") => {
-    const { runner } = await start([fixture("hostile/reads-the-home-through-a-granted-folder.ts")], { cwd, load: { ...base, isolation, env, policy: { permissionModel: false, fsRead } } });
+  /** Node's permission model off in the sandbox (the sandbox alone must hold), on in the other modes (what fsRead means there). */
+  const read = async (fsRead: string[], path: string, isolation: "sandbox" | "process" | "worker" = "sandbox") => {
+    const { runner } = await start([fixture("hostile/reads-the-home-through-a-granted-folder.ts")], { cwd, load: { ...base, isolation, env, policy: { permissionModel: isolation !== "sandbox", fsRead } } });
     return (await runner.emitToolCall({ type: "tool_call", toolName: "read", toolCallId: "h", input: { path } }))!.reason;
   };
 
-  it("stays empty under a granted folder above it, under a granted link to that folder, and when the home itself is granted with a trailing slash: each read of the key fails with ENOENT (control: in process isolation the link reads it)", async () => {
+  it("stays empty under a granted folder above it, under a granted link to that folder, and when the home itself is granted with a trailing slash: each read of the key fails with ENOENT (control: in process and worker isolation the granted link reads it, as fsRead grants there)", async () => {
     const key = (at: string) => join(at, "u", ".ssh", "id_ed25519");
     expect(await read([join(dir, "users")], key(join(dir, "users")))).toBe("error ENOENT");
     expect(await read([join(dir, "link")], key(join(dir, "link")))).toBe("error ENOENT");
     expect(await read([`${home}/`], join(home, ".ssh", "id_ed25519"))).toBe("error ENOENT");
-    expect(await read([], key(join(dir, "link")), "process")).toBe("CANARY-SSH-KEY");
+    expect(await read([join(dir, "link")], key(join(dir, "link")), "process")).toBe("CANARY-SSH-KEY");
+    expect(await read([join(dir, "link")], key(join(dir, "link")), "worker")).toBe("CANARY-SSH-KEY");
   });
 });
 
