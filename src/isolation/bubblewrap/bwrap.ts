@@ -93,13 +93,10 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     // Why both: the seccomp filter (./availability.ts) refuses new user namespaces; bwrap >= 0.8 also stops them by its own means.
     ...(bwrapOptions().disableUserns ? ["--disable-userns"] : []), "--seccomp", SECCOMP_FD,
   ];
-  for (const path of new Set(spec.readOnly)) {
-    if (!existsSync(path)) continue;
-    // Why realpath as the source: a symlinked path is bound as what it points to, at its own name.
-    args.push("--ro-bind", realpathSync(path), path);
-  }
-  for (const b of spec.extraBinds ?? []) args.push(b.writable ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
   const binds = shownBinds(spec);
+  // Why realpath as the source: a symlinked path is bound as what it points to, at its own name.
+  for (const b of binds) if (!b.extra) args.push("--ro-bind", b.real, b.dest);
+  for (const b of spec.extraBinds ?? []) args.push(b.writable ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
   args.push(...homeOverBinds(spec, binds, home));
   // Why last: a granted folder above them (e.g. /tmp, read or written) must not show other hooks' sockets, and a later bind would.
   for (const m of masks(spec, binds)) args.push("--tmpfs", m);
@@ -110,13 +107,14 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   return args;
 }
 
-/** A bind as the sandbox shows it: at `dest`, what the host's real folder (or file) `real` holds. */
-interface Shown { src: string; dest: string; real: string; writable: boolean }
+/** A bind as the sandbox shows it: at `dest`, what the host's real folder (or file) `real` holds; `extra`: one of `spec.extraBinds`. */
+interface Shown { src: string; dest: string; real: string; writable: boolean; extra: boolean }
 
-/** Every bind of `spec` that is made (its source exists), each with the real path it shows. */
+/** Every bind of `spec` whose source exists (the read-only ones once each), with the real path it shows. */
 function shownBinds(spec: SandboxSpec): Shown[] {
-  const binds = [...spec.readOnly.map((p) => ({ src: p, dest: p, writable: false })), ...(spec.extraBinds ?? []).map((b) => ({ src: b.src, dest: b.dest ?? b.src, writable: b.writable ?? false }))];
-  return binds.filter((b) => existsSync(b.src)).map((b) => ({ ...b, real: realOrLexical(b.src) }));
+  const binds = [...new Set(spec.readOnly)].map((p) => ({ src: p, dest: p, writable: false, extra: false }));
+  for (const b of spec.extraBinds ?? []) binds.push({ src: b.src, dest: b.dest ?? b.src, writable: b.writable ?? false, extra: true });
+  return binds.filter((b) => existsSync(b.src)).map((b) => ({ ...b, real: realpathSync(b.src) }));
 }
 
 /**
@@ -148,7 +146,7 @@ function homeOverBinds(spec: SandboxSpec, binds: readonly Shown[], home: string)
   if (covers.size === 0) return [];
   const args: string[] = [];
   for (const at of [...covers].sort()) args.push(...tmpfs(spec, at));
-  if (covers.has(home)) for (const b of binds) if (strictlyInside(home, b.dest)) args.push(b.writable ? "--bind" : "--ro-bind", realpathSync(b.src), b.dest);
+  if (covers.has(home)) for (const b of binds) if (strictlyInside(home, b.dest)) args.push(b.writable ? "--bind" : "--ro-bind", b.real, b.dest);
   return args;
 }
 
