@@ -127,7 +127,8 @@ function showing(binds: readonly Shown[], path: string): string[] {
   const at = new Set<string>();
   for (const b of binds) {
     const rest = below(b.real, real);
-    if (rest !== undefined) at.add(join(b.dest, rest));
+    // Why without a trailing slash: each path once, compared as written (a bind named `/home/u/` shows HOME at `/home/u`).
+    if (rest !== undefined) at.add(join(b.dest, rest).replace(/(.)\/+$/, "$1"));
   }
   return [...at];
 }
