@@ -4,7 +4,7 @@
  * reach and the home empty (under a granted folder, a granted link, a written grant), with real sandboxes. Skipped, with the reason, only where the sandbox cannot be built.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -143,7 +143,7 @@ describe.skipIf(!available.ok)("another hook's proxy socket", () => {
     const blamed: unknown[] = [];
     const before = new Set(proxySocketDirs([tmpdir()]));
     await start([fixture("hostile/execs-where-it-chooses.ts")], { cwd, load: { ...base, policy: { permissionModel: false, network: { allow: [target] } }, onNet: (_hook, record) => blamed.push(record) } });
-    const socketDir = proxySocketDirs([tmpdir()]).find((d) => !before.has(d));
+    const socketDir = proxySocketDirs([tmpdir()]).find((d) => !before.has(d) && listensHere(join(d, "proxy.sock")));
     expect(socketDir).toBeDefined();
     return { socketDir: socketDir!, blamed };
   }
@@ -198,6 +198,16 @@ describe.skipIf(!available.ok)("the sandbox's empty home", () => {
     expect(await read([join(dir, "link")], key(join(dir, "link")), "worker")).toBe("CANARY-SSH-KEY");
   });
 });
+
+/**
+ * Whether this process listens on the unix socket at `path`. Why: other test runs on the machine
+ * start proxies in the same temporary folder, so a new socket folder is not surely this file's.
+ */
+function listensHere(path: string): boolean {
+  const inode = readFileSync("/proc/net/unix", "utf8").split("\n").map((l) => l.trim().split(/\s+/)).find((f) => f[7] === path)?.[6];
+  if (!inode) return false;
+  return readdirSync("/proc/self/fd").some((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`) === `socket:[${inode}]`; } catch { return false; } });
+}
 
 const root = process.getuid?.() === 0;
 describe.skipIf(!available.ok || !root)("where no cgroup can be made (an empty /sys/fs/cgroup, in a mount namespace of its own)", () => {
