@@ -13,6 +13,7 @@ import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { SANDBOX_MAX_TASKS } from "../src/isolation/bubblewrap/cgroups.js";
 import { proxySocketDirs } from "../src/net/proxy.js";
 import { fixture, start, until } from "./helpers/host.js";
+import { quietSockets } from "./support/quiet-sockets.js";
 
 const available = sandboxAvailability();
 if (!available.ok) console.log(`sandbox wall tests skipped: ${available.reason}`);
@@ -126,7 +127,7 @@ describe.skipIf(!available.ok)("another hook's proxy socket", () => {
   // A link to the temporary folder, outside it: a hook granted the link sees what the folder holds.
   const links = mkdtempSync("/var/tmp/hookbox-walls-links-");
   symlinkSync(tmpdir(), join(links, "tmp"));
-  const server = createServer(() => {});
+  const server = quietSockets(createServer(() => {}));
   let target = "";
   beforeAll(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => {
     target = `127.0.0.1:${(server.address() as { port: number }).port}`;
