@@ -2,9 +2,10 @@
  * docs/confinement.md and the agents' pages (claude-code, codex, gemini, opencode) copy bounds from
  * the code into their prose and threat tables, as the README does into its own (test/readme.test.ts).
  * Each is built here from the code's one definition and looked for in its page, so a bound changed in
- * the code and not in the page fails.
+ * the code and not in the page fails. The oldest Node too: package.json's engines, the runtime
+ * check (MIN_NODE_MAJOR, test/runtime.test.ts at its boundary) and every page that names it.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ANNOTATE_MAX_CHARS } from "../worker/effects.mjs";
 import { DEFAULTS, FRAME_SLACK_BYTES, LIMITS, MAX_FRAME_DEPTH, maxFrameBytes, renderLineChars } from "../worker/wire.mjs";
@@ -21,6 +22,7 @@ import { ROUTER_MARGIN_MS } from "../src/agents/routing-hook.js";
 import { SANDBOX_MEMORY_MB } from "../src/agents/sandbox.js";
 import { DEFAULT_DEADLINE_MS, LOAD_DEADLINE_MS } from "../src/opencode/plan.js";
 import { PLUGIN_SANDBOX_MEMORY_MB } from "../src/opencode/unit.js";
+import { MIN_NODE_MAJOR } from "../src/policy/runtime.js";
 
 const read = (doc: string) => readFileSync(new URL(`../docs/${doc}`, import.meta.url), "utf8");
 const page = read("confinement.md");
@@ -105,5 +107,45 @@ describe("the agents' pages: figures", () => {
   it("control: an opencode page with another default deadline fails the check, naming it", () => {
     const changed = { ...pages, "opencode.md": pages["opencode.md"]!.replace("default 5000 ms", "default 3000 ms") };
     expect(agentMismatches(changed)).toEqual([`opencode.md: (\`HOOKBOX_OPENCODE_DEADLINE_MS\`, default ${DEFAULT_DEADLINE_MS} ms; loading ${LOAD_DEADLINE_MS / 1000} s)`]);
+  });
+});
+
+/**
+ * Where the oldest Node is said not as MIN_NODE_MAJOR, the oldest Node the runtime check takes: in
+ * package.json's engines, and in each "Node ≥ N", "Node N or later", "Node (N or later" of the
+ * README and docs/ (a minimum with a minor, `require("hookbox")`'s 20.19, is another promise).
+ */
+function nodeMismatches(engines: string, pages: Record<string, string>): string[] {
+  const out = engines === `>=${MIN_NODE_MAJOR}` ? [] : [`package.json engines.node: ${engines}`];
+  for (const [doc, text] of Object.entries(pages)) {
+    const flat = text.replace(/\s+/g, " ");
+    for (const m of flat.matchAll(/Node (?:≥ ?|>= ?)(\d+)(?![.\d])|Node \(?(\d+) or later/g)) {
+      if (Number(m[1] ?? m[2]) !== MIN_NODE_MAJOR) out.push(`${doc}: ${m[0]}`);
+    }
+  }
+  const said = ["README.md: Node 20 or later, or Bun", "README.md: the host runs on Node ≥ 20", "README.md: the Node (20 or later) that runs process and sandbox hooks", "docs/runtimes.md: hookbox's host runs on Node (20 or later"]
+    .map((p) => p.replaceAll("20", String(MIN_NODE_MAJOR)));
+  for (const p of said) {
+    const [doc, phrase] = p.split(": ") as [string, string];
+    if (!pages[doc]?.replace(/\s+/g, " ").includes(phrase)) out.push(`${doc} does not say: ${phrase}`);
+  }
+  return out;
+}
+
+describe("the oldest Node", () => {
+  const engines = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { engines: { node: string } }).engines.node;
+  const pages = { "README.md": readFileSync(new URL("../README.md", import.meta.url), "utf8"), ...Object.fromEntries(readdirSync(new URL("../docs/", import.meta.url)).filter((doc) => doc.endsWith(".md")).map((doc) => [`docs/${doc}`, read(doc)])) };
+
+  it("package.json's engines, the runtime check and every page say the same oldest Node (MIN_NODE_MAJOR)", () => {
+    expect(nodeMismatches(engines, pages)).toEqual([]);
+  });
+
+  it("control: engines of >=22 and a README saying Node ≥ 18 fail the check, naming each", () => {
+    const readme = pages["README.md"].replace("the host runs on Node ≥ 20", "the host runs on Node ≥ 18");
+    expect(nodeMismatches(">=22", { ...pages, "README.md": readme })).toEqual([
+      "package.json engines.node: >=22",
+      "README.md: Node ≥ 18",
+      "README.md does not say: the host runs on Node ≥ 20",
+    ]);
   });
 });
