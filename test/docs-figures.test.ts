@@ -23,10 +23,14 @@ import { SANDBOX_MEMORY_MB } from "../src/agents/sandbox.js";
 import { DEFAULT_DEADLINE_MS, LOAD_DEADLINE_MS } from "../src/opencode/plan.js";
 import { PLUGIN_SANDBOX_MEMORY_MB } from "../src/opencode/unit.js";
 import { MIN_NODE_MAJOR } from "../src/policy/runtime.js";
+import { OVERLAY_CELLS } from "../src/bridge/methods.js";
 
 const read = (doc: string) => readFileSync(new URL(`../docs/${doc}`, import.meta.url), "utf8");
 const page = read("confinement.md");
 const MiB = 2 ** 20;
+
+/** A count as the pages write it: thousands apart by a space (10 000). */
+const spell = (n: number) => n.toLocaleString("en").replaceAll(",", " ");
 
 /** The phrases of `text` (its whitespace runs as one space) that do not say what the code defines. */
 function mismatches(text: string): string[] {
@@ -57,7 +61,8 @@ function mismatches(text: string): string[] {
     `(${r.transformBudget.characters! / MiB} Mi characters and ${r.transformBudget.ms! / 1000} s of thread time per ${TRANSFORM_WINDOW_MS / 1000} s)`,
     `(${TRANSFORM_HEAP_MB} MB old, 16 MB young)`,
   ].filter((p) => !flat.includes(p));
-  const spelt = MAX_ROOT_ENTRIES.toLocaleString("en").replaceAll(",", " ");
+  phrases.push(...[`every size, position, offset and margin within ±${spell(OVERLAY_CELLS)} cells or a percentage`].filter((p) => !flat.includes(p)));
+  const spelt = spell(MAX_ROOT_ENTRIES);
   const entries = [...flat.matchAll(/more than ([\d ]+\d) entries/g)].map((m) => m[1]!);
   if (entries.length === 0 || entries.some((n) => n !== spelt)) phrases.push(`more than ${spelt} entries (the page: ${entries.join(", ") || "none"})`);
   for (const [, depth] of flat.matchAll(/deeper than (\d+) levels/g)) if (Number(depth) !== LIMITS.maxDepth && Number(depth) !== MAX_FRAME_DEPTH) phrases.push(`deeper than ${depth} levels`);
@@ -69,14 +74,23 @@ describe("docs/confinement.md: figures", () => {
     expect(mismatches(page)).toEqual([]);
   });
 
-  it("control: a page with the dispose bound, the task bound and the block reason's length changed fails the check, naming each", () => {
+  it("control: a page with the dispose bound, the task bound, the block reason's length and the overlay bound changed fails the check, naming each", () => {
     const changed = page.replace("waits at most 2 s per", "waits at most 5 s per").replace("share 128 tasks", "share 256 tasks")
-      .replace("cut to 1000 characters (`LIMITS.maxBlockReason`)", "cut to 2000 characters (`LIMITS.maxBlockReason`)");
+      .replace("cut to 1000 characters (`LIMITS.maxBlockReason`)", "cut to 2000 characters (`LIMITS.maxBlockReason`)")
+      .replace("within ±10 000 cells", "within ±20 000 cells");
     expect(mismatches(changed)).toEqual([
       "`dispose()` waits at most 2 s per hook",
       "hook and programs share 128 tasks",
       "cut to 1000 characters (`LIMITS.maxBlockReason`)",
+      "every size, position, offset and margin within ±10 000 cells or a percentage",
     ]);
+  });
+
+  it("docs/extension.md says custom()'s overlay bound as the code defines it (OVERLAY_CELLS; the boundary: test/host-hostile.test.ts), and another figure fails", () => {
+    const phrase = (text: string) => text.replace(/\s+/g, " ").includes(`each size and margin within ${spell(OVERLAY_CELLS)} cells`);
+    const extension = read("extension.md");
+    expect(phrase(extension)).toBe(true);
+    expect(phrase(extension.replace("within 10 000 cells", "within 1 000 cells"))).toBe(false);
   });
 });
 
