@@ -22,6 +22,7 @@ import { ROUTER_MARGIN_MS } from "../src/agents/routing-hook.js";
 import { SANDBOX_MEMORY_MB } from "../src/agents/sandbox.js";
 import { DEFAULT_DEADLINE_MS, LOAD_DEADLINE_MS } from "../src/opencode/plan.js";
 import { PLUGIN_SANDBOX_MEMORY_MB } from "../src/opencode/unit.js";
+import { CLAUDE_MCP_WAIT_MS } from "./support/claude-run.js";
 import { MIN_NODE_MAJOR } from "../src/policy/runtime.js";
 import { OVERLAY_CELLS } from "../src/bridge/methods.js";
 
@@ -99,7 +100,8 @@ function agentMismatches(pages: Record<string, string>): string[] {
   const margin = `with a timeout ${ROUTER_MARGIN_MS / 1000} s above the slowest hook's`;
   const output = `at most ${DEFAULTS.shellOutputBytes / MiB} MiB of stdout and of stderr`;
   const wanted: Record<string, string[]> = {
-    "claude-code.md": [margin, output],
+    // Claude Code's own wait, measured by test/e2e-claude-mcp-wait.test.ts.
+    "claude-code.md": [margin, output, `In \`-p\` Claude Code waits about ${CLAUDE_MCP_WAIT_MS / 1000} s for a stdio server that has not answered`],
     "codex.md": [margin, output, `(the slowest hook's timeout plus ${ROUTER_MARGIN_MS / 1000} s)`],
     "gemini.md": [margin, output, `(the slowest hook's timeout plus ${ROUTER_MARGIN_MS / 1000} s)`],
     "opencode.md": [
@@ -114,8 +116,13 @@ function agentMismatches(pages: Record<string, string>): string[] {
 describe("the agents' pages: figures", () => {
   const pages = Object.fromEntries(["claude-code.md", "codex.md", "gemini.md", "opencode.md"].map((doc) => [doc, read(doc)]));
 
-  it("say the router's margin, the hooks' output bound and opencode's deadlines and memory bound as the code defines them", () => {
+  it("say the router's margin, the hooks' output bound, Claude Code's wait for stdio servers (as measured) and opencode's deadlines and memory bound as the code defines them", () => {
     expect(agentMismatches(pages)).toEqual([]);
+  });
+
+  it("control: a claude-code page with another wait for stdio servers fails the check, naming it", () => {
+    const changed = { ...pages, "claude-code.md": pages["claude-code.md"]!.replace("waits about 2 s", "waits about 5 s") };
+    expect(agentMismatches(changed)).toEqual([`claude-code.md: In \`-p\` Claude Code waits about ${CLAUDE_MCP_WAIT_MS / 1000} s for a stdio server that has not answered`]);
   });
 
   it("control: an opencode page with another default deadline fails the check, naming it", () => {
