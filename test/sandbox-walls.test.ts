@@ -7,11 +7,11 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
+import { bwrapArgs, sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { SANDBOX_MAX_TASKS } from "../src/isolation/bubblewrap/cgroups.js";
-import { proxySocketDirs } from "../src/net/proxy.js";
+import { proxySocketDirs, proxySocketRoot } from "../src/net/proxy.js";
 import { fixture, start, until } from "./helpers/host.js";
 import { quietSockets } from "./support/quiet-sockets.js";
 
@@ -142,9 +142,9 @@ describe.skipIf(!available.ok)("another hook's proxy socket", () => {
   /** A hook allowed to reach `target`, its proxy's socket folder, and what its proxy recorded against it (a tunnel another hook opened through it would be). */
   async function networked(): Promise<{ socketDir: string; blamed: unknown[] }> {
     const blamed: unknown[] = [];
-    const before = new Set(proxySocketDirs([tmpdir()]));
+    const before = new Set(proxySocketDirs());
     await start([fixture("hostile/execs-where-it-chooses.ts")], { cwd, load: { ...base, policy: { permissionModel: false, network: { allow: [target] } }, onNet: (_hook, record) => blamed.push(record) } });
-    const socketDir = proxySocketDirs([tmpdir()]).find((d) => !before.has(d) && listensHere(join(d, "proxy.sock")));
+    const socketDir = proxySocketDirs().find((d) => !before.has(d) && listensHere(join(d, "proxy.sock")));
     expect(socketDir).toBeDefined();
     return { socketDir: socketDir!, blamed };
   }
@@ -152,9 +152,9 @@ describe.skipIf(!available.ok)("another hook's proxy socket", () => {
   it("is hidden from a hook whose policy grants the whole temporary folder, and from its pi.exec programs", async () => {
     const { socketDir } = await networked();
     const { runner } = await start([WALLS], { cwd, load: { ...base, policy: { permissionModel: false, fsRead: [tmpdir(), "/usr"], exec: { allow: ["ls"] } }, transformCacheDir: cache } });
-    // The folder is there (an empty tmpfs over it), the socket is not: in a program and in the hook.
-    expect(parse((await runner.emitToolCall(run("exec", "ls", ["-A", socketDir])))!.reason)).toMatchObject({ code: 0, stdout: "" });
-    expect(parse((await runner.emitToolCall(run("spawn", "/usr/bin/ls", ["-A", socketDir])))!.reason)).toMatchObject({ code: 0, stdout: "" });
+    // The proxies' folder is there (an empty tmpfs over it), the socket's folder is not: in a program and in the hook.
+    expect(parse((await runner.emitToolCall(run("exec", "ls", ["-A", dirname(socketDir)])))!.reason)).toMatchObject({ code: 0, stdout: "" });
+    expect(parse((await runner.emitToolCall(run("spawn", "/usr/bin/ls", ["-A", dirname(socketDir)])))!.reason)).toMatchObject({ code: 0, stdout: "" });
   });
 
   it("is out of reach under a granted link to the temporary folder and under a written grant of it: the connect fails with ENOENT, and nothing is recorded against the other hook (control: in process isolation the same hook opens a tunnel through it, recorded against the other hook)", async () => {
@@ -172,6 +172,31 @@ describe.skipIf(!available.ok)("another hook's proxy socket", () => {
     expect(await ask(control.runner, socket)).toBe("HTTP/1.1 200 Connection Established");
     await until(() => blamed.length > 0);
     expect(blamed).toEqual([expect.objectContaining({ method: "CONNECT" })]);
+  });
+
+  it("is out of reach of a hook whose sandbox was built before that proxy started, under a written grant of the temporary folder and under a granted link to it: the hook finds no socket, and nothing is recorded against the other hook (control: in process isolation it finds the socket and opens a tunnel)", async () => {
+    const probe = fixture("hostile/uses-a-proxy-started-after-it.ts");
+    const ask = async (runner: Awaited<ReturnType<typeof start>>["runner"], folder: string) =>
+      (await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "l", input: { folder, target } }))!.reason;
+    const written = await start([probe], { cwd, load: { ...base, policy: { permissionModel: false, fsWrite: [tmpdir()] }, transformCacheDir: cache } });
+    const linked = await start([probe], { cwd, load: { ...base, policy: { permissionModel: false, fsRead: [join(links, "tmp")] }, transformCacheDir: cache } });
+    const control = await start([probe], { cwd, load: { isolation: "process", unresponsiveMs: 10_000, policy: { permissionModel: false } } });
+    const { blamed } = await networked();
+    expect(await ask(written.runner, tmpdir())).toBe("none");
+    expect(await ask(linked.runner, join(links, "tmp"))).toBe("none");
+    expect(blamed).toEqual([]);
+    expect(await ask(control.runner, tmpdir())).toBe("HTTP/1.1 200 Connection Established");
+    await until(() => blamed.length > 0);
+    expect(blamed).toEqual([expect.objectContaining({ method: "CONNECT" })]);
+  });
+});
+
+describe.skipIf(!available.ok)("the network proxies' folder", () => {
+  it("is masked by every sandbox whose binds show it, whoever builds the spec (a Claude Code hook's writable project above the temporary folder), after every bind; a sandbox that shows no part of it masks nothing", () => {
+    const args = bwrapArgs({ readOnly: ["/usr"], extraBinds: [{ src: dirname(tmpdir()), writable: true }], env: {}, chdir: "/", memoryMb: 64 });
+    const mask = args.findIndex((a, i) => a === proxySocketRoot() && args[i - 1] === "--tmpfs");
+    expect(mask).toBeGreaterThan(args.lastIndexOf("--bind"));
+    expect(bwrapArgs({ readOnly: ["/usr"], env: {}, chdir: "/", memoryMb: 64 })).not.toContain(proxySocketRoot());
   });
 });
 

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CALLBACK_WINDOW_MS, CallbackBudget, NET_RECORDS_PER_WINDOW } from "../gates/callback-budget.js";
-import { insideResolved } from "../policy/paths.js";
+import { privateDir } from "../gates/private-dir.js";
 import { parseAllowEntry } from "../policy/policy.js";
 
 /** One attempt to reach out, as the proxy saw it. */
@@ -70,7 +70,9 @@ export async function startNetProxy(allow: readonly string[], options: NetProxyO
   const onNet = options.onNet ?? (() => {});
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   // Why a private folder: the socket's own mode is not honoured everywhere; a 0700 folder is.
-  const dir = mkdtempSync(join(tmpdir(), SOCKET_DIR_PREFIX));
+  const root = proxySocketRoot();
+  if (!privateDir(root)) throw new Error(`hookbox: the network proxies' folder ${root} is not a folder only this user can open; remove it`);
+  const dir = mkdtempSync(join(root, "proxy-"));
   const socketPath = join(dir, "proxy.sock");
   const open = new Set<Socket>();
 
@@ -171,22 +173,24 @@ export async function startNetProxy(allow: readonly string[], options: NetProxyO
   };
 }
 
-const SOCKET_DIR_PREFIX = "hookbox-net-";
-
 /**
- * Every proxy socket folder in the host's temporary folder (this host's and others'), which a
- * sandbox hides under an empty tmpfs when a granted folder (e.g. `fsRead: ["/tmp"]`) would show
- * them, under whatever name (./../isolation/bubblewrap/bwrap.ts masks them where each bind shows
- * them): the sandbox user maps to the host's user, so a 0700 folder alone would not stop a hook
- * from connecting to another hook's proxy (and `onNet` blaming that hook). A hook reaches its own
+ * The one folder every network proxy's socket folder is made in (this host's and every other
+ * hookbox process's of this user). Every sandbox (../isolation/bubblewrap/bwrap.ts) hides it under
+ * an empty tmpfs wherever a bind shows it, under whatever name: the sandbox user maps to the
+ * host's user, so a 0700 folder alone would not stop a hook from connecting to another hook's
+ * proxy (and `onNet` blaming that hook). Why one folder, masked whole: a proxy started after a
+ * sandbox was built (a hook loaded or restarted later, a Claude Code hook's run) appears in it
+ * too, and a mask made at the sandbox's start hides what appears later. A hook reaches its own
  * proxy only at SANDBOX_NET_SOCKET.
  */
-export function proxySocketDirs(bound: readonly string[]): string[] {
-  // Why first: listing the temporary folder at every sandbox start costs; it only matters when a bind shows it
-  // (links followed: a granted link to the temporary folder, or to a folder above it, shows it too).
-  if (!bound.some((b) => insideResolved(b, tmpdir()))) return [];
+export function proxySocketRoot(): string {
+  return join(tmpdir(), `hookbox-net-${process.getuid?.() ?? "user"}`);
+}
+
+/** The socket folders of the proxies running now, each holding `proxy.sock` (tests find a hook's proxy by it). */
+export function proxySocketDirs(): string[] {
   try {
-    return readdirSync(tmpdir()).filter((n) => n.startsWith(SOCKET_DIR_PREFIX)).map((n) => join(tmpdir(), n));
+    return readdirSync(proxySocketRoot()).map((n) => join(proxySocketRoot(), n));
   } catch {
     return [];
   }

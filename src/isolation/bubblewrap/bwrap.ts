@@ -1,7 +1,8 @@
 /**
  * `isolation: "sandbox"`: each hook's child process starts inside bubblewrap (`bwrap`). New user,
  * pid, ipc, uts, mount and network namespaces; all capabilities dropped; an unprivileged uid; a
- * filesystem of read-only binds of only what the hook needs; a private /tmp and home; a clean
+ * filesystem of read-only binds of only what the hook needs; a private /tmp and home (and every
+ * other hook's network proxy hidden wherever a bind would show it); a clean
  * environment; stdin /dev/null; no descriptors but the channel's. Where it cannot be built, the
  * hook does not load (`load_failed`): never less isolation than asked for.
  *
@@ -16,6 +17,8 @@ import { existsSync, realpathSync } from "node:fs";
 import { isAbsolute, join, normalize } from "node:path";
 import { below, inside, strictlyInside } from "../../gates/inside.js";
 import { realOrLexical } from "../../policy/paths.js";
+import { privateDir } from "../../gates/private-dir.js";
+import { proxySocketRoot } from "../../net/proxy.js";
 import { ADDRESS_SPACE_ALLOWANCE_MB, cgroupHost, SANDBOX_MAX_TASKS, type CgroupHost, type SandboxGroups } from "./cgroups.js";
 import type { Launcher } from "../process-endpoint.js";
 import { launcherEnv } from "../../../worker/child-env.mjs";
@@ -47,8 +50,6 @@ export interface SandboxSpec {
   chdir: string;
   /** Memory bound of the whole sandbox in MiB (cgroup), or of each process in it (RLIMIT_DATA); also each tmpfs's size. */
   memoryMb: number;
-  /** Host paths hidden under an empty tmpfs when a bind above would show them (other hooks' proxy sockets). */
-  masks?: string[];
   /**
    * A program (and its arguments) that starts bwrap after the prologue, given `bwrap` and its
    * arguments as its own: the write-recording layer of a granted hook (src/claude/granted.ts).
@@ -99,7 +100,7 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   for (const b of spec.extraBinds ?? []) args.push(b.writable ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
   args.push(...homeOverBinds(spec, binds, home));
   // Why last: a granted folder above them (e.g. /tmp, read or written) must not show other hooks' sockets, and a later bind would.
-  for (const m of masks(spec, binds)) args.push("--tmpfs", m);
+  for (const m of proxyMasks(binds)) args.push("--tmpfs", m);
   const env = { ...spec.env, HOME: home, TMPDIR: "/tmp", ...spec.extraEnv };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) args.push("--setenv", k, v);
   // Why: the skeleton bwrap builds (folders above the binds) would be writable, though private.
@@ -156,9 +157,19 @@ function tmpfs(spec: SandboxSpec, dest: string): string[] {
   return [...(bwrapOptions().size ? ["--size", String(spec.memoryMb * 1024 * 1024)] : []), "--tmpfs", dest];
 }
 
-/** Where each masked path shows inside, under any bind's name (a mask below no bind is not needed, and bwrap could not mount it). */
-function masks(spec: SandboxSpec, binds: readonly Shown[]): string[] {
-  return [...new Set((spec.masks ?? []).filter((m) => existsSync(m)).flatMap((m) => showing(binds, m)))];
+/**
+ * Where the network proxies' one folder (src/net/proxy.ts) shows inside, under any bind's name (a
+ * mask below no bind is not needed, and bwrap could not mount it). Made first when missing: a proxy
+ * started after this sandbox (another hook loaded or restarted later) then appears under the mask;
+ * a mask of the folders that exist now would leave it in reach.
+ */
+function proxyMasks(binds: readonly Shown[]): string[] {
+  const root = proxySocketRoot();
+  const at = showing(binds, root);
+  if (at.length === 0) return [];
+  // Not ours (another user's), it is masked all the same; where it cannot be made, no proxy of this user's is either.
+  privateDir(root);
+  return existsSync(root) ? at : [];
 }
 
 /**

@@ -2,12 +2,12 @@
  * What a hook's sandbox (./bwrap.ts) is made of, from its options and policy: its node and hookbox's
  * runtime, the hook's folder and the `node_modules` above it, its import graph file by file, all read-only (never the transform
  * cache: the host transforms, src/transform/cache.ts); the policy's extra reads read-only and its
- * writes writable; the hook's cleaned environment; the network proxy's socket when it has one, and
- * every proxy socket folder hidden (`masks`) where a granted folder would show it.
+ * writes writable; the hook's cleaned environment; the network proxy's socket when it has one
+ * (./bwrap.ts hides every other proxy's wherever a granted folder would show it).
  */
 import { dirname } from "node:path";
 import { execCwd } from "../../bridge/exec-gate.js";
-import { proxySocketDirs, type SandboxNetSpec } from "../../net/proxy.js";
+import type { SandboxNetSpec } from "../../net/proxy.js";
 import type { ResolvedSandboxOptions } from "../../options/options.js";
 import { RUNTIME_READS } from "../../policy/policy.js";
 import { hookReads } from "../../policy/read-grants.js";
@@ -36,7 +36,6 @@ export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: s
     extraEnv: net?.extraEnv,
     chdir: bound !== undefined && "cwd" in bound ? bound.cwd : folder,
     memoryMb: options.sandboxMemoryMb,
-    masks: proxySocketDirs([...policy.fsRead, ...policy.fsWrite]),
   };
 }
 
