@@ -132,6 +132,36 @@ describe("discoverAndLoadHooks: project hooks need approval", () => {
     expect(result.hooks.map((h) => h.path)).toEqual(["hookbox:not-approved", user]);
   });
 
+  it.each([["untrusted", "the sandbox", "MODULE_NOT_FOUND"], ["confined", "Node's permission model", "ERR_ACCESS_DENIED"]] as const)("a project hook runs only packages its approval pins (%s: %s, %s): a package a named one requires is pinned (changed, the hook is not_approved naming its file), and one it names only when it runs is not there to load, before or after a change (control: on main both ran their new bytes under the old approval)", async (policy, _where, notThere) => {
+    const { cwd, home } = projectAndHome("hookbox-discovery-approval-");
+    const dir = join(home, "config");
+    const project = place("hostile/loads-packages-its-approval-does-not-pin.ts", join(cwd, ".claude/hooks/pre/loads.ts"));
+    const pkg = (name: string, index: string, dependencies: Record<string, string> = {}) => {
+      mkdirSync(join(cwd, "node_modules", name), { recursive: true });
+      writeFileSync(join(cwd, "node_modules", name, "package.json"), JSON.stringify({ name, version: "1.0.0", main: "index.js", dependencies }));
+      writeFileSync(join(cwd, "node_modules", name, "index.js"), index);
+    };
+    pkg("wrapper", `module.exports = { said: require("inner") };\n`, { inner: "1.0.0" });
+    pkg("inner", `module.exports = "inner as approved";\n`);
+    pkg("loose", `module.exports = "loose as approved";\n`);
+    const options = { home, approvals: { dir }, trust: { project: policy } };
+    const ask = async (parts: string[]) => {
+      const found = await discoverAndLoadHooks([], cwd, options);
+      loaded.push(...found.hooks);
+      if (found.errors.length > 0) return found.errors.map((e) => `${e.code}: ${e.error}`).join("\n");
+      return (await host(found.hooks, { cwd }).runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "p", input: { parts } }))?.reason;
+    };
+    new ApprovalStore({ dir }).approve(cwd, [fingerprint(project, policy)]);
+    expect(await ask([])).toBe("inner as approved");
+    expect(await ask(["lo", "ose"])).toBe(`error ${notThere}`);
+    writeFileSync(join(cwd, "node_modules", "loose", "index.js"), `module.exports = "loose changed";\n`);
+    expect(await ask(["lo", "ose"])).toBe(`error ${notThere}`);
+    writeFileSync(join(cwd, "node_modules", "inner", "index.js"), `module.exports = "inner changed";\n`);
+    const refused = await ask([]);
+    expect(refused).toMatch(/^not_approved: /);
+    expect(refused).toContain(`${join(cwd, "node_modules", "inner", "index.js")} differs`);
+  });
+
   it("a project hook's decision records carry the digest of the approval it loaded under (hook.hash); a user hook's carry none", async () => {
     const { cwd, home } = projectAndHome("hookbox-discovery-approval-");
     const dir = join(home, "config");

@@ -104,7 +104,7 @@ export async function launch(spec: LaunchSpec): Promise<HookFailure | Launched> 
     // The permission flag of the runtime that runs the hook: the child's node, or this host in worker mode.
     // What the walks found is remembered in the host's private cache folder (src/policy/link-walk.ts).
     const walks = spec.cacheDir ? join(spec.cacheDir, "walks") : undefined;
-    execArgv = options.execArgv ?? permissionArgs(options.policy, resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox", walks);
+    execArgv = options.execArgv ?? permissionArgs(options.policy, resolvedPath, plan.child?.permissionFlag ?? ownPermissionFlag(), options.isolation !== "sandbox", walks, options.approval !== undefined);
   } catch (err) {
     // A symbolic link out of the hook's package roots (src/policy/read-grants.ts): the message names it.
     if (err instanceof ReadRefusal) return Errors.loadFailed(hookPath, err.message);

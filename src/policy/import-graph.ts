@@ -18,6 +18,8 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)[
 /** Bounds on the walk: a huge graph gets what was found so far (the rest is denied, with its path named). */
 const MAX_FILES = 2_000;
 const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
+/** Bound on the packages reached through dependencies. */
+const MAX_PACKAGES = 2_000;
 
 /** One path the graph reaches: as the import names it, and as it really is. */
 export interface GraphPath {
@@ -28,7 +30,7 @@ export interface GraphPath {
 export interface ImportGraph {
   /** Module files reached through relative or absolute specifiers (the entry excluded). */
   files: GraphPath[];
-  /** Package folders named by bare specifiers (not walked into: what a package reads is its roots' business). */
+  /** Package folders named by bare specifiers, and the packages they depend on (by their `package.json`), transitively. */
   packages: Array<GraphPath & { specifier: string }>;
   /** The `package.json` paths a package-scope lookup from a reached file reads (a missing one has `real` = `lexical`). */
   manifests: GraphPath[];
@@ -58,6 +60,19 @@ export function importGraph(entry: string): ImportGraph {
       }
     }
   }
+  // Why: a package loads the packages it depends on, found as Node finds them from where it really is. Each is
+  // granted and pinned as a package the module names (src/approval/fingerprint.ts); an approved module reads no
+  // other (./read-grants.ts pinnedOnly), so a dependency past the bound is not there to load rather than unpinned.
+  const reached = new Set(graph.packages.map((p) => p.real));
+  for (let i = 0; i < graph.packages.length && reached.size < MAX_PACKAGES; i++) {
+    const pkg = graph.packages[i]!;
+    for (const name of dependencyNames(pkg.real)) {
+      const dep = packageDir(pkg.real, name);
+      if (!dep || reached.has(dep.real)) continue;
+      reached.add(dep.real);
+      graph.packages.push({ ...dep, specifier: name });
+    }
+  }
   // Why: resolving a bare specifier looks up the importing file's package scope, reading every
   // `package.json` above it (a denied read there made jiti fall back to `require` conditions and
   // fail an import-only package with a misleading "No \"exports\" main defined").
@@ -69,6 +84,21 @@ export function importGraph(entry: string): ImportGraph {
   }
   graph.files = graph.files.filter((f) => f.real !== entry);
   return graph;
+}
+
+/** The names a package's `package.json` says it loads: its dependencies, optional and peer dependencies. */
+function dependencyNames(pkg: string): string[] {
+  try {
+    const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as Record<string, unknown>;
+    const names = ["dependencies", "optionalDependencies", "peerDependencies"].flatMap((field) => {
+      const deps = manifest[field];
+      return deps && typeof deps === "object" ? Object.keys(deps) : [];
+    });
+    // A name is a folder below node_modules, never a path out of it.
+    return names.filter((n) => /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(n));
+  } catch {
+    return [];
+  }
 }
 
 /** The `package.json` paths a package-scope lookup from `file` may read. */

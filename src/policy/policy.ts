@@ -226,12 +226,13 @@ export const RUNTIME_READS = [fileURLToPath(new URL("../../worker/", import.meta
  * `execArgv` for a hook's worker under `policy`. Never `--allow-worker` (a nested Worker with
  * `execArgv: []` escapes). `walkRoots`: check the roots for links leading out (./read-grants.ts;
  * off inside the sandbox, where a link leads only to what is bound). `factsDir`: where what the
- * walks found is remembered across starts (./link-walk.ts). Throws `ReadRefusal`.
+ * walks found is remembered across starts (./link-walk.ts). `pinnedOnly`: an approved module's
+ * reads are what its approval pins (./read-grants.ts). Throws `ReadRefusal`.
  */
-export function permissionArgs(policy: Policy, resolvedPath: string, flag: string, walkRoots = true, factsDir?: string): string[] | undefined {
+export function permissionArgs(policy: Policy, resolvedPath: string, flag: string, walkRoots = true, factsDir?: string, pinnedOnly = false): string[] | undefined {
   if (!policy.permissionModel) return undefined;
   // Why no cache folder: transforms are the host's (src/transform/cache.ts); a hook writes only what its policy names.
-  const reads = [...RUNTIME_READS, ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots, factsDir }), ...policy.fsRead];
+  const reads = [...RUNTIME_READS, ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots, factsDir, pinnedOnly }), ...policy.fsRead];
   const writes = policy.fsWrite;
   const args = [flag, "--no-warnings"];
   // Why distinct grants, not distinct paths: Node 20 aborts the whole process when one folder is granted twice ("dir" and "dir/" both become dir/*).

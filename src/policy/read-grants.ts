@@ -30,6 +30,13 @@ export interface ReadGrantOptions {
   walkRoots: boolean;
   /** Where what the walks found is remembered across starts: the roots too large to walk whole, and each walk's links with the times of the folders it read (a folder of the host's private cache; ./link-walk.ts). */
   factsDir?: string;
+  /**
+   * An approved module (a project's): only what its approval pins (src/approval/fingerprint.ts),
+   * its own folder whole and each package its graph reaches whole, never the rest of the
+   * `node_modules` folders above it. Why: a package there that no approval pinned (one it names
+   * only when it runs, `import(name)`) would run whatever it holds now.
+   */
+  pinnedOnly?: boolean;
 }
 
 /** Folders a path may import from: its own folder and every `node_modules` above it. */
@@ -65,6 +72,10 @@ export function hookReads(resolvedPath: string, options: ReadGrantOptions): stri
     if (pkg.real !== pkg.lexical) throw leaves(pkg, `the hook's import "${pkg.specifier}"`);
     throw new ReadRefusal(`the hook's import "${pkg.specifier}" is the package ${pkg.real}, outside the hook's package roots (its folder and the node_modules folders above it); ` +
       `a package folder is never granted because it has a package.json: grant it explicitly with policy.fsRead (fsRead: [${JSON.stringify(pkg.real)}]) if the hook may read it`);
+  }
+  if (options.pinnedOnly) {
+    const own = roots.filter((r) => r.lexical === dirname(resolvedPath)).map((r) => r.lexical);
+    return [...new Set([...own, ...graph.packages.flatMap((p) => [p.lexical, p.real]), ...grants])];
   }
   if (!options.walkRoots) return [...roots.map((r) => r.lexical), ...grants];
   const walked = walkGrants(resolvedPath, dirname(resolvedPath), roots, graph.packages, readable, leaves, options.factsDir);

@@ -1,6 +1,7 @@
 /**
  * What a hook's sandbox (./bwrap.ts) is made of, from its options and policy: its node and hookbox's
- * runtime, the hook's folder and the `node_modules` above it, its import graph file by file, all read-only (never the transform
+ * runtime, the hook's folder and the `node_modules` above it (an approved module's: the packages its
+ * approval pins), its import graph file by file, all read-only (never the transform
  * cache: the host transforms, src/transform/cache.ts); the policy's extra reads read-only and its
  * writes writable; the hook's cleaned environment; the network proxy's socket when it has one
  * (./bwrap.ts hides every other proxy's wherever a granted folder would show it).
@@ -28,7 +29,8 @@ export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: s
       ...runtimeFiles(runtime),
       ...RUNTIME_READS,
       // Roots as named, the graph file by file; a link out of the roots fails the load (ReadRefusal).
-      ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots: false }),
+      // An approved module's: only what its approval pins (its folder, the packages its graph reaches).
+      ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots: false, pinnedOnly: options.approval !== undefined }),
       ...policy.fsRead,
     ],
     extraBinds: [...policy.fsWrite.map((src) => ({ src, writable: true })), ...net?.extraBinds ?? []],
