@@ -237,7 +237,7 @@ function listensHere(path: string): boolean {
 
 const root = process.getuid?.() === 0;
 describe.skipIf(!available.ok || !root)("where no cgroup can be made (an empty /sys/fs/cgroup, in a mount namespace of its own)", () => {
-  it("the hook still loads, bounded by resource limits, and the weaker bound is reported: loadHooks' warnings, hook.sandbox.bounds, runner.stats()", () => {
+  it("the hook still loads, bounded by resource limits, and the weaker bound is reported: loadHooks' warnings, hook.sandbox.bounds, runner.stats(); every tmpfs it can write is bounded by its size: 80 MiB into /dev/shm of a 64 MiB sandbox is ENOSPC, and /dev itself is read-only (EROFS)", () => {
     const out = execFileSync("unshare", ["-m", "--propagation", "private", "sh", "-c",
       `mount -t tmpfs none /sys/fs/cgroup && exec "${process.execPath}" --import tsx test/support/load-without-cgroups.mts`], { encoding: "utf8", timeout: 60_000 });
     const r = JSON.parse(out);
@@ -247,5 +247,6 @@ describe.skipIf(!available.ok || !root)("where no cgroup can be made (an empty /
     expect(r.bounds).toEqual({ memory: "rlimit", processes: "rlimit", seccomp: true, weaker });
     expect(r.stats).toEqual(r.bounds);
     expect(r.answered).toBe(true);
+    expect(r.dev).toEqual({ shm: "error ENOSPC", dev: "error EROFS" });
   }, 90_000);
 });

@@ -1,7 +1,7 @@
 /**
  * `isolation: "sandbox"`: each hook's child process starts inside bubblewrap (`bwrap`). New user,
  * pid, ipc, uts, mount and network namespaces; all capabilities dropped; an unprivileged uid; a
- * filesystem of read-only binds of only what the hook needs; a private /tmp and home (and every
+ * filesystem of read-only binds of only what the hook needs; a private /tmp, /dev/shm and home (and every
  * other hook's network proxy hidden wherever a bind would show it); a clean
  * environment; stdin /dev/null; no descriptors but the channel's. Where it cannot be built, the
  * hook does not load (`load_failed`): never less isolation than asked for.
@@ -90,7 +90,8 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--uid", SANDBOX_ID, "--gid", SANDBOX_ID,
     "--clearenv",
     // Mounts first, binds after: a tmpfs mounted later would hide binds below it.
-    "--proc", "/proc", "--dev", "/dev", ...tmpfs(spec, "/tmp"), ...tmpfs(spec, home),
+    // Why /dev/shm a tmpfs of its own: bwrap's /dev is a tmpfs of half the machine's memory, bounded by no size (it is made read-only below).
+    "--proc", "/proc", "--dev", "/dev", ...tmpfs(spec, "/dev/shm"), ...tmpfs(spec, "/tmp"), ...tmpfs(spec, home),
     // Why both: the seccomp filter (./availability.ts) refuses new user namespaces; bwrap >= 0.8 also stops them by its own means.
     ...(bwrapOptions().disableUserns ? ["--disable-userns"] : []), "--seccomp", SECCOMP_FD,
   ];
@@ -103,8 +104,8 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   for (const m of proxyMasks(binds)) args.push("--tmpfs", m);
   const env = { ...spec.env, HOME: home, TMPDIR: "/tmp", ...spec.extraEnv };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) args.push("--setenv", k, v);
-  // Why: the skeleton bwrap builds (folders above the binds) would be writable, though private.
-  args.push("--remount-ro", "/", "--chdir", spec.chdir);
+  // Why: the skeleton bwrap builds (folders above the binds) would be writable, though private; so would /dev, where no size holds a file.
+  args.push("--remount-ro", "/dev", "--remount-ro", "/", "--chdir", spec.chdir);
   return args;
 }
 
