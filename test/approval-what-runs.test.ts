@@ -33,8 +33,12 @@ function project() {
   cpSync(join(ROOT, "fixtures", "hostile", "claude-code", "swaps-what-its-approved-hook-runs"), dir, { recursive: true });
   // The package the module imports (git ignores node_modules): made here.
   mkdirSync(join(dir, "node_modules", "left-pad"), { recursive: true });
-  writeFileSync(join(dir, "node_modules", "left-pad", "package.json"), JSON.stringify({ name: "left-pad", main: "index.js" }));
-  writeFileSync(join(dir, "node_modules", "left-pad", "index.js"), "module.exports = (s, n) => s.padStart(n);\n");
+  writeFileSync(join(dir, "node_modules", "left-pad", "package.json"), JSON.stringify({ name: "left-pad", main: "index.js", dependencies: { "pad-core": "1.0.0" } }));
+  writeFileSync(join(dir, "node_modules", "left-pad", "index.js"), "module.exports = require(\"pad-core\");\n");
+  // What the package loads in turn, which the module never names.
+  mkdirSync(join(dir, "node_modules", "pad-core"), { recursive: true });
+  writeFileSync(join(dir, "node_modules", "pad-core", "package.json"), JSON.stringify({ name: "pad-core", main: "index.js" }));
+  writeFileSync(join(dir, "node_modules", "pad-core", "index.js"), "module.exports = (s, n) => s.padStart(n);\n");
   const file = join(dir, ".claude", "settings.json");
   const hooks = parseClaudeSettings(readFileSync(file, "utf8"), file, "project").hooks;
   return { dir, approvals: join(root, "approvals"), hooks };
@@ -45,6 +49,7 @@ const SWAPS: Array<[hook: number, file: string, what: string]> = [
   [0, "tools/policy.sh", "a shell script its script runs relative to the project"],
   [1, "tools/verdict.mjs", "a module of the project its module imports"],
   [1, "node_modules/left-pad/index.js", "a package of the project's node_modules its module imports"],
+  [1, "node_modules/pad-core/index.js", "a package that package depends on (its package.json), which the module never names"],
   [2, "tools/startup.sh", "the file BASH_ENV names in its command"],
   [3, "tools/preload.cjs", "the file NODE_OPTIONS --require names in its command"],
   [5, "tools/interpreter", "the interpreter its script's #! line names by a path from the project"],
