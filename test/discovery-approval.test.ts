@@ -3,7 +3,7 @@
  * approved exactly its code and policy; until then it is not loaded and every tool call is blocked
  * naming it and the approval command. User-level hooks are not asked for.
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { approvalCommand, ApprovalStore, fingerprint } from "../src/approval/store.js";
@@ -160,6 +160,27 @@ describe("discoverAndLoadHooks: project hooks need approval", () => {
     const refused = await ask([]);
     expect(refused).toMatch(/^not_approved: /);
     expect(refused).toContain(`${join(cwd, "node_modules", "inner", "index.js")} differs`);
+  });
+
+  it.each(["untrusted", "confined"] as const)("a project hook's package reached through a link into pnpm's store loads with the package it depends on there, under what its approval pins (%s)", async (policy) => {
+    const { cwd, home } = projectAndHome("hookbox-discovery-approval-");
+    const dir = join(home, "config");
+    const hook = join(cwd, ".claude/hooks/pre/linked.ts");
+    mkdirSync(dirname(hook), { recursive: true });
+    writeFileSync(hook, `import a from "a";\nexport default function (pi: any) { pi.on("tool_call", () => ({ block: true, reason: String(a) })); }\n`);
+    const stored = (name: string) => join(cwd, "node_modules", ".pnpm", `${name}@1.0.0`, "node_modules", name);
+    for (const [name, index, dependencies] of [["a", `module.exports = "a with " + require("b");\n`, { b: "1.0.0" }], ["b", `module.exports = "b";\n`, {}]] as const) {
+      mkdirSync(stored(name), { recursive: true });
+      writeFileSync(join(stored(name), "package.json"), JSON.stringify({ name, version: "1.0.0", main: "index.js", dependencies }));
+      writeFileSync(join(stored(name), "index.js"), index);
+    }
+    symlinkSync("../../b@1.0.0/node_modules/b", join(cwd, "node_modules", ".pnpm", "a@1.0.0", "node_modules", "b"));
+    symlinkSync(".pnpm/a@1.0.0/node_modules/a", join(cwd, "node_modules", "a"));
+    new ApprovalStore({ dir }).approve(cwd, [fingerprint(hook, policy)]);
+    const found = await discoverAndLoadHooks([], cwd, { home, approvals: { dir }, trust: { project: policy } });
+    loaded.push(...found.hooks);
+    expect(found.errors).toEqual([]);
+    expect((await host(found.hooks, { cwd }).runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "l", input: {} }))?.reason).toBe("a with b");
   });
 
   it("a project hook's decision records carry the digest of the approval it loaded under (hook.hash); a user hook's carry none", async () => {

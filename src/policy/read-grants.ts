@@ -37,6 +37,13 @@ export interface ReadGrantOptions {
    * only when it runs, `import(name)`) would run whatever it holds now.
    */
   pinnedOnly?: boolean;
+  /**
+   * With `pinnedOnly`, for the sandbox: a package reached through a link (pnpm's
+   * `node_modules/<name>` into its store) is returned by its real path alone, and the link is
+   * pushed here to be made as a link (a bind at its name would be a folder, from which Node would
+   * look for the package's own dependencies where they are not).
+   */
+  links?: Array<{ target: string; at: string }>;
 }
 
 /** Folders a path may import from: its own folder and every `node_modules` above it. */
@@ -74,8 +81,13 @@ export function hookReads(resolvedPath: string, options: ReadGrantOptions): stri
       `a package folder is never granted because it has a package.json: grant it explicitly with policy.fsRead (fsRead: [${JSON.stringify(pkg.real)}]) if the hook may read it`);
   }
   if (options.pinnedOnly) {
-    const own = roots.filter((r) => r.lexical === dirname(resolvedPath)).map((r) => r.lexical);
-    return [...new Set([...own, ...graph.packages.flatMap((p) => [p.lexical, p.real]), ...grants])];
+    const own = dirname(resolvedPath);
+    const packages = graph.packages.filter((p) => !inside(own, p.lexical)).flatMap((p) => {
+      if (p.lexical === p.real || !options.links) return [p.lexical, p.real];
+      if (!options.links.some((l) => l.at === p.lexical)) options.links.push({ target: p.real, at: p.lexical });
+      return [p.real];
+    });
+    return [...new Set([...roots.filter((r) => r.lexical === own).map((r) => r.lexical), ...packages, ...grants])];
   }
   if (!options.walkRoots) return [...roots.map((r) => r.lexical), ...grants];
   const walked = walkGrants(resolvedPath, dirname(resolvedPath), roots, graph.packages, readable, leaves, options.factsDir);

@@ -40,6 +40,8 @@ export interface Bind {
 export interface SandboxSpec {
   /** Host paths bound read-only at the same path (missing ones are skipped). */
   readOnly: string[];
+  /** Symbolic links made inside before any bind (`at` -> `target`), where a bind would show a folder in place of a link (an approved module's pnpm packages). */
+  links?: Array<{ target: string; at: string }>;
   /** More binds, e.g. the network proxy's unix socket (see the network allow-list). */
   extraBinds?: Bind[];
   /** The hook's cleaned environment; HOME and TMPDIR name the sandbox's own (sandboxHome). */
@@ -95,6 +97,8 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     // Why both: the seccomp filter (./availability.ts) refuses new user namespaces; bwrap >= 0.8 also stops them by its own means.
     ...(bwrapOptions().disableUserns ? ["--disable-userns"] : []), "--seccomp", SECCOMP_FD,
   ];
+  // Why before the binds: a bind made later over a link's folder shows the host's own link there.
+  for (const l of spec.links ?? []) args.push("--symlink", l.target, l.at);
   const binds = shownBinds(spec);
   // Why realpath as the source: a symlinked path is bound as what it points to, at its own name.
   for (const b of binds) if (!b.extra) args.push("--ro-bind", b.real, b.dest);

@@ -24,15 +24,17 @@ export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: s
   const { policy } = options;
   const folder = dirname(resolvedPath);
   const bound = cwd === undefined ? undefined : execCwd({ sandboxed: true, reads: { folder, fsRead: policy.fsRead, fsWrite: policy.fsWrite } }, cwd);
+  const links: Array<{ target: string; at: string }> = [];
   return {
     readOnly: [
       ...runtimeFiles(runtime),
       ...RUNTIME_READS,
       // Roots as named, the graph file by file; a link out of the roots fails the load (ReadRefusal).
       // An approved module's: only what its approval pins (its folder, the packages its graph reaches).
-      ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots: false, pinnedOnly: options.approval !== undefined }),
+      ...hookReads(resolvedPath, { readable: [...RUNTIME_READS, ...policy.fsRead], walkRoots: false, pinnedOnly: options.approval !== undefined, links }),
       ...policy.fsRead,
     ],
+    links,
     extraBinds: [...policy.fsWrite.map((src) => ({ src, writable: true })), ...net?.extraBinds ?? []],
     env,
     extraEnv: net?.extraEnv,
