@@ -14,6 +14,7 @@ import { memberRefusal } from "../bridge/agent-gate.js";
 import type { LoadedHook } from "../runner/hook.js";
 import { loadWarnings, prepareExtensionModules, settleModules, type LoadOptions, type StartingModule } from "../runner/loader.js";
 import { readStart, sameManifest, startRecordFiles, writeStarts } from "./starts.js";
+import { readModule } from "./reading.js";
 import type { Manifest } from "../contract/protocol.js";
 import { readIsolateConfig } from "./config.js";
 import { baseFolder, callerFile, modulePath } from "./base.js";
@@ -111,10 +112,11 @@ export interface Unloaded { path: string; code: HookErrorCode; error: string }
  * factory loads nothing and blocks every tool call (fail closed), reported through the agent's error
  * path naming `isolate` and the option, as `isolateConfig` does for its file.
  * The factory resolves when every module has loaded (or failed to) and every event is mirrored; or,
- * when the same modules loaded cleanly at the agent's previous start, at once with what they
- * registered then (src/extension/starts.ts): each event then waits for the modules that handled
- * it, every tool call for all of them, and what a module registers otherwise when it arrives is
- * taken as far as the agent takes it at that point, with one warning naming the rest.
+ * for the modules that loaded cleanly at the agent's previous start (src/extension/starts.ts) or
+ * whose source shows they register commands and event handlers only (src/extension/reading.ts), at once with
+ * what they registered then or what the reading found: each event then waits for the modules that
+ * handle it, every tool call for all of them, and what a module registers otherwise when it arrives
+ * is taken as far as the agent takes it at that point, with one warning naming the rest.
  */
 export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}, /** @internal modules refused before loading (not approved): they block like a failed load */ before: readonly Unloaded[] = [],
   /** @internal a project's modules and the command that grants them (isolateDiscovered) */ grants?: ProjectGrants): IsolatedExtension {
@@ -138,14 +140,16 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
     const twice = await alsoLoadedByAgent(resolved, cwd, line === "omp" ? (pi as unknown as { pi: OmpModule }).pi : undefined);
     const paths = resolved.filter((p) => !twice.some((t) => t.path === p));
     let modules: StartingModule[];
+    const agentModules = line === "omp" ? runningOmpModules() : withAgentExports(runningPiModules(), loadOptions.transformCacheDir);
     try {
-      modules = prepareExtensionModules(paths, cwd, loadOptions, line === "omp" ? runningOmpModules() : withAgentExports(runningPiModules(), loadOptions.transformCacheDir));
+      modules = prepareExtensionModules(paths, cwd, loadOptions, agentModules);
     } catch (err) {
       return failClosed("isolate", (err as Error).message)(pi);
     }
-    // What the same modules registered at the agent's previous start: mirrored now, each module checked as it arrives.
+    // What the same modules registered at the agent's previous start, or (no record) what a module's source says it registers (commands and handlers): mirrored now, each module checked as it arrives.
     const records = await startRecordFiles(paths, cwd, line, loadOptions);
-    const early = records && twice.length === 0 && before.length === 0 && modules.every((m) => m.hook) ? await earlyStart(modules, records, carried, line) : undefined;
+    const early = records && twice.length === 0 && before.length === 0 && modules.every((m) => m.hook)
+      ? await earlyStart(modules, records, carried, line, (path) => readModule(path, line, agentModules)) : undefined;
     if (early) {
       const mirror = new Mirror(pi, modules.map((m) => m.hook!), cwd, [], isOptional, carried, notices, early);
       mirror.install();
@@ -178,19 +182,23 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
 }
 
 /**
- * The early start, when at least one module has a record of the agent's previous start: the
- * modules without one (new, or changed since) load now, since the agent takes their commands,
- * flags and shortcuts only while the factory runs; the others are mirrored from their records.
- * Undefined (the start waits for every module, as a first start) when no module has a record, one
- * that loaded now failed or would be refused, or the records do not pass the gates a load passes.
+ * The early start, when at least one module has a record of the agent's previous start or is read
+ * from its source (src/extension/reading.ts: one that registers commands and event handlers only,
+ * none of an event pi sends before its first request: `startsLate`): the modules
+ * with neither (new or changed since, or registering more than commands and handlers) load now, since the agent
+ * takes their commands, flags and shortcuts only while the factory runs; the others are mirrored
+ * from their record or reading, which is checked as a record is when the module arrives. Undefined
+ * (the start waits for every module) when no module has either, one that loaded now failed or would
+ * be refused, or the records do not pass the gates a load passes.
  */
-async function earlyStart(modules: StartingModule[], records: string[], carried: Carried, line: "omp" | "pi"): Promise<Early | undefined> {
+async function earlyStart(modules: StartingModule[], records: string[], carried: Carried, line: "omp" | "pi", read: (path: string) => Manifest | undefined): Promise<Early | undefined> {
   const recorded = await Promise.all(records.map(readStart));
-  if (recorded.every((m) => m === undefined)) return undefined;
-  const fresh = modules.filter((_, i) => recorded[i] === undefined);
+  const known = recorded.map((m, i) => m ?? startsLate(read(modules[i]!.path)));
+  if (known.every((m) => m === undefined)) return undefined;
+  const fresh = modules.filter((_, i) => known[i] === undefined);
   const failures = await Promise.all(fresh.map((m) => m.begin()));
   if (failures.some((f) => f !== undefined) || fresh.some((m) => refusedRegistration(m.hook!, carried) !== undefined)) return undefined;
-  const previous = recorded.map((m, i) => m ?? modules[i]!.hook!.manifest);
+  const previous = known.map((m, i) => m ?? modules[i]!.hook!.manifest);
   const builtIns = builtInTools(line);
   return recordCrosses(modules, previous, builtIns) ? { modules, previous, records, recorded: recorded.map((m) => m !== undefined), builtIns } : undefined;
 }
@@ -345,13 +353,14 @@ function isCarried(event: string, carried: Carried): boolean {
 
 /**
  * Modules mirrored before they loaded, from what they registered at the agent's previous start
- * (src/extension/starts.ts): each is checked as it arrives.
+ * (src/extension/starts.ts) or what a reading of their source found (src/extension/reading.ts):
+ * each is checked as it arrives.
  */
 interface Early {
   modules: StartingModule[];
-  /** Each module's registrations: from its record, or (no record) as it loaded before the factory returned. */
+  /** Each module's registrations: from its record, from its reading, or (neither) as it loaded before the factory returned. */
   previous: Manifest[];
-  /** Each module's record file, and whether it had one. */
+  /** Each module's record file, and whether it had one (a module mirrored from its reading has none: its record is written once it arrived). */
   records: string[]; recorded: boolean[];
   builtIns: readonly string[];
 }
@@ -365,6 +374,12 @@ const WAIT_FOR_ALL = new Set(["tool_call", "session_shutdown"]);
  * idle a second after the first ones arrived (an interactive agent waiting for its prompt).
  */
 const BEFORE_FIRST_REQUEST = ["session_start", "resources_discover", "input", "before_agent_start", "agent_start", "turn_start", "message_start", "message_end", "context", "before_provider_request"];
+/**
+ * A reading whose module no event before the agent's first request waits for, or undefined: one
+ * that handles such an event is waited for by the start anyway, and loads before the factory
+ * returns, as with no reading (mirrored, it would hold the agent after it accepted the first prompt).
+ */
+const startsLate = (read: Manifest | undefined) => (read && !BEFORE_FIRST_REQUEST.some((type) => (read.events[type] ?? 0) > 0) ? read : undefined);
 /** How long after the first modules arrived the others start when nothing needed them sooner. */
 const IDLE_START_MS = 1_000;
 
@@ -563,7 +578,8 @@ class Mirror {
     this.#checked.set(hook!, hook!.registrations);
     this.#mirrorRenderers();
     if (changes.length > 0) {
-      this.#notices.show(path, "changed-since-previous-start", `hookbox: ${path} registered otherwise than at the agent's previous start, which this start mirrored while the module loaded: ${changes.join("; ")}. The next start has what it registers now.`);
+      const mirrored = early.recorded[i] ? "at the agent's previous start" : "a reading of its source found";
+      this.#notices.show(path, "changed-since-previous-start", `hookbox: ${path} registered otherwise than ${mirrored}, which this start mirrored while the module loaded: ${changes.join("; ")}. The next start has what it registers now.`);
     }
   }
 
