@@ -63,6 +63,7 @@ const rmRoot = { type: "tool_call", toolName: "bash", toolCallId: "c1", input: {
 const quit = { type: "session_shutdown", reason: "quit" };
 const sessionStart = { type: "session_start", reason: "startup" };
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const records = (cacheDir: string) => { try { return readdirSync(join(cacheDir, "starts")); } catch { return []; } };
 
 describe(`isolate() at a first start reads event-only modules (${ISOLATION} isolation)`, () => {
@@ -140,6 +141,59 @@ describe(`isolate() at a first start reads event-only modules (${ISOLATION} isol
     expect(await runner.emitToolCall(rmRoot)).toEqual({ block: true, reason: "blocked by early" });
     expect(errors).toEqual([]);
     await runner.emit(quit);
+  }, 60_000);
+
+  it("an event-only module whose import throws is mirrored from its source: reported as it arrives (load_failed, as pi reports an extension's error), every tool call blocked, no record of what it registers; the next start waits for it and reports it at pi's start", async () => {
+    const boom = join(dir, `boom-${ISOLATION}.mjs`);
+    const file = join(dir, `throws-at-import-${ISOLATION}.mjs`);
+    writeFileSync(boom, `throw new Error("broken at import");\n`);
+    writeFileSync(file, `import "./boom-${ISOLATION}.mjs";\nexport default function (pi) {\n  pi.on("tool_call", () => undefined);\n}\n`);
+    const cacheDir = join(caches, `throws-${ISOLATION}`);
+    const reason = `hookbox: blocked because isolated extension ${file} (load_failed) did not load (fail closed)`;
+    const why = new RegExp(`Failed to load hook: .*broken at import`);
+    const first = await start([file], cacheDir);
+    // Mirrored: session_start does not wait for it, so nothing is known yet.
+    await first.runner.emit(sessionStart);
+    expect(first.errors).toEqual([]);
+    expect(await first.runner.emitToolCall(rmRoot)).toEqual({ block: true, reason });
+    // Reported as it arrived, as pi reports an extension's error (its UI here), with its code and why; once.
+    expect(first.errors).toEqual([]);
+    expect(first.notified).toHaveLength(1);
+    expect(first.notified[0]).toMatch(new RegExp(`^hookbox: ${escape(file)}: load_failed in load: `));
+    expect(first.notified[0]).toMatch(why);
+    await first.runner.emit(quit);
+    const [marker] = records(cacheDir);
+    expect(JSON.parse(readFileSync(join(cacheDir, "starts", marker!), "utf8"))).toEqual({ format: "hookbox-start-2", unloaded: true });
+    // The next start (the same module) waits for it: pi's start reports it through pi's error path, and tool calls are still blocked.
+    const second = await start([file], cacheDir);
+    await second.runner.emit(sessionStart);
+    expect(second.errors).toHaveLength(1);
+    expect(second.errors[0]).toContain(`hookbox: ${file} did not load (load_failed): `);
+    expect(second.errors[0]).toMatch(why);
+    expect(second.errors[0]).toContain("every tool call is blocked (fail closed)");
+    expect(await second.runner.emitToolCall(rmRoot)).toEqual({ block: true, reason });
+    await second.runner.emit(quit);
+    // Mended (its import, so the same record file): the start after waits for it once more, it loads, and what it registered is recorded.
+    writeFileSync(boom, `export {};\n`);
+    const third = await start([file], cacheDir);
+    await third.runner.emit(sessionStart);
+    expect(third.errors).toEqual([]);
+    expect(await third.runner.emitToolCall(rmRoot)).toBeUndefined();
+    await third.runner.emit(quit);
+    expect(records(cacheDir)).toEqual([marker]);
+    expect(JSON.parse(readFileSync(join(cacheDir, "starts", marker!), "utf8")).manifest).toEqual({ events: { tool_call: 1 }, commands: [], renderers: [] });
+  }, 60_000);
+
+  it("a module whose file changes between the start and its load is recorded under neither version: a module that does not load never gets a record from what replaced it", async () => {
+    const file = join(dir, `replaced-${ISOLATION}.mjs`);
+    writeFileSync(file, `export default function (pi) {\n  pi.on("tool_call", () => undefined);\n  throw new Error("broken at load");\n}\n`);
+    const cacheDir = join(caches, `replaced-${ISOLATION}`);
+    const first = await start([file], cacheDir);
+    // Mirrored from its reading; replaced by a guard that loads before anything needed it.
+    writeFileSync(file, `export default function (pi) {\n  pi.on("tool_call", () => ({ block: true, reason: "replaced" }));\n}\n`);
+    expect(await first.runner.emitToolCall(rmRoot)).toEqual({ block: true, reason: "replaced" });
+    await first.runner.emit(quit);
+    expect(records(cacheDir)).toEqual([]);
   }, 60_000);
 
   it("an event-only guard that hangs at load (hostile) is mirrored: the start goes on without it, and its tool call is blocked once its load deadline ends it (timeout)", async () => {

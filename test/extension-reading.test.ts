@@ -10,6 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LOAD_TIME_MEMBERS, readModule } from "../src/extension/reading.js";
+import { REFUSED_AT_LOAD } from "../worker/extension-members.mjs";
+
+const EXTENSIONS = join(import.meta.dirname, "..", "fixtures", "extensions");
 
 const dir = mkdtempSync(join(tmpdir(), "hookbox-reading-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,7 +48,7 @@ describe("reading an event-only module's source", () => {
 
   it("is not certain of a module that names a member the agent takes at load, as a name or as a string, however spelt (registerCommand but in the form it reads)", () => {
     for (const member of ["registerCommand", "registerTool", "registerFlag", "getFlag", "registerShortcut", "registerMessageRenderer", "registerProvider"]) {
-      expect(LOAD_TIME_MEMBERS.pi.has(member), member).toBe(true);
+      expect(LOAD_TIME_MEMBERS.has(member) || /^register/.test(member), member).toBe(true);
       expect(read(`pi.on("tool_call", () => undefined);\npi.${member}("x", {});`), member).toBeUndefined();
       expect(read(`const { ${member}: r } = pi;`), member).toBeUndefined();
       expect(read(`pi[${JSON.stringify(member)}]("x", {});`), member).toBeUndefined();
@@ -62,12 +65,26 @@ describe("reading an event-only module's source", () => {
     expect(events(read(`pi.on("tool_call", () => undefined);\npi["regis" + "terCommand"]("hidden", { handler: async () => {} });`))).toEqual({ tool_call: 1 });
   });
 
-  it("reads oh-my-pi's refused members for that line only: pi.pi and the one-argument setLabel", () => {
-    expect(events(read(`pi.on("tool_call", () => pi.setLabel("entry", "x"));`))).toEqual({ tool_call: 1 });
-    expect(read(`pi.on("tool_call", () => undefined);\npi.setLabel("mine");`, { line: "omp" })).toBeUndefined();
-    expect(read(`const agent = pi.pi;`, { line: "omp" })).toBeUndefined();
-    // The module's own parameter, named pi, is not oh-my-pi's member.
-    expect(events(read(`pi.on("tool_call", () => undefined);`, { line: "omp" }))).toEqual({ tool_call: 1 });
+  it("is not certain, in every agent, of a module naming a member whose use at load fails the load (the worker's table): oh-my-pi's pi.arktype and pi.pi, setLabel with one argument", () => {
+    for (const member of Object.keys(REFUSED_AT_LOAD)) expect(LOAD_TIME_MEMBERS.get(member), member).toBe(REFUSED_AT_LOAD[member]);
+    for (const line of ["pi", "omp"]) {
+      // pi's setLabel(entryId, label) from a handler crosses: read.
+      expect(events(read(`pi.on("tool_call", () => pi.setLabel("entry", "x"));`, { line })), line).toEqual({ tool_call: 1 });
+      expect(events(read(`pi.on("tool_call", () => pi.setLabel(f(1, 2), [3, 4]));`, { line })), line).toEqual({ tool_call: 1 });
+      expect(read(`pi.on("tool_call", () => undefined);\npi.setLabel("mine");`, { line }), line).toBeUndefined();
+      expect(read(`pi.setLabel(f("a", "b"));`, { line }), line).toBeUndefined();
+      expect(read(`pi.setLabel(...args);`, { line }), line).toBeUndefined();
+      expect(read(`const label = pi.setLabel;\nlabel("mine");`, { line }), line).toBeUndefined();
+      expect(read(`pi["setLabel"]("entry", "x");`, { line }), line).toBeUndefined();
+      expect(read(`pi.on("tool_call", () => undefined);\npi.arktype({ text: "string" });`, { line }), line).toBeUndefined();
+      expect(read(`pi.on("tool_call", () => pi.zod);`, { line }), line).toBeUndefined();
+      expect(read(`const agent = pi.pi;`, { line }), line).toBeUndefined();
+      // The module's own parameter, named pi, is not oh-my-pi's member.
+      expect(events(read(`pi.on("tool_call", () => undefined);`, { line })), line).toEqual({ tool_call: 1 });
+    }
+    for (const fixture of ["uses-omp-arktype.ts", "labels-itself-omp.ts", "uses-omp-schema-builders.ts", "registers-provider.ts"]) {
+      expect(readModule(join(EXTENSIONS, fixture), "pi", undefined), fixture).toBeUndefined();
+    }
     // An event oh-my-pi refuses would fail the load: not certain.
     expect(read(`pi.on("session_stop", () => undefined);`, { line: "omp" })).toBeUndefined();
   });

@@ -106,6 +106,20 @@ export const OMP_REFUSED_MEMBERS = Object.freeze({
 /** oh-my-pi's `pi.setLabel(label)` at load (one argument: the extension's display label), which is not pi's `setLabel(entryId, label)`. */
 export const OMP_LABEL_REFUSAL = `pi.setLabel(label) is refused by hookbox/extension: ${NOT_YET}: oh-my-pi's one-argument form at load names the extension in its lists, and the extension it lists is the isolate() that wraps the module (pi's setLabel(entryId, label) from a handler crosses)`;
 
+/**
+ * Every member whose use while a module loads fails its load, in every agent (the worker does not
+ * know which agent it serves): each refused member, at any use (worker/api.mjs), and `setLabel`
+ * called with one argument (oh-my-pi's form: worker/agent-members.mjs). By member: `"any"`, or the
+ * number of arguments of the refused call. A reading of a module's source (src/extension/reading.ts)
+ * is not certain of a module that may make one of these, so such a module loads before the agent's
+ * start goes on, where its refusal is reported.
+ * @type {Readonly<Record<string, "any" | number>>}
+ */
+export const REFUSED_AT_LOAD = Object.freeze({
+  ...Object.fromEntries([...Object.keys(REFUSED_MEMBERS), ...Object.keys(OMP_REFUSED_MEMBERS)].map((member) => [member, "any"])),
+  setLabel: 1,
+});
+
 /** Events whose result the agent uses and hookbox's runner combines (with its own rule and schema). */
 export const RESULT_EVENTS = Object.freeze([
   "tool_call", "tool_result", "context", "before_agent_start", "session_before_switch", "session_before_compact", "session_before_tree",

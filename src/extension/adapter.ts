@@ -13,7 +13,7 @@ import { Errors, type HookError, type HookErrorCode, type HookFailure } from "..
 import { memberRefusal } from "../bridge/agent-gate.js";
 import type { LoadedHook } from "../runner/hook.js";
 import { loadWarnings, prepareExtensionModules, settleModules, type LoadOptions, type StartingModule } from "../runner/loader.js";
-import { readStart, sameManifest, startRecordFiles, writeStarts } from "./starts.js";
+import { UNLOADED, readStart, sameManifest, startRecordFiles, writeStartsAfterLoad } from "./starts.js";
 import { readModule } from "./reading.js";
 import type { Manifest } from "../contract/protocol.js";
 import { readIsolateConfig } from "./config.js";
@@ -147,9 +147,10 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
       return failClosed("isolate", (err as Error).message)(pi);
     }
     // What the same modules registered at the agent's previous start, or (no record) what a module's source says it registers (commands and handlers): mirrored now, each module checked as it arrives.
-    const records = await startRecordFiles(paths, cwd, line, loadOptions);
+    const recordFiles = () => startRecordFiles(paths, cwd, line, loadOptions);
+    const records = await recordFiles();
     const early = records && twice.length === 0 && before.length === 0 && modules.every((m) => m.hook)
-      ? await earlyStart(modules, records, carried, line, (path) => readModule(path, line, agentModules)) : undefined;
+      ? await earlyStart(modules, { files: records, again: recordFiles }, carried, line, (path) => readModule(path, line, agentModules)) : undefined;
     if (early) {
       const mirror = new Mirror(pi, modules.map((m) => m.hook!), cwd, [], isOptional, carried, notices, early);
       mirror.install();
@@ -174,10 +175,8 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
       await hook.dispose?.();
     }
     new Mirror(pi, hooks, cwd, unloaded, isOptional, carried, notices).install();
-    // Only a start where every module loaded and crossed is recorded (the next start mirrors it).
-    // A module that loaded and crossed is recorded (the next start mirrors it); one that did not is not.
-    if (records) await writeStarts(records, paths.map((p) => hooks.find((h) => h.path === p && !unloaded.some((u) => u.path === p)) as IsolatedHook | undefined)
-      .map((h) => h?.manifest));
+    // A module that loaded and crossed is recorded (the next start mirrors it); one that did not is recorded as such (the next start waits for it).
+    if (records) await writeStartsAfterLoad(records, recordFiles, paths.map((p) => (hooks.find((h) => h.path === p && !unloaded.some((u) => u.path === p)) as IsolatedHook | undefined)?.manifest ?? UNLOADED));
   };
 }
 
@@ -191,9 +190,17 @@ export function isolate(paths: Array<string | URL>, options: IsolateOptions = {}
  * (the start waits for every module) when no module has either, one that loaded now failed or would
  * be refused, or the records do not pass the gates a load passes.
  */
-async function earlyStart(modules: StartingModule[], records: string[], carried: Carried, line: "omp" | "pi", read: (path: string) => Manifest | undefined): Promise<Early | undefined> {
-  const recorded = await Promise.all(records.map(readStart));
-  const known = recorded.map((m, i) => m ?? startsLate(read(modules[i]!.path)));
+async function earlyStart(modules: StartingModule[], records: Early["records"], carried: Carried, line: "omp" | "pi", read: (path: string) => Manifest | undefined): Promise<Early | undefined> {
+  const kept = await Promise.all(records.files.map(readStart));
+  // A module that did not load at the previous start (the same contents) is waited for: if it still does not, that is reported at the agent's start.
+  const recorded = kept.map((record) => (record === UNLOADED ? undefined : record));
+  const known = kept.map((record, i) => {
+    const hook = modules[i]!.hook!;
+    // A module under an approval is read only as it loads now: mirrored, its worker would read the file later, after a change nobody approved.
+    const found = record === UNLOADED ? undefined : record ?? (hook.sandbox.options.approval === undefined ? startsLate(read(hook.path)) : undefined);
+    // What the host refuses before the module runs (its approval, its runtime) is known now: such a module is not mirrored, and its refusal is reported before the factory returns.
+    return found && hook.refusedBeforeLoad() === undefined ? found : undefined;
+  });
   if (known.every((m) => m === undefined)) return undefined;
   const fresh = modules.filter((_, i) => known[i] === undefined);
   const failures = await Promise.all(fresh.map((m) => m.begin()));
@@ -360,8 +367,8 @@ interface Early {
   modules: StartingModule[];
   /** Each module's registrations: from its record, from its reading, or (neither) as it loaded before the factory returned. */
   previous: Manifest[];
-  /** Each module's record file, and whether it had one (a module mirrored from its reading has none: its record is written once it arrived). */
-  records: string[]; recorded: boolean[];
+  /** Each module's record file, named from its contents at the start (`again`: from its contents now), and whether it had one (a module mirrored from its reading has none: its record is written once it arrived). */
+  records: { files: string[]; again: () => Promise<string[] | undefined> }; recorded: boolean[];
   builtIns: readonly string[];
 }
 
@@ -621,9 +628,11 @@ class Mirror {
       await hook!.dispose();
     }
     this.#complete = true;
-    // Each module's record: what it registered at load; removed for one that did not load or cross.
+    // Each module's record: what it registered at load, or that it did not load or cross (the next start waits for it).
     const manifests = early.modules.map((m, i) => (this.#unloaded.some((u) => u.path === m.path) ? undefined : this.#atLoad[i] ?? m.hook!.manifest));
-    if (manifests.some((m, i) => m === undefined || !early.recorded[i] || !sameManifest(m, early.previous[i]!))) await writeStarts(early.records, manifests);
+    if (manifests.some((m, i) => m === undefined || !early.recorded[i] || !sameManifest(m, early.previous[i]!))) {
+      await writeStartsAfterLoad(early.records.files, early.records.again, manifests.map((m) => m ?? UNLOADED));
+    }
   }
 
   /**

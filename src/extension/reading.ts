@@ -23,28 +23,52 @@ import { builtinModules } from "node:module";
 import jsTokens, { type Token } from "js-tokens";
 import { manifestSchema, type AgentModules, type Manifest } from "../contract/protocol.js";
 import { importGraph } from "../policy/import-graph.js";
-import { CARRIED_MEMBERS, OMP_CARRIED_MEMBERS, OMP_REFUSED_MEMBERS, REFUSED_MEMBERS } from "../../worker/extension-members.mjs";
+import { CARRIED_MEMBERS, OMP_CARRIED_MEMBERS, REFUSED_AT_LOAD } from "../../worker/extension-members.mjs";
 import { NAME_PATTERNS } from "../../worker/wire.mjs";
 import { carriedEvents } from "./carried.js";
 
 /**
- * The agent API's members a module must not name for the reading to answer, by line of agents:
- * every registration (the agent takes commands, flags and shortcuts only while the factory runs,
- * and calls tools and renderers itself), `getFlag` (a flag's value exists only as the module
- * registered it), and every member refused (using one at load fails the load, which a start
- * reports before its factory returns). oh-my-pi's one-argument `setLabel` at load is refused too.
+ * The agent API's members a module must not name for the reading to answer, with the number of
+ * arguments of the call that stops it (`"any"`: any use): every registration (the agent takes
+ * commands, flags and shortcuts only while the factory runs, and calls tools and renderers itself),
+ * `getFlag` (a flag's value exists only as the module registered it), and every member whose use at
+ * load fails the load (`REFUSED_AT_LOAD`, the worker's own table: a refusal decided by a name is
+ * reported before the factory returns). The same for every agent, as the worker refuses them in every agent.
  */
-export const LOAD_TIME_MEMBERS: Readonly<Record<"pi" | "omp", ReadonlySet<string>>> = (() => {
-  const members = (refused: readonly string[]) => new Set([...CARRIED_MEMBERS, ...OMP_CARRIED_MEMBERS, ...refused]
-    .filter((m) => /^(?:un)?register/.test(m) || m === "getFlag" || refused.includes(m)));
-  return {
-    pi: members(Object.keys(REFUSED_MEMBERS)),
-    omp: members([...Object.keys(REFUSED_MEMBERS), ...Object.keys(OMP_REFUSED_MEMBERS), "setLabel"]),
-  };
-})();
+export const LOAD_TIME_MEMBERS: ReadonlyMap<string, "any" | number> = new Map([
+  ...[...CARRIED_MEMBERS, ...OMP_CARRIED_MEMBERS].filter((m) => /^(?:un)?register/.test(m) || m === "getFlag").map((m) => [m, "any"] as const),
+  ...Object.entries(REFUSED_AT_LOAD),
+]);
 /** A registration of the agent's, or a name like one (a member of a newer agent, a helper that may call one): not read. */
 const REGISTRATION = /^(?:un)?register[A-Za-z0-9_$]*$/;
-const loadTime = (members: ReadonlySet<string>, name: string) => REGISTRATION.test(name) || members.has(name);
+/** Whether naming `name` at token `i` (-1: in a string) stops the reading. A member refused by its arguments' number stops it unless named in a call that passes another number. */
+function loadTime(tokens: readonly Token[], i: number, name: string): boolean {
+  if (REGISTRATION.test(name)) return true;
+  const use = LOAD_TIME_MEMBERS.get(name);
+  if (use === undefined) return false;
+  if (use === "any" || i < 0) return true;
+  const count = argumentCount(tokens, i + 1);
+  return count === undefined || count === use;
+}
+
+/** How many arguments the call whose `(` is at `open` passes, or undefined when it is not a call or spreads one. */
+function argumentCount(tokens: readonly Token[], open: number): number | undefined {
+  if (tokens[open]?.value !== "(") return undefined;
+  let depth = 0;
+  let commas = 0;
+  for (let j = open; j < tokens.length; j++) {
+    const value = tokens[j]!.value;
+    if (value === "(" || value === "[" || value === "{") depth++;
+    else if (value === ")" || value === "]" || value === "}") {
+      if (--depth > 0) continue;
+      // `f()` passes none; a trailing comma adds none.
+      const last = tokens[j - 1]!.value;
+      return j === open + 1 ? 0 : commas + (last === "," ? 0 : 1);
+    } else if (depth === 1 && value === ",") commas++;
+    else if (depth === 1 && value === "...") return undefined;
+  }
+  return undefined;
+}
 /** The module's parameter is conventionally `pi`, so oh-my-pi's refused member `pi.pi` counts only as a member or a string. */
 const PARAMETER = "pi";
 /** Names that evaluate code or load a module the reading cannot see. */
@@ -56,13 +80,13 @@ const MAX_SOURCE_BYTES = 512 * 1024;
 /** What `entry` registers, read from its source for an agent of `line`, or undefined when the reading is not certain. */
 export function readModule(entry: string, line: "omp" | "pi", agentModules: AgentModules | undefined): Manifest | undefined {
   // The entry first: most modules the reading cannot read say so there, before the graph is walked.
-  const found = [readFile(entry, line, agentModules)];
+  const found = [readFile(entry, agentModules)];
   if (found[0] === undefined) return undefined;
   try {
     const graph = importGraph(entry);
     if (graph.files.length >= MAX_FILES) return undefined;
     for (const file of new Set(graph.files.map((f) => f.real))) {
-      found.push(readFile(file, line, agentModules));
+      found.push(readFile(file, agentModules));
       if (found.at(-1) === undefined) return undefined;
     }
   } catch {
@@ -89,8 +113,8 @@ export function readModule(entry: string, line: "omp" | "pi", agentModules: Agen
 /** A file's `.on("<name>", …)` event names and `.registerCommand(…)` commands, in source order. */
 interface FileReading { events: string[]; commands: Manifest["commands"] }
 
-/** What `file` registers, or undefined when a rule of the reading fails there. */
-function readFile(file: string, line: "omp" | "pi", agentModules: AgentModules | undefined): FileReading | undefined {
+/** What `file` registers, or undefined when a rule of the reading fails there (the same rules for every agent; its events are checked against the agent's in `readModule`). */
+function readFile(file: string, agentModules: AgentModules | undefined): FileReading | undefined {
   let source: string;
   try {
     if (statSync(file).size > MAX_SOURCE_BYTES) return undefined;
@@ -100,7 +124,6 @@ function readFile(file: string, line: "omp" | "pi", agentModules: AgentModules |
   }
   const tokens = significant(source, /\.[jt]sx$/.test(file));
   if (tokens === undefined) return undefined;
-  const members = LOAD_TIME_MEMBERS[line];
   const events: string[] = [];
   const commands: Manifest["commands"] = [];
   // The `from` of an `import type … from` / `export type … from`: erased by the transform, its package never loaded.
@@ -110,7 +133,7 @@ function readFile(file: string, line: "omp" | "pi", agentModules: AgentModules |
     const previous = tokens[i - 1]?.value;
     const text = literal(token);
     if (text !== undefined) {
-      if (text === "on" || loadTime(members, text)) return undefined;
+      if (text === "on" || loadTime(tokens, -1, text)) return undefined;
       continue;
     }
     if (token.type === "StringLiteral" || token.type === "NoSubstitutionTemplate") return undefined;
@@ -124,7 +147,7 @@ function readFile(file: string, line: "omp" | "pi", agentModules: AgentModules |
       commands.push(command);
       continue;
     }
-    if (loadTime(members, name) && (name !== PARAMETER || previous === "." || previous === "?.")) return undefined;
+    if (loadTime(tokens, i, name) && (name !== PARAMETER || previous === "." || previous === "?.")) return undefined;
     if (name === "on") {
       const event = literalAt(tokens, i + 2);
       if (previous !== "." || tokens[i + 1]?.value !== "(" || event === undefined || tokens[i + 3]?.value !== ",") return undefined;
