@@ -1,7 +1,7 @@
 // pi's ExtensionAPI (pi 0.73.1), member by member and event by event: what `hookbox/extension`
 // carries across the isolation boundary today, and what it refuses (with why). One table, read by
 // the worker (a refused member throws when an isolated module calls it), by the adapter
-// (src/extension/adapter.ts: a module that registered a refused event, or a renderer outside worker
+// (src/extension/refusals.ts: a module that registered a refused event, or a renderer outside worker
 // isolation, does not load) and by a test that checks it against the agent's own `ExtensionAPI`
 // type, so a new member cannot slip through unclassified.
 
@@ -68,7 +68,7 @@ const NOT_YET = "not carried across the isolation boundary yet";
 
 /**
  * Members refused at load, with why: they throw in the worker, naming the member and why.
- * (`registerMessageRenderer` crosses in worker isolation only: src/extension/adapter.ts refuses it in the
+ * (`registerMessageRenderer` crosses in worker isolation only: src/extension/refusals.ts refuses it in the
  * others, saying why.)
  * @type {Readonly<Record<string, string>>}
  */
@@ -146,7 +146,7 @@ export const REFUSED_EVENTS = Object.freeze({});
  * the seed's hook events a legacy `HookAPI` module (an oh-my-pi or xcsh `--hook` file) subscribes
  * to, each with a rule in hookbox's runner. Carried only inside an agent of that line; in pi a
  * module that subscribes to one loads and that handler is never called, as pi never fires it (said
- * once, src/extension/adapter.ts `showUnfired`). Which line an agent is: `agentLine` there.
+ * once, src/extension/refusals.ts `showUnfired`). Which line an agent is: `agentLine` in src/extension/carried.ts.
  */
 export const OMP_RESULT_EVENTS = Object.freeze(["session_before_branch", "session.compacting"]);
 export const OMP_NOTIFY_EVENTS = Object.freeze([

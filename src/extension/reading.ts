@@ -1,7 +1,7 @@
 /**
  * What a module registers, read from its source before it runs, so a start with no record of it
  * (src/extension/starts.ts: the agent's first start, or the first after the module changed) can
- * mirror it as a recorded module is mirrored (src/extension/adapter.ts `earlyStart`, which takes a
+ * mirror it as a recorded module is mirrored (src/extension/early-start.ts `earlyStart`, which takes a
  * reading only of a module no event before the agent's first request waits for): the factory
  * returns at once and the module starts when an event or one of its commands needs it.
  *
@@ -16,7 +16,7 @@
  * before the factory returns, as at any start with no record. What a module hides from the reading
  * (a name built at run time), or reads otherwise than it registers (a command on a line that never
  * runs), is taken on arrival as a changed record is: a handler from then on, a tool at once, a
- * command, flag or shortcut at the next start, with one warning (src/extension/adapter.ts `#arrive`).
+ * command, flag or shortcut at the next start, with one warning (src/extension/mirror.ts `#arrive`).
  */
 import { readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";

@@ -1,6 +1,6 @@
 /**
  * What each module of one `isolate()` registered at the agent's previous start, so the next start
- * can mirror it before the module finishes loading (src/extension/adapter.ts, `Mirror`): the agent's
+ * can mirror it before the module finishes loading (src/extension/mirror.ts, `Mirror`): the agent's
  * first request then waits only for the modules that handle the events before it, and every tool
  * call waits for all of them. One record per module, keyed by everything that shapes what it
  * registers as far as the host can see it (the agent's line, its working folder, the module's path
@@ -8,7 +8,7 @@
  * the start waits for it alone (the agent takes commands, flags and shortcuts only while the
  * factory runs). What the host cannot see (a module's imports, its environment) is checked when
  * each module arrives: what a module registers differently is taken as far as the agent takes it
- * then, the rest named in one warning, and the record rewritten (src/extension/adapter.ts `#arrive`).
+ * then, the rest named in one warning, and the record rewritten (src/extension/mirror.ts `#arrive`).
  *
  * Records live in a folder of the host's transform cache (`transformCacheDir`, the same private
  * folder: hooks never see it), one small JSON file per module, written atomically, checked with

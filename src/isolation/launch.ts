@@ -85,7 +85,7 @@ export interface Launched {
  * module that no longer matches its approval (`not_approved`), a policy grant that reaches the
  * transform cache, a runtime that cannot run what the policy asks (a Bun host). Every load checks
  * it (`launch`); a start that mirrors a module before it loads checks it first, so the module is
- * refused where a load is (src/extension/adapter.ts `earlyStart`).
+ * refused where a load is (src/extension/early-start.ts `earlyStart`).
  */
 export function hostRefusal(spec: Pick<LaunchSpec, "hookPath" | "resolvedPath" | "options" | "cacheDir">): HookFailure | { verdict: Exclude<ReturnType<NonNullable<ResolvedSandboxOptions["approval"]>>, HookFailure>; plan: RuntimePlan } {
   const { hookPath, resolvedPath, options } = spec;
