@@ -53,7 +53,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     setupFiles: ["test/support/intrinsics.ts"],
     // Every pinned agent installed once, before any test file starts (two files installing at once broke the cache).
-    globalSetup: ["test/support/install-agents.ts"],
+    // and a private temporary folder per run: nothing an earlier run left in the host's caches reaches this one.
+    globalSetup: ["test/support/install-agents.ts", "test/support/private-tmp.ts"],
     maxWorkers: 2,
     // Why inline: vitest's external-module interop under Bun loses zod's named exports.
     server: { deps: { inline: ["zod"] } },

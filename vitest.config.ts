@@ -41,7 +41,8 @@ export default defineConfig({
     // (a polluted prototype would reach every child process the host starts).
     setupFiles: ["test/support/intrinsics.ts"],
     // Every pinned agent installed once, before any test file starts (two files installing at once broke the cache).
-    globalSetup: ["test/support/install-agents.ts"],
+    // and a private temporary folder per run: nothing an earlier run left in the host's caches reaches this one.
+    globalSetup: ["test/support/install-agents.ts", "test/support/private-tmp.ts"],
     hookTimeout: 30_000,
     // Tests start real workers; two cores, so two test files at a time.
     maxWorkers: 2,

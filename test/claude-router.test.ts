@@ -18,6 +18,7 @@ import { parseClaudeSettings } from "../src/claude/settings.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { ROOT } from "./cli-run.js";
 import { guardProject } from "./support/claude-guard.js";
+import { quietSockets } from "./support/quiet-sockets.js";
 
 const roots: string[] = [];
 afterEach(() => { for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true }); });
@@ -63,7 +64,7 @@ describe("hookbox claude-hook's runner", () => {
   });
 
   it.skipIf(!sandboxAvailability().ok)("runs an approved project hook with no network: a listener on the host's loopback is out of its reach (control: the same lines as your own hook, outside the sandbox, connect)", async () => {
-    const server = createServer((socket) => socket.end("hello"));
+    const server = quietSockets(createServer((socket) => socket.end("hello")));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as { port: number }).port;
     try {

@@ -8,6 +8,7 @@ import { OVERLAY_OPTIONS } from "../fixtures/hostile/pads-the-screen-with-an-ove
 import { installPiDir } from "./support/pi-run.js";
 import { ISOLATION } from "./support/isolation.js";
 import { FORGED } from "../fixtures/hostile/forges-answers-to-custom-calls-it-never-made.js";
+import { OVERLAY_CELLS } from "../src/bridge/methods.js";
 
 const clean = () => {
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -104,6 +105,21 @@ describe("the agent's UI", () => {
     expect(errors.map((e) => e.code)).toEqual(["protocol_violation"]);
     expect(errors[0]!.error).toContain("overlayOptions.margin");
     expect(sent[0]!.message.content).toContain("overlayOptions.margin");
+  });
+
+  it(`custom() overlay options at the bound (a margin of ${OVERLAY_CELLS} cells, an offset of -${OVERLAY_CELLS}) are taken; one cell past it (${OVERLAY_CELLS + 1}, -${OVERLAY_CELLS + 1}) is refused as protocol_violation and never reaches the host's UI`, async () => {
+    const shown: unknown[] = [];
+    const ui: HookUIContext = { ...createNoOpUIContext(), custom: async (_factory: unknown, options?: unknown) => { shown.push(options); return undefined as never; } };
+    const { runner, errors } = await start(["hostile/pads-the-screen-with-an-overlay-margin.ts"], { init: { uiContext: ui, hasUI: true } });
+    const overlay = async (top: number, offsetX: number) => (await runner.emitToolCall({ ...toolCall(), input: { top, offsetX } }))!.reason;
+    // This UI never calls the factory: the host's UI is reached in every mode (a child's custom() is refused only when its factory runs).
+    expect(await overlay(OVERLAY_CELLS, -OVERLAY_CELLS)).toBe("shown");
+    expect(errors).toEqual([]);
+    expect(shown).toEqual([{ overlay: true, overlayOptions: { anchor: "top-left", width: 20, offsetX: -OVERLAY_CELLS, margin: { top: OVERLAY_CELLS } } }]);
+    expect(await overlay(OVERLAY_CELLS + 1, 0)).toContain("overlayOptions.margin");
+    expect(await overlay(0, -OVERLAY_CELLS - 1)).toContain("overlayOptions.offsetX");
+    expect(errors.map((e) => e.code)).toEqual(["protocol_violation", "protocol_violation"]);
+    expect(shown).toHaveLength(1);
   });
 
   it("custom() answers for calls the module never made are refused as protocol_violation: the host keeps none, and its first real call gets the answer its component gave", async () => {

@@ -14,13 +14,16 @@ import { TAGGED_FRAMES } from "../fixtures/hostile/writes-tagged-frames.js";
 const toolResult = { type: "tool_result" as const, toolName: "read", toolCallId: "r", input: {}, content: [{ type: "text" as const, text: "API_KEY=1" }], isError: false };
 const REDACTED = { content: [{ type: "text", text: "API_KEY=[REDACTED]" }] };
 const inProcess = ISOLATION !== "worker";
+const TYPED = "typed by the user\n";
 
 /** Run test/support/hostile-host.mts in a host process of its own; resolves with its stdout and stderr. */
-function hostileHost(rel: string, scenario: "flood" | "stdin"): Promise<{ stdout: string; stderr: string }> {
+function hostileHost(rel: string, scenario: "flood" | "stdin" | "typed"): Promise<{ stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ["--import", "tsx", "test/support/hostile-host.mts", rel, ISOLATION, scenario], {
     // A pipe nobody writes to: a hook that reads the host's stdin blocks on it.
     stdio: ["pipe", "pipe", "pipe"],
   });
+  // `typed`: what the user typed is there before the hook runs, then the stream ends.
+  if (scenario === "typed") child.stdin.end(TYPED);
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c) => { stdout += c; });
@@ -113,7 +116,7 @@ describe("the hook's streams", () => {
     expect(report.maxRssMb).toBeLessThan(400);
   }, 90_000);
 
-  it("a hook blocked reading fd 0 never gets the host's input, and dispose returns within its bound", async () => {
+  it("a hook blocked reading fd 0 (a pipe nobody writes to in a worker, /dev/null in a child) does not hold dispose past its bound", async () => {
     const { stdout } = await hostileHost("hostile/reads-stdin.ts", "stdin");
     const report = JSON.parse(stdout.trim());
     expect(report.disposeMs).toBeLessThan(DISPOSE_BOUND_MS + 1_000);
@@ -122,4 +125,22 @@ describe("the hook's streams", () => {
     if (inProcess) expect(report.messages).toEqual(["read 0 bytes"]);
     else expect(report.messages).toEqual([]);
   }, 90_000);
+
+  it(`a hook reading fd 0 ${inProcess ? "reads /dev/null (end of file) and the host keeps the user's input" : "takes the user's input from the host (worker mode can: it shares fd 0)"}`, async () => {
+    const report = JSON.parse((await hostileHost("hostile/reads-stdin.ts", "typed")).stdout.trim());
+    // The control is the other project's run: the same input, read by the hook or left to the host.
+    if (inProcess) {
+      expect(report.messages).toEqual(["read 0 bytes"]);
+      expect(report.hostRead).toBe(TYPED);
+    } else {
+      expect(report.messages).toEqual([`read ${TYPED.length} bytes: ${TYPED}`]);
+      expect(report.hostRead).toBe("");
+    }
+  }, 30_000);
+
+  it("a hook reading process.stdin, the stream, gets it ended and empty in every mode (a worker is given no stdin stream) and the host keeps the user's input", async () => {
+    const report = JSON.parse((await hostileHost("hostile/reads-process-stdin.ts", "typed")).stdout.trim());
+    expect(report.messages).toEqual(['process.stdin ended: ""']);
+    expect(report.hostRead).toBe(TYPED);
+  }, 30_000);
 });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadHooks } from "../src/index.js";
 import { ancestors, dependencyDir } from "../src/policy/paths.js";
-import { childRuntime, HOST_BUN } from "../src/policy/runtime.js";
+import { childRuntime, HOST_BUN, MIN_NODE_MAJOR } from "../src/policy/runtime.js";
 import { FrameReader } from "../src/isolation/frames.js";
 import { MAX_FRAME_DEPTH, measure } from "../worker/wire.mjs";
 import { decodeFrameBody, encodeFrame } from "../worker/frames.mjs";
@@ -62,6 +62,13 @@ describe("the runtime option", () => {
     expect(childRuntime(modern)).toEqual({ path: modern, node: "22.14.0", permissionFlag: "--permission" });
     const older = fakeRuntime({ node: "20.11.0", bun: null, flags: ["--experimental-permission"] });
     expect(childRuntime(older)).toEqual({ path: older, node: "20.11.0", permissionFlag: "--experimental-permission" });
+  });
+
+  it("takes Node MIN_NODE_MAJOR.0.0 (package.json's engines, test/docs-figures.test.ts) and refuses the last release before it, naming the minimum", async () => {
+    const oldest = fakeRuntime({ node: `${MIN_NODE_MAJOR}.0.0`, bun: null, flags: ["--experimental-permission"] });
+    expect(childRuntime(oldest)).toEqual({ path: oldest, node: `${MIN_NODE_MAJOR}.0.0`, permissionFlag: "--experimental-permission" });
+    const before = fakeRuntime({ node: `${MIN_NODE_MAJOR - 1}.99.0`, bun: null, flags: ["--experimental-permission"] });
+    expect(childRuntime(before)).toBe(`the runtime ${before} is Node ${MIN_NODE_MAJOR - 1}.99.0: hooks need Node ${MIN_NODE_MAJOR} or later`);
   });
 
   it("refuses by name a runtime that is Bun, too old, without a permission model, missing, or that does not answer", async () => {

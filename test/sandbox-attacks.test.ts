@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { fixture, start, until } from "./helpers/host.js";
 import { turnStart } from "./helpers/events.js";
+import { quietSockets } from "./support/quiet-sockets.js";
 
 const available = sandboxAvailability();
 if (!available.ok) console.log(`sandbox tests skipped: ${available.reason}`);
@@ -123,7 +124,7 @@ describe.skipIf(!available.ok)("a hook in a sandbox", () => {
 
   it("no network connection leaves the sandbox: a server on the host's loopback hears nothing", async () => {
     let connections = 0;
-    const server = createServer(() => { connections++; });
+    const server = quietSockets(createServer(() => { connections++; }));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { runner } = await start([hook], { load: sandboxed });

@@ -1,18 +1,19 @@
 /**
  * The seccomp filter, the process bound and the memory bound of every
  * sandbox (the hook's own and each `pi.exec` program's), and another hook's proxy socket out of
- * reach, with real sandboxes. Skipped, with the reason, only where the sandbox cannot be built.
+ * reach and the home empty (under a granted folder, a granted link, a written grant), with real sandboxes. Skipped, with the reason, only where the sandbox cannot be built.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { basename, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { SANDBOX_MAX_TASKS } from "../src/isolation/bubblewrap/cgroups.js";
 import { proxySocketDirs } from "../src/net/proxy.js";
-import { fixture, start } from "./helpers/host.js";
+import { fixture, start, until } from "./helpers/host.js";
+import { quietSockets } from "./support/quiet-sockets.js";
 
 const available = sandboxAvailability();
 if (!available.ok) console.log(`sandbox wall tests skipped: ${available.reason}`);
@@ -123,27 +124,91 @@ describe.skipIf(!available.ok)("every sandbox's walls (seccomp, processes, memor
 describe.skipIf(!available.ok)("another hook's proxy socket", () => {
   // Why outside the temporary folder: a policy that reaches the host's transform cache fails to load.
   const cache = mkdtempSync("/var/tmp/hookbox-walls-cache-");
-  afterAll(() => rmSync(cache, { recursive: true, force: true }));
+  // A link to the temporary folder, outside it: a hook granted the link sees what the folder holds.
+  const links = mkdtempSync("/var/tmp/hookbox-walls-links-");
+  symlinkSync(tmpdir(), join(links, "tmp"));
+  const server = quietSockets(createServer(() => {}));
+  let target = "";
+  beforeAll(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => {
+    target = `127.0.0.1:${(server.address() as { port: number }).port}`;
+    resolve();
+  })));
+  afterAll(() => {
+    server.close();
+    rmSync(cache, { recursive: true, force: true });
+    rmSync(links, { recursive: true, force: true });
+  });
+
+  /** A hook allowed to reach `target`, its proxy's socket folder, and what its proxy recorded against it (a tunnel another hook opened through it would be). */
+  async function networked(): Promise<{ socketDir: string; blamed: unknown[] }> {
+    const blamed: unknown[] = [];
+    const before = new Set(proxySocketDirs([tmpdir()]));
+    await start([fixture("hostile/execs-where-it-chooses.ts")], { cwd, load: { ...base, policy: { permissionModel: false, network: { allow: [target] } }, onNet: (_hook, record) => blamed.push(record) } });
+    const socketDir = proxySocketDirs([tmpdir()]).find((d) => !before.has(d) && listensHere(join(d, "proxy.sock")));
+    expect(socketDir).toBeDefined();
+    return { socketDir: socketDir!, blamed };
+  }
 
   it("is hidden from a hook whose policy grants the whole temporary folder, and from its pi.exec programs", async () => {
-    const server = createServer(() => {});
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    try {
-      const port = (server.address() as { port: number }).port;
-      const before = new Set(proxySocketDirs([tmpdir()]));
-      const networked = await start([fixture("hostile/execs-where-it-chooses.ts")], { cwd, load: { ...base, policy: { permissionModel: false, network: { allow: [`127.0.0.1:${port}`] } } } });
-      const socketDir = proxySocketDirs([tmpdir()]).find((d) => !before.has(d))!;
-      expect(socketDir).toBeDefined();
-      const { runner } = await start([WALLS], { cwd, load: { ...base, policy: { permissionModel: false, fsRead: [tmpdir(), "/usr"], exec: { allow: ["ls"] } }, transformCacheDir: cache } });
-      // The folder is there (an empty tmpfs over it), the socket is not: in a program and in the hook.
-      expect(parse((await runner.emitToolCall(run("exec", "ls", ["-A", socketDir])))!.reason)).toMatchObject({ code: 0, stdout: "" });
-      expect(parse((await runner.emitToolCall(run("spawn", "/usr/bin/ls", ["-A", socketDir])))!.reason)).toMatchObject({ code: 0, stdout: "" });
-      await networked.runner.dispose();
-    } finally {
-      server.close();
-    }
+    const { socketDir } = await networked();
+    const { runner } = await start([WALLS], { cwd, load: { ...base, policy: { permissionModel: false, fsRead: [tmpdir(), "/usr"], exec: { allow: ["ls"] } }, transformCacheDir: cache } });
+    // The folder is there (an empty tmpfs over it), the socket is not: in a program and in the hook.
+    expect(parse((await runner.emitToolCall(run("exec", "ls", ["-A", socketDir])))!.reason)).toMatchObject({ code: 0, stdout: "" });
+    expect(parse((await runner.emitToolCall(run("spawn", "/usr/bin/ls", ["-A", socketDir])))!.reason)).toMatchObject({ code: 0, stdout: "" });
+  });
+
+  it("is out of reach under a granted link to the temporary folder and under a written grant of it: the connect fails with ENOENT, and nothing is recorded against the other hook (control: in process isolation the same hook opens a tunnel through it, recorded against the other hook)", async () => {
+    const probe = fixture("hostile/uses-another-hooks-proxy.ts");
+    const ask = async (runner: Awaited<ReturnType<typeof start>>["runner"], socket: string) =>
+      (await runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: "p", input: { socket, target } }))!.reason;
+    const { socketDir, blamed } = await networked();
+    const socket = join(socketDir, "proxy.sock");
+    const linked = await start([probe], { cwd, load: { ...base, policy: { permissionModel: false, fsRead: [join(links, "tmp")] }, transformCacheDir: cache } });
+    expect(await ask(linked.runner, join(links, "tmp", basename(socketDir), "proxy.sock"))).toBe("error ENOENT");
+    const written = await start([probe], { cwd, load: { ...base, policy: { permissionModel: false, fsWrite: [tmpdir()] }, transformCacheDir: cache } });
+    expect(await ask(written.runner, socket)).toBe("error ENOENT");
+    expect(blamed).toEqual([]);
+    const control = await start([probe], { cwd, load: { isolation: "process", unresponsiveMs: 10_000, policy: { permissionModel: false } } });
+    expect(await ask(control.runner, socket)).toBe("HTTP/1.1 200 Connection Established");
+    await until(() => blamed.length > 0);
+    expect(blamed).toEqual([expect.objectContaining({ method: "CONNECT" })]);
   });
 });
+
+describe.skipIf(!available.ok)("the sandbox's empty home", () => {
+  // A home with a key, and a link outside it to the folder above it.
+  const dir = mkdtempSync("/var/tmp/hookbox-walls-home-");
+  const home = join(dir, "users", "u");
+  mkdirSync(join(home, ".ssh"), { recursive: true });
+  writeFileSync(join(home, ".ssh", "id_ed25519"), "CANARY-SSH-KEY");
+  symlinkSync(join(dir, "users"), join(dir, "link"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const env = { HOME: home, PATH: "/usr/bin:/bin" };
+  /** Node's permission model off in the sandbox (the sandbox alone must hold), on in the other modes (what fsRead means there). */
+  const read = async (fsRead: string[], path: string, isolation: "sandbox" | "process" | "worker" = "sandbox") => {
+    const { runner } = await start([fixture("hostile/reads-the-home-through-a-granted-folder.ts")], { cwd, load: { ...base, isolation, env, policy: { permissionModel: isolation !== "sandbox", fsRead } } });
+    return (await runner.emitToolCall({ type: "tool_call", toolName: "read", toolCallId: "h", input: { path } }))!.reason;
+  };
+
+  it("stays empty under a granted folder above it, under a granted link to that folder, and when the home itself is granted with a trailing slash: each read of the key fails with ENOENT (control: in process and worker isolation the granted link reads it, as fsRead grants there)", async () => {
+    const key = (at: string) => join(at, "u", ".ssh", "id_ed25519");
+    expect(await read([join(dir, "users")], key(join(dir, "users")))).toBe("error ENOENT");
+    expect(await read([join(dir, "link")], key(join(dir, "link")))).toBe("error ENOENT");
+    expect(await read([`${home}/`], join(home, ".ssh", "id_ed25519"))).toBe("error ENOENT");
+    expect(await read([join(dir, "link")], key(join(dir, "link")), "process")).toBe("CANARY-SSH-KEY");
+    expect(await read([join(dir, "link")], key(join(dir, "link")), "worker")).toBe("CANARY-SSH-KEY");
+  });
+});
+
+/**
+ * Whether this process listens on the unix socket at `path`. Why: other test runs on the machine
+ * start proxies in the same temporary folder, so a new socket folder is not surely this file's.
+ */
+function listensHere(path: string): boolean {
+  const inode = readFileSync("/proc/net/unix", "utf8").split("\n").map((l) => l.trim().split(/\s+/)).find((f) => f[7] === path)?.[6];
+  if (!inode) return false;
+  return readdirSync("/proc/self/fd").some((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`) === `socket:[${inode}]`; } catch { return false; } });
+}
 
 const root = process.getuid?.() === 0;
 describe.skipIf(!available.ok || !root)("where no cgroup can be made (an empty /sys/fs/cgroup, in a mount namespace of its own)", () => {

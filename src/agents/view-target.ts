@@ -7,7 +7,7 @@
  * hooks, and the agent would run none of the user's guards. A link inside the project is followed.
  */
 import { realpathSync } from "node:fs";
-import { relative, isAbsolute } from "node:path";
+import { strictlyInside } from "../gates/inside.js";
 
 /** A reason not to start the agent at all (the CLI reports it as a usage error). */
 export class LaunchRefused extends Error {
@@ -18,8 +18,7 @@ export class LaunchRefused extends Error {
 export function viewTarget(launcher: string, project: string, path: string, what = "project settings file"): string {
   const real = realpathSync(path);
   const root = realpathSync(project);
-  const rel = relative(root, real);
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+  if (!strictlyInside(root, real)) {
     throw new LaunchRefused(`${path} is a link to ${real}, outside the project: hookbox ${launcher} does not start with a ${what} that leads out of the project (its view could cover your own settings or the managed ones, which hold the routing hooks); remove the link`);
   }
   return real;

@@ -7,7 +7,7 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { Errors } from "../contract/errors.js";
-import { inside } from "../gates/inside.js";
+import { below } from "../gates/inside.js";
 import { execRefusal, hookEnv, type Policy } from "../policy/policy.js";
 import { describeIssues } from "../contract/schemas.js";
 import { execArgs } from "./methods.js";
@@ -94,7 +94,9 @@ export function execCwd(gate: Pick<ExecGate, "reads" | "sandboxed">, runnerCwd: 
   for (const grant of [folder, ...fsRead, ...fsWrite]) {
     let granted: string;
     try { granted = realpathSync(resolve(grant)); } catch { continue; }
-    if (inside(granted, real)) return { cwd: resolve(grant) + real.slice(granted.length) };
+    // Where the program sees it: the grant is bound at its own name.
+    const rest = below(granted, real);
+    if (rest !== undefined) return { cwd: join(resolve(grant), rest) };
   }
   return { refused: `pi.exec's working directory ${JSON.stringify(real)} is outside what this hook may read (its folder ${folder}, policy.fsRead, policy.fsWrite); grant it in policy.fsRead to run programs there` };
 }

@@ -93,7 +93,7 @@ const customKey = z.string().regex(/^custom:\d+$/).max(LIMITS.maxName);
  * places an overlay at its margin without clamping it to the screen and pads the screen with empty
  * lines down to it, so a margin of 1e9 hangs the agent's UI thread and exhausts its memory.
  */
-const OVERLAY_CELLS = 10_000;
+export const OVERLAY_CELLS = 10_000;
 const cells = z.number().min(-OVERLAY_CELLS).max(OVERLAY_CELLS);
 const sizeValue = z.union([cells, z.string().regex(/^\d{1,3}(\.\d{1,4})?%$/)]);
 const edge = cells.optional();

@@ -22,7 +22,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSy
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { inside, strictlyInside } from "../gates/inside.js";
+import { below, inside } from "../gates/inside.js";
 import { runtimeFiles, type Bind, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { startNetProxy, sandboxNetSpec, netExecArgv, type NetProxy } from "../net/proxy.js";
 import { grantedFolder, NEVER_WRITABLE, type Grant } from "../policy/grants.js";
@@ -114,8 +114,9 @@ function toolTarget(project: string, event: string, input: Record<string, unknow
   const st = lstatSync(path, { throwIfNoEntry: false });
   if (!st?.isFile()) return { why: `${named} is not a regular file (a link, a folder, or gone)` };
   const real = realpathSync(path);
-  if (!strictlyInside(project, real)) return { why: `${named} is not a file of the project` };
-  if (neverWritable(relative(project, real))) return { why: `${named} is in ${relative(project, real).split(sep)[0]}, where git or an agent runs code from` };
+  const rel = below(project, real);
+  if (!rel) return { why: `${named} is not a file of the project` };
+  if (neverWritable(rel)) return { why: `${named} is in ${rel.split("/")[0]}, where git or an agent runs code from` };
   return { file: real };
 }
 

@@ -13,7 +13,8 @@
  * - `WebFetch(domain:host)`: the URL's host is `host` or below it.
  */
 import { homedir } from "node:os";
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
+import { below } from "../gates/inside.js";
 import picomatch from "picomatch";
 
 export type IfRule =
@@ -87,8 +88,8 @@ function pathMatches(glob: string, file: string, cwd: string): boolean {
   const absolute = isAbsolute(file) ? file : resolve(cwd, file);
   if (glob.startsWith("//")) return picomatch.isMatch(absolute, glob.slice(1), { dot: true });
   if (glob.startsWith("~/")) return picomatch.isMatch(absolute, resolve(process.env.HOME || homedir(), glob.slice(2)), { dot: true });
-  const rel = relative(cwd, absolute);
-  if (rel.startsWith("..") || isAbsolute(rel)) return false;
+  const rel = below(cwd, absolute);
+  if (rel === undefined) return false;
   const pattern = glob.replace(/^\.?\//, "");
   return picomatch.isMatch(rel, pattern, { dot: true, basename: !pattern.includes("/") });
 }

@@ -13,6 +13,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { below } from "../gates/inside.js";
 import { findOnPath } from "../policy/runtime.js";
 import { ApprovalStore, approvalCommand } from "../approval/store.js";
 import { discoverOpencode, worktreeRoot } from "../opencode/discovery.js";
@@ -114,7 +115,10 @@ export async function opencode(args: string[], out: Output, _signal?: AbortSigna
       const view = join(dir, "views", String(i));
       mkdirSync(view, { recursive: true });
       binds.push("--ro-bind", folder, view);
-      for (const p of found.plugins) if (p.kind === "file" && p.path.startsWith(`${folder}/`)) p.load = view + p.path.slice(folder.length);
+      for (const p of found.plugins) {
+        const rest = p.kind === "file" ? below(folder, p.path) : undefined;
+        if (rest) p.load = join(view, rest);
+      }
     });
     for (const folder of found.hide) binds.push("--tmpfs", folder);
     const plan: OpencodePlan = { project, bun: realpathSync(program), child: own.child, deadlineMs: deadline(), plugins: found.plugins };

@@ -8,6 +8,7 @@
 import { statSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { join, relative, resolve } from "node:path";
+import { below } from "../gates/inside.js";
 import { ApprovalStore, ApprovalStoreError, fingerprint, FingerprintError, PinReader, projectKey, type Fingerprint } from "../approval/store.js";
 import { discoverHooks, isModulePath } from "../discovery/index.js";
 import { extensionsIn, piModules } from "../discovery/agents.js";
@@ -255,7 +256,7 @@ function describe(project: string, policy: string, reviewed: Reviewed[], pending
   const key = projectKey(project);
   if (reviewed.length === 0) return `${key}: no module of the project would run (nothing to approve)\n`;
   const lines = [`${key}: ${reviewed.length} module${reviewed.length === 1 ? "" : "s"} of the project would run, under "${policy}":`];
-  const short = (p: string) => (p.startsWith(`${key}/`) ? relative(key, p) : p);
+  const short = (p: string) => below(key, p) || p;
   for (const r of reviewed) {
     if (!r.fingerprint) {
       lines.push("", `  ${short(r.key)}  [cannot be approved]`, `    origin: ${r.origin}`, `    why: ${r.refusal}`);

@@ -15,6 +15,7 @@
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { below } from "../gates/inside.js";
 import { ancestors } from "../policy/paths.js";
 import type { AgentModules } from "../contract/protocol.js";
 import { OMP_PACKAGE, PI_PACKAGE } from "./agents.js";
@@ -110,9 +111,9 @@ export function ompAgentModules(ompRoot: string): AgentModules | undefined {
   // into (`@oh-my-pi/pi-coding-agent/src`), not a whole package (oh-my-pi's examples are in it).
   const native = new Set<string>();
   for (const target of Object.values(alias)) {
-    const root = [...roots].find((dir) => target.startsWith(`${dir}/`));
+    const root = [...roots].find((dir) => below(dir, target));
     const at = root?.lastIndexOf("node_modules/") ?? -1;
-    if (root && at >= 0) native.add(`${root.slice(at + "node_modules/".length)}/${target.slice(root.length + 1).split("/")[0]}`);
+    if (root && at >= 0) native.add(`${root.slice(at + "node_modules/".length)}/${below(root, target)!.split("/")[0]}`);
   }
   return { alias, native: [...native] };
 }

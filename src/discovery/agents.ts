@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "n
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ancestors } from "../policy/paths.js";
+import { ancestors, insideResolved } from "../policy/paths.js";
 
 export const PI_PACKAGE = "@mariozechner/pi-coding-agent";
 export const OMP_PACKAGE = "@oh-my-pi/pi-coding-agent";
@@ -178,15 +178,11 @@ export interface OmpModule {
  */
 export async function ompModules(omp: OmpModule, cwd: string, home: string = homedir()): Promise<AgentDiscovery> {
   const agentDir = omp.getAgentDir();
-  const real = (p: string) => { try { return realpathSync(p); } catch { return resolve(p); } };
-  const project = real(cwd);
-  const userRoots = [agentDir, ...[".omp", ".pi", ".claude", ".codex", ".gemini", ".config"].map((d) => join(home, d))].map(real);
-  const under = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
+  const userRoots = [agentDir, ...[".omp", ".pi", ".claude", ".codex", ".gemini", ".config"].map((d) => join(home, d))];
   const paths = await omp.discoverExtensionPaths([], cwd);
   const modules = paths.map((p): AgentModule => {
     const path = resolve(cwd, p);
-    const at = real(path);
-    const user = !under(at, project) && userRoots.some((root) => under(at, root));
+    const user = !insideResolved(cwd, path) && userRoots.some((root) => insideResolved(root, path));
     return { path, scope: user ? "user" : "project", source: "omp" };
   });
   return { modules, agentDir, warnings: [] };

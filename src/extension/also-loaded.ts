@@ -9,7 +9,8 @@
  */
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, relative } from "node:path";
+import { basename, dirname } from "node:path";
+import { below } from "../gates/inside.js";
 import { ompModules, piDiscoveryOff, piModules, runningAgent, type AgentDiscovery, type OmpModule } from "../discovery/agents.js";
 
 /**
@@ -51,6 +52,8 @@ export async function alsoLoadedByAgent(paths: readonly string[], cwd: string, o
 function ompWhere(path: string, cwd: string): string {
   const folder = basename(path) === "index.ts" || basename(path) === "index.js" ? dirname(dirname(path)) : dirname(path);
   const home = homedir();
-  const shown = folder === cwd || folder.startsWith(`${cwd}/`) ? `${relative(cwd, folder)}/` : folder.startsWith(`${home}/`) ? `~/${relative(home, folder)}/` : `${folder}/`;
+  const fromCwd = below(cwd, folder);
+  const fromHome = below(home, folder);
+  const shown = fromCwd !== undefined ? `${fromCwd}/` : fromHome ? `~/${fromHome}/` : `${folder}/`;
   return `oh-my-pi's discovery (discoverExtensionPaths) finds it in ${shown}`;
 }

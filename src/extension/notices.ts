@@ -6,11 +6,11 @@
  * a fallback) reaches only the model, and a refusal repeated on every tool call is one line, not
  * one per call. Lines wait until the agent's context is known (a refusal may come at load).
  */
+import { below } from "../gates/inside.js";
 import { terminalText } from "../gates/terminal-text.js";
 import type { LoadOptions } from "../runner/loader.js";
 import { cut } from "../../worker/describe.mjs";
 import { deniedLine } from "../../worker/access.mjs";
-import { isAbsolute, relative, sep } from "node:path";
 import { parseGrant } from "../policy/grants.js";
 
 type ExecRecord = Parameters<NonNullable<LoadOptions["onExec"]>>[1];
@@ -19,10 +19,9 @@ type DeniedRecord = Parameters<NonNullable<LoadOptions["onDenied"]>>[1];
 
 /** The `write:<folder>` grant that opens `resource` (its first folder below the project), or undefined when none may. */
 function writeGrant(project: string, resource: string): string | undefined {
-  const rel = relative(project, resource);
-  const parts = rel.split(sep);
+  const parts = below(project, resource)?.split("/") ?? [];
   const first = parts[0];
-  if (!first || rel.startsWith("..") || isAbsolute(rel)) return undefined;
+  if (!first) return undefined;
   // A file of the project's own folder is no folder to grant (a name with a dot is taken for a file).
   if (parts.length === 1 && first.includes(".")) return undefined;
   try {

@@ -23,9 +23,9 @@
  * Bounded per module: `MAX_LINES` lines and `MAX_BYTES` bytes per `WINDOW_MS`; past either, the
  * rest of that window is dropped and one line says so. Nothing is queued, so a flood costs no memory.
  */
-import { relative, sep } from "node:path";
 import { resolvePolicy, type TerminalAccess } from "../policy/policy.js";
 import { hookOptions, type LoadOptions } from "../runner/loader.js";
+import { below } from "../gates/inside.js";
 import { RESET, terminalText } from "../gates/terminal-text.js";
 
 /** Lines one module may write to the agent's stderr per window. */
@@ -46,8 +46,7 @@ export function droppedNotice(name: string): string {
  * hold an OSC or a carriage return).
  */
 export function moduleName(hookPath: string, cwd: string): string {
-  const rel = relative(cwd, hookPath);
-  return terminalText(rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || rel.startsWith(sep) ? hookPath : rel, { colors: false });
+  return terminalText(below(cwd, hookPath) || hookPath, { colors: false });
 }
 
 /**

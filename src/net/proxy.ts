@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CALLBACK_WINDOW_MS, CallbackBudget, NET_RECORDS_PER_WINDOW } from "../gates/callback-budget.js";
+import { insideResolved } from "../policy/paths.js";
 import { parseAllowEntry } from "../policy/policy.js";
 
 /** One attempt to reach out, as the proxy saw it. */
@@ -175,14 +176,15 @@ const SOCKET_DIR_PREFIX = "hookbox-net-";
 /**
  * Every proxy socket folder in the host's temporary folder (this host's and others'), which a
  * sandbox hides under an empty tmpfs when a granted folder (e.g. `fsRead: ["/tmp"]`) would show
- * them: the sandbox user maps to the host's user, so a 0700 folder alone would not stop a hook
+ * them, under whatever name (./../isolation/bubblewrap/bwrap.ts masks them where each bind shows
+ * them): the sandbox user maps to the host's user, so a 0700 folder alone would not stop a hook
  * from connecting to another hook's proxy (and `onNet` blaming that hook). A hook reaches its own
  * proxy only at SANDBOX_NET_SOCKET.
  */
 export function proxySocketDirs(bound: readonly string[]): string[] {
-  const tmp = tmpdir().replace(/\/+$/, "");
-  // Why first: listing the temporary folder at every sandbox start costs; it only matters when a bind shows it.
-  if (!bound.some((b) => { const d = b.replace(/\/+$/, ""); return d === tmp || tmp.startsWith(`${d}/`) || d === ""; })) return [];
+  // Why first: listing the temporary folder at every sandbox start costs; it only matters when a bind shows it
+  // (links followed: a granted link to the temporary folder, or to a folder above it, shows it too).
+  if (!bound.some((b) => insideResolved(b, tmpdir()))) return [];
   try {
     return readdirSync(tmpdir()).filter((n) => n.startsWith(SOCKET_DIR_PREFIX)).map((n) => join(tmpdir(), n));
   } catch {

@@ -14,6 +14,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { applyEdits, modify, parse, type ParseError } from "jsonc-parser";
+import { below } from "../gates/inside.js";
 import { gitRoot } from "../policy/paths.js";
 import { configPowerEdits, markdownViews } from "./views.js";
 
@@ -179,5 +180,5 @@ export function opencodeProjectPlugins(project: string): Array<{ path: string; f
   const root = worktreeRoot(project);
   return discoverOpencode(project, process.env).plugins
     .filter((p) => p.origin === "project" && p.kind === "file")
-    .map((p) => ({ path: p.path, from: p.from.startsWith(`${root}/`) ? p.from.slice(root.length + 1) : p.from }));
+    .map((p) => ({ path: p.path, from: below(root, p.from) || p.from }));
 }

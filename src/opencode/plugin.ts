@@ -11,6 +11,7 @@
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { HookFailure } from "../contract/errors.js";
+import { below } from "../gates/inside.js";
 import { applyEdits, type Grant } from "./apply.js";
 import { isOpencodeHook, NOT_CARRIED, OPENCODE_HOOKS, type OpencodeHook } from "./hooks.js";
 import { LOAD_DEADLINE_MS, type OpencodePlan } from "./plan.js";
@@ -39,7 +40,7 @@ const reportOnce = (f: HookFailure) => {
   reported.add(key);
   say(describe(f));
 };
-const shortName = (plan: OpencodePlan, path: string) => (path.startsWith(`${plan.project}/`) ? path.slice(plan.project.length + 1) : path);
+const shortName = (plan: OpencodePlan, path: string) => below(plan.project, path) || path;
 
 async function start(plan: OpencodePlan, unit: PluginUnit, input: Record<string, unknown>): Promise<Running> {
   const name = shortName(plan, unit.path);

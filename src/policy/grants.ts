@@ -15,7 +15,8 @@
  * - `effects:continue`: a Stop hook may keep the agent going, a bounded number of times a session.
  */
 import { lstatSync, mkdirSync } from "node:fs";
-import { isAbsolute, join, normalize, relative, sep } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { below } from "../gates/inside.js";
 import { resolvePolicy, type Policy, type PolicyOption } from "./policy.js";
 import { allows } from "../../worker/effects.mjs";
 
@@ -51,14 +52,10 @@ export function parseGrant(text: string, project?: string): { grant: Grant; text
     case "write": {
       if (value === "tool-target") return { grant: { kind: "write-target" }, text: "write:tool-target" };
       if (!value) bad("name a folder of the project (write:logs) or write:tool-target");
-      let rel = value;
-      if (isAbsolute(value)) {
-        if (!project) bad("an absolute folder needs the project to be known");
-        rel = relative(project!, value);
-      }
-      rel = normalize(rel).replace(/\/+$/, "");
-      if (rel === "" || rel === "." || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) bad("the folder must lie inside the project, and not be the project itself");
-      const first = rel.split(sep)[0]!;
+      if (isAbsolute(value) && !project) bad("an absolute folder needs the project to be known");
+      // A relative folder is named from the project.
+      const rel = (isAbsolute(value) ? below(project!, value) : below(".", value)) || bad("the folder must lie inside the project, and not be the project itself");
+      const first = rel.split("/")[0]!;
       if (NEVER_WRITABLE.includes(first)) bad(`${first} is where git or an agent runs code from: a hook that writes there could run code as you; never granted`);
       if (/[\0\n]/.test(rel)) bad("not a folder name");
       return { grant: { kind: "write", folder: rel }, text: `write:${rel}` };

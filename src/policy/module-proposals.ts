@@ -9,6 +9,7 @@
  * src/extension/notices.ts) is proposed beside.
  */
 import { readFileSync, statSync } from "node:fs";
+import { strictlyInside } from "../gates/inside.js";
 import { importGraph } from "./import-graph.js";
 import { moduleCanTake, parseGrant } from "./grants.js";
 
@@ -20,7 +21,7 @@ const WRITES = /\b(?:appendFile|writeFile|mkdir|createWriteStream|open|cp|copyFi
 export function proposeModuleGrants(project: string, module: string): string[] {
   const files = [module];
   try {
-    for (const f of importGraph(module).files) if (f.real.startsWith(`${project}/`)) files.push(f.real);
+    for (const f of importGraph(module).files) if (strictlyInside(project, f.real)) files.push(f.real);
   } catch { /* an unreadable graph: the module alone */ }
   const text = files.map((f) => {
     try { return statSync(f).size <= MAX_SOURCE_BYTES ? readFileSync(f, "utf8") : ""; } catch { return ""; }

@@ -1,9 +1,10 @@
-/** Path resolution as the original's `resolvePath` / `expandPath` do it; walks up a path that always ends; the folders of hookbox's own dependencies. */
+/** Path resolution as the original's `resolvePath` / `expandPath` do it; real paths, and whether a path lies in a folder once links are followed; walks up a path that always ends; the folders of hookbox's own dependencies. */
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve, win32 } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve, win32 } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inside } from "../gates/inside.js";
 
 const INTERNAL_SCHEMES = /^(agent|artifact|skill|rule|local|mcp):\/\//;
 const UNICODE_SPACES = /[\u00a0\u2000-\u200a\u202f\u205f\u3000]/g;
@@ -107,4 +108,33 @@ export function realThisTurn(path: string): string | undefined {
   const real = realOrUndefined(path);
   thisTurn.set(path, real);
   return real;
+}
+
+/**
+ * The real path of `path` (relative to the working folder, links followed); when it does not
+ * exist, the real path of its nearest folder that does, with the rest as written: a missing file
+ * below a link out of a folder lies where the link leads (`/p/out/new`, `out` a link to `/etc`, is
+ * `/etc/new`). Why a `..` below the missing part is taken lexically: nothing is there to follow.
+ */
+export function realOrLexical(path: string): string {
+  const absolute = isAbsolute(path) ? path : `${process.cwd()}/${path}`;
+  const real = realThisTurn(absolute);
+  if (real !== undefined) return real;
+  const rest: string[] = [];
+  for (let d = resolve(absolute); ; d = dirname(d)) {
+    const found = d === absolute ? undefined : realThisTurn(d);
+    if (found !== undefined) return join(found, ...rest);
+    if (dirname(d) === d) return resolve(absolute);
+    rest.unshift(basename(d));
+  }
+}
+
+/**
+ * Whether `path` is `folder` or lies under it once links are followed on both sides: the check
+ * for a path that could reach out of a folder through a link (`/p/link` to `/etc` is not in
+ * `/p`), or into one under another name (a granted link to the temporary folder holds what the
+ * temporary folder holds). Lexically: ../gates/inside.ts.
+ */
+export function insideResolved(folder: string, path: string): boolean {
+  return inside(realOrLexical(folder), realOrLexical(path));
 }

@@ -4,13 +4,12 @@
  * default of `loadHooks`: Node's permission model, a seat belt against mistakes, not a wall) and
  * `untrusted` (the OS sandbox: it implies `isolation: "sandbox"`). See the README's threat table.
  */
-import { extname, resolve } from "node:path";
+import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childEnv } from "../../worker/child-env.mjs";
 import { EFFECTS, allows } from "../../worker/effects.mjs";
 import { hookReads, importRoots } from "./read-grants.js";
-import { dependencyDir, realThisTurn, requiredDependencyDir } from "./paths.js";
-import { inside } from "../gates/inside.js";
+import { dependencyDir, insideResolved, requiredDependencyDir } from "./paths.js";
 
 export { importRoots };
 
@@ -248,15 +247,8 @@ export function permissionArgs(policy: Policy, resolvedPath: string, flag: strin
  */
 export function grantReaching(policy: Policy, resolvedPath: string, dir: string): string | undefined {
   if (!policy.permissionModel) return undefined;
-  const target = real(dir);
   const grants = [...RUNTIME_READS, ...importRoots(resolvedPath), ...policy.fsRead, ...policy.fsWrite];
-  return grants.find((g) => {
-    return inside(real(g), target);
-  });
-}
-
-function real(p: string): string {
-  return realThisTurn(resolve(p)) ?? resolve(p);
+  return grants.find((g) => insideResolved(g, dir));
 }
 
 /** A folder is granted with everything below it (`dir/*`); a file as is. */

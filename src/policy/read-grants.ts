@@ -15,8 +15,8 @@
  * cannot plant a link after the walk: the permission model refuses `symlink` and `link`.
  */
 import { lstatSync } from "node:fs";
-import { basename, dirname, join, resolve, sep } from "node:path";
-import { ancestors, realOrUndefined, realThisTurn } from "./paths.js";
+import { basename, dirname, join, sep } from "node:path";
+import { ancestors, realOrLexical, realOrUndefined, realThisTurn } from "./paths.js";
 import { importGraph, type GraphPath } from "./import-graph.js";
 import { inside } from "../gates/inside.js";
 import { ReadRefusal, walkGrants } from "./link-walk.js";
@@ -47,7 +47,7 @@ export function importRoots(resolvedPath: string): string[] {
  */
 export function hookReads(resolvedPath: string, options: ReadGrantOptions): string[] {
   const roots = existingRoots(resolvedPath);
-  const readable = options.readable.map((p) => realThisTurn(resolve(p)) ?? resolve(p));
+  const readable = options.readable.map(realOrLexical);
   const areas = [...roots.map((r) => r.real), ...readable];
   const within = (p: string) => areas.some((a) => inside(a, p));
   const graph = importGraph(resolvedPath);

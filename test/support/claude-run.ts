@@ -10,6 +10,12 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const CLAUDE_VERSION = "2.1.328";
+/**
+ * How long Claude Code (CLAUDE_VERSION) waits in `-p` for a stdio MCP server that has not answered
+ * before the model's first request, as docs/claude-code.md says it (test/docs-figures.test.ts) and
+ * test/e2e-claude-mcp-wait.test.ts measures it.
+ */
+export const CLAUDE_MCP_WAIT_MS = 2_000;
 export const CANARY = { apiKey: "sk-ant-CANARY-API-KEY", secret: "CANARY-SECRET-TOKEN", ssh: "CANARY-SSH-PRIVATE-KEY" };
 
 /** Installs Claude Code once (a no-op when the cache holds it); returns its binary. */
@@ -60,6 +66,8 @@ export interface ClaudeRun {
   requests: string;
   /** The bodies of the model requests (POST /v1/messages), in order. */
   messages: Array<{ system?: unknown; messages: unknown[]; tools?: Array<{ name: string }> }>;
+  /** When the fake server got each of `messages` (ms since the epoch, this machine's clock). */
+  messageTimes: number[];
 }
 
 /** A tool call of the scripted model: the n-th of its thread (`agent`: a marker in a subagent's system prompt). */
@@ -86,11 +94,11 @@ export function runClaude(world: ClaudeWorld, options: { command?: string; calls
   const runner = join(ROOT, "test", "support", "claude-netns-run.mjs");
   const r = spawnSync("unshare", ["-n", "sh", "-c", `ip link set lo up && exec "${process.execPath}" "${runner}" "${config}"`], { encoding: "utf8", timeout: timeoutMs + 15_000 });
   if (r.status !== 0) throw new Error(`the namespace runner failed (${r.status}): ${r.stderr}`);
-  const run = JSON.parse(readFileSync(out, "utf8")) as { code: number | null; stdout: string; stderr: string; requests: Array<{ url?: string; body: ClaudeRun["messages"][number] }> };
+  const run = JSON.parse(readFileSync(out, "utf8")) as { code: number | null; stdout: string; stderr: string; startedAt: number; requests: Array<{ url?: string; body: ClaudeRun["messages"][number]; at: number }> };
   let result = "";
   try {
     result = String((JSON.parse(run.stdout) as { result?: unknown }).result ?? "");
   } catch { /* not JSON: the assertion shows stdout */ }
-  const messages = run.requests.filter((r) => r.url?.startsWith("/v1/messages") && !r.url.startsWith("/v1/messages/count_tokens")).map((r) => r.body);
-  return { code: run.code, stdout: run.stdout, stderr: run.stderr, result, requests: JSON.stringify(run.requests), messages };
+  const calls = run.requests.filter((r) => r.url?.startsWith("/v1/messages") && !r.url.startsWith("/v1/messages/count_tokens"));
+  return { code: run.code, stdout: run.stdout, stderr: run.stderr, result, requests: JSON.stringify(run.requests), messages: calls.map((r) => r.body), messageTimes: calls.map((r) => run.startedAt + r.at) };
 }

@@ -46,7 +46,7 @@ export function serveThenRun(config, { port, env = {}, group = false, answer }) 
     const timer = setTimeout(kill, config.timeoutMs);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      writeFileSync(config.out, JSON.stringify({ code, signal, ms: Date.now() - started, stdout, stderr, requests }));
+      writeFileSync(config.out, JSON.stringify({ code, signal, startedAt: started, ms: Date.now() - started, stdout, stderr, requests }));
       server.close();
       process.exit(0);
     });

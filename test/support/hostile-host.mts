@@ -1,6 +1,7 @@
 // A host of its own for one hostile fixture, run as a child process by host-transport.test.ts:
-// argv: <fixture under fixtures/> <isolation> <scenario: flood | stdin>. It prints one JSON line
-// of what it saw, and nothing else must reach its stdout.
+// argv: <fixture under fixtures/> <isolation> <scenario: flood | stdin | typed>. It prints one JSON
+// line of what it saw, and nothing else must reach its stdout. `typed`: its stdin holds the user's
+// input; after the hook's turn_start it reads what is left of it (`hostRead`).
 import { createModelRegistry, createSessionManager, HookRunner, loadHooks } from "../../src/index.js";
 
 const [rel, isolation, scenario] = process.argv.slice(2) as [string, "worker" | "process" | "sandbox", string];
@@ -34,10 +35,17 @@ const messages: unknown[] = [];
 runner.initialize({ getModel: () => undefined, sendMessageHandler: (m) => messages.push(m.content), appendEntryHandler: () => {} });
 const turnStart = { type: "turn_start" as const, turnIndex: 0, timestamp: Date.now() };
 let disposeMs: number | undefined;
+let hostRead: string | undefined;
 if (scenario === "flood") {
   await runner.emit(turnStart);
   await new Promise((r) => setTimeout(r, 1_100));
   await runner.dispose();
+} else if (scenario === "typed") {
+  await runner.emit(turnStart);
+  await runner.dispose();
+  hostRead = "";
+  process.stdin.setEncoding("utf8");
+  for await (const chunk of process.stdin) hostRead += chunk;
 } else {
   void runner.emit(turnStart).catch(() => {});
   await new Promise((r) => setTimeout(r, 500));
@@ -47,6 +55,6 @@ if (scenario === "flood") {
 }
 clearInterval(sampler);
 maxRss = Math.max(maxRss, process.memoryUsage().rss);
-process.stdout.write(`${JSON.stringify({ seen, maxRssMb: Math.round(maxRss / 2 ** 20), maxLagMs: Math.round(maxLagMs), disposeMs, messages, errors: errors.map((e) => e.code) })}\n`);
+process.stdout.write(`${JSON.stringify({ seen, maxRssMb: Math.round(maxRss / 2 ** 20), maxLagMs: Math.round(maxLagMs), disposeMs, hostRead, messages, errors: errors.map((e) => e.code) })}\n`);
 // Why exit: a worker stuck in readSync(0) keeps Node from exiting (it joins the thread); the test ends this process.
 process.exit(0);

@@ -10,10 +10,20 @@
 // answers (`dialogAnswer`), in turn by its place among the session's dialogs, so that a command's
 // three runs meet all three: answered, dismissed (`cancelled`: escape), and a third, which leaves a
 // dialog with a timeout to time out and answers one without otherwise (the last option, false, an
-// empty text). After each step the driver waits for the step's response, for the agent to be idle
-// (as many agent_end as agent_start, no compaction running; where the agent tells extensions of
-// agent_end only after it wrote it, for every extension's handler of it to have returned) and for
-// `quietMs` without output, at most `stepTimeoutMs` (then a `timeout` marker is recorded).
+// empty text). After each step the driver waits for the step's response, for the run the step
+// started to end, for the agent to be idle (as many agent_end as agent_start, no compaction
+// running; where the agent tells extensions of agent_end only after it wrote it, for every
+// extension's handler of it to have returned) and then for `quietMs` without output (what a handler
+// writes after the end, such as a late notification), at most `stepTimeoutMs` (then a `timeout`
+// marker is recorded, naming what the step still waited for). The run's end: pi answers a prompt
+// before its run starts, and writes each event of a run only after its extensions' handlers of it
+// returned, so once the response is in, the driver asks pi itself (`get_state`, `get_messages`) and
+// waits until no run or compaction is under way and every assistant message pi added since the step
+// began came in an agent_end line. The questions and their answers are not in the transcript. A
+// prompt naming a command (`/…`) is not asked about: pi answers it once the command ran, and every
+// question is a command after which pi acts on a shutdown an earlier command requested (the
+// session's own next step must be that command); a run such a command starts is settled by its
+// agent_start and agent_end lines and the quiet time.
 // The transcript is every line pi wrote to stdout, in order, with a marker for each command sent.
 // With `steps`, the session is those commands instead (each settled as above), then stdin closes;
 // its dialogs are all answered (the first option, true, the text, the prefill), but one with a
@@ -78,15 +88,20 @@ export function dialogAnswer(request, n) {
   }
 }
 const DIALOGS = new Set(["select", "confirm", "input", "editor"]);
+/** The id prefix of the driver's own `get_state` questions (whether a run is under way), kept out of the transcript. */
+const ASKED = "settle-";
 /** The fake model server's port on the namespace's loopback (./pi-netns-run.mjs). */
 export const MODEL_PORT = 41789;
 
 /**
- * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; inputs?: string[]; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; protocol?: keyof typeof PROTOCOLS; skipCommands?: string[] }; timeoutMs: number }} config
+ * `rpc.askState: false` settles a step as this driver once did, without asking pi whether a run is
+ * under way (test/e2e-pi-rpc-driver.test.ts's control: a run whose agent_start comes after the
+ * quiet time is still going when the next step is sent).
+ * @param {{ program?: string; cli: string; cwd: string; env: Record<string, string>; args: string[]; rpc: { prompt?: string; inputs?: string[]; steps?: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; askState?: boolean; protocol?: keyof typeof PROTOCOLS; skipCommands?: string[] }; timeoutMs: number }} config
  * @returns {Promise<{ code: number | null; signal: string | null; transcript: unknown[]; stderr: string; commands: string[]; timings: Array<[string, number]> }>}
  */
 export function runRpcSession(config) {
-  const { prompt = "", inputs = [], steps, quietMs = 300, stepTimeoutMs = 20_000 } = config.rpc;
+  const { prompt = "", inputs = [], steps, quietMs = 300, stepTimeoutMs = 20_000, askState = true } = config.rpc;
   const protocol = PROTOCOLS[config.rpc.protocol ?? "pi"];
   const passedFlag = protocol.agentEndPassed ? [protocol.agentEndPassed.flag, protocol.agentEndPassed.file] : [];
   const child = spawn(config.program ?? process.execPath, [config.cli, ...config.args, ...passedFlag], { cwd: config.cwd, env: config.env, stdio: ["pipe", "pipe", "pipe"] });
@@ -100,6 +115,8 @@ export function runRpcSession(config) {
   let started = 0;
   const ended = new Set();
   let compacting = false;
+  /** The assistant messages the agent_end lines carried, in all. */
+  let carried = 0;
   /** How many agent_end the agent wrote, and how many of them passed every extension's handler (`agentEndPassed`). */
   let agentEnds = 0;
   let agentEndsPassed = 0;
@@ -126,15 +143,21 @@ export function runRpcSession(config) {
   /** @param {string} line */
   const onLine = (line) => {
     if (line.endsWith("\r")) line = line.slice(0, -1);
-    lastOutput = performance.now();
     /** @type {any} */
     let record;
-    try { record = JSON.parse(line); } catch { transcript.push({ stdout: line }); return; }
+    try { record = JSON.parse(line); } catch { lastOutput = performance.now(); transcript.push({ stdout: line }); return; }
+    // The answer to the driver's own question is neither output nor part of the session.
+    if (record?.type === "response" && typeof record.id === "string" && record.id.startsWith(ASKED)) { waiting.get(record.id)?.(record); return; }
+    lastOutput = performance.now();
     if (protocol.agentEndPassed && record?.type === "extension_ui_request" && record.method === "setStatus" && record.statusKey === AGENT_END_PASSED) { agentEndsPassed++; return; }
     transcript.push(record);
     if (record?.type === "agent_start") { running++; started++; }
     if (protocol.promptEnd !== undefined && record?.type === protocol.promptEnd) ended.add(record.id);
-    if (record?.type === "agent_end") { running = Math.max(0, running - 1); agentEnds++; }
+    if (record?.type === "agent_end") {
+      running = Math.max(0, running - 1);
+      agentEnds++;
+      if (Array.isArray(record.messages)) carried += record.messages.filter((/** @type {any} */ m) => m?.role === "assistant").length;
+    }
     if (record?.type === "compaction_start") compacting = true;
     if (record?.type === "compaction_end") compacting = false;
     if (record?.type === "response" && typeof record.id === "string") waiting.get(record.id)?.(record);
@@ -157,6 +180,8 @@ export function runRpcSession(config) {
 
   const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
   let step = 0;
+  /** How many get_state questions the driver asked (their ids). */
+  let questions = 0;
   /** How long each step took to settle (ms), and pi's exit after the input closed: where a session's time goes. */
   /** @type {Array<[string, number]>} */
   const timings = [];
@@ -166,22 +191,56 @@ export function runRpcSession(config) {
     /** @type {any} */
     let response;
     const responded = new Promise((resolve) => waiting.set(id, (r) => { response = r; resolve(r); }));
-    transcript.push({ sent: command });
-    send({ ...command, id });
     const began = performance.now();
     const deadline = began + bound;
     const startedBefore = started;
-    // Whether the prompt's own end came (where the agent answers a prompt before it starts).
+    // Whether the prompt's own end came (where the agent answers a prompt before it starts and says when one ran none).
     const promptDone = () => command.type !== "prompt" || protocol.promptEnd === undefined || started > startedBefore || ended.has(id);
+    /** What the step still waits for, in words (the timeout marker's `waited`). */
+    let waited = "its response";
+    // Where the agent answers a prompt before its run starts and says nothing when the prompt ran none (pi).
+    const checked = askState && protocol.promptEnd === undefined && command.type === "prompt" && !String(command.message ?? "").startsWith("/");
+    const idle = () => running === 0 && !compacting && (!protocol.agentEndPassed || agentEndsPassed >= agentEnds);
+    /** Asks pi `type` (get_state, get_messages) on the driver's own behalf; its answer's data, or undefined past the step's bound. */
+    const ask = async (/** @type {string} */ type) => {
+      const asked = `${ASKED}${step}-${++questions}`;
+      const answer = new Promise((resolve) => waiting.set(asked, resolve));
+      send({ type, id: asked });
+      /** @type {any} */
+      const got = await Promise.race([answer, exit, sleep(Math.max(0, deadline - performance.now()))]);
+      waiting.delete(asked);
+      return got?.data;
+    };
+    const assistants = (/** @type {any} */ data) => (Array.isArray(data?.messages) ? data.messages.filter((/** @type {any} */ m) => m?.role === "assistant").length : undefined);
+    // pi's assistant messages when the step began, and those the agent_end lines written since carried.
+    const heldBefore = checked ? assistants(await ask("get_messages")) : undefined;
+    const carriedBefore = carried;
+    transcript.push({ sent: command });
+    send({ ...command, id });
     const settled = async () => {
       await Promise.race([responded, exit, sleep(bound)]);
       while (!exited && performance.now() < deadline) {
-        if (response !== undefined && promptDone() && running === 0 && !compacting && (!protocol.agentEndPassed || agentEndsPassed >= agentEnds) && performance.now() - lastOutput >= quiet) return true;
+        if (response === undefined) waited = "its response";
+        else if (!promptDone()) waited = `the agent's start or ${protocol.promptEnd}`;
+        else if (!idle()) waited = running > 0 ? "agent_end" : compacting ? "compaction_end" : "every extension's agent_end handler";
+        else if (checked) {
+          // pi answers a prompt before its run starts and writes a run's events only after its extensions'
+          // handlers of each returned: the run is over when pi says none is under way and every assistant
+          // message it holds since the step began came in an agent_end line.
+          const state = await ask("get_state");
+          const held = assistants(await ask("get_messages"));
+          if (state === undefined || held === undefined || heldBefore === undefined) { waited = "pi's answer to get_state and get_messages"; continue; }
+          if (state.isStreaming === true || state.isCompacting === true) waited = "agent_end (get_state: a run or a compaction under way)";
+          else if (held - heldBefore > carried - carriedBefore) waited = `agent_end (pi holds ${held - heldBefore - (carried - carriedBefore)} assistant message(s) of this step no agent_end line carried yet)`;
+          else if (idle() && performance.now() - lastOutput >= quiet) return true;
+          else waited = `${quiet} ms without output after the end`;
+        } else if (performance.now() - lastOutput >= quiet) return true;
+        else waited = `${quiet} ms without output after the end`;
         await sleep(50);
       }
       return exited;
     };
-    if (!(await settled())) transcript.push({ timeout: command.type });
+    if (!(await settled())) transcript.push({ timeout: command.type, waited });
     timings.push([String(command.type), Math.round(performance.now() - began)]);
     waiting.delete(id);
     return response;

@@ -188,7 +188,7 @@ export interface PiRunOptions {
    * agent settled after the one before, dialogs are answered as that driver answers them, stdin is
    * closed after the last. `events` holds what pi wrote on stdout.
    */
-  rpc?: { steps: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number };
+  rpc?: { steps: Array<Record<string, unknown>>; quietMs?: number; stepTimeoutMs?: number; askState?: boolean };
 }
 
 /** A scripted session of pi in `--mode rpc` (test/support/pi-rpc-session.mjs). */

@@ -14,7 +14,8 @@
 import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join } from "node:path";
+import { strictlyInside } from "../../gates/inside.js";
 import { findOnPath } from "../../policy/runtime.js";
 
 /** A file the agent reads, at an absolute path, with the content hookbox gives it. */
@@ -54,7 +55,7 @@ function probe(): ViewAvailability {
  * /etc may be new; any other must exist on the host (its view is bound over it).
  */
 export function agentViewLaunch(bwrap: string, files: FileView[], program: string, args: string[], copies: Array<{ source: string; path: string }> = []): ViewLaunch {
-  const etcFiles = files.filter((f) => f.path.startsWith(`${ETC}/`));
+  const etcFiles = files.filter((f) => strictlyInside(ETC, f.path));
   for (const f of files) if (!etcFiles.includes(f) && !existsSync(f.path)) throw new Error(`a view at ${f.path} needs the file to exist`);
   const rebuilt = new Set(etcFiles.flatMap((f) => ancestors(f.path)));
   const out = ["--dev-bind", "/", "/", "--tmpfs", ETC, "--dev-bind", ETC, `${ETC}/${HOST_ETC}`];
@@ -75,7 +76,7 @@ export function agentViewLaunch(bwrap: string, files: FileView[], program: strin
   // A folder as it is before the views cover parts of it, under /etc (bound first, so the views are not in it); writable as
   // the folder itself is (a hook's granted folder is written through it), which changes nothing the views show.
   for (const c of copies) {
-    if (!c.path.startsWith(`${ETC}/`) || rebuilt.has(c.path)) throw new Error(`a copy at ${c.path} must be a new path under ${ETC}`);
+    if (!strictlyInside(ETC, c.path) || rebuilt.has(c.path)) throw new Error(`a copy at ${c.path} must be a new path under ${ETC}`);
     out.push("--bind", c.source, c.path);
   }
   const scratch = mkdtempSync(join(tmpdir(), "hookbox-view-"));
@@ -110,7 +111,7 @@ export function agentViewLaunch(bwrap: string, files: FileView[], program: strin
 /** The folders between /etc and `path`, below /etc. */
 function ancestors(path: string): string[] {
   const out: string[] = [];
-  for (let dir = dirname(path); dir !== ETC && relative(ETC, dir).split(sep)[0] !== ".."; dir = dirname(dir)) out.push(dir);
+  for (let dir = dirname(path); strictlyInside(ETC, dir); dir = dirname(dir)) out.push(dir);
   return out;
 }
 

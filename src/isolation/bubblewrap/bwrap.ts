@@ -13,7 +13,9 @@
  * macOS would need a `sandbox-exec` profile; not built.
  */
 import { existsSync, realpathSync } from "node:fs";
-import { isAbsolute, normalize } from "node:path";
+import { isAbsolute, join, normalize } from "node:path";
+import { below, inside, strictlyInside } from "../../gates/inside.js";
+import { realOrLexical } from "../../policy/paths.js";
 import { ADDRESS_SPACE_ALLOWANCE_MB, cgroupHost, SANDBOX_MAX_TASKS, type CgroupHost, type SandboxGroups } from "./cgroups.js";
 import type { Launcher } from "../process-endpoint.js";
 import { launcherEnv } from "../../../worker/child-env.mjs";
@@ -67,7 +69,7 @@ export const SANDBOX_HOME = "/home/hook";
 export function sandboxHome(env: Record<string, string | undefined>): string {
   const home = env.HOME;
   if (!home || !isAbsolute(home) || normalize(home) !== home || home.endsWith("/")) return SANDBOX_HOME;
-  if (["/proc", "/dev"].some((root) => home === root || home.startsWith(`${root}/`))) return SANDBOX_HOME;
+  if (["/proc", "/dev"].some((root) => inside(root, home))) return SANDBOX_HOME;
   return home;
 }
 
@@ -91,15 +93,13 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
     // Why both: the seccomp filter (./availability.ts) refuses new user namespaces; bwrap >= 0.8 also stops them by its own means.
     ...(bwrapOptions().disableUserns ? ["--disable-userns"] : []), "--seccomp", SECCOMP_FD,
   ];
-  for (const path of new Set(spec.readOnly)) {
-    if (!existsSync(path)) continue;
-    // Why realpath as the source: a symlinked path is bound as what it points to, at its own name.
-    args.push("--ro-bind", realpathSync(path), path);
-  }
-  // Why after the policy's binds: a granted folder above them (e.g. /tmp) must not show other hooks' sockets.
-  for (const m of masks(spec)) args.push("--tmpfs", m);
+  const binds = shownBinds(spec);
+  // Why realpath as the source: a symlinked path is bound as what it points to, at its own name.
+  for (const b of binds) if (!b.extra) args.push("--ro-bind", b.real, b.dest);
   for (const b of spec.extraBinds ?? []) args.push(b.writable ? "--bind" : "--ro-bind", b.src, b.dest ?? b.src);
-  args.push(...homeOverBinds(spec, home));
+  args.push(...homeOverBinds(spec, binds, home));
+  // Why last: a granted folder above them (e.g. /tmp, read or written) must not show other hooks' sockets, and a later bind would.
+  for (const m of masks(spec, binds)) args.push("--tmpfs", m);
   const env = { ...spec.env, HOME: home, TMPDIR: "/tmp", ...spec.extraEnv };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) args.push("--setenv", k, v);
   // Why: the skeleton bwrap builds (folders above the binds) would be writable, though private.
@@ -107,17 +107,47 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
   return args;
 }
 
+/** A bind as the sandbox shows it: at `dest`, what the host's real folder (or file) `real` holds; `extra`: one of `spec.extraBinds`. */
+interface Shown { src: string; dest: string; real: string; writable: boolean; extra: boolean }
+
+/** Every bind of `spec` whose source exists (the read-only ones once each), with the real path it shows. */
+function shownBinds(spec: SandboxSpec): Shown[] {
+  const binds = [...new Set(spec.readOnly)].map((p) => ({ src: p, dest: p, writable: false, extra: false }));
+  for (const b of spec.extraBinds ?? []) binds.push({ src: b.src, dest: b.dest ?? b.src, writable: b.writable ?? false, extra: true });
+  return binds.filter((b) => existsSync(b.src)).map((b) => ({ ...b, real: realpathSync(b.src) }));
+}
+
+/**
+ * Every path inside the sandbox where host path `path` shows: below each bind whose real source
+ * holds it, at that bind's name. Why by real paths: a granted link (`fsRead: ["/data/t"]`, a link
+ * to the temporary folder) shows what its target holds under its own name.
+ */
+function showing(binds: readonly Shown[], path: string): string[] {
+  const real = realOrLexical(path);
+  const at = new Set<string>();
+  for (const b of binds) {
+    const rest = below(b.real, real);
+    // Why without a trailing slash: each path once, compared as written (a bind named `/home/u/` shows HOME at `/home/u`).
+    if (rest !== undefined) at.add(join(b.dest, rest).replace(/(.)\/+$/, "$1"));
+  }
+  return [...at];
+}
+
 /**
  * The home again, above a bind that holds it (HOME inside the project: the project's bind would
- * show the real home, `~/.ssh` included), and what is bound under it bound again above that.
- * A project under HOME needs nothing: its bind comes after the home and sits where it is.
+ * show the real home, `~/.ssh` included), and what is bound under it bound again above that; an
+ * empty folder, too, wherever a bind shows the home under another name (a granted link to a
+ * folder above it). A project under HOME needs nothing: its bind comes after the home and sits
+ * where it is.
  */
-function homeOverBinds(spec: SandboxSpec, home: string): string[] {
-  const binds = [...spec.readOnly.map((p) => ({ src: p, dest: p, writable: false })), ...(spec.extraBinds ?? []).map((b) => ({ ...b, dest: b.dest ?? b.src }))];
-  const under = (path: string, root: string) => path.startsWith(`${root.replace(/\/+$/, "")}/`);
-  if (!existsSync(home) || !binds.some((b) => b.dest === home || under(home, b.dest))) return [];
-  const args = tmpfs(spec, home);
-  for (const b of binds) if (under(b.dest, home) && existsSync(b.src)) args.push(b.writable ? "--bind" : "--ro-bind", realpathSync(b.src), b.dest);
+function homeOverBinds(spec: SandboxSpec, binds: readonly Shown[], home: string): string[] {
+  if (!existsSync(home)) return [];
+  const covers = new Set(showing(binds, home));
+  if (binds.some((b) => inside(b.dest, home))) covers.add(home);
+  if (covers.size === 0) return [];
+  const args: string[] = [];
+  for (const at of [...covers].sort()) args.push(...tmpfs(spec, at));
+  if (covers.has(home)) for (const b of binds) if (strictlyInside(home, b.dest)) args.push(b.writable ? "--bind" : "--ro-bind", b.real, b.dest);
   return args;
 }
 
@@ -126,10 +156,9 @@ function tmpfs(spec: SandboxSpec, dest: string): string[] {
   return [...(bwrapOptions().size ? ["--size", String(spec.memoryMb * 1024 * 1024)] : []), "--tmpfs", dest];
 }
 
-/** The masked paths that a bound path would show (a mask below no bind is not needed, and bwrap could not mount it). */
-function masks(spec: SandboxSpec): string[] {
-  const bound = [...spec.readOnly, ...(spec.extraBinds ?? []).map((b) => b.dest ?? b.src)].filter((p) => existsSync(p));
-  return (spec.masks ?? []).filter((m) => existsSync(m) && bound.some((b) => m.startsWith(`${b.replace(/\/+$/, "")}/`)));
+/** Where each masked path shows inside, under any bind's name (a mask below no bind is not needed, and bwrap could not mount it). */
+function masks(spec: SandboxSpec, binds: readonly Shown[]): string[] {
+  return [...new Set((spec.masks ?? []).filter((m) => existsSync(m)).flatMap((m) => showing(binds, m)))];
 }
 
 /**
