@@ -28,7 +28,7 @@ const BOTH_MODES = [
   // One decision record and one span per hook call, in every mode
   "test/observe-records.test.ts", "test/observe-spans.test.ts", "test/observe-flood.test.ts",
   // isolate() inside pi's own loader and runner
-  "test/extension.test.ts", "test/extension-registrations.test.ts", "test/extension-effects.test.ts", "test/extension-crossing.test.ts", "test/extension-early-start.test.ts",
+  "test/extension.test.ts", "test/extension-registrations.test.ts", "test/extension-effects.test.ts", "test/extension-crossing.test.ts", "test/extension-early-start.test.ts", "test/extension-first-start.test.ts",
   "test/extension-published.test.ts",
   // The agent's packages a module imports, evaluated at its first read of them
   "test/agent-packages-deferred.test.ts",

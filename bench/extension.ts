@@ -112,7 +112,7 @@ interface StartFigures {
   twenty?: Ratio & { isolated: Summary };
   /** The 20 in pi's process (the floor of both starts of 20). */
   native20?: Summary;
-  /** The same 10 and 20 isolated at a first start (no record of a previous one: isolate() waits for every module). */
+  /** The same 10 and 20 isolated at a first start (no record of a previous one: isolate() waits for every module it cannot read as registering only commands and handlers of events after the first request). */
   first?: Ratio & { start: Summary; twenty: Ratio & { start: Summary }; changed: Ratio & { start: Summary } };
 }
 
@@ -356,11 +356,11 @@ async function main(): Promise<void> {
     );
     if (st.first) rows.push(
       { key: "agent_start_first_ratio", value: st.first.ratio, rounds: st.first.rounds, unit: "x", target: { op: "<=", value: 1.5 },
-        detail: `the same 10 isolated at a first start (no record of the previous one: isolate() waits for every module) ${spread(st.first.start, ms)} / ${floor}` },
+        detail: `the same 10 isolated at a first start (no record of the previous one: isolate() waits for every module it cannot read as registering only commands and handlers of events after the first request) ${spread(st.first.start, ms)} / ${floor}` },
       { key: "agent_start_20_first_ratio", value: st.first.twenty.ratio, rounds: st.first.twenty.rounds, unit: "x", target: { op: "<=", value: 1.5 },
         detail: `20 extensions (ten more of pi's examples) isolated at a first start ${spread(st.first.twenty.start, ms)} / 20 in pi's process ${spread(st.native20!, ms)}` },
       { key: "agent_start_changed_ratio", value: st.first.changed.ratio, rounds: st.first.changed.rounds, unit: "x",
-        detail: `the 10 isolated after one of them (the guard) changed since the previous start: it loads before the factory returns, the nine are mirrored ${spread(st.first.changed.start, ms)} / ${floor}` },
+        detail: `the 10 isolated after one of them (the guard) changed since the previous start: it is read from its source (a tool_call handler only), the nine are mirrored from their records ${spread(st.first.changed.start, ms)} / ${floor}` },
     );
     if (st.twenty) rows.push(
       { key: "agent_start_20_ratio", value: st.twenty.ratio, rounds: st.twenty.rounds, unit: "x",

@@ -233,29 +233,41 @@ describe.skipIf(unavailable !== undefined)("hookbox inside pi 0.73.1", { timeout
     expect(JSON.stringify(sent[0].body)).toContain(SECRETS.ssh);
   });
 
-  it("a module that does not load is reported through pi's error path with its code, the others load, and every tool call is blocked naming it", () => {
+  // throws-at-load.ts registers nothing, so a first start mirrors it from its source: its failure is known when it arrives
+  // (at the tool call at the latest, which waits for every module), and the start after waits for it (reported at pi's start).
+  it("a module that does not load is reported through pi's error path with its code, when it arrives at a first start and at pi's start after; the others load, and every tool call is blocked naming it", () => {
     const world = piWorld();
     const dir = victim(world);
-    const file = isolateFile(world, ["throws-at-load.ts", "blocks-rm-rf.ts"]);
-    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [file] });
-    expect(run.code, run.stderr).toBe(0);
+    const file = isolateFile(world, ["throws-at-load.ts", "blocks-rm-rf.ts"], { transformCacheDir: join(world.home, "transforms") });
     const failed = join(EXTENSIONS, "throws-at-load.ts");
-    expect(run.stderr).toContain(`Extension error (${file}): hookbox: ${failed} did not load (load_failed): Failed to load hook: broken at load`);
-    expect(run.toolResult).toContain(`blocked because isolated extension ${failed} (load_failed) did not load (fail closed)`);
-    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    for (const [start, report] of [
+      ["first start (mirrored)", `Extension error (${failed}): hookbox: ${failed}: load_failed in load: Failed to load hook: broken at load`],
+      ["next start (waited for)", `Extension error (${file}): hookbox: ${failed} did not load (load_failed): Failed to load hook: broken at load; every tool call is blocked (fail closed)`],
+    ]) {
+      const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [file] });
+      expect(run.code, `${start}: ${run.stderr}`).toBe(0);
+      expect(run.stderr, start).toContain(report);
+      expect(run.toolResult, start).toContain(`blocked because isolated extension ${failed} (load_failed) did not load (fail closed)`);
+      expect(existsSync(join(dir, "keep.txt")), start).toBe(true);
+    }
   });
 
   it("optional: a module that does not load is still reported but no longer blocks; the others load and run", () => {
     const world = piWorld();
     const dir = victim(world);
     const failed = join(EXTENSIONS, "throws-at-load.ts");
-    const file = isolateFile(world, ["throws-at-load.ts", "blocks-rm-rf.ts"], { optional: [failed] });
-    const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [file] });
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain(`hookbox: ${failed} did not load (load_failed)`);
-    expect(run.stderr).not.toContain("fail closed");
-    expect(run.toolResult).toBe(`guard refused: rm -rf ${dir}`);
-    expect(existsSync(join(dir, "keep.txt"))).toBe(true);
+    const file = isolateFile(world, ["throws-at-load.ts", "blocks-rm-rf.ts"], { optional: [failed], transformCacheDir: join(world.home, "transforms") });
+    for (const [start, report] of [
+      ["first start (mirrored)", `Extension error (${failed}): hookbox: ${failed}: load_failed in load: Failed to load hook: broken at load`],
+      ["next start (waited for)", `Extension error (${file}): hookbox: ${failed} did not load (load_failed): Failed to load hook: broken at load (optional: it blocks no tool call)`],
+    ]) {
+      const run = runPi(cli, world, { command: `rm -rf ${dir}`, extensions: [file] });
+      expect(run.code, `${start}: ${run.stderr}`).toBe(0);
+      expect(run.stderr, start).toContain(report);
+      expect(run.stderr, start).not.toContain("fail closed");
+      expect(run.toolResult, start).toBe(`guard refused: rm -rf ${dir}`);
+      expect(existsSync(join(dir, "keep.txt")), start).toBe(true);
+    }
   });
 
   it("a member the adapter cannot carry is refused at load, naming the member, the module and why; tool calls are blocked", () => {

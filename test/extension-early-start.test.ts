@@ -150,7 +150,9 @@ describe(`isolate() mirrors the previous start (${ISOLATION} isolation)`, () => 
     const unchanged = gatedModule(gate, "unchanged");
     const changed = join(dir, `changed-${ISOLATION}.mjs`);
     const write = (command: string) => writeFileSync(changed, `export default function (pi) {
-  pi.registerCommand(${JSON.stringify(command)}, { description: "from the module's file", handler: async () => {} });
+  // A description from a variable: the reading cannot read it, so the start waits for this module.
+  const description = "from the module's file";
+  pi.registerCommand(${JSON.stringify(command)}, { description, handler: async () => {} });
   pi.on("tool_call", () => undefined);
 }
 `);

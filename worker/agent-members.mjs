@@ -5,7 +5,7 @@
 // worker blocks on the host's answer, so a refusal throws at the call.
 /** @import { CallMethod, SyncMethod } from "./wire.mjs" */
 /** A context's way to the host (worker/context.mjs `Channel`, without importing it: context.mjs imports this). @typedef {{ call: (m: CallMethod, a: unknown[]) => Promise<any>; callSync: (m: SyncMethod, a: unknown[]) => any }} Channel */
-import { OMP_LABEL_REFUSAL, REFUSED_UI, refusedUiMessage } from "./extension-members.mjs";
+import { OMP_LABEL_REFUSAL, REFUSED_AT_LOAD, REFUSED_UI, refusedUiMessage } from "./extension-members.mjs";
 import { METHOD } from "./wire.mjs";
 
 /** `pi`'s agent members. @param {Channel} ch @param {() => boolean} initialized */
@@ -24,7 +24,7 @@ export function agentApi(ch, initialized) {
     getSessionName: get("getSessionName"),
     setLabel: (/** @type {unknown[]} */ ...args) => {
       // oh-my-pi's setLabel(label) at load (the extension's display label) is not pi's setLabel(entryId, label).
-      if (!initialized() && args.length === 1) throw new Error(OMP_LABEL_REFUSAL);
+      if (!initialized() && args.length === REFUSED_AT_LOAD.setLabel) throw new Error(OMP_LABEL_REFUSAL);
       set("setLabel")(...args);
     },
     getActiveTools: get("getActiveTools"),

@@ -4,7 +4,7 @@
 import { call, callSync, post, send } from "./channel.mjs";
 import { plain } from "./edits.mjs";
 import { agentPackage, typeboxModule } from "./extras.mjs";
-import { OMP_REFUSED_MEMBERS, REFUSED_MEMBERS, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
+import { REFUSED_AT_LOAD, TOOL_MEMBERS, refusedMemberMessage, refusedToolMemberMessage } from "./extension-members.mjs";
 import { agentApi, installAgentTheme } from "./agent-members.mjs";
 import { events } from "./bus.mjs";
 import { useAgentArity } from "./custom.mjs";
@@ -264,8 +264,8 @@ const OBJECTS = new Set(["arktype", "zod"]);
 function refusedMembers() {
   /** @type {Record<string, unknown>} */
   const members = {};
-  for (const member of [...Object.keys(REFUSED_MEMBERS), ...Object.keys(OMP_REFUSED_MEMBERS)]) {
-    if (OWN.has(member)) continue;
+  for (const [member, use] of Object.entries(REFUSED_AT_LOAD)) {
+    if (use !== "any" || OWN.has(member)) continue;
     const refuse = () => { throw new Error(refusedMemberMessage(member)); };
     members[member] = OBJECTS.has(member) ? refusedObject(refuse) : refuse;
   }

@@ -1,7 +1,7 @@
 // pi's ExtensionAPI (pi 0.73.1), member by member and event by event: what `hookbox/extension`
 // carries across the isolation boundary today, and what it refuses (with why). One table, read by
 // the worker (a refused member throws when an isolated module calls it), by the adapter
-// (src/extension/adapter.ts: a module that registered a refused event, or a renderer outside worker
+// (src/extension/refusals.ts: a module that registered a refused event, or a renderer outside worker
 // isolation, does not load) and by a test that checks it against the agent's own `ExtensionAPI`
 // type, so a new member cannot slip through unclassified.
 
@@ -68,7 +68,7 @@ const NOT_YET = "not carried across the isolation boundary yet";
 
 /**
  * Members refused at load, with why: they throw in the worker, naming the member and why.
- * (`registerMessageRenderer` crosses in worker isolation only: src/extension/adapter.ts refuses it in the
+ * (`registerMessageRenderer` crosses in worker isolation only: src/extension/refusals.ts refuses it in the
  * others, saying why.)
  * @type {Readonly<Record<string, string>>}
  */
@@ -106,6 +106,20 @@ export const OMP_REFUSED_MEMBERS = Object.freeze({
 /** oh-my-pi's `pi.setLabel(label)` at load (one argument: the extension's display label), which is not pi's `setLabel(entryId, label)`. */
 export const OMP_LABEL_REFUSAL = `pi.setLabel(label) is refused by hookbox/extension: ${NOT_YET}: oh-my-pi's one-argument form at load names the extension in its lists, and the extension it lists is the isolate() that wraps the module (pi's setLabel(entryId, label) from a handler crosses)`;
 
+/**
+ * Every member whose use while a module loads fails its load, in every agent (the worker does not
+ * know which agent it serves): each refused member, at any use (worker/api.mjs), and `setLabel`
+ * called with one argument (oh-my-pi's form: worker/agent-members.mjs). By member: `"any"`, or the
+ * number of arguments of the refused call. A reading of a module's source (src/extension/reading.ts)
+ * is not certain of a module that may make one of these, so such a module loads before the agent's
+ * start goes on, where its refusal is reported.
+ * @type {Readonly<Record<string, "any" | number>>}
+ */
+export const REFUSED_AT_LOAD = Object.freeze({
+  ...Object.fromEntries([...Object.keys(REFUSED_MEMBERS), ...Object.keys(OMP_REFUSED_MEMBERS)].map((member) => [member, "any"])),
+  setLabel: 1,
+});
+
 /** Events whose result the agent uses and hookbox's runner combines (with its own rule and schema). */
 export const RESULT_EVENTS = Object.freeze([
   "tool_call", "tool_result", "context", "before_agent_start", "session_before_switch", "session_before_compact", "session_before_tree",
@@ -132,7 +146,7 @@ export const REFUSED_EVENTS = Object.freeze({});
  * the seed's hook events a legacy `HookAPI` module (an oh-my-pi or xcsh `--hook` file) subscribes
  * to, each with a rule in hookbox's runner. Carried only inside an agent of that line; in pi a
  * module that subscribes to one loads and that handler is never called, as pi never fires it (said
- * once, src/extension/adapter.ts `showUnfired`). Which line an agent is: `agentLine` there.
+ * once, src/extension/refusals.ts `showUnfired`). Which line an agent is: `agentLine` in src/extension/carried.ts.
  */
 export const OMP_RESULT_EVENTS = Object.freeze(["session_before_branch", "session.compacting"]);
 export const OMP_NOTIFY_EVENTS = Object.freeze([

@@ -1,5 +1,5 @@
 /**
- * Which of an agent's events hookbox/extension carries, by line of agents (the adapter's `agentLine`),
+ * Which of an agent's events hookbox/extension carries, by line of agents (`agentLine`, below),
  * read off worker/extension-members.mjs. Its own file, importing nothing else, so the `hookbox`
  * command (src/cli/agent.ts) knows an agent's events without loading the adapter.
  */
@@ -21,4 +21,15 @@ export function carriedEvents(line: "omp" | "pi"): { line: "omp" | "pi"; results
     notified: [...NOTIFY_EVENTS, ...OMP_NOTIFY_EVENTS].filter(has),
     refused: { ...REFUSED_EVENTS, ...OMP_REFUSED_EVENTS },
   };
+}
+
+/**
+ * Which line of agents `pi` (the agent's ExtensionAPI) comes from: `omp` for oh-my-pi and xcsh,
+ * whose API injects the agent's own module as `pi.pi` (as the seed's HookAPI does), else `pi`.
+ * It decides which events cross: the omp line also has the seed's hook events pi lacks
+ * (`OMP_RESULT_EVENTS`, `OMP_NOTIFY_EVENTS`), which legacy `--hook` modules use.
+ */
+export function agentLine(pi: object): "omp" | "pi" {
+  const own = (pi as { pi?: unknown }).pi;
+  return typeof own === "object" && own !== null ? "omp" : "pi";
 }

@@ -29,7 +29,7 @@ export interface AgentRegistrationAPI {
   registerShortcut(shortcut: any, options: any): void;
 }
 
-/** pi's built-in tools (0.73.1): an isolated module's tool replaces one only under policy.effects "substitute" (src/extension/adapter.ts). */
+/** pi's built-in tools (0.73.1): an isolated module's tool replaces one only under policy.effects "substitute" (src/extension/mirror.ts). */
 export const BUILT_IN_TOOLS: readonly string[] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 /**
  * oh-my-pi's built-in and hidden tools (18.2.3, `src/tools/index.ts` `BUILTIN_TOOLS`, `HIDDEN_TOOLS`):
@@ -52,7 +52,7 @@ const completionsAnswer = keySafe(z.array(z.strictObject({
   value: z.string().max(LIMITS.maxText), label: z.string().max(LIMITS.maxText), description: z.string().max(LIMITS.maxText).optional(),
 })).max(LIMITS.maxOptions).nullable());
 
-/** What the mirrored functions need from the adapter (src/extension/adapter.ts). */
+/** What the mirrored functions need from the adapter (src/extension/mirror.ts). */
 export interface MirrorDeps {
   /** The agent called in with this context: make it the live one (and initialize the runner). */
   enter(ctx: AgentContext): void;

@@ -19,7 +19,7 @@ import { sandboxAvailability } from "./bubblewrap/availability.js";
 import type { HookNetwork } from "../net/proxy.js";
 import { spawnEndpoint, type ChildModes } from "./spawn.js";
 import type { OutputSink } from "./output.js";
-import { ownPermissionFlag, runtimePlan, type ChildRuntime } from "../policy/runtime.js";
+import { ownPermissionFlag, runtimePlan, type ChildRuntime, type RuntimePlan } from "../policy/runtime.js";
 
 /** Process and sandbox modes' modules, once the first such module started (a worker-only host never loads them). */
 let child: ChildModes | undefined;
@@ -80,13 +80,18 @@ export interface Launched {
   loaded(): Promise<void>;
 }
 
-/** The spawned worker, not yet loaded, or the failure (with its code) that kept it from starting. */
-export async function launch(spec: LaunchSpec): Promise<HookFailure | Launched> {
-  const { hookPath, resolvedPath, options, placement } = spec;
+/**
+ * What the host refuses from the module's options and files alone, before anything of it runs: a
+ * module that no longer matches its approval (`not_approved`), a policy grant that reaches the
+ * transform cache, a runtime that cannot run what the policy asks (a Bun host). Every load checks
+ * it (`launch`); a start that mirrors a module before it loads checks it first, so the module is
+ * refused where a load is (src/extension/early-start.ts `earlyStart`).
+ */
+export function hostRefusal(spec: Pick<LaunchSpec, "hookPath" | "resolvedPath" | "options" | "cacheDir">): HookFailure | { verdict: Exclude<ReturnType<NonNullable<ResolvedSandboxOptions["approval"]>>, HookFailure>; plan: RuntimePlan } {
+  const { hookPath, resolvedPath, options } = spec;
   // Every load, restarts included, reads the module from disk again: it must still be what was approved.
   const verdict = options.approval?.();
   if (verdict instanceof HookFailure) return verdict;
-  spec.approved(verdict?.digest, verdict?.pinned);
   // Why refuse: a hook that could read the cache reads other hooks' code; one that could write it poisons them.
   // A sandbox binds what the policy names whether or not Node's permission model is on.
   const reachPolicy = options.isolation === "sandbox" ? { ...options.policy, permissionModel: true } : options.policy;
@@ -97,6 +102,16 @@ export async function launch(spec: LaunchSpec): Promise<HookFailure | Launched> 
   // What runs the hook here, or why nothing can without less than asked (a Bun host: src/policy/runtime.ts).
   const plan = runtimePlan(options);
   if (typeof plan === "string") return Errors.loadFailed(hookPath, plan);
+  return { verdict, plan };
+}
+
+/** The spawned worker, not yet loaded, or the failure (with its code) that kept it from starting. */
+export async function launch(spec: LaunchSpec): Promise<HookFailure | Launched> {
+  const { hookPath, resolvedPath, options, placement } = spec;
+  const checked = hostRefusal(spec);
+  if (checked instanceof HookFailure) return checked;
+  const { verdict, plan } = checked;
+  spec.approved(verdict?.digest, verdict?.pinned);
   placement.runtime = plan.child;
   placement.unenforced = plan.unenforced;
   let execArgv: string[] | undefined;

@@ -12,7 +12,7 @@ import type { HookMessageRenderer } from "../contract/types.js";
 import type { AgentModules, HostRequest, Manifest } from "../contract/protocol.js";
 import { loadWorker } from "./load.js";
 import { cacheMadeBy, makeCodeCache } from "./code-cache.js";
-import { launch, type Placement } from "./launch.js";
+import { hostRefusal, launch, type Placement } from "./launch.js";
 import { hookExecGate } from "./hook-exec.js";
 import { SandboxBridge } from "../bridge/bridge.js";
 import type { ExecGate } from "../bridge/exec-gate.js";
@@ -144,6 +144,12 @@ export class HookSupervisor implements SandboxView {
     this.#initialized = true;
     this.#hasUI = hasUI;
     this.#gen?.channel.notify({ t: "initialized", hasUI });
+  }
+
+  /** What the host refuses before anything of the module runs (./launch.ts `hostRefusal`), checked now; `start` checks it again. */
+  refusedBeforeLoad(): HookFailure | undefined {
+    const checked = hostRefusal({ hookPath: this.hookPath, resolvedPath: this.resolvedPath, options: this.options, cacheDir: this.#transforms.cache.dir });
+    return checked instanceof HookFailure ? checked : undefined;
   }
 
   /** Start the worker and load the hook. Resolves with the failure if loading failed (the worker is ended). */

@@ -60,6 +60,11 @@ export class IsolatedHook implements LoadedHook, HookUnit {
   setSendMessageHandler(): void {}
   setAppendEntryHandler(): void {}
 
+  /** What the host refuses before anything of the module runs (an approval it no longer matches, a runtime that cannot run its policy), or undefined. */
+  refusedBeforeLoad(): HookFailure | undefined {
+    return this.#sandbox.refusedBeforeLoad();
+  }
+
   /** Start the worker and load the hook; the failure if it did not load (its worker is ended). */
   start(): Promise<HookFailure | undefined> {
     return this.#sandbox.start();
