@@ -139,7 +139,7 @@ function script(file: string, state: State): void {
 
 /** A pinned module's static import graph: the project's files it reaches, the packages it names and the `package.json` files its package scope reads. */
 function imported(file: string, pins: CommandPins, root: string): void {
-  const graph = importGraph(file);
+  const graph = importGraph(file, true);
   for (const f of graph.files) if (inside(root, f.lexical)) pins.files.push(f.lexical);
   for (const m of graph.manifests) if (inside(root, m.lexical)) pins.manifests.push(m.lexical);
   for (const p of graph.packages) if (inside(root, p.lexical)) pins.folders.push(p.lexical);

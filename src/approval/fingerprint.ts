@@ -54,7 +54,7 @@ export function fingerprint(module: string, policy: PolicyOption): Fingerprint {
     files[key] = hashFile(realPath ?? lexical, budget);
   };
   pin(module, real);
-  const graph = importGraph(real);
+  const graph = importGraph(real, true);
   for (const file of graph.files) pin(file.lexical, file.real);
   for (const manifest of graph.manifests) pin(manifest.lexical, manifest.real);
   for (const pkg of graph.packages) pinTree(pkg.real, files, budget);

@@ -30,14 +30,19 @@ export interface GraphPath {
 export interface ImportGraph {
   /** Module files reached through relative or absolute specifiers (the entry excluded). */
   files: GraphPath[];
-  /** Package folders named by bare specifiers, and the packages they depend on (by their `package.json`), transitively. */
+  /** Package folders named by bare specifiers, and (`dependencies`) the packages they depend on (by their `package.json`), transitively. */
   packages: Array<GraphPath & { specifier: string }>;
   /** The `package.json` paths a package-scope lookup from a reached file reads (a missing one has `real` = `lexical`). */
   manifests: GraphPath[];
 }
 
-/** Module files, packages and scope manifests `entry` imports, directly or not. */
-export function importGraph(entry: string): ImportGraph {
+/**
+ * Module files, packages and scope manifests `entry` imports, directly or not. `dependencies`: also
+ * the packages those packages depend on, which an approval pins and an approved module alone may read
+ * (../approval/fingerprint.ts, ./read-grants.ts pinnedOnly). Why not always: a module that names an
+ * agent's package reaches hundreds through it (pi's SDKs), read at every start of every module.
+ */
+export function importGraph(entry: string, dependencies = false): ImportGraph {
   const graph: ImportGraph = { files: [], packages: [], manifests: [] };
   const queue = [entry];
   const seen = new Set<string>();
@@ -64,7 +69,7 @@ export function importGraph(entry: string): ImportGraph {
   // granted and pinned as a package the module names (src/approval/fingerprint.ts); an approved module reads no
   // other (./read-grants.ts pinnedOnly), so a dependency past the bound is not there to load rather than unpinned.
   const reached = new Set(graph.packages.map((p) => p.real));
-  for (let i = 0; i < graph.packages.length && reached.size < MAX_PACKAGES; i++) {
+  for (let i = 0; dependencies && i < graph.packages.length && reached.size < MAX_PACKAGES; i++) {
     const pkg = graph.packages[i]!;
     for (const name of dependencyNames(pkg.real)) {
       const dep = packageDir(pkg.real, name);

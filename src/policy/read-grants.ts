@@ -64,7 +64,7 @@ export function hookReads(resolvedPath: string, options: ReadGrantOptions): stri
   const readable = options.readable.map(realOrLexical);
   const areas = [...roots.map((r) => r.real), ...readable];
   const within = (p: string) => areas.some((a) => inside(a, p));
-  const graph = importGraph(resolvedPath);
+  const graph = importGraph(resolvedPath, options.pinnedOnly === true);
   const grants: string[] = [];
   for (const file of graph.files) {
     if (file.real !== file.lexical && !within(file.real)) throw leaves(file, `the hook's import of ${file.lexical}`);
