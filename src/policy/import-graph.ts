@@ -91,16 +91,19 @@ export function importGraph(entry: string, dependencies = false): ImportGraph {
   return graph;
 }
 
-/** The names a package's `package.json` says it loads: its dependencies, optional and peer dependencies. */
-function dependencyNames(pkg: string): string[] {
+/**
+ * The names a package's `package.json` says it loads: its dependencies, optional and peer
+ * dependencies (also ./link-walk.ts, which grants a large root's packages with what they load).
+ */
+export function dependencyNames(pkg: string): string[] {
   try {
     const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as Record<string, unknown>;
     const names = ["dependencies", "optionalDependencies", "peerDependencies"].flatMap((field) => {
       const deps = manifest[field];
       return deps && typeof deps === "object" ? Object.keys(deps) : [];
     });
-    // A name is a folder below node_modules, never a path out of it.
-    return names.filter((n) => /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(n));
+    // A name is a folder below node_modules (a scope and a name, neither starting with "."), never a path out of it.
+    return [...new Set(names)].filter((n) => /^(@[^/.][^/]*\/)?[^/@.][^/]*$/.test(n));
   } catch {
     return [];
   }

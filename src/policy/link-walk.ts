@@ -17,11 +17,11 @@
  * transform cache (./walk-records.ts): which roots were too large, and what a walk of a folder
  * found, taken again while every folder it read is unchanged.
  */
-import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { ancestors, realOrUndefined } from "./paths.js";
 import { inside } from "../gates/inside.js";
-import type { GraphPath } from "./import-graph.js";
+import { dependencyNames, type GraphPath } from "./import-graph.js";
 import { rememberedLarge, rememberLarge, rememberedWalk, rememberWalk, type FolderWalk, type WalkedFolders } from "./walk-records.js";
 
 /** Entries walked under one folder (a root, or the packages a hook reaches under a large one) before it stops. */
@@ -165,19 +165,6 @@ function closure(start: GraphPath[]): GraphPath[] {
     }
   }
   return out;
-}
-
-function dependencyNames(dir: string): string[] {
-  try {
-    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
-    const names = ["dependencies", "optionalDependencies", "peerDependencies"].flatMap((field) => {
-      const deps = manifest[field];
-      return deps && typeof deps === "object" ? Object.keys(deps) : [];
-    });
-    return [...new Set(names)].filter((n) => /^(@[^/]+\/)?[^/@.][^/]*$/.test(n));
-  } catch {
-    return [];
-  }
 }
 
 /** The folder of package `name` as Node finds it from `from` (`node_modules` upwards), as named and as it is. */
