@@ -19,6 +19,8 @@ const sampler = setInterval(() => {
 }, 10);
 const { hooks, errors } = await loadHooks([file], process.cwd(), {
   isolation,
+  // The Bun job's worker project runs every load `trusted`, the one policy a Bun worker runs (test/support/isolation.ts).
+  ...(process.env.HOOKBOX_TEST_POLICY ? { policy: process.env.HOOKBOX_TEST_POLICY as "trusted" } : {}),
   deadlines: { default: 60_000 },
   unresponsiveMs: 60_000,
   onLog: (_hook, level, line) => {
