@@ -27,13 +27,14 @@ export const HOST_ENTRIES = { index: "index.js", hooks: "hooks.js", "hooks-omp":
 
 /**
  * Packages left to node_modules, loaded from there when first needed, as from dist/src/: jiti,
+ * esbuild (a native program its package starts; src/isolation/agent-bundle.ts),
  * typebox and undici (heavy, loaded lazily), OpenTelemetry (optional), mvdan-sh (required by name
  * through createRequire), jsonc-parser (its main file is UMD, whose factory requires the package's
  * own files through a `require` esbuild cannot follow: inlined, that require throws at run time),
  * dotenv and yaml (CommonJS, in yaml's case its `node` export, requiring Node's built-ins by name,
  * which an ES module output cannot inline).
  */
-export const HOST_EXTERNAL = ["jiti", "@sinclair/typebox", "undici", "@opentelemetry/*", "mvdan-sh", "jsonc-parser", "dotenv", "yaml"];
+export const HOST_EXTERNAL = ["jiti", "esbuild", "@sinclair/typebox", "undici", "@opentelemetry/*", "mvdan-sh", "jsonc-parser", "dotenv", "yaml"];
 
 const ZOD_IMPORT = /^import \{ z \} from "zod";$/m;
 

@@ -18,8 +18,14 @@
 // at its top level (pi-ai's providers) is empty for the factory. Once the module is loaded, its
 // first read of the package (any name, in a handler) evaluates the whole package first, so
 // handlers see it as the agent's process has it.
+//
+// The agent's TypeBox may come as one file the host built (src/isolation/agent-bundle.ts): then a
+// file of the package that the table names is read from that file's exports, evaluated once, in
+// place of the package's own 700 files through Node's loader.
 import { createRequire } from "node:module";
 import { existsSync } from "node:fs";
+import { dirname } from "node:path";
+import { runInThisContext } from "node:vm";
 import { moduleFormat } from "./module-format.mjs";
 
 const require = createRequire(import.meta.url);
@@ -53,13 +59,49 @@ function jitiInterop(ns, seen = new Map()) {
 /** Each package file evaluated so far: Node's namespace, and whether `require` added `__esModule` to it. @type {Map<string, { ns: any; facade: boolean }>} */
 const evaluated = new Map();
 
+/** The host's bundle for this module's load, if any. @type {import("../src/contract/protocol.js").AgentBundle | undefined} */
+let bundle;
+/** The bundle's exports once evaluated. @type {Record<string, any> | undefined} */
+let bundleExports;
+
+/** The load spec's bundle (src/isolation/agent-bundle.ts), for the module about to load. @param {import("../src/contract/protocol.js").AgentBundle | undefined} given */
+export function useAgentBundle(given) {
+  bundle = given;
+}
+
+/** Whether `file` is served from the bundle. @param {string} file */
+const bundled = (file) => bundle !== undefined && Object.hasOwn(bundle.entries, file);
+
+/**
+ * What Node's `require` of `file` returns, from the bundle: its namespace's names, sorted, each a
+ * value, with the `__esModule` Node adds beside a default export, closed as a namespace is.
+ * @param {string} file
+ */
+function fromBundle(file) {
+  const given = /** @type {import("../src/contract/protocol.js").AgentBundle} */ (bundle);
+  if (!bundleExports) {
+    // ES modules are strict: the bundle's code runs as the package's own files would.
+    const wrapper = runInThisContext(`(function (exports, require, module, __filename, __dirname) {"use strict";${given.text}\n})`, { filename: given.name });
+    const module = { exports: {} };
+    wrapper.call(module.exports, module.exports, createRequire(given.name), module, given.name, dirname(given.name));
+    bundleExports = /** @type {Record<string, any>} */ (module.exports);
+  }
+  const source = bundleExports[/** @type {string} */ (given.entries[file])];
+  const ns = Object.create(null);
+  const names = Object.keys(source);
+  if (names.includes("default")) names.push("__esModule");
+  for (const key of names.sort()) Object.defineProperty(ns, key, { value: key === "__esModule" ? true : source[key], writable: true, enumerable: true, configurable: false });
+  Object.defineProperty(ns, Symbol.toStringTag, { value: "Module" });
+  return Object.preventExtensions(ns);
+}
+
 /** @param {string} name the specifier, for the error @param {string} file */
 function evaluateOnce(name, file) {
   let done = evaluated.get(file);
   if (done) return done;
   let ns;
   try {
-    ns = require(file);
+    ns = bundled(file) ? fromBundle(file) : require(file);
   } catch (err) {
     // A package with top-level await cannot be evaluated synchronously: name what to do.
     if (/** @type {{ code?: unknown }} */ (err)?.code === "ERR_REQUIRE_ASYNC_MODULE") {
@@ -131,7 +173,10 @@ const esm = new Map();
  */
 export function deferredAgentPackage(id, alias, exports) {
   const file = alias && Object.hasOwn(alias, id) ? alias[id] : undefined;
-  if (!file || !process.features.require_module) return undefined;
+  if (!file) return undefined;
+  // A bundled package is one file, read whole (the host's map places names in the package's own files).
+  if (bundled(file)) return deferred(id, file, undefined);
+  if (!process.features.require_module) return undefined;
   if (!esm.has(file)) esm.set(file, existsSync(file) && moduleFormat(file) === "module");
   return esm.get(file) ? deferred(id, file, exports && Object.hasOwn(exports, file) ? exports[file] : undefined) : undefined;
 }

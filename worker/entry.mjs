@@ -17,7 +17,7 @@ import { deniedSoFar, watchDenials, withAccessDetail } from "./access.mjs";
 import { cut } from "./describe.mjs";
 import { importWithJiti } from "./typescript.mjs";
 import { nativeImport, useImport } from "./native-import.mjs";
-import { agentPackagesLoaded } from "./agent-packages.mjs";
+import { agentPackagesLoaded, useAgentBundle } from "./agent-packages.mjs";
 import { serveRenders } from "./render.mjs";
 import { deliver } from "./bus.mjs";
 import { boot as booted, flushTurn, mode, onMessage, onUnsendable, processControl, queue } from "./transport.mjs";
@@ -91,6 +91,7 @@ function hostTransform(opts) {
 const controlApi = {
   async load(/** @type {LoadSpec} */ spec) {
     registry.initialized = spec.initialized;
+    useAgentBundle(spec.agentBundle);
     try {
       const mod = /** @type {any} */ (await importHook(spec.resolvedPath, hostModuleObjects(spec.hostModules ?? {}), spec.agentModules));
       const factory = factoryOf(mod);

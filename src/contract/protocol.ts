@@ -279,7 +279,15 @@ export interface LoadSpec {
   hostModules?: HostModuleManifest;
   /** The agent's own package names as the agent resolves them for its in-process extensions (src/discovery/agent-packages.ts). */
   agentModules?: AgentModules;
+  /** The agent's TypeBox as one file, when the module's top file imports it (src/isolation/agent-bundle.ts). */
+  agentBundle?: AgentBundle;
 }
+
+/**
+ * One of the agent's packages as one CommonJS file the host built: its text, each alias target's
+ * key among its exports (a namespace each), and the file name its code is evaluated under.
+ */
+export interface AgentBundle { text: string; entries: Record<string, string>; name: string }
 
 /**
  * jiti aliases (a name, or a prefix ending in `/`, to an absolute file or folder) and the package

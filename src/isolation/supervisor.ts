@@ -12,6 +12,7 @@ import type { HookMessageRenderer } from "../contract/types.js";
 import type { AgentModules, HostRequest, Manifest } from "../contract/protocol.js";
 import { loadWorker } from "./load.js";
 import { cacheMadeBy, makeCodeCache } from "./code-cache.js";
+import { agentBundleForLoad } from "./agent-bundle.js";
 import { hostRefusal, launch, type Placement } from "./launch.js";
 import { hookExecGate } from "./hook-exec.js";
 import { SandboxBridge } from "../bridge/bridge.js";
@@ -252,9 +253,13 @@ export class HookSupervisor implements SandboxView {
     this.generation++;
     this.#exited = gen.exited;
 
+    // The agent's TypeBox as one file, when the module's top file imports it (./agent-bundle.ts).
+    const bundle = await agentBundleForLoad(this.agentModules, options.transformCacheDir, this.resolvedPath);
     const outcome = await loadWorker(endpoint, gen.channel, this.hookPath, options, gen.death,
       { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI, agent: this.agent,
-        hostModules: hostModuleManifest(options.hostModules, options.policy), ...(this.agentModules ? { agentModules: this.agentModules } : {}) }, cacheReport);
+        hostModules: hostModuleManifest(options.hostModules, options.policy), ...(this.agentModules ? { agentModules: this.agentModules } : {}),
+        ...(bundle.given ? { agentBundle: bundle.given } : {}) }, cacheReport);
+    bundle.settled();
     this.codeCache = cacheReport.verdict;
     await launched.loaded();
     // The control plane is done after load: closing it leaves no handle that keeps the host alive.
