@@ -258,8 +258,7 @@ export class HookSupervisor implements SandboxView {
     const outcome = await loadWorker(endpoint, gen.channel, this.hookPath, options, gen.death,
       { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI, agent: this.agent,
         hostModules: hostModuleManifest(options.hostModules, options.policy), ...(this.agentModules ? { agentModules: this.agentModules } : {}),
-        ...(bundle.given ? { agentBundle: bundle.given } : {}) }, cacheReport);
-    bundle.settled();
+        ...(bundle.given ? { agentBundle: bundle.given } : {}) }, cacheReport).finally(() => bundle.settled());
     this.codeCache = cacheReport.verdict;
     await launched.loaded();
     // The control plane is done after load: closing it leaves no handle that keeps the host alive.
