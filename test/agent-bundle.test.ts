@@ -45,8 +45,8 @@ const tableOf = (pkg: string): AgentModules => ({
 interface Report { from: string; check: boolean[]; created: unknown; names: number; marked?: number; tag: string }
 
 /** The module loaded by a host with `table`: what it reported, and its tool's parameters as JSON text. */
-async function load(table: AgentModules, cacheDir: string | false, isolation: Isolation, pkg: string) {
-  const modules = prepareExtensionModules([MODULE], ROOT, { isolation, transformCacheDir: cacheDir, policy: { fsRead: [pkg] } }, table);
+async function load(table: AgentModules, cacheDir: string | false, isolation: Isolation, pkg: string, maxMessageBytes?: number) {
+  const modules = prepareExtensionModules([MODULE], ROOT, { isolation, transformCacheDir: cacheDir, policy: { fsRead: [pkg] }, ...(maxMessageBytes ? { maxMessageBytes } : {}) }, table);
   const { hooks, errors } = await settleModules(modules);
   disposing.push(...hooks);
   expect(errors).toEqual([]);
@@ -141,6 +141,18 @@ describe("the bundle's file (worker)", () => {
     await built(changed, cache);
     expect(readFileSync(file, "utf8")).toContain("HookboxMarker");
     expect((await load(tableOf(pkg), cache, "worker", pkg)).report).toMatchObject({ from: bundleOf(pkg), marked: 7 });
+  });
+
+  it("a maxMessageBytes below the bundle's size gives none: the package itself, in a process too (its frames are bounded by it)", async () => {
+    const pkg = copyOfTypebox();
+    const cache = temp("cache");
+    const table = tableOf(pkg);
+    await load(table, cache, "worker", pkg);
+    const file = await built(table, cache);
+    const small = readFileSync(file).length >> 1;
+    for (const isolation of ["worker", "process"] as const) {
+      expect(inPackage(pkg, (await load(tableOf(pkg), cache, isolation, pkg, small)).report.from)).toBe(true);
+    }
   });
 
   it("transformCacheDir false: no bundle, the package itself", async () => {

@@ -211,7 +211,7 @@ export function agentBundlesFor(table: AgentModules | undefined, cacheDir: strin
  * What one module's load spec carries of the agent's bundle (`given`: none when its top file does
  * not import the package, or no bundle is built yet), and what to call once its load ended.
  */
-export async function agentBundleForLoad(table: AgentModules | undefined, cacheDir: string | false | undefined, topFile: string): Promise<{ given?: AgentBundle; settled(): void }> {
+export async function agentBundleForLoad(table: AgentModules | undefined, cacheDir: string | false | undefined, topFile: string, maxMessageBytes: number): Promise<{ given?: AgentBundle; settled(): void }> {
   const bundles = agentBundlesFor(table, cacheDir);
   const none = { settled() {} };
   if (!bundles) return none;
@@ -223,5 +223,7 @@ export async function agentBundleForLoad(table: AgentModules | undefined, cacheD
   }
   if (!bundles.importedBy(source)) return none;
   const given = await bundles.forLoad();
-  return { ...(given ? { given } : {}), settled: () => bundles.settled() };
+  // A message bound below the bundle's size (the `maxMessageBytes` option): the package's own files.
+  const fits = given !== undefined && Buffer.byteLength(given.text) <= maxMessageBytes;
+  return { ...(fits ? { given } : {}), settled: () => bundles.settled() };
 }

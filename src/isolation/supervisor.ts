@@ -254,7 +254,7 @@ export class HookSupervisor implements SandboxView {
     this.#exited = gen.exited;
 
     // The agent's TypeBox as one file, when the module's top file imports it (./agent-bundle.ts).
-    const bundle = await agentBundleForLoad(this.agentModules, options.transformCacheDir, this.resolvedPath);
+    const bundle = await agentBundleForLoad(this.agentModules, options.transformCacheDir, this.resolvedPath, options.maxMessageBytes);
     const outcome = await loadWorker(endpoint, gen.channel, this.hookPath, options, gen.death,
       { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI, agent: this.agent,
         hostModules: hostModuleManifest(options.hostModules, options.policy), ...(this.agentModules ? { agentModules: this.agentModules } : {}),
