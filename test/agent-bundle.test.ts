@@ -46,12 +46,16 @@ interface Report { from: string; check: boolean[]; created: unknown; names: numb
 
 /** The module loaded by a host with `table`: what it reported, and its tool's parameters as JSON text. */
 async function load(table: AgentModules, cacheDir: string | false, isolation: Isolation, pkg: string, maxMessageBytes?: number) {
-  const modules = prepareExtensionModules([MODULE], ROOT, { isolation, transformCacheDir: cacheDir, policy: { fsRead: [pkg] }, ...(maxMessageBytes ? { maxMessageBytes } : {}) }, table);
-  const { hooks, errors } = await settleModules(modules);
+  const { hooks, errors } = await settle(table, cacheDir, isolation, pkg, maxMessageBytes);
   disposing.push(...hooks);
   expect(errors).toEqual([]);
   const tool = (hooks[0] as IsolatedHook).manifest.tools![0]!;
   return { report: JSON.parse(tool.description) as Report, parameters: JSON.stringify(tool.parameters) };
+}
+
+/** The module's load by a host with `table`, its policy granting `fsRead` (the package's folder). */
+async function settle(table: AgentModules, cacheDir: string | false, isolation: Isolation, fsRead: string, maxMessageBytes?: number) {
+  return settleModules(prepareExtensionModules([MODULE], ROOT, { isolation, transformCacheDir: cacheDir, policy: { fsRead: [fsRead] }, ...(maxMessageBytes ? { maxMessageBytes } : {}) }, table));
 }
 
 /** Wait for the host of `table` to have built its bundle in `cacheDir`; the bundle's file. */
@@ -92,6 +96,22 @@ describe.each(MODES)("the agent's TypeBox as one file (%s)", (isolation) => {
     disposing.push(...hooks);
     expect(hooks).toEqual([]);
     expect(errors).toEqual([{ path: MODULE, code: "load_failed", error: expect.stringContaining("which holds the host's transform cache") }]);
+  });
+});
+
+describe.each(MODES)("what a module may load, bundle or not (%s)", (isolation) => {
+  it("one whose policy does not grant the package's files fails as without the bundle (load_failed): the bundle changes the cost, not what loads", async () => {
+    const pkg = copyOfTypebox();
+    const cache = temp("cache");
+    const table = tableOf(pkg);
+    await load(table, cache, isolation, pkg);
+    await built(table, cache);
+    expect((await load(tableOf(pkg), cache, isolation, pkg)).report.from).toBe(bundleOf(pkg));
+    const elsewhere = temp("elsewhere");
+    const { hooks, errors } = await settle(tableOf(pkg), cache, isolation, elsewhere);
+    disposing.push(...hooks);
+    expect(hooks).toEqual([]);
+    expect(errors).toEqual([{ path: MODULE, code: "load_failed", error: expect.stringContaining(join(pkg, "build")) }]);
   });
 });
 

@@ -69,8 +69,25 @@ export function useAgentBundle(given) {
   bundle = given;
 }
 
-/** Whether `file` is served from the bundle. @param {string} file */
-const bundled = (file) => bundle !== undefined && Object.hasOwn(bundle.entries, file);
+/** Whether each bundled file is one the module could read (and so load) itself. @type {Map<string, boolean>} */
+const readable = new Map();
+
+/**
+ * Whether `file` is served from the bundle: one of its entries, which the module could read itself
+ * (its policy grants it; the sandbox binds it). Why: the bundle changes what a load costs, never
+ * what the module may load; one that lacks the grant fails as it would without the bundle.
+ * @param {string} file
+ */
+function bundled(file) {
+  if (bundle === undefined || !Object.hasOwn(bundle.entries, file)) return false;
+  let can = readable.get(file);
+  if (can === undefined) {
+    const permission = /** @type {{ permission?: { has(scope: string, path: string): boolean } }} */ (process).permission;
+    can = (permission === undefined || permission.has("fs.read", file)) && existsSync(file);
+    readable.set(file, can);
+  }
+  return can;
+}
 
 /**
  * What Node's `require` of `file` returns, from the bundle: its namespace's names, sorted, each a
