@@ -17,6 +17,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { below } from "../gates/inside.js";
 import { ancestors } from "../policy/paths.js";
+import { packageFolder } from "../policy/import-graph.js";
 import type { AgentModules } from "../contract/protocol.js";
 import { OMP_PACKAGE, PI_PACKAGE } from "./agents.js";
 
@@ -41,12 +42,7 @@ function importTarget(target: ExportTarget): string | undefined {
 
 /** The folder of `@oh-my-pi/<name>` as oh-my-pi's package resolves it (its own folder, or a `node_modules` above). */
 function packageDir(ompRoot: string, name: string): string | undefined {
-  if (name === "pi-coding-agent") return ompRoot;
-  for (const dir of ancestors(ompRoot)) {
-    const candidate = join(dir, "node_modules", "@oh-my-pi", name);
-    if (existsSync(join(candidate, "package.json"))) return realpathSync(candidate);
-  }
-  return undefined;
+  return name === "pi-coding-agent" ? ompRoot : packageFolder(ompRoot, `@oh-my-pi/${name}`)?.real;
 }
 
 /**

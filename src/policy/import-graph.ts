@@ -9,8 +9,8 @@
  * gate in ./read-grants.ts: a specifier cannot be used to ask for a read of any other file, and a
  * symbolic link cannot widen what is granted.
  */
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { dirname, extname, join, resolve } from "node:path";
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { ancestors, realOrUndefined } from "./paths.js";
 
 const MODULE_EXT = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
@@ -60,7 +60,7 @@ export function importGraph(entry: string, dependencies = false): ImportGraph {
         graph.files.push(target);
         queue.push(target.real);
       } else {
-        const pkg = packageDir(dirname(file), specifier);
+        const pkg = packageFolder(dirname(file), packageName(specifier));
         if (pkg) graph.packages.push({ ...pkg, specifier });
       }
     }
@@ -72,7 +72,7 @@ export function importGraph(entry: string, dependencies = false): ImportGraph {
   for (let i = 0; dependencies && i < graph.packages.length && reached.size < MAX_PACKAGES; i++) {
     const pkg = graph.packages[i]!;
     for (const name of dependencyNames(pkg.real)) {
-      const dep = packageDir(pkg.real, name);
+      const dep = packageFolder(pkg.real, name);
       if (!dep || reached.has(dep.real)) continue;
       reached.add(dep.real);
       graph.packages.push({ ...dep, specifier: name });
@@ -134,13 +134,20 @@ function resolveLocal(from: string, specifier: string): GraphPath | undefined {
   return undefined;
 }
 
-/** The folder of package `specifier` as Node would find it from `from` (`node_modules` upwards). */
-function packageDir(from: string, specifier: string): GraphPath | undefined {
-  const parts = specifier.split("/");
-  const name = specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+/** The package a bare specifier names: `@scope/name` or `name`, without a subpath. */
+const packageName = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+
+/**
+ * The folder of package `name` as Node finds it from `from`: `node_modules/<name>` in each folder
+ * upwards, not in a folder that is itself `node_modules` (Node's own lookup paths skip those), the
+ * first whose `package.json` is there (through links, a broken one skipped).
+ */
+export function packageFolder(from: string, name: string): GraphPath | undefined {
   for (const dir of ancestors(from)) {
-    const candidate = join(dir, "node_modules", name);
-    if (existsSync(join(candidate, "package.json"))) return { lexical: candidate, real: realpathSync(candidate) };
+    if (basename(dir) === "node_modules") continue;
+    const lexical = join(dir, "node_modules", name);
+    const real = realOrUndefined(join(lexical, "package.json")) && realOrUndefined(lexical);
+    if (real) return { lexical, real };
   }
   return undefined;
 }
@@ -165,7 +172,7 @@ export function bunOnlyImports(entry: string): string[] {
       names === undefined || names.split(",").every((n) => n.trim() === "" || /^type\s/.test(n.trim())) ? "" : statement);
     for (const [, specifier] of values.matchAll(SPECIFIER)) {
       if (!specifier || specifier.startsWith("node:") || specifier.startsWith(".") || specifier.startsWith("/")) continue;
-      const pkg = packageDir(dirname(file), specifier);
+      const pkg = packageFolder(dirname(file), packageName(specifier));
       if (!pkg) continue;
       try {
         const engines = (JSON.parse(readFileSync(join(pkg.real, "package.json"), "utf8")) as { engines?: Record<string, unknown> }).engines;

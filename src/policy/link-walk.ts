@@ -19,9 +19,9 @@
  */
 import { lstatSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { ancestors, realOrUndefined } from "./paths.js";
+import { realOrUndefined } from "./paths.js";
 import { inside } from "../gates/inside.js";
-import { dependencyNames, type GraphPath } from "./import-graph.js";
+import { dependencyNames, packageFolder, type GraphPath } from "./import-graph.js";
 import { rememberedLarge, rememberLarge, rememberedWalk, rememberWalk, type FolderWalk, type WalkedFolders } from "./walk-records.js";
 
 /** Entries walked under one folder (a root, or the packages a hook reaches under a large one) before it stops. */
@@ -165,17 +165,6 @@ function closure(start: GraphPath[]): GraphPath[] {
     }
   }
   return out;
-}
-
-/** The folder of package `name` as Node finds it from `from` (`node_modules` upwards), as named and as it is. */
-function packageFolder(from: string, name: string): GraphPath | undefined {
-  for (const dir of ancestors(from)) {
-    if (basename(dir) === "node_modules") continue;
-    const lexical = join(dir, "node_modules", name);
-    const real = realOrUndefined(join(lexical, "package.json")) && realOrUndefined(lexical);
-    if (real) return { lexical, real };
-  }
-  return undefined;
 }
 
 /**
