@@ -147,16 +147,16 @@ export function piAgentModules(piRoot: string): AgentModules | undefined {
   if (!existsSync(index)) return undefined;
   // pi resolves them as ES modules (`import.meta.resolve`): the `import` export of each package, found above pi's folder.
   const resolve = (name: string, sub: string): string | undefined => {
-    for (const dir of ancestors(piRoot)) {
-      const folder = join(dir, "node_modules", name);
-      try {
-        const manifest = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as { exports?: Record<string, ExportTarget> | string; main?: string };
-        const exports = typeof manifest.exports === "string" ? { ".": manifest.exports } : manifest.exports;
-        const target = exports ? importTarget(exports[sub]) : sub === "." ? manifest.main : undefined;
-        return target ? join(realpathSync(folder), target) : undefined;
-      } catch { /* not in this node_modules */ }
+    const folder = packageFolder(piRoot, name);
+    if (!folder) return undefined;
+    try {
+      const manifest = JSON.parse(readFileSync(join(folder.real, "package.json"), "utf8")) as { exports?: Record<string, ExportTarget> | string; main?: string };
+      const exports = typeof manifest.exports === "string" ? { ".": manifest.exports } : manifest.exports;
+      const target = exports ? importTarget(exports[sub]) : sub === "." ? manifest.main : undefined;
+      return target ? join(folder.real, target) : undefined;
+    } catch {
+      return undefined;
     }
-    return undefined;
   };
   const alias: Record<string, string> = { [PI_PACKAGE]: index };
   for (const [name, pkg, sub] of [
