@@ -19,6 +19,7 @@ import { agentBundlesFor } from "../src/isolation/agent-bundle.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/availability.js";
 import { unseal } from "../src/gates/sealed.js";
 import { piAgentModules } from "../src/discovery/agent-packages.js";
+import { withAgentExports } from "../src/extension/agent-exports-cache.js";
 import { ROOT, until } from "./helpers/host.js";
 import { installPiDir } from "./support/pi-run.js";
 
@@ -194,7 +195,8 @@ describe("pi's examples that build schemas with TypeBox (worker)", () => {
    * machine can pass a load deadline, which is not what this compares).
    */
   async function registered(cache: string | false) {
-    const table = piAgentModules(PI)!;
+    // As isolate() makes it: pi's table with the map of which file defines each name (src/extension/agent-exports-cache.ts).
+    const table = withAgentExports(piAgentModules(PI), cache)!;
     const tools: Record<string, string> = {};
     const errors: unknown[] = [];
     for (let i = 0; i < users.length; i += 4) {
@@ -210,7 +212,7 @@ describe("pi's examples that build schemas with TypeBox (worker)", () => {
     // Without: no cache folder, no bundle. With: a host that built it first (from question.ts's load).
     const native = await registered(false);
     const cache = temp("cache");
-    const builder = piAgentModules(PI)!;
+    const builder = withAgentExports(piAgentModules(PI), cache)!;
     const first = await settleModules(prepareExtensionModules([users[1]!], EXAMPLES, { isolation: "worker", transformCacheDir: cache, policy: "trusted" }, builder));
     disposing.push(...first.hooks);
     await built(builder, cache);
@@ -218,5 +220,12 @@ describe("pi's examples that build schemas with TypeBox (worker)", () => {
     expect(Object.keys(native.tools).length).toBeGreaterThanOrEqual(3);
     expect(bundled.tools).toEqual(native.tools);
     expect(bundled.errors).toEqual(native.errors);
+    // pi-ai's StringEnum (todo.ts) is defined in a file that imports typebox alone: it is in the bundle, evaluated with its TypeBox.
+    const body = unseal("hookbox-agent-bundle-1", readFileSync(agentBundlesFor(builder, cache)!.file))!;
+    const meta = JSON.parse(body.subarray(0, body.indexOf(10)).toString("utf8")) as { entries: Record<string, string> };
+    const stringEnum = Object.values(builder.exports!).map((map) => map.files[map.names.StringEnum?.[0] ?? -1]).find(Boolean)!;
+    expect(stringEnum).toMatch(/pi-ai\/dist\/.*\.js$/);
+    expect(Object.keys(meta.entries)).toContain(stringEnum);
+    expect(bundled.tools[users[7]!]).toContain("enum");
   }, 120_000);
 });

@@ -25,6 +25,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { parse } from "es-module-lexer/js";
 import { writeFileAtomic } from "../gates/atomic-write.js";
 import { boundFolder, defaultTransformCacheDir, markUsed, privateDir } from "../gates/private-dir.js";
 import { seal, unseal } from "../gates/sealed.js";
@@ -68,6 +69,7 @@ export class AgentBundles {
   readonly names: ReadonlySet<string>;
   readonly #dir: string;
   readonly #entries: Record<string, string>;
+  readonly #table: AgentModules;
   /** `undefined`: not read yet; `null`: none (or dropped). */
   #bundle: Promise<AgentBundle | null> | undefined;
   #inFlight = 0;
@@ -77,8 +79,9 @@ export class AgentBundles {
   /** The build, while it runs (tests wait for it). */
   building: Promise<void> | undefined;
 
-  constructor(cacheDir: string, pkg: { dir: string; name: string; version: string }, targets: Map<string, string[]>) {
+  constructor(cacheDir: string, pkg: { dir: string; name: string; version: string }, targets: Map<string, string[]>, table: AgentModules) {
     this.#dir = pkg.dir;
+    this.#table = table;
     const files = [...targets.keys()].sort();
     this.#entries = Object.fromEntries(files.map((file, i) => [file, `e${i}`]));
     this.names = new Set([...targets.values()].flat());
@@ -142,7 +145,10 @@ export class AgentBundles {
   /** Build the bundle with esbuild (its own process), write it sealed, and serve it to later loads. */
   async #build(): Promise<void> {
     const esbuild = await import("esbuild");
-    const exportsOf = Object.entries(this.#entries).map(([file, key]) => `export * as ${key} from ${JSON.stringify(file)};`).join("\n");
+    // Entries: the package's own alias targets, then the other packages' files that import only it (`withTypeBox`).
+    const others = (await withTypeBox(this.#table, this.names)).filter((file) => !Object.hasOwn(this.#entries, file));
+    const entries = { ...this.#entries, ...Object.fromEntries(others.map((file, i) => [file, `w${i}`])) };
+    const exportsOf = Object.entries(entries).map(([file, key]) => `export * as ${key} from ${JSON.stringify(file)};`).join("\n");
     const result = await esbuild.build({
       stdin: { contents: exportsOf, resolveDir: this.#dir, loader: "js" },
       absWorkingDir: this.#dir, bundle: true, format: "cjs", platform: "node", target: `node${process.versions.node.split(".")[0]}`,
@@ -155,11 +161,31 @@ export class AgentBundles {
       const s = statSync(file);
       return [file, s.size, s.mtimeMs];
     });
-    const meta: BundleMeta = { entries: this.#entries, inputs };
+    const meta: BundleMeta = { entries, inputs };
     await writeFileAtomic(this.file, seal(FORMAT, `${JSON.stringify(meta)}\n${text}`));
-    this.#bundle = Promise.resolve({ text, entries: this.#entries, name: join(this.#dir, "hookbox-bundle.cjs") });
+    this.#bundle = Promise.resolve({ text, entries, name: join(this.#dir, "hookbox-bundle.cjs") });
     void boundFolder(dirname(this.file), BUNDLE_FILE, BUNDLE_FOLDER_BYTES);
   }
+}
+
+/**
+ * The files of the agent's other packages that the host's map places a name in
+ * (src/discovery/agent-exports.ts) and whose every import is one of the bundled package's names:
+ * pi-ai's `StringEnum`, defined in a file that imports `typebox` alone. Bundled too, a module's read
+ * of such a name (while it loads) evaluates that file with the bundle's TypeBox, one instance with
+ * the module's own `Type`, instead of the package's files through Node's loader. Read when the
+ * bundle is built (after the loads settled), never while a start waits.
+ */
+async function withTypeBox(table: AgentModules, names: ReadonlySet<string>): Promise<string[]> {
+  const files = new Set(Object.values(table.exports ?? {}).flatMap((map) => map.files));
+  const out: string[] = [];
+  for (const file of files) {
+    try {
+      const [imports] = parse(await readFile(file, "utf8"));
+      if (imports.length > 0 && imports.every((i) => i.d === -1 && i.n !== undefined && names.has(i.n))) out.push(file);
+    } catch { /* not read: left to Node's loader */ }
+  }
+  return out.sort();
 }
 
 /** esbuild's helper that fills a namespace object (an `import * as`), as this esbuild writes it. */
@@ -201,7 +227,7 @@ export function agentBundlesFor(table: AgentModules | undefined, cacheDir: strin
       entry.targets.set(target, [...(entry.targets.get(target) ?? []), name]);
     }
     const [only] = packages.values();
-    if (packages.size === 1 && only && privateDir(dir)) found = new AgentBundles(dir, only.pkg, only.targets);
+    if (packages.size === 1 && only && privateDir(dir)) found = new AgentBundles(dir, only.pkg, only.targets, table);
     byDir.set(cacheDir, found);
   }
   return found ?? undefined;
