@@ -398,9 +398,10 @@ async function toolCallRows(pi: Pi, rows: Row[], canSandbox: boolean): Promise<v
 async function memoryRows(rows: Row[], canSandbox: { ok: boolean; reason?: string }): Promise<void> {
   progress(`memory per isolated extension over ${PLANS.workers} (worker) and ${PLANS.sandboxes} (process, sandbox), fresh processes`);
   const mb = (m: MemoryFigure) => `${describeMb(totalMb(m))} (host: private ${m.host.priv.toFixed(1)} MB; children: private ${m.children.priv.toFixed(1)} MB)`;
-  // Why several fresh processes: one bare floor read 5.7 to 6.3 MB from run to run, as much as the figure itself.
+  // Why several fresh processes: one bare floor read 5.7 to 6.3 MB from run to run, as much as the figure itself; and
+  // nine, not five: the median of five read 0.2, 0.8 and 1.1 MB in three runs of the same build on this machine.
   const runs: MemoryFigure[] = [];
-  for (let i = 0; i < (args.quick ? 1 : 5); i++) runs.push(await memoryInFreshProcess("worker", PLANS.workers));
+  for (let i = 0; i < (args.quick ? 1 : 9); i++) runs.push(await memoryInFreshProcess("worker", PLANS.workers));
   const overhead = (m: MemoryFigure) => totalMb(m).priv - m.bare!.priv;
   const worker = [...runs].sort((a, b) => overhead(a) - overhead(b))[Math.floor(runs.length / 2)]!;
   const bare = worker.bare!;
