@@ -68,6 +68,15 @@ async function built(table: AgentModules, cacheDir: string): Promise<string> {
   return bundles.file;
 }
 
+/** A copy of the agent's TypeBox, a cache folder, and the bundle a host built there after a module's first load (which had none). */
+async function builtBundle(isolation: Isolation): Promise<{ pkg: string; cache: string; file: string }> {
+  const pkg = copyOfTypebox();
+  const cache = temp("cache");
+  const table = tableOf(pkg);
+  await load(table, cache, isolation, pkg);
+  return { pkg, cache, file: await built(table, cache) };
+}
+
 const bundleOf = (pkg: string) => join(pkg, "hookbox-bundle.cjs");
 const inPackage = (pkg: string, from: string) => from.startsWith(join(pkg, "build") + "/") && from.endsWith(".mjs");
 
@@ -87,11 +96,7 @@ describe.each(MODES)("the agent's TypeBox as one file (%s)", (isolation) => {
   });
 
   it("a policy that reaches the cache folder holding the bundle is refused before the module runs (load_failed)", async () => {
-    const pkg = copyOfTypebox();
-    const cache = temp("cache");
-    const table = tableOf(pkg);
-    await load(table, cache, isolation, pkg);
-    await built(table, cache);
+    const { pkg, cache } = await builtBundle(isolation);
     const modules = prepareExtensionModules([MODULE], ROOT, { isolation, transformCacheDir: cache, policy: { fsRead: [pkg, cache] } }, tableOf(pkg));
     const { hooks, errors } = await settleModules(modules);
     disposing.push(...hooks);
@@ -102,11 +107,7 @@ describe.each(MODES)("the agent's TypeBox as one file (%s)", (isolation) => {
 
 describe.each(MODES)("what a module may load, bundle or not (%s)", (isolation) => {
   it("one whose policy does not grant the package's files fails as without the bundle (load_failed): the bundle changes the cost, not what loads", async () => {
-    const pkg = copyOfTypebox();
-    const cache = temp("cache");
-    const table = tableOf(pkg);
-    await load(table, cache, isolation, pkg);
-    await built(table, cache);
+    const { pkg, cache } = await builtBundle(isolation);
     expect((await load(tableOf(pkg), cache, isolation, pkg)).report.from).toBe(bundleOf(pkg));
     const elsewhere = temp("elsewhere");
     const { hooks, errors } = await settle(tableOf(pkg), cache, isolation, elsewhere);
@@ -118,11 +119,7 @@ describe.each(MODES)("what a module may load, bundle or not (%s)", (isolation) =
 
 describe("the bundle's file (worker)", () => {
   it("a cut or changed file is dropped at its read, never evaluated: that start loads the package itself, and the host builds it again", async () => {
-    const pkg = copyOfTypebox();
-    const cache = temp("cache");
-    const table = tableOf(pkg);
-    await load(table, cache, "worker", pkg);
-    const file = await built(table, cache);
+    const { pkg, cache, file } = await builtBundle("worker");
     const good = readFileSync(file);
     const text = good.toString("utf8");
     const tampered = [
@@ -146,11 +143,7 @@ describe("the bundle's file (worker)", () => {
   });
 
   it("a package changed in place gets a new bundle: the start after the change loads the package itself, the next one its new bundle", async () => {
-    const pkg = copyOfTypebox();
-    const cache = temp("cache");
-    const table = tableOf(pkg);
-    await load(table, cache, "worker", pkg);
-    const file = await built(table, cache);
+    const { pkg, cache, file } = await builtBundle("worker");
     const before = (await load(tableOf(pkg), cache, "worker", pkg)).report;
     expect(before.from).toBe(bundleOf(pkg));
     expect(before.marked).toBeUndefined();
@@ -165,11 +158,7 @@ describe("the bundle's file (worker)", () => {
   });
 
   it("a maxMessageBytes below the bundle's size gives none: the package itself, in a process too (its frames are bounded by it)", async () => {
-    const pkg = copyOfTypebox();
-    const cache = temp("cache");
-    const table = tableOf(pkg);
-    await load(table, cache, "worker", pkg);
-    const file = await built(table, cache);
+    const { pkg, cache, file } = await builtBundle("worker");
     const small = readFileSync(file).length >> 1;
     for (const isolation of ["worker", "process"] as const) {
       expect(inPackage(pkg, (await load(tableOf(pkg), cache, isolation, pkg, small)).report.from)).toBe(true);

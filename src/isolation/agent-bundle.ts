@@ -31,6 +31,7 @@ import { boundFolder, defaultTransformCacheDir, markUsed, privateDir } from "../
 import { seal, unseal } from "../gates/sealed.js";
 import { HOST_BUN } from "../policy/runtime.js";
 import { ancestors } from "../policy/paths.js";
+import { SPECIFIER } from "../policy/import-graph.js";
 import type { AgentBundle, AgentModules } from "../contract/protocol.js";
 
 /** Bumped when the file format or the build changes: old files then miss. */
@@ -42,8 +43,6 @@ const SETTLE_MS = 150;
 /** A bundle is about 500 KB: a few agent versions. */
 const BUNDLE_FOLDER_BYTES = 8 * 1024 * 1024;
 const BUNDLE_FILE = /^[0-9a-f]{64}\.cjs$/;
-/** The static specifiers of a top file (as src/policy/import-graph.ts reads them). */
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)["']([^"'\n]+)["']/g;
 
 const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
 
@@ -88,7 +87,7 @@ export class AgentBundles {
     this.file = join(cacheDir, `${sha256(JSON.stringify([FORMAT, pkg.dir, pkg.name, pkg.version, files]))}.cjs`);
   }
 
-  /** Whether `source` (a module's top file) imports one of the bundle's names. */
+  /** Whether `source` (a module's top file) imports one of the bundle's names, its static specifiers read as the import graph reads them. */
   importedBy(source: string): boolean {
     for (const [, specifier] of source.matchAll(SPECIFIER)) if (specifier && this.names.has(specifier)) return true;
     return false;

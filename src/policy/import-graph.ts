@@ -14,7 +14,8 @@ import { basename, dirname, extname, join, resolve } from "node:path";
 import { ancestors, realOrUndefined } from "./paths.js";
 
 const MODULE_EXT = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)["']([^"'\n]+)["']/g;
+/** A file's static specifiers (`from "x"`, `import "x"`, `import("x")`, `require("x")`); global: read with `matchAll`, which copies it. */
+export const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)["']([^"'\n]+)["']/g;
 /** Bounds on the walk: a huge graph gets what was found so far (the rest is denied, with its path named). */
 const MAX_FILES = 2_000;
 const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
