@@ -15,7 +15,7 @@ import { prepareExtensionModules, settleModules } from "../src/runner/loader.js"
 import type { LoadedHook } from "../src/runner/hook.js";
 import type { IsolatedHook } from "../src/runner/isolated-hook.js";
 import type { AgentModules } from "../src/contract/protocol.js";
-import { agentBundlesFor } from "../src/isolation/agent-bundle.js";
+import { agentBundleForLoad, agentBundlesFor } from "../src/isolation/agent-bundle.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/availability.js";
 import { unseal } from "../src/gates/sealed.js";
 import { piAgentModules } from "../src/discovery/agent-packages.js";
@@ -163,6 +163,20 @@ describe("the bundle's file (worker)", () => {
     for (const isolation of ["worker", "process"] as const) {
       expect(inPackage(pkg, (await load(tableOf(pkg), cache, isolation, pkg, small)).report.from)).toBe(true);
     }
+  });
+
+  it("a top file larger than one file the hook's transform budget takes gives none: the host does not read it (a hook may write a huge one)", async () => {
+    const { pkg, cache } = await builtBundle("worker");
+    const table = tableOf(pkg);
+    const top = join(temp("top"), "big.ts");
+    writeFileSync(top, `import { Type } from "typebox";\n// ${"x".repeat(2048)}\n`);
+    const size = readFileSync(top).length;
+    const under = await agentBundleForLoad(table, cache, top, 1 << 20, size);
+    under.settled();
+    expect(under.given?.name).toBe(bundleOf(pkg));
+    const over = await agentBundleForLoad(table, cache, top, 1 << 20, size - 1);
+    over.settled();
+    expect(over.given).toBeUndefined();
   });
 
   it("transformCacheDir false: no bundle, the package itself", async () => {

@@ -236,12 +236,15 @@ export function agentBundlesFor(table: AgentModules | undefined, cacheDir: strin
  * What one module's load spec carries of the agent's bundle (`given`: none when its top file does
  * not import the package, or no bundle is built yet), and what to call once its load ended.
  */
-export async function agentBundleForLoad(table: AgentModules | undefined, cacheDir: string | false | undefined, topFile: string, maxMessageBytes: number): Promise<{ given?: AgentBundle; settled(): void }> {
+export async function agentBundleForLoad(table: AgentModules | undefined, cacheDir: string | false | undefined, topFile: string, maxMessageBytes: number, maxFileCharacters: number): Promise<{ given?: AgentBundle; settled(): void }> {
   const bundles = agentBundlesFor(table, cacheDir);
   const none = { settled() {} };
   if (!bundles) return none;
   let source: string;
   try {
+    // The module's own file, read on the agent's thread: no larger than one file the hook's transform budget takes
+    // (in bytes, so never more than it takes); a larger one, which a hook may write, gets no bundle rather than filling the host's memory.
+    if ((await stat(topFile)).size > maxFileCharacters) return none;
     source = await readFile(topFile, "utf8");
   } catch {
     return none;

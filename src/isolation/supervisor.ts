@@ -23,6 +23,7 @@ import { sandboxAvailability } from "./bubblewrap/availability.js";
 import { Components, type RenderOutcome, type ToolRendererStandIn } from "./render.js";
 import { RenderGuard } from "./render-guard.js";
 import { RestartBudget } from "./restart-budget.js";
+import { TRANSFORM_FILE_CHARACTERS } from "../transform/budget.js";
 import { HookLog } from "./hook-log.js";
 import { hostModuleManifest } from "../bridge/host-modules.js";
 import { HookTransforms } from "./hook-transform.js";
@@ -254,7 +255,8 @@ export class HookSupervisor implements SandboxView {
     this.#exited = gen.exited;
 
     // The agent's TypeBox as one file, when the module's top file imports it (./agent-bundle.ts).
-    const bundle = await agentBundleForLoad(this.agentModules, options.transformCacheDir, this.resolvedPath, options.maxMessageBytes);
+    const bundle = await agentBundleForLoad(this.agentModules, options.transformCacheDir, this.resolvedPath, options.maxMessageBytes,
+      options.transformBudget.fileCharacters ?? TRANSFORM_FILE_CHARACTERS);
     const outcome = await loadWorker(endpoint, gen.channel, this.hookPath, options, gen.death,
       { resolvedPath: this.resolvedPath, cwd: this.cwd, initialized: this.#initialized, hasUI: this.#hasUI, agent: this.agent,
         hostModules: hostModuleManifest(options.hostModules, options.policy), ...(this.agentModules ? { agentModules: this.agentModules } : {}),
