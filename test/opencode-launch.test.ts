@@ -92,11 +92,13 @@ describe.skipIf(!sandboxAvailability().ok)("hookbox opencode's launcher and the 
     };
     // opencode's rules: the last that matches decides.
     const last = (stdout: string, permission: string) => (JSON.parse(stdout) as { permission: Array<{ permission: string; pattern: string; action: string }> }).permission.filter((r) => r.permission === permission && r.pattern === "*").at(-1)?.action;
-    // The four opencode starts at once: each spends most of its time starting.
+    // The four opencode starts at once: each spends most of its time starting. Each has a data folder of its
+    // own: opencode migrates its database at start, and four first starts on one database race (a failed CREATE TABLE).
     const agents = ["fixer", "deployer"];
+    const own = (run: string) => ({ ...env, XDG_DATA_HOME: join(w.home, ".local", `share-${run}`) });
     const [alone, routed] = await Promise.all([
-      Promise.all(agents.map((agent) => promisify(execFile)(join(w.bin, "opencode"), ["debug", "agent", agent], { cwd: w.project, env, encoding: "utf8" }))),
-      Promise.all(agents.map((agent) => hookbox(["opencode", "debug", "agent", agent], { cwd: w.project, env }))),
+      Promise.all(agents.map((agent) => promisify(execFile)(join(w.bin, "opencode"), ["debug", "agent", agent], { cwd: w.project, env: own(`alone-${agent}`), encoding: "utf8" }))),
+      Promise.all(agents.map((agent) => hookbox(["opencode", "debug", "agent", agent], { cwd: w.project, env: own(`routed-${agent}`) }))),
     ]);
     agents.forEach((_, i) => {
       expect(last(alone[i]!.stdout, "bash"), alone[i]!.stderr).toBe("allow");

@@ -24,7 +24,8 @@ async function host(runs: string[], terminal: boolean): Promise<Record<string, R
   const report = join(folder, `${terminal ? "tty" : "none"}.json`);
   const line = `exec 9<${join(folder, "low")} 30<${join(folder, "high")}; exec ${process.execPath} --import tsx test/support/descriptor-host.mts ${report} ${runs.join(",")}`;
   const child = terminal
-    ? spawn("script", ["-qec", line, "/dev/null"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] })
+    // `script` runs its command with $SHELL, or dash where it is unset (as in CI), and dash has no fd above 9.
+    ? spawn("script", ["-qec", line, "/dev/null"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SHELL: "/bin/bash" } })
     : spawn("bash", ["-c", line], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";
   child.stdout.on("data", (c) => { output += c; });
