@@ -16,7 +16,7 @@
  *   its children gain per isolated extension (worker, process, sandbox), measured in a fresh
  *   process of its own; in worker mode less what a bare worker thread gains it, measured the same
  *   way in the same process (`extension_worker_overhead_mb`: hookbox's own cost per worker, the
- *   median of five fresh processes, since the bare floor alone moves by half a megabyte).
+ *   median of pairs read side by side, order alternated, after a pair not read: memoryInChild).
  *
  * Every figure measures hookbox built as the package ships (`builtHookbox`).
  *
@@ -276,8 +276,14 @@ interface MemoryFigure {
 }
 const totalMb = (m: MemoryFigure): Mb => ({ rss: m.host.rss + m.children.rss, pss: m.host.pss + m.children.pss, priv: m.host.priv + m.children.priv });
 
-/** In the child: MB this process (host) and its descendants (children) gain per isolated extension, over `count` of them (private, PSS, RSS). */
-async function memoryInChild(pi: Pi, isolation: Isolation, count: number): Promise<MemoryFigure> {
+/**
+ * In the child: MB this process (host) and its descendants (children) gain per isolated extension, over `count` of them
+ * (private, PSS, RSS). Worker isolation: `MEMORY_PAIRS` readings, each paired with a bare floor read right beside it
+ * (the order alternates), after one pair that is not read: the first `count` threads of a process pay what the next
+ * ones reuse (allocator arenas, the runtime's first-time set-up), whichever kind comes first, which moved the bare
+ * floor alone from 5.5 to 6.8 MB per thread when it was read first; read after a pair, it stays within 0.1 MB.
+ */
+async function memoryInChild(pi: Pi, isolation: Isolation, count: number): Promise<MemoryFigure[]> {
   const load = async (n: number) => {
     const runtime = pi.loader.createExtensionRuntime();
     const extension = await pi.loader.loadExtensionFromFactory(isolate(Array.from({ length: n }, () => GUARD), { isolation }), ROOT, undefined, runtime, "<isolated>");
@@ -287,21 +293,34 @@ async function memoryInChild(pi: Pi, isolation: Isolation, count: number): Promi
     await runner.emitToolCall(TOOL_CALL);
     return runner;
   };
+  /** `count` isolated extensions, loaded, read and ended. */
+  const isolated = async () => {
+    settledRss();
+    const host0 = smapsRollupKb();
+    const children0 = descendantsKb();
+    const runner = await load(count);
+    await sleep(500);
+    settledRss();
+    const host = subKb(smapsRollupKb(), host0);
+    const children = subKb(descendantsKb(), children0);
+    await runner.emit({ type: "session_shutdown", reason: "quit" });
+    await sleep(300);
+    return { host: perUnitMb(host, count), children: perUnitMb(children, count) };
+  };
   // One extension first and gone again: hookbox's own code, pi's and the transform cache are loaded before the first reading.
   const warm = await load(1);
   await warm.emit({ type: "session_shutdown", reason: "quit" });
   await sleep(300);
-  const bare = isolation === "worker" ? await bareWorkersKb(count) : undefined;
-  settledRss();
-  const host0 = smapsRollupKb();
-  const children0 = descendantsKb();
-  const runner = await load(count);
-  await sleep(500);
-  settledRss();
-  const host = subKb(smapsRollupKb(), host0);
-  const children = subKb(descendantsKb(), children0);
-  await runner.emit({ type: "session_shutdown", reason: "quit" });
-  return { host: perUnitMb(host, count), children: perUnitMb(children, count), ...(bare ? { bare: perUnitMb(bare, count) } : {}) };
+  if (isolation !== "worker") return [await isolated()];
+  const figures: MemoryFigure[] = [];
+  for (let pair = 0; pair <= MEMORY_PAIRS; pair++) {
+    const bareFirst = pair % 2 === 0;
+    const bare0 = bareFirst ? await bareWorkersKb(count) : undefined;
+    const figure = await isolated();
+    const bare = bare0 ?? await bareWorkersKb(count);
+    if (pair > 0) figures.push({ ...figure, bare: perUnitMb(bare, count) });
+  }
+  return figures;
 }
 
 /** The floor of a worker extension's memory: `count` bare worker threads that answered one message, idle as long, read the same way; then ended. */
@@ -318,7 +337,10 @@ async function bareWorkersKb(count: number): Promise<MemoryKb> {
   return grown;
 }
 
-function memoryInFreshProcess(isolation: Isolation, count: number): Promise<MemoryFigure> {
+/** Paired readings per fresh process in worker isolation (memoryInChild). */
+const MEMORY_PAIRS = args.quick ? 1 : 4;
+
+function memoryInFreshProcess(isolation: Isolation, count: number): Promise<MemoryFigure[]> {
   return new Promise((resolve, reject) => {
     const script = fileURLToPath(import.meta.url);
     const child = spawn(process.execPath, [...process.execArgv, "--expose-gc", script, "--memory", isolation, "--count", String(count)], { stdio: ["ignore", "pipe", "inherit"] });
@@ -327,8 +349,9 @@ function memoryInFreshProcess(isolation: Isolation, count: number): Promise<Memo
     child.once("error", reject);
     child.once("exit", (code) => {
       try {
-        const value = JSON.parse(out.trim().split("\n").pop()!) as MemoryFigure;
-        if (code === 0 && [value.host, value.children, ...(isolation === "worker" ? [value.bare!] : [])].every((m) => [m.rss, m.pss, m.priv].every(Number.isFinite))) return resolve(value);
+        const values = JSON.parse(out.trim().split("\n").pop()!) as MemoryFigure[];
+        const read = (value: MemoryFigure) => [value.host, value.children, ...(isolation === "worker" ? [value.bare!] : [])].every((m) => [m.rss, m.pss, m.priv].every(Number.isFinite));
+        if (code === 0 && values.length > 0 && values.every(read)) return resolve(values);
       } catch { /* reported below */ }
       reject(new Error(`memory (${isolation}) exited ${code}: ${out}`));
     });
@@ -398,26 +421,26 @@ async function toolCallRows(pi: Pi, rows: Row[], canSandbox: boolean): Promise<v
 async function memoryRows(rows: Row[], canSandbox: { ok: boolean; reason?: string }): Promise<void> {
   progress(`memory per isolated extension over ${PLANS.workers} (worker) and ${PLANS.sandboxes} (process, sandbox), fresh processes`);
   const mb = (m: MemoryFigure) => `${describeMb(totalMb(m))} (host: private ${m.host.priv.toFixed(1)} MB; children: private ${m.children.priv.toFixed(1)} MB)`;
-  // Why several fresh processes: one bare floor read 5.7 to 6.3 MB from run to run, as much as the figure itself; and
-  // nine, not five: the median of five read 0.2, 0.8 and 1.1 MB in three runs of the same build on this machine.
+  // Paired readings in three fresh processes (memoryInChild). Read once per process, first thing, the bare floor alone
+  // moved by more than a megabyte per thread, and the median of nine processes read 0.2 to 1.1 MB in runs of one build.
   const runs: MemoryFigure[] = [];
-  for (let i = 0; i < (args.quick ? 1 : 9); i++) runs.push(await memoryInFreshProcess("worker", PLANS.workers));
+  for (let i = 0; i < (args.quick ? 1 : 3); i++) runs.push(...await memoryInFreshProcess("worker", PLANS.workers));
   const overhead = (m: MemoryFigure) => totalMb(m).priv - m.bare!.priv;
   const worker = [...runs].sort((a, b) => overhead(a) - overhead(b))[Math.floor(runs.length / 2)]!;
   const bare = worker.bare!;
   rows.push(
     { key: "extension_worker_overhead_mb", value: overhead(worker), rounds: runs.map(overhead), unit: "MB", target: { op: "<=", value: 1 },
-      detail: `hookbox's own cost per worker extension: its private memory less a bare worker thread's (answers one message), both over ${PLANS.workers} in the same process, median of ${runs.length} fresh processes: ${totalMb(worker).priv.toFixed(2)} - ${bare.priv.toFixed(2)} MB` },
+      detail: `hookbox's own cost per worker extension: its private memory less a bare worker thread's (answers one message), both over ${PLANS.workers} in the same process, read in pairs side by side (order alternated), median of ${runs.length} pairs in ${args.quick ? 1 : 3} fresh processes: ${totalMb(worker).priv.toFixed(2)} - ${bare.priv.toFixed(2)} MB` },
     { key: "extension_worker_private_mb", value: totalMb(worker).priv, unit: "MB",
       detail: `gained per isolated extension (worker), over ${PLANS.workers}: ${mb(worker)}; a bare worker thread ${describeMb(bare)}` },
     { key: "extension_worker_pss_mb", value: totalMb(worker).pss, unit: "MB", detail: "the same, PSS" },
     { key: "extension_worker_rss_mb", value: totalMb(worker).rss, unit: "MB", target: { op: "<=", value: 15 }, detail: "the same, RSS" },
   );
   if (canSandbox.ok) {
-    const processed = await memoryInFreshProcess("process", PLANS.sandboxes);
+    const [processed] = await memoryInFreshProcess("process", PLANS.sandboxes) as [MemoryFigure];
     rows.push({ key: "extension_process_private_mb", value: totalMb(processed).priv, unit: "MB",
       detail: `the same, process isolation, over ${PLANS.sandboxes}: ${mb(processed)}` });
-    const sandboxed = await memoryInFreshProcess("sandbox", PLANS.sandboxes);
+    const [sandboxed] = await memoryInFreshProcess("sandbox", PLANS.sandboxes) as [MemoryFigure];
     rows.push(
       { key: "extension_sandbox_private_mb", value: totalMb(sandboxed).priv, unit: "MB", target: { op: "<=", value: 10 },
         detail: `the same, sandbox isolation, over ${PLANS.sandboxes}: ${mb(sandboxed)} (bwrap's monitor and init, node)` },
