@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { recordingLayerAvailable } from "../src/claude/granted.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { GrantError, parseGrant } from "../src/policy/grants.js";
+import { WALK_BOUND } from "../src/policy/planted.js";
 import { tempDir } from "./helpers/files.js";
 import { claudeProject } from "./support/claude-project.js";
 
@@ -159,5 +160,80 @@ describe.skipIf(!ok)("a project's Claude Code hook with grants", { timeout: 60_0
     } finally {
       server.close();
     }
+  });
+});
+
+describe.skipIf(!ok)("a written grant cannot plant what git or an agent takes up", { timeout: 60_000 }, () => {
+  const fixture = (name: string) => readFileSync(join("fixtures/hostile/claude-code", `${name}.sh`), "utf8");
+
+  it("a hook that plants a skill and a CLAUDE.md in its granted folder fails (effect_refused), the call blocked, both removed; its log stays", async () => {
+    const p = project("PreToolUse", fixture("plants-a-skill-in-its-granted-folder"), "Bash");
+    await p.approve("write:logs");
+    const run = await p.route(bash);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("(effect_refused)");
+    expect(run.stderr).toContain("made logs/.claude, logs/CLAUDE.md in a folder it may write during PreToolUse: a name git or an agent takes up");
+    expect(existsSync(join(p.dir, "logs", ".claude"))).toBe(false);
+    expect(existsSync(join(p.dir, "logs", "CLAUDE.md"))).toBe(false);
+    expect(readFileSync(join(p.dir, "logs", "hook.log"), "utf8")).toBe("call\n");
+  });
+
+  it("a hook that makes a git repository with a core.fsmonitor in its granted folder fails (effect_refused), the repository removed", async () => {
+    const p = project("PreToolUse", fixture("plants-git-config-in-its-granted-folder"), "Bash");
+    await p.approve("write:logs");
+    const run = await p.route(bash);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("(effect_refused)");
+    expect(run.stderr).toContain("made logs/archive/.git in a folder it may write");
+    expect(existsSync(join(p.dir, "logs", "archive", ".git"))).toBe(false);
+    expect(existsSync(join(p.dir, "logs", "archive"))).toBe(true);
+    expect(readFileSync(join(p.dir, "logs", "hook.log"), "utf8")).toBe("call\n");
+  });
+
+  it("a hook cannot change, remove or rename a git config or an AGENTS.md that was there before: they are read-only, unchanged, and the hook's run is not failed for trying", async () => {
+    const p = project("PreToolUse", fixture("changes-an-existing-git-config-in-its-granted-folder"), "Bash");
+    mkdirSync(join(p.dir, "logs", "archive", ".git"), { recursive: true });
+    writeFileSync(join(p.dir, "logs", "archive", ".git", "config"), "[core]\n\tbare = false\n");
+    writeFileSync(join(p.dir, "logs", "AGENTS.md"), "the user's notes\n");
+    await p.approve("write:logs");
+    const run = await p.route(bash);
+    expect(run).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(readFileSync(join(p.dir, "logs", "archive", ".git", "config"), "utf8")).toBe("[core]\n\tbare = false\n");
+    expect(readFileSync(join(p.dir, "logs", "AGENTS.md"), "utf8")).toBe("the user's notes\n");
+    expect(existsSync(join(p.dir, "logs", "old.md"))).toBe(false);
+    expect(readFileSync(join(p.dir, "logs", "hook.log"), "utf8")).toBe("call\n");
+  });
+
+  it("a granted folder over the walk's bound: the hook does not run, and its failure names the folder and the bound", async () => {
+    const p = project("PreToolUse", "#!/bin/bash\ncat >/dev/null\necho ran > logs/ran\nexit 0\n", "Bash");
+    mkdirSync(join(p.dir, "logs", "many"), { recursive: true });
+    for (let i = 0; i < WALK_BOUND; i++) writeFileSync(join(p.dir, "logs", "many", String(i)), "");
+    await p.approve("write:logs");
+    const run = await p.route(bash);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`(crashed)`);
+    expect(run.stderr).toContain(`it did not run: logs holds more than ${WALK_BOUND} entries, which hookbox reads before and after each run for names git or an agent takes up (.git, .claude, CLAUDE.md…); grant a smaller folder`);
+    expect(existsSync(join(p.dir, "logs", "ran"))).toBe(false);
+  });
+
+  it("write:tool-target does not open a file git or an agent takes up, though the model wrote it: a formatter's rewrite of docs/CLAUDE.md is discarded, said", async () => {
+    const p = project("PostToolUse", "#!/bin/bash\nf=$(sed -n 's/.*\"file_path\":\"\\([^\"]*\\)\".*/\\1/p')\necho formatted > \"$f\" 2>/dev/null\nexit 0\n", "Write|Edit");
+    mkdirSync(join(p.dir, "docs"));
+    writeFileSync(join(p.dir, "docs", "CLAUDE.md"), "the model's\n");
+    writeFileSync(join(p.dir, "docs", "guide.md"), "the model's\n");
+    await p.approve("write:tool-target");
+    const run = await p.route({ tool_name: "Write", tool_input: { file_path: join(p.dir, "docs", "CLAUDE.md") } });
+    expect(JSON.parse(run.stdout).systemMessage).toContain(`the grant write:tool-target (${join(p.dir, "docs", "CLAUDE.md")} is a name git or an agent takes up (it runs code or reads instructions from it)) was not given on this call`);
+    expect(readFileSync(join(p.dir, "docs", "CLAUDE.md"), "utf8")).toBe("the model's\n");
+    await p.route({ tool_name: "Write", tool_input: { file_path: join(p.dir, "docs", "guide.md") } });
+    expect(readFileSync(join(p.dir, "docs", "guide.md"), "utf8")).toBe("formatted\n");
+  });
+
+  it("the same hook writing ordinary files in the same folder (control) answers as it did, its files kept", async () => {
+    const p = project("PreToolUse", "#!/bin/bash\ncat >/dev/null\nmkdir -p logs/archive/git logs/claude\necho x > logs/archive/git/config\necho y > logs/claude/SKILL.md\necho call >> logs/hook.log\nexit 0\n", "Bash");
+    await p.approve("write:logs");
+    expect(await p.route(bash)).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(readFileSync(join(p.dir, "logs", "archive", "git", "config"), "utf8")).toBe("x\n");
+    expect(readFileSync(join(p.dir, "logs", "claude", "SKILL.md"), "utf8")).toBe("y\n");
   });
 });

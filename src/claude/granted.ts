@@ -20,12 +20,13 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { below, inside } from "../gates/inside.js";
 import { runtimeFiles, type Bind, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { startNetProxy, sandboxNetSpec, netExecArgv, type NetProxy } from "../net/proxy.js";
-import { grantedFolder, NEVER_WRITABLE, type Grant } from "../policy/grants.js";
+import { grantedFolder, type Grant } from "../policy/grants.js";
+import { plantedSince, takenUp, takenUpEntries, WalkTooLarge } from "../policy/planted.js";
 import { findOnPath } from "../policy/runtime.js";
 import { launcherEnv } from "../../worker/child-env.mjs";
 
@@ -47,6 +48,14 @@ export interface GrantedSandbox {
   refusals(stderr: string): SandboxRefusal[];
   /** Grants that could not be given on this call, with why (a tool target that is not a project file). */
   notGiven: string[];
+  /**
+   * After the run (its processes gone): what it made in a granted folder under a name git or an
+   * agent takes up (src/policy/planted.ts), project-relative, now removed; `tooLarge`: a granted
+   * folder over the walk's bound. Before the run, `tooLarge` says the hook must not run.
+   */
+  planted(): { removed: string[]; tooLarge?: string };
+  /** Before the run: a granted folder too large to walk (the hook must not run), why. */
+  tooLarge?: string;
   /** After a run that exited 95: true when it was the recording layer that could not be made (the hook did not run). */
   layerFailed(): boolean;
   close(): Promise<void>;
@@ -101,8 +110,6 @@ export function recordingLayerAvailable(): boolean {
   return layerWorks;
 }
 
-const neverWritable = (rel: string) => NEVER_WRITABLE.includes(rel.split(sep)[0]!);
-
 /** The file a PostToolUse's tool just wrote, when it is a file of the project a hook may write; else why not. */
 function toolTarget(project: string, event: string, input: Record<string, unknown>): { file: string } | { why: string } {
   if (event !== "PostToolUse") return { why: `write:tool-target opens the file a tool wrote, on PostToolUse only (this is ${event})` };
@@ -116,7 +123,9 @@ function toolTarget(project: string, event: string, input: Record<string, unknow
   const real = realpathSync(path);
   const rel = below(project, real);
   if (!rel) return { why: `${named} is not a file of the project` };
-  if (neverWritable(rel)) return { why: `${named} is in ${rel.split("/")[0]}, where git or an agent runs code from` };
+  // Why refused, though the model wrote it: a formatter's rewrite of CLAUDE.md is instructions the model reads, unlabelled.
+  const taken = takenUp(rel);
+  if (taken) return { why: `${named} is ${taken === rel.split("/").at(-1) ? "" : `in ${taken}, `}a name git or an agent takes up (it runs code or reads instructions from it)` };
   return { file: real };
 }
 
@@ -153,6 +162,9 @@ export async function grantedSandbox(base: SandboxBase, grants: readonly Grant[]
   const seen = (path: string) => join(base.project, relative(project, path));
   const notGiven: string[] = [];
   const writable: Bind[] = [];
+  // What each granted folder holds under a name git or an agent takes up, before the run: bound read-only over itself.
+  const takenBefore = new Map<string, Map<string, string>>();
+  let tooLarge: string | undefined;
   const reads: string[] = [];
   const pathDirs: string[] = [];
   const env: Record<string, string | undefined> = { ...base.env };
@@ -163,8 +175,13 @@ export async function grantedSandbox(base: SandboxBase, grants: readonly Grant[]
         try {
           const folder = grantedFolder(project, grant.folder);
           writable.push({ src: realOf(folder), dest: seen(folder), writable: true });
+          const before = takenUpEntries(folder);
+          takenBefore.set(folder, before);
+          // A link is not bound (bwrap would bind what it points to): replaced, it is new, and removed after.
+          for (const rel of before.keys()) if (!lstatSync(join(folder, rel)).isSymbolicLink()) writable.push({ src: realOf(join(folder, rel)), dest: seen(join(folder, rel)), writable: false });
         } catch (err) {
-          notGiven.push(`write:${grant.folder} (${(err as Error).message})`);
+          if (err instanceof WalkTooLarge) tooLarge ??= err.message.replace(err.folder, relative(project, err.folder));
+          else notGiven.push(`write:${grant.folder} (${(err as Error).message})`);
         }
         break;
       case "write-target": {
@@ -212,6 +229,28 @@ export async function grantedSandbox(base: SandboxBase, grants: readonly Grant[]
   return {
     spec,
     notGiven,
+    ...(tooLarge ? { tooLarge } : {}),
+    planted() {
+      const removed: string[] = [];
+      let over: string | undefined;
+      for (const [folder, before] of takenBefore) {
+        let after: Map<string, string>;
+        try {
+          after = takenUpEntries(folder);
+        } catch (err) {
+          if (!(err instanceof WalkTooLarge)) throw err;
+          over ??= err.message.replace(err.folder, relative(project, err.folder));
+          // Why walked whole this once: what the hook made past the bound must not stay; the next run fails before it starts.
+          after = takenUpEntries(folder, Infinity);
+        }
+        // Why no race: the hook's processes are gone (bwrap's pid namespace ends with it), and the walk follows no link.
+        for (const rel of plantedSince(before, after)) {
+          rmSync(join(folder, rel), { recursive: true, force: true });
+          removed.push(relative(project, join(folder, rel)));
+        }
+      }
+      return over ? { removed, tooLarge: over } : { removed };
+    },
     layerFailed: () => layer && existsSync(join(dir, "no-layer")),
     argv: (argv) => (proxy ? (() => { const n = netExecArgv(process.execPath, argv[0]!, argv.slice(1)); return [n.command, ...n.args]; })() : argv),
     refusals(stderr) {
@@ -252,7 +291,7 @@ function writesOf(project: string, dir: string, event: string, input: Record<str
     const folder = known === parts.length ? dirname(rel) : known < parts.length - 1 || type === "d" ? parts.slice(0, known + 1).join("/") : parts.slice(0, known).join("/");
     let refusal: SandboxRefusal;
     if ("file" in target && join(project, rel) === target.file) refusal = { kind: "write", what: rel, grant: "write:tool-target" };
-    else if (neverWritable(rel)) refusal = { kind: "write", what: rel, why: `${parts[0]} is where git or an agent runs code from; no grant opens it` };
+    else if (takenUp(rel)) refusal = { kind: "write", what: rel, why: `${takenUp(rel)} is where git or an agent runs code or reads instructions from; no grant opens it` };
     else if (folder === "" || folder === ".") refusal = { kind: "write", what: rel, why: "a file at the project's root: only folders are granted (write it into one)" };
     else refusal = { kind: "write", what: rel, grant: `write:${folder}` };
     if (refusal.grant && granted.has(refusal.grant)) continue;

@@ -63,6 +63,7 @@ export async function runMcpServer(plan: ClaudePlan, name: string): Promise<numb
     env: { LANG: "C.UTF-8", HOME: process.env.HOME, CLAUDE_PROJECT_DIR: plan.project, ...env },
   };
   let box = await grantedSandbox(base, grants, EVENT, {});
+  if (box.tooLarge) { await box.close(); throw new McpRefused(box.tooLarge); }
   let code = await runIn(box, argv, plan.project);
   // Where the recording layer cannot be made (it failed before the server read anything), on a read-only project.
   if (code === 95 && box.layerFailed()) {
@@ -70,7 +71,8 @@ export async function runMcpServer(plan: ClaudePlan, name: string): Promise<numb
     box = await grantedSandbox(base, grants, EVENT, {}, false);
     code = await runIn(box, argv, plan.project);
   }
-  tell(plan, server, box);
+  // What it made under a name git or an agent takes up is removed once it ended (src/policy/planted.ts), and said.
+  tell(plan, server, box, box.planted());
   await box.close();
   return code;
 }
@@ -105,12 +107,16 @@ function runIn(box: GrantedSandbox, argv: string[], cwd: string): Promise<number
   });
 }
 
-/** What the sandbox refused the server, for the launcher to say when Claude Code ends, each with the command that allows it. */
-function tell(plan: ClaudePlan, server: McpServer, box: GrantedSandbox): void {
+/** What the sandbox refused the server and what it planted, for the launcher to say when Claude Code ends, each with the command that allows it. */
+function tell(plan: ClaudePlan, server: McpServer, box: GrantedSandbox, planted: ReturnType<GrantedSandbox["planted"]>): void {
   if (!plan.notices) return;
   const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
   const name = `the project's MCP server ${server.name}`;
-  const lines = box.refusals("").map((r) => `${name} ${r.kind === "write" ? "wrote" : r.kind === "exec" ? "ran" : "reached for"} ${r.what}: refused${r.grant ? `. To allow it: ${grantCommand(projectKey(plan.project), [...projectGrants(store, plan.project), r.grant])}` : `; ${r.why}`}`);
+  const lines = [
+    ...planted.removed.map((p) => `${name} made ${p}, a name git or an agent takes up (it runs code or reads instructions from it), which no grant opens: removed (effect_refused)`),
+    ...planted.tooLarge ? [`${name}: ${planted.tooLarge}`] : [],
+  ];
+  lines.push(...box.refusals("").map((r) => `${name} ${r.kind === "write" ? "wrote" : r.kind === "exec" ? "ran" : "reached for"} ${r.what}: refused${r.grant ? `. To allow it: ${grantCommand(projectKey(plan.project), [...projectGrants(store, plan.project), r.grant])}` : `; ${r.why}`}`));
   if (lines.length === 0) return;
   try { appendFileSync(plan.notices, lines.map((l) => `${l}\n`).join("")); } catch { /* the launcher is gone */ }
 }

@@ -61,9 +61,13 @@ export async function runProjectHook(d: Pick<Dialect, "projectDirVars">, plan: C
   const label = { name, untrusted: true, command: hook.command, granted: new Set(approved), allow, short: shortName(plan.project, hook, d.projectDirVars) };
   let ran = await runIn(await grantedSandbox(base, grants, event, input), plan, hook, raw, signal);
   // Why try first: a probe would cost every event a namespace; where the layer cannot be made, the hook runs on a read-only project.
-  if (ran.layerFailed) ran = await runIn(await grantedSandbox(base, grants, event, input, false), plan, hook, raw, signal);
-  const { outcome, refusals, notGiven } = ran;
+  if ("outcome" in ran && ran.layerFailed) ran = await runIn(await grantedSandbox(base, grants, event, input, false), plan, hook, raw, signal);
+  if (!("outcome" in ran)) return { kind: "failed", failure: Errors.crashed(name, event, `it did not run: ${ran.tooLarge}`) };
+  const { outcome, refusals, notGiven, planted } = ran;
   let answer = interpretRun(label, event, outcome);
+  // Why after the answer is read and before it is applied: Claude Code waits on the hook, so nothing read the folder in between.
+  if (planted.removed.length > 0) answer = { kind: "failed", failure: Errors.planted(name, event, planted.removed) };
+  else if (planted.tooLarge) answer = { kind: "failed", failure: Errors.crashed(name, event, planted.tooLarge) };
   const needs = new NeedsStore(plan.approvals ? { dir: plan.approvals } : {});
   answer = boundContinue(answer, needs, event, input, key, name);
   // A refusal no grant allows is kept by its kind and top folder, so a hook writing many files is told once per folder.
@@ -77,14 +81,17 @@ export async function runProjectHook(d: Pick<Dialect, "projectDirVars">, plan: C
   return notices.length > 0 ? { ...answer, notices } : answer;
 }
 
-/** One run in `box`, and what its sandbox refused (read before the box is removed). */
-async function runIn(box: GrantedSandbox, plan: ClaudePlan, hook: ClaudeHook, raw: string, signal: AbortSignal | undefined): Promise<{ outcome: ShellOutcome; refusals: SandboxRefusal[]; notGiven: string[]; layerFailed: boolean }> {
+type Ran = { outcome: ShellOutcome; refusals: SandboxRefusal[]; notGiven: string[]; layerFailed: boolean; planted: ReturnType<GrantedSandbox["planted"]> };
+
+/** One run in `box`, what its sandbox refused and what it planted (read before the box is removed); not run when a granted folder is too large to walk. */
+async function runIn(box: GrantedSandbox, plan: ClaudePlan, hook: ClaudeHook, raw: string, signal: AbortSignal | undefined): Promise<Ran | { tooLarge: string }> {
+  if (box.tooLarge) { await box.close(); return { tooLarge: box.tooLarge }; }
   const launcher = sandboxLauncher(box.spec);
   try {
     const line = launcher.wrap(box.argv([SHELL, "-c", hook.command]));
     const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs: hook.timeoutS * 1000, maxOutputBytes: plan.maxOutputBytes, args: line.args, ...(signal ? { signal } : {}) });
     const layerFailed = outcome.kind === "exited" && outcome.code === 95 && box.layerFailed();
-    return { outcome, refusals: layerFailed ? [] : box.refusals("stderr" in outcome ? outcome.stderr : ""), notGiven: box.notGiven, layerFailed };
+    return { outcome, refusals: layerFailed ? [] : box.refusals("stderr" in outcome ? outcome.stderr : ""), notGiven: box.notGiven, layerFailed, planted: box.planted() };
   } finally {
     launcher.afterDeath?.();
     await box.close();

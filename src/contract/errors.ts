@@ -129,6 +129,13 @@ export const Errors = {
   memberRefused: (hookPath: string, member: string, effect: string, grant: string) =>
     new HookFailure("effect_refused", hookPath, member,
       `${name(hookPath)} called ${member}, a ${effect} effect on the agent, which its policy.effects "${grant}" does not grant; it was refused. policy.effects: "${effect}" grants it, for a hook you trust to change what the agent does.`),
+  /**
+   * An `effect_refused`: what a hook made in a folder it may write under a name git or an agent
+   * takes up (src/policy/planted.ts), which hookbox removed; its answer was not applied.
+   */
+  planted: (hookPath: string, event: string, paths: readonly string[]) =>
+    new HookFailure("effect_refused", hookPath, event,
+      `${name(hookPath)} made ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""} in a folder it may write ${during(event)}: a name git or an agent takes up (it runs code or reads instructions from it), which no grant opens. hookbox removed it and did not apply the hook's answer; write under another name.`),
   /** A project's module the user has not approved as it is now (or whose approvals cannot be read): not loaded. */
   notApproved: (hookPath: string, reason: string) =>
     new HookFailure("not_approved", hookPath, "load", `${name(hookPath)} was not loaded: ${reason}`),

@@ -5,7 +5,8 @@
  * answer rules into effects (src/claude/output.ts). docs/approvals.md has the table.
  *
  * - `write:<folder>`: a folder of the project, writable (made when missing). Never the project
- *   itself, nor a folder git or an agent runs code from (`.git`, `.claude`, `.pi`, …).
+ *   itself, nor a folder git or an agent runs code from (`.git`, `.claude`, `.pi`, …), at any depth;
+ *   nor, inside it, one of those names (./planted.ts).
  * - `write:tool-target`: on PostToolUse, the file the tool call just wrote or edited, and only it.
  * - `exec:<program>`: the program as found on the user's PATH, bound read-only with its interpreter
  *   and libraries, its folder on the sandbox's PATH.
@@ -19,6 +20,7 @@ import { isAbsolute, join, relative, sep } from "node:path";
 import { below } from "../gates/inside.js";
 import { resolvePolicy, type Policy, type PolicyOption } from "./policy.js";
 import { allows } from "../../worker/effects.mjs";
+import { takenUp } from "./planted.js";
 
 export type Grant =
   | { kind: "write"; folder: string }
@@ -33,8 +35,6 @@ export class GrantError extends Error {
   override name = "GrantError";
 }
 
-/** Folders a hook never writes: git and every agent run code from them (a git hook, a settings file, an extension). */
-export const NEVER_WRITABLE = [".git", ".claude", ".pi", ".omp", ".xcsh", ".codex", ".gemini", ".opencode", ".vscode", ".idea", ".husky", ".hookbox", ".envrc", ".mcp.json", ".direnv"];
 /** Variables hookbox sets itself in the sandbox, or that change how its shell starts. */
 const RESERVED_ENV = /^(PATH|HOME|TMPDIR|PWD|OLDPWD|CLAUDE_PROJECT_DIR|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|IFS|PS4|HOOKBOX_.*|BASH_FUNC_.*)$/;
 /** How much text one hook may add to what the model reads per event (`effects:annotate`). */
@@ -55,8 +55,8 @@ export function parseGrant(text: string, project?: string): { grant: Grant; text
       if (isAbsolute(value) && !project) bad("an absolute folder needs the project to be known");
       // A relative folder is named from the project.
       const rel = (isAbsolute(value) ? below(project!, value) : below(".", value)) || bad("the folder must lie inside the project, and not be the project itself");
-      const first = rel.split("/")[0]!;
-      if (NEVER_WRITABLE.includes(first)) bad(`${first} is where git or an agent runs code from: a hook that writes there could run code as you; never granted`);
+      const taken = takenUp(rel);
+      if (taken) bad(`${taken} is where git or an agent runs code or reads instructions from: a hook that writes there could run code as you; never granted`);
       if (/[\0\n]/.test(rel)) bad("not a folder name");
       return { grant: { kind: "write", folder: rel }, text: `write:${rel}` };
     }

@@ -1,0 +1,78 @@
+/**
+ * Names git or an agent takes up from whatever folder holds them, at any depth: a folder it runs
+ * code from (`.git`, `.claude`, `.pi`, … NEVER_WRITABLE), a file it reads as the model's
+ * instructions (CLAUDE.md, AGENTS.md, GEMINI.md…), a bare repository's HEAD. A folder hookbox
+ * opens for writing (a `write:` grant) never gets one: what exists is bound read-only over itself
+ * before the hook runs, what the hook made is removed after it ended, and the run fails
+ * (src/claude/granted.ts; pi and oh-my-pi modules: src/isolation/bubblewrap/sandbox-spec.ts and
+ * src/runner/planted-check.ts). `takenUp` is the one rule; `takenUpEntries` the one bounded walk.
+ */
+import { lstatSync, readdirSync, readlinkSync } from "node:fs";
+import { join } from "node:path";
+
+/** Folders and files git or an agent runs code from (a git hook or config, a settings file, an extension, an MCP server, direnv's script). */
+export const NEVER_WRITABLE = [".git", ".claude", ".pi", ".omp", ".xcsh", ".codex", ".gemini", ".opencode", ".vscode", ".idea", ".husky", ".hookbox", ".envrc", ".mcp.json", ".direnv"];
+
+/**
+ * Files an agent reads as instructions from the folder of a file the model reads (Claude Code's
+ * nested CLAUDE.md and CLAUDE.local.md; Codex's AGENTS.md and AGENTS.override.md; pi's, oh-my-pi's
+ * and opencode's AGENTS.md; Gemini CLI's GEMINI.md), and HEAD: git takes a folder holding HEAD,
+ * objects/ and refs/ for a bare repository and runs what its config names.
+ */
+export const AGENT_READS = ["CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md", "HEAD"];
+
+const TAKEN_UP = new Set([...NEVER_WRITABLE, ...AGENT_READS]);
+
+/** The first part of `rel` (a relative path, `/`-separated) that git or an agent takes up, if any. */
+export function takenUp(rel: string): string | undefined {
+  return rel.split("/").find((part) => TAKEN_UP.has(part));
+}
+
+/** How many entries one walk of a granted folder reads before it gives up (the run fails: grant a smaller folder). */
+export const WALK_BOUND = 20_000;
+
+/** A granted folder holding more than the walk's bound. */
+export class WalkTooLarge extends Error {
+  override name = "WalkTooLarge";
+  constructor(readonly folder: string, readonly bound: number) {
+    super(`${folder} holds more than ${bound} entries, which hookbox reads before and after each run for names git or an agent takes up (.git, .claude, CLAUDE.md…); grant a smaller folder`);
+  }
+}
+
+/**
+ * Every entry below `folder` (relative, `/`-separated) whose name `takenUp` names, each with its
+ * identity (device and inode; a link's target): the walk does not enter one, nor follow a link. Throws WalkTooLarge
+ * once it has read more than `bound` entries.
+ */
+export function takenUpEntries(folder: string, bound = WALK_BOUND): Map<string, string> {
+  const found = new Map<string, string>();
+  const pending = [""];
+  let read = 0;
+  while (pending.length > 0) {
+    const rel = pending.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(join(folder, rel), { withFileTypes: true });
+    } catch {
+      continue; // gone or unreadable: nothing of it is shown to an agent by hookbox either
+    }
+    for (const e of entries) {
+      if (++read > bound) throw new WalkTooLarge(folder, bound);
+      const path = rel ? `${rel}/${e.name}` : e.name;
+      if (TAKEN_UP.has(e.name)) {
+        const st = lstatSync(join(folder, path), { throwIfNoEntry: false, bigint: true });
+        // Why a link's target too: a link is not bound read-only (src/claude/granted.ts), so one replaced may reuse the inode.
+        if (st) found.set(path, `${st.dev}:${st.ino}${st.isSymbolicLink() ? `>${linkText(join(folder, path))}` : ""}`);
+      } else if (e.isDirectory()) pending.push(path);
+    }
+  }
+  return found;
+}
+
+const linkText = (path: string) => { try { return readlinkSync(path); } catch { return ""; } };
+
+/** What `after` holds that `before` did not: a new path, or a known one now another entry (replaced). */
+export function plantedSince(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): string[] {
+  const known = new Set(before.values());
+  return [...after].filter(([path, id]) => before.get(path) !== id && !known.has(id)).map(([path]) => path).sort();
+}
