@@ -4,7 +4,7 @@
  * module's sandbox through its policy, only once approved as it is; a grant only a Claude Code hook
  * can take is refused by name.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -206,3 +206,67 @@ describe.skipIf(!sandboxAvailability().ok)("network:<host> for a pi project modu
   });
 });
 
+
+describe.skipIf(!sandboxAvailability().ok)("a pi project module's written grant cannot plant what git or an agent takes up, in pi 0.73.1's loader and runner", { timeout: 120_000 }, () => {
+  /** The module `fixture` (fixtures/hostile/) as the project's, approved under `policy` with write:logs, in pi; `mode`: its isolation. */
+  async function planted(fixture: string, mode: { policy: "untrusted" } | { policy: "confined"; isolation: "process" }, prepare?: (project: string) => void) {
+    const root = tempDir("hookbox-extension-planted-");
+    const project = join(root, "project");
+    const module = writeHook(project, ".pi/extensions/mod.ts", readFileSync(join(import.meta.dirname, "..", "fixtures", "hostile", `${fixture}.ts`), "utf8"));
+    mkdirSync(join(project, "logs"));
+    prepare?.(project);
+    mkdirSync(join(root, "config"));
+    mkdirSync(join(root, "agent"));
+    const approvals = { dir: join(root, "config") };
+    new ApprovalStore(approvals).approve(project, [fingerprint(module, mode.policy)], { [module]: ["write:logs"] });
+    const isolation = "isolation" in mode ? { isolation: mode.isolation } : {};
+    const inside = await pi.inPi(isolateDiscovered({ cwd: project, agentDir: join(root, "agent"), piRoot: pi.root, approvals, project: mode.policy, ...isolation }), project, { notify: true });
+    const call = async (id: string) => (await inside.runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: id, input: { command: "ls" } }));
+    return { project, module, call, ...inside };
+  }
+  const modes = [{ policy: "untrusted" }, { policy: "confined", isolation: "process" }] as const;
+
+  for (const mode of modes) {
+    const named = "isolation" in mode ? `${mode.isolation} isolation` : "the sandbox";
+    it(`in ${named}: a module that plants a skill and a CLAUDE.md in its granted folder: the call blocked (effect_refused), both removed, the module disabled; its log stays`, async () => {
+      const m = await planted("plants-a-skill-in-its-granted-folder", mode);
+      const first = await m.call("1");
+      expect(first?.block).toBe(true);
+      expect(String(first?.reason)).toContain("effect_refused");
+      expect(String(first?.reason)).toContain(`made ${join(m.project, "logs", ".claude")}, ${join(m.project, "logs", "CLAUDE.md")} in a folder it may write during tool_call`);
+      expect(String(first?.reason)).toContain("hookbox ended the module (disabled until it is reloaded), removed it, and did not apply its answer");
+      expect(existsSync(join(m.project, "logs", ".claude"))).toBe(false);
+      expect(existsSync(join(m.project, "logs", "CLAUDE.md"))).toBe(false);
+      expect(readFileSync(join(m.project, "logs", "calls.log"), "utf8")).toBe("call\n");
+      const second = await m.call("2");
+      expect(second?.block).toBe(true);
+      expect(String(second?.reason)).toContain("disabled");
+      expect(readFileSync(join(m.project, "logs", "calls.log"), "utf8")).toBe("call\n");
+    });
+
+    it(`in ${named}: a module that makes a git repository with a core.fsmonitor in its granted folder: the call blocked (effect_refused), the repository removed`, async () => {
+      const m = await planted("plants-git-config-in-its-granted-folder", mode);
+      const first = await m.call("1");
+      expect(first?.block).toBe(true);
+      expect(String(first?.reason)).toContain("effect_refused");
+      expect(String(first?.reason)).toContain(`made ${join(m.project, "logs", "archive", ".git")} in a folder it may write`);
+      expect(existsSync(join(m.project, "logs", "archive", ".git"))).toBe(false);
+      expect(existsSync(join(m.project, "logs", "archive"))).toBe(true);
+    });
+  }
+
+  it("in the sandbox: a module cannot change, remove or rename a git config or an AGENTS.md that was there when it started; the same module's log write works (control)", async () => {
+    const m = await planted("changes-an-existing-git-config-in-its-granted-folder", modes[0], (project) => {
+      mkdirSync(join(project, "logs", "archive", ".git"), { recursive: true });
+      writeFileSync(join(project, "logs", "archive", ".git", "config"), "[core]\n\tbare = false\n");
+      writeFileSync(join(project, "logs", "AGENTS.md"), "the user's notes\n");
+    });
+    const run = await m.call("1");
+    // The binds refuse the changes (EROFS); a removal or rename Node's permission model refuses first.
+    expect(run?.reason).toMatch(/^config:EROFS agents:EROFS remove:(EROFS|EBUSY|ERR_ACCESS_DENIED) rename:(EBUSY|ERR_ACCESS_DENIED)$/);
+    expect(readFileSync(join(m.project, "logs", "archive", ".git", "config"), "utf8")).toBe("[core]\n\tbare = false\n");
+    expect(readFileSync(join(m.project, "logs", "AGENTS.md"), "utf8")).toBe("the user's notes\n");
+    expect(readFileSync(join(m.project, "logs", "calls.log"), "utf8")).toBe("call\n");
+    expect(m.errors).toEqual([]);
+  });
+});

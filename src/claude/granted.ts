@@ -26,7 +26,7 @@ import { below, inside } from "../gates/inside.js";
 import { runtimeFiles, type Bind, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
 import { startNetProxy, sandboxNetSpec, netExecArgv, type NetProxy } from "../net/proxy.js";
 import { grantedFolder, type Grant } from "../policy/grants.js";
-import { plantedSince, takenUp, takenUpEntries, WalkTooLarge } from "../policy/planted.js";
+import { removePlanted, takenUp, takenUpEntries, WalkTooLarge } from "../policy/planted.js";
 import { findOnPath } from "../policy/runtime.js";
 import { launcherEnv } from "../../worker/child-env.mjs";
 
@@ -233,21 +233,11 @@ export async function grantedSandbox(base: SandboxBase, grants: readonly Grant[]
     planted() {
       const removed: string[] = [];
       let over: string | undefined;
+      // Why no race: the hook's processes are gone (bwrap's pid namespace ends with it), and the walk follows no link.
       for (const [folder, before] of takenBefore) {
-        let after: Map<string, string>;
-        try {
-          after = takenUpEntries(folder);
-        } catch (err) {
-          if (!(err instanceof WalkTooLarge)) throw err;
-          over ??= err.message.replace(err.folder, relative(project, err.folder));
-          // Why walked whole this once: what the hook made past the bound must not stay; the next run fails before it starts.
-          after = takenUpEntries(folder, Infinity);
-        }
-        // Why no race: the hook's processes are gone (bwrap's pid namespace ends with it), and the walk follows no link.
-        for (const rel of plantedSince(before, after)) {
-          rmSync(join(folder, rel), { recursive: true, force: true });
-          removed.push(relative(project, join(folder, rel)));
-        }
+        const done = removePlanted(folder, before);
+        removed.push(...done.removed.map((rel) => relative(project, join(folder, rel))));
+        if (done.tooLarge) over ??= done.tooLarge.message.replace(done.tooLarge.folder, relative(project, done.tooLarge.folder));
       }
       return over ? { removed, tooLarge: over } : { removed };
     },

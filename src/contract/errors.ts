@@ -133,9 +133,9 @@ export const Errors = {
    * An `effect_refused`: what a hook made in a folder it may write under a name git or an agent
    * takes up (src/policy/planted.ts), which hookbox removed; its answer was not applied.
    */
-  planted: (hookPath: string, event: string, paths: readonly string[]) =>
+  planted: (hookPath: string, event: string, paths: readonly string[], done = "hookbox removed it and did not apply the hook's answer") =>
     new HookFailure("effect_refused", hookPath, event,
-      `${name(hookPath)} made ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""} in a folder it may write ${during(event)}: a name git or an agent takes up (it runs code or reads instructions from it), which no grant opens. hookbox removed it and did not apply the hook's answer; write under another name.`),
+      `${name(hookPath)} made ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""} in a folder it may write ${during(event)}: a name git or an agent takes up (it runs code or reads instructions from it), which no grant opens. ${done}; write under another name.`),
   /** A project's module the user has not approved as it is now (or whose approvals cannot be read): not loaded. */
   notApproved: (hookPath: string, reason: string) =>
     new HookFailure("not_approved", hookPath, "load", `${name(hookPath)} was not loaded: ${reason}`),

@@ -26,7 +26,8 @@ export type SandboxState = "starting" | "ready" | "restarting" | "disabled" | "f
  */
 export const NEXT: Readonly<Record<SandboxState, readonly SandboxState[]>> = {
   starting: ["ready", "failed", "disposed"],
-  ready: ["restarting", "disposed"],
+  // ready to disabled: a project module that planted a name git or an agent takes up (./planted-guard.ts).
+  ready: ["restarting", "disabled", "disposed"],
   restarting: ["ready", "disabled", "disposed"],
   disabled: ["disposed"],
   failed: ["disposed"],
@@ -120,7 +121,7 @@ export class Lifecycle {
       case "restarting": return Errors.restarting(this.hookPath, event, last);
       case "disposed": return Errors.disabled(this.hookPath, event, "the runner was disposed");
       case "failed": return Errors.disabled(this.hookPath, event, `it failed to load: ${last}`);
-      default: return Errors.disabled(this.hookPath, event, `it failed ${exceeded}: ${last}`);
+      default: return Errors.disabled(this.hookPath, event, lastFailure?.code === "effect_refused" ? last : `it failed ${exceeded}: ${last}`);
     }
   }
 }

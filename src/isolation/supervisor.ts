@@ -29,6 +29,7 @@ import { hostModuleManifest } from "../bridge/host-modules.js";
 import { HookTransforms } from "./hook-transform.js";
 import { Lifecycle, sandboxView, type SandboxBounds, type SandboxListener, type SandboxState, type SandboxView } from "./state.js";
 import { Generation } from "./generation.js";
+import { PlantedGuard } from "./planted-guard.js";
 
 export type { SandboxBounds, SandboxListener, SandboxState, SandboxView };
 
@@ -56,6 +57,9 @@ export class HookSupervisor implements SandboxView {
   readonly execGate: ExecGate;
   /** What the worker may ask of the host; the runner installs its surface (`bridge.install`). */
   readonly bridge: SandboxBridge;
+
+  /** What a project module may not make in its granted folders, checked around each request (./planted-guard.ts). */
+  readonly #guard: PlantedGuard | undefined;
 
   /** The current worker; none while it is restarted. */
   #gen: Generation | undefined;
@@ -86,6 +90,7 @@ export class HookSupervisor implements SandboxView {
     this.cwd = cwd;
     this.options = options;
     const log = this.#log = new HookLog(hookPath, options);
+    this.#guard = PlantedGuard.of(options, hookPath);
     this.#budget = new RestartBudget(options.maxRestarts, options.restartWindowMs, options.maxLongRestarts, options.longRestartWindowMs);
     this.#life = new Lifecycle(hookPath, () => this.view);
     this.#components = new Components((body) => {
@@ -173,7 +178,21 @@ export class HookSupervisor implements SandboxView {
   /** Send one request to the worker. Rejects with a `HookFailure` carrying the code. */
   request(body: HostRequest, event: string, deadlineMs: number, signals?: Array<[string, AbortSignal]>): Promise<unknown> {
     if (this.state !== "ready" || !this.#gen) return Promise.reject(this.#life.unavailable(event, this.lastFailure, this.#budget.exceeded));
-    return this.#gen.channel.request(body, event, deadlineMs, signals);
+    const { channel } = this.#gen;
+    const call = () => channel.request(body, event, deadlineMs, signals);
+    return this.#guard ? this.#guard.around(event, call, () => this.#endPlanted(), (f) => { this.lastFailure = f; }) : call();
+  }
+
+  /**
+   * A module that made a name git or an agent takes up in a granted folder is disabled and its
+   * worker ended. Why before the removal: a module still running could swap a link in above a
+   * path being removed, and take the removal out of its folder.
+   */
+  async #endPlanted(): Promise<void> {
+    if (this.state === "ready" || this.state === "restarting") this.#life.to("disabled");
+    this.#gen?.close((event) => Errors.disabled(this.hookPath, event, "it made a name git or an agent takes up in a folder it may write"));
+    await this.#terminate();
+    await this.#exited;
   }
 
   /**

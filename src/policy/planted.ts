@@ -5,9 +5,10 @@
  * opens for writing (a `write:` grant) never gets one: what exists is bound read-only over itself
  * before the hook runs, what the hook made is removed after it ended, and the run fails
  * (src/claude/granted.ts; pi and oh-my-pi modules: src/isolation/bubblewrap/sandbox-spec.ts and
- * src/runner/planted-check.ts). `takenUp` is the one rule; `takenUpEntries` the one bounded walk.
+ * src/isolation/planted-guard.ts). `takenUp` is the one rule; `takenUpEntries` the one bounded
+ * walk; `removePlanted` the one removal.
  */
-import { lstatSync, readdirSync, readlinkSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 /** Folders and files git or an agent runs code from (a git hook or config, a settings file, an extension, an MCP server, direnv's script). */
@@ -75,4 +76,25 @@ const linkText = (path: string) => { try { return readlinkSync(path); } catch { 
 export function plantedSince(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): string[] {
   const known = new Set(before.values());
   return [...after].filter(([path, id]) => before.get(path) !== id && !known.has(id)).map(([path]) => path).sort();
+}
+
+/**
+ * Remove what `folder` holds under those names that `before` (its walk before the run) did not;
+ * the paths removed, relative to `folder`. Call only once nothing of the hook is left running: a
+ * link swapped in above a path being removed would take the removal out of the folder. Over the
+ * bound, walked whole this once (what the hook made must not stay) and `tooLarge` says so.
+ */
+export function removePlanted(folder: string, before: ReadonlyMap<string, string>): { removed: string[]; tooLarge?: WalkTooLarge } {
+  let after: Map<string, string>;
+  let tooLarge: WalkTooLarge | undefined;
+  try {
+    after = takenUpEntries(folder);
+  } catch (err) {
+    if (!(err instanceof WalkTooLarge)) throw err;
+    tooLarge = err;
+    after = takenUpEntries(folder, Infinity);
+  }
+  const removed = plantedSince(before, after);
+  for (const rel of removed) rmSync(join(folder, rel), { recursive: true, force: true });
+  return tooLarge ? { removed, tooLarge } : { removed };
 }

@@ -6,12 +6,14 @@
  * writes writable; the hook's cleaned environment; the network proxy's socket when it has one
  * (./bwrap.ts hides every other proxy's wherever a granted folder would show it).
  */
-import { dirname } from "node:path";
+import { lstatSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { execCwd } from "../../bridge/exec-gate.js";
 import type { SandboxNetSpec } from "../../net/proxy.js";
 import type { ResolvedSandboxOptions } from "../../options/options.js";
 import { RUNTIME_READS } from "../../policy/policy.js";
 import { hookReads } from "../../policy/read-grants.js";
+import { takenUpEntries } from "../../policy/planted.js";
 import { runtimeFiles, type SandboxSpec } from "./bwrap.js";
 
 /**
@@ -35,12 +37,22 @@ export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: s
       ...policy.fsRead,
     ],
     links,
-    extraBinds: [...policy.fsWrite.map((src) => ({ src, writable: true })), ...net?.extraBinds ?? []],
+    extraBinds: [...policy.fsWrite.map((src) => ({ src, writable: true })), ...options.approval ? plantedGuards(policy.fsWrite) : [], ...net?.extraBinds ?? []],
     env,
     extraEnv: net?.extraEnv,
     chdir: bound !== undefined && "cwd" in bound ? bound.cwd : folder,
     memoryMb: options.sandboxMemoryMb,
   };
+}
+
+/**
+ * A project module's granted folders: what each holds under a name git or an agent takes up
+ * (src/policy/planted.ts) when the sandbox starts, bound read-only over itself, after the folders.
+ * A link is not bound (bwrap would bind what it points to). Throws WalkTooLarge (the load fails, named).
+ */
+function plantedGuards(folders: readonly string[]): Array<{ src: string; writable: false }> {
+  return folders.flatMap((folder) => [...takenUpEntries(folder).keys()].map((rel) => join(folder, rel))
+    .filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === false).map((src) => ({ src, writable: false as const })));
 }
 
 /**
