@@ -15,6 +15,7 @@ import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { tempDir, writeHook } from "./helpers/files.js";
 import { GrantError, withGrants } from "../src/policy/grants.js";
 import { resolvePolicy } from "../src/policy/policy.js";
+import { WALK_BOUND } from "../src/policy/planted.js";
 import { piLoader } from "./support/pi-loader.js";
 
 const pi = piLoader();
@@ -209,7 +210,7 @@ describe.skipIf(!sandboxAvailability().ok)("network:<host> for a pi project modu
 
 describe.skipIf(!sandboxAvailability().ok)("a pi project module's written grant cannot plant what git or an agent takes up, in pi 0.73.1's loader and runner", { timeout: 120_000 }, () => {
   /** The module `fixture` (fixtures/hostile/) as the project's, approved under `policy` with write:logs, in pi; `mode`: its isolation. */
-  async function planted(fixture: string, mode: { policy: "untrusted" } | { policy: "confined"; isolation: "process" }, prepare?: (project: string) => void) {
+  async function planted(fixture: string, mode: { policy: "untrusted" } | { policy: "confined"; isolation: "process" | "worker" }, prepare?: (project: string) => void) {
     const root = tempDir("hookbox-extension-planted-");
     const project = join(root, "project");
     const module = writeHook(project, ".pi/extensions/mod.ts", readFileSync(join(import.meta.dirname, "..", "fixtures", "hostile", `${fixture}.ts`), "utf8"));
@@ -224,7 +225,7 @@ describe.skipIf(!sandboxAvailability().ok)("a pi project module's written grant 
     const call = async (id: string) => (await inside.runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: id, input: { command: "ls" } }));
     return { project, module, call, ...inside };
   }
-  const modes = [{ policy: "untrusted" }, { policy: "confined", isolation: "process" }] as const;
+  const modes = [{ policy: "untrusted" }, { policy: "confined", isolation: "process" }, { policy: "confined", isolation: "worker" }] as const;
 
   for (const mode of modes) {
     const named = "isolation" in mode ? `${mode.isolation} isolation` : "the sandbox";
@@ -254,6 +255,25 @@ describe.skipIf(!sandboxAvailability().ok)("a pi project module's written grant 
       expect(existsSync(join(m.project, "logs", "archive"))).toBe(true);
     });
   }
+
+  it("a granted folder over the walk's bound: in the sandbox the module does not load (load_failed), in process isolation its call is not made (crashed); each names the folder and the bound", async () => {
+    const many = (project: string) => {
+      mkdirSync(join(project, "logs", "many"));
+      for (let i = 0; i < WALK_BOUND; i++) writeFileSync(join(project, "logs", "many", String(i)), "");
+    };
+    const said = `logs holds more than ${WALK_BOUND} entries, which hookbox reads before and after each run for names git or an agent takes up (.git, .claude, CLAUDE.md…); grant a smaller folder`;
+    const boxed = await planted("plants-git-config-in-its-granted-folder", modes[0], many);
+    const notLoaded = await boxed.call("1");
+    expect(notLoaded?.block).toBe(true);
+    expect(JSON.stringify(boxed.errors)).toContain("load_failed");
+    expect(JSON.stringify(boxed.errors)).toContain(said);
+    const processed = await planted("plants-git-config-in-its-granted-folder", modes[1], many);
+    const notCalled = await processed.call("1");
+    expect(notCalled?.block).toBe(true);
+    expect(String(notCalled?.reason)).toContain("(crashed)");
+    expect(String(notCalled?.reason)).toContain(`it was not called: ${join(processed.project, said)}`);
+    expect(existsSync(join(processed.project, "logs", "calls.log"))).toBe(false);
+  });
 
   it("in the sandbox: a module cannot change, remove or rename a git config or an AGENTS.md that was there when it started; the same module's log write works (control)", async () => {
     const m = await planted("changes-an-existing-git-config-in-its-granted-folder", modes[0], (project) => {
