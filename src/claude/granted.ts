@@ -11,6 +11,9 @@
  *   real. Where the overlay cannot be made (no unprivileged user namespaces for `unshare`, an old
  *   kernel), the project is bound read-only as before and a refused write is found only by its
  *   message on the hook's stderr ("Read-only file system"): a hidden one is then not seen.
+ * - **Names git or an agent takes up** (src/policy/planted.ts). What a granted folder holds under
+ *   one (`.git`, `.claude`, `CLAUDE.md`, …) is bound read-only over itself; what the hook made under
+ *   one is removed once it ended (`planted`), and its run fails.
  * - **Programs.** bash's `command_not_found_handle`, exported to the hook's shell, records the
  *   name of a program not on the sandbox's PATH (in the layer, bounded). A `#!/bin/sh` (dash)
  *   script has no such hook: its missing programs are found by `hookbox trust`'s reading only.

@@ -22,7 +22,7 @@ export type SandboxState = "starting" | "ready" | "restarting" | "disabled" | "f
 /**
  * The life of a sandbox: every state it may move to from each state. `failed` is a load that
  * never succeeded; `disabled` is a hook that died past its restart budget (or whose restart did
- * not load); both end only by `disposed`, or by a reload (a new sandbox).
+ * not load, or, ready, that planted a name git or an agent takes up in a granted folder); both end only by `disposed`, or by a reload (a new sandbox).
  */
 export const NEXT: Readonly<Record<SandboxState, readonly SandboxState[]>> = {
   starting: ["ready", "failed", "disposed"],
