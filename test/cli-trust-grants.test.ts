@@ -72,7 +72,7 @@ describe("hookbox trust proposes and pins grants", { timeout: 60_000 }, () => {
     const w = world();
     const bad = await w.trust("--grant", "write:.git/hooks", "--yes");
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain(".git is where git or an agent runs code from");
+    expect(bad.stderr).toContain(".git is where git or an agent runs code or reads instructions from");
     const policy = await w.trust("--policy", "confined", "--yes");
     expect(policy.stderr).toContain('--policy "confined" is refused for Claude Code hooks: they run in the sandbox under "untrusted", with the grants listed');
     expect(policy.stdout).toContain('runs: in the sandbox under "untrusted", with no grant');

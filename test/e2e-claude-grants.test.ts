@@ -89,7 +89,7 @@ describe.skipIf(unavailable)("Claude Code 2.1.328 with the corpus of project hoo
     const report = /HOSTILE-REPORT[^"\\]*/.exec(granted.run.requests)?.[0] ?? "";
     expect(report).toBe("HOSTILE-REPORT ssh= key= secret= passwd= granted=200 other=403 direct=");
     expect(existsSync(join(granted.w.project, ".git", "hooks", "pre-commit"))).toBe(false);
-    expect(granted.run.stderr).toContain("wrote .git/hooks/pre-commit: the sandbox discarded the write; .git is where git or an agent runs code from");
+    expect(granted.run.stderr).toContain("wrote .git/hooks/pre-commit: the sandbox discarded the write; .git is where git or an agent runs code or reads instructions from");
     for (const canary of [CANARY.ssh, CANARY.apiKey, CANARY.secret]) expect(granted.run.requests).not.toContain(canary);
     expect(granted.run.stderr).toContain(`reached for localhost:41790: the sandbox refused the connection`);
   });
