@@ -20,6 +20,8 @@ import type { Dialect } from "../agents/dialect.js";
 import { SANDBOX_MEMORY_MB, SHELL } from "../agents/sandbox.js";
 import { SANDBOX_PATH, SYSTEM_READS } from "../isolation/bubblewrap/system-reads.js";
 
+/** Where a killed sandbox has no cgroup to read: how long its processes are given to end before its granted folders are walked. */
+const KILLED_GRACE_MS = 200;
 /** The most refusals one run reports (each once per hook and kind). */
 const MAX_NOTICES = 20;
 
@@ -91,6 +93,8 @@ async function runIn(box: GrantedSandbox, plan: ClaudePlan, hook: ClaudeHook, ra
     const line = launcher.wrap(box.argv([SHELL, "-c", hook.command]));
     const outcome = await runShellHook(line.command, raw, { cwd: plan.project, env: line.env, timeoutMs: hook.timeoutS * 1000, maxOutputBytes: plan.maxOutputBytes, args: line.args, ...(signal ? { signal } : {}) });
     const layerFailed = outcome.kind === "exited" && outcome.code === 95 && box.layerFailed();
+    // Why wait: a run killed (its deadline, too much output) is answered before its sandbox's last processes are gone, and one could still write.
+    if (outcome.kind !== "exited" && !(await launcher.emptied())) await new Promise((r) => setTimeout(r, KILLED_GRACE_MS));
     return { outcome, refusals: layerFailed ? [] : box.refusals("stderr" in outcome ? outcome.stderr : ""), notGiven: box.notGiven, layerFailed, planted: box.planted() };
   } finally {
     launcher.afterDeath?.();

@@ -13,7 +13,7 @@
  * program shares its hook's.
  * macOS would need a `sandbox-exec` profile; not built.
  */
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, join, normalize } from "node:path";
 import { below, inside, strictlyInside } from "../../gates/inside.js";
 import { realOrLexical } from "../../policy/paths.js";
@@ -221,6 +221,11 @@ export interface SandboxLauncher extends Launcher {
   exec(spec: SandboxSpec, command: string, args: string[]): { command: string; args: string[]; env: Record<string, string> };
   /** Call after a `pi.exec` program ended: an OOM kill it caused is not the hook's death. */
   execEnded(): void;
+  /**
+   * Once the sandbox was killed: resolves true when no process of it is left (its cgroup empty),
+   * false after `timeoutMs`, or at once where it has no cgroup to read.
+   */
+  emptied(timeoutMs?: number): Promise<boolean>;
 }
 
 /** A Launcher that runs a hook's child process inside the sandbox of `spec`; `host` (tests) replaces the cgroups found here. */
@@ -238,6 +243,14 @@ export function sandboxLauncher(spec: SandboxSpec, host?: CgroupHost): SandboxLa
     // Why oom_score_adj 1000: when the shared bound is reached, the kernel ends the program, not the hook.
     exec: (execSpec, command, args) => launch(execSpec, bounds, groups, [command, ...args], "1000"),
     execEnded() { seen = groups?.oomKills() ?? 0; },
+    async emptied(timeoutMs = 2_000) {
+      const procs = groups?.procs[0];
+      if (!procs) return false;
+      for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
+        try { if (readFileSync(procs, "utf8").trim() === "") return true; } catch { return true; /* the group is gone: so are its processes */ }
+      }
+      return false;
+    },
     afterDeath() {
       if (!groups) return {};
       const outOfMemory = groups.oomKills() > seen;
