@@ -210,7 +210,7 @@ describe.skipIf(!sandboxAvailability().ok)("network:<host> for a pi project modu
 
 describe.skipIf(!sandboxAvailability().ok)("a pi project module's written grant cannot plant what git or an agent takes up, in pi 0.73.1's loader and runner", { timeout: 120_000 }, () => {
   /** The module `fixture` (fixtures/hostile/) as the project's, approved under `policy` with write:logs, in pi; `mode`: its isolation. */
-  async function planted(fixture: string, mode: { policy: "untrusted" } | { policy: "confined"; isolation: "process" | "worker" }, prepare?: (project: string) => void) {
+  async function planted(fixture: string, mode: { policy: "untrusted" } | { policy: "confined"; isolation: "process" | "worker" }, prepare?: (project: string) => void, grants = ["write:logs"]) {
     const root = tempDir("hookbox-extension-planted-");
     const project = join(root, "project");
     const module = writeHook(project, ".pi/extensions/mod.ts", readFileSync(join(import.meta.dirname, "..", "fixtures", "hostile", `${fixture}.ts`), "utf8"));
@@ -219,7 +219,7 @@ describe.skipIf(!sandboxAvailability().ok)("a pi project module's written grant 
     mkdirSync(join(root, "config"));
     mkdirSync(join(root, "agent"));
     const approvals = { dir: join(root, "config") };
-    new ApprovalStore(approvals).approve(project, [fingerprint(module, mode.policy)], { [module]: ["write:logs"] });
+    new ApprovalStore(approvals).approve(project, [fingerprint(module, mode.policy)], { [module]: grants });
     const isolation = "isolation" in mode ? { isolation: mode.isolation } : {};
     const inside = await pi.inPi(isolateDiscovered({ cwd: project, agentDir: join(root, "agent"), piRoot: pi.root, approvals, project: mode.policy, ...isolation }), project, { notify: true });
     const call = async (id: string) => (await inside.runner.emitToolCall({ type: "tool_call", toolName: "bash", toolCallId: id, input: { command: "ls" } }));
@@ -273,6 +273,17 @@ describe.skipIf(!sandboxAvailability().ok)("a pi project module's written grant 
     expect(String(notCalled?.reason)).toContain("(crashed)");
     expect(String(notCalled?.reason)).toContain(`it was not called: ${join(processed.project, said)}`);
     expect(existsSync(join(processed.project, "logs", "calls.log"))).toBe(false);
+  });
+
+  it("in the sandbox: a module's pi.exec program that outlives it and keeps planting is killed with it, and what they made stays removed", async () => {
+    const m = await planted("plants-through-a-program-that-outlives-it", modes[0], undefined, ["write:logs", "exec:sh"]);
+    const first = await m.call("1");
+    expect(first?.block).toBe(true);
+    expect(String(first?.reason)).toContain("effect_refused");
+    expect(String(first?.reason)).toContain(join(m.project, "logs", "CLAUDE.md"));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(existsSync(join(m.project, "logs", ".claude"))).toBe(false);
+    expect(existsSync(join(m.project, "logs", "CLAUDE.md"))).toBe(false);
   });
 
   it("in the sandbox: a module cannot change, remove or rename a git config or an AGENTS.md that was there when it started; the same module's log write works (control)", async () => {

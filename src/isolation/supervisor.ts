@@ -193,6 +193,8 @@ export class HookSupervisor implements SandboxView {
     this.#gen?.close((event) => Errors.disabled(this.hookPath, event, "it made a name git or an agent takes up in a folder it may write"));
     await this.#terminate();
     await this.#exited;
+    // Its `pi.exec` programs outlive it (sandbox mode: in its cgroup).
+    await this.#placement.launcher?.killAll();
   }
 
   /**

@@ -226,6 +226,8 @@ export interface SandboxLauncher extends Launcher {
    * false after `timeoutMs`, or at once where it has no cgroup to read.
    */
   emptied(timeoutMs?: number): Promise<boolean>;
+  /** Every process left in the sandbox's cgroup killed (its `pi.exec` programs outlive the hook), until none is; as `emptied`. */
+  killAll(timeoutMs?: number): Promise<boolean>;
 }
 
 /** A Launcher that runs a hook's child process inside the sandbox of `spec`; `host` (tests) replaces the cgroups found here. */
@@ -243,14 +245,8 @@ export function sandboxLauncher(spec: SandboxSpec, host?: CgroupHost): SandboxLa
     // Why oom_score_adj 1000: when the shared bound is reached, the kernel ends the program, not the hook.
     exec: (execSpec, command, args) => launch(execSpec, bounds, groups, [command, ...args], "1000"),
     execEnded() { seen = groups?.oomKills() ?? 0; },
-    async emptied(timeoutMs = 2_000) {
-      const procs = groups?.procs[0];
-      if (!procs) return false;
-      for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
-        try { if (readFileSync(procs, "utf8").trim() === "") return true; } catch { return true; /* the group is gone: so are its processes */ }
-      }
-      return false;
-    },
+    emptied: (timeoutMs) => untilEmpty(groups, false, timeoutMs),
+    killAll: (timeoutMs) => untilEmpty(groups, true, timeoutMs),
     afterDeath() {
       if (!groups) return {};
       const outOfMemory = groups.oomKills() > seen;
@@ -258,6 +254,20 @@ export function sandboxLauncher(spec: SandboxSpec, host?: CgroupHost): SandboxLa
       return { outOfMemory };
     },
   };
+}
+
+/** Whether `groups` emptied within `timeoutMs` (polled every 10 ms; `kill`: each process listed SIGKILLed at each poll); false without groups. */
+async function untilEmpty(groups: SandboxGroups | undefined, kill: boolean, timeoutMs = 2_000): Promise<boolean> {
+  const procs = groups?.procs[0];
+  if (!procs) return false;
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
+    let pids: string[];
+    try { pids = readFileSync(procs, "utf8").split("\n").filter(Boolean); } catch { return true; /* the group is gone: so are its processes */ }
+    if (pids.length === 0) return true;
+    // Why by pid: one that left the group since the read could name another process only once the pid space wrapped.
+    if (kill) for (const pid of pids) try { process.kill(Number(pid), "SIGKILL"); } catch { /* gone */ }
+  }
+  return false;
 }
 
 /**
