@@ -2,8 +2,8 @@
  * What a project module (one with an approval) may not make in the folders its grants open for
  * writing: a name git or an agent takes up (src/policy/planted.ts). Its granted folders are walked
  * before and after each request; what appeared in between fails the request (`effect_refused`, the
- * paths named) and the supervisor disables the module, then removes it once nothing of the module
- * is left (./supervisor.ts). Only where `policy.fsWrite` holds at all: the sandbox, or Node's
+ * paths named): the supervisor disables the module and ends it (./supervisor.ts), and once nothing
+ * of it is left what it made is removed. Only where `policy.fsWrite` holds at all: the sandbox, or Node's
  * permission model (a `trusted` module writes anywhere, and nothing is guarded).
  */
 import { join } from "node:path";
