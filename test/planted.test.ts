@@ -2,11 +2,13 @@
  * The one rule of what a written grant may not hold (src/policy/planted.ts): the names git or an
  * agent takes up, at any depth, and the bounded walk that finds them in a granted folder.
  */
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GrantError, parseGrant } from "../src/policy/grants.js";
-import { plantedSince, takenUp, takenUpEntries, WALK_BOUND, WalkTooLarge } from "../src/policy/planted.js";
+import { plantedSince, removePlanted, removeUnconfined, takenUp, takenUpEntries, WALK_BOUND, WalkTooLarge } from "../src/policy/planted.js";
+import { removeInside } from "../src/isolation/bubblewrap/confined-remove.js";
+import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
 import { tempDir } from "./helpers/files.js";
 
 describe("names git or an agent takes up", () => {
@@ -57,5 +59,42 @@ describe("the walk of a granted folder", () => {
     expect(takenUpEntries(d, 12).size).toBe(0);
     expect(() => takenUpEntries(d, 11)).toThrow(WalkTooLarge);
     expect(() => takenUpEntries(d, 11)).toThrow(`${d} holds more than 11 entries, which hookbox reads before and after each run for names git or an agent takes up (.git, .claude, CLAUDE.md…); grant a smaller folder`);
+  });
+});
+
+describe("the removal of what a hook planted", () => {
+  /** A granted folder `logs` holding a new `a/.claude` and a link `b` to a folder outside it that holds a `.claude` of its own. */
+  function world() {
+    const d = tempDir("hookbox-planted-remove-");
+    const logs = join(d, "logs");
+    mkdirSync(join(logs, "a", ".claude"), { recursive: true });
+    mkdirSync(join(d, "outside", ".claude"), { recursive: true });
+    writeFileSync(join(d, "outside", ".claude", "settings.json"), "{}");
+    symlinkSync(join(d, "outside"), join(logs, "b"));
+    return { d, logs };
+  }
+
+  it("removes what is new, in rounds until none is left, and says what it could not remove", () => {
+    const { logs } = world();
+    expect(removePlanted(logs, new Map(), removeUnconfined)).toEqual({ removed: ["a/.claude"], left: [] });
+    expect(existsSync(join(logs, "a", ".claude"))).toBe(false);
+    mkdirSync(join(logs, "c", ".git"), { recursive: true });
+    expect(removePlanted(logs, new Map(), () => {})).toEqual({ removed: ["c/.git"], left: ["c/.git"] });
+  });
+
+  it("unconfined, a path below a link is not removed (the link may lead out of the folder)", () => {
+    const { d, logs } = world();
+    removeUnconfined(logs, [join(logs, "b", ".claude")]);
+    expect(existsSync(join(d, "outside", ".claude", "settings.json"))).toBe(true);
+  });
+
+  it.skipIf(!sandboxAvailability().ok)("confined to the folder, a removal that a link swapped in leads outside it removes nothing there", () => {
+    const { d, logs } = world();
+    removeInside(logs, [join(logs, "b", ".claude"), join(logs, "a", ".claude")]);
+    expect(existsSync(join(d, "outside", ".claude", "settings.json"))).toBe(true);
+    expect(existsSync(join(logs, "a", ".claude"))).toBe(false);
+    // Control: the same removal unconfined by anything (rm -rf on the path) would have reached it.
+    rmSync(join(logs, "b", ".claude"), { recursive: true, force: true });
+    expect(existsSync(join(d, "outside", ".claude"))).toBe(false);
   });
 });

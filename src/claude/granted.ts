@@ -27,6 +27,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { below, inside } from "../gates/inside.js";
 import { runtimeFiles, type Bind, type SandboxSpec } from "../isolation/bubblewrap/bwrap.js";
+import { removeInside } from "../isolation/bubblewrap/confined-remove.js";
 import { startNetProxy, sandboxNetSpec, netExecArgv, type NetProxy } from "../net/proxy.js";
 import { grantedFolder, type Grant } from "../policy/grants.js";
 import { removePlanted, takenUp, takenUpEntries, WalkTooLarge } from "../policy/planted.js";
@@ -53,10 +54,10 @@ export interface GrantedSandbox {
   notGiven: string[];
   /**
    * After the run (its processes gone): what it made in a granted folder under a name git or an
-   * agent takes up (src/policy/planted.ts), project-relative, now removed; `tooLarge`: a granted
-   * folder over the walk's bound. Before the run, `tooLarge` says the hook must not run.
+   * agent takes up (src/policy/planted.ts), project-relative, now removed (`left`: what could not
+   * be); `tooLarge`: a granted folder over the walk's bound.
    */
-  planted(): { removed: string[]; tooLarge?: string };
+  planted(): { removed: string[]; left: string[]; tooLarge?: string };
   /** Before the run: a granted folder too large to walk (the hook must not run), why. */
   tooLarge?: string;
   /** After a run that exited 95: true when it was the recording layer that could not be made (the hook did not run). */
@@ -235,14 +236,16 @@ export async function grantedSandbox(base: SandboxBase, grants: readonly Grant[]
     ...(tooLarge ? { tooLarge } : {}),
     planted() {
       const removed: string[] = [];
+      const left: string[] = [];
       let over: string | undefined;
-      // Why no race: the hook's processes are gone (bwrap's pid namespace ends with it), and the walk follows no link.
+      // The hook's processes are gone (bwrap's pid namespace ends with it); another hook's may not be: the removal is confined to the folder.
       for (const [folder, before] of takenBefore) {
-        const done = removePlanted(folder, before);
+        const done = removePlanted(folder, before, removeInside);
         removed.push(...done.removed.map((rel) => relative(project, join(folder, rel))));
+        left.push(...done.left.map((rel) => relative(project, join(folder, rel))));
         if (done.tooLarge) over ??= done.tooLarge.message.replace(done.tooLarge.folder, relative(project, done.tooLarge.folder));
       }
-      return over ? { removed, tooLarge: over } : { removed };
+      return over ? { removed, left, tooLarge: over } : { removed, left };
     },
     layerFailed: () => layer && existsSync(join(dir, "no-layer")),
     argv: (argv) => (proxy ? (() => { const n = netExecArgv(process.execPath, argv[0]!, argv.slice(1)); return [n.command, ...n.args]; })() : argv),

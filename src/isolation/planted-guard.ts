@@ -9,7 +9,8 @@
 import { join } from "node:path";
 import { Errors, type HookFailure } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
-import { removePlanted, plantedSince, takenUpEntries, WalkTooLarge } from "../policy/planted.js";
+import { removePlanted, removeUnconfined, plantedSince, takenUpEntries, WalkTooLarge, type Remover } from "../policy/planted.js";
+import { sandboxAvailability } from "./bubblewrap/availability.js";
 
 /** Each granted folder's entries under those names, by folder. */
 export type Taken = Map<string, Map<string, string>>;
@@ -47,7 +48,7 @@ export class PlantedGuard {
         outcome = { ok: false, error };
       }
       if (this.#refused || this.planted(before)) {
-        this.#refused ??= stop().then(() => { const f = this.remove(earliest(this.#inFlight), event); refused(f); return f; });
+        this.#refused ??= stop().then(async () => { const f = await this.remove(earliest(this.#inFlight), event); refused(f); return f; });
         throw await this.#refused;
       }
       if (!outcome.ok) throw outcome.error;
@@ -82,16 +83,24 @@ export class PlantedGuard {
     return false;
   }
 
-  /** Once nothing of the module is left: remove what appeared, and the failure naming it. */
-  remove(before: Taken, event: string): HookFailure {
+  /**
+   * Once nothing of the module is left: remove what appeared, and the failure naming it. Confined to
+   * each folder where bubblewrap runs (another module of the project may still run beside it:
+   * ./bubblewrap/confined-remove.ts), else each path's folders checked first.
+   */
+  async remove(before: Taken, event: string): Promise<HookFailure> {
+    const remove: Remover = sandboxAvailability().ok ? (await import("./bubblewrap/confined-remove.js")).removeInside : removeUnconfined;
     const removed: string[] = [];
+    const left: string[] = [];
     let over: WalkTooLarge | undefined;
     for (const [folder, known] of before) {
-      const done = removePlanted(folder, known);
+      const done = removePlanted(folder, known, remove);
       removed.push(...done.removed.map((rel) => join(folder, rel)));
+      left.push(...done.left.map((rel) => join(folder, rel)));
       over ??= done.tooLarge;
     }
-    if (removed.length > 0) return Errors.planted(this.hookPath, event, removed, "hookbox ended the module (disabled until it is reloaded), removed it, and did not apply its answer");
+    const could = left.length > 0 ? `removed what it could (not ${left.join(", ")}: remove it yourself)` : "removed it";
+    if (removed.length > 0) return Errors.planted(this.hookPath, event, removed, `hookbox ended the module (disabled until it is reloaded), ${could}, and did not apply its answer`);
     return Errors.crashed(this.hookPath, event, over ? over.message : "what it made in a granted folder was gone when hookbox looked again");
   }
 }

@@ -78,23 +78,50 @@ export function plantedSince(before: ReadonlyMap<string, string>, after: Readonl
   return [...after].filter(([path, id]) => before.get(path) !== id && !known.has(id)).map(([path]) => path).sort();
 }
 
+/** How a removal is made: `paths` (absolute, inside `folder`) removed, with whatever power the caller can confine it to. */
+export type Remover = (folder: string, paths: readonly string[]) => void;
+
+/** How many times what is still there after a removal is looked for and removed again (a link swapped in above it moved it). */
+const REMOVE_ROUNDS = 3;
+
 /**
- * Remove what `folder` holds under those names that `before` (its walk before the run) did not;
- * the paths removed, relative to `folder`. Call only once nothing of the hook is left running: a
- * link swapped in above a path being removed would take the removal out of the folder. Over the
- * bound, walked whole this once (what the hook made must not stay) and `tooLarge` says so.
+ * Remove what `folder` holds under those names that `before` (its walk before the run) did not,
+ * with `remove`; the paths it found (relative to `folder`) and those still there after every round
+ * (`left`). Over the bound, walked whole (what the hook made must not stay) and `tooLarge` says so.
+ * Why rounds: a hook running beside the removal (another of the project's, another run of this one)
+ * can move a planted entry by swapping a link in above it; a confined `remove` then fails on it,
+ * and the next walk finds it where it went.
  */
-export function removePlanted(folder: string, before: ReadonlyMap<string, string>): { removed: string[]; tooLarge?: WalkTooLarge } {
-  let after: Map<string, string>;
+export function removePlanted(folder: string, before: ReadonlyMap<string, string>, remove: Remover): { removed: string[]; left: string[]; tooLarge?: WalkTooLarge } {
   let tooLarge: WalkTooLarge | undefined;
-  try {
-    after = takenUpEntries(folder);
-  } catch (err) {
-    if (!(err instanceof WalkTooLarge)) throw err;
-    tooLarge = err;
-    after = takenUpEntries(folder, Infinity);
+  const walk = () => {
+    try {
+      return takenUpEntries(folder);
+    } catch (err) {
+      if (!(err instanceof WalkTooLarge)) throw err;
+      tooLarge ??= err;
+      return takenUpEntries(folder, Infinity);
+    }
+  };
+  const removed = plantedSince(before, walk());
+  let left = removed;
+  for (let round = 0; round < REMOVE_ROUNDS && left.length > 0; round++) {
+    remove(folder, left.map((rel) => join(folder, rel)));
+    left = plantedSince(before, walk());
   }
-  const removed = plantedSince(before, after);
-  for (const rel of removed) rmSync(join(folder, rel), { recursive: true, force: true });
-  return tooLarge ? { removed, tooLarge } : { removed };
+  return tooLarge ? { removed, left, tooLarge } : { removed, left };
 }
+
+/**
+ * The removal where no sandbox can be made (process or worker isolation without bubblewrap): each
+ * path removed only while every folder above it, up to `folder`, is a folder and not a link. A link
+ * swapped in between that check and the removal is not seen.
+ */
+export const removeUnconfined: Remover = (folder, paths) => {
+  for (const path of paths) {
+    const rel = path.slice(folder.length + 1).split("/");
+    let at = folder;
+    const plain = rel.slice(0, -1).every((part) => lstatSync((at = join(at, part)), { throwIfNoEntry: false })?.isDirectory() === true);
+    if (plain) rmSync(path, { recursive: true, force: true });
+  }
+};
