@@ -13,6 +13,8 @@
  *   rules: `first` (the first result ends the emit), `chain` (a result's field replaces the
  *   event's for the next handler), `replace` (the whole result does), `transform` (pi's `input`),
  *   `collect` (lists appended).
+ * - `agentRule`: the agent's own rule where it differs from `rule` (hookbox/extension uses it inside
+ *   pi and oh-my-pi; HookRunner keeps `rule` for embedders).
  * - `addable`: optional fields an in-place edit may add when the host's event lacks them.
  * - `effects` (events with a result only) and `editEffects`: the class of each result field and of
  *   an in-place edit of each payload field (worker/effects.mjs; `policy.effects` grants up to one):
@@ -71,7 +73,15 @@ export type Rule<T extends HookEventType> = T extends ResultEvent
     | { kind: "transform" }
     | { kind: "collect"; keys: ReadonlyArray<ListKey<HookResultMap[T]> & string> }
   : { kind: "series" };
-export type RuleKind = Rule<HookEventType>["kind"];
+/**
+ * How an agent's own runner combines its extensions' results where it differs from `rule` (the
+ * contract's, which HookRunner keeps for embedders): `every-message`, every result's `key` kept in
+ * order (returned as a list under `messages`), a field chained beside them.
+ */
+export type AgentRule<T extends HookEventType> = T extends ResultEvent
+  ? { kind: "every-message"; key: keyof HookResultMap[T] & string; chain?: SharedKey<T> }
+  : never;
+export type RuleKind = Rule<HookEventType>["kind"] | AgentRule<HookEventType>["kind"];
 
 /** A class of effect on the agent (worker/effects.mjs), lowest first. */
 export type Effect = (typeof EFFECTS)[number];
@@ -90,6 +100,12 @@ interface RowBase<T extends HookEventType> {
   addable?: ReadonlyArray<Fields<HookEventOf<T>>>;
   sample(): HookEventOf<T>;
   rule: Rule<T>;
+  /**
+   * Inside pi and oh-my-pi (hookbox/extension), the agent's rule where its runner combines results
+   * otherwise than `rule`: the modules of one isolate() then answer as they would loaded by the
+   * agent itself (src/runner/dispatch.ts `ruleFor`).
+   */
+  agentRule?: AgentRule<T>;
   /**
    * Every key of the result each agent reads (its result type and runner: pi 0.73.1, oh-my-pi
    * 18.2.3). Inside that agent (hookbox/extension), a key of a module's result that is neither here
@@ -241,6 +257,8 @@ export const EVENTS = {
     effects: { message: annotate, systemPrompt: "append" },
     // pi chains the system prompt across handlers ("if multiple extensions return this, they are chained").
     rule: { kind: "first-message", key: "message", chain: "systemPrompt" },
+    // pi and oh-my-pi keep every extension's message, in order (their combined result's `messages`).
+    agentRule: { kind: "every-message", key: "message", chain: "systemPrompt" },
     // oh-my-pi's systemPrompt is string[] (a string is taken as one): hookbox carries the string.
     agentReads: { pi: ["message", "systemPrompt"], omp: ["message", "systemPrompt"] },
     addable: ["images", "systemPrompt"],

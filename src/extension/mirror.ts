@@ -70,6 +70,12 @@ export class Mirror {
   #initialized = false;
   #reportedUnloaded = false;
   #disposed = false;
+  /**
+   * `before_agent_start`: the agent's handlers after the first (one per message slot, ./messages
+   * below), and the messages of the current emit they return, one each in order.
+   */
+  #slots = 0;
+  #stashed: unknown[] = [];
   /** Per event type being forwarded: the module throws caught during each emit (#report fills the newest). */
   readonly #threw = new Map<string, HookError[][]>();
 
@@ -110,6 +116,8 @@ export class Mirror {
   install(): void {
     for (const event of [...this.#carried.results, ...this.#carried.notified]) {
       this.#pi.on(event, (payload: HookEvent & Record<string, unknown>, ctx: AgentContext) => this.#forward(event, payload, ctx));
+      // One more handler per message the modules' handlers may return (what they registered, or did at the agent's previous start).
+      if (event === "before_agent_start") this.#addSlots(this.#handlerCount(event) - 1);
     }
     const deps: MirrorDeps = {
       after: () => this.#afterRegistrationsChanged(),
@@ -357,14 +365,46 @@ export class Mirror {
       case "before_agent_start": {
         // The module gets the prompt, images, system prompt and the options pi built it from
         // (BuildSystemPromptOptions: plain data, cwd, tools, context files, skills) as data; its
-        // result's `systemPrompt` (chained across handlers) goes back to pi.
+        // result's `systemPrompt` (chained across handlers) goes back to pi. Every handler's
+        // message is kept, in order (the agent's rule, src/contract/events.ts `agentRule`): the
+        // first goes back with the system prompt, the others from the agent's next handlers.
+        this.#stashed = [];
         const { prompt, images, systemPrompt, systemPromptOptions } = event as Record<string, unknown>;
-        return this.#runner.emit({ type, prompt, images, systemPrompt, systemPromptOptions: asData(systemPromptOptions) } as unknown as HookEvent);
+        const result = await this.#runner.emit({ type, prompt, images, systemPrompt, systemPromptOptions: asData(systemPromptOptions) } as unknown as HookEvent) as
+          { messages?: unknown[]; systemPrompt?: string } | undefined;
+        if (result === undefined) return undefined;
+        const [message, ...rest] = result.messages ?? [];
+        this.#stashed = rest;
+        this.#addSlots(rest.length - this.#slots);
+        return { ...(message === undefined ? {} : { message }), ...(result.systemPrompt === undefined ? {} : { systemPrompt: result.systemPrompt }) };
       }
       default: {
         const result = await this.#runner.emit(event);
         return this.#carried.results.includes(type) ? result : undefined;
       }
+    }
+  }
+
+  /** How many handlers of `type` the modules registered (an early start: at the agent's previous start). */
+  #handlerCount(type: string): number {
+    const manifests = this.#early?.previous ?? this.#runner.getHooks().flatMap((h) => (h instanceof IsolatedHook ? [h.manifest] : []));
+    return manifests.reduce((n, m) => n + (m.events[type] ?? 0), 0);
+  }
+
+  /**
+   * `count` more `before_agent_start` handlers on the agent, after the one that forwards the event:
+   * the agent's handler returns one message and the agent keeps every handler's, so each returns
+   * the next message the modules answered. Added while the agent emits (a module registered more
+   * handlers than at install), they run in that same emit: pi and oh-my-pi walk the handler list
+   * as it grows.
+   */
+  #addSlots(count: number): void {
+    for (let i = 0; i < count; i++) {
+      this.#slots++;
+      this.#pi.on("before_agent_start", () => {
+        const message = this.#stashed.shift();
+        return message === undefined ? undefined : { message };
+      });
     }
   }
 

@@ -10,6 +10,9 @@
  * - waterfall: each handler's `messages` become the next handler's input (`context`).
  * - first-message: the first result with a `message` is kept; every handler still runs
  *   (`before_agent_start`, whose `systemPrompt` is chained beside it, as pi does).
+ * - every-message: every result's message is kept, in order, as a list under `messages`, the
+ *   chained field beside it: pi's and oh-my-pi's own rule for `before_agent_start` (the row's
+ *   `agentRule`), which `ruleFor` gives a runner inside that agent (hookbox/extension).
  *
  * pi's rules (pi 0.73.1 `dist/core/extensions/runner.js`), for the events whose results pi uses.
  * Each feeds a handler's result to the next handler, so the host runs such a hook's handlers one at
@@ -64,7 +67,7 @@ export interface StepOutcome { acc: unknown; done: boolean; refused?: string }
 
 type Step = ConflictRule["step"];
 interface RowRule { kind: RuleKind; key?: string; chain?: string; keys?: readonly string[]; sameRole?: true }
-type Row = { rule: RowRule; result?: z.ZodType; agentReads?: Partial<Record<"pi" | "omp", readonly string[]>> };
+type Row = { rule: RowRule; agentRule?: RowRule; result?: z.ZodType; agentReads?: Partial<Record<"pi" | "omp", readonly string[]>> };
 
 /** The keys of `result` the agent does not read and the row's result schema does not have. */
 function ignoredBy(row: Row): ConflictRule["ignoredKeys"] {
@@ -89,6 +92,13 @@ const STEPS: Record<RuleKind, (rule: RowRule) => Step> = {
   "first-message": ({ key, chain }) => (acc, result) => {
     const out: Record<string, unknown> = { ...(acc as Record<string, unknown> | undefined) };
     if (out[key!] === undefined && result[key!]) out[key!] = result[key!];
+    if (chain && result[chain] !== undefined) out[chain] = result[chain];
+    return { acc: Object.keys(out).length > 0 ? out : acc, done: false };
+  },
+  // every-message: each result with its key set is appended to `messages`; the chained field's last value is kept beside them.
+  "every-message": ({ key, chain }) => (acc, result) => {
+    const out: Record<string, unknown> = { ...(acc as Record<string, unknown> | undefined) };
+    if (result[key!]) out.messages = [...((out.messages as unknown[] | undefined) ?? []), result[key!]];
     if (chain && result[chain] !== undefined) out[chain] = result[chain];
     return { acc: Object.keys(out).length > 0 ? out : acc, done: false };
   },
@@ -138,26 +148,33 @@ function planOf(kind: RuleKind, key: string | undefined): PlanName {
 /** The rules whose handlers each receive what the one before returned. */
 const PER_HANDLER: ReadonlySet<RuleKind> = new Set(["first", "chain", "replace", "transform"]);
 
-function build(row: Row, type?: string): ConflictRule {
-  const { kind, key } = row.rule;
+function build(row: Row, type?: string, rule: RowRule = row.rule): ConflictRule {
+  const { kind, key } = rule;
   return {
     kind, key, plan: planOf(kind, key),
     schema: row.result && keySafe(row.result),
-    perHandler: PER_HANDLER.has(kind) || row.rule.chain !== undefined,
+    perHandler: PER_HANDLER.has(kind) || rule.chain !== undefined,
     gated: type !== undefined && GATED_EVENTS.has(type),
     ignoredKeys: ignoredBy(row),
-    step: STEPS[kind](row.rule),
-    chain: row.rule.chain,
-    keys: row.rule.keys,
+    step: STEPS[kind](rule),
+    chain: rule.chain,
+    keys: rule.keys,
   } as ConflictRule;
 }
 
 const RULES: ReadonlyMap<string, ConflictRule> = new Map(EVENT_TYPES.map((t) => [t, build(EVENTS[t] as Row, t)]));
+/** Inside an agent (hookbox/extension): the rows whose agent combines results otherwise (`agentRule`). */
+const AGENT_RULES: ReadonlyMap<string, ConflictRule> = new Map(
+  EVENT_TYPES.flatMap((t) => ((EVENTS[t] as Row).agentRule ? [[t, build(EVENTS[t] as Row, t, (EVENTS[t] as Row).agentRule)] as const] : [])),
+);
 const SERIES: ConflictRule = build({ rule: { kind: "series" } });
 
-/** The rule for an event type; events outside the contract (an agent's own) are series. */
-export function ruleFor(eventType: string): ConflictRule {
-  return RULES.get(eventType) ?? SERIES;
+/**
+ * The rule for an event type; events outside the contract (an agent's own) are series. Inside an
+ * agent (`insideAgent`: hookbox/extension in pi or oh-my-pi), the agent's own rule where its row has one.
+ */
+export function ruleFor(eventType: string, insideAgent = false): ConflictRule {
+  return (insideAgent ? AGENT_RULES.get(eventType) : undefined) ?? RULES.get(eventType) ?? SERIES;
 }
 
 /** The event a hook (or handler) receives next: the current value replaces the original one of a chained field. */
@@ -169,7 +186,7 @@ export function nextInput<E extends { type: string }>(rule: ConflictRule, event:
       const t = acc as { action: string; text?: string; images?: unknown };
       return t.action === "transform" ? { ...event, text: t.text, images: t.images } : event;
     }
-    case "first-message": {
+    case "first-message": case "every-message": {
       const value = rule.chain === undefined ? undefined : (acc as Record<string, unknown>)[rule.chain];
       return value === undefined ? event : { ...event, [rule.chain!]: value };
     }

@@ -73,6 +73,8 @@ export class HookRunner {
    * @internal hookbox/extension: the modules run inside agent `line`. A result key that agent
    * ignores in its process (src/contract/events.ts `agentReads`) is then dropped, as the agent drops
    * it, and said once per module, event and key through `warn`, instead of refusing the result.
+   * Results combine by the agent's own rule where its row has one (src/contract/events.ts
+   * `agentRule`: every `before_agent_start` message kept, returned as `messages`).
    */
   insideAgent(line: "pi" | "omp", warn: (hookPath: string, kind: string, line: string) => void): void {
     this.#agent = { line, warn };
@@ -230,7 +232,7 @@ export class HookRunner {
   async #dispatch(event: Record<string, unknown> & { type: string }, toolCall: boolean): Promise<unknown> {
     if (this.#disposed) throw new Error("HookRunner was disposed: create a new runner to emit events");
     const type = event.type;
-    const rule = ruleFor(type);
+    const rule = ruleFor(type, this.#agent !== undefined);
     const plan = toolCall ? "blockOrThrow" : rule.plan;
     const state: Fold = { acc: undefined };
     let ctx: HookContext | undefined;
