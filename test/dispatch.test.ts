@@ -153,6 +153,24 @@ describe("the steps of each rule", () => {
     expect(rule.perHandler).toBe(true);
   });
 
+  it("inside an agent, before_agent_start is the agent's every-message: each message kept in order under messages, systemPrompt chained; outside, the contract's first-message", () => {
+    const rule = ruleFor("before_agent_start", true);
+    const [a, b] = ["a", "b"].map((t) => ({ customType: t, content: t, display: true }));
+    expect(rule.kind).toBe("every-message");
+    expect(ruleFor("before_agent_start").kind).toBe("first-message");
+    expect(rule.step(undefined, {}).acc).toBeUndefined();
+    const one = rule.step(undefined, { message: a, systemPrompt: "one" }).acc;
+    expect(one).toEqual({ messages: [a], systemPrompt: "one" });
+    expect(nextInput(rule, { type: "before_agent_start", prompt: "p", systemPrompt: "base" }, one)).toEqual({ type: "before_agent_start", prompt: "p", systemPrompt: "one" });
+    const two = rule.step(one, { message: b }).acc;
+    expect(two).toEqual({ messages: [a, b], systemPrompt: "one" });
+    expect(finish(rule, two, { type: "before_agent_start" })).toBe(two);
+    expect([rule.perHandler, rule.plan, rule.schema]).toStrictEqual([true, ruleFor("before_agent_start").plan, ruleFor("before_agent_start").schema]);
+    expect(rule.schema).toBe(ruleFor("before_agent_start").schema);
+    // An event whose agent combines results as the contract does has one rule in both.
+    expect(ruleFor("context", true)).toBe(ruleFor("context"));
+  });
+
   it("chain (message_end) refuses a replacement of another role, naming it, and goes on with the message it had", () => {
     const rule = ruleFor("message_end");
     const event = { type: "message_end", message: { role: "assistant", content: [] } };

@@ -7,7 +7,7 @@
  * message and a line of the system prompt naming its file, loaded natively (the control: what the
  * model reads) and through one `isolate()`; the model's first request is compared.
  */
-import { copyFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/host.js";
@@ -55,6 +55,36 @@ function differential(agent: () => Agent): void {
 
     const world = piWorld(agent());
     const run = runAgent(agent(), world, { command: "echo hi", extensions: [isolateFile(world, modules(world), { policy: "trusted" })] });
+    expect(run.code, run.stderr).toBe(0);
+    expect(seen(run)).toEqual(seen(native));
+  });
+
+  it("the next start, which mirrors the modules from the record of this one while they load (src/extension/early-start.ts), carries every message in order too", () => {
+    const world = piWorld(agent());
+    const file = isolateFile(world, modules(world), { policy: "trusted", transformCacheDir: join(world.home, "hookbox-cache") });
+    const records = () => readdirSync(join(world.home, "hookbox-cache", "starts")).filter((f) => f.endsWith(".json"));
+    for (const start of ["first", "next"]) {
+      const run = runAgent(agent(), world, { command: "echo hi", extensions: [file] });
+      expect(run.code, `${start}: ${run.stderr}`).toBe(0);
+      expect(seen(run), start).toEqual({ messages: NAMES, systemPrompt: NAMES });
+      // Each module's record of this start, which the next start mirrors.
+      expect(records(), start).toHaveLength(NAMES.length);
+    }
+  });
+
+  it("a module that registers its handler after load (at session_start) adds its message in its place, as loaded natively: the agent's handlers for the messages grow while it emits", () => {
+    const late = (world: PiWorld) => {
+      const file = join(world.project, "late-note.ts");
+      writeFileSync(file, `export default function (pi: any): void {\n  pi.on("session_start", () => { pi.on("before_agent_start", () => ({ message: { customType: "context-note", content: "CONTEXT-FROM late-note", display: false } })); });\n}\n`);
+      return file;
+    };
+    const order = (world: PiWorld) => { const [a, b, c] = modules(world); return [a!, late(world), b!, c!]; };
+    const nativeWorld = piWorld(agent());
+    const native = runAgent(agent(), nativeWorld, { command: "echo hi", extensions: order(nativeWorld) });
+    expect(native.code, native.stderr).toBe(0);
+    expect(seen(native).messages).toEqual(["first-note", "late-note", "second-note", "third-note"]);
+    const world = piWorld(agent());
+    const run = runAgent(agent(), world, { command: "echo hi", extensions: [isolateFile(world, order(world), { policy: "trusted" })] });
     expect(run.code, run.stderr).toBe(0);
     expect(seen(run)).toEqual(seen(native));
   });

@@ -164,9 +164,11 @@ function build(row: Row, type?: string, rule: RowRule = row.rule): ConflictRule 
 
 const RULES: ReadonlyMap<string, ConflictRule> = new Map(EVENT_TYPES.map((t) => [t, build(EVENTS[t] as Row, t)]));
 /** Inside an agent (hookbox/extension): the rows whose agent combines results otherwise (`agentRule`). */
-const AGENT_RULES: ReadonlyMap<string, ConflictRule> = new Map(
-  EVENT_TYPES.flatMap((t) => ((EVENTS[t] as Row).agentRule ? [[t, build(EVENTS[t] as Row, t, (EVENTS[t] as Row).agentRule)] as const] : [])),
-);
+const AGENT_RULES: ReadonlyMap<string, ConflictRule> = new Map(EVENT_TYPES.flatMap((t) => {
+  const row = EVENTS[t] as Row;
+  // The row's result schema, the one its contract rule validates with.
+  return row.agentRule ? [[t, { ...build(row, t, row.agentRule), schema: RULES.get(t)!.schema }] as const] : [];
+}));
 const SERIES: ConflictRule = build({ rule: { kind: "series" } });
 
 /**
