@@ -16,7 +16,7 @@
  *   its children gain per isolated extension (worker, process, sandbox), measured in a fresh
  *   process of its own; in worker mode less what a bare worker thread gains it, measured the same
  *   way in the same process (`extension_worker_overhead_mb`: hookbox's own cost per worker, the
- *   median of pairs read side by side, order alternated, after a pair not read: memoryInChild).
+ *   median of pairs read side by side, order alternated, after warm pairs not read: memoryInChild).
  *
  * Every figure measures hookbox built as the package ships (`builtHookbox`).
  *
