@@ -30,7 +30,7 @@ import { runtimeFiles, type Bind, type SandboxSpec } from "../isolation/bubblewr
 import { removeInside } from "../isolation/bubblewrap/confined-remove.js";
 import { startNetProxy, sandboxNetSpec, netExecArgv, type NetProxy } from "../net/proxy.js";
 import { grantedFolder, type Grant } from "../policy/grants.js";
-import { removePlanted, takenUp, takenUpEntries, WalkTooLarge } from "../policy/planted.js";
+import { readOnlyEntries, removePlantedIn, takenUp, takenUpEntries, WalkTooLarge } from "../policy/planted.js";
 import { findOnPath } from "../policy/runtime.js";
 import { launcherEnv } from "../../worker/child-env.mjs";
 
@@ -181,8 +181,7 @@ export async function grantedSandbox(base: SandboxBase, grants: readonly Grant[]
           writable.push({ src: realOf(folder), dest: seen(folder), writable: true });
           const before = takenUpEntries(folder);
           takenBefore.set(folder, before);
-          // A link is not bound (bwrap would bind what it points to): replaced, it is new, and removed after.
-          for (const rel of before.keys()) if (!lstatSync(join(folder, rel)).isSymbolicLink()) writable.push({ src: realOf(join(folder, rel)), dest: seen(join(folder, rel)), writable: false });
+          for (const path of readOnlyEntries(folder, before)) writable.push({ src: realOf(path), dest: seen(path), writable: false });
         } catch (err) {
           if (err instanceof WalkTooLarge) tooLarge ??= err.message.replace(err.folder, relative(project, err.folder));
           else notGiven.push(`write:${grant.folder} (${(err as Error).message})`);
@@ -235,17 +234,10 @@ export async function grantedSandbox(base: SandboxBase, grants: readonly Grant[]
     notGiven,
     ...(tooLarge ? { tooLarge } : {}),
     planted() {
-      const removed: string[] = [];
-      const left: string[] = [];
-      let over: string | undefined;
       // The hook's processes are gone (bwrap's pid namespace ends with it); another hook's may not be: the removal is confined to the folder.
-      for (const [folder, before] of takenBefore) {
-        const done = removePlanted(folder, before, removeInside);
-        removed.push(...done.removed.map((rel) => relative(project, join(folder, rel))));
-        left.push(...done.left.map((rel) => relative(project, join(folder, rel))));
-        if (done.tooLarge) over ??= done.tooLarge.message.replace(done.tooLarge.folder, relative(project, done.tooLarge.folder));
-      }
-      return over ? { removed, left, tooLarge: over } : { removed, left };
+      const { removed, left, tooLarge: over } = removePlantedIn(takenBefore, removeInside);
+      const named = (path: string) => relative(project, path);
+      return { removed: removed.map(named), left: left.map(named), ...over ? { tooLarge: over.message.replace(over.folder, named(over.folder)) } : {} };
     },
     layerFailed: () => layer && existsSync(join(dir, "no-layer")),
     argv: (argv) => (proxy ? (() => { const n = netExecArgv(process.execPath, argv[0]!, argv.slice(1)); return [n.command, ...n.args]; })() : argv),
@@ -286,8 +278,9 @@ function writesOf(project: string, dir: string, event: string, input: Record<str
     while (known < parts.length && existsSync(join(project, ...parts.slice(0, known + 1)))) known++;
     const folder = known === parts.length ? dirname(rel) : known < parts.length - 1 || type === "d" ? parts.slice(0, known + 1).join("/") : parts.slice(0, known).join("/");
     let refusal: SandboxRefusal;
+    const taken = takenUp(rel);
     if ("file" in target && join(project, rel) === target.file) refusal = { kind: "write", what: rel, grant: "write:tool-target" };
-    else if (takenUp(rel)) refusal = { kind: "write", what: rel, why: `${takenUp(rel)} is where git or an agent runs code or reads instructions from; no grant opens it` };
+    else if (taken) refusal = { kind: "write", what: rel, why: `${taken} is where git or an agent runs code or reads instructions from; no grant opens it` };
     else if (folder === "" || folder === ".") refusal = { kind: "write", what: rel, why: "a file at the project's root: only folders are granted (write it into one)" };
     else refusal = { kind: "write", what: rel, grant: `write:${folder}` };
     if (refusal.grant && granted.has(refusal.grant)) continue;

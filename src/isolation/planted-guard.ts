@@ -6,10 +6,9 @@
  * of it is left what it made is removed. Only where `policy.fsWrite` holds at all: the sandbox, or Node's
  * permission model (a `trusted` module writes anywhere, and nothing is guarded).
  */
-import { join } from "node:path";
 import { Errors, type HookFailure } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
-import { removePlanted, removeUnconfined, plantedSince, takenUpEntries, WalkTooLarge, type Remover } from "../policy/planted.js";
+import { removePlantedIn, removeUnconfined, plantedSince, takenUpEntries, WalkTooLarge, type Remover } from "../policy/planted.js";
 import { sandboxAvailability } from "./bubblewrap/availability.js";
 
 /** Each granted folder's entries under those names, by folder. */
@@ -90,15 +89,7 @@ export class PlantedGuard {
    */
   async remove(before: Taken, event: string): Promise<HookFailure> {
     const remove: Remover = sandboxAvailability().ok ? (await import("./bubblewrap/confined-remove.js")).removeInside : removeUnconfined;
-    const removed: string[] = [];
-    const left: string[] = [];
-    let over: WalkTooLarge | undefined;
-    for (const [folder, known] of before) {
-      const done = removePlanted(folder, known, remove);
-      removed.push(...done.removed.map((rel) => join(folder, rel)));
-      left.push(...done.left.map((rel) => join(folder, rel)));
-      over ??= done.tooLarge;
-    }
+    const { removed, left, tooLarge: over } = removePlantedIn(before, remove);
     const could = left.length > 0 ? `removed what it could (not ${left.join(", ")}: remove it yourself)` : "removed it";
     if (removed.length > 0) return Errors.planted(this.hookPath, event, removed, `hookbox ended the module (disabled until it is reloaded), ${could}, and did not apply its answer`);
     return Errors.crashed(this.hookPath, event, over ? over.message : "what it made in a granted folder was gone when hookbox looked again");

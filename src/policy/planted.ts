@@ -113,6 +113,28 @@ export function removePlanted(folder: string, before: ReadonlyMap<string, string
 }
 
 /**
+ * `removePlanted` over every granted folder of one run (`before`: each folder's walk before it), the
+ * paths absolute; `tooLarge`, the first folder found over the walk's bound.
+ */
+export function removePlantedIn(before: ReadonlyMap<string, ReadonlyMap<string, string>>, remove: Remover): { removed: string[]; left: string[]; tooLarge?: WalkTooLarge } {
+  const removed: string[] = [];
+  const left: string[] = [];
+  let tooLarge: WalkTooLarge | undefined;
+  for (const [folder, known] of before) {
+    const done = removePlanted(folder, known, remove);
+    removed.push(...done.removed.map((rel) => join(folder, rel)));
+    left.push(...done.left.map((rel) => join(folder, rel)));
+    tooLarge ??= done.tooLarge;
+  }
+  return tooLarge ? { removed, left, tooLarge } : { removed, left };
+}
+
+/** What a sandbox binds read-only over itself of `folder`'s walk: each entry but a link (bwrap would bind what it points to; one replaced is new, and removed after). */
+export function readOnlyEntries(folder: string, taken: ReadonlyMap<string, string>): string[] {
+  return [...taken.keys()].map((rel) => join(folder, rel)).filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === false);
+}
+
+/**
  * The removal where no sandbox can be made (process or worker isolation without bubblewrap): each
  * path removed only while every folder above it, up to `folder`, is a folder and not a link. A link
  * swapped in between that check and the removal is not seen.

@@ -6,14 +6,13 @@
  * writes writable; the hook's cleaned environment; the network proxy's socket when it has one
  * (./bwrap.ts hides every other proxy's wherever a granted folder would show it).
  */
-import { lstatSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { execCwd } from "../../bridge/exec-gate.js";
 import type { SandboxNetSpec } from "../../net/proxy.js";
 import type { ResolvedSandboxOptions } from "../../options/options.js";
 import { RUNTIME_READS } from "../../policy/policy.js";
 import { hookReads } from "../../policy/read-grants.js";
-import { takenUpEntries } from "../../policy/planted.js";
+import { readOnlyEntries, takenUpEntries } from "../../policy/planted.js";
 import { runtimeFiles, type SandboxSpec } from "./bwrap.js";
 
 /**
@@ -48,11 +47,10 @@ export function hookSandboxSpec(options: ResolvedSandboxOptions, resolvedPath: s
 /**
  * A project module's granted folders: what each holds under a name git or an agent takes up
  * (src/policy/planted.ts) when the sandbox starts, bound read-only over itself, after the folders.
- * A link is not bound (bwrap would bind what it points to). Throws WalkTooLarge (the load fails, named).
+ * Throws WalkTooLarge (the load fails, named).
  */
 function plantedGuards(folders: readonly string[]): Array<{ src: string; writable: false }> {
-  return folders.flatMap((folder) => [...takenUpEntries(folder).keys()].map((rel) => join(folder, rel))
-    .filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === false).map((src) => ({ src, writable: false as const })));
+  return folders.flatMap((folder) => readOnlyEntries(folder, takenUpEntries(folder)).map((src) => ({ src, writable: false as const })));
 }
 
 /**
