@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync }
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GrantError, parseGrant } from "../src/policy/grants.js";
+import { Errors, pathList } from "../src/contract/errors.js";
 import { plantedSince, removePlanted, removeUnconfined, takenUp, takenUpEntries, WALK_BOUND, WalkTooLarge } from "../src/policy/planted.js";
 import { removeInside } from "../src/isolation/bubblewrap/confined-remove.js";
 import { sandboxAvailability } from "../src/isolation/bubblewrap/bwrap.js";
@@ -24,6 +25,20 @@ describe("names git or an agent takes up", () => {
     for (const bad of ["write:logs/.git", "write:a/b/.claude", "write:docs/CLAUDE.md", "write:x/.envrc/y"]) expect(() => parseGrant(bad, "/p"), bad).toThrow(GrantError);
     expect(() => parseGrant("write:logs/.git", "/p")).toThrow(".git is where git or an agent runs code or reads instructions from");
     expect(parseGrant("write:logs/git", "/p").text).toBe("write:logs/git");
+  });
+});
+
+describe("what a planted failure names", () => {
+  it("the hook's own paths, bounded: the first 5, each cut to 200 characters, and how many more (a hook chooses how many and how long)", () => {
+    const long = `logs/${"d".repeat(400)}/.git`;
+    const paths = [long, ...Array.from({ length: 6 }, (_, i) => `logs/${i}/.claude`)];
+    const failure = Errors.planted("/p/hook.sh", "PreToolUse", paths);
+    expect(failure.code).toBe("effect_refused");
+    expect(failure.message).toContain("logs/0/.claude, logs/1/.claude, logs/2/.claude, logs/3/.claude and 2 more in a folder it may write");
+    expect(failure.message).not.toContain("logs/4/.claude");
+    expect(failure.message).not.toContain(long);
+    expect(failure.message).toContain(long.slice(0, 150));
+    expect(pathList(["a/.git"])).toBe("a/.git");
   });
 });
 

@@ -8,6 +8,7 @@
  */
 import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
+import { pathList } from "../contract/errors.js";
 import { ApprovalStore, projectKey } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher } from "../isolation/bubblewrap/bwrap.js";
 import { grantCommand, parseGrants, type Grant } from "../policy/grants.js";
@@ -113,7 +114,7 @@ function tell(plan: ClaudePlan, server: McpServer, box: GrantedSandbox, planted:
   const store = new ApprovalStore(plan.approvals ? { dir: plan.approvals } : {});
   const name = `the project's MCP server ${server.name}`;
   const lines = [
-    ...planted.removed.map((p) => `${name} made ${p}, a name git or an agent takes up (it runs code or reads instructions from it), which no grant opens: ${planted.left.includes(p) ? "hookbox could not remove it (remove it yourself)" : "removed"} (effect_refused)`),
+    ...planted.removed.length > 0 ? [`${name} made ${pathList(planted.removed)}, a name git or an agent takes up (it runs code or reads instructions from it), which no grant opens: ${planted.left.length > 0 ? `removed, but for ${pathList(planted.left)} (remove it yourself)` : "removed"} (effect_refused)`] : [],
     ...planted.tooLarge ? [`${name}: ${planted.tooLarge}`] : [],
   ];
   lines.push(...box.refusals("").map((r) => `${name} ${r.kind === "write" ? "wrote" : r.kind === "exec" ? "ran" : "reached for"} ${r.what}: refused${r.grant ? `. To allow it: ${grantCommand(projectKey(plan.project), [...projectGrants(store, plan.project), r.grant])}` : `; ${r.why}`}`));

@@ -4,7 +4,7 @@
  * (./output.ts), a Stop hook's `effects:continue` bounded per session, and what the sandbox refused
  * it reported once per hook and grant, each with the command that grants it.
  */
-import { Errors, HookFailure } from "../contract/errors.js";
+import { Errors, HookFailure, pathList } from "../contract/errors.js";
 import { ApprovalStore, projectKey } from "../approval/store.js";
 import { sandboxAvailability, sandboxLauncher } from "../isolation/bubblewrap/bwrap.js";
 import { CONTINUE_LIMIT, grantCommand, parseGrants, type Grant } from "../policy/grants.js";
@@ -68,7 +68,7 @@ export async function runProjectHook(d: Pick<Dialect, "projectDirVars">, plan: C
   const { outcome, refusals, notGiven, planted } = ran;
   let answer = interpretRun(label, event, outcome);
   // Why after the answer is read and before it is applied: Claude Code waits on the hook, so nothing read the folder in between.
-  if (planted.removed.length > 0) answer = { kind: "failed", failure: Errors.planted(name, event, planted.removed, ...planted.left.length > 0 ? [`hookbox could not remove ${planted.left.join(", ")} (remove it yourself) and did not apply the hook's answer`] : []) };
+  if (planted.removed.length > 0) answer = { kind: "failed", failure: Errors.planted(name, event, planted.removed, ...planted.left.length > 0 ? [`hookbox could not remove ${pathList(planted.left)} (remove it yourself) and did not apply the hook's answer`] : []) };
   else if (planted.tooLarge) answer = { kind: "failed", failure: Errors.crashed(name, event, planted.tooLarge) };
   const needs = new NeedsStore(plan.approvals ? { dir: plan.approvals } : {});
   answer = boundContinue(answer, needs, event, input, key, name);

@@ -3,6 +3,7 @@
  * hook, and says what to do next. Check errors by `code`, never by `instanceof` across threads.
  */
 import { terminalText } from "../gates/terminal-text.js";
+import { cut } from "../../worker/describe.mjs";
 
 /** Error text is shown on terminals without styling: every control sequence removed (src/gates/terminal-text.ts). */
 const PLAIN = { colors: false, multiline: true } as const;
@@ -67,6 +68,9 @@ export class HookFailure extends Error {
 export { describeThrown } from "../../worker/describe.mjs";
 
 const name = (hookPath: string) => `Hook "${hookPath}"`;
+/** Paths a hook chose (what it planted), as a message names them: the first 5, each at most 200 characters, and how many more. */
+export const pathList = (paths: readonly string[]): string =>
+  `${paths.slice(0, 5).map((p) => cut(p, 200)).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""}`;
 /** `worker` is the event of faults outside any request. */
 const during = (event: string) => (event === "worker" ? "outside any event" : `during ${event}`);
 
@@ -135,7 +139,7 @@ export const Errors = {
    */
   planted: (hookPath: string, event: string, paths: readonly string[], done = "hookbox removed it and did not apply the hook's answer") =>
     new HookFailure("effect_refused", hookPath, event,
-      `${name(hookPath)} made ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""} in a folder it may write ${during(event)}: a name git or an agent takes up (it runs code or reads instructions from it), which no grant opens. ${done}; write under another name.`),
+      `${name(hookPath)} made ${pathList(paths)} in a folder it may write ${during(event)}: a name git or an agent takes up (it runs code or reads instructions from it), which no grant opens. ${done}; write under another name.`),
   /** A project's module the user has not approved as it is now (or whose approvals cannot be read): not loaded. */
   notApproved: (hookPath: string, reason: string) =>
     new HookFailure("not_approved", hookPath, "load", `${name(hookPath)} was not loaded: ${reason}`),

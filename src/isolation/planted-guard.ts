@@ -6,7 +6,7 @@
  * of it is left what it made is removed. Only where `policy.fsWrite` holds at all: the sandbox, or Node's
  * permission model (a `trusted` module writes anywhere, and nothing is guarded).
  */
-import { Errors, type HookFailure } from "../contract/errors.js";
+import { Errors, pathList, type HookFailure } from "../contract/errors.js";
 import type { ResolvedSandboxOptions } from "../options/options.js";
 import { removePlantedIn, removeUnconfined, plantedSince, takenUpEntries, WalkTooLarge, type Remover } from "../policy/planted.js";
 import { sandboxAvailability } from "./bubblewrap/availability.js";
@@ -90,7 +90,7 @@ export class PlantedGuard {
   async remove(before: Taken, event: string): Promise<HookFailure> {
     const remove: Remover = sandboxAvailability().ok ? (await import("./bubblewrap/confined-remove.js")).removeInside : removeUnconfined;
     const { removed, left, tooLarge: over } = removePlantedIn(before, remove);
-    const could = left.length > 0 ? `removed what it could (not ${left.join(", ")}: remove it yourself)` : "removed it";
+    const could = left.length > 0 ? `removed what it could (not ${pathList(left)}: remove it yourself)` : "removed it";
     if (removed.length > 0) return Errors.planted(this.hookPath, event, removed, `hookbox ended the module (disabled until it is reloaded), ${could}, and did not apply its answer`);
     return Errors.crashed(this.hookPath, event, over ? over.message : "what it made in a granted folder was gone when hookbox looked again");
   }
